@@ -1,0 +1,164 @@
+// Builds the binaries the local environment runs, from Go modules, into a cache outside the
+// clone: a fresh clone (CI, a second checkout) reuses what an earlier run built.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
+export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const kubeModuleDir = path.join(repoRoot, 'tools/k8s-testbin');
+
+export interface Binaries {
+  /** Multi-call binary: `etcd`, `kube-apiserver`, `kube-controller-manager`, `kubectl`, `exec`. */
+  kube: string;
+  /** The Temporal CLI, whose `server start-dev` is the dev server. */
+  temporal: string;
+}
+
+export class BinaryBuildError extends Error {
+  override name = 'BinaryBuildError';
+}
+
+export function cacheRoot(): string {
+  const configured = process.env.TWC_CACHE_DIR;
+  if (configured) return configured;
+  return path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'temporal-worker-controller');
+}
+
+/** The Kubernetes version the wrapper module pins; go.mod is the one place it is written. */
+export function kubernetesVersion(): string {
+  const goMod = readFileSync(path.join(kubeModuleDir, 'go.mod'), 'utf8');
+  const match = /^\s*k8s\.io\/kubernetes (v\S+)/m.exec(goMod);
+  if (!match?.[1]) throw new BinaryBuildError(`${kubeModuleDir}/go.mod does not require k8s.io/kubernetes`);
+  return match[1];
+}
+
+/** Where each binary lives: the Kubernetes one is keyed by version and by the wrapper's sources. */
+export function binaryPaths(): Binaries {
+  const sources = readdirSync(kubeModuleDir)
+    .filter((f) => f.endsWith('.go') || f === 'go.mod' || f === 'go.sum')
+    .sort();
+  const hash = createHash('sha256');
+  for (const file of sources) hash.update(file).update(readFileSync(path.join(kubeModuleDir, file)));
+  const bin = path.join(cacheRoot(), 'bin');
+  return {
+    kube: path.join(bin, `k8s-testbin-${kubernetesVersion()}-${hash.digest('hex').slice(0, 12)}`),
+    temporal: path.join(bin, `temporal-cli-${TEMPORAL_CLI_VERSION}`),
+  };
+}
+
+export type Log = (line: string) => void;
+
+/** Builds whatever binary is missing from the cache and returns the paths of both. */
+export async function ensureBinaries(log: Log = (line) => console.error(line)): Promise<Binaries> {
+  const paths = binaryPaths();
+  const missing = [paths.kube, paths.temporal].filter((p) => !existsSync(p));
+  if (missing.length === 0) return paths;
+  const go = findGo();
+  if (!existsSync(paths.kube)) {
+    await goBuild(go, log, {
+      what: `kube-apiserver, kube-controller-manager, etcd and kubectl (Kubernetes ${kubernetesVersion()})`,
+      output: paths.kube,
+      cwd: kubeModuleDir,
+      args: (out) => ['build', '-v', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', '-o', out, '.'],
+    });
+  }
+  if (!existsSync(paths.temporal)) {
+    await goBuild(go, log, {
+      what: `the Temporal CLI ${TEMPORAL_CLI_VERSION}`,
+      output: paths.temporal,
+      cwd: cacheRoot(),
+      // go install names the binary after the package; GOBIN is a private folder, then renamed.
+      args: () => ['install', '-v', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`],
+      gobinOutput: 'temporal',
+    });
+  }
+  return paths;
+}
+
+function findGo(): string {
+  const go = process.env.GO ?? 'go';
+  const probe = spawnSync(go, ['version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) {
+    throw new BinaryBuildError(
+      `Go is not available (ran \`${go} version\`: ${probe.error?.message ?? probe.stderr.trim()}). ` +
+        'The local environment builds kube-apiserver, kube-controller-manager, etcd and the Temporal CLI from Go ' +
+        'modules: install Go 1.24 or newer (or set GO to its path), then run `npm run build:binaries`.',
+    );
+  }
+  return go;
+}
+
+interface GoBuild {
+  what: string;
+  output: string;
+  cwd: string;
+  args: (tempOutput: string) => string[];
+  gobinOutput?: string;
+}
+
+async function goBuild(go: string, log: Log, build: GoBuild): Promise<void> {
+  const started = Date.now();
+  const staging = `${build.output}.partial-${process.pid}`;
+  mkdirSync(path.dirname(build.output), { recursive: true });
+  mkdirSync(build.cwd, { recursive: true });
+  rmSync(staging, { recursive: true, force: true });
+  const env = { ...process.env };
+  if (build.gobinOutput) {
+    mkdirSync(staging, { recursive: true });
+    env.GOBIN = staging;
+  }
+  log(`building ${build.what} into ${path.dirname(build.output)} (a cold build takes 5-20 minutes on 2 cores)`);
+
+  const tail: string[] = [];
+  let downloaded = 0;
+  let compiled = 0;
+  const child = spawn(go, build.args(staging), { cwd: build.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const onLine = (line: string): void => {
+    if (line.startsWith('go: downloading')) downloaded++;
+    else if (line.trim() !== '') compiled++;
+    tail.push(line);
+    if (tail.length > 40) tail.shift();
+  };
+  for (const stream of [child.stdout, child.stderr]) {
+    let pending = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop() ?? '';
+      lines.forEach(onLine);
+    });
+  }
+  const progress = setInterval(() => {
+    log(`  ... ${elapsed(started)}: ${downloaded} modules downloaded, ${compiled} packages compiled`);
+  }, 15_000);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  }).finally(() => clearInterval(progress));
+
+  if (code !== 0) {
+    rmSync(staging, { recursive: true, force: true });
+    const output = tail.join('\n');
+    const unreachable = /dial tcp|no such host|i\/o timeout|TLS handshake|connection refused|proxyconnect|reading https?:\/\//.test(output);
+    throw new BinaryBuildError(
+      `building ${build.what} failed (go exited with ${code})` +
+        (unreachable
+          ? `: the Go module proxy (GOPROXY=${process.env.GOPROXY ?? 'go env default'}) could not be reached. Check the network, then run \`npm run build:binaries\`.`
+          : '. Fix the error below, then run `npm run build:binaries`.') +
+        `\n--- last lines of go's output ---\n${output}`,
+    );
+  }
+  renameSync(build.gobinOutput ? path.join(staging, build.gobinOutput) : staging, build.output);
+  rmSync(staging, { recursive: true, force: true });
+  log(`built ${build.what} in ${elapsed(started)}: ${build.output}`);
+}
+
+function elapsed(since: number): string {
+  const s = Math.round((Date.now() - since) / 1000);
+  return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}

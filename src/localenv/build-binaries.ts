@@ -1,0 +1,10 @@
+// `npm run build:binaries`: builds the local environment's binaries into the cache.
+import { BinaryBuildError, ensureBinaries } from './binaries.ts';
+
+try {
+  const paths = await ensureBinaries();
+  console.log(`kube:     ${paths.kube}\ntemporal: ${paths.temporal}`);
+} catch (error) {
+  console.error(error instanceof BinaryBuildError ? error.message : error);
+  process.exit(1);
+}

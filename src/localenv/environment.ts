@@ -1,0 +1,90 @@
+// The local environment: real Kubernetes control-plane components, a real Temporal dev server
+// and the node agent, each in its own process, all stopped together.
+import { KubeConfig } from '@kubernetes/client-node';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ensureBinaries, type Binaries, type Log } from './binaries.ts';
+import { installCrds } from './crds.ts';
+import { startKubernetes } from './kubernetes.ts';
+import { Component } from './process.ts';
+import { FAST_DYNAMIC_CONFIG, startTemporal } from './temporal.ts';
+
+export interface EnvironmentOptions {
+  /** A folder of CustomResourceDefinition YAML to install; waits until each is Established. */
+  crdDir?: string;
+  /** Run the node agent (default true); without it Pods stay Pending. */
+  nodeAgent?: boolean;
+  /** Temporal dynamic config; defaults to short versioning intervals. */
+  temporalDynamicConfig?: Record<string, unknown>;
+  /** Keep the temporary folder (logs, etcd data, kubeconfig) after stop(). */
+  keepDir?: boolean;
+  log?: Log;
+}
+
+export interface Environment {
+  /** Folder holding the kubeconfig, the components' logs and etcd's data. */
+  dir: string;
+  kubeconfigPath: string;
+  kubeconfig: KubeConfig;
+  temporalAddress: string;
+  temporalNamespace: string;
+  binaries: Binaries;
+  stop(): Promise<void>;
+}
+
+export const NODE_NAME = 'local-node';
+
+export async function startEnvironment(options: EnvironmentOptions = {}): Promise<Environment> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const binaries = await ensureBinaries(log);
+  const dir = mkdtempSync(path.join(tmpdir(), 'twc-env-'));
+  const components: Component[] = [];
+  const stop = async (): Promise<void> => {
+    // Reverse order: workers before Temporal, the controller-manager before the apiserver before etcd.
+    for (const component of components.reverse()) await component.stop();
+    components.length = 0;
+    if (!options.keepDir) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const [kubernetes, temporal] = await Promise.all([
+      startKubernetes(dir, binaries).then((k) => (components.push(...k.components), k)),
+      startTemporal(dir, binaries, options.temporalDynamicConfig ?? FAST_DYNAMIC_CONFIG).then((t) => (components.push(t.component), t)),
+    ]);
+    const kubeconfig = new KubeConfig();
+    kubeconfig.loadFromFile(kubernetes.kubeconfigPath);
+    if (options.crdDir) await installCrds(kubeconfig, options.crdDir);
+    if (options.nodeAgent ?? true) components.push(await startNodeAgent(dir, kubernetes.kubeconfigPath));
+    return {
+      dir,
+      kubeconfigPath: kubernetes.kubeconfigPath,
+      kubeconfig,
+      temporalAddress: temporal.address,
+      temporalNamespace: temporal.namespace,
+      binaries,
+      stop,
+    };
+  } catch (error) {
+    await stop().catch(() => {}); // the error already carries the failed component's log tail
+    throw error;
+  }
+}
+
+async function startNodeAgent(dir: string, kubeconfigPath: string): Promise<Component> {
+  const agent = new Component({
+    name: 'node agent',
+    command: process.execPath,
+    args: [path.join(import.meta.dirname, '../node-agent/main.ts'), `--kubeconfig=${kubeconfigPath}`, `--node-name=${NODE_NAME}`],
+    logFile: path.join(dir, 'node-agent.log'),
+    ipc: true,
+  });
+  let ready = false;
+  agent.child.on('message', (message: { type?: string }) => (ready ||= message.type === 'ready'));
+  try {
+    await agent.waitUntil('ready', () => Promise.resolve(ready || undefined), 120_000);
+  } catch (error) {
+    await agent.stop();
+    throw error;
+  }
+  return agent;
+}

@@ -1,0 +1,262 @@
+// A stand-in for the kubelet, since nothing runs containers here: it registers a Node, binds
+// the Pods nobody schedules, runs each bound Pod as a sample worker, and reports Pod status
+// the way a kubelet would, so that the real Deployment controller sees real availability.
+import {
+  CoreV1Api,
+  type KubeConfig,
+  PatchStrategy,
+  type V1Pod,
+  type V1PodStatus,
+  makeInformer,
+  setHeaderOptions,
+  type Informer,
+  type ObjectCache,
+} from '@kubernetes/client-node';
+import { readConfig } from '../sample-worker/config.ts';
+import { resolveEnv, type EnvSources } from './container-env.ts';
+import { podStatus, type WorkerState } from './pod-status.ts';
+import { WorkerHost, type HostedWorker } from './worker-host.ts';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+
+export type AgentLog = (message: string) => void;
+
+/** The worker of one Pod, restarted with backoff like a kubelet restarts a container. */
+interface PodWorker {
+  current?: HostedWorker;
+  stopped: AbortController;
+  supervised: Promise<void>;
+}
+
+const BACKOFF_START_MS = 1_000;
+const BACKOFF_MAX_MS = 60_000;
+
+export class NodeAgent {
+  readonly nodeName: string;
+  private readonly kubeconfig: KubeConfig;
+  private readonly api: CoreV1Api;
+  private readonly log: AgentLog;
+  private readonly host = new WorkerHost();
+  private readonly workers = new Map<string, PodWorker>();
+  private readonly binding = new Set<string>();
+  private readonly finalizing = new Set<string>();
+  private informer: (Informer<V1Pod> & ObjectCache<V1Pod>) | undefined;
+  private stopped = false;
+
+  constructor(kubeconfig: KubeConfig, nodeName: string, log: AgentLog = (m) => console.error(m)) {
+    this.kubeconfig = kubeconfig;
+    this.nodeName = nodeName;
+    this.api = kubeconfig.makeApiClient(CoreV1Api);
+    this.log = log;
+  }
+
+  async start(): Promise<void> {
+    await this.host.prepare();
+    await this.registerNode();
+    const informer = makeInformer<V1Pod>(this.kubeconfig, '/api/v1/pods', () => this.api.listPodForAllNamespaces());
+    this.informer = informer;
+    const onPod = (pod: V1Pod): void => void this.sync(pod);
+    informer.on('add', onPod);
+    informer.on('update', onPod);
+    informer.on('delete', (pod) => void this.forget(pod));
+    informer.on('error', (error: unknown) => {
+      if (this.stopped) return;
+      this.log(`pod watch failed, restarting in 1s: ${String(error)}`);
+      setTimeout(() => void informer.start().catch((e: unknown) => this.log(`pod watch restart failed: ${String(e)}`)), 1000);
+    });
+    await informer.start();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.informer?.stop();
+    await Promise.all([...this.workers.keys()].map((uid) => this.stopWorker(uid)));
+    await this.host.close();
+  }
+
+  /** How many Pods currently have a worker, started or starting. */
+  get workerCount(): number {
+    return this.workers.size;
+  }
+
+  private async registerNode(): Promise<void> {
+    try {
+      await this.api.createNode({ body: { metadata: { name: this.nodeName, labels: { 'kubernetes.io/hostname': this.nodeName } } } });
+    } catch (error) {
+      if ((error as { code?: number }).code !== 409) throw error;
+    }
+    const now = new Date();
+    await this.api.patchNodeStatus(
+      {
+        name: this.nodeName,
+        body: {
+          status: {
+            capacity: { cpu: '64', memory: '256Gi', pods: '10000' },
+            allocatable: { cpu: '64', memory: '256Gi', pods: '10000' },
+            conditions: [{ type: 'Ready', status: 'True', reason: 'NodeAgentReady', message: 'local node agent is running', lastHeartbeatTime: now, lastTransitionTime: now }],
+            addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
+          },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  private async sync(pod: V1Pod): Promise<void> {
+    if (this.stopped) return;
+    const uid = pod.metadata?.uid ?? '';
+    const nodeName = pod.spec?.nodeName;
+    try {
+      if (!nodeName) {
+        if (!pod.metadata?.deletionTimestamp) await this.bind(pod, uid);
+      } else if (nodeName === this.nodeName) {
+        if (pod.metadata?.deletionTimestamp) await this.finalize(pod, uid);
+        else if (!this.workers.has(uid) && !isFinished(pod)) this.run(pod, uid);
+      }
+    } catch (error) {
+      this.log(`pod ${podName(pod)}: ${errorMessage(error)}`);
+    }
+  }
+
+  private async bind(pod: V1Pod, uid: string): Promise<void> {
+    if (this.binding.has(uid)) return;
+    this.binding.add(uid);
+    try {
+      await this.api.createNamespacedPodBinding({
+        name: pod.metadata?.name ?? '',
+        namespace: pod.metadata?.namespace ?? '',
+        body: { metadata: { name: pod.metadata?.name ?? '' }, target: { apiVersion: 'v1', kind: 'Node', name: this.nodeName } },
+      });
+    } catch (error) {
+      // 409: someone bound it already; the next update event shows where.
+      if ((error as { code?: number }).code !== 409) throw error;
+    } finally {
+      this.binding.delete(uid);
+    }
+  }
+
+  private run(pod: V1Pod, uid: string): void {
+    const stopped = new AbortController();
+    const entry: PodWorker = { stopped, supervised: Promise.resolve() };
+    entry.supervised = this.supervise(pod, entry).catch((error: unknown) => this.log(`pod ${podName(pod)}: ${errorMessage(error)}`));
+    this.workers.set(uid, entry);
+  }
+
+  /**
+   * Runs the Pod's worker until the Pod goes away. A worker that cannot be configured waits
+   * (CreateContainerConfigError); one that fails is restarted with backoff (CrashLoopBackOff),
+   * unless the Pod's restartPolicy is Never, which makes the Pod Failed.
+   */
+  private async supervise(pod: V1Pod, entry: PodWorker): Promise<void> {
+    const signal = entry.stopped.signal;
+    const restartPolicy = pod.spec?.restartPolicy ?? 'Always';
+    let restarts = 0;
+    let lastFailure: string | undefined;
+    for (let attempt = 0; !signal.aborted; attempt++) {
+      const backoff = Math.min(BACKOFF_START_MS * 2 ** attempt, BACKOFF_MAX_MS);
+      let config;
+      try {
+        const container = pod.spec?.containers[0];
+        if (!container) throw new Error('the Pod has no container');
+        config = readConfig(await resolveEnv(pod, container, this.envSources));
+      } catch (error) {
+        await this.report(pod, { kind: 'waiting', reason: 'CreateContainerConfigError', message: errorMessage(error), restarts });
+        await sleep(backoff, signal);
+        continue;
+      }
+      try {
+        entry.current = await this.host.start(config, `${podName(pod)}@${this.nodeName}`);
+        if (signal.aborted) break;
+        attempt = 0;
+        await this.report(pod, { kind: 'running', restarts });
+        await entry.current.done;
+        return; // a requested stop
+      } catch (error) {
+        entry.current = undefined;
+        if (signal.aborted) break;
+        lastFailure = `worker ${restarts === 0 && attempt === 0 ? 'failed to start' : 'stopped'}: ${errorMessage(error)}`;
+        this.log(`pod ${podName(pod)}: ${lastFailure}`);
+        if (restartPolicy === 'Never') {
+          await this.report(pod, { kind: 'failed', message: lastFailure, restarts });
+          return;
+        }
+        restarts++;
+        await this.report(pod, { kind: 'waiting', reason: 'CrashLoopBackOff', message: `back-off ${backoff / 1000}s restarting the failed worker`, restarts, lastFailure });
+        await sleep(backoff, signal);
+      }
+    }
+    await entry.current?.stop();
+  }
+
+  /** The kubelet's half of graceful deletion: stop the worker, then remove the Pod for good. */
+  private async finalize(pod: V1Pod, uid: string): Promise<void> {
+    if (this.finalizing.has(uid)) return;
+    this.finalizing.add(uid);
+    try {
+      await this.stopWorker(uid);
+      await this.api
+        .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', gracePeriodSeconds: 0, body: { preconditions: { uid } } })
+        .catch((error: unknown) => {
+          if ((error as { code?: number }).code !== 404 && (error as { code?: number }).code !== 409) throw error;
+        });
+    } finally {
+      this.finalizing.delete(uid);
+    }
+  }
+
+  private async forget(pod: V1Pod): Promise<void> {
+    await this.stopWorker(pod.metadata?.uid ?? '');
+  }
+
+  private async stopWorker(uid: string): Promise<void> {
+    const entry = this.workers.get(uid);
+    if (!entry) return;
+    this.workers.delete(uid);
+    entry.stopped.abort();
+    await entry.current?.stop();
+    await entry.supervised;
+  }
+
+  private async report(pod: V1Pod, state: WorkerState): Promise<void> {
+    await this.patchStatus(pod, podStatus(pod, state, new Date())).catch((error: unknown) =>
+      this.log(`pod ${podName(pod)}: could not report status: ${errorMessage(error)}`),
+    );
+  }
+
+  private async patchStatus(pod: V1Pod, status: V1PodStatus): Promise<void> {
+    if (this.stopped) return;
+    await this.api.patchNamespacedPodStatus(
+      { name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', body: { status } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  private readonly envSources: EnvSources = {
+    secretValue: async (namespace, name, key) => {
+      const secret = await this.api.readNamespacedSecret({ name, namespace }).catch(() => undefined);
+      const data = secret?.data?.[key];
+      return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+    },
+    configMapValue: async (namespace, name, key) => {
+      const configMap = await this.api.readNamespacedConfigMap({ name, namespace }).catch(() => undefined);
+      return configMap?.data?.[key];
+    },
+  };
+}
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return sleepFor(ms, undefined, { signal }).catch(() => undefined);
+}
+
+function isFinished(pod: V1Pod): boolean {
+  return pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded';
+}
+
+function podName(pod: V1Pod): string {
+  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+}
+
+function errorMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
+}

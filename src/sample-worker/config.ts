@@ -1,0 +1,37 @@
+// The sample worker is configured only from its environment, the way the controller
+// configures every worker container it runs.
+export interface SampleWorkerConfig {
+  address: string;
+  namespace: string;
+  deploymentName: string;
+  buildId: string;
+  taskQueue: string;
+  /** `SAMPLE_BEHAVIOUR`: reported by every activity, so builds visibly differ; `fail-gate` fails gates. */
+  behaviour: string;
+  apiKey?: string;
+}
+
+export class SampleWorkerConfigError extends Error {
+  override name = 'SampleWorkerConfigError';
+}
+
+export function readConfig(env: Record<string, string | undefined>): SampleWorkerConfig {
+  const required = (...names: string[]): string => {
+    for (const name of names) {
+      const value = env[name];
+      if (value) return value;
+    }
+    throw new SampleWorkerConfigError(`environment variable ${names.join(' or ')} is not set`);
+  };
+  const deploymentName = required('TEMPORAL_DEPLOYMENT_NAME');
+  const config: SampleWorkerConfig = {
+    address: required('TEMPORAL_ADDRESS', 'TEMPORAL_HOST_PORT'),
+    namespace: required('TEMPORAL_NAMESPACE'),
+    deploymentName,
+    buildId: required('TEMPORAL_WORKER_BUILD_ID', 'WORKER_BUILD_ID'),
+    taskQueue: env.TEMPORAL_TASK_QUEUE || deploymentName,
+    behaviour: env.SAMPLE_BEHAVIOUR || 'default',
+  };
+  if (env.TEMPORAL_API_KEY) config.apiKey = env.TEMPORAL_API_KEY;
+  return config;
+}

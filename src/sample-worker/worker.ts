@@ -1,0 +1,48 @@
+import type { NativeConnection} from '@temporalio/worker';
+import { Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { createActivities } from './activities.ts';
+import type { SampleWorkerConfig } from './config.ts';
+
+export const workflowsPath = new URL('./workflows.ts', import.meta.url).pathname;
+
+export async function bundleSampleWorkflows(): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+}
+
+export interface SharedResources {
+  connection: NativeConnection;
+  workflowBundle: WorkflowBundle;
+}
+
+/**
+ * A versioned worker of the sample: one build of one Worker Deployment. Pollers are kept few,
+ * because one process may host dozens of these against the same server.
+ */
+export function createSampleWorker(config: SampleWorkerConfig, shared: SharedResources, identity: string): Promise<Worker> {
+  return Worker.create({
+    connection: shared.connection,
+    workflowBundle: shared.workflowBundle,
+    namespace: config.namespace,
+    taskQueue: config.taskQueue,
+    identity,
+    activities: createActivities({ deploymentName: config.deploymentName, buildId: config.buildId, behaviour: config.behaviour, identity }),
+    workerDeploymentOptions: {
+      version: { deploymentName: config.deploymentName, buildId: config.buildId },
+      useWorkerVersioning: true,
+      defaultVersioningBehavior: 'PINNED',
+    },
+    workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 2 },
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 1 },
+    maxCachedWorkflows: 20,
+    shutdownGraceTime: '1s',
+  });
+}
+
+const quietBundlerLogger = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: (message: string, meta?: Record<string, unknown>) => console.warn(message, meta ?? ''),
+  error: (message: string, meta?: Record<string, unknown>) => console.error(message, meta ?? ''),
+};
