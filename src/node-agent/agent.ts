@@ -194,7 +194,7 @@ export class NodeAgent {
     try {
       await this.stopWorker(uid);
       await this.api
-        .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', gracePeriodSeconds: 0, body: { preconditions: { uid } } })
+        .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', body: { gracePeriodSeconds: 0, preconditions: { uid } } })
         .catch((error: unknown) => {
           if ((error as { code?: number }).code !== 404 && (error as { code?: number }).code !== 409) throw error;
         });

@@ -2,6 +2,7 @@
 // Started by the environment with an IPC channel; it tells the parent when it is ready and
 // exits when the parent goes away, so no worker outlives the environment.
 import { KubeConfig } from '@kubernetes/client-node';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { parseArgs } from 'node:util';
 import { NodeAgent } from './agent.ts';
 
@@ -10,6 +11,9 @@ if (!values.kubeconfig) {
   console.error('usage: node src/node-agent/main.ts --kubeconfig FILE [--node-name NAME]');
   process.exit(2);
 }
+// Dozens of workers share this process; their routine state changes would drown the log.
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
 const kubeconfig = new KubeConfig();
 kubeconfig.loadFromFile(values.kubeconfig);
 const agent = new NodeAgent(kubeconfig, values['node-name'], (message) => console.error(`${new Date().toISOString()} ${message}`));

@@ -1,0 +1,24 @@
+// Starts the one environment that every test file of a run shares. Test files run in child
+// processes, which inherit the environment variable set here.
+import { startEnvironment, type Environment } from '../src/localenv/environment.ts';
+import { SHARED_ENVIRONMENT_VARIABLE, type SharedEnvironment } from './support/environment.ts';
+
+let environment: Environment | undefined;
+
+export async function globalSetup(): Promise<void> {
+  const started = Date.now();
+  environment = await startEnvironment({ log: (line) => console.error(`[environment] ${line}`) });
+  const shared: SharedEnvironment = {
+    kubeconfigPath: environment.kubeconfigPath,
+    temporalAddress: environment.temporalAddress,
+    temporalNamespace: environment.temporalNamespace,
+    dir: environment.dir,
+    kubeBinary: environment.binaries.kube,
+  };
+  process.env[SHARED_ENVIRONMENT_VARIABLE] = JSON.stringify(shared);
+  console.error(`[environment] ready in ${((Date.now() - started) / 1000).toFixed(1)}s (logs in ${environment.dir})`);
+}
+
+export async function globalTeardown(): Promise<void> {
+  await environment?.stop();
+}

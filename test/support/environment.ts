@@ -1,0 +1,71 @@
+// What an integration test gets from the shared environment, and helpers that keep tests apart:
+// each test works in a Kubernetes namespace and on Temporal task queues of its own.
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { Client, Connection } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import type { TestContext } from 'node:test';
+
+export const SHARED_ENVIRONMENT_VARIABLE = 'TWC_TEST_ENVIRONMENT';
+
+export interface SharedEnvironment {
+  kubeconfigPath: string;
+  temporalAddress: string;
+  temporalNamespace: string;
+  dir: string;
+  kubeBinary: string;
+}
+
+export function sharedEnvironment(): SharedEnvironment {
+  const value = process.env[SHARED_ENVIRONMENT_VARIABLE];
+  if (!value) {
+    throw new Error(`${SHARED_ENVIRONMENT_VARIABLE} is not set: integration tests run under \`npm test\`, whose global setup starts the environment`);
+  }
+  return JSON.parse(value) as SharedEnvironment;
+}
+
+export function kubeConfig(): KubeConfig {
+  const kubeconfig = new KubeConfig();
+  kubeconfig.loadFromFile(sharedEnvironment().kubeconfigPath);
+  return kubeconfig;
+}
+
+/** A name unique to this run, usable as a namespace, Deployment, task queue or deployment name. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+/** A fresh namespace for one test, deleted when the test ends. */
+export async function testNamespace(t: TestContext, prefix = 'test'): Promise<string> {
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const name = uniqueName(prefix);
+  await core.createNamespace({ body: { metadata: { name } } });
+  t.after(() => core.deleteNamespace({ name }).then(() => undefined));
+  return name;
+}
+
+/** A Temporal client on the shared dev server, closed when the test ends. */
+export async function temporalClient(t: TestContext): Promise<Client> {
+  const { temporalAddress, temporalNamespace } = sharedEnvironment();
+  const connection = await Connection.connect({ address: temporalAddress });
+  t.after(() => connection.close());
+  return new Client({ connection, namespace: temporalNamespace });
+}
+
+/** Polls until `check` returns a value; the failure names what was awaited and the last value seen. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const result = await check();
+      if (result !== undefined) return result;
+      last = undefined;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
