@@ -1,0 +1,80 @@
+// startEnvironment() owns every process it starts: a failed start names the component and shows
+// its log, and nothing outlives the owner, not even when the owner is killed outright.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { startEnvironment } from '../../src/localenv/environment.ts';
+import { ComponentError } from '../../src/localenv/process.ts';
+import { eventually } from '../support/environment.ts';
+
+/** Every live descendant of `pid`, from /proc. */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] !== 'Z') parents.set(Number(entry), Number(fields[1]));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const found: number[] = [];
+  const visit = (parent: number): void => {
+    for (const [child, ppid] of parents) {
+      if (ppid !== parent) continue;
+      found.push(child);
+      visit(child);
+    }
+  };
+  visit(pid);
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+test('a component that fails to start is named, its log shown, and nothing is left running', async () => {
+  // The CLI splits KEY=VALUE at the first '=', so this key leaves it a value that is not JSON,
+  // which it refuses at start.
+  const refused = { 'matching.PollerHistoryTTL=not-json': 1 };
+  const error = await startEnvironment({ nodeAgent: false, temporalDynamicConfig: refused, log: () => {} }).then(
+    async (environment) => {
+      await environment.stop();
+      assert.fail('the environment started with a dynamic config value the CLI refuses');
+    },
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof ComponentError, `a ComponentError, not ${String(error)}`);
+  assert.equal(error.component, 'temporal dev server');
+  assert.match(error.message, /last lines of temporal dev server's log/);
+  assert.match(error.message, /invalid JSON value for key/, 'the log tail shows why the CLI refused to start');
+  await eventually('every started process to end', () => Promise.resolve(descendants(process.pid).length === 0 ? true : undefined), 20_000);
+});
+
+test('killing the owner with SIGKILL leaves no process of the environment behind', async () => {
+  const owner = spawn(process.execPath, [path.join(import.meta.dirname, '../support/hold-environment.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const ready = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    owner.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    owner.on('exit', (code) => reject(new Error(`the owner exited with ${code} before its environment was ready`)));
+  });
+  assert.match(ready, /^ready /);
+  const started = descendants(owner.pid ?? -1);
+  // etcd, kube-apiserver, kube-controller-manager, the Temporal server and the node agent.
+  assert.ok(started.length >= 5, `the environment runs its components as processes (${started.length})`);
+  owner.kill('SIGKILL');
+  await eventually('every process of the killed owner to end', () => Promise.resolve(started.every((pid) => !alive(pid)) ? true : undefined), 30_000);
+});

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readConfig, SampleWorkerConfigError } from '../../src/sample-worker/config.ts';
+
+const base = { TEMPORAL_ADDRESS: 'host:7233', TEMPORAL_NAMESPACE: 'ns', TEMPORAL_DEPLOYMENT_NAME: 'ns/workers', TEMPORAL_WORKER_BUILD_ID: 'b1' };
+
+test('the worker is configured from the variables the controller injects', () => {
+  assert.deepEqual(readConfig({ ...base, TEMPORAL_TASK_QUEUE: 'q', SAMPLE_BEHAVIOUR: 'fail-gate', TEMPORAL_API_KEY: 'k' }), {
+    address: 'host:7233',
+    namespace: 'ns',
+    deploymentName: 'ns/workers',
+    buildId: 'b1',
+    taskQueue: 'q',
+    behaviour: 'fail-gate',
+    apiKey: 'k',
+  });
+});
+
+test('the task queue defaults to the deployment name and the older variable names are accepted', () => {
+  const config = readConfig({ TEMPORAL_HOST_PORT: 'old:7233', TEMPORAL_NAMESPACE: 'ns', TEMPORAL_DEPLOYMENT_NAME: 'd', WORKER_BUILD_ID: 'b2' });
+  assert.equal(config.address, 'old:7233');
+  assert.equal(config.buildId, 'b2');
+  assert.equal(config.taskQueue, 'd');
+  assert.equal(config.behaviour, 'default');
+});
+
+for (const missing of ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_DEPLOYMENT_NAME', 'TEMPORAL_WORKER_BUILD_ID']) {
+  test(`a missing ${missing} is refused by name`, () => {
+    const env: Record<string, string> = { ...base };
+    delete env[missing];
+    assert.throws(() => readConfig(env), (error: unknown) => error instanceof SampleWorkerConfigError && error.message.includes(missing));
+  });
+}
