@@ -30,6 +30,8 @@ export interface Environment {
   temporalAddress: string;
   temporalNamespace: string;
   binaries: Binaries;
+  /** The processes it runs, for inspection. */
+  processes: { name: string; pid: number | undefined }[];
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       temporalAddress: temporal.address,
       temporalNamespace: temporal.namespace,
       binaries,
+      processes: components.map((c) => ({ name: c.name, pid: c.child.pid })),
       stop,
     };
   } catch (error) {
