@@ -1,7 +1,7 @@
 // startEnvironment() owns every process it starts: a failed start names the component and shows
 // its log, and nothing outlives the owner, not even when the owner is killed outright.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -61,20 +61,27 @@ test('a component that fails to start is named, its log shown, and nothing is le
   await eventually('every started process to end', () => Promise.resolve(descendants(process.pid).length === 0 ? true : undefined), 20_000);
 });
 
-test('killing the owner with SIGKILL leaves no process of the environment behind', async () => {
-  const owner = spawn(process.execPath, [path.join(import.meta.dirname, '../support/hold-environment.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const ready = await new Promise<string>((resolve, reject) => {
+/** Runs `npm start`'s script and resolves with the process once it printed the environment. */
+async function startLocalEnvironment(): Promise<ChildProcessWithoutNullStreams> {
+  const owner = spawn(process.execPath, [path.join(import.meta.dirname, '../../src/localenv/start.ts')]);
+  await new Promise<void>((resolve, reject) => {
     let out = '';
     owner.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('\n')) resolve(out.trim());
+      if (/^kubeconfig: /m.test(out) && /^temporal: /m.test(out)) resolve();
     });
-    owner.on('exit', (code) => reject(new Error(`the owner exited with ${code} before its environment was ready`)));
+    owner.on('exit', (code) => reject(new Error(`npm start exited with ${code} before its environment was ready: ${out}`)));
   });
-  assert.match(ready, /^ready /);
-  const started = descendants(owner.pid ?? -1);
-  // etcd, kube-apiserver, kube-controller-manager, the Temporal server and the node agent.
-  assert.ok(started.length >= 5, `the environment runs its components as processes (${started.length})`);
-  owner.kill('SIGKILL');
-  await eventually('every process of the killed owner to end', () => Promise.resolve(started.every((pid) => !alive(pid)) ? true : undefined), 30_000);
-});
+  return owner;
+}
+
+for (const signal of ['SIGINT', 'SIGKILL'] as const) {
+  test(`${signal} to \`npm start\` leaves no process of the environment behind`, async () => {
+    const owner = await startLocalEnvironment();
+    const started = descendants(owner.pid ?? -1);
+    // etcd, kube-apiserver, kube-controller-manager, the Temporal server and the node agent.
+    assert.ok(started.length >= 5, `the environment runs its components as processes (${started.length})`);
+    owner.kill(signal);
+    await eventually(`every process to end after ${signal}`, () => Promise.resolve(started.every((pid) => !alive(pid)) ? true : undefined), 30_000);
+  });
+}

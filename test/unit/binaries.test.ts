@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { binaryPaths, cacheRoot, kubernetesVersion, TEMPORAL_CLI_VERSION } from '../../src/localenv/binaries.ts';
+import { BinaryBuildError, binaryPaths, cacheRoot, ensureBinaries, kubernetesVersion, TEMPORAL_CLI_VERSION } from '../../src/localenv/binaries.ts';
 
 test('the Kubernetes version comes from the wrapper module, and every staging module follows it', () => {
   const version = kubernetesVersion();
@@ -25,4 +26,34 @@ test('binaries are cached outside the clone, keyed by version', () => {
     if (previous === undefined) delete process.env.TWC_CACHE_DIR;
     else process.env.TWC_CACHE_DIR = previous;
   }
+});
+
+/** Runs ensureBinaries with an empty cache and the given environment, and returns its error. */
+async function buildError(env: Record<string, string>): Promise<BinaryBuildError> {
+  const saved = { ...process.env };
+  Object.assign(process.env, { TWC_CACHE_DIR: mkdtempSync(path.join(tmpdir(), 'twc-cache-')) }, env);
+  try {
+    const error = await ensureBinaries(() => {}).then(
+      () => assert.fail('built without a working Go'),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof BinaryBuildError, `a BinaryBuildError, not ${String(error)}`);
+    return error;
+  } finally {
+    process.env = saved;
+  }
+}
+
+test('without Go, the build says what is missing and what to run', async () => {
+  const error = await buildError({ GO: '/nonexistent/go' });
+  assert.match(error.message, /Go is not available/);
+  assert.match(error.message, /npm run build:binaries/);
+});
+
+test('without the module proxy, the build says the proxy could not be reached', async () => {
+  const modules = mkdtempSync(path.join(tmpdir(), 'twc-gomod-'));
+  const error = await buildError({ GOPROXY: 'http://127.0.0.1:9', GOMODCACHE: modules, GOFLAGS: '-modcacherw' });
+  assert.match(error.message, /Go module proxy \(GOPROXY=http:\/\/127\.0\.0\.1:9\) could not be reached/);
+  assert.match(error.message, /npm run build:binaries/);
+  rmSync(modules, { recursive: true, force: true });
 });
