@@ -150,9 +150,9 @@ export class NodeAgent {
     const signal = entry.stopped.signal;
     const restartPolicy = pod.spec?.restartPolicy ?? 'Always';
     let restarts = 0;
-    let lastFailure: string | undefined;
-    for (let attempt = 0; !signal.aborted; attempt++) {
-      const backoff = Math.min(BACKOFF_START_MS * 2 ** attempt, BACKOFF_MAX_MS);
+    let failures = 0; // in a row, for the backoff
+    while (!signal.aborted) {
+      const backoff = Math.min(BACKOFF_START_MS * 2 ** failures++, BACKOFF_MAX_MS);
       let config;
       try {
         const container = pod.spec?.containers[0];
@@ -163,24 +163,27 @@ export class NodeAgent {
         await sleep(backoff, signal);
         continue;
       }
+      let phase = 'failed to start';
       try {
         entry.current = await this.host.start(config, `${podName(pod)}@${this.nodeName}`);
         if (signal.aborted) break;
-        attempt = 0;
+        phase = 'stopped';
+        failures = 0;
         await this.report(pod, { kind: 'running', restarts });
         await entry.current.done;
         return; // a requested stop
       } catch (error) {
         entry.current = undefined;
         if (signal.aborted) break;
-        lastFailure = `worker ${restarts === 0 && attempt === 0 ? 'failed to start' : 'stopped'}: ${errorMessage(error)}`;
-        this.log(`pod ${podName(pod)}: ${lastFailure}`);
+        const failure = `worker ${phase}: ${errorMessage(error)}`;
+        this.log(`pod ${podName(pod)}: ${failure}`);
         if (restartPolicy === 'Never') {
-          await this.report(pod, { kind: 'failed', message: lastFailure, restarts });
+          await this.report(pod, { kind: 'failed', message: failure, restarts });
           return;
         }
         restarts++;
-        await this.report(pod, { kind: 'waiting', reason: 'CrashLoopBackOff', message: `back-off ${backoff / 1000}s restarting the failed worker`, restarts, lastFailure });
+        const message = `back-off ${backoff / 1000}s restarting the failed worker`;
+        await this.report(pod, { kind: 'waiting', reason: 'CrashLoopBackOff', message, restarts, lastFailure: failure });
         await sleep(backoff, signal);
       }
     }

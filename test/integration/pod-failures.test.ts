@@ -50,3 +50,24 @@ test('a Deployment whose worker lacks its configuration is never Available and s
   assert.equal(deployment.status?.availableReplicas ?? 0, 0);
   assert.equal((await core.listNamespacedPod({ namespace })).items.length, 1, 'a waiting Pod is not replaced over and over');
 });
+
+test('a Deployment whose worker keeps failing is restarted with backoff and shows the failure', async (t) => {
+  const namespace = await testNamespace(t, 'crash');
+  const apps = kubeConfig().makeApiClient(AppsV1Api);
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const body = sampleDeployment({ namespace, name: 'crashing', replicas: 1, deploymentName: uniqueName('crash'), buildId: 'b1', taskQueue: uniqueName('q') });
+  const namespaceVariable = body.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'TEMPORAL_NAMESPACE');
+  assert.ok(namespaceVariable);
+  namespaceVariable.value = 'no-such-namespace';
+  await apps.createNamespacedDeployment({ namespace, body });
+
+  const pod = await eventually('the Pod to be restarted twice', async () => {
+    const pods = (await core.listNamespacedPod({ namespace })).items;
+    return pods.find((p: V1Pod) => (p.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 2);
+  });
+  const container = pod.status?.containerStatuses?.[0];
+  assert.equal(container?.state?.waiting?.reason, 'CrashLoopBackOff');
+  assert.match(container?.lastState?.terminated?.message ?? '', /no-such-namespace/);
+  assert.equal(pod.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'False');
+  assert.equal((await core.listNamespacedPod({ namespace })).items.length, 1, 'the same Pod restarts; it is not replaced');
+});
