@@ -1,22 +1,12 @@
 // A stand-in for the kubelet, since nothing runs containers here: it registers a Node, binds
 // the Pods nobody schedules, runs each bound Pod as a sample worker, and reports Pod status
 // the way a kubelet would, so that the real Deployment controller sees real availability.
-import {
-  CoreV1Api,
-  type KubeConfig,
-  PatchStrategy,
-  type V1Pod,
-  type V1PodStatus,
-  makeInformer,
-  setHeaderOptions,
-  type Informer,
-  type ObjectCache,
-} from '@kubernetes/client-node';
+import { CoreV1Api, type Informer, type KubeConfig, makeInformer, PatchStrategy, setHeaderOptions, type V1Pod, type V1PodStatus } from '@kubernetes/client-node';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { readConfig } from '../sample-worker/config.ts';
 import { resolveEnv, type EnvSources } from './container-env.ts';
 import { podStatus, type WorkerState } from './pod-status.ts';
 import { WorkerHost, type HostedWorker } from './worker-host.ts';
-import { setTimeout as sleepFor } from 'node:timers/promises';
 
 export type AgentLog = (message: string) => void;
 
@@ -39,7 +29,7 @@ export class NodeAgent {
   private readonly workers = new Map<string, PodWorker>();
   private readonly binding = new Set<string>();
   private readonly finalizing = new Set<string>();
-  private informer: (Informer<V1Pod> & ObjectCache<V1Pod>) | undefined;
+  private informer: Informer<V1Pod> | undefined;
   private stopped = false;
 
   constructor(kubeconfig: KubeConfig, nodeName: string, log: AgentLog = (m) => console.error(m)) {
@@ -57,7 +47,7 @@ export class NodeAgent {
     const onPod = (pod: V1Pod): void => void this.sync(pod);
     informer.on('add', onPod);
     informer.on('update', onPod);
-    informer.on('delete', (pod) => void this.forget(pod));
+    informer.on('delete', (pod) => void this.stopWorker(pod.metadata?.uid ?? ''));
     informer.on('error', (error: unknown) => {
       if (this.stopped) return;
       this.log(`pod watch failed, restarting in 1s: ${String(error)}`);
@@ -73,16 +63,11 @@ export class NodeAgent {
     await this.host.close();
   }
 
-  /** How many Pods currently have a worker, started or starting. */
-  get workerCount(): number {
-    return this.workers.size;
-  }
-
   private async registerNode(): Promise<void> {
     try {
       await this.api.createNode({ body: { metadata: { name: this.nodeName, labels: { 'kubernetes.io/hostname': this.nodeName } } } });
     } catch (error) {
-      if ((error as { code?: number }).code !== 409) throw error;
+      if (httpStatus(error) !== 409) throw error;
     }
     const now = new Date();
     await this.api.patchNodeStatus(
@@ -128,7 +113,7 @@ export class NodeAgent {
       });
     } catch (error) {
       // 409: someone bound it already; the next update event shows where.
-      if ((error as { code?: number }).code !== 409) throw error;
+      if (httpStatus(error) !== 409) throw error;
     } finally {
       this.binding.delete(uid);
     }
@@ -199,15 +184,11 @@ export class NodeAgent {
       await this.api
         .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', body: { gracePeriodSeconds: 0, preconditions: { uid } } })
         .catch((error: unknown) => {
-          if ((error as { code?: number }).code !== 404 && (error as { code?: number }).code !== 409) throw error;
+          if (httpStatus(error) !== 404 && httpStatus(error) !== 409) throw error;
         });
     } finally {
       this.finalizing.delete(uid);
     }
-  }
-
-  private async forget(pod: V1Pod): Promise<void> {
-    await this.stopWorker(pod.metadata?.uid ?? '');
   }
 
   private async stopWorker(uid: string): Promise<void> {
@@ -249,6 +230,11 @@ export class NodeAgent {
 /** Resolves after `ms`, or at once when the signal aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return sleepFor(ms, undefined, { signal }).catch(() => undefined);
+}
+
+/** The HTTP status of a failed Kubernetes API call. */
+function httpStatus(error: unknown): number | undefined {
+  return (error as { code?: number }).code;
 }
 
 function isFinished(pod: V1Pod): boolean {
