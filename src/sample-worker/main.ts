@@ -5,6 +5,8 @@ import { bundleSampleWorkflows, createSampleWorker } from './worker.ts';
 
 const config = readConfig(process.env);
 const connection = await NativeConnection.connect({ address: config.address, ...(config.apiKey ? { apiKey: config.apiKey, tls: true } : {}) });
-const worker = await createSampleWorker(config, { connection, workflowBundle: await bundleSampleWorkflows() }, `${process.pid}@${config.buildId}`);
+const worker = await createSampleWorker(config, { connection, workflowBundle: await bundleSampleWorkflows() }, `${process.pid}@${config.buildId}`, {
+  inMainThread: false,
+});
 await worker.run();
 await connection.close();
