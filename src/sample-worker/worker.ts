@@ -1,5 +1,4 @@
-import type { NativeConnection} from '@temporalio/worker';
-import { Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities } from './activities.ts';
 import type { SampleWorkerConfig } from './config.ts';
 
