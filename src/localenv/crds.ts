@@ -1,7 +1,6 @@
 // Installs CustomResourceDefinitions from a folder of YAML files, as the tests and `npm start`
 // need them, and waits until the API server serves each one.
-import type { KubeConfig} from '@kubernetes/client-node';
-import { ApiextensionsV1Api, KubernetesObjectApi, PatchStrategy, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, type KubeConfig, KubernetesObjectApi, PatchStrategy, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
