@@ -1,5 +1,6 @@
 // Starts the one environment that every test file of a run shares. Test files run in child
 // processes, which inherit the environment variable set here.
+import { CRD_DIR } from '../src/api/generate.ts';
 import { startEnvironment, type Environment } from '../src/localenv/environment.ts';
 import { SHARED_ENVIRONMENT_VARIABLE, type SharedEnvironment } from './support/environment.ts';
 
@@ -7,7 +8,7 @@ let environment: Environment | undefined;
 
 export async function globalSetup(): Promise<void> {
   const started = Date.now();
-  environment = await startEnvironment({ log: (line) => console.error(`[environment] ${line}`) });
+  environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(`[environment] ${line}`) });
   const shared: SharedEnvironment = {
     kubeconfigPath: environment.kubeconfigPath,
     temporalAddress: environment.temporalAddress,

@@ -1,9 +1,8 @@
 // Installs CustomResourceDefinitions from a folder of YAML files, as the tests and `npm start`
 // need them, and waits until the API server serves each one.
-import { ApiextensionsV1Api, type KubeConfig, KubernetesObjectApi, PatchStrategy, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, type KubeConfig, KubernetesObjectApi, loadAllYaml, PatchStrategy, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
 
 const FIELD_MANAGER = 'twc-localenv';
 
@@ -11,11 +10,10 @@ export function readCrds(folder: string): V1CustomResourceDefinition[] {
   return readdirSync(folder)
     .filter((f) => /\.ya?ml$/.test(f))
     .sort()
-    .flatMap((file) =>
-      parseAllDocuments(readFileSync(path.join(folder, file), 'utf8'))
-        .map((doc) => doc.toJS() as V1CustomResourceDefinition | null)
-        .filter((crd): crd is V1CustomResourceDefinition => crd?.kind === 'CustomResourceDefinition'),
-    );
+    // client-node's typed models, not plain YAML: its serializer drops every field whose JSON
+    // name differs from the model's (enum, default, x-kubernetes-validations) on plain objects.
+    .flatMap((file) => (loadAllYaml(readFileSync(path.join(folder, file), 'utf8')) as (V1CustomResourceDefinition | null)[]))
+    .filter((crd): crd is V1CustomResourceDefinition => crd?.kind === 'CustomResourceDefinition');
 }
 
 export async function installCrds(kubeconfig: KubeConfig, folder: string, timeoutMs = 30_000): Promise<string[]> {

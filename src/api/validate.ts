@@ -1,0 +1,69 @@
+// Runtime validation of our custom resources with the same schemas and rules the API server
+// enforces, so the controller never acts on an object that admission would have refused.
+import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { rulesOf } from './schema.ts';
+
+export interface FieldError {
+  /** Dotted path of the field, `spec.rollout.steps[1].rampPercentage`; empty for the object itself. */
+  field: string;
+  message: string;
+}
+
+export class InvalidObjectError extends Error {
+  override name = 'InvalidObjectError';
+  readonly errors: FieldError[];
+  constructor(what: string, errors: FieldError[]) {
+    super(`${what} is invalid: ${errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ')}`);
+    this.errors = errors;
+  }
+}
+
+/** The errors of `value` against `schema` and its rules; `old` is the previous object on update. */
+export function validate(schema: TSchema, value: unknown, old?: unknown): FieldError[] {
+  const structural = [...Value.Errors(schema, value)].map((e) => ({ field: fieldOf(e.path), message: e.message }));
+  // Rules assume well-typed input, as CEL does after the schema passed.
+  if (structural.length > 0) return dedupe(structural);
+  const errors: FieldError[] = [];
+  checkRules(schema, value, old, '', errors);
+  return errors;
+}
+
+/** A copy of `value` with the schema's defaults filled in, as the API server stores it. */
+export function withDefaults<T>(schema: TSchema, value: T): T {
+  return Value.Default(schema, Value.Clone(value)) as T;
+}
+
+function checkRules(schema: TSchema, value: unknown, old: unknown, path: string, errors: FieldError[]): void {
+  if (value === undefined) return;
+  for (const rule of rulesOf(schema)) {
+    if (rule.transition && old === undefined) continue;
+    if (!rule.check(value, old)) errors.push({ field: join(path, rule.fieldPath ?? ''), message: rule.message });
+  }
+  if (schema.type === 'object' && schema.properties && typeof value === 'object' && value !== null) {
+    for (const [key, child] of Object.entries(schema.properties as Record<string, TSchema>)) {
+      const oldChild = typeof old === 'object' && old !== null ? (old as Record<string, unknown>)[key] : undefined;
+      checkRules(child, (value as Record<string, unknown>)[key], oldChild, join(path, `.${key}`), errors);
+    }
+  } else if (schema.type === 'array' && Array.isArray(value)) {
+    // Kubernetes compares list items with their old counterparts only for map lists; we need no transition rule there.
+    value.forEach((item, i) => checkRules(schema.items as TSchema, item, undefined, `${path}[${i}]`, errors));
+  }
+}
+
+function join(path: string, relative: string): string {
+  return `${path}${relative}`.replace(/^\./, '');
+}
+
+function fieldOf(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
+}
+
+function dedupe(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => !seen.has(`${e.field}|${e.message}`) && seen.add(`${e.field}|${e.message}`));
+}

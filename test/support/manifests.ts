@@ -1,0 +1,38 @@
+// Sends manifests the way `kubectl apply` does on first apply: a create with strict field
+// validation, so that unknown fields are refused rather than dropped.
+import { CustomObjectsApi, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import { kubeConfig } from './environment.ts';
+
+export type Manifest = KubernetesObject & Record<string, unknown>;
+
+export function readManifests(file: string): Manifest[] {
+  return parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((doc) => doc.toJS() as Manifest | null)
+    .filter((m): m is Manifest => m !== null);
+}
+
+function pluralOf(kind: string | undefined): string {
+  const definition = Object.values(KINDS).find((k) => k.kind === kind);
+  if (!definition) throw new Error(`${kind} is not a kind of ${GROUP}`);
+  return definition.plural;
+}
+
+/** Creates the object in `namespace` and returns it as stored, defaults filled in. */
+export async function create(manifest: Manifest, namespace: string): Promise<Manifest> {
+  const body = { ...manifest, metadata: { ...manifest.metadata, namespace } };
+  if (manifest.apiVersion !== `${GROUP}/${VERSION}`) return (await KubernetesObjectApi.makeApiClient(kubeConfig()).create(body));
+  return (await kubeConfig()
+    .makeApiClient(CustomObjectsApi)
+    .createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: pluralOf(manifest.kind), body, fieldValidation: 'Strict' })) as Manifest;
+}
+
+/** Replaces an object of ours with `manifest`, keeping the stored resourceVersion. */
+export async function replace(manifest: Manifest, stored: Manifest, namespace: string): Promise<Manifest> {
+  const body = { ...manifest, metadata: { ...manifest.metadata, namespace, resourceVersion: stored.metadata?.resourceVersion } };
+  return (await kubeConfig()
+    .makeApiClient(CustomObjectsApi)
+    .replaceNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: pluralOf(manifest.kind), name: manifest.metadata?.name ?? '', body, fieldValidation: 'Strict' })) as Manifest;
+}

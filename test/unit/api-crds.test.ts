@@ -1,0 +1,13 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { CRD_DIR, crdFiles } from '../../src/api/generate.ts';
+
+test('config/crd is what `npm run generate` writes from the schemas', () => {
+  const generated = crdFiles();
+  assert.deepEqual(readdirSync(CRD_DIR).sort(), [...generated.keys()].map((f) => path.basename(f)).sort(), 'the same files');
+  for (const [file, content] of generated) {
+    assert.equal(readFileSync(file, 'utf8'), content, `${path.basename(file)} is stale: run \`npm run generate\``);
+  }
+});

@@ -1,0 +1,54 @@
+// The controller's validator refuses what admission refuses, naming the same field, and fills in
+// the same defaults; the integration test holds the API server to the same table.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KINDS } from '../../src/api/kinds.ts';
+import { validate, withDefaults } from '../../src/api/validate.ts';
+import { invalidManifests, validConnection, validOwnedResource, validWorkerDeployment } from '../support/invalid-manifests.ts';
+
+for (const c of invalidManifests.filter((c) => !c.apiServerOnly)) {
+  test(`the validator refuses ${c.kind}: ${c.title}`, () => {
+    const schema = KINDS[c.kind].schema;
+    const errors = validate(schema, withDefaults(schema, c.manifest), c.before && withDefaults(schema, c.before));
+    const described = errors.map((e) => `${e.field}: ${e.message}`);
+    assert.ok(
+      described.some((d) => d.includes(c.expect)),
+      `expected an error naming ${c.expect}, got ${JSON.stringify(described)}`,
+    );
+  });
+}
+
+test('the valid base objects pass, and an unchanged workerRef is no change', () => {
+  for (const [kind, manifest] of [
+    ['TemporalWorkerDeployment', validWorkerDeployment()],
+    ['TemporalConnection', validConnection()],
+    ['TemporalWorkerOwnedResource', validOwnedResource()],
+  ] as const) {
+    const schema = KINDS[kind].schema;
+    assert.deepEqual(validate(schema, withDefaults(schema, manifest), withDefaults(schema, manifest)), [], kind);
+  }
+});
+
+test('defaults: sunset delays, rollout strategy, readiness timings', () => {
+  const schema = KINDS.TemporalWorkerDeployment.schema;
+  const manifest = validWorkerDeployment();
+  (manifest.spec as Record<string, unknown>).rollout = {};
+  const spec = withDefaults(schema, manifest).spec as Record<string, unknown>;
+  assert.deepEqual(spec.sunset, { scaledownDelay: '1h', deleteDelay: '24h' });
+  assert.deepEqual(spec.rollout, { strategy: 'AllAtOnce' });
+  assert.equal(spec.minReadySeconds, 0);
+  assert.equal(spec.progressDeadlineSeconds, 600);
+});
+
+test('a ramp that increases strictly passes, including with a step gate', () => {
+  const schema = KINDS.TemporalWorkerDeployment.schema;
+  const manifest = validWorkerDeployment();
+  (manifest.spec as Record<string, unknown>).rollout = {
+    strategy: 'Progressive',
+    steps: [
+      { rampPercentage: 1, pauseDuration: '30s' },
+      { rampPercentage: 50, pauseDuration: '1h30m', gate: { workflowType: 'Check', input: { depth: 2 } } },
+    ],
+  };
+  assert.deepEqual(validate(schema, withDefaults(schema, manifest)), []);
+});
