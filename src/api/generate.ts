@@ -1,10 +1,12 @@
 // `npm run generate`: writes config/crd/ and the field reference in the README from the schemas.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { allCustomResourceDefinitions } from './crd.ts';
+import { withFieldReference } from './field-reference.ts';
 
 export const CRD_DIR = path.resolve(import.meta.dirname, '../../config/crd');
+export const README = path.resolve(import.meta.dirname, '../../README.md');
 
 export function crdFiles(): Map<string, string> {
   return new Map(
@@ -17,5 +19,6 @@ export function crdFiles(): Map<string, string> {
 
 if (import.meta.main) {
   for (const [file, content] of crdFiles()) writeFileSync(file, content);
-  console.log(`wrote ${CRD_DIR}`);
+  writeFileSync(README, withFieldReference(readFileSync(README, 'utf8')));
+  console.log(`wrote ${CRD_DIR} and the field reference in ${README}`);
 }

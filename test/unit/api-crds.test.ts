@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CRD_DIR, crdFiles } from '../../src/api/generate.ts';
+import { withFieldReference } from '../../src/api/field-reference.ts';
+import { CRD_DIR, crdFiles, README } from '../../src/api/generate.ts';
 
 test('config/crd is what `npm run generate` writes from the schemas', () => {
   const generated = crdFiles();
@@ -10,4 +11,9 @@ test('config/crd is what `npm run generate` writes from the schemas', () => {
   for (const [file, content] of generated) {
     assert.equal(readFileSync(file, 'utf8'), content, `${path.basename(file)} is stale: run \`npm run generate\``);
   }
+});
+
+test("the README's field reference is what `npm run generate` writes from the schemas", () => {
+  const readme = readFileSync(README, 'utf8');
+  assert.equal(readme, withFieldReference(readme), 'the field reference is stale: run `npm run generate`');
 });
