@@ -1,0 +1,153 @@
+// The queue between events and reconciles, with client-go's workqueue semantics: a key waiting
+// is queued once however often it is added; a key is never reconciled twice at once (an add
+// during its reconcile runs it again afterwards); a failed key is retried after the longer of
+// its own exponential backoff and an overall token bucket, so an error storm stays bounded.
+
+export interface Timers {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realTimers: Timers = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** What a reconcile asks for: run again after this long (a success, so backoff is reset). */
+export type ReconcileResult = { requeueAfterMs?: number } | undefined;
+
+export interface WorkQueueOptions<K> {
+  reconcile: (key: K) => Promise<ReconcileResult>;
+  /** Reconciles running at once, of different keys. */
+  concurrency: number;
+  /** Called with each failure before its retry is scheduled. */
+  onError?: (key: K, error: unknown, retryInMs: number) => void;
+  /** Per-key backoff: base * 2^failures, capped (client-go: 5ms, 1000s). */
+  backoff?: { baseMs: number; maxMs: number };
+  /** Retries of all keys together (client-go: 10 per second, bursts of 100). */
+  retryBucket?: { perSecond: number; burst: number };
+  timers?: Timers;
+}
+
+export class WorkQueue<K> {
+  private readonly queue: K[] = [];
+  private readonly queued = new Set<K>();
+  private readonly processing = new Set<K>();
+  /** Added while processing: to queue again when that reconcile ends. */
+  private readonly dirty = new Set<K>();
+  private readonly delayed = new Map<K, { at: number; handle: unknown }>();
+  private readonly failures = new Map<K, number>();
+  private readonly options: Required<WorkQueueOptions<K>>;
+  private tokens: number;
+  private tokensAt: number;
+  private stopping = false;
+  private readonly idle = new Set<() => void>();
+
+  constructor(options: WorkQueueOptions<K>) {
+    this.options = {
+      onError: () => {},
+      backoff: { baseMs: 5, maxMs: 1_000_000 },
+      retryBucket: { perSecond: 10, burst: 100 },
+      timers: realTimers,
+      ...options,
+    };
+    this.tokens = this.options.retryBucket.burst;
+    this.tokensAt = this.options.timers.now();
+  }
+
+  /** Queues the key now, unless it is already waiting. */
+  add(key: K): void {
+    if (this.stopping) return;
+    this.cancelDelayed(key);
+    if (this.processing.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    if (this.queued.has(key)) return;
+    this.queued.add(key);
+    this.queue.push(key);
+    this.pump();
+  }
+
+  /** Queues the key after a delay; an earlier pending time wins. */
+  addAfter(key: K, ms: number): void {
+    if (this.stopping) return;
+    if (ms <= 0) return this.add(key);
+    const { timers } = this.options;
+    const at = timers.now() + ms;
+    const pending = this.delayed.get(key);
+    if (pending && pending.at <= at) return;
+    if (pending) timers.clearTimeout(pending.handle);
+    const handle = timers.setTimeout(() => {
+      this.delayed.delete(key);
+      this.add(key);
+    }, ms);
+    this.delayed.set(key, { at, handle });
+  }
+
+  /** Keys waiting or running. */
+  get length(): number {
+    return this.queue.length + this.processing.size;
+  }
+
+  /** Stops taking work, drops what waits, and resolves when running reconciles are done. */
+  async shutdown(): Promise<void> {
+    this.stopping = true;
+    for (const key of [...this.delayed.keys()]) this.cancelDelayed(key);
+    this.queue.length = 0;
+    this.queued.clear();
+    this.dirty.clear();
+    if (this.processing.size === 0) return;
+    await new Promise<void>((resolve) => this.idle.add(resolve));
+  }
+
+  private pump(): void {
+    while (!this.stopping && this.processing.size < this.options.concurrency && this.queue.length > 0) {
+      const key = this.queue.shift() as K;
+      this.queued.delete(key);
+      this.processing.add(key);
+      void this.run(key);
+    }
+  }
+
+  private async run(key: K): Promise<void> {
+    let retryInMs: number | undefined;
+    try {
+      const result = await this.options.reconcile(key);
+      this.failures.delete(key);
+      retryInMs = result?.requeueAfterMs;
+    } catch (error) {
+      retryInMs = this.retryDelay(key);
+      this.options.onError(key, error, retryInMs);
+    } finally {
+      this.processing.delete(key);
+    }
+    if (this.dirty.delete(key)) this.add(key);
+    else if (retryInMs !== undefined) this.addAfter(key, retryInMs);
+    if (this.processing.size === 0 && this.stopping) for (const resolve of this.idle) resolve();
+    this.pump();
+  }
+
+  private retryDelay(key: K): number {
+    const failures = this.failures.get(key) ?? 0;
+    this.failures.set(key, failures + 1);
+    const { backoff, retryBucket, timers } = this.options;
+    const own = Math.min(backoff.baseMs * 2 ** failures, backoff.maxMs);
+    // Token bucket: refill, then take one token, possibly in the future.
+    const now = timers.now();
+    this.tokens = Math.min(retryBucket.burst, this.tokens + ((now - this.tokensAt) / 1000) * retryBucket.perSecond);
+    this.tokensAt = now;
+    this.tokens -= 1;
+    const shared = this.tokens >= 0 ? 0 : (-this.tokens / retryBucket.perSecond) * 1000;
+    return Math.max(own, shared);
+  }
+
+  private cancelDelayed(key: K): void {
+    const pending = this.delayed.get(key);
+    if (!pending) return;
+    this.options.timers.clearTimeout(pending.handle);
+    this.delayed.delete(key);
+  }
+}
