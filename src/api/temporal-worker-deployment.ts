@@ -242,3 +242,4 @@ export const temporalWorkerDeployment = withRules(
 export type TemporalWorkerDeployment = Static<typeof temporalWorkerDeployment>;
 export type TemporalWorkerDeploymentSpec = TemporalWorkerDeployment['spec'];
 export type Rollout = Static<typeof rollout>;
+export type Pool = NonNullable<TemporalWorkerDeploymentSpec['pools']>[number];
