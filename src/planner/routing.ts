@@ -1,0 +1,85 @@
+// Which routing change, if any, moves new workflows toward the target build. Pure: Temporal's
+// routing, the target's state and `now` come in; one decision with its reason goes out.
+import { durationSeconds } from '../api/schema.ts';
+import type { Rollout } from '../api/temporal-worker-deployment.ts';
+
+export type VersionStatus = 'NotRegistered' | 'Inactive' | 'Ramping' | 'Current' | 'Draining' | 'Drained';
+
+export interface RoutingInput {
+  now: Date;
+  rollout: Rollout;
+  target: {
+    buildId: string;
+    status: VersionStatus;
+    /** Every Deployment of the build is available. */
+    healthy: boolean;
+    /** When Temporal last saw this build current, if ever. */
+    lastCurrentAt?: Date;
+    /** Every gate workflow of the build completed (true when there is no gate). */
+    gatePassed: boolean;
+  };
+  routing: {
+    currentBuildId?: string;
+    rampingBuildId?: string;
+    rampPercentage?: number;
+    /** When Temporal last changed the ramp percentage: the clock of a Progressive pause. */
+    rampChangedAt?: Date;
+    /** Unversioned workers poll every task queue of the target, so there is traffic to ramp from. */
+    unversionedPollersConfirmed: boolean;
+  };
+  /** A target that was current this recently is promoted at once: a rollback. */
+  rollbackWindowMs: number;
+}
+
+export type RoutingDecision =
+  | { action: 'none'; reason: string }
+  | { action: 'wait'; reason: string; recheckAt?: Date }
+  | { action: 'setCurrent'; buildId: string; reason: string }
+  | { action: 'setRamp'; buildId: string; percentage: number; reason: string }
+  | { action: 'clearRamp'; reason: string };
+
+export function decideRouting(input: RoutingInput): RoutingDecision {
+  const { now, rollout, target, routing } = input;
+  const build = `build ${target.buildId}`;
+  if (rollout.strategy === 'Manual') return { action: 'none', reason: 'the Manual strategy leaves routing to you' };
+  if (target.status === 'NotRegistered') return { action: 'wait', reason: `waiting for ${build} to register in Temporal: its workers have not polled yet` };
+  if (!target.healthy) return { action: 'wait', reason: `waiting for the Deployments of ${build} to become available` };
+  if (routing.currentBuildId === target.buildId) {
+    return routing.rampingBuildId
+      ? { action: 'clearRamp', reason: `${build} is current: clearing the leftover ramp of build ${routing.rampingBuildId}` }
+      : { action: 'none', reason: `${build} is current` };
+  }
+  const lastCurrentAt = target.lastCurrentAt;
+  if (lastCurrentAt && now.getTime() - lastCurrentAt.getTime() <= input.rollbackWindowMs) return { action: 'setCurrent', buildId: target.buildId, reason: `rolling back to ${build}, current ${minutesAgo(now, lastCurrentAt)}: promoting it at once, without steps or gates` };
+  if (!target.gatePassed) return { action: 'wait', reason: `waiting for the gate workflows of ${build} to complete` };
+  if (!routing.currentBuildId && !routing.unversionedPollersConfirmed) {
+    return { action: 'setCurrent', buildId: target.buildId, reason: `no build is current and no unversioned workers poll: promoting ${build} directly` };
+  }
+  if (rollout.strategy === 'AllAtOnce') return { action: 'setCurrent', buildId: target.buildId, reason: `${build} is registered and available: promoting it (AllAtOnce)` };
+  return progressive(input);
+}
+
+function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDecision {
+  const steps = rollout.steps ?? [];
+  const build = `build ${target.buildId}`;
+  const first = steps[0];
+  if (!first) return { action: 'none', reason: 'a Progressive rollout without steps changes nothing' };
+  const ramp = routing.rampingBuildId === target.buildId ? routing.rampPercentage : undefined;
+  if (ramp === undefined) return { action: 'setRamp', buildId: target.buildId, percentage: first.rampPercentage, reason: `starting the ramp of ${build} at step 1: ${first.rampPercentage}%` };
+  // The greatest step at or below the actual ramp: a ramp changed by hand snaps back to a step.
+  const index = Math.max(0, steps.findLastIndex((s) => s.rampPercentage <= ramp));
+  const step = steps[index] ?? first;
+  if (step.rampPercentage !== ramp) {
+    return { action: 'setRamp', buildId: target.buildId, percentage: step.rampPercentage, reason: `the ramp of ${build} is ${ramp}%, not a step: back to step ${index + 1} (${step.rampPercentage}%)` };
+  }
+  if (!routing.rampChangedAt) return { action: 'wait', reason: `waiting for Temporal to report when the ramp of ${build} changed` };
+  const endsAt = new Date(routing.rampChangedAt.getTime() + durationSeconds(step.pauseDuration) * 1000);
+  if (now < endsAt) return { action: 'wait', reason: `${build} at step ${index + 1} (${step.rampPercentage}%) until ${endsAt.toISOString()}`, recheckAt: endsAt };
+  const next = steps[index + 1];
+  if (!next) return { action: 'setCurrent', buildId: target.buildId, reason: `the last step of ${build} is over: promoting it` };
+  return { action: 'setRamp', buildId: target.buildId, percentage: next.rampPercentage, reason: `step ${index + 1} of ${build} is over: step ${index + 2} at ${next.rampPercentage}%` };
+}
+
+function minutesAgo(now: Date, then: Date): string {
+  return `${Math.round((now.getTime() - then.getTime()) / 60_000)} minutes ago`;
+}
