@@ -1,0 +1,128 @@
+// What to do with the Kubernetes Deployments of each build: create the target's, keep the
+// current and ramping ones at their replicas, and retire old builds only when no pinned workflow
+// can need them. Pure: states and `now` in, plain actions with reasons out.
+import { durationSeconds } from '../api/schema.ts';
+import type { VersionStatus } from './routing.ts';
+
+export interface DeploymentState {
+  name: string;
+  /** spec.replicas of the Deployment; undefined when unset. */
+  replicas?: number;
+}
+
+export interface VersionState {
+  buildId: string;
+  /** NotRegistered when Temporal does not list it. */
+  status: VersionStatus;
+  /** Since when Temporal reports it Drained. */
+  drainedSince?: Date;
+  /** Temporal has seen it current or ramping: its drainage must be known before it may go. */
+  everActive: boolean;
+  /** Its Deployments (one per pool); empty when none exists. */
+  deployments: DeploymentState[];
+}
+
+export interface VersionsInput {
+  now: Date;
+  targetBuildId: string;
+  currentBuildId?: string;
+  /** spec.replicas, or undefined when an autoscaler owns replica counts. */
+  replicas?: number;
+  sunset: { scaledownDelay: string; deleteDelay: string };
+  versions: VersionState[];
+  /** Temporal lists the deployment, so a build it does not list was removed or never polled. */
+  temporalKnowsDeployment: boolean;
+  /** Stop creating builds while this many versions are not yet eligible for deletion. */
+  maxIneligibleVersions: number;
+}
+
+export type VersionAction =
+  | { action: 'create'; buildId: string; reason: string }
+  | { action: 'scale'; deployment: string; buildId: string; replicas: number; reason: string }
+  | { action: 'delete'; deployment: string; buildId: string; reason: string }
+  /** Remove Temporal's record of a build whose Deployments are gone, so the server's cap of versions is not filled by leftovers. */
+  | { action: 'deleteTemporalVersion'; buildId: string; reason: string }
+  | { action: 'blocked'; buildId: string; reason: string };
+
+export interface VersionsPlan {
+  actions: VersionAction[];
+  /** When a delay runs out and the plan would change: reconcile again then. */
+  recheckAt?: Date;
+}
+
+export function planVersions(input: VersionsInput): VersionsPlan {
+  const actions: VersionAction[] = [];
+  let recheckAt: Date | undefined;
+  const later = (at: Date): void => void (recheckAt = recheckAt && recheckAt < at ? recheckAt : at);
+  const scaleDownAfter = durationSeconds(input.sunset.scaledownDelay) * 1000;
+  const deleteAfter = scaleDownAfter + durationSeconds(input.sunset.deleteDelay) * 1000;
+
+  const target = input.versions.find((v) => v.buildId === input.targetBuildId);
+  if (!target || target.deployments.length === 0) {
+    const ineligible = input.versions.filter((v) => v.buildId !== input.targetBuildId && !eligibleForDeletion(v)).length;
+    actions.push(
+      ineligible >= input.maxIneligibleVersions
+        ? {
+            action: 'blocked',
+            buildId: input.targetBuildId,
+            reason: `not creating build ${input.targetBuildId}: ${ineligible} older builds are not yet drained and scaled down (limit ${input.maxIneligibleVersions}); shorten spec.sunset or finish their pinned workflows`,
+          }
+        : { action: 'create', buildId: input.targetBuildId, reason: `build ${input.targetBuildId} has no Deployment yet` },
+    );
+  }
+
+  for (const version of input.versions) {
+    const build = `build ${version.buildId}`;
+    const scaleAll = (replicas: number, reason: string): void => {
+      for (const d of version.deployments) if (d.replicas !== replicas) actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas, reason });
+    };
+    const active = version.buildId === input.targetBuildId || version.buildId === input.currentBuildId || version.status === 'Ramping' || version.status === 'Current';
+    if (active) {
+      if (input.replicas !== undefined) scaleAll(input.replicas, `${build} is ${roleOf(version, input)}: ${input.replicas} replicas as spec.replicas says`);
+      // Without spec.replicas an autoscaler owns the count, but it cannot scale up from zero.
+      else for (const d of version.deployments) if (d.replicas === 0) actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas: 1, reason: `${build} is ${roleOf(version, input)} and was at 0 replicas: 1 for the autoscaler to start from` });
+      continue;
+    }
+    const retired = version.status === 'Drained' || (version.status === 'Inactive' && !version.everActive);
+    if (retired && version.deployments.length === 0) {
+      actions.push({ action: 'deleteTemporalVersion', buildId: version.buildId, reason: `${build} has no Deployment left` });
+      continue;
+    }
+    if (version.status === 'Drained' && version.drainedSince) {
+      const drainedFor = input.now.getTime() - version.drainedSince.getTime();
+      const scaledDown = version.deployments.every((d) => d.replicas === 0);
+      if (drainedFor >= deleteAfter && scaledDown) {
+        for (const d of version.deployments) actions.push({ action: 'delete', deployment: d.name, buildId: version.buildId, reason: `${build} has been drained since ${version.drainedSince.toISOString()}: past scaledownDelay + deleteDelay` });
+      } else if (drainedFor >= scaleDownAfter) {
+        scaleAll(0, `${build} has been drained for longer than scaledownDelay (${input.sunset.scaledownDelay})`);
+        if (version.deployments.length > 0) later(new Date(version.drainedSince.getTime() + deleteAfter));
+      } else {
+        later(new Date(version.drainedSince.getTime() + scaleDownAfter));
+      }
+      continue;
+    }
+    if (version.status === 'NotRegistered') {
+      if (input.temporalKnowsDeployment) for (const d of version.deployments) actions.push({ action: 'delete', deployment: d.name, buildId: version.buildId, reason: `${build} is superseded and Temporal does not list it: no workflow can be pinned to it` });
+      continue;
+    }
+    if (version.status === 'Inactive' && !version.everActive) {
+      scaleAll(0, `${build} was superseded before it ever took traffic`);
+      continue;
+    }
+    // Draining, or Inactive after having been active (drainage not yet known): pinned workflows may need it.
+    for (const d of version.deployments) {
+      if (d.replicas === 0) actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas: input.replicas ?? 1, reason: `${build} may still have pinned workflows (${version.status === 'Draining' ? 'draining' : 'drainage not yet known'}): it must not be at 0 replicas` });
+    }
+  }
+  return recheckAt ? { actions, recheckAt } : { actions };
+}
+
+/** Drained and scaled to zero: the server may drop it to make room. */
+export function eligibleForDeletion(version: VersionState): boolean {
+  return version.status === 'Drained' && version.deployments.every((d) => d.replicas === 0);
+}
+
+function roleOf(version: VersionState, input: VersionsInput): string {
+  if (version.buildId === input.targetBuildId) return 'the target';
+  return version.status === 'Ramping' ? 'ramping' : 'current';
+}

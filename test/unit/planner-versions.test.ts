@@ -1,0 +1,97 @@
+// Every rule about creating, scaling and deleting builds, as a table, on a fixed clock.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { planVersions, type VersionAction, type VersionState, type VersionsInput } from '../../src/planner/versions.ts';
+
+const now = new Date('2026-11-22T12:00:00Z');
+const ago = (minutes: number): Date => new Date(now.getTime() - minutes * 60_000);
+const HOUR = 60;
+
+function version(buildId: string, status: VersionState['status'], extra: Partial<VersionState> = {}): VersionState {
+  return { buildId, status, everActive: false, deployments: [{ name: `w-${buildId}`, replicas: 2 }], ...extra };
+}
+
+function input(versions: VersionState[], changes: Partial<VersionsInput> = {}): VersionsInput {
+  return {
+    now,
+    targetBuildId: 'v3',
+    currentBuildId: 'v3',
+    replicas: 2,
+    sunset: { scaledownDelay: '1h', deleteDelay: '24h' },
+    versions,
+    temporalKnowsDeployment: true,
+    maxIneligibleVersions: 75,
+    ...changes,
+  };
+}
+
+const current = version('v3', 'Current', { everActive: true });
+/** Each action as a short line, to compare without the reasons. */
+const short = (actions: VersionAction[]): string[] =>
+  actions.map((a) => ('deployment' in a ? `${a.action} ${a.deployment}${'replicas' in a ? ` ${a.replicas}` : ''}` : `${a.action} ${a.buildId}`));
+
+const cases: [string, VersionsInput, string[]][] = [
+  ['a steady worker deployment needs nothing', input([current]), []],
+  ['a new target gets its Deployment', input([current], { targetBuildId: 'v4' }), ['create v4']],
+  ['the current build follows spec.replicas', input([{ ...current, deployments: [{ name: 'w-v3', replicas: 5 }] }]), ['scale w-v3 2']],
+  ['without spec.replicas the autoscaler owns the count', input([{ ...current, deployments: [{ name: 'w-v3', replicas: 7 }] }], { replicas: undefined }), []],
+  ['without spec.replicas a target at 0 is held at 1', input([current, version('v4', 'Inactive', { deployments: [{ name: 'w-v4', replicas: 0 }] })], { targetBuildId: 'v4', replicas: undefined }), ['scale w-v4 1']],
+  ['a draining build keeps its Pods', input([current, version('v2', 'Draining', { everActive: true })]), []],
+  ['a draining build at 0 is scaled back up', input([current, version('v2', 'Draining', { everActive: true, deployments: [{ name: 'w-v2', replicas: 0 }] })]), ['scale w-v2 2']],
+  ['a formerly active build with unknown drainage is never at 0', input([current, version('v2', 'Inactive', { everActive: true, deployments: [{ name: 'w-v2', replicas: 0 }] })]), ['scale w-v2 2']],
+  ['a formerly active build with unknown drainage is not scaled down', input([current, version('v2', 'Inactive', { everActive: true })]), []],
+  ['a build superseded before it took traffic goes to 0', input([current, version('v2', 'Inactive')]), ['scale w-v2 0']],
+  ['drained less than scaledownDelay ago: kept', input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(59) })]), []],
+  ['drained longer than scaledownDelay: scaled to 0', input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(61) })]), ['scale w-v2 0']],
+  [
+    'drained past both delays and at 0: deleted',
+    input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(25 * HOUR + 1), deployments: [{ name: 'w-v2', replicas: 0 }] })]),
+    ['delete w-v2'],
+  ],
+  ['drained past both delays but not yet at 0: scaled first', input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(25 * HOUR + 1) })]), ['scale w-v2 0']],
+  ['a drained build whose Deployment is gone loses its Temporal record', input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(30 * HOUR), deployments: [] })]), ['deleteTemporalVersion v2']],
+  ['a superseded build Temporal does not list is deleted', input([current, version('v2', 'NotRegistered')]), ['delete w-v2']],
+  ['before Temporal lists the deployment at all, nothing is deleted', input([version('v3', 'NotRegistered'), version('v2', 'NotRegistered')], { currentBuildId: undefined, temporalKnowsDeployment: false }), []],
+  [
+    'a ramping old build keeps spec.replicas while a new target waits',
+    input([current, version('v4', 'Ramping', { everActive: true, deployments: [{ name: 'w-v4', replicas: 1 }] })], { targetBuildId: 'v5' }),
+    ['create v5', 'scale w-v4 2'],
+  ],
+  ['pools: every Deployment of a build is scaled together', input([current, version('v2', 'Inactive', { deployments: [{ name: 'w-a-v2', replicas: 2 }, { name: 'w-b-v2', replicas: 1 }] })]), ['scale w-a-v2 0', 'scale w-b-v2 0']],
+  [
+    'pools: a build is deleted only when all its Deployments are at 0',
+    input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(26 * HOUR), deployments: [{ name: 'w-a-v2', replicas: 0 }, { name: 'w-b-v2', replicas: 1 }] })]),
+    ['scale w-b-v2 0'],
+  ],
+  [
+    'at the version limit no new build is created',
+    input([current, version('v1', 'Draining', { everActive: true }), version('v2', 'Draining', { everActive: true })], { targetBuildId: 'v4', maxIneligibleVersions: 3 }),
+    ['blocked v4'],
+  ],
+  [
+    'drained and scaled-down builds do not count against the limit',
+    input([current, version('v1', 'Drained', { everActive: true, drainedSince: ago(2 * HOUR), deployments: [{ name: 'w-v1', replicas: 0 }] })], { targetBuildId: 'v4', maxIneligibleVersions: 2 }),
+    ['create v4'],
+  ],
+];
+
+for (const [title, given, expected] of cases) {
+  test(title, () => {
+    const plan = planVersions(given);
+    assert.deepEqual(short(plan.actions), expected);
+    for (const action of plan.actions) assert.ok(action.reason.length > 0, 'every action carries a reason');
+  });
+}
+
+test('the plan says when to look again: when the next delay runs out', () => {
+  const drainedSince = ago(30);
+  const plan = planVersions(input([current, version('v2', 'Drained', { everActive: true, drainedSince })]));
+  assert.deepEqual(plan.recheckAt, new Date(drainedSince.getTime() + HOUR * 60_000));
+  const scaled = planVersions(input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(2 * HOUR), deployments: [{ name: 'w-v2', replicas: 0 }] })]));
+  assert.deepEqual(scaled.recheckAt, new Date(now.getTime() - 2 * HOUR * 60_000 + 25 * HOUR * 60_000));
+});
+
+test('the version-limit block says what to change', () => {
+  const plan = planVersions(input([current, version('v2', 'Draining', { everActive: true })], { targetBuildId: 'v4', maxIneligibleVersions: 2 }));
+  assert.match(plan.actions[0]?.reason ?? '', /spec\.sunset/);
+});
