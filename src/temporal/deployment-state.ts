@@ -1,0 +1,81 @@
+// Temporal's view of one Worker Deployment, as plain data for the planners: routing, the versions
+// it lists with their status and drainage, and the conflict token every routing change must carry.
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { WorkflowService } from '@temporalio/client';
+import { isGrpcServiceError } from '@temporalio/client';
+import { optionalTsToDate } from '@temporalio/common/lib/time.js';
+import proto from '@temporalio/proto';
+import type { VersionStatus } from '../planner/routing.ts';
+
+const { VersionDrainageStatus } = proto.temporal.api.enums.v1;
+type DescribeResponse = Awaited<ReturnType<WorkflowService['describeWorkerDeployment']>>;
+
+export interface TemporalVersion {
+  buildId: string;
+  status: Exclude<VersionStatus, 'NotRegistered'>;
+  /** Since when it is Drained. */
+  drainedSince?: Date;
+  /** It has been current or ramping at some time. */
+  everActive: boolean;
+  lastCurrentAt?: Date;
+}
+
+export interface TemporalDeploymentState {
+  /** Temporal lists the deployment: some worker of it has polled. */
+  exists: boolean;
+  versions: TemporalVersion[];
+  currentBuildId?: string;
+  rampingBuildId?: string;
+  rampPercentage?: number;
+  rampChangedAt?: Date;
+  conflictToken?: Uint8Array;
+  managerIdentity?: string;
+  lastModifierIdentity?: string;
+}
+
+export async function describeDeployment(service: WorkflowService, namespace: string, deploymentName: string): Promise<TemporalDeploymentState> {
+  try {
+    return deploymentState(await service.describeWorkerDeployment({ namespace, deploymentName }));
+  } catch (error) {
+    // Expected until the first worker of the deployment polls.
+    if (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return { exists: false, versions: [] };
+    throw error;
+  }
+}
+
+export function deploymentState(response: DescribeResponse): TemporalDeploymentState {
+  const info = response.workerDeploymentInfo;
+  const routing = info?.routingConfig;
+  const currentBuildId = routing?.currentDeploymentVersion?.buildId || undefined;
+  const rampingBuildId = routing?.rampingDeploymentVersion?.buildId || undefined;
+  const versions = (info?.versionSummaries ?? []).flatMap((summary): TemporalVersion[] => {
+    const buildId = summary.deploymentVersion?.buildId;
+    if (!buildId) return [];
+    const drainage = summary.drainageInfo?.status ?? summary.drainageStatus;
+    const status =
+      buildId === currentBuildId
+        ? 'Current'
+        : buildId === rampingBuildId
+          ? 'Ramping'
+          : drainage === VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINING
+            ? 'Draining'
+            : drainage === VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED
+              ? 'Drained'
+              : 'Inactive';
+    const drainedSince = status === 'Drained' ? optionalTsToDate(summary.drainageInfo?.lastChangedTime) : undefined;
+    const lastCurrentAt = optionalTsToDate(summary.lastCurrentTime);
+    const everActive = status !== 'Inactive' || Boolean(summary.firstActivationTime) || lastCurrentAt !== undefined;
+    return [{ buildId, status, everActive, ...(drainedSince ? { drainedSince } : {}), ...(lastCurrentAt ? { lastCurrentAt } : {}) }];
+  });
+  const rampChangedAt = optionalTsToDate(routing?.rampingVersionPercentageChangedTime);
+  return {
+    exists: info !== null && info !== undefined,
+    versions,
+    ...(currentBuildId ? { currentBuildId } : {}),
+    ...(rampingBuildId ? { rampingBuildId, rampPercentage: routing?.rampingVersionPercentage ?? 0 } : {}),
+    ...(rampChangedAt && rampingBuildId ? { rampChangedAt } : {}),
+    ...(response.conflictToken?.length ? { conflictToken: response.conflictToken } : {}),
+    ...(info?.managerIdentity ? { managerIdentity: info.managerIdentity } : {}),
+    ...(info?.lastModifierIdentity ? { lastModifierIdentity: info.lastModifierIdentity } : {}),
+  };
+}
