@@ -1,8 +1,12 @@
 // Runtime validation of our custom resources with the same schemas and rules the API server
 // enforces, so the controller never acts on an object that admission would have refused.
-import type { TSchema } from '@sinclair/typebox';
+import { FormatRegistry, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { rulesOf } from './schema.ts';
+
+// String formats our schemas use, checked as the API server checks them.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+FormatRegistry.Set('date-time', (value) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)));
 
 export interface FieldError {
   /** Dotted path of the field, `spec.rollout.steps[1].rampPercentage`; empty for the object itself. */

@@ -1,0 +1,36 @@
+// What the controller needs to know of one of its Deployments, read from the object. Pure.
+import type { V1Deployment } from '@kubernetes/client-node';
+import { LABELS } from './names.ts';
+
+export interface ObservedDeployment {
+  name: string;
+  buildId: string;
+  pool?: string;
+  /** spec.replicas; undefined when unset. */
+  replicas?: number;
+  /** Every wanted replica runs the latest template and is available. */
+  available: boolean;
+  /** When the Deployment last became Available. */
+  availableSince?: Date;
+}
+
+export function observeDeployment(deployment: V1Deployment): ObservedDeployment | undefined {
+  const labels = deployment.metadata?.labels ?? {};
+  const buildId = labels[LABELS.buildId];
+  if (!buildId) return undefined;
+  const status = deployment.status ?? {};
+  const wanted = deployment.spec?.replicas ?? 1;
+  const condition = status.conditions?.find((c) => c.type === 'Available');
+  const settled = (status.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 0);
+  const available =
+    settled && condition?.status === 'True' && (status.updatedReplicas ?? 0) >= wanted && (status.availableReplicas ?? 0) >= wanted && (status.replicas ?? 0) === (status.updatedReplicas ?? 0);
+  const since = condition?.status === 'True' && condition.lastTransitionTime ? new Date(condition.lastTransitionTime) : undefined;
+  return {
+    name: deployment.metadata?.name ?? '',
+    buildId,
+    ...(labels[LABELS.pool] ? { pool: labels[LABELS.pool] } : {}),
+    ...(deployment.spec?.replicas === undefined ? {} : { replicas: deployment.spec.replicas }),
+    available,
+    ...(available && since ? { availableSince: since } : {}),
+  };
+}

@@ -1,0 +1,73 @@
+// Joins what Kubernetes runs with what Temporal knows, per build: the input of the planners and
+// the versions of the TemporalWorkerDeployment's status. Pure.
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { ObservedDeployment } from '../k8s/observed-deployment.ts';
+import { eligibleForDeletion, type VersionState } from '../planner/versions.ts';
+import type { TemporalDeploymentState } from '../temporal/deployment-state.ts';
+
+export interface JoinedVersion extends VersionState {
+  /** Every Deployment of the build (one per pool) is available, and there is at least one. */
+  healthy: boolean;
+  /** When the last of its Deployments became available. */
+  healthySince?: Date;
+  lastCurrentAt?: Date;
+}
+
+export function joinVersions(deployments: ObservedDeployment[], temporal: TemporalDeploymentState, targetBuildId: string): JoinedVersion[] {
+  const buildIds = new Set([targetBuildId, ...deployments.map((d) => d.buildId), ...temporal.versions.map((v) => v.buildId)]);
+  return [...buildIds].sort().map((buildId) => {
+    const own = deployments.filter((d) => d.buildId === buildId);
+    const known = temporal.versions.find((v) => v.buildId === buildId);
+    const healthy = own.length > 0 && own.every((d) => d.available);
+    const healthySince = healthy ? new Date(Math.max(...own.map((d) => d.availableSince?.getTime() ?? 0))) : undefined;
+    return {
+      buildId,
+      status: known?.status ?? 'NotRegistered',
+      everActive: known?.everActive ?? false,
+      deployments: own.map((d) => ({ name: d.name, ...(d.replicas === undefined ? {} : { replicas: d.replicas }) })),
+      healthy,
+      ...(healthySince && healthySince.getTime() > 0 ? { healthySince } : {}),
+      ...(known?.drainedSince ? { drainedSince: known.drainedSince } : {}),
+      ...(known?.lastCurrentAt ? { lastCurrentAt: known.lastCurrentAt } : {}),
+    };
+  });
+}
+
+type Status = NonNullable<TemporalWorkerDeployment['status']>;
+
+/** The versions part of the status: target, current, and every other build that still has Deployments. */
+export function versionsStatus(versions: JoinedVersion[], temporal: TemporalDeploymentState, targetBuildId: string): Pick<Status, 'targetVersion' | 'currentVersion' | 'deprecatedVersions' | 'versionCount' | 'managerIdentity'> {
+  const base = (v: JoinedVersion) => ({
+    buildID: v.buildId,
+    status: v.status,
+    ...(v.healthySince ? { healthySince: v.healthySince.toISOString() } : {}),
+    ...(v.deployments.length ? { deployments: v.deployments.map((d) => d.name) } : {}),
+  });
+  const target = versions.find((v) => v.buildId === targetBuildId);
+  const current = versions.find((v) => v.buildId === temporal.currentBuildId);
+  const deprecated = versions.filter((v) => v.buildId !== targetBuildId && v.buildId !== temporal.currentBuildId && v.deployments.length > 0);
+  const targetRamps = temporal.rampingBuildId === targetBuildId;
+  return {
+    ...(target
+      ? {
+          targetVersion: {
+            ...base(target),
+            ...(targetRamps ? { rampPercentage: temporal.rampPercentage ?? 0 } : {}),
+            ...(targetRamps && temporal.rampChangedAt ? { rampLastModifiedAt: temporal.rampChangedAt.toISOString() } : {}),
+          },
+        }
+      : {}),
+    ...(current ? { currentVersion: base(current) } : {}),
+    ...(deprecated.length
+      ? {
+          deprecatedVersions: deprecated.map((v) => ({
+            ...base(v),
+            ...(v.drainedSince ? { drainedSince: v.drainedSince.toISOString() } : {}),
+            eligibleForDeletion: eligibleForDeletion(v),
+          })),
+        }
+      : {}),
+    versionCount: temporal.versions.length,
+    ...(temporal.managerIdentity ? { managerIdentity: temporal.managerIdentity } : {}),
+  };
+}

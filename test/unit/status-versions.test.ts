@@ -1,0 +1,77 @@
+import type { V1Deployment } from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KINDS } from '../../src/api/kinds.ts';
+import { validate } from '../../src/api/validate.ts';
+import { observeDeployment } from '../../src/k8s/observed-deployment.ts';
+import { joinVersions, versionsStatus } from '../../src/status/versions.ts';
+import type { TemporalDeploymentState } from '../../src/temporal/deployment-state.ts';
+
+const since = '2026-11-22T10:00:00.000Z';
+
+function deployment(name: string, buildId: string, replicas: number | undefined, status: V1Deployment['status'], pool?: string): V1Deployment {
+  return {
+    metadata: { name, generation: 2, labels: { 'temporal.io/build-id': buildId, ...(pool ? { 'temporal.io/pool': pool } : {}) } },
+    spec: { selector: {}, template: {}, ...(replicas === undefined ? {} : { replicas }) },
+    status,
+  };
+}
+
+const availableStatus = (n: number): V1Deployment['status'] => ({
+  observedGeneration: 2,
+  replicas: n,
+  updatedReplicas: n,
+  availableReplicas: n,
+  conditions: [{ type: 'Available', status: 'True', lastTransitionTime: new Date(since), reason: 'MinimumReplicasAvailable' }],
+});
+
+test('a Deployment is available only when every wanted replica is updated and available', () => {
+  assert.deepEqual(observeDeployment(deployment('w-v1', 'v1', 2, availableStatus(2))), { name: 'w-v1', buildId: 'v1', replicas: 2, available: true, availableSince: new Date(since) });
+  assert.equal(observeDeployment(deployment('w-v1', 'v1', 3, availableStatus(2)))?.available, false, 'one replica short');
+  assert.equal(observeDeployment(deployment('w-v1', 'v1', 2, { ...availableStatus(2), observedGeneration: 1 }))?.available, false, 'a newer spec not yet seen');
+  assert.equal(observeDeployment(deployment('w-v1', 'v1', 2, { ...availableStatus(2), replicas: 3 }))?.available, false, 'old replicas still rolling out');
+  assert.equal(observeDeployment(deployment('w-v1', 'v1', undefined, availableStatus(1)))?.available, true, 'unset replicas means one');
+  assert.equal(observeDeployment({ metadata: { name: 'stranger' } }), undefined, 'not ours without a build label');
+});
+
+const temporal: TemporalDeploymentState = {
+  exists: true,
+  currentBuildId: 'v2',
+  rampingBuildId: 'v3',
+  rampPercentage: 25,
+  rampChangedAt: new Date('2026-11-22T11:00:00Z'),
+  versions: [
+    { buildId: 'v1', status: 'Drained', everActive: true, drainedSince: new Date('2026-11-22T09:00:00Z') },
+    { buildId: 'v2', status: 'Current', everActive: true },
+    { buildId: 'v3', status: 'Ramping', everActive: true },
+    { buildId: 'v0', status: 'Drained', everActive: true },
+  ],
+};
+
+test('versions join Kubernetes and Temporal per build; a build is healthy when all its pools are', () => {
+  const observed = [
+    deployment('w-v1', 'v1', 0, availableStatus(0)),
+    deployment('w-v2', 'v2', 2, availableStatus(2)),
+    deployment('w-a-v3', 'v3', 2, availableStatus(2), 'a'),
+    deployment('w-b-v3', 'v3', 2, availableStatus(1), 'b'),
+  ].map((d) => observeDeployment(d)!);
+  const joined = joinVersions(observed, temporal, 'v3');
+  assert.deepEqual(joined.map((v) => [v.buildId, v.status, v.healthy, v.deployments.length]), [
+    ['v0', 'Drained', false, 0],
+    ['v1', 'Drained', true, 1],
+    ['v2', 'Current', true, 1],
+    ['v3', 'Ramping', false, 2],
+  ]);
+  assert.equal(joinVersions([], { exists: false, versions: [] }, 'v9')[0]?.status, 'NotRegistered', 'a target Temporal has not seen');
+});
+
+test('the status lists target, current and the builds that still have Deployments, in the published schema', () => {
+  const observed = [deployment('w-v1', 'v1', 0, availableStatus(0)), deployment('w-v2', 'v2', 2, availableStatus(2)), deployment('w-v3', 'v3', 2, availableStatus(2))].map((d) => observeDeployment(d)!);
+  const status = versionsStatus(joinVersions(observed, temporal, 'v3'), temporal, 'v3');
+  assert.deepEqual(status.targetVersion, { buildID: 'v3', status: 'Ramping', healthySince: since, deployments: ['w-v3'], rampPercentage: 25, rampLastModifiedAt: '2026-11-22T11:00:00.000Z' });
+  assert.deepEqual(status.currentVersion, { buildID: 'v2', status: 'Current', healthySince: since, deployments: ['w-v2'] });
+  assert.deepEqual(status.deprecatedVersions, [{ buildID: 'v1', status: 'Drained', healthySince: since, deployments: ['w-v1'], drainedSince: '2026-11-22T09:00:00.000Z', eligibleForDeletion: true }]);
+  assert.equal(status.versionCount, 4);
+  const statusSchema = KINDS.TemporalWorkerDeployment.schema.properties.status;
+  assert.deepEqual(validate(statusSchema, status), []);
+});
