@@ -1,0 +1,92 @@
+// A cache of one kind of object kept current by list+watch, that heals itself: client-node's
+// informer re-watches on its own after a normal watch end and relists after 410 Gone, but stops
+// on any other error; this one starts it again with backoff, for as long as it is not stopped.
+import { type KubeConfig, type KubernetesListObject, type KubernetesObject, makeInformer } from '@kubernetes/client-node';
+
+export type InformerEvent = 'add' | 'update' | 'delete';
+
+export interface InformerOptions<T extends KubernetesObject> {
+  kubeconfig: KubeConfig;
+  /** API path to list and watch, e.g. /apis/apps/v1/deployments. */
+  path: string;
+  list: () => Promise<KubernetesListObject<T>>;
+  labelSelector?: string;
+  onEvent: (event: InformerEvent, object: T) => void;
+  log?: (message: string) => void;
+  backoff?: { initialMs: number; maxMs: number };
+}
+
+export class SelfHealingInformer<T extends KubernetesObject> {
+  private readonly informer: ReturnType<typeof makeInformer<T>>;
+  private readonly options: InformerOptions<T>;
+  private readonly initialDelayMs: number;
+  private delayMs: number;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private errors = 0;
+  private hasSynced = false;
+  private readonly firstSync: Promise<void>;
+  private markSynced: () => void = () => {};
+
+  constructor(options: InformerOptions<T>) {
+    this.options = options;
+    this.initialDelayMs = options.backoff?.initialMs ?? 1000;
+    this.delayMs = this.initialDelayMs;
+    this.firstSync = new Promise((resolve) => (this.markSynced = resolve));
+    this.informer = makeInformer<T>(options.kubeconfig, options.path, options.list, options.labelSelector);
+    for (const event of ['add', 'update', 'delete'] as const) this.informer.on(event, (object) => options.onEvent(event, object));
+    this.informer.on('error', (error: unknown) => this.failed(error));
+  }
+
+  /** Resolves once a list has reached the cache, however many attempts that takes. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.attempt();
+    await this.firstSync;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    this.markSynced(); // nobody waits forever on a stopped informer
+    await this.informer.stop();
+  }
+
+  /** A list has reached the cache: reads from it mean something. */
+  get synced(): boolean {
+    return this.hasSynced;
+  }
+
+  get(namespace: string, name: string): T | undefined {
+    return this.informer.get(name, namespace);
+  }
+
+  list(namespace?: string): readonly T[] {
+    return this.informer.list(namespace);
+  }
+
+  /** client-node reports a failed list or watch as an event, not as a rejection. */
+  private async attempt(): Promise<void> {
+    const errorsBefore = this.errors;
+    try {
+      await this.informer.start();
+    } catch (error) {
+      this.failed(error);
+      return;
+    }
+    if (this.errors !== errorsBefore || this.stopped) return;
+    this.hasSynced = true;
+    this.delayMs = this.initialDelayMs;
+    this.markSynced();
+  }
+
+  private failed(error: unknown): void {
+    this.errors++;
+    if (this.stopped) return;
+    const delay = this.delayMs;
+    this.delayMs = Math.min(delay * 2, this.options.backoff?.maxMs ?? 30_000);
+    this.options.log?.(`watch of ${this.options.path} failed (${error instanceof Error ? error.message : String(error)}); listing again in ${delay}ms`);
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => void this.attempt(), delay);
+  }
+}

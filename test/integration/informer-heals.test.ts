@@ -1,0 +1,48 @@
+// The informer keeps its cache current across a lost connection to the real API server.
+import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SelfHealingInformer } from '../../src/runtime/informer.ts';
+import { eventually, kubeConfig, testNamespace } from '../support/environment.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
+
+test('after the connection is cut and restored, the informer lists again and sees what changed meanwhile', async (t) => {
+  const namespace = await testNamespace(t, 'informer');
+  const direct = kubeConfig();
+  const server = new URL(direct.getCurrentCluster()?.server ?? '');
+  const proxy = new TcpProxy({ host: server.hostname, port: Number(server.port) });
+  await proxy.listen();
+  t.after(() => proxy.cut());
+
+  const viaProxy = new KubeConfig();
+  viaProxy.loadFromString(JSON.stringify({ ...JSON.parse(direct.exportConfig()), clusters: [{ name: 'local', cluster: { server: `https://127.0.0.1:${proxy.port}`, 'certificate-authority-data': direct.getCurrentCluster()?.caData } }] }));
+  const api = viaProxy.makeApiClient(CoreV1Api);
+  const events: string[] = [];
+  const failures: string[] = [];
+  const informer = new SelfHealingInformer<V1ConfigMap>({
+    kubeconfig: viaProxy,
+    path: `/api/v1/namespaces/${namespace}/configmaps`,
+    list: () => api.listNamespacedConfigMap({ namespace }),
+    onEvent: (event, object) => events.push(`${event} ${object.metadata?.name}`),
+    log: (message) => failures.push(message),
+    backoff: { initialMs: 200, maxMs: 2000 },
+  });
+  t.after(() => informer.stop());
+  const core = direct.makeApiClient(CoreV1Api);
+  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'before' } } });
+  await informer.start();
+  assert.ok(informer.synced);
+  assert.ok(informer.get(namespace, 'before'), 'the first list is in the cache');
+
+  await proxy.cut();
+  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'during' } } });
+  await core.deleteNamespacedConfigMap({ namespace, name: 'before' });
+  await eventually('the informer to notice the failure', () => Promise.resolve(failures.length > 0 ? true : undefined), 30_000);
+  await proxy.listen();
+
+  await eventually('the cache to catch up', () => Promise.resolve(informer.get(namespace, 'during') && !informer.get(namespace, 'before') ? true : undefined), 30_000);
+  assert.ok(events.includes('add during'), `events: ${events.join(', ')}`);
+  assert.ok(events.includes('delete before'), `events: ${events.join(', ')}`);
+  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'after' } } });
+  await eventually('events to flow again', () => Promise.resolve(events.includes('add after') ? true : undefined), 30_000);
+});
