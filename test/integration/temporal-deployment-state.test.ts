@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
-import { sampleDeployment } from '../support/sample-deployment.ts';
+import { runSampleBuilds } from '../support/sample-deployment.ts';
 
 test('describeDeployment follows a build from registered to current, ramping, draining and drained', async (t) => {
   const namespace = await testNamespace(t, 'state');
@@ -18,9 +18,7 @@ test('describeDeployment follows a build from registered to current, ramping, dr
 
   assert.deepEqual(await describe(), { exists: false, versions: [] }, 'unknown until a worker polls');
 
-  for (const buildId of ['v1', 'v2']) {
-    await apps.createNamespacedDeployment({ namespace, body: sampleDeployment({ namespace, name: buildId, replicas: 1, deploymentName, buildId, taskQueue }) });
-  }
+  await runSampleBuilds(apps, namespace, deploymentName, taskQueue, ['v1', 'v2']);
   const registered = await eventually('both builds to register', async () => {
     const state = await describe();
     return state.versions.length === 2 ? state : undefined;

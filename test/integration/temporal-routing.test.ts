@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
 import { applyRouting, ManagedElsewhereError, type RoutingTarget } from '../../src/temporal/routing.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
-import { sampleDeployment } from '../support/sample-deployment.ts';
+import { runSampleBuilds } from '../support/sample-deployment.ts';
 
 test('applyRouting claims a free manager identity, carries the conflict token and respects another manager', async (t) => {
   const namespace = await testNamespace(t, 'routing');
@@ -16,9 +16,7 @@ test('applyRouting claims a free manager identity, carries the conflict token an
   const taskQueue = uniqueName('routing-queue');
   const target: RoutingTarget = { service: client.workflowService, namespace: client.options.namespace, deploymentName, identity: `twc-test-${uniqueName('install')}` };
   const describe = () => describeDeployment(target.service, target.namespace, deploymentName);
-  for (const buildId of ['v1', 'v2']) {
-    await apps.createNamespacedDeployment({ namespace, body: sampleDeployment({ namespace, name: buildId, replicas: 1, deploymentName, buildId, taskQueue }) });
-  }
+  await runSampleBuilds(apps, namespace, deploymentName, taskQueue, ['v1', 'v2']);
   const registered = await eventually('both builds to register', async () => {
     const state = await describe();
     return state.versions.length === 2 ? state : undefined;

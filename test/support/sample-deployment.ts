@@ -1,4 +1,4 @@
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { AppsV1Api, V1Deployment } from '@kubernetes/client-node';
 import { sharedEnvironment } from './environment.ts';
 
 export interface SampleDeployment {
@@ -35,4 +35,11 @@ export function sampleDeployment(d: SampleDeployment): V1Deployment {
       },
     },
   };
+}
+
+/** Runs one single-replica Deployment of the sample worker per build, all of one Temporal deployment. */
+export async function runSampleBuilds(apps: AppsV1Api, namespace: string, deploymentName: string, taskQueue: string, buildIds: string[]): Promise<void> {
+  for (const buildId of buildIds) {
+    await apps.createNamespacedDeployment({ namespace, body: sampleDeployment({ namespace, name: buildId, replicas: 1, deploymentName, buildId, taskQueue }) });
+  }
 }
