@@ -1,0 +1,58 @@
+// A versions plan carried out against the real API server.
+import { AppsV1Api } from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { executeVersionActions } from '../../src/controller/kubernetes-executor.ts';
+import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
+import type { VersionAction } from '../../src/planner/versions.ts';
+import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
+import { create } from '../support/manifests.ts';
+
+test('create, scale and delete run in order, are idempotent, and a failure stops the rest', async (t) => {
+  const namespace = await testNamespace(t, 'executor');
+  const apps = kubeConfig().makeApiClient(AppsV1Api);
+  // A real owner: the garbage collector deletes Deployments whose owner does not exist.
+  const workerDeployment = (await create(
+    {
+      apiVersion: 'temporal.io/v1alpha1',
+      kind: 'TemporalWorkerDeployment',
+      metadata: { name: 'orders' },
+      spec: { replicas: 1, workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: sharedEnvironment().temporalNamespace }, template: { spec: { containers: [{ name: 'worker', image: 'w:1' }] } } },
+    },
+    namespace,
+  )) as unknown as TemporalWorkerDeployment;
+  const deploymentsOf = (buildId: string) => [versionedDeployment({ workerDeployment, connection: { hostPort: sharedEnvironment().temporalAddress }, buildId })];
+  const names = async () => (await apps.listNamespacedDeployment({ namespace })).items.map((d) => `${d.metadata?.name} ${d.spec?.replicas}`).sort();
+
+  const first = await executeVersionActions(apps, namespace, [{ action: 'create', buildId: 'v1', reason: 'new' }], deploymentsOf);
+  assert.equal(first.failed, undefined);
+  const again = await executeVersionActions(apps, namespace, [{ action: 'create', buildId: 'v1', reason: 'new' }], deploymentsOf);
+  assert.equal(again.failed, undefined, 'creating what exists is done, not an error');
+
+  const plan: VersionAction[] = [
+    { action: 'scale', deployment: 'orders-v1', buildId: 'v1', replicas: 0, reason: 'superseded' },
+    { action: 'blocked', buildId: 'v3', reason: 'not the executor\'s to act on' },
+    { action: 'create', buildId: 'v2', reason: 'new target' },
+  ];
+  const result = await executeVersionActions(apps, namespace, plan, deploymentsOf);
+  assert.deepEqual(result.done.map((a) => a.action), ['create', 'scale'], 'create first, then scale; nothing for blocked');
+  assert.deepEqual(await names(), ['orders-v1 0', 'orders-v2 1']);
+
+  const failing = await executeVersionActions(
+    apps,
+    namespace,
+    [
+      { action: 'scale', deployment: 'orders-v2', buildId: 'v2', replicas: 3, reason: 'follow spec' },
+      { action: 'scale', deployment: 'no-such-deployment', buildId: 'v9', replicas: 0, reason: 'gone' },
+      { action: 'delete', deployment: 'orders-v1', buildId: 'v1', reason: 'drained' },
+    ],
+    deploymentsOf,
+  );
+  assert.deepEqual(failing.done.map((a) => a.action), ['delete', 'scale']);
+  assert.equal(failing.failed?.action.action, 'scale');
+  assert.equal((failing.failed?.error as { code?: number }).code, 404);
+  await eventually('orders-v1 to be gone', async () => ((await names()).length === 1 ? true : undefined));
+  assert.deepEqual(await names(), ['orders-v2 3']);
+  assert.equal((await executeVersionActions(apps, namespace, [{ action: 'delete', deployment: 'orders-v1', buildId: 'v1', reason: 'drained' }], deploymentsOf)).failed, undefined, 'deleting what is gone is done');
+});
