@@ -79,3 +79,17 @@ export function durationSeconds(value: string): number {
   for (const [, amount, unit] of value.matchAll(/([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(amount) * (units[unit ?? 's'] ?? 0);
   return total;
 }
+
+/** The metadata fields the controller reads; the API server owns the schema of metadata. */
+export function objectMeta() {
+  return Type.Object(
+    {
+      name: Type.Optional(Type.String()),
+      namespace: Type.Optional(Type.String()),
+      uid: Type.Optional(Type.String()),
+      generation: Type.Optional(Type.Integer()),
+      resourceVersion: Type.Optional(Type.String()),
+    },
+    { additionalProperties: true },
+  );
+}

@@ -1,6 +1,6 @@
 // TemporalConnection (tconn): how the controller and the workers reach a Temporal frontend.
 import { type Static, Type } from '@sinclair/typebox';
-import { dnsLabel, keyRef, withRules } from './schema.ts';
+import { dnsLabel, keyRef, withRules, objectMeta } from './schema.ts';
 import { conditions } from './status.ts';
 
 /** host:port with a DNS name, an IPv4 address or a bracketed IPv6 address. */
@@ -32,7 +32,7 @@ export const temporalConnection = Type.Object(
   {
     apiVersion: Type.Optional(Type.String()),
     kind: Type.Optional(Type.String()),
-    metadata: Type.Object({ name: Type.Optional(Type.String()), namespace: Type.Optional(Type.String()) }, { additionalProperties: true }),
+    metadata: objectMeta(),
     spec,
     status: Type.Optional(Type.Object({ observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })), conditions: Type.Optional(conditions) }, { description: 'What the controller observed.' })),
   },

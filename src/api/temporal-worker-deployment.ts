@@ -2,7 +2,7 @@
 // Deployment per build (per build and pool, with pools).
 import { type Static, Type } from '@sinclair/typebox';
 import { conditions } from './status.ts';
-import { DNS_LABEL, dnsLabel, duration, durationSeconds, freeform, int32, keyRef, LABEL_VALUE, stringMap, withRules } from './schema.ts';
+import { DNS_LABEL, dnsLabel, duration, durationSeconds, freeform, int32, keyRef, LABEL_VALUE, stringMap, withRules, objectMeta } from './schema.ts';
 
 /** The shortest pause of a Progressive step: at least one metrics scrape (15-30s) must land in it for anyone to judge the step. */
 export const MIN_PAUSE = '30s';
@@ -226,7 +226,7 @@ export const temporalWorkerDeployment = withRules(
     {
       apiVersion: Type.Optional(Type.String()),
       kind: Type.Optional(Type.String()),
-      metadata: Type.Object({ name: Type.Optional(Type.String()), namespace: Type.Optional(Type.String()) }, { additionalProperties: true }),
+      metadata: objectMeta(),
       spec,
       status: Type.Optional(status),
     },

@@ -1,7 +1,7 @@
 // TemporalWorkerOwnedResource (twor): any namespaced object, rendered once per live build of a
 // worker deployment (an HPA, a PodDisruptionBudget, a KEDA ScaledObject...).
 import { type Static, Type } from '@sinclair/typebox';
-import { dnsLabel, stringMap, withRules } from './schema.ts';
+import { dnsLabel, stringMap, withRules, objectMeta } from './schema.ts';
 import { conditions } from './status.ts';
 
 const object = withRules(
@@ -53,7 +53,7 @@ export const temporalWorkerOwnedResource = Type.Object(
   {
     apiVersion: Type.Optional(Type.String()),
     kind: Type.Optional(Type.String()),
-    metadata: Type.Object({ name: Type.Optional(Type.String()), namespace: Type.Optional(Type.String()) }, { additionalProperties: true }),
+    metadata: objectMeta(),
     spec,
     status: Type.Optional(
       Type.Object(

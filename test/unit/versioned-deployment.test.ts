@@ -5,7 +5,7 @@ import { ANNOTATIONS, TLS_MOUNT_PATH, versionedDeployment } from '../../src/k8s/
 
 function workerDeployment(spec: Partial<TemporalWorkerDeployment['spec']> = {}): TemporalWorkerDeployment {
   return {
-    metadata: { name: 'orders', namespace: 'team-a', uid: 'uid-1' } as TemporalWorkerDeployment['metadata'],
+    metadata: { name: 'orders', namespace: 'team-a', uid: 'uid-1' },
     spec: {
       replicas: 3,
       workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: 'orders-ns' },

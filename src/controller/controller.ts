@@ -1,0 +1,120 @@
+// Wires the reconciler to events: informers fill the caches and queue the affected worker
+// deployments, the work queue runs reconciles, and each reconcile asks to be run again when
+// Temporal may have changed (drainage) or a pause or delay runs out.
+import { AppsV1Api, CustomObjectsApi, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
+import { Connection, type WorkflowService } from '@temporalio/client';
+import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { LABELS } from '../k8s/names.ts';
+import { SelfHealingInformer } from '../runtime/informer.ts';
+import { WorkQueue } from '../runtime/work-queue.ts';
+import { reconcile } from './reconciler.ts';
+
+export interface ControllerOptions {
+  kubeconfig: KubeConfig;
+  /** Unique to this installation: the manager identity it claims in Temporal. */
+  identity: string;
+  pollIntervalMs?: number;
+  concurrency?: number;
+  maxIneligibleVersions?: number;
+  rollbackWindowMs?: number;
+  log?: (message: string) => void;
+}
+
+export class Controller {
+  private readonly queue: WorkQueue<string>;
+  private readonly workerDeployments: SelfHealingInformer<TemporalWorkerDeployment>;
+  private readonly connections: SelfHealingInformer<TemporalConnection>;
+  private readonly deployments: SelfHealingInformer<V1Deployment>;
+  private readonly clients = new Map<string, Promise<Connection>>();
+
+  constructor(options: ControllerOptions) {
+    const { kubeconfig } = options;
+    const log = options.log ?? ((m: string) => console.error(m));
+    const apps = kubeconfig.makeApiClient(AppsV1Api);
+    const customObjects = kubeconfig.makeApiClient(CustomObjectsApi);
+    const listOf = <T>(plural: string) => () => customObjects.listClusterCustomObject({ group: GROUP, version: VERSION, plural }) as Promise<{ items: T[] }>;
+    const enqueue = (namespace: string | undefined, name: string | undefined): void => {
+      if (namespace && name) this.queue.add(`${namespace}/${name}`);
+    };
+
+    this.workerDeployments = new SelfHealingInformer<TemporalWorkerDeployment>({
+      kubeconfig,
+      path: `/apis/${GROUP}/${VERSION}/${KINDS.TemporalWorkerDeployment.plural}`,
+      list: listOf(KINDS.TemporalWorkerDeployment.plural),
+      onEvent: (_event, twd) => enqueue(twd.metadata.namespace, twd.metadata.name),
+      log,
+    });
+    this.connections = new SelfHealingInformer<TemporalConnection>({
+      kubeconfig,
+      path: `/apis/${GROUP}/${VERSION}/${KINDS.TemporalConnection.plural}`,
+      list: listOf(KINDS.TemporalConnection.plural),
+      onEvent: (_event, connection) => {
+        for (const twd of this.workerDeployments.list(connection.metadata.namespace)) {
+          if (twd.spec.workerOptions.connectionRef.name === connection.metadata.name) enqueue(twd.metadata.namespace, twd.metadata.name);
+        }
+      },
+      log,
+    });
+    this.deployments = new SelfHealingInformer<V1Deployment>({
+      kubeconfig,
+      path: '/apis/apps/v1/deployments',
+      list: () => apps.listDeploymentForAllNamespaces({ labelSelector: LABELS.buildId }),
+      labelSelector: LABELS.buildId,
+      onEvent: (_event, deployment) => {
+        const owner = deployment.metadata?.ownerReferences?.find((o) => o.kind === KINDS.TemporalWorkerDeployment.kind && o.controller);
+        enqueue(deployment.metadata?.namespace, owner?.name);
+      },
+      log,
+    });
+
+    const dependencies = {
+      apps,
+      customObjects,
+      workerDeployment: (namespace: string, name: string) => this.workerDeployments.get(namespace, name),
+      connection: (namespace: string, name: string) => this.connections.get(namespace, name),
+      deployments: (namespace: string) => [...this.deployments.list(namespace)],
+      temporal: (connection: TemporalConnection) => this.client(connection),
+      identity: options.identity,
+      now: () => new Date(),
+      pollIntervalMs: options.pollIntervalMs ?? 10_000,
+      maxIneligibleVersions: options.maxIneligibleVersions ?? 75,
+      rollbackWindowMs: options.rollbackWindowMs ?? 3_600_000,
+    };
+    this.queue = new WorkQueue<string>({
+      concurrency: options.concurrency ?? 4,
+      reconcile: (key) => {
+        const [namespace = '', name = ''] = key.split('/');
+        return reconcile(dependencies, namespace, name);
+      },
+      onError: (key, error, retryInMs) => log(`reconcile of ${key} failed, retrying in ${retryInMs}ms: ${error instanceof Error ? error.message : String(error)}`),
+    });
+  }
+
+  async start(): Promise<void> {
+    // Connections and Deployments first, so the first reconciles read full caches.
+    await Promise.all([this.connections.start(), this.deployments.start()]);
+    await this.workerDeployments.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.workerDeployments.stop(), this.connections.stop(), this.deployments.stop()]);
+    await this.queue.shutdown();
+    const clients = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.all(clients.map(async (c) => (await c.catch(() => undefined))?.close()));
+  }
+
+  /** A client per frontend address; plaintext only so far (TLS and API keys come with the client pool). */
+  private async client(connection: TemporalConnection): Promise<WorkflowService> {
+    const address = connection.spec.hostPort;
+    let client = this.clients.get(address);
+    if (!client) {
+      client = Connection.connect({ address });
+      client.catch(() => this.clients.delete(address));
+      this.clients.set(address, client);
+    }
+    return (await client).workflowService;
+  }
+}
