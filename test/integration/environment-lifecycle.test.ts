@@ -68,7 +68,8 @@ async function startLocalEnvironment(): Promise<ChildProcessWithoutNullStreams> 
     let out = '';
     owner.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (/^kubeconfig: /m.test(out) && /^temporal: /m.test(out)) resolve();
+      // Printed once the controller made the sample worker deployment Current.
+      if (/^kubeconfig: /m.test(out) && /^sample: .* is Current at build \S+/m.test(out)) resolve();
     });
     owner.on('exit', (code) => reject(new Error(`npm start exited with ${code} before its environment was ready: ${out}`)));
   });
@@ -79,8 +80,8 @@ for (const signal of ['SIGINT', 'SIGKILL'] as const) {
   test(`${signal} to \`npm start\` leaves no process of the environment behind`, async () => {
     const owner = await startLocalEnvironment();
     const started = descendants(owner.pid ?? -1);
-    // etcd, kube-apiserver, kube-controller-manager, the Temporal server and the node agent.
-    assert.ok(started.length >= 5, `the environment runs its components as processes (${started.length})`);
+    // etcd, kube-apiserver, kube-controller-manager, the Temporal server, the node agent, the controller.
+    assert.ok(started.length >= 6, `the environment runs its components as processes (${started.length})`);
     owner.kill(signal);
     await eventually(`every process to end after ${signal}`, () => Promise.resolve(started.every((pid) => !alive(pid)) ? true : undefined), 30_000);
   });
