@@ -59,4 +59,14 @@ test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1
     const state = await describeDeployment(client.workflowService, temporalNamespace, `${namespace}/orders`);
     return state.versions.some((v) => v.buildId === v1) ? undefined : true;
   }, 90_000);
+
+  // Settled: reconciles keep running (every second here) but write nothing.
+  const settled = await eventually('the status to settle', async () => {
+    const before = await read();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const after = await read();
+    return after.metadata.resourceVersion === before.metadata.resourceVersion ? after : undefined;
+  }, 30_000);
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  assert.equal((await read()).metadata.resourceVersion, settled.metadata.resourceVersion, 'no write at steady state');
 });
