@@ -24,16 +24,18 @@ program
   .description('run the controller')
   .option('--kubeconfig <file>', 'kubeconfig to use; default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account')
   .option('--identity <name>', 'manager identity claimed in Temporal; unique per installation (env TWC_IDENTITY)', process.env.TWC_IDENTITY ?? `temporal-worker-controller/${process.env.POD_NAMESPACE ?? hostname()}`)
+  .option('--namespace <name>', 'watch only this namespace (env TWC_NAMESPACE); default: all', process.env.TWC_NAMESPACE)
   .option('--poll-interval <duration>', 'how often Temporal is asked about what events cannot tell, such as drainage (env TWC_POLL_INTERVAL)', duration, duration(process.env.TWC_POLL_INTERVAL ?? '10s'))
   .option('--concurrency <n>', 'worker deployments reconciled at once (env TWC_CONCURRENCY)', positive, positive(process.env.TWC_CONCURRENCY ?? '4'))
   .option('--max-ineligible-versions <n>', 'stop creating builds while this many are not yet drained and scaled down (env TWC_MAX_INELIGIBLE_VERSIONS)', positive, positive(process.env.TWC_MAX_INELIGIBLE_VERSIONS ?? '75'))
-  .action(async (options: { kubeconfig?: string; identity: string; pollInterval: number; concurrency: number; maxIneligibleVersions: number }) => {
+  .action(async (options: { kubeconfig?: string; identity: string; namespace?: string; pollInterval: number; concurrency: number; maxIneligibleVersions: number }) => {
     const kubeconfig = new KubeConfig();
     if (options.kubeconfig) kubeconfig.loadFromFile(options.kubeconfig);
     else kubeconfig.loadFromDefault();
     const controller = new Controller({
       kubeconfig,
       identity: options.identity,
+      ...(options.namespace ? { namespace: options.namespace } : {}),
       pollIntervalMs: options.pollInterval,
       concurrency: options.concurrency,
       maxIneligibleVersions: options.maxIneligibleVersions,

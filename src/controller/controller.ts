@@ -15,6 +15,8 @@ export interface ControllerOptions {
   kubeconfig: KubeConfig;
   /** Unique to this installation: the manager identity it claims in Temporal. */
   identity: string;
+  /** Watch only this namespace (default: all). */
+  namespace?: string;
   pollIntervalMs?: number;
   concurrency?: number;
   maxIneligibleVersions?: number;
@@ -34,21 +36,25 @@ export class Controller {
     const log = options.log ?? ((m: string) => console.error(m));
     const apps = kubeconfig.makeApiClient(AppsV1Api);
     const customObjects = kubeconfig.makeApiClient(CustomObjectsApi);
-    const listOf = <T>(plural: string) => () => customObjects.listClusterCustomObject({ group: GROUP, version: VERSION, plural }) as Promise<{ items: T[] }>;
+    const scope = options.namespace ? `/namespaces/${options.namespace}` : '';
+    const listOf = <T>(plural: string) => () =>
+      (options.namespace
+        ? customObjects.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: options.namespace, plural })
+        : customObjects.listClusterCustomObject({ group: GROUP, version: VERSION, plural })) as Promise<{ items: T[] }>;
     const enqueue = (namespace: string | undefined, name: string | undefined): void => {
       if (namespace && name) this.queue.add(`${namespace}/${name}`);
     };
 
     this.workerDeployments = new SelfHealingInformer<TemporalWorkerDeployment>({
       kubeconfig,
-      path: `/apis/${GROUP}/${VERSION}/${KINDS.TemporalWorkerDeployment.plural}`,
+      path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerDeployment.plural}`,
       list: listOf(KINDS.TemporalWorkerDeployment.plural),
       onEvent: (_event, twd) => enqueue(twd.metadata.namespace, twd.metadata.name),
       log,
     });
     this.connections = new SelfHealingInformer<TemporalConnection>({
       kubeconfig,
-      path: `/apis/${GROUP}/${VERSION}/${KINDS.TemporalConnection.plural}`,
+      path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalConnection.plural}`,
       list: listOf(KINDS.TemporalConnection.plural),
       onEvent: (_event, connection) => {
         for (const twd of this.workerDeployments.list(connection.metadata.namespace)) {
@@ -59,8 +65,11 @@ export class Controller {
     });
     this.deployments = new SelfHealingInformer<V1Deployment>({
       kubeconfig,
-      path: '/apis/apps/v1/deployments',
-      list: () => apps.listDeploymentForAllNamespaces({ labelSelector: LABELS.buildId }),
+      path: `/apis/apps/v1${scope}/deployments`,
+      list: () =>
+        options.namespace
+          ? apps.listNamespacedDeployment({ namespace: options.namespace, labelSelector: LABELS.buildId })
+          : apps.listDeploymentForAllNamespaces({ labelSelector: LABELS.buildId }),
       labelSelector: LABELS.buildId,
       onEvent: (_event, deployment) => {
         const owner = deployment.metadata?.ownerReferences?.find((o) => o.kind === KINDS.TemporalWorkerDeployment.kind && o.controller);

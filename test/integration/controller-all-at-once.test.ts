@@ -16,7 +16,8 @@ test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1
   const client = await temporalClient(t);
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
   const apps = kubeConfig().makeApiClient(AppsV1Api);
-  const controller = new Controller({ kubeconfig: kubeConfig(), identity: uniqueName('twc-test'), pollIntervalMs: 1000, log: () => {} });
+  // Scoped to the test's namespace: tests run side by side, each with its own controller.
+  const controller = new Controller({ kubeconfig: kubeConfig(), identity: uniqueName('twc-test'), namespace, pollIntervalMs: 1000, log: () => {} });
   await controller.start();
   t.after(() => controller.stop());
 

@@ -13,7 +13,8 @@ test('Progressive with two steps ramps 10% then 50%, then promotes', async (t) =
   const namespace = await testNamespace(t, 'progressive');
   const { temporalAddress, temporalNamespace } = sharedEnvironment();
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
-  const controller = new Controller({ kubeconfig: kubeConfig(), identity: uniqueName('twc-test'), pollIntervalMs: 1000, log: () => {} });
+  // Scoped to the test's namespace: tests run side by side, each with its own controller.
+  const controller = new Controller({ kubeconfig: kubeConfig(), identity: uniqueName('twc-test'), namespace, pollIntervalMs: 1000, log: () => {} });
   await controller.start();
   t.after(() => controller.stop());
 
