@@ -45,6 +45,8 @@ program
     const stop = async (): Promise<void> => {
       if (stopping) return;
       stopping = true;
+      // In-flight reconciles may wait on a cluster or a Temporal that is gone: bound the wait.
+      setTimeout(() => process.exit(1), 10_000).unref();
       await controller.stop();
       process.exit(0);
     };
