@@ -43,12 +43,12 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   const workerDeployment = withDefaults(schema, stored);
   const invalid = validate(schema, workerDeployment);
   if (invalid.length > 0) {
-    return writeStatus(deps, stored, {}, [stalled('InvalidSpec', invalid.map((e) => `${e.field}: ${e.message}`).join('; '))]);
+    return writeStatus(deps, stored, lastKnownVersions(stored), [stalled('InvalidSpec', invalid.map((e) => `${e.field}: ${e.message}`).join('; '))]);
   }
   const spec = workerDeployment.spec;
   const connection = deps.connection(namespace, spec.workerOptions.connectionRef.name);
   if (!connection) {
-    return writeStatus(deps, stored, {}, [
+    return writeStatus(deps, stored, lastKnownVersions(stored), [
       stalled('ConnectionNotFound', `TemporalConnection ${namespace}/${spec.workerOptions.connectionRef.name} does not exist: create it or fix spec.workerOptions.connectionRef.name`),
     ]);
   }
@@ -68,7 +68,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     temporal = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
   } catch (error) {
     // Nothing is deleted or scaled down while Temporal cannot say what still runs.
-    return writeStatus(deps, stored, {}, [progressing('False', 'TemporalUnreachable', `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}: ${message(error)}`)], deps.pollIntervalMs);
+    return writeStatus(deps, stored, lastKnownVersions(stored), [progressing('False', 'TemporalUnreachable', `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}: ${message(error)}`)], deps.pollIntervalMs);
   }
 
   const versions = joinVersions(observed, temporal, buildId);
@@ -147,6 +147,14 @@ async function writeStatus(
     );
   }
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
+}
+
+/** What the status last said of the builds, kept while the controller cannot look again. */
+function lastKnownVersions(stored: TemporalWorkerDeployment): Partial<NonNullable<TemporalWorkerDeployment['status']>> {
+  const versions = { ...stored.status };
+  delete versions.conditions;
+  delete versions.observedGeneration;
+  return versions;
 }
 
 /** Keeps lastTransitionTime where a condition's status did not change. */

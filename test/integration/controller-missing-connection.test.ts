@@ -1,0 +1,40 @@
+// A connection that goes away stops the controller with a condition that says so; nothing is
+// deleted or forgotten meanwhile, and the rollout goes on once the connection is back.
+import { AppsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import { controlledNamespace } from '../support/controller.ts';
+import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
+import { create } from '../support/manifests.ts';
+
+test('a missing connection sets Stalled/ConnectionNotFound and keeps every Deployment and the known builds', async (t) => {
+  const namespace = await testNamespace(t, 'noconn');
+  const ns = await controlledNamespace(t, namespace);
+  const apps = kubeConfig().makeApiClient(AppsV1Api);
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
+  const current = await eventually('the build to be current', async () => {
+    const twd = await ns.read('orders');
+    return twd.status?.currentVersion ? twd : undefined;
+  }, 90_000);
+
+  await kubeConfig()
+    .makeApiClient(CustomObjectsApi)
+    .deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalConnection.plural, name: 'temporal' });
+  await ns.patchSpec('orders', { template: ns.template('green') });
+  const stalled = await eventually('the Stalled condition', async () => {
+    const twd = await ns.read('orders');
+    return twd.status?.conditions?.find((c) => c.type === 'Stalled' && c.reason === 'ConnectionNotFound') ? twd : undefined;
+  });
+  assert.match(stalled.status?.conditions?.find((c) => c.type === 'Stalled')?.message ?? '', new RegExp(`TemporalConnection ${namespace}/temporal does not exist`));
+  assert.equal(stalled.status?.currentVersion?.buildID, current.status?.currentVersion?.buildID, 'the known builds are kept');
+  assert.equal((await apps.listNamespacedDeployment({ namespace })).items.length, 1, 'no Deployment created or deleted meanwhile');
+
+  await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: { hostPort: sharedEnvironment().temporalAddress } }, namespace);
+  const resumed = await eventually('the rollout to go on once the connection is back', async () => {
+    const twd = await ns.read('orders');
+    const build = twd.status?.currentVersion?.buildID;
+    return build && build !== current.status?.currentVersion?.buildID && build === twd.status?.targetVersion?.buildID ? twd : undefined;
+  }, 90_000);
+  assert.equal(resumed.status?.conditions?.some((c) => c.type === 'Stalled'), false, 'and the Stalled condition is gone');
+});
