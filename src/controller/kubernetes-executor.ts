@@ -3,6 +3,7 @@
 // which action failed, so the rest waits for the next reconcile instead of acting on a plan
 // that may no longer hold.
 import { type AppsV1Api, PatchStrategy, setHeaderOptions, type V1Deployment } from '@kubernetes/client-node';
+import { unless } from '../k8s/api-errors.ts';
 import type { VersionAction } from '../planner/versions.ts';
 
 const ORDER: VersionAction['action'][] = ['create', 'delete', 'scale'];
@@ -48,11 +49,4 @@ async function execute(apps: AppsV1Api, namespace: string, action: VersionAction
     default:
       return;
   }
-}
-
-/** Swallows an API error of the given HTTP status, which for that call means the work is done. */
-function unless(status: number): (error: unknown) => void {
-  return (error) => {
-    if ((error as { code?: number }).code !== status) throw error;
-  };
 }

@@ -100,7 +100,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
 
   const conditions: Condition[] = [];
   const executed = await executeVersionActions(deps.apps, namespace, plan.actions, (build) => [
-    versionedDeployment({ workerDeployment: { ...workerDeployment, metadata: { ...workerDeployment.metadata, namespace, ...(uid ? { uid } : {}) } }, connection: connection.spec, buildId: build }),
+    versionedDeployment({ workerDeployment, connection: connection.spec, buildId: build }),
   ]);
   if (executed.failed) conditions.push(progressing('False', 'KubernetesActionFailed', `${executed.failed.action.reason}: ${message(executed.failed.error)}`));
   for (const action of plan.actions) if (action.action === 'blocked') conditions.push(stalled('VersionLimitReached', action.reason));

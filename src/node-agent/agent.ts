@@ -3,6 +3,7 @@
 // the way a kubelet would, so that the real Deployment controller sees real availability.
 import { CoreV1Api, type Informer, type KubeConfig, makeInformer, PatchStrategy, setHeaderOptions, type V1Pod, type V1PodStatus } from '@kubernetes/client-node';
 import { setTimeout as sleepFor } from 'node:timers/promises';
+import { httpStatus } from '../k8s/api-errors.ts';
 import { readConfig } from '../sample-worker/config.ts';
 import { resolveEnv, type EnvSources } from './container-env.ts';
 import { podStatus, type WorkerState } from './pod-status.ts';
@@ -230,11 +231,6 @@ export class NodeAgent {
 /** Resolves after `ms`, or at once when the signal aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return sleepFor(ms, undefined, { signal }).catch(() => undefined);
-}
-
-/** The HTTP status of a failed Kubernetes API call. */
-function httpStatus(error: unknown): number | undefined {
-  return (error as { code?: number }).code;
 }
 
 function isFinished(pod: V1Pod): boolean {

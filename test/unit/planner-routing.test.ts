@@ -99,9 +99,3 @@ for (const [title, given, expected] of cases) {
     assert.deepEqual(actual, rest);
   });
 }
-
-test('a controller restart mid-ramp resumes at the same step: the decision depends only on Temporal\'s state', () => {
-  const midRamp = input({ rollout: progressive, target: { status: 'Ramping' }, routing: { rampingBuildId: 'v2', rampPercentage: 50, rampChangedAt: ago(120) } });
-  assert.deepEqual(decideRouting(midRamp), decideRouting(structuredClone(midRamp)));
-  assert.equal(decideRouting(midRamp).action, 'wait');
-});
