@@ -2,21 +2,25 @@
 // is queued once however often it is added; a key is never reconciled twice at once (an add
 // during its reconcile runs it again afterwards); a failed key is retried after the longer of
 // its own exponential backoff and an overall token bucket, so an error storm stays bounded.
-
-export interface Timers {
-  now(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const realTimers: Timers = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+import { realTimers, type Timers } from './timers.ts';
 
 /** What a reconcile asks for: run again after this long (a success, so backoff is reset). */
 export type ReconcileResult = { requeueAfterMs?: number } | undefined;
+
+/** How a reconcile ended, in controller-runtime's words. */
+export type ReconcileOutcome = 'success' | 'requeue_after' | 'error';
+
+/** What the queue reports as it works, for metrics. Depth counts waiting keys, active running reconciles. */
+export interface WorkQueueObserver {
+  /** A key started waiting; adds of a key already waiting are not reported. */
+  added(depth: number): void;
+  started(depth: number, active: number, waitedMs: number): void;
+  finished(active: number, outcome: ReconcileOutcome, durationMs: number): void;
+  /** A failed key was scheduled to run again. */
+  retried(): void;
+}
+
+const unobserved: WorkQueueObserver = { added: () => {}, started: () => {}, finished: () => {}, retried: () => {} };
 
 export interface WorkQueueOptions<K> {
   reconcile: (key: K) => Promise<ReconcileResult>;
@@ -29,6 +33,7 @@ export interface WorkQueueOptions<K> {
   /** Retries of all keys together (client-go: 10 per second, bursts of 100). */
   retryBucket?: { perSecond: number; burst: number };
   timers?: Timers;
+  observer?: WorkQueueObserver;
 }
 
 export class WorkQueue<K> {
@@ -37,6 +42,8 @@ export class WorkQueue<K> {
   private readonly processing = new Set<K>();
   /** Added while processing: to queue again when that reconcile ends. */
   private readonly dirty = new Set<K>();
+  /** When each waiting key (queued or dirty) started waiting. */
+  private readonly waitingSince = new Map<K, number>();
   private readonly delayed = new Map<K, { at: number; handle: unknown }>();
   private readonly failures = new Map<K, number>();
   private readonly options: Required<WorkQueueOptions<K>>;
@@ -51,6 +58,7 @@ export class WorkQueue<K> {
       backoff: { baseMs: 5, maxMs: 1_000_000 },
       retryBucket: { perSecond: 10, burst: 100 },
       timers: realTimers,
+      observer: unobserved,
       ...options,
     };
     this.tokens = this.options.retryBucket.burst;
@@ -61,13 +69,11 @@ export class WorkQueue<K> {
   add(key: K): void {
     if (this.stopping) return;
     this.cancelDelayed(key);
-    if (this.processing.has(key)) {
-      this.dirty.add(key);
-      return;
-    }
-    if (this.queued.has(key)) return;
-    this.queued.add(key);
-    this.queue.push(key);
+    if (this.queued.has(key) || this.dirty.has(key)) return;
+    this.waitingSince.set(key, this.options.timers.now());
+    if (this.processing.has(key)) this.dirty.add(key);
+    else this.enqueue(key);
+    this.options.observer.added(this.depth);
     this.pump();
   }
 
@@ -99,32 +105,53 @@ export class WorkQueue<K> {
     this.queue.length = 0;
     this.queued.clear();
     this.dirty.clear();
+    this.waitingSince.clear();
     if (this.processing.size === 0) return;
     await new Promise<void>((resolve) => this.idle.add(resolve));
   }
 
+  private get depth(): number {
+    return this.queue.length + this.dirty.size;
+  }
+
+  private enqueue(key: K): void {
+    this.queued.add(key);
+    this.queue.push(key);
+  }
+
   private pump(): void {
+    const { timers, observer } = this.options;
     while (!this.stopping && this.processing.size < this.options.concurrency && this.queue.length > 0) {
       const key = this.queue.shift() as K;
       this.queued.delete(key);
       this.processing.add(key);
+      const now = timers.now();
+      observer.started(this.depth, this.processing.size, now - (this.waitingSince.get(key) ?? now));
+      this.waitingSince.delete(key);
       void this.run(key);
     }
   }
 
   private async run(key: K): Promise<void> {
+    const { timers, observer } = this.options;
+    const started = timers.now();
     let retryInMs: number | undefined;
+    let outcome: ReconcileOutcome;
     try {
       const result = await this.options.reconcile(key);
       this.failures.delete(key);
       retryInMs = result?.requeueAfterMs;
+      outcome = retryInMs === undefined ? 'success' : 'requeue_after';
     } catch (error) {
       retryInMs = this.retryDelay(key);
+      outcome = 'error';
       this.options.onError(key, error, retryInMs);
+      if (!this.stopping) observer.retried();
     } finally {
       this.processing.delete(key);
     }
-    if (this.dirty.delete(key)) this.add(key);
+    observer.finished(this.processing.size, outcome, timers.now() - started);
+    if (this.dirty.delete(key)) this.enqueue(key);
     else if (retryInMs !== undefined) this.addAfter(key, retryInMs);
     if (this.processing.size === 0 && this.stopping) for (const resolve of this.idle) resolve();
     this.pump();

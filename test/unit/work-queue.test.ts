@@ -1,35 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Timers, WorkQueue } from '../../src/runtime/work-queue.ts';
-
-/** A clock that moves only when told to. */
-class FakeTimers implements Timers {
-  private time = 0;
-  private readonly pending = new Map<number, { at: number; callback: () => void }>();
-  private next = 0;
-  now = (): number => this.time;
-  setTimeout = (callback: () => void, ms: number): unknown => {
-    this.pending.set(++this.next, { at: this.time + ms, callback });
-    return this.next;
-  };
-  clearTimeout = (handle: unknown): void => void this.pending.delete(handle as number);
-  /** Moves time forward, firing what falls due in order. */
-  async advance(ms: number): Promise<void> {
-    const end = this.time + ms;
-    for (;;) {
-      const due = [...this.pending.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.pending.delete(due[0]);
-      this.time = due[1].at;
-      due[1].callback();
-      await settle();
-    }
-    this.time = end;
-    await settle();
-  }
-}
-
-const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+import { WorkQueue } from '../../src/runtime/work-queue.ts';
+import { FakeTimers, settle } from '../support/fake-timers.ts';
 
 function deferred(): { promise: Promise<undefined>; resolve: () => void } {
   let resolve = (): void => {};
@@ -168,4 +140,40 @@ test('shutdown waits for running reconciles and drops waiting keys', async () =>
   queue.add('c');
   await settle();
   assert.deepEqual(runs, ['a']);
+});
+
+test('the observer sees each add, wait, reconcile and retry, timed on the queue clock', async () => {
+  const timers = new FakeTimers();
+  const events: string[] = [];
+  const queue = new WorkQueue<string>({
+    concurrency: 1,
+    timers,
+    backoff: { baseMs: 1000, maxMs: 1000 },
+    // 'a' takes 50ms and succeeds, 'b' fails after 10ms.
+    reconcile: (key) => new Promise((resolve, reject) => timers.setTimeout(() => (key === 'b' ? reject(new Error('down')) : resolve(undefined)), key === 'b' ? 10 : 50)),
+    observer: {
+      added: (depth) => events.push(`added depth=${depth}`),
+      started: (depth, active, waitedMs) => events.push(`started depth=${depth} active=${active} waited=${waitedMs}`),
+      finished: (active, outcome, durationMs) => events.push(`finished active=${active} ${outcome} in ${durationMs}`),
+      retried: () => events.push('retried'),
+    },
+  });
+  queue.add('a');
+  queue.add('b');
+  queue.add('b');
+  queue.add('a');
+  await timers.advance(110);
+  assert.deepEqual(events, [
+    'added depth=1',
+    'started depth=0 active=1 waited=0',
+    'added depth=1',
+    'added depth=2', // 'a' again while running: waits until its reconcile ends
+    'finished active=0 success in 50',
+    'started depth=1 active=1 waited=50',
+    'retried',
+    'finished active=0 error in 10',
+    'started depth=0 active=1 waited=60',
+    'finished active=0 success in 50',
+  ]);
+  await queue.shutdown();
 });
