@@ -89,6 +89,7 @@ export function objectMeta() {
       uid: Type.Optional(Type.String()),
       generation: Type.Optional(Type.Integer()),
       resourceVersion: Type.Optional(Type.String()),
+      finalizers: Type.Optional(Type.Array(Type.String())),
     },
     { additionalProperties: true },
   );

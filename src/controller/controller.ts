@@ -1,7 +1,7 @@
 // Wires the reconciler to events: informers fill the caches and queue the affected worker
 // deployments, the work queue runs reconciles, and each reconcile asks to be run again when
 // Temporal may have changed (drainage) or a pause or delay runs out.
-import { AppsV1Api, CustomObjectsApi, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
 import { Connection, type WorkflowService } from '@temporalio/client';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
@@ -9,7 +9,12 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import { LABELS } from '../k8s/names.ts';
 import { SelfHealingInformer } from '../runtime/informer.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
-import { reconcile } from './reconciler.ts';
+import { releaseConnection } from './deletion.ts';
+import { EventRecorder } from './events.ts';
+import { reconcile, type ReconcilerDependencies } from './reconciler.ts';
+
+/** Queue keys: `namespace/name` of a worker deployment, or this prefix and `namespace/name` of a connection. */
+const CONNECTION_KEY = 'connection:';
 
 export interface ControllerOptions {
   kubeconfig: KubeConfig;
@@ -41,8 +46,8 @@ export class Controller {
       (options.namespace
         ? customObjects.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: options.namespace, plural })
         : customObjects.listClusterCustomObject({ group: GROUP, version: VERSION, plural })) as Promise<{ items: T[] }>;
-    const enqueue = (namespace: string | undefined, name: string | undefined): void => {
-      if (namespace && name) this.queue.add(`${namespace}/${name}`);
+    const enqueue = (namespace: string | undefined, name: string | undefined, prefix = ''): void => {
+      if (namespace && name) this.queue.add(`${prefix}${namespace}/${name}`);
     };
 
     this.workerDeployments = new SelfHealingInformer<TemporalWorkerDeployment>({
@@ -57,6 +62,7 @@ export class Controller {
       path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalConnection.plural}`,
       list: listOf(KINDS.TemporalConnection.plural),
       onEvent: (_event, connection) => {
+        enqueue(connection.metadata.namespace, connection.metadata.name, CONNECTION_KEY);
         for (const twd of this.workerDeployments.list(connection.metadata.namespace)) {
           if (twd.spec.workerOptions.connectionRef.name === connection.metadata.name) enqueue(twd.metadata.namespace, twd.metadata.name);
         }
@@ -78,10 +84,13 @@ export class Controller {
       log,
     });
 
-    const dependencies = {
+    const events = new EventRecorder({ core: kubeconfig.makeApiClient(CoreV1Api), instance: options.identity });
+    const dependencies: ReconcilerDependencies = {
       apps,
       customObjects,
+      recordEvent: events.record,
       workerDeployment: (namespace: string, name: string) => this.workerDeployments.get(namespace, name),
+      workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
       temporal: (connection: TemporalConnection) => this.client(connection),
@@ -93,9 +102,13 @@ export class Controller {
     };
     this.queue = new WorkQueue<string>({
       concurrency: options.concurrency ?? 4,
-      reconcile: (key) => {
-        const [namespace = '', name = ''] = key.split('/');
-        return reconcile(dependencies, namespace, name);
+      reconcile: async (key) => {
+        const connection = key.startsWith(CONNECTION_KEY);
+        const [namespace = '', name = ''] = key.slice(connection ? CONNECTION_KEY.length : 0).split('/');
+        if (!connection) return reconcile(dependencies, namespace, name);
+        const object = this.connections.get(namespace, name);
+        if (object) await releaseConnection(dependencies, object);
+        return undefined;
       },
       onError: (key, error, retryInMs) => log(`reconcile of ${key} failed, retrying in ${retryInMs}ms: ${error instanceof Error ? error.message : String(error)}`),
     });

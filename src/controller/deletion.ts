@@ -1,0 +1,66 @@
+// What happens when a TemporalWorkerDeployment is deleted: its Deployments go first (their
+// pollers must leave before Temporal lets go of a version), then its Worker Deployment is removed
+// from Temporal, then the finalizers let Kubernetes finish. A TemporalConnection keeps its
+// finalizer while a worker deployment still needs it for that cleanup.
+import { API_VERSION, KINDS } from '../api/kinds.ts';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { unless } from '../k8s/api-errors.ts';
+import { temporalDeploymentName } from '../k8s/names.ts';
+import type { ReconcileResult } from '../runtime/work-queue.ts';
+import { cleanUpDeployment } from '../temporal/deployment-cleanup.ts';
+import { ManagedElsewhereError } from '../temporal/routing.ts';
+import { FINALIZER, hasFinalizer, isBeingDeleted, removeFinalizer } from './finalizers.ts';
+import type { ReconcilerDependencies } from './reconciler.ts';
+import { errorMessage, lastKnownVersions, progressing, writeStatus } from './status-writer.ts';
+
+export async function finalizeWorkerDeployment(deps: ReconcilerDependencies, stored: TemporalWorkerDeployment): Promise<ReconcileResult> {
+  if (!hasFinalizer(stored)) return undefined;
+  const namespace = stored.metadata.namespace ?? '';
+  const deploymentName = temporalDeploymentName(namespace, stored.metadata.name ?? '');
+  const temporalNamespace = stored.spec.workerOptions.temporalNamespace;
+  const about = { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata };
+  const connectionName = stored.spec.workerOptions.connectionRef.name;
+  const connection = deps.connection(namespace, connectionName);
+  if (!connection) {
+    // Its finalizer kept it while we could use it; without it there is no way to reach Temporal.
+    await deps.recordEvent(about, {
+      type: 'Warning',
+      reason: 'TemporalCleanupSkipped',
+      message: `TemporalConnection ${namespace}/${connectionName} does not exist, so Worker Deployment ${deploymentName} is left in Temporal namespace ${temporalNamespace}; remove it with \`temporal worker deployment delete --name ${deploymentName}\``,
+    });
+    await removeFinalizer(deps.customObjects, KINDS.TemporalWorkerDeployment.plural, stored);
+    return undefined;
+  }
+
+  for (const deployment of deps.deployments(namespace).filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === stored.metadata.uid))) {
+    const name = deployment.metadata?.name ?? '';
+    await deps.apps.deleteNamespacedDeployment({ namespace, name, body: { propagationPolicy: 'Background' } }).catch(unless(404));
+    await deps.recordEvent(about, { type: 'Normal', reason: 'DeploymentDeleted', message: `deleted Deployment ${name}: the worker deployment is being deleted` });
+  }
+
+  let progress;
+  try {
+    const service = await deps.temporal(connection);
+    progress = await cleanUpDeployment({ service, namespace: temporalNamespace, deploymentName, identity: deps.identity });
+  } catch (error) {
+    const text = `cannot remove Worker Deployment ${deploymentName} from Temporal: ${errorMessage(error)}; to delete without that cleanup, remove the finalizer ${FINALIZER}`;
+    return writeStatus(deps, stored, lastKnownVersions(stored), [progressing('False', error instanceof ManagedElsewhereError ? 'ManagedElsewhere' : 'TemporalCleanupFailed', text)], deps.pollIntervalMs);
+  }
+  if (!progress.done) return writeStatus(deps, stored, lastKnownVersions(stored), [progressing('True', 'Deleting', progress.reason)], deps.pollIntervalMs);
+
+  await deps.recordEvent(about, { type: 'Normal', reason: 'TemporalCleanedUp', message: progress.reason });
+  await releaseConnection(deps, connection, stored.metadata.uid);
+  await removeFinalizer(deps.customObjects, KINDS.TemporalWorkerDeployment.plural, stored);
+  return undefined;
+}
+
+/** Lets a connection go once no worker deployment (other than `leaving`) may still need it. */
+export async function releaseConnection(deps: ReconcilerDependencies, connection: TemporalConnection, leaving?: string): Promise<void> {
+  if (!hasFinalizer(connection)) return;
+  const users = deps
+    .workerDeployments(connection.metadata.namespace ?? '')
+    .filter((twd) => twd.metadata.uid !== leaving && twd.spec.workerOptions.connectionRef.name === connection.metadata.name)
+    .filter((twd) => !isBeingDeleted(twd) || hasFinalizer(twd));
+  if (users.length === 0) await removeFinalizer(deps.customObjects, KINDS.TemporalConnection.plural, connection);
+}
