@@ -1,33 +1,83 @@
 // A controller for one test: scoped to the test's namespace, with a TemporalConnection to the
 // shared dev server, and helpers to edit and read the test's worker deployment.
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { TestContext } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { Controller } from '../../src/controller/controller.ts';
-import { kubeConfig, sharedEnvironment, uniqueName } from './environment.ts';
+import { LABELS } from '../../src/k8s/names.ts';
+import { eventually, kubeConfig, sharedEnvironment, uniqueName } from './environment.ts';
 import { create } from './manifests.ts';
 
+export interface ControlledNamespaceOptions {
+  /** The controller option of that name (default: the controller's default). */
+  maxIneligibleVersions?: number;
+  /** A Temporal frontend other than the shared dev server, for the TemporalConnection. */
+  temporalAddress?: string;
+}
+
+/** One build's Deployment as the test sees it. */
+export interface BuildDeployment {
+  name: string;
+  replicas: number | undefined;
+  availableReplicas: number;
+}
+
 export interface ControlledNamespace {
+  /** The task queue every template of this namespace polls. */
+  taskQueue: string;
+  /** The manager identity the controller claims in Temporal. */
+  identity: string;
+  /** Stops the controller, as a crash or a shutdown would. */
+  stopController(): Promise<void>;
+  /** Starts a new controller with the same identity and options. */
+  startController(): Promise<void>;
   /** A sample worker pod template polling the test's own task queue. */
   template(behaviour: string): object;
   /** Creates the TemporalWorkerDeployment `name` with this spec, connection and namespace filled in. */
   createWorkerDeployment(name: string, spec: Record<string, unknown>): Promise<void>;
   patchSpec(name: string, spec: Record<string, unknown>): Promise<void>;
   read(name: string): Promise<TemporalWorkerDeployment>;
+  /** Reads `name` until `check` holds, and returns it as read then. */
+  until(name: string, what: string, check: (twd: TemporalWorkerDeployment) => boolean, timeoutMs?: number): Promise<TemporalWorkerDeployment>;
+  /** The Deployments of each build in the namespace, by build ID. */
+  buildDeployments(): Promise<Map<string, BuildDeployment>>;
 }
 
-export async function controlledNamespace(t: TestContext, namespace: string): Promise<ControlledNamespace> {
-  const { temporalAddress, temporalNamespace } = sharedEnvironment();
+export async function controlledNamespace(t: TestContext, namespace: string, options: ControlledNamespaceOptions = {}): Promise<ControlledNamespace> {
+  const { temporalNamespace } = sharedEnvironment();
+  const temporalAddress = options.temporalAddress ?? sharedEnvironment().temporalAddress;
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
-  // Scoped to the test's namespace: tests run side by side, each with its own controller.
-  const controller = new Controller({ kubeconfig: kubeConfig(), identity: uniqueName('twc-test'), namespace, pollIntervalMs: 1000, log: () => {} });
-  await controller.start();
-  t.after(() => controller.stop());
+  const apps = kubeConfig().makeApiClient(AppsV1Api);
+  const identity = uniqueName('twc-test');
+  let controller: Controller | undefined;
+  const stopController = async (): Promise<void> => {
+    await controller?.stop();
+    controller = undefined;
+  };
+  const startController = async (): Promise<void> => {
+    // Scoped to the test's namespace: tests run side by side, each with its own controller.
+    controller = new Controller({
+      kubeconfig: kubeConfig(),
+      identity,
+      namespace,
+      pollIntervalMs: 1000,
+      ...(options.maxIneligibleVersions === undefined ? {} : { maxIneligibleVersions: options.maxIneligibleVersions }),
+      log: () => {},
+    });
+    await controller.start();
+  };
+  await startController();
+  t.after(stopController);
   await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: { hostPort: temporalAddress } }, namespace);
   const taskQueue = uniqueName('q');
   const object = { group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalWorkerDeployment.plural };
+  const read = async (name: string) => (await custom.getNamespacedCustomObject({ ...object, name })) as TemporalWorkerDeployment;
   return {
+    taskQueue,
+    identity,
+    stopController,
+    startController,
     template: (behaviour) => ({ spec: { containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: taskQueue }, { name: 'SAMPLE_BEHAVIOUR', value: behaviour }] }] } }),
     createWorkerDeployment: async (name, spec) => {
       await create(
@@ -38,6 +88,33 @@ export async function controlledNamespace(t: TestContext, namespace: string): Pr
     patchSpec: async (name, spec) => {
       await custom.patchNamespacedCustomObject({ ...object, name, body: { spec } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
     },
-    read: async (name) => (await custom.getNamespacedCustomObject({ ...object, name })) as TemporalWorkerDeployment,
+    read,
+    until: (name, what, check, timeoutMs = 90_000) =>
+      eventually(
+        what,
+        async () => {
+          const twd = await read(name);
+          return check(twd) ? twd : undefined;
+        },
+        timeoutMs,
+      ),
+    buildDeployments: async () =>
+      new Map(
+        (await apps.listNamespacedDeployment({ namespace })).items.map((d) => [
+          d.metadata?.labels?.[LABELS.buildId] ?? '',
+          { name: d.metadata?.name ?? '', replicas: d.spec?.replicas, availableReplicas: d.status?.availableReplicas ?? 0 },
+        ]),
+      ),
   };
+}
+
+/** The target build is current and nothing ramps: the rollout is done. */
+export function rolledOut(twd: TemporalWorkerDeployment): boolean {
+  const current = twd.status?.currentVersion?.buildID;
+  return current !== undefined && current === twd.status?.targetVersion?.buildID && twd.status.targetVersion.rampPercentage === undefined;
+}
+
+/** The condition of that type, if the status has it. */
+export function condition(twd: TemporalWorkerDeployment, type: string): { status: string; reason: string; message: string } | undefined {
+  return twd.status?.conditions?.find((c) => c.type === type);
 }
