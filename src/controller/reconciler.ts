@@ -1,10 +1,8 @@
 // One reconcile of one TemporalWorkerDeployment: read from the caches, ask Temporal, decide
-// (pure), act in a fixed order, write the status once. Connections with credentials, gates,
-// events and the deletion finalizer are not handled yet.
+// (pure), act in a fixed order, write the status once. Gates are not handled yet.
 import type { AppsV1Api, CustomObjectsApi, V1Deployment } from '@kubernetes/client-node';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { WorkflowService } from '@temporalio/client';
-import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
+import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { validate, withDefaults } from '../api/validate.ts';
@@ -19,27 +17,32 @@ import { joinVersions, versionsStatus } from '../status/versions.ts';
 import { describeDeployment } from '../temporal/deployment-state.ts';
 import { applyRouting } from '../temporal/routing.ts';
 import { unversionedPollersConfirmed } from '../temporal/unversioned-pollers.ts';
+import { finalizeWorkerDeployment } from './deletion.ts';
+import type { RecordEvent } from './events.ts';
+import { addFinalizer, isBeingDeleted } from './finalizers.ts';
 import { executeVersionActions } from './kubernetes-executor.ts';
+import { type Condition, errorMessage, lastKnownVersions, progressing, stalled, writeStatus } from './status-writer.ts';
 
 export interface ReconcilerDependencies {
   apps: AppsV1Api;
   customObjects: CustomObjectsApi;
   workerDeployment(namespace: string, name: string): TemporalWorkerDeployment | undefined;
+  workerDeployments(namespace: string): readonly TemporalWorkerDeployment[];
   connection(namespace: string, name: string): TemporalConnection | undefined;
   deployments(namespace: string): V1Deployment[];
   temporal(connection: TemporalConnection): Promise<WorkflowService>;
   identity: string;
+  recordEvent: RecordEvent;
   now(): Date;
   pollIntervalMs: number;
   maxIneligibleVersions: number;
   rollbackWindowMs: number;
 }
 
-type Condition = { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string };
-
 export async function reconcile(deps: ReconcilerDependencies, namespace: string, name: string): Promise<ReconcileResult> {
   const stored = deps.workerDeployment(namespace, name);
   if (!stored) return undefined;
+  if (isBeingDeleted(stored)) return finalizeWorkerDeployment(deps, stored);
   const schema = KINDS.TemporalWorkerDeployment.schema;
   const workerDeployment = withDefaults(schema, stored);
   const invalid = validate(schema, workerDeployment);
@@ -53,6 +56,10 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
       stalled('ConnectionNotFound', `TemporalConnection ${namespace}/${spec.workerOptions.connectionRef.name} does not exist: create it or fix spec.workerOptions.connectionRef.name`),
     ]);
   }
+  // Before anything exists in Temporal: whatever this reconcile creates there, deletion cleans up.
+  await addFinalizer(deps.customObjects, KINDS.TemporalWorkerDeployment.plural, stored);
+  if (!isBeingDeleted(connection)) await addFinalizer(deps.customObjects, KINDS.TemporalConnection.plural, connection);
+  const about = { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata };
 
   const buildId = buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID);
   const uid = stored.metadata.uid;
@@ -69,7 +76,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     temporal = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
   } catch (error) {
     // Nothing is deleted or scaled down while Temporal cannot say what still runs.
-    return writeStatus(deps, stored, lastKnownVersions(stored), [progressing('False', 'TemporalUnreachable', `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}: ${message(error)}`)], deps.pollIntervalMs);
+    return writeStatus(deps, stored, lastKnownVersions(stored), [progressing('False', 'TemporalUnreachable', `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}: ${errorMessage(error)}`)], deps.pollIntervalMs);
   }
 
   const versions = joinVersions(observed, temporal, buildId);
@@ -103,20 +110,26 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   const executed = await executeVersionActions(deps.apps, namespace, plan.actions, (build) => [
     versionedDeployment({ workerDeployment, connection: connection.spec, buildId: build }),
   ]);
-  if (executed.failed) conditions.push(progressing('False', 'KubernetesActionFailed', `${executed.failed.action.reason}: ${message(executed.failed.error)}`));
+  for (const action of executed.done) await deps.recordEvent(about, { type: 'Normal', reason: DONE_REASON[action.action], message: action.reason });
+  if (executed.failed) conditions.push(progressing('False', FAILED_REASON[executed.failed.action.action], `${executed.failed.action.reason}: ${errorMessage(executed.failed.error)}`));
   for (const action of plan.actions) if (action.action === 'blocked') conditions.push(stalled('VersionLimitReached', action.reason));
   for (const action of plan.actions) {
     if (action.action !== 'deleteTemporalVersion') continue;
-    // Refused while pollers linger; the next reconcile tries again.
-    await service.deleteWorkerDeploymentVersion({ namespace: spec.workerOptions.temporalNamespace, deploymentVersion: { deploymentName, buildId: action.buildId }, identity: deps.identity }).catch(() => undefined);
+    try {
+      await service.deleteWorkerDeploymentVersion({ namespace: spec.workerOptions.temporalNamespace, deploymentVersion: { deploymentName, buildId: action.buildId }, identity: deps.identity });
+      await deps.recordEvent(about, { type: 'Normal', reason: 'VersionRecordDeleted', message: `deleted version ${action.buildId} from Temporal: ${action.reason}` });
+    } catch {
+      // Refused while its pollers are remembered; the next reconcile tries again.
+    }
   }
   let after = temporal;
   try {
     if (await applyRouting({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, temporal, routing)) {
+      await deps.recordEvent(about, { type: 'Normal', reason: ROUTING_REASON[routing.action], message: routing.reason });
       after = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
     }
   } catch (error) {
-    conditions.push(stalled('RoutingChangeFailed', `${routing.reason}: ${message(error)}`));
+    conditions.push(stalled('RoutingChangeFailed', `${routing.reason}: ${errorMessage(error)}`));
   }
 
   const done = after.currentBuildId === buildId && !after.rampingBuildId;
@@ -128,52 +141,6 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   return writeStatus(deps, stored, versionsStatus(joinVersions(observed, after, buildId), after, buildId), conditions, Math.min(deps.pollIntervalMs, ...next));
 }
 
-async function writeStatus(
-  deps: ReconcilerDependencies,
-  stored: TemporalWorkerDeployment,
-  versions: Partial<NonNullable<TemporalWorkerDeployment['status']>>,
-  conditions: Condition[],
-  requeueAfterMs?: number,
-): Promise<ReconcileResult> {
-  const now = deps.now().toISOString();
-  const previous = stored.status?.conditions ?? [];
-  const generation = stored.metadata.generation;
-  const merged = mergeConditions(previous, conditions, now, generation);
-  const status = { ...versions, ...(generation === undefined ? {} : { observedGeneration: generation }), conditions: merged };
-  // The goal at steady state is no write at all.
-  if (JSON.stringify(stored.status ?? {}) !== JSON.stringify(status)) {
-    await deps.customObjects.patchNamespacedCustomObjectStatus(
-      { group: GROUP, version: VERSION, namespace: stored.metadata.namespace ?? '', plural: KINDS.TemporalWorkerDeployment.plural, name: stored.metadata.name ?? '', body: { status } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
-  }
-  return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
-}
-
-/** What the status last said of the builds, kept while the controller cannot look again. */
-function lastKnownVersions(stored: TemporalWorkerDeployment): Partial<NonNullable<TemporalWorkerDeployment['status']>> {
-  const versions = { ...stored.status };
-  delete versions.conditions;
-  delete versions.observedGeneration;
-  return versions;
-}
-
-/** Keeps lastTransitionTime where a condition's status did not change. */
-function mergeConditions(previous: NonNullable<NonNullable<TemporalWorkerDeployment['status']>['conditions']>, next: Condition[], now: string, generation: number | undefined) {
-  return next.map((c) => {
-    const before = previous.find((p) => p.type === c.type);
-    return { ...c, lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now, ...(generation === undefined ? {} : { observedGeneration: generation }) };
-  });
-}
-
-function stalled(reason: string, text: string): Condition {
-  return { type: 'Stalled', status: 'True', reason, message: text };
-}
-
-function progressing(status: Condition['status'], reason: string, text: string): Condition {
-  return { type: 'Progressing', status, reason, message: text };
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const DONE_REASON = { create: 'DeploymentCreated', scale: 'DeploymentScaled', delete: 'DeploymentDeleted', deleteTemporalVersion: 'VersionRecordDeleted', blocked: 'VersionLimitReached' } as const;
+const FAILED_REASON = { create: 'DeploymentCreateFailed', scale: 'DeploymentScaleFailed', delete: 'DeploymentDeleteFailed', deleteTemporalVersion: 'VersionRecordDeleteFailed', blocked: 'VersionLimitReached' } as const;
+const ROUTING_REASON = { setCurrent: 'VersionPromoted', setRamp: 'VersionRamped', clearRamp: 'RampCleared', none: 'RoutingUnchanged', wait: 'RoutingUnchanged' } as const;
