@@ -1,0 +1,28 @@
+// Someone other than the controller acting on a Temporal Worker Deployment, through the same
+// RPCs a person uses with the `temporal` CLI: claiming or releasing the manager identity and
+// changing routing by hand.
+import type { Client } from '@temporalio/client';
+import { describeDeployment, type TemporalDeploymentState } from '../../src/temporal/deployment-state.ts';
+
+export interface TemporalOperator {
+  identity: string;
+  /** Makes this operator the deployment's manager: the controller must then leave routing alone. */
+  claimManager(): Promise<void>;
+  /** Unsets the manager identity, as `temporal worker deployment manager-identity unset` does. */
+  releaseManager(): Promise<void>;
+  /** Sets the current build; '' routes new workflows to unversioned workers. */
+  setCurrent(buildId: string): Promise<void>;
+  describe(): Promise<TemporalDeploymentState>;
+}
+
+export function temporalOperator(client: Client, deploymentName: string, identity = 'some-other-cli-user'): TemporalOperator {
+  const service = client.workflowService;
+  const namespace = client.options.namespace;
+  return {
+    identity,
+    claimManager: async () => void (await service.setWorkerDeploymentManager({ namespace, deploymentName, self: true, identity })),
+    releaseManager: async () => void (await service.setWorkerDeploymentManager({ namespace, deploymentName, managerIdentity: '', identity })),
+    setCurrent: async (buildId) => void (await service.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity })),
+    describe: () => describeDeployment(service, namespace, deploymentName),
+  };
+}
