@@ -14,7 +14,7 @@ import { decideRouting, type RoutingDecision } from '../planner/routing.ts';
 import { planVersions } from '../planner/versions.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { joinVersions, versionsStatus } from '../status/versions.ts';
-import { describeDeployment } from '../temporal/deployment-state.ts';
+import { describeDeployment, TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import { applyRouting } from '../temporal/routing.ts';
 import { unversionedPollersConfirmed } from '../temporal/unversioned-pollers.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
@@ -76,7 +76,8 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     temporal = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
   } catch (error) {
     // Nothing is deleted or scaled down while Temporal cannot say what still runs.
-    return writeStatus(deps, stored, lastKnownVersions(stored), [progressing('False', 'TemporalUnreachable', `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}: ${errorMessage(error)}`)], deps.pollIntervalMs);
+    const cannot = `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}: ${errorMessage(error)}`;
+    return writeStatus(deps, stored, lastKnownVersions(stored), [error instanceof TemporalNamespaceNotFoundError ? stalled('TemporalNamespaceNotFound', cannot) : progressing('False', 'TemporalUnreachable', cannot)], deps.pollIntervalMs);
   }
 
   const versions = joinVersions(observed, temporal, buildId);

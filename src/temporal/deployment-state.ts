@@ -33,14 +33,35 @@ export interface TemporalDeploymentState {
   lastModifierIdentity?: string;
 }
 
+/** The Temporal namespace itself is missing: nothing can register until someone creates it or fixes the spec. */
+export class TemporalNamespaceNotFoundError extends Error {
+  override name = 'TemporalNamespaceNotFoundError';
+  readonly namespace: string;
+  constructor(namespace: string, options?: ErrorOptions) {
+    super(`Temporal namespace "${namespace}" does not exist: create it or fix spec.workerOptions.temporalNamespace`, options);
+    this.namespace = namespace;
+  }
+}
+
 export async function describeDeployment(service: WorkflowService, namespace: string, deploymentName: string): Promise<TemporalDeploymentState> {
   try {
     return deploymentState(await service.describeWorkerDeployment({ namespace, deploymentName }));
   } catch (error) {
-    // Expected until the first worker of the deployment polls.
-    if (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return { exists: false, versions: [] };
-    throw error;
+    if (!isNotFound(error)) throw error;
+    // Expected until the first worker of the deployment polls, unless the namespace is what is
+    // missing: one more read, only while the deployment is unknown, tells the two apart.
+    try {
+      await service.describeNamespace({ namespace });
+    } catch (namespaceError) {
+      if (isNotFound(namespaceError)) throw new TemporalNamespaceNotFoundError(namespace, { cause: namespaceError });
+      throw namespaceError;
+    }
+    return { exists: false, versions: [] };
   }
+}
+
+function isNotFound(error: unknown): boolean {
+  return isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND;
 }
 
 export function deploymentState(response: DescribeResponse): TemporalDeploymentState {
