@@ -1,0 +1,166 @@
+// Lease-based leader election (coordination.k8s.io/v1), with client-go's semantics: a candidate
+// takes the Lease when it is free, released or expired, the leader renews it every retry period,
+// and every write carries the resourceVersion it read, so two candidates never both win. Expiry
+// is judged on the candidate's own clock, from when it first saw the current record, so clocks
+// need not agree across nodes. A leader that cannot renew within the renew deadline (shorter than
+// the lease duration), or sees another holder, stops leading before anyone else can start.
+import { type CoordinationV1Api, type V1Lease, type V1LeaseSpec, V1MicroTime } from '@kubernetes/client-node';
+import { httpStatus } from '../k8s/api-errors.ts';
+import { realTimers, type Timers } from './timers.ts';
+
+export type LeaseApi = Pick<CoordinationV1Api, 'readNamespacedLease' | 'createNamespacedLease' | 'replaceNamespacedLease'>;
+
+export interface LeaderElectionOptions {
+  api: LeaseApi;
+  namespace: string;
+  /** Name of the Lease. */
+  name: string;
+  /** Unique to this process. */
+  identity: string;
+  /** How long others wait after the last renewal they saw before taking over (client-go: 15s). */
+  leaseDurationMs?: number;
+  /** How long the leader keeps leading without a successful renewal (client-go: 10s). */
+  renewDeadlineMs?: number;
+  /** Time between attempts to acquire or renew (client-go: 2s). */
+  retryPeriodMs?: number;
+  onStartedLeading: () => void;
+  /** The lease is lost: stop all work at once. Not called after stop(). */
+  onStoppedLeading: (reason: string) => void;
+  log?: (message: string) => void;
+  timers?: Timers;
+}
+
+export class LeaderElector {
+  private readonly options: Required<LeaderElectionOptions>;
+  private leading = false;
+  private stopped = false;
+  /** Our last successful write of the Lease, for the next renewal and the release. */
+  private written: V1Lease | undefined;
+  /** The record last read and when this process first saw it: the base of expiry. */
+  private observed: { resourceVersion: string; at: number } | undefined;
+  private nextAttempt: unknown;
+  private renewDeadline: unknown;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(options: LeaderElectionOptions) {
+    this.options = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, log: () => {}, timers: realTimers, ...options };
+    if (this.options.renewDeadlineMs >= this.options.leaseDurationMs) throw new Error('the renew deadline must be shorter than the lease duration');
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** Stops trying, and releases the Lease if held so that a successor takes over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.options.timers.clearTimeout(this.nextAttempt);
+    this.options.timers.clearTimeout(this.renewDeadline);
+    await this.running;
+    this.leading = false;
+    const held = this.written;
+    this.written = undefined;
+    if (held) await this.release(held);
+  }
+
+  private schedule(ms: number): void {
+    this.nextAttempt = this.options.timers.setTimeout(() => {
+      this.running = this.attempt().then(() => {
+        if (!this.stopped) this.schedule(this.options.retryPeriodMs);
+      });
+    }, ms);
+  }
+
+  /** One try to acquire or renew; failures are logged and retried, until the renew deadline. */
+  private async attempt(): Promise<void> {
+    const { timers, identity, log } = this.options;
+    const sentAt = timers.now();
+    let result: { written: V1Lease } | { holder: string };
+    try {
+      result = await this.acquireOrRenew(sentAt);
+    } catch (error) {
+      log(`could not ${this.leading ? 'renew' : 'acquire'} the lease: ${httpStatus(error) === 409 ? 'another process wrote it first' : error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    if ('holder' in result) {
+      if (this.leading) this.lose(`the lease is now held by ${result.holder}`);
+      return;
+    }
+    this.written = result.written;
+    if (this.stopped) return;
+    // Others count the lease duration from after our request reached the server: counting the
+    // deadline from before it was sent keeps this process's leadership inside theirs.
+    timers.clearTimeout(this.renewDeadline);
+    this.renewDeadline = timers.setTimeout(
+      () => this.lose(`the lease was not renewed within ${this.options.renewDeadlineMs / 1000}s`),
+      this.options.renewDeadlineMs - (timers.now() - sentAt),
+    );
+    if (!this.leading) {
+      this.leading = true;
+      log(`${identity} leads, holding lease ${this.options.namespace}/${this.options.name}`);
+      this.options.onStartedLeading();
+    }
+  }
+
+  private async acquireOrRenew(now: number): Promise<{ written: V1Lease } | { holder: string }> {
+    const { api, namespace, name, identity } = this.options;
+    let current: V1Lease;
+    try {
+      current = await api.readNamespacedLease({ namespace, name });
+    } catch (error) {
+      if (httpStatus(error) !== 404) throw error;
+      return { written: await api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: this.spec(undefined, now) } }) };
+    }
+    const holder = current.spec?.holderIdentity;
+    if (holder && holder !== identity && !this.expired(current, now)) return { holder };
+    // The resourceVersion read travels with the write: a concurrent writer makes it fail with 409.
+    return { written: await api.replaceNamespacedLease({ namespace, name, body: { ...current, spec: this.spec(current.spec, now) } }) };
+  }
+
+  private expired(lease: V1Lease, now: number): boolean {
+    const resourceVersion = lease.metadata?.resourceVersion ?? '';
+    if (this.observed?.resourceVersion !== resourceVersion) this.observed = { resourceVersion, at: now };
+    const durationMs = (lease.spec?.leaseDurationSeconds ?? this.options.leaseDurationMs / 1000) * 1000;
+    return now >= this.observed.at + durationMs;
+  }
+
+  private spec(previous: V1LeaseSpec | undefined, now: number): V1LeaseSpec {
+    const renewing = previous?.holderIdentity === this.options.identity;
+    const time = new V1MicroTime(now);
+    return {
+      holderIdentity: this.options.identity,
+      leaseDurationSeconds: Math.ceil(this.options.leaseDurationMs / 1000),
+      acquireTime: renewing && previous.acquireTime ? previous.acquireTime : time,
+      renewTime: time,
+      leaseTransitions: (previous?.leaseTransitions ?? 0) + (previous && !renewing ? 1 : 0),
+    };
+  }
+
+  private lose(reason: string): void {
+    if (!this.leading || this.stopped) return;
+    this.leading = false;
+    this.stopped = true;
+    this.written = undefined;
+    this.options.timers.clearTimeout(this.nextAttempt);
+    this.options.timers.clearTimeout(this.renewDeadline);
+    this.options.log(`${this.options.identity} stopped leading: ${reason}`);
+    this.options.onStoppedLeading(reason);
+  }
+
+  /** An empty holder lets the next candidate acquire without waiting for expiry. */
+  private async release(held: V1Lease): Promise<void> {
+    const { api, namespace, name, timers, log } = this.options;
+    const time = new V1MicroTime(timers.now());
+    const spec: V1LeaseSpec = { leaseDurationSeconds: 1, leaseTransitions: held.spec?.leaseTransitions ?? 0, acquireTime: time, renewTime: time };
+    try {
+      await api.replaceNamespacedLease({ namespace, name, body: { ...held, spec } });
+      log(`${this.options.identity} released lease ${namespace}/${name}`);
+    } catch (error) {
+      log(`could not release the lease (it expires on its own): ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
