@@ -1,0 +1,73 @@
+// The operations endpoints: liveness and readiness probes and Prometheus metrics, served on
+// bind addresses written as controller-runtime's flags take them (":8080", "127.0.0.1:8080",
+// "0" for off).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+export interface Response {
+  status: number;
+  body: string;
+  contentType?: string;
+}
+
+/** Answers one GET path. */
+export type Route = () => Response | Promise<Response>;
+
+/** Host and port of a bind address, undefined for "0" (disabled); no host means every interface. */
+export function parseBindAddress(value: string): { host?: string; port: number } | undefined {
+  if (value === '0') return undefined;
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) throw new Error(`"${value}" is not a bind address such as :8080 or 127.0.0.1:8080, or 0 to disable`);
+  const host = match[1] ?? match[2];
+  return host ? { host, port } : { port };
+}
+
+export interface RunningServer {
+  /** The port listened on, which the kernel chose when the address asked for port 0. */
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function serve(bindAddress: { host?: string; port: number }, routes: Record<string, Route>): Promise<RunningServer> {
+  const server: Server = createServer((request, response) => {
+    const route = request.method === 'GET' ? routes[new URL(request.url ?? '/', 'http://host').pathname] : undefined;
+    if (!route) {
+      response.writeHead(404).end('not found\n');
+      return;
+    }
+    Promise.resolve()
+      .then(route)
+      .then(
+        ({ status, body, contentType }) => response.writeHead(status, { 'Content-Type': contentType ?? 'text/plain; charset=utf-8' }).end(body),
+        (error: unknown) => response.writeHead(500).end(`${error instanceof Error ? error.message : String(error)}\n`),
+      );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(bindAddress.port, bindAddress.host, resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+/** Answering at all proves the process is alive and its event loop turns. */
+export const healthz: Route = () => ({ status: 200, body: 'ok\n' });
+
+/** Ready unless `notReadyBecause` gives a reason. */
+export function readyz(notReadyBecause: () => string | undefined): Route {
+  return () => {
+    const reason = notReadyBecause();
+    return reason === undefined ? { status: 200, body: 'ok\n' } : { status: 503, body: `${reason}\n` };
+  };
+}
+
+export function metrics(registry: Registry): Route {
+  return async () => ({ status: 200, body: await registry.metrics(), contentType: registry.contentType });
+}

@@ -1,0 +1,92 @@
+// Counting every request the controller makes to the Kubernetes API, by verb and resource as the
+// API server names them: API clients get an HTTP library that counts each response, informers a
+// Watch that counts each watch once the server has answered it.
+import {
+  type ApiConstructor,
+  type ApiType,
+  createConfiguration,
+  IsomorphicFetchHttpLibrary,
+  type KubeConfig,
+  ServerConfiguration,
+  setHeaderMiddleware,
+  Watch,
+  wrapHttpLibrary,
+} from '@kubernetes/client-node';
+
+/** Called once per request; code is the HTTP status, or "error" when no response came. */
+export type KubernetesRequestCounter = (verb: string, resource: string, code: string) => void;
+
+/** The API server's verb and resource of a request; the resource carries its subresource, e.g. deployments/scale. */
+export function requestLabels(method: string, url: string): { verb: string; resource: string } {
+  const { pathname, searchParams } = new URL(url);
+  const segments = pathname.split('/').filter(Boolean);
+  // /api/v1/... or /apis/group/version/..., possibly behind a proxy's prefix.
+  const api = segments.findIndex((s) => s === 'api' || s === 'apis');
+  let parts = api < 0 ? [] : segments.slice(api + (segments[api] === 'api' ? 2 : 3));
+  // namespaces/NAME/status and namespaces/NAME/finalize are a namespace's own subresources.
+  if (parts[0] === 'namespaces' && parts.length >= 3 && parts[2] !== 'status' && parts[2] !== 'finalize') parts = parts.slice(2);
+  const [resource = '', name, subresource] = parts;
+  const resourceLabel = subresource ? `${resource}/${subresource}` : resource;
+  const verbs: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch' };
+  let verb = verbs[method] ?? method.toLowerCase();
+  if (method === 'GET') verb = searchParams.get('watch') === 'true' ? 'watch' : name || !resource ? 'get' : 'list';
+  if (method === 'DELETE') verb = name ? 'delete' : 'deletecollection';
+  return { verb, resource: resourceLabel };
+}
+
+/** kubeconfig.makeApiClient, with each request counted. */
+export function countedApiClient<T extends ApiType>(kubeconfig: KubeConfig, api: ApiConstructor<T>, count: KubernetesRequestCounter): T {
+  const cluster = kubeconfig.getCurrentCluster();
+  if (!cluster) throw new Error('the kubeconfig has no current cluster');
+  const http = new IsomorphicFetchHttpLibrary();
+  const httpApi = wrapHttpLibrary({
+    send: async (request) => {
+      const { verb, resource } = requestLabels(request.getHttpMethod(), request.getUrl());
+      try {
+        const response = await http.send(request).toPromise();
+        count(verb, resource, String(response.httpStatusCode));
+        return response;
+      } catch (error) {
+        count(verb, resource, 'error');
+        throw error;
+      }
+    },
+  });
+  return new api(
+    createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: { default: kubeconfig },
+      middleware: [setHeaderMiddleware('User-Agent', 'temporal-worker-controller')],
+      httpApi,
+    }),
+  );
+}
+
+/** A Watch that counts each watch request: Watch.watch returns once the server answered, having called done if it refused. */
+export class CountedWatch extends Watch {
+  private readonly count: KubernetesRequestCounter;
+
+  constructor(kubeconfig: KubeConfig, count: KubernetesRequestCounter) {
+    super(kubeconfig);
+    this.count = count;
+  }
+
+  override async watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    let refused: unknown;
+    let answered = false;
+    const controller = await super.watch(path, queryParams, callback, (err: unknown) => {
+      if (!answered) refused = err;
+      done(err);
+    });
+    answered = true;
+    const { resource } = requestLabels('GET', `http://host${path}`);
+    const status = (refused as { statusCode?: number } | undefined)?.statusCode;
+    this.count('watch', resource, refused === undefined ? '200' : status ? String(status) : 'error');
+    return controller;
+  }
+}

@@ -1,0 +1,96 @@
+// The controller's Prometheus metrics, under controller-runtime's names where it has one, on a
+// registry of their own so that tests and benchmarks read their own counts; and the instrumented
+// clients, watches and work queue observers that feed them.
+import type { ApiConstructor, ApiType, KubeConfig, Watch } from '@kubernetes/client-node';
+import type { Interceptor } from '@grpc/grpc-js';
+import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
+import { countedApiClient, CountedWatch, type KubernetesRequestCounter } from './kubernetes-requests.ts';
+import { countingInterceptor } from './temporal-requests.ts';
+import type { ReconcileOutcome, WorkQueueObserver } from './work-queue.ts';
+
+const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'requeue_after', 'error'];
+
+export class Metrics {
+  readonly registry: Registry;
+  private readonly reconcileTotal: Counter<'controller' | 'result'>;
+  private readonly reconcileErrors: Counter<'controller'>;
+  private readonly reconcileTime: Histogram<'controller'>;
+  private readonly activeWorkers: Gauge<'controller'>;
+  private readonly maxConcurrentReconciles: Gauge<'controller'>;
+  private readonly depth: Gauge<'name'>;
+  private readonly adds: Counter<'name'>;
+  private readonly retries: Counter<'name'>;
+  private readonly queueDuration: Histogram<'name'>;
+  private readonly workDuration: Histogram<'name'>;
+  private readonly leader: Gauge<'name'>;
+  private readonly kubernetesRequests: Counter<'verb' | 'resource' | 'code'>;
+  private readonly temporalRequests: Counter<'method' | 'code'>;
+
+  constructor(registry = new Registry()) {
+    this.registry = registry;
+    const registers = [registry];
+    const reconcileBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+    // From 1µs to 1000s, as wide as a key can wait or a reconcile can run.
+    const queueBuckets = exponentialBuckets(1e-6, 10, 10);
+    this.reconcileTotal = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers });
+    this.reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers });
+    this.reconcileTime = new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: reconcileBuckets, registers });
+    this.activeWorkers = new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers });
+    this.maxConcurrentReconciles = new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers });
+    this.depth = new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name'], registers });
+    this.adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name'], registers });
+    this.retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name'], registers });
+    this.queueDuration = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['name'], buckets: queueBuckets, registers });
+    this.workDuration = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['name'], buckets: queueBuckets, registers });
+    this.leader = new Gauge({ name: 'leader_election_master_status', help: 'Whether this process holds the lease (1) or not (0)', labelNames: ['name'], registers });
+    this.kubernetesRequests = new Counter({ name: 'twc_kubernetes_requests_total', help: 'Requests to the Kubernetes API by verb, resource and HTTP status ("error" when no response came)', labelNames: ['verb', 'resource', 'code'], registers });
+    this.temporalRequests = new Counter({ name: 'twc_temporal_requests_total', help: 'Calls to Temporal by RPC method and gRPC status, each retry counted', labelNames: ['method', 'code'], registers });
+  }
+
+  /** Feeds controller-runtime's reconcile metrics and the workqueue metrics from one controller's queue. */
+  workQueueObserver(controller: string, concurrency: number): WorkQueueObserver {
+    this.maxConcurrentReconciles.set({ controller }, concurrency);
+    this.activeWorkers.set({ controller }, 0);
+    this.depth.set({ name: controller }, 0);
+    this.reconcileErrors.inc({ controller }, 0);
+    for (const result of OUTCOMES) this.reconcileTotal.inc({ controller, result }, 0);
+    return {
+      added: (depth) => {
+        this.adds.inc({ name: controller });
+        this.depth.set({ name: controller }, depth);
+      },
+      started: (depth, active, waitedMs) => {
+        this.depth.set({ name: controller }, depth);
+        this.activeWorkers.set({ controller }, active);
+        this.queueDuration.observe({ name: controller }, waitedMs / 1000);
+      },
+      finished: (active, outcome, durationMs) => {
+        this.activeWorkers.set({ controller }, active);
+        this.reconcileTotal.inc({ controller, result: outcome });
+        if (outcome === 'error') this.reconcileErrors.inc({ controller });
+        this.reconcileTime.observe({ controller }, durationMs / 1000);
+        this.workDuration.observe({ name: controller }, durationMs / 1000);
+      },
+      retried: () => this.retries.inc({ name: controller }),
+    };
+  }
+
+  setLeader(lease: string, leading: boolean): void {
+    this.leader.set({ name: lease }, leading ? 1 : 0);
+  }
+
+  apiClient<T extends ApiType>(kubeconfig: KubeConfig, api: ApiConstructor<T>): T {
+    return countedApiClient(kubeconfig, api, this.countKubernetesRequest);
+  }
+
+  watch(kubeconfig: KubeConfig): Watch {
+    return new CountedWatch(kubeconfig, this.countKubernetesRequest);
+  }
+
+  private readonly countKubernetesRequest: KubernetesRequestCounter = (verb, resource, code) => this.kubernetesRequests.inc({ verb, resource, code });
+
+  /** Counts Temporal calls; place it after the retry interceptor so that each attempt counts. */
+  temporalInterceptor(): Interceptor {
+    return countingInterceptor((method, code) => this.temporalRequests.inc({ method, code }));
+  }
+}

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Counter, Registry } from 'prom-client';
+import { healthz, metrics, parseBindAddress, readyz, serve } from '../../src/runtime/http-server.ts';
+
+test('bind addresses are read as controller-runtime flags write them', () => {
+  const cases: [string, ReturnType<typeof parseBindAddress>][] = [
+    [':8080', { port: 8080 }],
+    ['0.0.0.0:8081', { host: '0.0.0.0', port: 8081 }],
+    ['127.0.0.1:0', { host: '127.0.0.1', port: 0 }],
+    ['localhost:9090', { host: 'localhost', port: 9090 }],
+    ['[::1]:8080', { host: '::1', port: 8080 }],
+    ['0', undefined],
+  ];
+  for (const [value, expected] of cases) assert.deepEqual(parseBindAddress(value), expected, value);
+  for (const value of ['8080', ':', ':65536', 'host:port', '::1:8080', '']) assert.throws(() => parseBindAddress(value), /not a bind address/, value);
+});
+
+test('the server answers its routes, 503 with the reason when not ready, and 404 elsewhere', async (t) => {
+  const registry = new Registry();
+  new Counter({ name: 'twc_test_total', help: 'a test counter', registers: [registry] }).inc(3);
+  let notReady: string | undefined = 'informers not synced';
+  const server = await serve({ host: '127.0.0.1', port: 0 }, { '/healthz': healthz, '/readyz': readyz(() => notReady), '/metrics': metrics(registry) });
+  t.after(() => server.close());
+  const get = async (path: string) => {
+    const response = await fetch(`http://127.0.0.1:${server.port}${path}`);
+    return { status: response.status, body: await response.text(), type: response.headers.get('content-type') };
+  };
+  assert.deepEqual(await get('/healthz'), { status: 200, body: 'ok\n', type: 'text/plain; charset=utf-8' });
+  assert.deepEqual(await get('/readyz'), { status: 503, body: 'informers not synced\n', type: 'text/plain; charset=utf-8' });
+  notReady = undefined;
+  assert.equal((await get('/readyz?verbose')).status, 200);
+  const scraped = await get('/metrics');
+  assert.match(scraped.body, /^twc_test_total 3$/m);
+  assert.equal(scraped.type, registry.contentType);
+  assert.equal((await get('/other')).status, 404);
+});
+
+test('a taken port fails the start', async (t) => {
+  const first = await serve({ host: '127.0.0.1', port: 0 }, {});
+  t.after(() => first.close());
+  await assert.rejects(serve({ host: '127.0.0.1', port: first.port }, {}), /EADDRINUSE/);
+});

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { Registry } from 'prom-client';
+import { Metrics } from '../../src/runtime/metrics.ts';
+
+/** Value of one sample in the registry's exposition, e.g. value(registry, 'workqueue_depth{name="c"}'). */
+async function value(registry: Registry, sample: string): Promise<number | undefined> {
+  const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(`${sample} `));
+  return line === undefined ? undefined : Number(line.slice(sample.length + 1));
+}
+
+test('the work queue observer feeds the reconcile and workqueue metrics', async () => {
+  const registry = new Registry();
+  const observer = new Metrics(registry).workQueueObserver('c', 4);
+  assert.equal(await value(registry, 'controller_runtime_reconcile_total{controller="c",result="error"}'), 0, 'every result is there from the start');
+  observer.added(1);
+  observer.added(2);
+  observer.started(1, 1, 250);
+  observer.finished(0, 'success', 1500);
+  observer.started(0, 1, 0);
+  observer.retried();
+  observer.finished(0, 'error', 20);
+  const expected: [string, number][] = [
+    ['controller_runtime_reconcile_total{controller="c",result="success"}', 1],
+    ['controller_runtime_reconcile_total{controller="c",result="error"}', 1],
+    ['controller_runtime_reconcile_total{controller="c",result="requeue_after"}', 0],
+    ['controller_runtime_reconcile_errors_total{controller="c"}', 1],
+    ['controller_runtime_reconcile_time_seconds_count{controller="c"}', 2],
+    ['controller_runtime_reconcile_time_seconds_sum{controller="c"}', 1.52],
+    ['controller_runtime_active_workers{controller="c"}', 0],
+    ['controller_runtime_max_concurrent_reconciles{controller="c"}', 4],
+    ['workqueue_adds_total{name="c"}', 2],
+    ['workqueue_depth{name="c"}', 0],
+    ['workqueue_retries_total{name="c"}', 1],
+    ['workqueue_queue_duration_seconds_sum{name="c"}', 0.25],
+    ['workqueue_work_duration_seconds_count{name="c"}', 2],
+  ];
+  for (const [sample, count] of expected) assert.equal(await value(registry, sample), count, sample);
+});
+
+test('Kubernetes API calls are counted by verb, resource and status, and by "error" when nothing answered', async (t) => {
+  const server = createServer((request, response) => {
+    response.writeHead(request.url?.endsWith('/missing') ? 404 : 200, { 'Content-Type': 'application/json' });
+    response.end(JSON.stringify({ kind: 'Secret', apiVersion: 'v1', metadata: { name: 'there' } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  const kubeconfig = (port: number) => {
+    const config = new KubeConfig();
+    config.loadFromClusterAndUser({ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }, { name: 'u', token: 't' });
+    return config;
+  };
+  const registry = new Registry();
+  const metrics = new Metrics(registry);
+  const core = metrics.apiClient(kubeconfig((server.address() as AddressInfo).port), CoreV1Api);
+  await core.readNamespacedSecret({ namespace: 'ns', name: 'there' });
+  await core.readNamespacedSecret({ namespace: 'ns', name: 'there' });
+  await assert.rejects(core.readNamespacedSecret({ namespace: 'ns', name: 'missing' }));
+  const closedPort = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  await assert.rejects(metrics.apiClient(kubeconfig(closedPort), CoreV1Api).deleteNamespacedSecret({ namespace: 'ns', name: 'x' }));
+  assert.equal(await value(registry, 'twc_kubernetes_requests_total{verb="get",resource="secrets",code="200"}'), 2);
+  assert.equal(await value(registry, 'twc_kubernetes_requests_total{verb="get",resource="secrets",code="404"}'), 1);
+  assert.equal(await value(registry, 'twc_kubernetes_requests_total{verb="delete",resource="secrets",code="error"}'), 1);
+});
