@@ -2,12 +2,13 @@
 // deployments, the work queue runs reconciles, and each reconcile asks to be run again when
 // Temporal may have changed (drainage) or a pause or delay runs out.
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
-import { Connection, type WorkflowService } from '@temporalio/client';
+import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type WorkflowService } from '@temporalio/client';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { LABELS } from '../k8s/names.ts';
 import { SelfHealingInformer } from '../runtime/informer.ts';
+import { Metrics } from '../runtime/metrics.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
 import { releaseConnection } from './deletion.ts';
 import { EventRecorder } from './events.ts';
@@ -27,6 +28,8 @@ export interface ControllerOptions {
   maxIneligibleVersions?: number;
   rollbackWindowMs?: number;
   log?: (message: string) => void;
+  /** Where the controller counts its reconciles and requests; default: a registry of its own. */
+  metrics?: Metrics;
 }
 
 export class Controller {
@@ -35,9 +38,12 @@ export class Controller {
   private readonly connections: SelfHealingInformer<TemporalConnection>;
   private readonly deployments: SelfHealingInformer<V1Deployment>;
   private readonly clients = new Map<string, Promise<Connection>>();
+  private readonly metrics: Metrics;
 
   constructor(options: ControllerOptions) {
-    const { kubeconfig } = options;
+    this.metrics = options.metrics ?? new Metrics();
+    const kubeconfig = this.metrics.kubeconfig(options.kubeconfig);
+    const watch = this.metrics.watch(kubeconfig);
     const log = options.log ?? ((m: string) => console.error(m));
     const apps = kubeconfig.makeApiClient(AppsV1Api);
     const customObjects = kubeconfig.makeApiClient(CustomObjectsApi);
@@ -52,6 +58,7 @@ export class Controller {
 
     this.workerDeployments = new SelfHealingInformer<TemporalWorkerDeployment>({
       kubeconfig,
+      watch,
       path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerDeployment.plural}`,
       list: listOf(KINDS.TemporalWorkerDeployment.plural),
       onEvent: (_event, twd) => enqueue(twd.metadata.namespace, twd.metadata.name),
@@ -59,6 +66,7 @@ export class Controller {
     });
     this.connections = new SelfHealingInformer<TemporalConnection>({
       kubeconfig,
+      watch,
       path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalConnection.plural}`,
       list: listOf(KINDS.TemporalConnection.plural),
       onEvent: (_event, connection) => {
@@ -71,6 +79,7 @@ export class Controller {
     });
     this.deployments = new SelfHealingInformer<V1Deployment>({
       kubeconfig,
+      watch,
       path: `/apis/apps/v1${scope}/deployments`,
       list: () =>
         options.namespace
@@ -100,8 +109,10 @@ export class Controller {
       maxIneligibleVersions: options.maxIneligibleVersions ?? 75,
       rollbackWindowMs: options.rollbackWindowMs ?? 3_600_000,
     };
+    const concurrency = options.concurrency ?? 4;
     this.queue = new WorkQueue<string>({
-      concurrency: options.concurrency ?? 4,
+      concurrency,
+      observer: this.metrics.workQueueObserver('temporalworkerdeployment', concurrency),
       reconcile: async (key) => {
         const connection = key.startsWith(CONNECTION_KEY);
         const [namespace = '', name = ''] = key.slice(connection ? CONNECTION_KEY.length : 0).split('/');
@@ -133,7 +144,7 @@ export class Controller {
     const address = connection.spec.hostPort;
     let client = this.clients.get(address);
     if (!client) {
-      client = Connection.connect({ address });
+      client = Connection.connect({ address, interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), this.metrics.temporalInterceptor()] });
       client.catch(() => this.clients.delete(address));
       this.clients.set(address, client);
     }

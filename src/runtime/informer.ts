@@ -1,7 +1,7 @@
 // A cache of one kind of object kept current by list+watch, that heals itself: client-node's
 // informer re-watches on its own after a normal watch end and relists after 410 Gone, but stops
 // on any other error; this one starts it again with backoff, for as long as it is not stopped.
-import { type KubeConfig, type KubernetesListObject, type KubernetesObject, makeInformer } from '@kubernetes/client-node';
+import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 
@@ -11,13 +11,17 @@ export interface InformerOptions<T extends KubernetesObject> {
   path: string;
   list: () => Promise<KubernetesListObject<T>>;
   labelSelector?: string;
+  /** Like labelSelector, applied to the watch; `list` must apply the same to its call. */
+  fieldSelector?: string;
+  /** How watches are made; default: a plain Watch of kubeconfig. */
+  watch?: Watch;
   onEvent: (event: InformerEvent, object: T) => void;
   log?: (message: string) => void;
   backoff?: { initialMs: number; maxMs: number };
 }
 
 export class SelfHealingInformer<T extends KubernetesObject> {
-  private readonly informer: ReturnType<typeof makeInformer<T>>;
+  private readonly informer: ListWatch<T>;
   private readonly options: InformerOptions<T>;
   private readonly initialDelayMs: number;
   private delayMs: number;
@@ -33,7 +37,8 @@ export class SelfHealingInformer<T extends KubernetesObject> {
     this.initialDelayMs = options.backoff?.initialMs ?? 1000;
     this.delayMs = this.initialDelayMs;
     this.firstSync = new Promise((resolve) => (this.markSynced = resolve));
-    this.informer = makeInformer<T>(options.kubeconfig, options.path, options.list, options.labelSelector);
+    // makeInformer takes no field selector; this is what it builds, with one.
+    this.informer = new ListWatch<T>(options.path, options.watch ?? new Watch(options.kubeconfig), options.list, false, options.labelSelector, options.fieldSelector);
     for (const event of ['add', 'update', 'delete'] as const) this.informer.on(event, (object) => options.onEvent(event, object));
     this.informer.on('error', (error: unknown) => this.failed(error));
   }
