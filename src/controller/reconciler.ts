@@ -7,7 +7,8 @@ import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { validate, withDefaults } from '../api/validate.ts';
 import { buildIdOf } from '../k8s/build-id.ts';
-import { temporalDeploymentName } from '../k8s/names.ts';
+import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
+import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
 import { observeDeployment, type ObservedDeployment } from '../k8s/observed-deployment.ts';
 import { versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { decideRouting, type RoutingDecision } from '../planner/routing.ts';
@@ -62,12 +63,20 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   const about = { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata };
 
   const buildId = buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID);
-  const uid = stored.metadata.uid;
-  const observed = deps
-    .deployments(namespace)
-    .filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === uid))
+  const wanted = new Map((spec.pools ?? [undefined]).map((pool) => [pool?.name, versionedDeployment({ workerDeployment, connection: connection.spec, buildId, ...(pool ? { pool } : {}) })]));
+  const live = new Map(
+    deps
+      .deployments(namespace)
+      .filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === stored.metadata.uid))
+      .map((d) => [d.metadata?.name ?? '', d]),
+  );
+  const observed = [...live.values()]
     .map(observeDeployment)
-    .filter((d): d is ObservedDeployment => d !== undefined);
+    .filter((d): d is ObservedDeployment => d !== undefined)
+    .map((d) => {
+      const drift = driftOf(d, d.buildId === buildId ? wanted.get(d.pool) : undefined, connection.spec);
+      return drift ? { ...d, drift } : d;
+    });
   const deploymentName = temporalDeploymentName(namespace, name);
   let service: WorkflowService;
   let temporal;
@@ -80,13 +89,14 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     return writeStatus(deps, stored, lastKnownVersions(stored), [error instanceof TemporalNamespaceNotFoundError ? stalled('TemporalNamespaceNotFound', cannot) : progressing('False', 'TemporalUnreachable', cannot)], deps.pollIntervalMs);
   }
 
-  const versions = joinVersions(observed, temporal, buildId);
+  const versions = joinVersions(observed, temporal, buildId, [...wanted.keys()]);
   const now = deps.now();
   const plan = planVersions({
     now,
     targetBuildId: buildId,
     ...(temporal.currentBuildId ? { currentBuildId: temporal.currentBuildId } : {}),
     ...(spec.replicas === undefined ? {} : { replicas: spec.replicas }),
+    ...(spec.pools ? { pools: spec.pools.map((p) => ({ name: p.name, ...(p.replicas === undefined ? {} : { replicas: p.replicas }) })) } : {}),
     sunset: { scaledownDelay: spec.sunset?.scaledownDelay ?? '1h', deleteDelay: spec.sunset?.deleteDelay ?? '24h' },
     versions,
     temporalKnowsDeployment: temporal.exists,
@@ -108,9 +118,17 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   });
 
   const conditions: Condition[] = [];
-  const executed = await executeVersionActions(deps.apps, namespace, plan.actions, (build) => [
-    versionedDeployment({ workerDeployment, connection: connection.spec, buildId: build }),
-  ]);
+  const executed = await executeVersionActions(deps.apps, namespace, plan.actions, {
+    created: (_build, pool) => {
+      const deployment = wanted.get(pool);
+      if (!deployment) throw new Error(`spec.pools has no pool ${pool ?? ''}`);
+      return deployment;
+    },
+    replacement: (name) => {
+      const deployment = live.get(name) ?? {};
+      return replacementOf(deployment, deployment.metadata?.labels?.[LABELS.buildId] === buildId ? wanted.get(deployment.metadata.labels[LABELS.pool]) : undefined, connection.spec);
+    },
+  });
   for (const action of executed.done) await deps.recordEvent(about, { type: 'Normal', reason: DONE_REASON[action.action], message: action.reason });
   if (executed.failed) conditions.push(progressing('False', FAILED_REASON[executed.failed.action.action], `${executed.failed.action.reason}: ${errorMessage(executed.failed.error)}`));
   for (const action of plan.actions) if (action.action === 'blocked') conditions.push(stalled('VersionLimitReached', action.reason));
@@ -139,9 +157,9 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     done ? progressing('False', 'Done', `build ${buildId} is current`) : progressing('True', 'RollingOut', routing.reason),
   );
   const next = [plan.recheckAt, routing.action === 'wait' ? routing.recheckAt : undefined].filter((d): d is Date => d !== undefined).map((d) => Math.max(0, d.getTime() - now.getTime()));
-  return writeStatus(deps, stored, versionsStatus(joinVersions(observed, after, buildId), after, buildId), conditions, Math.min(deps.pollIntervalMs, ...next));
+  return writeStatus(deps, stored, versionsStatus(joinVersions(observed, after, buildId, [...wanted.keys()]), after, buildId), conditions, Math.min(deps.pollIntervalMs, ...next));
 }
 
-const DONE_REASON = { create: 'DeploymentCreated', scale: 'DeploymentScaled', delete: 'DeploymentDeleted', deleteTemporalVersion: 'VersionRecordDeleted', blocked: 'VersionLimitReached' } as const;
-const FAILED_REASON = { create: 'DeploymentCreateFailed', scale: 'DeploymentScaleFailed', delete: 'DeploymentDeleteFailed', deleteTemporalVersion: 'VersionRecordDeleteFailed', blocked: 'VersionLimitReached' } as const;
+const DONE_REASON = { create: 'DeploymentCreated', update: 'DeploymentUpdated', scale: 'DeploymentScaled', delete: 'DeploymentDeleted', deleteTemporalVersion: 'VersionRecordDeleted', blocked: 'VersionLimitReached' } as const;
+const FAILED_REASON = { create: 'DeploymentCreateFailed', update: 'DeploymentUpdateFailed', scale: 'DeploymentScaleFailed', delete: 'DeploymentDeleteFailed', deleteTemporalVersion: 'VersionRecordDeleteFailed', blocked: 'VersionLimitReached' } as const;
 const ROUTING_REASON = { setCurrent: 'VersionPromoted', setRamp: 'VersionRamped', clearRamp: 'RampCleared', none: 'RoutingUnchanged', wait: 'RoutingUnchanged' } as const;

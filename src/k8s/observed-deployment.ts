@@ -1,6 +1,7 @@
 // What the controller needs to know of one of its Deployments, read from the object. Pure.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { LABELS } from './names.ts';
+import { ANNOTATIONS } from './versioned-deployment.ts';
 
 export interface ObservedDeployment {
   name: string;
@@ -12,6 +13,10 @@ export interface ObservedDeployment {
   available: boolean;
   /** When the Deployment last became Available. */
   availableSince?: Date;
+  /** The hashes it was built with (see ANNOTATIONS). */
+  specHash?: string;
+  templateHash?: string;
+  connectionHash?: string;
 }
 
 export function observeDeployment(deployment: V1Deployment): ObservedDeployment | undefined {
@@ -32,5 +37,12 @@ export function observeDeployment(deployment: V1Deployment): ObservedDeployment 
     ...(deployment.spec?.replicas === undefined ? {} : { replicas: deployment.spec.replicas }),
     available,
     ...(available && since ? { availableSince: since } : {}),
+    ...defined('specHash', deployment.metadata?.annotations?.[ANNOTATIONS.specHash]),
+    ...defined('templateHash', deployment.spec?.template.metadata?.annotations?.[ANNOTATIONS.templateHash]),
+    ...defined('connectionHash', deployment.spec?.template.metadata?.annotations?.[ANNOTATIONS.connectionHash]),
   };
+}
+
+function defined<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }

@@ -12,10 +12,15 @@ export const ANNOTATIONS = {
   templateHash: 'temporal.io/pod-template-hash',
   /** Hash of the connection: a changed address or credentials rolls the Pods. */
   connectionHash: 'temporal.io/connection-hash',
+  /** Hash of the whole Deployment spec but replicas, as built: any difference from the spec rolls the target in place. */
+  specHash: 'temporal.io/spec-hash',
 } as const;
 
 export const TLS_VOLUME = 'temporal-tls';
 export const TLS_MOUNT_PATH = '/etc/temporal/tls';
+
+/** Every variable a connection may set: all are removed before the current connection's are added, so switching auth mode leaves nothing behind. */
+const CONNECTION_ENV = ['TEMPORAL_ADDRESS', 'TEMPORAL_HOST_PORT', 'TEMPORAL_TLS', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_API_KEY'];
 
 export interface VersionedDeploymentInput {
   workerDeployment: Pick<TemporalWorkerDeployment, 'metadata' | 'spec'> & { metadata: { name?: string; namespace?: string; uid?: string } };
@@ -30,17 +35,25 @@ export function versionedDeployment({ workerDeployment, connection, buildId, poo
   const spec = workerDeployment.spec;
   const userTemplate = spec.template as V1PodTemplateSpec;
   const selector = selectorLabels(name, buildId, pool?.name);
-  const env = injectedEnv({ namespace, name, spec, connection, buildId, pool });
+  const env = workerEnv({ namespace, name, spec, buildId, pool });
   const replicas = pool?.replicas ?? spec.replicas;
 
   const podSpec = structuredClone(userTemplate.spec ?? { containers: [] });
-  podSpec.containers = podSpec.containers.map((container) => withEnv(container, env, connection, pool));
-  if (connection.mutualTLSSecretRef) {
-    podSpec.volumes = [...(podSpec.volumes ?? []).filter((v) => v.name !== TLS_VOLUME), { name: TLS_VOLUME, secret: { secretName: connection.mutualTLSSecretRef.name } }];
-  }
+  podSpec.containers = podSpec.containers.map((container) => ({ ...replaceEnv(container, env), ...(pool?.resources ? { resources: pool.resources } : {}) }));
   if (pool?.nodeSelector) podSpec.nodeSelector = { ...podSpec.nodeSelector, ...pool.nodeSelector };
   if (pool?.affinity) podSpec.affinity = pool.affinity;
   if (pool?.tolerations) podSpec.tolerations = [...(podSpec.tolerations ?? []), ...(pool.tolerations as V1Toleration[])];
+  const template = withConnection(
+    {
+      metadata: {
+        labels: { ...userTemplate.metadata?.labels, ...selector },
+        annotations: { ...userTemplate.metadata?.annotations, [ANNOTATIONS.templateHash]: templateHash(userTemplate) },
+      },
+      spec: podSpec,
+    },
+    connection,
+  );
+  const deploymentSpec = { selector: { matchLabels: selector }, minReadySeconds: spec.minReadySeconds ?? 0, progressDeadlineSeconds: spec.progressDeadlineSeconds ?? 600, template };
 
   return {
     apiVersion: 'apps/v1',
@@ -49,25 +62,35 @@ export function versionedDeployment({ workerDeployment, connection, buildId, poo
       name: versionedDeploymentName(name, buildId, pool?.name),
       namespace,
       labels: selector,
+      annotations: { [ANNOTATIONS.specHash]: templateHash(deploymentSpec) },
       ownerReferences: [{ apiVersion: API_VERSION, kind: 'TemporalWorkerDeployment', name, uid: workerDeployment.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
     },
-    spec: {
-      ...(replicas === undefined ? {} : { replicas }),
-      selector: { matchLabels: selector },
-      minReadySeconds: spec.minReadySeconds ?? 0,
-      progressDeadlineSeconds: spec.progressDeadlineSeconds ?? 600,
-      template: {
-        metadata: {
-          labels: { ...userTemplate.metadata?.labels, ...selector },
-          annotations: {
-            ...userTemplate.metadata?.annotations,
-            [ANNOTATIONS.templateHash]: templateHash(userTemplate),
-            [ANNOTATIONS.connectionHash]: templateHash(connection),
-          },
-        },
-        spec: podSpec,
-      },
-    },
+    spec: { ...(replicas === undefined ? {} : { replicas }), ...deploymentSpec },
+  };
+}
+
+/**
+ * The pod template with the connection's address and credentials in place of any earlier
+ * connection's: how a changed connection reaches every running build, old ones included.
+ */
+export function withConnection(template: V1PodTemplateSpec, connection: TemporalConnection['spec']): V1PodTemplateSpec {
+  const podSpec = structuredClone(template.spec ?? { containers: [] });
+  const mtls = connection.mutualTLSSecretRef;
+  const mount = { name: TLS_VOLUME, mountPath: TLS_MOUNT_PATH, readOnly: true };
+  podSpec.containers = podSpec.containers.map((container) => {
+    const mounts = [...(container.volumeMounts ?? []).filter((m) => m.name !== TLS_VOLUME), ...(mtls ? [mount] : [])];
+    const replaced = replaceEnv(container, connectionEnv(connection), CONNECTION_ENV);
+    if (mounts.length > 0) replaced.volumeMounts = mounts;
+    else delete replaced.volumeMounts;
+    return replaced;
+  });
+  const volumes = [...(podSpec.volumes ?? []).filter((v) => v.name !== TLS_VOLUME), ...(mtls ? [{ name: TLS_VOLUME, secret: { secretName: mtls.name } }] : [])];
+  if (volumes.length > 0) podSpec.volumes = volumes;
+  else delete podSpec.volumes;
+  return {
+    ...template,
+    metadata: { ...template.metadata, annotations: { ...template.metadata?.annotations, [ANNOTATIONS.connectionHash]: templateHash(connection) } },
+    spec: podSpec,
   };
 }
 
@@ -75,23 +98,27 @@ interface EnvInput {
   namespace: string;
   name: string;
   spec: TemporalWorkerDeployment['spec'];
-  connection: TemporalConnection['spec'];
   buildId: string;
   pool?: Pool;
 }
 
-/** The environment of every worker container; the Temporal SDKs' environment configuration reads these names. */
-export function injectedEnv({ namespace, name, spec, connection, buildId, pool }: EnvInput): V1EnvVar[] {
-  const value = (n: string, v: string): V1EnvVar => ({ name: n, value: v });
-  const tls = connection.mutualTLSSecretRef !== undefined || connection.apiKeySecretRef !== undefined || connection.tls?.serverName !== undefined;
+/** Where a worker belongs in Temporal; the Temporal SDKs' environment configuration reads these names. */
+function workerEnv({ namespace, name, spec, buildId, pool }: EnvInput): V1EnvVar[] {
   return [
-    value('TEMPORAL_ADDRESS', connection.hostPort),
-    value('TEMPORAL_HOST_PORT', connection.hostPort),
     value('TEMPORAL_NAMESPACE', spec.workerOptions.temporalNamespace),
     value('TEMPORAL_DEPLOYMENT_NAME', temporalDeploymentName(namespace, name)),
     value('TEMPORAL_WORKER_BUILD_ID', buildId),
     value('WORKER_BUILD_ID', buildId),
     ...(pool?.taskQueue ? [value('TEMPORAL_TASK_QUEUE', pool.taskQueue)] : []),
+  ];
+}
+
+/** How a worker reaches Temporal. */
+function connectionEnv(connection: TemporalConnection['spec']): V1EnvVar[] {
+  const tls = connection.mutualTLSSecretRef !== undefined || connection.apiKeySecretRef !== undefined || connection.tls?.serverName !== undefined;
+  return [
+    value('TEMPORAL_ADDRESS', connection.hostPort),
+    value('TEMPORAL_HOST_PORT', connection.hostPort),
     ...(tls ? [value('TEMPORAL_TLS', 'true')] : []),
     ...(connection.tls?.serverName ? [value('TEMPORAL_TLS_SERVER_NAME', connection.tls.serverName)] : []),
     ...(connection.mutualTLSSecretRef
@@ -103,15 +130,12 @@ export function injectedEnv({ namespace, name, spec, connection, buildId, pool }
   ];
 }
 
-/** The container with our variables in place of any of the same name, the TLS mount and the pool's resources. */
-function withEnv(container: V1Container, env: V1EnvVar[], connection: TemporalConnection['spec'], pool: Pool | undefined): V1Container {
-  const ours = new Set(env.map((e) => e.name));
-  return {
-    ...container,
-    env: [...(container.env ?? []).filter((e) => !ours.has(e.name)), ...env],
-    ...(connection.mutualTLSSecretRef
-      ? { volumeMounts: [...(container.volumeMounts ?? []).filter((m) => m.name !== TLS_VOLUME), { name: TLS_VOLUME, mountPath: TLS_MOUNT_PATH, readOnly: true }] }
-      : {}),
-    ...(pool?.resources ? { resources: pool.resources } : {}),
-  };
+function value(name: string, text: string): V1EnvVar {
+  return { name, value: text };
+}
+
+/** The container with `env` in place of any variable of the same name, or of the `owned` names. */
+function replaceEnv(container: V1Container, env: V1EnvVar[], owned: string[] = []): V1Container {
+  const ours = new Set([...owned, ...env.map((e) => e.name)]);
+  return { ...container, env: [...(container.env ?? []).filter((e) => !ours.has(e.name)), ...env] };
 }

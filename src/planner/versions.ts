@@ -8,6 +8,10 @@ export interface DeploymentState {
   name: string;
   /** spec.replicas of the Deployment; undefined when unset. */
   replicas?: number;
+  /** The pool it runs, with pools. */
+  pool?: string;
+  /** Why it no longer matches what the spec and the connection ask: it must be rolled in place. */
+  drift?: string;
 }
 
 export interface VersionState {
@@ -28,6 +32,8 @@ export interface VersionsInput {
   currentBuildId?: string;
   /** spec.replicas, or undefined when an autoscaler owns replica counts. */
   replicas?: number;
+  /** spec.pools: each build runs one Deployment per pool; without pools, one Deployment. */
+  pools?: { name: string; replicas?: number }[];
   sunset: { scaledownDelay: string; deleteDelay: string };
   versions: VersionState[];
   /** Temporal lists the deployment, so a build it does not list was removed or never polled. */
@@ -37,7 +43,8 @@ export interface VersionsInput {
 }
 
 export type VersionAction =
-  | { action: 'create'; buildId: string; reason: string }
+  | { action: 'create'; buildId: string; pool?: string; reason: string }
+  | { action: 'update'; deployment: string; buildId: string; reason: string }
   | { action: 'scale'; deployment: string; buildId: string; replicas: number; reason: string }
   | { action: 'delete'; deployment: string; buildId: string; reason: string }
   /** Remove Temporal's record of a build whose Deployments are gone, so the server's cap of versions is not filled by leftovers. */
@@ -58,17 +65,22 @@ export function planVersions(input: VersionsInput): VersionsPlan {
   const deleteAfter = scaleDownAfter + durationSeconds(input.sunset.deleteDelay) * 1000;
 
   const target = input.versions.find((v) => v.buildId === input.targetBuildId);
+  const pools: { name?: string; replicas?: number }[] = input.pools ?? [{}];
   if (!target || target.deployments.length === 0) {
     const ineligible = input.versions.filter((v) => v.buildId !== input.targetBuildId && !eligibleForDeletion(v)).length;
-    actions.push(
-      ineligible >= input.maxIneligibleVersions
-        ? {
-            action: 'blocked',
-            buildId: input.targetBuildId,
-            reason: `not creating build ${input.targetBuildId}: ${ineligible} older builds are not yet drained and scaled down (limit ${input.maxIneligibleVersions}); shorten spec.sunset or finish their pinned workflows`,
-          }
-        : { action: 'create', buildId: input.targetBuildId, reason: `build ${input.targetBuildId} has no Deployment yet` },
-    );
+    if (ineligible >= input.maxIneligibleVersions) {
+      actions.push({
+        action: 'blocked',
+        buildId: input.targetBuildId,
+        reason: `not creating build ${input.targetBuildId}: ${ineligible} older builds are not yet drained and scaled down (limit ${input.maxIneligibleVersions}); shorten spec.sunset or finish their pinned workflows`,
+      });
+    }
+  }
+  if (!actions.some((a) => a.action === 'blocked')) {
+    for (const pool of pools) {
+      if (target?.deployments.some((d) => d.pool === pool.name)) continue;
+      actions.push({ action: 'create', buildId: input.targetBuildId, ...(pool.name ? { pool: pool.name } : {}), reason: `build ${input.targetBuildId} has no Deployment${pool.name ? ` for pool ${pool.name}` : ''} yet` });
+    }
   }
 
   for (const version of input.versions) {
@@ -77,10 +89,22 @@ export function planVersions(input: VersionsInput): VersionsPlan {
       for (const d of version.deployments) if (d.replicas !== replicas) actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas, reason });
     };
     const active = version.buildId === input.targetBuildId || version.buildId === input.currentBuildId || version.status === 'Ramping' || version.status === 'Current';
+    if (!deleted(version, input, deleteAfter)) {
+      for (const d of version.deployments) if (d.drift) actions.push({ action: 'update', deployment: d.name, buildId: version.buildId, reason: `Deployment ${d.name} of ${build} is rolled in place: ${d.drift}` });
+    }
     if (active) {
-      if (input.replicas !== undefined) scaleAll(input.replicas, `${build} is ${roleOf(version, input)}: ${input.replicas} replicas as spec.replicas says`);
-      // Without spec.replicas an autoscaler owns the count, but it cannot scale up from zero.
-      else for (const d of version.deployments) if (d.replicas === 0) actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas: 1, reason: `${build} is ${roleOf(version, input)} and was at 0 replicas: 1 for the autoscaler to start from` });
+      for (const d of version.deployments) {
+        // A pool removed from the spec keeps what it has until its build retires.
+        const pool = pools.find((p) => p.name === d.pool);
+        if (!pool) continue;
+        const wanted = pool.replicas ?? input.replicas;
+        if (wanted !== undefined) {
+          if (d.replicas !== wanted) actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas: wanted, reason: `${build} is ${roleOf(version, input)}: ${wanted} replicas as ${pool.replicas === undefined ? 'spec.replicas' : `pool ${pool.name ?? ''}`} says` });
+        } else if (d.replicas === 0) {
+          // Without a replica count an autoscaler owns it, but it cannot scale up from zero.
+          actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas: 1, reason: `${build} is ${roleOf(version, input)} and was at 0 replicas: 1 for the autoscaler to start from` });
+        }
+      }
       continue;
     }
     const retired = version.status === 'Drained' || (version.status === 'Inactive' && !version.everActive);
@@ -115,6 +139,12 @@ export function planVersions(input: VersionsInput): VersionsPlan {
     }
   }
   return recheckAt ? { actions, recheckAt } : { actions };
+}
+
+/** Its Deployments are deleted by this plan (the same rule as below): nothing to roll in place. */
+function deleted(version: VersionState, input: VersionsInput, deleteAfter: number): boolean {
+  if (version.status === 'NotRegistered') return input.temporalKnowsDeployment && version.buildId !== input.targetBuildId;
+  return version.status === 'Drained' && version.drainedSince !== undefined && input.now.getTime() - version.drainedSince.getTime() >= deleteAfter && version.deployments.every((d) => d.replicas === 0);
 }
 
 /** Drained and scaled to zero: the server may drop it to make room. */

@@ -13,18 +13,20 @@ export interface JoinedVersion extends VersionState {
   lastCurrentAt?: Date;
 }
 
-export function joinVersions(deployments: ObservedDeployment[], temporal: TemporalDeploymentState, targetBuildId: string): JoinedVersion[] {
+/** `targetPools`: the pools the target must run (undefined for the single Deployment without pools). */
+export function joinVersions(deployments: (ObservedDeployment & { drift?: string })[], temporal: TemporalDeploymentState, targetBuildId: string, targetPools: (string | undefined)[] = [undefined]): JoinedVersion[] {
   const buildIds = new Set([targetBuildId, ...deployments.map((d) => d.buildId), ...temporal.versions.map((v) => v.buildId)]);
   return [...buildIds].sort().map((buildId) => {
     const own = deployments.filter((d) => d.buildId === buildId);
     const known = temporal.versions.find((v) => v.buildId === buildId);
-    const healthy = own.length > 0 && own.every((d) => d.available);
+    const complete = buildId !== targetBuildId || targetPools.every((pool) => own.some((d) => d.pool === pool));
+    const healthy = complete && own.length > 0 && own.every((d) => d.available);
     const healthySince = healthy ? new Date(Math.max(...own.map((d) => d.availableSince?.getTime() ?? 0))) : undefined;
     return {
       buildId,
       status: known?.status ?? 'NotRegistered',
       everActive: known?.everActive ?? false,
-      deployments: own.map((d) => ({ name: d.name, ...(d.replicas === undefined ? {} : { replicas: d.replicas }) })),
+      deployments: own.map((d) => ({ name: d.name, ...(d.replicas === undefined ? {} : { replicas: d.replicas }), ...(d.pool ? { pool: d.pool } : {}), ...(d.drift ? { drift: d.drift } : {}) })),
       healthy,
       ...(healthySince && healthySince.getTime() > 0 ? { healthySince } : {}),
       ...(known?.drainedSince ? { drainedSince: known.drainedSince } : {}),

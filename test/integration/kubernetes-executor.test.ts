@@ -4,12 +4,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { executeVersionActions } from '../../src/controller/kubernetes-executor.ts';
+import { replacementOf } from '../../src/k8s/deployment-drift.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
 import type { VersionAction } from '../../src/planner/versions.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { create } from '../support/manifests.ts';
 
-test('create, scale and delete run in order, are idempotent, and a failure stops the rest', async (t) => {
+test('create, update, scale and delete run in order, are idempotent, and a failure stops the rest', async (t) => {
   const namespace = await testNamespace(t, 'executor');
   const apps = kubeConfig().makeApiClient(AppsV1Api);
   // A real owner: the garbage collector deletes Deployments whose owner does not exist.
@@ -22,12 +23,17 @@ test('create, scale and delete run in order, are idempotent, and a failure stops
     },
     namespace,
   )) as unknown as TemporalWorkerDeployment;
-  const deploymentsOf = (buildId: string) => [versionedDeployment({ workerDeployment, connection: { hostPort: sharedEnvironment().temporalAddress }, buildId })];
+  const moved = { hostPort: 'temporal.elsewhere:7233' };
+  const objects = {
+    created: (buildId: string) => versionedDeployment({ workerDeployment, connection: { hostPort: sharedEnvironment().temporalAddress }, buildId }),
+    replacement: (name: string) => replacements.get(name) ?? assert.fail(`no replacement prepared for ${name}`),
+  };
+  const replacements = new Map<string, ReturnType<typeof replacementOf>>();
   const names = async () => (await apps.listNamespacedDeployment({ namespace })).items.map((d) => `${d.metadata?.name} ${d.spec?.replicas}`).sort();
 
-  const first = await executeVersionActions(apps, namespace, [{ action: 'create', buildId: 'v1', reason: 'new' }], deploymentsOf);
+  const first = await executeVersionActions(apps, namespace, [{ action: 'create', buildId: 'v1', reason: 'new' }], objects);
   assert.equal(first.failed, undefined);
-  const again = await executeVersionActions(apps, namespace, [{ action: 'create', buildId: 'v1', reason: 'new' }], deploymentsOf);
+  const again = await executeVersionActions(apps, namespace, [{ action: 'create', buildId: 'v1', reason: 'new' }], objects);
   assert.equal(again.failed, undefined, 'creating what exists is done, not an error');
 
   const plan: VersionAction[] = [
@@ -35,7 +41,7 @@ test('create, scale and delete run in order, are idempotent, and a failure stops
     { action: 'blocked', buildId: 'v3', reason: 'not the executor\'s to act on' },
     { action: 'create', buildId: 'v2', reason: 'new target' },
   ];
-  const result = await executeVersionActions(apps, namespace, plan, deploymentsOf);
+  const result = await executeVersionActions(apps, namespace, plan, objects);
   assert.deepEqual(result.done.map((a) => a.action), ['create', 'scale'], 'create first, then scale; nothing for blocked');
   assert.deepEqual(await names(), ['orders-v1 0', 'orders-v2 1']);
 
@@ -47,12 +53,27 @@ test('create, scale and delete run in order, are idempotent, and a failure stops
       { action: 'scale', deployment: 'no-such-deployment', buildId: 'v9', replicas: 0, reason: 'gone' },
       { action: 'delete', deployment: 'orders-v1', buildId: 'v1', reason: 'drained' },
     ],
-    deploymentsOf,
+    objects,
   );
   assert.deepEqual(failing.done.map((a) => a.action), ['delete', 'scale']);
+
+  const read = () => apps.readNamespacedDeployment({ namespace, name: 'orders-v2' });
+  const update = { action: 'update', deployment: 'orders-v2', buildId: 'v2', reason: 'the connection changed' } as const;
+  const before = await read();
+  // The Deployment controller writes the status meanwhile: a read may be stale by the time it is used.
+  await eventually('the update to land on a fresh read', async () => {
+    replacements.set('orders-v2', replacementOf(await read(), undefined, moved));
+    return (await executeVersionActions(apps, namespace, [update], objects)).failed ? undefined : true;
+  });
+  const after = await apps.readNamespacedDeployment({ namespace, name: 'orders-v2' });
+  assert.equal(after.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'TEMPORAL_ADDRESS')?.value, moved.hostPort, 'rolled to the new connection');
+  assert.equal(after.spec?.replicas, 3, 'the replica count is not the update\'s to change');
+  replacements.set('orders-v2', replacementOf(before, undefined, { hostPort: 'temporal.stale:7233' }));
+  const stale = await executeVersionActions(apps, namespace, [update], objects);
+  assert.equal((stale.failed?.error as { code?: number }).code, 409, 'a stale read is refused, not written over');
   assert.equal(failing.failed?.action.action, 'scale');
   assert.equal((failing.failed?.error as { code?: number }).code, 404);
   await eventually('orders-v1 to be gone', async () => ((await names()).length === 1 ? true : undefined));
   assert.deepEqual(await names(), ['orders-v2 3']);
-  assert.equal((await executeVersionActions(apps, namespace, [{ action: 'delete', deployment: 'orders-v1', buildId: 'v1', reason: 'drained' }], deploymentsOf)).failed, undefined, 'deleting what is gone is done');
+  assert.equal((await executeVersionActions(apps, namespace, [{ action: 'delete', deployment: 'orders-v1', buildId: 'v1', reason: 'drained' }], objects)).failed, undefined, 'deleting what is gone is done');
 });

@@ -28,7 +28,10 @@ function input(versions: VersionState[], changes: Partial<VersionsInput> = {}): 
 const current = version('v3', 'Current', { everActive: true });
 /** Each action as a short line, to compare without the reasons. */
 const short = (actions: VersionAction[]): string[] =>
-  actions.map((a) => ('deployment' in a ? `${a.action} ${a.deployment}${'replicas' in a ? ` ${a.replicas}` : ''}` : `${a.action} ${a.buildId}`));
+  actions.map((a) => ('deployment' in a ? `${a.action} ${a.deployment}${'replicas' in a ? ` ${a.replicas}` : ''}` : `${a.action} ${a.buildId}${'pool' in a ? ` ${a.pool}` : ''}`));
+const pools = [{ name: 'a' }, { name: 'b', replicas: 1 }];
+const pooled = (buildId: string, status: VersionState['status'], replicas: [number, number], extra: Partial<VersionState> = {}): VersionState =>
+  version(buildId, status, { deployments: [{ name: `w-a-${buildId}`, pool: 'a', replicas: replicas[0] }, { name: `w-b-${buildId}`, pool: 'b', replicas: replicas[1] }], ...extra });
 
 const cases: [string, VersionsInput, string[]][] = [
   ['a steady worker deployment needs nothing', input([current]), []],
@@ -62,6 +65,18 @@ const cases: [string, VersionsInput, string[]][] = [
     'pools: a build is deleted only when all its Deployments are at 0',
     input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(26 * HOUR), deployments: [{ name: 'w-a-v2', replicas: 0 }, { name: 'w-b-v2', replicas: 1 }] })]),
     ['scale w-b-v2 0'],
+  ],
+  ['pools: a new target gets one Deployment per pool', input([pooled('v3', 'Current', [2, 1], { everActive: true })], { targetBuildId: 'v4', pools }), ['create v4 a', 'create v4 b']],
+  ['pools: a pool added to the spec gets its Deployment of the target', input([version('v3', 'Current', { everActive: true, deployments: [{ name: 'w-a-v3', pool: 'a', replicas: 2 }] })], { pools }), ['create v3 b']],
+  ['pools: each pool follows its own replicas, else spec.replicas', input([pooled('v3', 'Current', [5, 5], { everActive: true })], { pools }), ['scale w-a-v3 2', 'scale w-b-v3 1']],
+  ['pools: a pool removed from the spec keeps its Deployment while its build is active', input([pooled('v3', 'Current', [2, 7], { everActive: true })], { pools: [{ name: 'a' }] }), []],
+  ['pools: at the version limit no pool of the new build is created', input([pooled('v3', 'Current', [2, 1], { everActive: true }), pooled('v2', 'Draining', [2, 1], { everActive: true })], { targetBuildId: 'v4', pools, maxIneligibleVersions: 1 }), ['blocked v4']],
+  ['a drifted Deployment is rolled in place', input([{ ...current, deployments: [{ name: 'w-v3', replicas: 2, drift: 'the TemporalConnection changed' }] }]), ['update w-v3']],
+  ['a drifted draining build is rolled too: its workers must still reach Temporal', input([current, version('v2', 'Draining', { everActive: true, deployments: [{ name: 'w-v2', replicas: 2, drift: 'the TemporalConnection changed' }] })]), ['update w-v2']],
+  [
+    'a drifted build about to be deleted is only deleted',
+    input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(26 * HOUR), deployments: [{ name: 'w-v2', replicas: 0, drift: 'the TemporalConnection changed' }] })]),
+    ['delete w-v2'],
   ],
   [
     'at the version limit no new build is created',

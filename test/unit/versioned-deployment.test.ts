@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
-import { ANNOTATIONS, TLS_MOUNT_PATH, versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
+import { ANNOTATIONS, TLS_MOUNT_PATH, versionedDeployment, withConnection } from '../../src/k8s/versioned-deployment.ts';
 
 function workerDeployment(spec: Partial<TemporalWorkerDeployment['spec']> = {}): TemporalWorkerDeployment {
   return {
@@ -91,4 +91,22 @@ test('the user template is not changed by building from it', () => {
   const before = structuredClone(twd);
   versionedDeployment({ workerDeployment: twd, connection: { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'c' } }, buildId: 'b', pool: { name: 'p', nodeSelector: { a: 'b' } } });
   assert.deepEqual(twd, before);
+});
+
+test('switching a running build from mutual TLS to an API key leaves no TLS mount, volume or variable behind', () => {
+  const mtls = versionedDeployment({ workerDeployment: workerDeployment(), connection: { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'client-cert' } }, buildId: 'b' });
+  const switched = withConnection(mtls.spec?.template ?? {}, { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } });
+  const fresh = versionedDeployment({ workerDeployment: workerDeployment(), connection: { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } }, buildId: 'b' });
+  assert.deepEqual(switched, fresh.spec?.template, 'the same template as a build made with the new connection');
+  assert.equal(switched.spec?.volumes, undefined);
+  assert.equal(switched.spec?.containers[0]?.volumeMounts, undefined);
+  const back = withConnection(switched, { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'client-cert' } });
+  assert.deepEqual(back, mtls.spec?.template, 'and back again');
+});
+
+test('the spec hash covers everything but replicas', () => {
+  const hash = (spec: Partial<TemporalWorkerDeployment['spec']>) => versionedDeployment({ workerDeployment: workerDeployment(spec), connection: { hostPort: 'temporal:7233' }, buildId: 'b' }).metadata?.annotations?.[ANNOTATIONS.specHash];
+  assert.equal(hash({ replicas: 1 }), hash({ replicas: 9 }));
+  assert.notEqual(hash({ minReadySeconds: 5 }), hash({}));
+  assert.notEqual(hash({ progressDeadlineSeconds: 60 }), hash({}));
 });

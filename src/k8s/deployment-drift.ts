@@ -1,0 +1,45 @@
+// When a Deployment the controller made no longer matches what it would make now, and what it
+// is replaced with. Under one build ID the Pods must run the spec's template (a custom build ID
+// lets the template change) with the pools' placement; every build, old ones included, must
+// reach Temporal through the connection as it is now. Pure.
+import type { V1Deployment } from '@kubernetes/client-node';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import { templateHash } from './build-id.ts';
+import type { ObservedDeployment } from './observed-deployment.ts';
+import { ANNOTATIONS, withConnection } from './versioned-deployment.ts';
+
+/** Why `observed` must be rolled in place, or undefined when it matches. `wanted` is what the spec builds for it, when it is the target's. */
+export function driftOf(observed: ObservedDeployment, wanted: V1Deployment | undefined, connection: TemporalConnection['spec']): string | undefined {
+  const connectionChanged = observed.connectionHash !== templateHash(connection);
+  if (!wanted) return connectionChanged ? 'the TemporalConnection changed' : undefined;
+  if (observed.specHash === wanted.metadata?.annotations?.[ANNOTATIONS.specHash]) return undefined;
+  if (connectionChanged) return 'the TemporalConnection changed';
+  if (observed.templateHash !== wanted.spec?.template.metadata?.annotations?.[ANNOTATIONS.templateHash]) return 'spec.template changed under the same build ID (workerOptions.unsafeCustomBuildID)';
+  return 'its pool placement, minReadySeconds or progressDeadlineSeconds changed';
+}
+
+/**
+ * The object that replaces `live`: the spec's build when it is the target's, else `live` with
+ * the current connection. The resourceVersion makes the write fail if `live` is stale, and the
+ * replica count stays as it is: scaling is a separate action, and an autoscaler may own it.
+ */
+export function replacementOf(live: V1Deployment, wanted: V1Deployment | undefined, connection: TemporalConnection['spec']): V1Deployment {
+  const liveSpec = live.spec ?? { selector: {}, template: {} };
+  const spec = wanted?.spec ?? { ...liveSpec, template: withConnection(liveSpec.template, connection) };
+  const template = structuredClone(spec.template);
+  // Only fields we set are sent: server-filled timestamps do not survive client-node's serializer as strings.
+  if (template.metadata) delete template.metadata.creationTimestamp;
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: live.metadata?.name ?? '',
+      namespace: live.metadata?.namespace ?? '',
+      ...(live.metadata?.resourceVersion ? { resourceVersion: live.metadata.resourceVersion } : {}),
+      labels: live.metadata?.labels ?? {},
+      annotations: { ...live.metadata?.annotations, ...wanted?.metadata?.annotations },
+      ownerReferences: live.metadata?.ownerReferences ?? [],
+    },
+    spec: { ...liveSpec, ...spec, template, ...(liveSpec.replicas === undefined ? {} : { replicas: liveSpec.replicas }) },
+  };
+}

@@ -1,0 +1,65 @@
+// When a Deployment must be rolled in place, and with what.
+import type { V1Deployment } from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { driftOf, replacementOf } from '../../src/k8s/deployment-drift.ts';
+import { observeDeployment } from '../../src/k8s/observed-deployment.ts';
+import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
+
+const plaintext = { hostPort: 'temporal:7233' };
+const apiKey = { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } };
+
+function build(spec: Partial<TemporalWorkerDeployment['spec']> = {}, connection: { hostPort: string } = plaintext): V1Deployment {
+  return versionedDeployment({
+    workerDeployment: {
+      metadata: { name: 'orders', namespace: 'team-a', uid: 'uid-1' },
+      spec: { replicas: 2, workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: 'ns', unsafeCustomBuildID: 'stable' }, template: { spec: { containers: [{ name: 'worker', image: 'w:1' }] } }, ...spec },
+    },
+    connection,
+    buildId: 'stable',
+  });
+}
+
+/** As the API server returns it: with a resourceVersion, status and a replica count an autoscaler may have changed. */
+function live(deployment: V1Deployment, replicas = 2): V1Deployment {
+  return { ...deployment, metadata: { ...deployment.metadata, resourceVersion: '42' }, spec: { ...deployment.spec!, replicas, revisionHistoryLimit: 10 } };
+}
+
+const observed = (deployment: V1Deployment) => observeDeployment(live(deployment))!;
+const template = { spec: { containers: [{ name: 'worker', image: 'w:2' }] } };
+
+const cases: [string, V1Deployment, V1Deployment | undefined, typeof plaintext, RegExp | undefined][] = [
+  ['the target as built: nothing to do', build(), build(), plaintext, undefined],
+  ['an old build on the same connection: nothing to do', build(), undefined, plaintext, undefined],
+  ['the connection changed: the target rolls', build(), build({}, apiKey), apiKey, /TemporalConnection changed/],
+  ['the connection changed: an old build rolls too', build(), undefined, apiKey, /TemporalConnection changed/],
+  ['a new template under the custom build ID', build(), build({ template }), plaintext, /unsafeCustomBuildID/],
+  ['new timings', build(), build({ minReadySeconds: 10 }), plaintext, /minReadySeconds/],
+  ['another replica count is not drift: scaling is separate', build({ replicas: 2 }), build({ replicas: 5 }), plaintext, undefined],
+];
+
+for (const [title, existing, wanted, connection, expected] of cases) {
+  test(title, () => {
+    const drift = driftOf(observed(existing), wanted, connection);
+    if (expected) assert.match(drift ?? '(none)', expected);
+    else assert.equal(drift, undefined);
+  });
+}
+
+test('the replacement of the target is the new build, on the live resourceVersion and replica count', () => {
+  const wanted = build({ template }, apiKey);
+  const replacement = replacementOf(live(build(), 7), wanted, apiKey);
+  assert.equal(replacement.metadata?.resourceVersion, '42');
+  assert.equal(replacement.spec?.replicas, 7, 'an autoscaler\'s count is kept');
+  assert.equal(replacement.spec?.revisionHistoryLimit, 10, 'server defaults are kept');
+  assert.deepEqual(replacement.spec?.template, wanted.spec?.template);
+  assert.equal(driftOf(observeDeployment(replacement)!, wanted, apiKey), undefined, 'and it no longer drifts');
+});
+
+test('the replacement of an old build keeps its own template with the new connection', () => {
+  const replacement = replacementOf(live(build()), undefined, apiKey);
+  assert.equal(replacement.spec?.template.spec?.containers[0]?.image, 'w:1');
+  assert.ok(replacement.spec?.template.spec?.containers[0]?.env?.some((e) => e.name === 'TEMPORAL_API_KEY'));
+  assert.equal(driftOf(observeDeployment(replacement)!, undefined, apiKey), undefined);
+});
