@@ -1,0 +1,145 @@
+// The controller's Temporal clients, one per TemporalConnection. A client is replaced when its
+// address, TLS settings or client certificate change, takes a rotated API key in place, and is
+// dropped when Temporal refuses its credentials, so the next reconcile connects again with what
+// the Secret holds then.
+import { InterceptingCall, type Interceptor, status as GrpcStatus, type StatusObject } from '@grpc/grpc-js';
+import type { V1Secret } from '@kubernetes/client-node';
+import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type WorkflowService } from '@temporalio/client';
+import { getCACertificates } from 'node:tls';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import { referencedSecret, resolveConnection, type ResolvedConnection } from './credentials.ts';
+
+export interface ClientPoolOptions {
+  /** The Secret as cached, undefined when it does not exist. */
+  secret(namespace: string, name: string): Promise<V1Secret | undefined>;
+  connectTimeoutMs?: number;
+  /** Called after the pool's own (metrics, for instance). */
+  interceptors?: Interceptor[];
+}
+
+/** Temporal could not be reached with these settings; the message says why. */
+export class TemporalConnectError extends Error {
+  override name = 'TemporalConnectError';
+}
+
+interface PooledClient {
+  fingerprint: string;
+  connection: Promise<Connection>;
+}
+
+export class TemporalClientPool {
+  private readonly options: ClientPoolOptions;
+  private readonly clients = new Map<string, PooledClient>();
+
+  constructor(options: ClientPoolOptions) {
+    this.options = options;
+  }
+
+  /** Throws CredentialsError when the connection's Secret is missing or unusable. */
+  async workflowService(connection: TemporalConnection): Promise<WorkflowService> {
+    const namespace = connection.metadata.namespace ?? '';
+    const identity = identityOf(namespace, connection.metadata.name ?? '');
+    const secretName = referencedSecret(connection.spec);
+    const secret = secretName === undefined ? undefined : await this.options.secret(namespace, secretName);
+    const resolved = resolveConnection(namespace, connection.spec, secret);
+    let pooled = this.clients.get(identity);
+    if (pooled?.fingerprint !== resolved.fingerprint) {
+      if (pooled) this.discard(identity, pooled);
+      pooled = this.connect(identity, resolved);
+    }
+    const live = await pooled.connection;
+    if (resolved.apiKey !== undefined) live.setApiKey(resolved.apiKey);
+    return live.workflowService;
+  }
+
+  /** The TemporalConnection is gone: its client goes too. */
+  release(namespace: string, name: string): void {
+    const identity = identityOf(namespace, name);
+    const pooled = this.clients.get(identity);
+    if (pooled) this.discard(identity, pooled);
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.all(all.map(closeQuietly));
+  }
+
+  private connect(identity: string, resolved: ResolvedConnection): PooledClient {
+    let lastFailure: string | undefined;
+    const connection = Connection.lazy({
+      address: resolved.address,
+      tls: resolved.tls ? { ...resolved.tls, serverRootCACertificate: resolved.tls.serverRootCACertificate ?? nodeDefaultRoots() } : false,
+      ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
+      // The SDK's default retries; inside them, every attempt's outcome is watched.
+      interceptors: [
+        makeGrpcRetryInterceptor(defaultGrpcRetryOptions()),
+        onStatus((status) => {
+          if (status.code === GrpcStatus.OK) return;
+          // A deadline says only that time ran out; the failure before it says why.
+          if (status.code !== GrpcStatus.DEADLINE_EXCEEDED) lastFailure = `${GrpcStatus[status.code]}: ${status.details}`;
+          if (status.code === GrpcStatus.UNAUTHENTICATED || status.code === GrpcStatus.PERMISSION_DENIED) this.discard(identity, pooled);
+        }),
+        ...(this.options.interceptors ?? []),
+      ],
+    });
+    const pooled: PooledClient = { fingerprint: resolved.fingerprint, connection: this.verified(connection, resolved.address, () => lastFailure) };
+    void pooled.connection.catch(() => this.discard(identity, pooled));
+    this.clients.set(identity, pooled);
+    return pooled;
+  }
+
+  /**
+   * Connection.connect only says "Failed to connect before the deadline" when TLS fails; one call
+   * with a deadline reports what went wrong (a certificate, a server name, a refused key).
+   */
+  private async verified(connection: Connection, address: string, lastFailure: () => string | undefined): Promise<Connection> {
+    try {
+      await connection.withDeadline(Date.now() + (this.options.connectTimeoutMs ?? 10_000), () => connection.workflowService.getSystemInfo({}));
+      return connection;
+    } catch (error) {
+      await connection.close();
+      throw new TemporalConnectError(`cannot connect to Temporal at ${address}: ${lastFailure() ?? (error instanceof Error ? error.message : String(error))}`, { cause: error });
+    }
+  }
+
+  /** Forgets the client if it is still the pooled one, and closes it. */
+  private discard(identity: string, pooled: PooledClient): void {
+    if (this.clients.get(identity) !== pooled) return;
+    this.clients.delete(identity);
+    void closeQuietly(pooled);
+  }
+}
+
+/**
+ * Without a CA of its own, a server is verified against Node's default store (bundled roots,
+ * NODE_EXTRA_CA_CERTS, the system's with --use-system-ca): grpc-js alone would trust only
+ * GRPC_DEFAULT_SSL_ROOTS_FILE_PATH when that is set, unlike the rest of the process.
+ */
+function nodeDefaultRoots(): Buffer {
+  return Buffer.from(getCACertificates('default').join('\n'));
+}
+
+function identityOf(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+async function closeQuietly(pooled: PooledClient): Promise<void> {
+  const connection = await pooled.connection.catch(() => undefined);
+  await connection?.close();
+}
+
+/** Reports the status of every call attempt. */
+function onStatus(report: (status: StatusObject) => void): Interceptor {
+  return (options, nextCall) =>
+    new InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        next(metadata, {
+          onReceiveStatus(status, nextStatus) {
+            report(status);
+            nextStatus(status);
+          },
+        });
+      },
+    });
+}
