@@ -32,9 +32,11 @@ export async function writeStatus(
     if (blocking(c)) await deps.recordEvent({ apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata }, { type: 'Warning', reason: c.reason, message: c.message });
   }
   if (JSON.stringify(stored.status ?? {}) !== JSON.stringify(status)) {
+    // The whole status is replaced: a merge patch would keep every field this status leaves out
+    // (a finished ramp's percentage, builds long deleted), and rewrite them on every reconcile.
     await deps.customObjects.patchNamespacedCustomObjectStatus(
-      { group: GROUP, version: VERSION, namespace: stored.metadata.namespace ?? '', plural: KINDS.TemporalWorkerDeployment.plural, name: stored.metadata.name ?? '', body: { status } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      { group: GROUP, version: VERSION, namespace: stored.metadata.namespace ?? '', plural: KINDS.TemporalWorkerDeployment.plural, name: stored.metadata.name ?? '', body: [{ op: 'add', path: '/status', value: status }] },
+      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
     );
   }
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
