@@ -30,10 +30,13 @@ const stop = async (code = 0): Promise<void> => {
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
 
+// Probes and metrics on one loopback port of the kernel's choosing (controller.log names it):
+// environments side by side must not collide on the default ports.
+const ENDPOINTS = ['--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0'];
 const controller = new Component({
   name: 'controller',
   command: process.execPath,
-  args: [path.join(import.meta.dirname, '../cli/main.ts'), 'run', `--kubeconfig=${env.kubeconfigPath}`, '--identity=twc-local', '--poll-interval=2s'],
+  args: [path.join(import.meta.dirname, '../cli/main.ts'), 'run', `--kubeconfig=${env.kubeconfigPath}`, '--identity=twc-local', '--poll-interval=2s', ...ENDPOINTS],
   logFile: path.join(env.dir, 'controller.log'),
   ipc: true,
 });

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { CoordinationV1Api } from '@kubernetes/client-node';
+import { freePort } from '../../src/localenv/ports.ts';
+import { eventually, kubeConfig, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
+import { create } from '../support/manifests.ts';
+
+interface Replica {
+  /** GET on one of its endpoints: status and body. */
+  get(endpoint: '/metrics' | '/healthz' | '/readyz'): Promise<{ status: number; body: string }>;
+  /** Sum of the samples of a metric whose labels match, e.g. sample('twc_temporal_requests_total', /method="DescribeWorkerDeployment"/). */
+  sample(name: string, labels?: RegExp): Promise<number>;
+  /** Sends SIGTERM; resolves with the exit code. */
+  terminate(): Promise<number | null>;
+  exited: Promise<number | null>;
+  output(): string;
+}
+
+/** `twc run` in a child process, scoped to the test's namespace, with its Lease there too. */
+async function startReplica(t: TestContext, namespace: string, lease: string): Promise<Replica> {
+  const [metricsPort, probePort] = [await freePort(), await freePort()];
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(import.meta.dirname, '../../src/cli/main.ts'),
+      'run',
+      `--kubeconfig=${sharedEnvironment().kubeconfigPath}`,
+      `--identity=${uniqueName('twc-cli')}`,
+      `--namespace=${namespace}`,
+      '--poll-interval=1s',
+      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      `--health-probe-bind-address=127.0.0.1:${probePort}`,
+      `--leader-election-namespace=${namespace}`,
+      `--leader-election-id=${lease}`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  t.after(() => {
+    child.kill('SIGKILL');
+  });
+  const get = async (endpoint: string) => {
+    const response = await fetch(`http://127.0.0.1:${endpoint === '/metrics' ? metricsPort : probePort}${endpoint}`);
+    return { status: response.status, body: await response.text() };
+  };
+  return {
+    get,
+    sample: async (name, labels) => {
+      const lines = (await get('/metrics')).body.split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
+      return lines.filter((line) => !labels || labels.test(line)).reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    },
+    terminate: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+    exited,
+    output: () => output,
+  };
+}
+
+test('`twc run` leads and serves probes and counted metrics; on SIGTERM it releases the Lease and a standby takes over; a leader that loses the Lease exits 1', async (t) => {
+  const namespace = await testNamespace(t, 'cli');
+  const lease = uniqueName('lease');
+  const { temporalAddress, temporalNamespace } = sharedEnvironment();
+  const leaderStatus = new RegExp(`name="${lease}"`);
+
+  const first = await startReplica(t, namespace, lease);
+  await eventually('the first replica to lead', async () => ((await first.sample('leader_election_master_status', leaderStatus)) === 1 ? true : undefined), 30_000).catch((error: Error) => {
+    throw new Error(`${error.message}\n${first.output()}`);
+  });
+  await eventually('the leader to be ready', async () => ((await first.get('/readyz')).status === 200 ? true : undefined), 30_000);
+  assert.deepEqual(await first.get('/healthz'), { status: 200, body: 'ok\n' });
+
+  await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: { hostPort: temporalAddress } }, namespace);
+  await create(
+    {
+      apiVersion: 'temporal.io/v1alpha1',
+      kind: 'TemporalWorkerDeployment',
+      metadata: { name: 'worker' },
+      spec: {
+        replicas: 1,
+        workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace },
+        template: { spec: { containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: uniqueName('q') }] }] } },
+      },
+    },
+    namespace,
+  );
+  // Each counter is fed by a different mechanism: the work queue, API clients, watches, gRPC.
+  const counted: [string, RegExp][] = [
+    ['controller_runtime_reconcile_total', /controller="temporalworkerdeployment",result="(success|requeue_after)"/],
+    ['workqueue_adds_total', /name="temporalworkerdeployment"/],
+    ['twc_kubernetes_requests_total', /verb="list",resource="temporalworkerdeployments",code="200"/],
+    ['twc_kubernetes_requests_total', /verb="watch",resource="temporalworkerdeployments",code="200"/],
+    ['twc_kubernetes_requests_total', /verb="create",resource="deployments",code="201"/],
+    ['twc_kubernetes_requests_total', /verb="update",resource="leases",code="200"/],
+    ['twc_temporal_requests_total', /method="DescribeWorkerDeployment"/],
+    ['process_cpu_seconds_total', /./],
+  ];
+  for (const [name, labels] of counted) {
+    await eventually(`${name} ${labels.source} to count`, async () => ((await first.sample(name, labels)) > 0 ? true : undefined), 30_000);
+  }
+
+  const second = await startReplica(t, namespace, lease);
+  await eventually('the standby to be ready', async () => ((await second.get('/readyz')).status === 200 ? true : undefined), 30_000);
+  assert.equal(await second.sample('leader_election_master_status', leaderStatus), 0);
+  assert.equal(await second.sample('controller_runtime_reconcile_total'), 0, 'a standby does not reconcile');
+  const coordination = kubeConfig().makeApiClient(CoordinationV1Api);
+  const holderBefore = (await coordination.readNamespacedLease({ namespace, name: lease })).spec?.holderIdentity;
+
+  assert.equal(await first.terminate(), 0, `a graceful stop exits 0\n${first.output()}`);
+  // The lease lasts 15s: taking over well within it shows that the first released it.
+  await eventually('the standby to lead', async () => ((await second.sample('leader_election_master_status', leaderStatus)) === 1 ? true : undefined), 10_000);
+  const holderAfter = (await coordination.readNamespacedLease({ namespace, name: lease })).spec?.holderIdentity;
+  assert.ok(holderAfter && holderAfter !== holderBefore, `the lease changed hands: ${holderBefore} -> ${holderAfter}`);
+  await eventually('the new leader to reconcile', async () => ((await second.sample('controller_runtime_reconcile_total', /result="(success|requeue_after)"/)) > 0 ? true : undefined), 30_000);
+
+  await eventually('another holder to write the lease', async () => {
+    const current = await coordination.readNamespacedLease({ namespace, name: lease });
+    await coordination.replaceNamespacedLease({ namespace, name: lease, body: { ...current, spec: { ...current.spec, holderIdentity: 'intruder' } } });
+    return true;
+  });
+  assert.equal(await second.exited, 1, 'a lost lease ends the process, so that Kubernetes restarts it');
+  assert.match(second.output(), /lost leadership \(the lease is now held by intruder\)/);
+});
