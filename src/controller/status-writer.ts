@@ -2,6 +2,7 @@
 // steady state a reconcile writes nothing. Every condition that says a rollout cannot go on is
 // also reported as a Warning event on the object.
 import { type CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import canonicalize from 'canonicalize';
 import { API_VERSION, GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
@@ -31,7 +32,8 @@ export async function writeStatus(
   for (const c of conditions) {
     if (blocking(c)) await deps.recordEvent({ apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata }, { type: 'Warning', reason: c.reason, message: c.message });
   }
-  if (JSON.stringify(stored.status ?? {}) !== JSON.stringify(status)) {
+  // Canonical JSON: the API server returns keys in its own order, not in ours.
+  if (canonicalize(stored.status ?? {}) !== canonicalize(status)) {
     // The whole status is replaced: a merge patch would keep every field this status leaves out
     // (a finished ramp's percentage, builds long deleted), and rewrite them on every reconcile.
     await deps.customObjects.patchNamespacedCustomObjectStatus(

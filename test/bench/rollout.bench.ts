@@ -1,0 +1,120 @@
+// `npm run bench`, part two: how long the controller takes from a new build's Deployment becoming
+// available to that build being Current, and what a reconcile of an unchanged worker deployment
+// costs in Kubernetes and Temporal calls. Prints figures; asserts nothing.
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Deployment } from '@kubernetes/client-node';
+import { parseArgs } from 'node:util';
+import { CRD_DIR } from '../../src/api/generate.ts';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { Controller } from '../../src/controller/controller.ts';
+import { startEnvironment } from '../../src/localenv/environment.ts';
+import { LABELS } from '../../src/k8s/names.ts';
+import { Metrics } from '../../src/runtime/metrics.ts';
+
+const { values } = parseArgs({ options: { rollouts: { type: 'string', default: '5' }, replicas: { type: 'string', default: '2' }, 'steady-seconds': { type: 'string', default: '20' } } });
+const rollouts = Number(values.rollouts);
+const replicas = Number(values.replicas);
+const steadySeconds = Number(values['steady-seconds']);
+const namespace = 'bench-rollout';
+const pollIntervalMs = 1000;
+
+const environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(line) });
+const metrics = new Metrics();
+const controller = new Controller({ kubeconfig: environment.kubeconfig, identity: 'twc-bench', namespace, pollIntervalMs, metrics, log: () => {} });
+try {
+  const apps = environment.kubeconfig.makeApiClient(AppsV1Api);
+  const custom = environment.kubeconfig.makeApiClient(CustomObjectsApi);
+  await environment.kubeconfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+  await controller.start();
+  const object = { group: GROUP, version: VERSION, namespace, name: 'orders' };
+  const template = (build: number) => ({ spec: { containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: 'bench' }, { name: 'SAMPLE_BEHAVIOUR', value: `build-${build}` }] }] } });
+  await custom.createNamespacedCustomObject({ ...object, plural: KINDS.TemporalConnection.plural, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: { hostPort: environment.temporalAddress } } });
+  await custom.createNamespacedCustomObject({
+    ...object,
+    plural: KINDS.TemporalWorkerDeployment.plural,
+    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'TemporalWorkerDeployment', metadata: { name: 'orders' }, spec: { replicas, workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace }, template: template(0) } },
+  });
+  const read = async () => (await custom.getNamespacedCustomObject({ ...object, plural: KINDS.TemporalWorkerDeployment.plural })) as TemporalWorkerDeployment;
+  await until(async () => (await read()).status?.currentVersion?.buildID !== undefined);
+
+  const latencies: number[] = [];
+  for (let build = 1; build <= rollouts; build++) {
+    const before = (await read()).status?.currentVersion?.buildID;
+    await custom.patchNamespacedCustomObject({ ...object, plural: KINDS.TemporalWorkerDeployment.plural, body: { spec: { template: template(build) } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    let target: string | undefined;
+    const available = await until(async () => {
+      target ??= (await read()).status?.targetVersion?.buildID;
+      if (!target || target === before) return (target = undefined), false;
+      const deployments = (await apps.listNamespacedDeployment({ namespace, labelSelector: `${LABELS.buildId}=${target}` })).items;
+      return deployments.length > 0 && deployments.every(isAvailable);
+    });
+    const current = await until(async () => (await read()).status?.currentVersion?.buildID === target);
+    latencies.push(current - available);
+  }
+
+  // Unchanged from here on: the poll interval alone drives reconciles.
+  await settled(read);
+  const before = await counts(metrics);
+  await new Promise((resolve) => setTimeout(resolve, steadySeconds * 1000));
+  const after = await counts(metrics);
+  const reconciles = after.reconciles - before.reconciles;
+  const perReconcile = (a: Map<string, number>, b: Map<string, number>) =>
+    [...b]
+      .map(([key, n]) => [key, (n - (a.get(key) ?? 0)) / reconciles] as const)
+      .filter(([, n]) => n > 0)
+      .map(([key, n]) => `${key} ${n.toFixed(2)}`)
+      .join(', ') || 'none';
+  const writes = [...after.kubernetes].filter(([key]) => !/^(get|list|watch) /.test(key)).reduce((sum, [key, n]) => sum + n - (before.kubernetes.get(key) ?? 0), 0);
+
+  const sorted = [...latencies].sort((a, b) => a - b);
+  console.log(`Deployment available -> build Current (${rollouts} rollouts, ${replicas} replicas, AllAtOnce):`);
+  console.log(`  median ${ms(sorted[Math.floor(sorted.length / 2)])}, min ${ms(sorted[0])}, max ${ms(sorted.at(-1))}  (polled every 50 ms)`);
+  console.log(`unchanged worker deployment: ${reconciles} reconciles in ${steadySeconds} s (poll interval ${pollIntervalMs} ms); per reconcile:`);
+  console.log(`  Kubernetes requests (informer watches excluded): ${perReconcile(before.kubernetes, after.kubernetes)}`);
+  console.log(`  Kubernetes writes: ${writes}`);
+  console.log(`  Temporal calls: ${perReconcile(before.temporal, after.temporal)}`);
+} finally {
+  await controller.stop();
+  await environment.stop();
+}
+
+function isAvailable(d: V1Deployment): boolean {
+  const wanted = d.spec?.replicas ?? 1;
+  return (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0) && (d.status?.availableReplicas ?? 0) >= wanted && d.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') === true;
+}
+
+async function settled(read: () => Promise<TemporalWorkerDeployment>): Promise<void> {
+  for (;;) {
+    const before = (await read()).metadata.resourceVersion;
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    if ((await read()).metadata.resourceVersion === before) return;
+  }
+}
+
+/** Requests so far, by "verb resource" and by Temporal method, and reconciles so far. */
+async function counts(from: Metrics) {
+  const total = async (name: string) => (await from.registry.getSingleMetric(name)?.get())?.values ?? [];
+  const kubernetes = new Map<string, number>();
+  for (const v of await total('twc_kubernetes_requests_total')) {
+    if (v.labels.verb === 'watch') continue;
+    const key = `${v.labels.verb} ${v.labels.resource}`;
+    kubernetes.set(key, (kubernetes.get(key) ?? 0) + v.value);
+  }
+  const temporal = new Map<string, number>();
+  for (const v of await total('twc_temporal_requests_total')) temporal.set(String(v.labels.method), (temporal.get(String(v.labels.method)) ?? 0) + v.value);
+  const reconciles = (await total('controller_runtime_reconcile_total')).reduce((sum, v) => sum + v.value, 0);
+  return { kubernetes, temporal, reconciles };
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 180_000): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error('benchmark timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return performance.now();
+}
+
+function ms(value: number | undefined): string {
+  return value === undefined ? '-' : `${Math.round(value)} ms`;
+}
