@@ -1,12 +1,12 @@
 // Counting every request the controller makes to the Kubernetes API, by verb and resource as the
-// API server names them: API clients get an HTTP library that counts each response, informers a
-// Watch that counts each watch once the server has answered it.
+// API server names them: API clients made from a counted kubeconfig get an HTTP library that
+// counts each response, informers a Watch that counts each watch once the server answered it.
 import {
   type ApiConstructor,
   type ApiType,
   createConfiguration,
   IsomorphicFetchHttpLibrary,
-  type KubeConfig,
+  KubeConfig,
   ServerConfiguration,
   setHeaderMiddleware,
   Watch,
@@ -34,32 +34,48 @@ export function requestLabels(method: string, url: string): { verb: string; reso
   return { verb, resource: resourceLabel };
 }
 
-/** kubeconfig.makeApiClient, with each request counted. */
-export function countedApiClient<T extends ApiType>(kubeconfig: KubeConfig, api: ApiConstructor<T>, count: KubernetesRequestCounter): T {
-  const cluster = kubeconfig.getCurrentCluster();
-  if (!cluster) throw new Error('the kubeconfig has no current cluster');
-  const http = new IsomorphicFetchHttpLibrary();
-  const httpApi = wrapHttpLibrary({
-    send: async (request) => {
-      const { verb, resource } = requestLabels(request.getHttpMethod(), request.getUrl());
-      try {
-        const response = await http.send(request).toPromise();
-        count(verb, resource, String(response.httpStatusCode));
-        return response;
-      } catch (error) {
-        count(verb, resource, 'error');
-        throw error;
-      }
-    },
-  });
-  return new api(
-    createConfiguration({
-      baseServer: new ServerConfiguration(cluster.server, {}),
-      authMethods: { default: kubeconfig },
-      middleware: [setHeaderMiddleware('User-Agent', 'temporal-worker-controller')],
-      httpApi,
-    }),
-  );
+/** A copy of kubeconfig whose API clients count each request. */
+export function countedKubeConfig(kubeconfig: KubeConfig, count: KubernetesRequestCounter): KubeConfig {
+  const counted = new CountedKubeConfig(count);
+  counted.loadFromOptions({ clusters: kubeconfig.clusters, contexts: kubeconfig.contexts, users: kubeconfig.users, currentContext: kubeconfig.currentContext });
+  return counted;
+}
+
+class CountedKubeConfig extends KubeConfig {
+  private readonly count: KubernetesRequestCounter;
+
+  constructor(count: KubernetesRequestCounter) {
+    super();
+    this.count = count;
+  }
+
+  /** What KubeConfig.makeApiClient builds, with an HTTP library that counts. */
+  override makeApiClient<T extends ApiType>(api: ApiConstructor<T>): T {
+    const cluster = this.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    const http = new IsomorphicFetchHttpLibrary();
+    const httpApi = wrapHttpLibrary({
+      send: async (request) => {
+        const { verb, resource } = requestLabels(request.getHttpMethod(), request.getUrl());
+        try {
+          const response = await http.send(request).toPromise();
+          this.count(verb, resource, String(response.httpStatusCode));
+          return response;
+        } catch (error) {
+          this.count(verb, resource, 'error');
+          throw error;
+        }
+      },
+    });
+    return new api(
+      createConfiguration({
+        baseServer: new ServerConfiguration(cluster.server, {}),
+        authMethods: { default: this },
+        middleware: [setHeaderMiddleware('User-Agent', 'temporal-worker-controller')],
+        httpApi,
+      }),
+    );
+  }
 }
 
 /** A Watch that counts each watch request: Watch.watch returns once the server answered, having called done if it refused. */

@@ -1,10 +1,10 @@
 // The controller's Prometheus metrics, under controller-runtime's names where it has one, on a
 // registry of their own so that tests and benchmarks read their own counts; and the instrumented
 // clients, watches and work queue observers that feed them.
-import type { ApiConstructor, ApiType, KubeConfig, Watch } from '@kubernetes/client-node';
+import type { KubeConfig, Watch } from '@kubernetes/client-node';
 import type { Interceptor } from '@grpc/grpc-js';
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
-import { countedApiClient, CountedWatch, type KubernetesRequestCounter } from './kubernetes-requests.ts';
+import { countedKubeConfig, CountedWatch, type KubernetesRequestCounter } from './kubernetes-requests.ts';
 import { countingInterceptor } from './temporal-requests.ts';
 import type { ReconcileOutcome, WorkQueueObserver } from './work-queue.ts';
 
@@ -79,8 +79,9 @@ export class Metrics {
     this.leader.set({ name: lease }, leading ? 1 : 0);
   }
 
-  apiClient<T extends ApiType>(kubeconfig: KubeConfig, api: ApiConstructor<T>): T {
-    return countedApiClient(kubeconfig, api, this.countKubernetesRequest);
+  /** A copy of kubeconfig whose API clients are counted. */
+  kubeconfig(kubeconfig: KubeConfig): KubeConfig {
+    return countedKubeConfig(kubeconfig, this.countKubernetesRequest);
   }
 
   watch(kubeconfig: KubeConfig): Watch {

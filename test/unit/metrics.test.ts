@@ -55,7 +55,7 @@ test('Kubernetes API calls are counted by verb, resource and status, and by "err
   };
   const registry = new Registry();
   const metrics = new Metrics(registry);
-  const core = metrics.apiClient(kubeconfig((server.address() as AddressInfo).port), CoreV1Api);
+  const core = metrics.kubeconfig(kubeconfig((server.address() as AddressInfo).port)).makeApiClient(CoreV1Api);
   await core.readNamespacedSecret({ namespace: 'ns', name: 'there' });
   await core.readNamespacedSecret({ namespace: 'ns', name: 'there' });
   await assert.rejects(core.readNamespacedSecret({ namespace: 'ns', name: 'missing' }));
@@ -65,7 +65,7 @@ test('Kubernetes API calls are counted by verb, resource and status, and by "err
       probe.close(() => resolve(port));
     });
   });
-  await assert.rejects(metrics.apiClient(kubeconfig(closedPort), CoreV1Api).deleteNamespacedSecret({ namespace: 'ns', name: 'x' }));
+  await assert.rejects(metrics.kubeconfig(kubeconfig(closedPort)).makeApiClient(CoreV1Api).deleteNamespacedSecret({ namespace: 'ns', name: 'x' }));
   assert.equal(await value(registry, 'twc_kubernetes_requests_total{verb="get",resource="secrets",code="200"}'), 2);
   assert.equal(await value(registry, 'twc_kubernetes_requests_total{verb="get",resource="secrets",code="404"}'), 1);
   assert.equal(await value(registry, 'twc_kubernetes_requests_total{verb="delete",resource="secrets",code="error"}'), 1);
