@@ -2,14 +2,16 @@
 // deployments, the work queue runs reconciles, and each reconcile asks to be run again when
 // Temporal may have changed (drainage) or a pause or delay runs out.
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
-import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type WorkflowService } from '@temporalio/client';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { LABELS } from '../k8s/names.ts';
 import { SelfHealingInformer } from '../runtime/informer.ts';
 import { Metrics } from '../runtime/metrics.ts';
+import { SecretWatches } from '../runtime/secret-watches.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
+import { TemporalClientPool } from '../temporal/client-pool.ts';
+import { referencedSecret } from '../temporal/credentials.ts';
 import { releaseConnection } from './deletion.ts';
 import { EventRecorder } from './events.ts';
 import { reconcile, type ReconcilerDependencies } from './reconciler.ts';
@@ -37,7 +39,8 @@ export class Controller {
   private readonly workerDeployments: SelfHealingInformer<TemporalWorkerDeployment>;
   private readonly connections: SelfHealingInformer<TemporalConnection>;
   private readonly deployments: SelfHealingInformer<V1Deployment>;
-  private readonly clients = new Map<string, Promise<Connection>>();
+  private readonly secrets: SecretWatches;
+  private readonly clients: TemporalClientPool;
   private readonly metrics: Metrics;
 
   constructor(options: ControllerOptions) {
@@ -56,6 +59,24 @@ export class Controller {
       if (namespace && name) this.queue.add(`${prefix}${namespace}/${name}`);
     };
 
+    const enqueueUsersOf = (namespace: string | undefined, connectionName: string | undefined): void => {
+      for (const twd of this.workerDeployments.list(namespace)) {
+        if (twd.spec.workerOptions.connectionRef.name === connectionName) enqueue(twd.metadata.namespace, twd.metadata.name);
+      }
+    };
+
+    this.secrets = new SecretWatches({
+      kubeconfig,
+      watch,
+      // A changed Secret reaches the pool on the next reconcile of each worker deployment using it.
+      onChange: (namespace, name) => {
+        for (const connection of this.connections.list(namespace)) {
+          if (referencedSecret(connection.spec) === name) enqueueUsersOf(namespace, connection.metadata.name);
+        }
+      },
+      log,
+    });
+    this.clients = new TemporalClientPool({ secret: (namespace, name) => this.secrets.get(namespace, name), interceptors: [this.metrics.temporalInterceptor()] });
     this.workerDeployments = new SelfHealingInformer<TemporalWorkerDeployment>({
       kubeconfig,
       watch,
@@ -69,11 +90,11 @@ export class Controller {
       watch,
       path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalConnection.plural}`,
       list: listOf(KINDS.TemporalConnection.plural),
-      onEvent: (_event, connection) => {
+      onEvent: (event, connection) => {
         enqueue(connection.metadata.namespace, connection.metadata.name, CONNECTION_KEY);
-        for (const twd of this.workerDeployments.list(connection.metadata.namespace)) {
-          if (twd.spec.workerOptions.connectionRef.name === connection.metadata.name) enqueue(twd.metadata.namespace, twd.metadata.name);
-        }
+        enqueueUsersOf(connection.metadata.namespace, connection.metadata.name);
+        if (event === 'delete') this.clients.release(connection.metadata.namespace ?? '', connection.metadata.name ?? '');
+        this.secrets.watchOnly(secretsReferencedBy(this.connections.list()));
       },
       log,
     });
@@ -102,7 +123,7 @@ export class Controller {
       workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
-      temporal: (connection: TemporalConnection) => this.client(connection),
+      temporal: (connection: TemporalConnection) => this.clients.workflowService(connection),
       identity: options.identity,
       now: () => new Date(),
       pollIntervalMs: options.pollIntervalMs ?? 10_000,
@@ -132,22 +153,15 @@ export class Controller {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.workerDeployments.stop(), this.connections.stop(), this.deployments.stop()]);
+    await Promise.all([this.workerDeployments.stop(), this.connections.stop(), this.deployments.stop(), this.secrets.stop()]);
     await this.queue.shutdown();
-    const clients = [...this.clients.values()];
-    this.clients.clear();
-    await Promise.all(clients.map(async (c) => (await c.catch(() => undefined))?.close()));
+    await this.clients.close();
   }
+}
 
-  /** A client per frontend address; plaintext only so far (TLS and API keys come with the client pool). */
-  private async client(connection: TemporalConnection): Promise<WorkflowService> {
-    const address = connection.spec.hostPort;
-    let client = this.clients.get(address);
-    if (!client) {
-      client = Connection.connect({ address, interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), this.metrics.temporalInterceptor()] });
-      client.catch(() => this.clients.delete(address));
-      this.clients.set(address, client);
-    }
-    return (await client).workflowService;
-  }
+function secretsReferencedBy(connections: readonly TemporalConnection[]): { namespace: string; name: string }[] {
+  return connections.flatMap((c) => {
+    const name = referencedSecret(c.spec);
+    return name === undefined ? [] : [{ namespace: c.metadata.namespace ?? '', name }];
+  });
 }

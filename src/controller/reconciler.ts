@@ -15,6 +15,7 @@ import { decideRouting, type RoutingDecision } from '../planner/routing.ts';
 import { planVersions } from '../planner/versions.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { joinVersions, versionsStatus } from '../status/versions.ts';
+import { CredentialsError } from '../temporal/credentials.ts';
 import { describeDeployment, TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import { applyRouting } from '../temporal/routing.ts';
 import { unversionedPollersConfirmed } from '../temporal/unversioned-pollers.ts';
@@ -84,6 +85,10 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     service = await deps.temporal(connection);
     temporal = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
   } catch (error) {
+    // A Secret event brings the next reconcile: no requeue.
+    if (error instanceof CredentialsError) {
+      return writeStatus(deps, stored, lastKnownVersions(stored), [stalled(error.reason, `TemporalConnection ${namespace}/${spec.workerOptions.connectionRef.name}: ${error.message}`)]);
+    }
     // Nothing is deleted or scaled down while Temporal cannot say what still runs.
     const cannot = `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}: ${errorMessage(error)}`;
     return writeStatus(deps, stored, lastKnownVersions(stored), [error instanceof TemporalNamespaceNotFoundError ? stalled('TemporalNamespaceNotFound', cannot) : progressing('False', 'TemporalUnreachable', cannot)], deps.pollIntervalMs);

@@ -2,7 +2,7 @@
 // connection per Temporal address, so a Pod costs a worker, not a process and a bundle.
 import { NativeConnection, type Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { SampleWorkerConfig } from '../sample-worker/config.ts';
-import { bundleSampleWorkflows, createSampleWorker } from '../sample-worker/worker.ts';
+import { bundleSampleWorkflows, connectionOptions, createSampleWorker } from '../sample-worker/worker.ts';
 
 export interface HostedWorker {
   /** Settles when the worker stops: resolves on a requested stop, rejects when it dies. */
@@ -61,13 +61,14 @@ export class WorkerHost {
   }
 
   private connectionFor(config: SampleWorkerConfig, slot: string): PooledConnection {
-    const key = `${config.address}|${config.apiKey ?? ''}`;
+    const options = connectionOptions(config);
+    const key = JSON.stringify(options);
     const pool = this.connections.get(key) ?? [];
     this.connections.set(key, pool);
     const free = pool.find((c) => !c.workers.has(slot));
     if (free) return free;
     const pooled: PooledConnection = {
-      connection: NativeConnection.connect({ address: config.address, ...(config.apiKey ? { apiKey: config.apiKey, tls: true } : {}) }),
+      connection: NativeConnection.connect(options),
       workers: new Set(),
     };
     // A failed connect must not stay in the pool: the next worker tries again.

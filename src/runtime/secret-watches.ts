@@ -23,6 +23,7 @@ export class SecretWatches {
   private readonly options: SecretWatchesOptions;
   private readonly core: CoreV1Api;
   private readonly watches = new Map<string, SecretWatch>();
+  private stopped = false;
 
   constructor(options: SecretWatchesOptions) {
     this.options = options;
@@ -31,6 +32,7 @@ export class SecretWatches {
 
   /** Watches exactly these Secrets: starts the new ones, stops the others. */
   watchOnly(secrets: Iterable<{ namespace: string; name: string }>): void {
+    if (this.stopped) return;
     const wanted = new Set<string>();
     for (const { namespace, name } of secrets) {
       wanted.add(keyOf(namespace, name));
@@ -60,6 +62,7 @@ export class SecretWatches {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     const watches = [...this.watches.values()];
     this.watches.clear();
     await Promise.all(watches.map((w) => w.informer.stop()));
@@ -69,6 +72,8 @@ export class SecretWatches {
     const key = keyOf(namespace, name);
     const existing = this.watches.get(key);
     if (existing) return existing;
+    // A reconcile still running at shutdown must not start a watch that nobody stops.
+    if (this.stopped) throw new Error(`Secret ${key} is not watched: the controller is stopping`);
     const fieldSelector = `metadata.name=${name}`;
     const informer = new SelfHealingInformer<V1Secret>({
       kubeconfig: this.options.kubeconfig,

@@ -9,6 +9,8 @@ export interface SampleWorkerConfig {
   /** `SAMPLE_BEHAVIOUR`: reported by every activity, so builds visibly differ; `fail-gate` fails gates. */
   behaviour: string;
   apiKey?: string;
+  /** On with TEMPORAL_TLS=true, an API key, a server name or a server CA. */
+  tls?: { serverName?: string; serverCACertificate?: string };
 }
 
 export class SampleWorkerConfigError extends Error {
@@ -33,5 +35,10 @@ export function readConfig(env: Record<string, string | undefined>): SampleWorke
     behaviour: env.SAMPLE_BEHAVIOUR || 'default',
   };
   if (env.TEMPORAL_API_KEY) config.apiKey = env.TEMPORAL_API_KEY;
+  const serverName = env.TEMPORAL_TLS_SERVER_NAME;
+  const serverCACertificate = env.TEMPORAL_TLS_SERVER_CA_CERT_DATA;
+  if (env.TEMPORAL_TLS === 'true' || config.apiKey || serverName || serverCACertificate) {
+    config.tls = { ...(serverName ? { serverName } : {}), ...(serverCACertificate ? { serverCACertificate } : {}) };
+  }
   return config;
 }

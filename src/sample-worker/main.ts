@@ -1,10 +1,10 @@
 // Runs one sample worker from this process's environment: the form it takes in a real container.
 import { NativeConnection } from '@temporalio/worker';
 import { readConfig } from './config.ts';
-import { bundleSampleWorkflows, createSampleWorker } from './worker.ts';
+import { bundleSampleWorkflows, connectionOptions, createSampleWorker } from './worker.ts';
 
 const config = readConfig(process.env);
-const connection = await NativeConnection.connect({ address: config.address, ...(config.apiKey ? { apiKey: config.apiKey, tls: true } : {}) });
+const connection = await NativeConnection.connect(connectionOptions(config));
 const worker = await createSampleWorker(config, { connection, workflowBundle: await bundleSampleWorkflows() }, `${process.pid}@${config.buildId}`, {
   inMainThread: false,
 });

@@ -1,4 +1,4 @@
-import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, type NativeConnection, type NativeConnectionOptions, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities } from './activities.ts';
 import type { SampleWorkerConfig } from './config.ts';
 
@@ -6,6 +6,14 @@ export const workflowsPath = new URL('./workflows.ts', import.meta.url).pathname
 
 export async function bundleSampleWorkflows(): Promise<WorkflowBundle> {
   return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+}
+
+export function connectionOptions(config: SampleWorkerConfig): NativeConnectionOptions {
+  const tls = config.tls && {
+    ...(config.tls.serverName ? { serverNameOverride: config.tls.serverName } : {}),
+    ...(config.tls.serverCACertificate ? { serverRootCACertificate: Buffer.from(config.tls.serverCACertificate) } : {}),
+  };
+  return { address: config.address, ...(tls ? { tls } : {}), ...(config.apiKey ? { apiKey: config.apiKey } : {}) };
 }
 
 export interface SharedResources {

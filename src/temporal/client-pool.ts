@@ -30,6 +30,7 @@ interface PooledClient {
 export class TemporalClientPool {
   private readonly options: ClientPoolOptions;
   private readonly clients = new Map<string, PooledClient>();
+  private closed = false;
 
   constructor(options: ClientPoolOptions) {
     this.options = options;
@@ -60,12 +61,15 @@ export class TemporalClientPool {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const all = [...this.clients.values()];
     this.clients.clear();
     await Promise.all(all.map(closeQuietly));
   }
 
   private connect(identity: string, resolved: ResolvedConnection): PooledClient {
+    // A reconcile still running at shutdown must not open a connection that nobody closes.
+    if (this.closed) throw new Error('the Temporal client pool is closed');
     let lastFailure: string | undefined;
     const connection = Connection.lazy({
       address: resolved.address,

@@ -4,12 +4,11 @@
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import { SecretWatches } from '../../src/runtime/secret-watches.ts';
 import { TemporalClientPool } from '../../src/temporal/client-pool.ts';
 import { CredentialsError } from '../../src/temporal/credentials.ts';
-import { makeCertificates, type KeyPair, type TestCertificates } from '../support/certificates.ts';
+import { makeCertificates, trustProcessWide, type KeyPair, type TestCertificates } from '../support/certificates.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { GrpcProxy } from '../support/grpc-proxy.ts';
 
@@ -63,11 +62,6 @@ async function fixture(t: TestContext): Promise<Fixture> {
     secret,
     tlsSecret: (name, pair, ca) => secret(name, { 'tls.crt': pair.cert, 'tls.key': pair.key, ...(ca ? { 'ca.crt': ca } : {}) }),
   };
-}
-
-/** Trusts the test CA as NODE_EXTRA_CA_CERTS would: TLS without a client certificate uses the process's roots. */
-function trustProcessWide(ca: string): void {
-  setDefaultCACertificates([...getCACertificates('default'), ca]);
 }
 
 test('plaintext reaches the dev server', async (t) => {

@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -34,6 +35,14 @@ export async function makeCertificates(t: TestContext, serverName: string): Prom
     client: await leaf(dir, ca, 'client', 'twc-controller', 'extendedKeyUsage=clientAuth'),
     strangerClient: await leaf(dir, stranger, 'stranger', 'twc-controller', 'extendedKeyUsage=clientAuth'),
   };
+}
+
+/**
+ * Makes this process trust `ca` as NODE_EXTRA_CA_CERTS would at start: the controller verifies
+ * servers without a CA of their own against Node's default store.
+ */
+export function trustProcessWide(ca: string): void {
+  setDefaultCACertificates([...getCACertificates('default'), ca]);
 }
 
 /** Returns the base path of the CA's .crt and .key. */

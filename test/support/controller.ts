@@ -14,6 +14,8 @@ export interface ControlledNamespaceOptions {
   maxIneligibleVersions?: number;
   /** A Temporal frontend other than the shared dev server, for the TemporalConnection. */
   temporalAddress?: string;
+  /** The whole TemporalConnection spec, credentials included (default: the frontend above, plaintext). */
+  connectionSpec?: Record<string, unknown>;
 }
 
 /** One build's Deployment as the test sees it. */
@@ -69,7 +71,7 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
   };
   await startController();
   t.after(stopController);
-  await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: { hostPort: temporalAddress } }, namespace);
+  await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: options.connectionSpec ?? { hostPort: temporalAddress } }, namespace);
   const taskQueue = uniqueName('q');
   const object = { group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalWorkerDeployment.plural };
   const read = async (name: string) => (await custom.getNamespacedCustomObject({ ...object, name })) as TemporalWorkerDeployment;

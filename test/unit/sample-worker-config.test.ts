@@ -13,6 +13,16 @@ test('the worker is configured from the variables the controller injects', () =>
     taskQueue: 'q',
     behaviour: 'fail-gate',
     apiKey: 'k',
+    tls: {},
+  });
+});
+
+test('TLS is on with an API key, TEMPORAL_TLS, a server name or a server CA', () => {
+  assert.equal(readConfig(base).tls, undefined);
+  assert.deepEqual(readConfig({ ...base, TEMPORAL_TLS: 'true' }).tls, {});
+  assert.deepEqual(readConfig({ ...base, TEMPORAL_TLS_SERVER_NAME: 'temporal.example.com', TEMPORAL_TLS_SERVER_CA_CERT_DATA: 'PEM' }).tls, {
+    serverName: 'temporal.example.com',
+    serverCACertificate: 'PEM',
   });
 });
 

@@ -1,0 +1,59 @@
+// End to end through an API-key connection: the controller and the workers reach Temporal only
+// through a TLS proxy that requires the key, and a worker deployment whose connection names a
+// Secret that does not exist yet is stalled until the Secret appears.
+import { CoreV1Api } from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { makeCertificates, trustProcessWide } from '../support/certificates.ts';
+import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
+import { kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
+import { GrpcProxy } from '../support/grpc-proxy.ts';
+import { create } from '../support/manifests.ts';
+
+const SERVER_NAME = 'temporal.twc.test';
+
+test('a worker deployment becomes Current through an API-key connection, and waits for a missing key Secret', async (t) => {
+  const namespace = await testNamespace(t, 'apikey');
+  const certs = await makeCertificates(t, SERVER_NAME);
+  trustProcessWide(certs.ca);
+  const proxy = new GrpcProxy({ upstream: sharedEnvironment().temporalAddress, server: certs.server, apiKey: 'the-key' });
+  await proxy.listen();
+  t.after(() => proxy.close());
+
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const secret = (name: string, data: Record<string, string>) => core.createNamespacedSecret({ namespace, body: { metadata: { name }, stringData: data } });
+  await secret('temporal-api-key', { apiKey: 'the-key' });
+  // The workers have no process-wide trust to lean on: the sample worker takes the CA from its environment.
+  await secret('temporal-ca', { 'ca.crt': certs.ca });
+  const connectionSpec = (secretName: string) => ({ hostPort: proxy.address, tls: { serverName: SERVER_NAME }, apiKeySecretRef: { name: secretName, key: 'apiKey' } });
+  const ns = await controlledNamespace(t, namespace, { connectionSpec: connectionSpec('temporal-api-key') });
+  const template = (behaviour: string) => ({
+    spec: {
+      containers: [
+        {
+          name: 'worker',
+          image: 'sample-worker',
+          env: [
+            { name: 'TEMPORAL_TASK_QUEUE', value: ns.taskQueue },
+            { name: 'SAMPLE_BEHAVIOUR', value: behaviour },
+            { name: 'TEMPORAL_TLS_SERVER_CA_CERT_DATA', valueFrom: { secretKeyRef: { name: 'temporal-ca', key: 'ca.crt' } } },
+          ],
+        },
+      ],
+    },
+  });
+
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: template('blue') });
+  const orders = await ns.until('orders', 'the build to be current through the proxy', rolledOut);
+  assert.equal(condition(orders, 'Ready')?.status, 'True');
+  assert.ok(proxy.connections > 0, 'Temporal was reached through the proxy');
+
+  await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'later' }, spec: connectionSpec('later-key') }, namespace);
+  await ns.createWorkerDeployment('billing', { replicas: 1, template: template('green'), workerOptions: { connectionRef: { name: 'later' }, temporalNamespace: sharedEnvironment().temporalNamespace } });
+  const stalled = await ns.until('billing', 'Stalled/SecretNotFound', (twd) => condition(twd, 'Stalled')?.reason === 'SecretNotFound');
+  assert.match(condition(stalled, 'Stalled')?.message ?? '', new RegExp(`TemporalConnection ${namespace}/later: Secret ${namespace}/later-key does not exist`));
+
+  await secret('later-key', { apiKey: 'the-key' });
+  const billing = await ns.until('billing', 'the build to be current once the Secret exists', rolledOut);
+  assert.equal(condition(billing, 'Stalled'), undefined, 'and the Stalled condition is gone');
+});
