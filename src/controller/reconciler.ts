@@ -157,6 +157,11 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   }
 
   const done = after.currentBuildId === buildId && !after.rampingBuildId;
+  const stuck = observed.filter((d) => d.buildId === buildId && d.stuck);
+  if (stuck.length > 0 && !done) {
+    const why = stuck.map((d) => `Deployment ${d.name}: ${d.stuck}`).join('; ');
+    conditions.push(stalled('BuildNotAvailable', `build ${buildId} cannot become available (${why}); its Pods say why: kubectl describe pods -l ${LABELS.buildId}=${buildId}`));
+  }
   conditions.push(
     done ? { type: 'Ready', status: 'True', reason: 'TargetCurrent', message: `build ${buildId} is current` } : { type: 'Ready', status: 'False', reason: 'RollingOut', message: routing.reason },
     done ? progressing('False', 'Done', `build ${buildId} is current`) : progressing('True', 'RollingOut', routing.reason),

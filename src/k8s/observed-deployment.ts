@@ -13,6 +13,8 @@ export interface ObservedDeployment {
   available: boolean;
   /** When the Deployment last became Available. */
   availableSince?: Date;
+  /** Why the Deployment controller gave up on its rollout (progressDeadlineSeconds passed). */
+  stuck?: string;
   /** The hashes it was built with (see ANNOTATIONS). */
   specHash?: string;
   templateHash?: string;
@@ -30,6 +32,8 @@ export function observeDeployment(deployment: V1Deployment): ObservedDeployment 
   const available =
     settled && condition?.status === 'True' && (status.updatedReplicas ?? 0) >= wanted && (status.availableReplicas ?? 0) >= wanted && (status.replicas ?? 0) === (status.updatedReplicas ?? 0);
   const since = condition?.status === 'True' && condition.lastTransitionTime ? new Date(condition.lastTransitionTime) : undefined;
+  const progressing = status.conditions?.find((c) => c.type === 'Progressing');
+  const stuck = progressing?.status === 'False' ? `${progressing.reason ?? 'NotProgressing'}: ${progressing.message ?? ''}` : undefined;
   return {
     name: deployment.metadata?.name ?? '',
     buildId,
@@ -37,6 +41,7 @@ export function observeDeployment(deployment: V1Deployment): ObservedDeployment 
     ...(deployment.spec?.replicas === undefined ? {} : { replicas: deployment.spec.replicas }),
     available,
     ...(available && since ? { availableSince: since } : {}),
+    ...(stuck && !available ? { stuck } : {}),
     ...defined('specHash', deployment.metadata?.annotations?.[ANNOTATIONS.specHash]),
     ...defined('templateHash', deployment.spec?.template.metadata?.annotations?.[ANNOTATIONS.templateHash]),
     ...defined('connectionHash', deployment.spec?.template.metadata?.annotations?.[ANNOTATIONS.connectionHash]),
