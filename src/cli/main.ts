@@ -126,16 +126,17 @@ program
 
       // A standby replica is ready: a rollout must be able to replace the leader with it.
       const notReadyBecause = (): string | undefined => (running || (elector && !elector.isLeader) ? undefined : 'caches not synced yet');
-      const routes = new Map<string, { address: NonNullable<BindAddress>; routes: Record<string, Route> }>();
-      const expose = (address: BindAddress, more: Record<string, Route>): void => {
+      // Endpoints given the same address share one server.
+      const endpoints = new Map<string, { address: NonNullable<BindAddress>; routes: Record<string, Route> }>();
+      const expose = (address: BindAddress, routes: Record<string, Route>): void => {
         if (!address) return;
         const key = `${address.host ?? ''}:${address.port}`;
-        routes.set(key, { address, routes: { ...routes.get(key)?.routes, ...more } });
+        endpoints.set(key, { address, routes: { ...endpoints.get(key)?.routes, ...routes } });
       };
       expose(options.metricsBindAddress, { '/metrics': metricsRoute(metrics.registry) });
       expose(options.healthProbeBindAddress, { '/healthz': healthz, '/readyz': readyz(notReadyBecause) });
       const servers = await Promise.all(
-        [...routes.values()].map(async ({ address, routes }) => {
+        [...endpoints.values()].map(async ({ address, routes }) => {
           const server = await serve(address, routes);
           log(`serving ${Object.keys(routes).join(', ')} on ${address.host ?? '*'}:${server.port}`);
           return server;
