@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { SHARED_ENVIRONMENT_VARIABLE } from '../support/environment.ts';
 import { sampleDeployment } from '../support/sample-deployment.ts';
+import { until } from './poll.ts';
 
 const { values } = parseArgs({ options: { deployments: { type: 'string', default: '4' }, replicas: { type: 'string', default: '10' } } });
 const deployments = Number(values.deployments);
@@ -55,13 +56,4 @@ try {
   console.log(`node agent memory with ${total} workers: ${agentMiB.toFixed(0)} MiB RSS`);
 } finally {
   await environment.stop();
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 300_000): Promise<number> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error('benchmark timed out');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return performance.now();
 }

@@ -10,6 +10,7 @@ import { Controller } from '../../src/controller/controller.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { LABELS } from '../../src/k8s/names.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
+import { until } from './poll.ts';
 
 const { values } = parseArgs({ options: { rollouts: { type: 'string', default: '5' }, replicas: { type: 'string', default: '2' }, 'steady-seconds': { type: 'string', default: '20' } } });
 const rollouts = Number(values.rollouts);
@@ -17,6 +18,8 @@ const replicas = Number(values.replicas);
 const steadySeconds = Number(values['steady-seconds']);
 const namespace = 'bench-rollout';
 const pollIntervalMs = 1000;
+/** How often the benchmark looks: the resolution of the latencies it prints. */
+const POLL = { intervalMs: 50 };
 
 const environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(line) });
 const metrics = new Metrics();
@@ -47,8 +50,8 @@ try {
       if (!target || target === before) return (target = undefined), false;
       const deployments = (await apps.listNamespacedDeployment({ namespace, labelSelector: `${LABELS.buildId}=${target}` })).items;
       return deployments.length > 0 && deployments.every(isAvailable);
-    });
-    const current = await until(async () => (await read()).status?.currentVersion?.buildID === target);
+    }, POLL);
+    const current = await until(async () => (await read()).status?.currentVersion?.buildID === target, POLL);
     latencies.push(current - available);
   }
 
@@ -104,15 +107,6 @@ async function counts(from: Metrics) {
   for (const v of await total('twc_temporal_requests_total')) temporal.set(String(v.labels.method), (temporal.get(String(v.labels.method)) ?? 0) + v.value);
   const reconciles = (await total('controller_runtime_reconcile_total')).reduce((sum, v) => sum + v.value, 0);
   return { kubernetes, temporal, reconciles };
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 180_000): Promise<number> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error('benchmark timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return performance.now();
 }
 
 function ms(value: number | undefined): string {
