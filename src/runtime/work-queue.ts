@@ -2,7 +2,9 @@
 // is queued once however often it is added; a key is never reconciled twice at once (an add
 // during its reconcile runs it again afterwards); a failed key is retried after the longer of
 // its own exponential backoff and an overall token bucket, so an error storm stays bounded.
+import { Backoff } from './backoff.ts';
 import { realTimers, type Timers } from './timers.ts';
+import { TokenBucket } from './token-bucket.ts';
 
 /** What a reconcile asks for: run again after this long (a success, so backoff is reset). */
 export type ReconcileResult = { requeueAfterMs?: number } | undefined;
@@ -45,10 +47,9 @@ export class WorkQueue<K> {
   /** When each waiting key (queued or dirty) started waiting. */
   private readonly waitingSince = new Map<K, number>();
   private readonly delayed = new Map<K, { at: number; handle: unknown }>();
-  private readonly failures = new Map<K, number>();
   private readonly options: Required<WorkQueueOptions<K>>;
-  private tokens: number;
-  private tokensAt: number;
+  private readonly backoff: Backoff<K>;
+  private readonly retryTokens: TokenBucket;
   private stopping = false;
   private readonly idle = new Set<() => void>();
 
@@ -61,8 +62,8 @@ export class WorkQueue<K> {
       observer: unobserved,
       ...options,
     };
-    this.tokens = this.options.retryBucket.burst;
-    this.tokensAt = this.options.timers.now();
+    this.backoff = new Backoff(this.options.backoff);
+    this.retryTokens = new TokenBucket(this.options.retryBucket, this.options.timers);
   }
 
   /** Queues the key now, unless it is already waiting. */
@@ -139,7 +140,7 @@ export class WorkQueue<K> {
     let outcome: ReconcileOutcome;
     try {
       const result = await this.options.reconcile(key);
-      this.failures.delete(key);
+      this.backoff.reset(key);
       retryInMs = result?.requeueAfterMs;
       outcome = retryInMs === undefined ? 'success' : 'requeue_after';
     } catch (error) {
@@ -158,17 +159,7 @@ export class WorkQueue<K> {
   }
 
   private retryDelay(key: K): number {
-    const failures = this.failures.get(key) ?? 0;
-    this.failures.set(key, failures + 1);
-    const { backoff, retryBucket, timers } = this.options;
-    const own = Math.min(backoff.baseMs * 2 ** failures, backoff.maxMs);
-    // Token bucket: refill, then take one token, possibly in the future.
-    const now = timers.now();
-    this.tokens = Math.min(retryBucket.burst, this.tokens + ((now - this.tokensAt) / 1000) * retryBucket.perSecond);
-    this.tokensAt = now;
-    this.tokens -= 1;
-    const shared = this.tokens >= 0 ? 0 : (-this.tokens / retryBucket.perSecond) * 1000;
-    return Math.max(own, shared);
+    return Math.max(this.backoff.next(key), this.retryTokens.take());
   }
 
   private cancelDelayed(key: K): void {

@@ -1,0 +1,32 @@
+// Per-key exponential backoff: base * 2^failures, capped, optionally jittered so that keys that
+// failed together do not all come back together.
+
+export interface BackoffOptions {
+  baseMs: number;
+  maxMs: number;
+  /** Each delay is moved by up to this fraction either way (0.2: ±20%); default 0. */
+  jitter?: number;
+  random?: () => number;
+}
+
+export class Backoff<K> {
+  private readonly options: Required<BackoffOptions>;
+  private readonly failures = new Map<K, number>();
+
+  constructor(options: BackoffOptions) {
+    this.options = { jitter: 0, random: Math.random, ...options };
+  }
+
+  /** The delay before the key's next attempt; each call counts one more failure. */
+  next(key: K): number {
+    const failures = this.failures.get(key) ?? 0;
+    this.failures.set(key, failures + 1);
+    const { baseMs, maxMs, jitter, random } = this.options;
+    return Math.min(baseMs * 2 ** failures, maxMs) * (1 + jitter * (2 * random() - 1));
+  }
+
+  /** The key succeeded: its next failure starts from the base again. */
+  reset(key: K): void {
+    this.failures.delete(key);
+  }
+}

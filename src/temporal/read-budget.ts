@@ -1,0 +1,72 @@
+// Keeps the controller's reads of each Temporal namespace under a budget per second, however many
+// worker deployments read it: one token bucket per (frontend address, Temporal namespace), taken
+// by every read a reconcile makes. The server limits a namespace's calls as a whole (1.29:
+// `frontend.namespaceRPS`; later servers also `frontend.globalNamespaceWorkerDeploymentReadRPS`,
+// 50 by default), and workers, autoscalers and people share that limit with the controller.
+import type { WorkflowService } from '@temporalio/client';
+import { realTimers, type Timers } from '../runtime/timers.ts';
+import { TokenBucket } from '../runtime/token-bucket.ts';
+
+/** The reads of Worker Deployment state the reconciler makes: each takes a token. */
+export const BUDGETED_READS: ReadonlySet<string> = new Set(['describeWorkerDeployment', 'describeWorkerDeploymentVersion', 'describeTaskQueue', 'describeWorkflowExecution', 'describeNamespace']);
+
+export const DEFAULT_READS_PER_SECOND = 20;
+
+export interface ReadBudgetOptions {
+  /** Reads per second per (frontend, Temporal namespace); a second's worth may be taken at once. */
+  perSecond: number;
+  timers?: Timers;
+  random?: () => number;
+}
+
+export class TemporalReadBudget {
+  private readonly perSecond: number;
+  private readonly timers: Timers;
+  private readonly random: () => number;
+  private readonly buckets = new Map<string, TokenBucket>();
+
+  constructor(options: ReadBudgetOptions) {
+    this.perSecond = options.perSecond;
+    this.timers = options.timers ?? realTimers;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** The service, whose budgeted reads wait for a token of their namespace at `address`. */
+  paced(service: WorkflowService, address: string): WorkflowService {
+    return new Proxy(service, {
+      get: (target, property, receiver) => {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof property !== 'string' || !BUDGETED_READS.has(property) || typeof value !== 'function') return value;
+        return async (request: { namespace?: string | null }) => {
+          await this.turn(address, request.namespace ?? '');
+          return (value as (r: unknown) => Promise<unknown>).call(target, request);
+        };
+      },
+    });
+  }
+
+  /**
+   * How long a reconcile that only polls should wait before it reads: 0 when a token is there,
+   * else until one is, plus a random part of `spreadMs` so that the deferred polls come back
+   * spread out. Polls never borrow, so a reconcile brought by an event reads first.
+   */
+  pollDelay(address: string, namespace: string, spreadMs: number): number {
+    const wait = this.bucket(address, namespace).msUntilAvailable();
+    return wait === 0 ? 0 : wait + this.random() * spreadMs;
+  }
+
+  private async turn(address: string, namespace: string): Promise<void> {
+    const wait = this.bucket(address, namespace).take();
+    if (wait > 0) await new Promise<void>((resolve) => this.timers.setTimeout(resolve, wait));
+  }
+
+  private bucket(address: string, namespace: string): TokenBucket {
+    const key = `${address}\0${namespace}`;
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      bucket = new TokenBucket({ perSecond: this.perSecond, burst: Math.max(1, this.perSecond) }, this.timers);
+      this.buckets.set(key, bucket);
+    }
+    return bucket;
+  }
+}

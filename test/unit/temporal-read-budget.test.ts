@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { WorkflowService } from '@temporalio/client';
+import { TemporalReadBudget } from '../../src/temporal/read-budget.ts';
+import { FakeTimers, settle } from '../support/fake-timers.ts';
+
+/** A service that records when each call reached it: only the calls matter here, not Temporal. */
+function recordingService(timers: FakeTimers) {
+  const calls: string[] = [];
+  const record = (method: string) => (request: { namespace?: string }) => Promise.resolve(void calls.push(`${timers.now()} ${method} ${request.namespace ?? ''}`));
+  const service = {
+    describeWorkerDeployment: record('describeWorkerDeployment'),
+    describeTaskQueue: record('describeTaskQueue'),
+    setWorkerDeploymentCurrentVersion: record('setWorkerDeploymentCurrentVersion'),
+  } as unknown as WorkflowService;
+  return { service, calls };
+}
+
+test('reads of one namespace at one address share one budget; writes and other namespaces do not take from it', async () => {
+  const timers = new FakeTimers();
+  const budget = new TemporalReadBudget({ perSecond: 2, timers });
+  const { service, calls } = recordingService(timers);
+  const a = budget.paced(service, 'temporal:7233');
+  const b = budget.paced(service, 'temporal:7233');
+  const pending = [
+    a.describeWorkerDeployment({ namespace: 'orders' }),
+    b.describeTaskQueue({ namespace: 'orders' }),
+    a.describeWorkerDeployment({ namespace: 'orders' }),
+    b.describeWorkerDeployment({ namespace: 'orders' }),
+    a.setWorkerDeploymentCurrentVersion({ namespace: 'orders' }),
+    a.describeWorkerDeployment({ namespace: 'billing' }),
+    budget.paced(service, 'elsewhere:7233').describeWorkerDeployment({ namespace: 'orders' }),
+  ];
+  await settle();
+  assert.deepEqual(calls.toSorted(), [
+    '0 describeTaskQueue orders',
+    '0 describeWorkerDeployment billing',
+    '0 describeWorkerDeployment orders',
+    '0 describeWorkerDeployment orders',
+    '0 setWorkerDeploymentCurrentVersion orders',
+  ], 'the burst of 2 for orders at temporal:7233, the write, and the other namespace and address at once');
+  await timers.advance(1000);
+  await Promise.all(pending);
+  assert.deepEqual(calls.slice(5), ['500 describeWorkerDeployment orders', '1000 describeWorkerDeployment orders'], 'past the burst of 2, one read every 500 ms');
+});
+
+test('a poll waits while no token is free, spread by a random part of the spread; it never borrows', async () => {
+  const timers = new FakeTimers();
+  const draws = [0.5, 0];
+  const budget = new TemporalReadBudget({ perSecond: 1, timers, random: () => draws.shift() ?? 0 });
+  const { service } = recordingService(timers);
+  assert.equal(budget.pollDelay('t:7233', 'orders', 10_000), 0, 'a token is there');
+  const read = budget.paced(service, 't:7233').describeWorkerDeployment({ namespace: 'orders' });
+  assert.equal(budget.pollDelay('t:7233', 'orders', 10_000), 1000 + 5000, 'the next token in 1 s, plus half the spread');
+  assert.equal(budget.pollDelay('t:7233', 'orders', 10_000), 1000, 'asking took nothing');
+  await read;
+  await timers.advance(1000);
+  assert.equal(budget.pollDelay('t:7233', 'orders', 10_000), 0);
+});
