@@ -4,7 +4,7 @@
 // the Secret holds then.
 import { InterceptingCall, type Interceptor, status as GrpcStatus, type StatusObject } from '@grpc/grpc-js';
 import type { V1Secret } from '@kubernetes/client-node';
-import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type WorkflowService } from '@temporalio/client';
+import { Connection, defaultGrpcRetryOptions, type GrpcRetryOptions, makeGrpcRetryInterceptor, type WorkflowService } from '@temporalio/client';
 import { getCACertificates } from 'node:tls';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import { referencedSecret, resolveConnection, type ResolvedConnection } from './credentials.ts';
@@ -75,9 +75,9 @@ export class TemporalClientPool {
       address: resolved.address,
       tls: resolved.tls ? { ...resolved.tls, serverRootCACertificate: resolved.tls.serverRootCACertificate ?? nodeDefaultRoots() } : false,
       ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
-      // The SDK's default retries; inside them, every attempt's outcome is watched.
+      // The SDK's retries; inside them, every attempt's outcome is watched.
       interceptors: [
-        makeGrpcRetryInterceptor(defaultGrpcRetryOptions()),
+        makeGrpcRetryInterceptor(retriesUnlessRateLimited()),
         onStatus((status) => {
           if (status.code === GrpcStatus.OK) return;
           // A deadline says only that time ran out; the failure before it says why.
@@ -122,6 +122,16 @@ export class TemporalClientPool {
  */
 function nodeDefaultRoots(): Buffer {
   return Buffer.from(getCACertificates('default').join('\n'));
+}
+
+/**
+ * The SDK's default retries, except of RESOURCE_EXHAUSTED: retried at once, a rate limit would
+ * hold the reconcile for half a minute while taking more of the namespace's limit; the reconciler
+ * instead says so and comes back later with a growing delay.
+ */
+function retriesUnlessRateLimited(): GrpcRetryOptions {
+  const sdk = defaultGrpcRetryOptions();
+  return { ...sdk, retryableDecider: (attempt, status) => status.code !== GrpcStatus.RESOURCE_EXHAUSTED && sdk.retryableDecider(attempt, status) };
 }
 
 function identityOf(namespace: string, name: string): string {
