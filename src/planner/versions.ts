@@ -24,7 +24,12 @@ export interface VersionState {
   everActive: boolean;
   /** Its Deployments (one per pool); empty when none exists. */
   deployments: DeploymentState[];
+  /** Since when every one of its Deployments is available; unset while one is not. */
+  healthySince?: Date;
 }
+
+/** Workers poll within seconds of starting: a target available this long but unregistered is refused by Temporal. */
+export const REGISTRATION_GRACE_MS = 30_000;
 
 export interface VersionsInput {
   now: Date;
@@ -80,6 +85,25 @@ export function planVersions(input: VersionsInput): VersionsPlan {
     for (const pool of pools) {
       if (target?.deployments.some((d) => d.pool === pool.name)) continue;
       actions.push({ action: 'create', buildId: input.targetBuildId, ...(pool.name ? { pool: pool.name } : {}), reason: `build ${input.targetBuildId} has no Deployment${pool.name ? ` for pool ${pool.name}` : ''} yet` });
+    }
+  }
+
+  // Temporal at its cap of versions refuses a new build's workers. The server would delete a
+  // drained version without pollers to make room, but not while a manager identity (ours) is
+  // set (server 1.29): the controller deletes the record itself, one per reconcile, oldest drained first.
+  const available = target?.status === 'NotRegistered' && input.temporalKnowsDeployment ? target.healthySince : undefined;
+  if (available) {
+    const unregisteredFor = input.now.getTime() - available.getTime();
+    const room = input.versions
+      .filter((v) => v.buildId !== input.targetBuildId && eligibleForDeletion(v) && v.deployments.length > 0 && v.drainedSince)
+      .sort((a, b) => (a.drainedSince?.getTime() ?? 0) - (b.drainedSince?.getTime() ?? 0))[0];
+    if (unregisteredFor < REGISTRATION_GRACE_MS) later(new Date(available.getTime() + REGISTRATION_GRACE_MS));
+    else if (room) {
+      actions.push({
+        action: 'deleteTemporalVersion',
+        buildId: room.buildId,
+        reason: `build ${input.targetBuildId} has run for ${Math.round(unregisteredFor / 1000)}s without registering: Temporal may hold its cap of versions per deployment, so the record of build ${room.buildId} (drained and scaled down) is deleted to make room (if the workers are misconfigured instead, check their deployment name and versioning options)`,
+      });
     }
   }
 

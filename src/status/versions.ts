@@ -8,8 +8,6 @@ import type { TemporalDeploymentState } from '../temporal/deployment-state.ts';
 export interface JoinedVersion extends VersionState {
   /** Every Deployment of the build (one per pool) is available, and there is at least one. */
   healthy: boolean;
-  /** When the last of its Deployments became available. */
-  healthySince?: Date;
   lastCurrentAt?: Date;
 }
 
