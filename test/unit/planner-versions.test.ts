@@ -1,7 +1,7 @@
 // Every rule about creating, scaling and deleting builds, as a table, on a fixed clock.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { planVersions, type VersionAction, type VersionState, type VersionsInput } from '../../src/planner/versions.ts';
+import { planVersions, REGISTRATION_GRACE_MS, type VersionAction, type VersionState, type VersionsInput } from '../../src/planner/versions.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const ago = (minutes: number): Date => new Date(now.getTime() - minutes * 60_000);
@@ -109,4 +109,29 @@ test('the plan says when to look again: when the next delay runs out', () => {
 test('the version-limit block says what to change', () => {
   const plan = planVersions(input([current, version('v2', 'Draining', { everActive: true })], { targetBuildId: 'v4', maxIneligibleVersions: 2 }));
   assert.match(plan.actions[0]?.reason ?? '', /spec\.sunset/);
+});
+
+// Temporal at its cap of versions refuses a new build's workers: a target available past the grace
+// but unregistered has the record of the longest-drained, scaled-down build deleted, one per plan.
+const grace = REGISTRATION_GRACE_MS / 60_000;
+const drainedAt0 = (buildId: string, minutesAgo: number, replicas = 0) => version(buildId, 'Drained', { everActive: true, drainedSince: ago(minutesAgo), deployments: [{ name: `w-${buildId}`, replicas }] });
+const unregistered = (minutesAgo?: number, status: VersionState['status'] = 'NotRegistered') => version('v4', status, minutesAgo === undefined ? {} : { healthySince: ago(minutesAgo) });
+const atCap = (versions: VersionState[], changes: Partial<VersionsInput> = {}) => input([current, ...versions], { targetBuildId: 'v4', ...changes });
+const capCases: [string, VersionsInput, string[]][] = [
+  ['unregistered past the grace: the longest-drained scaled-down build makes room', atCap([drainedAt0('v1', 10), drainedAt0('v0', 15), unregistered(grace)]), ['v0']],
+  ['one per plan, even with several eligible', atCap([drainedAt0('v0', 15), drainedAt0('v1', 10), drainedAt0('v2', 5), unregistered(grace + 1)]), ['v0']],
+  ['a drained build that keeps its replicas is not eligible', atCap([drainedAt0('v0', 15, 2), drainedAt0('v1', 10), unregistered(grace)]), ['v1']],
+  ['within the grace: its workers may not have polled yet', atCap([drainedAt0('v0', 15), unregistered(grace / 2)]), []],
+  ['not available: nothing polls yet', atCap([drainedAt0('v0', 15), unregistered()]), []],
+  ['registered: nothing to make room for', atCap([drainedAt0('v0', 15), unregistered(grace, 'Inactive')]), []],
+  ['Temporal does not know the deployment: no cap to reach', input([unregistered(grace)], { targetBuildId: 'v4', currentBuildId: undefined, temporalKnowsDeployment: false }), []],
+  ['nothing eligible: nothing deleted', atCap([drainedAt0('v0', 15, 2), unregistered(grace)]), []],
+];
+for (const [title, given, expected] of capCases) {
+  test(`version cap: ${title}`, () => assert.deepEqual(planVersions(given).actions.flatMap((a) => (a.action === 'deleteTemporalVersion' ? [a.buildId] : [])), expected));
+}
+
+test('version cap: within the grace, the plan asks to look again when it ends', () => {
+  const plan = planVersions(atCap([drainedAt0('v0', 15), unregistered(0.25)], { sunset: { scaledownDelay: '1h', deleteDelay: '24h' } }));
+  assert.deepEqual(plan.recheckAt, new Date(ago(0.25).getTime() + REGISTRATION_GRACE_MS));
 });
