@@ -11,6 +11,7 @@ import { Controller } from '../controller/controller.ts';
 import { healthz, metrics as metricsRoute, parseBindAddress, readyz, type Route, serve } from '../runtime/http-server.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import { Metrics } from '../runtime/metrics.ts';
+import { DEFAULT_READS_PER_SECOND } from '../temporal/read-budget.ts';
 
 function duration(value: string): number {
   if (!new RegExp(DURATION).test(value)) throw new InvalidArgumentError(`"${value}" is not a duration such as 10s or 1m`);
@@ -20,6 +21,12 @@ function duration(value: string): number {
 function positive(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${value}" is not a positive whole number`);
+  return n;
+}
+
+function rate(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`"${value}" is not a positive number`);
   return n;
 }
 
@@ -59,6 +66,7 @@ program
   .option('--poll-interval <duration>', 'how often Temporal is asked about what events cannot tell, such as drainage (env TWC_POLL_INTERVAL)', duration, duration(process.env.TWC_POLL_INTERVAL ?? '10s'))
   .option('--concurrency <n>', 'worker deployments reconciled at once (env TWC_CONCURRENCY)', positive, positive(process.env.TWC_CONCURRENCY ?? '4'))
   .option('--max-ineligible-versions <n>', 'stop creating builds while this many are not yet drained and scaled down (env TWC_MAX_INELIGIBLE_VERSIONS)', positive, positive(process.env.TWC_MAX_INELIGIBLE_VERSIONS ?? '75'))
+  .option('--temporal-read-budget <reads per second>', 'reads of each Temporal namespace per second, shared by all worker deployments; keep it under the server\'s limit (env TWC_TEMPORAL_READ_BUDGET)', rate, rate(process.env.TWC_TEMPORAL_READ_BUDGET ?? String(DEFAULT_READS_PER_SECOND)))
   .option('--metrics-bind-address <address>', 'where /metrics is served, e.g. :8080 or 127.0.0.1:8080; 0 disables (env TWC_METRICS_BIND_ADDRESS)', bindAddress, bindAddress(process.env.TWC_METRICS_BIND_ADDRESS ?? ':8080'))
   .option('--health-probe-bind-address <address>', 'where /healthz and /readyz are served; 0 disables (env TWC_HEALTH_PROBE_BIND_ADDRESS)', bindAddress, bindAddress(process.env.TWC_HEALTH_PROBE_BIND_ADDRESS ?? ':8081'))
   .option('--leader-elect', 'reconcile only while holding the Lease, so that one replica of several works (env TWC_LEADER_ELECT)', boolean(process.env.TWC_LEADER_ELECT ?? 'true'))
@@ -73,6 +81,7 @@ program
       pollInterval: number;
       concurrency: number;
       maxIneligibleVersions: number;
+      temporalReadBudget: number;
       metricsBindAddress: BindAddress;
       healthProbeBindAddress: BindAddress;
       leaderElect: boolean;
@@ -92,6 +101,7 @@ program
         pollIntervalMs: options.pollInterval,
         concurrency: options.concurrency,
         maxIneligibleVersions: options.maxIneligibleVersions,
+        temporalReadBudget: options.temporalReadBudget,
         metrics,
         log,
       });

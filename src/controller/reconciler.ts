@@ -13,6 +13,7 @@ import { observeDeployment, type ObservedDeployment } from '../k8s/observed-depl
 import { versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { decideRouting, type RoutingDecision } from '../planner/routing.ts';
 import { planVersions } from '../planner/versions.ts';
+import type { Backoff } from '../runtime/backoff.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { joinVersions, versionsStatus } from '../status/versions.ts';
 import { CredentialsError } from '../temporal/credentials.ts';
@@ -24,6 +25,7 @@ import type { RecordEvent } from './events.ts';
 import { addFinalizer, isBeingDeleted } from './finalizers.ts';
 import { executeVersionActions } from './kubernetes-executor.ts';
 import { type Condition, errorMessage, lastKnownVersions, progressing, stalled, writeStatus } from './status-writer.ts';
+import { temporalTrouble } from './temporal-trouble.ts';
 
 export interface ReconcilerDependencies {
   apps: AppsV1Api;
@@ -39,6 +41,8 @@ export interface ReconcilerDependencies {
   pollIntervalMs: number;
   maxIneligibleVersions: number;
   rollbackWindowMs: number;
+  /** Per `namespace/name`: how long to wait after Temporal rate-limited a reconcile. */
+  temporalBackoff: Backoff<string>;
 }
 
 export async function reconcile(deps: ReconcilerDependencies, namespace: string, name: string): Promise<ReconcileResult> {
@@ -79,6 +83,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
       return drift ? { ...d, drift } : d;
     });
   const deploymentName = temporalDeploymentName(namespace, name);
+  const key = `${namespace}/${name}`;
   let service: WorkflowService;
   let temporal;
   try {
@@ -89,9 +94,11 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     if (error instanceof CredentialsError) {
       return writeStatus(deps, stored, lastKnownVersions(stored), [stalled(error.reason, `TemporalConnection ${namespace}/${spec.workerOptions.connectionRef.name}: ${error.message}`)]);
     }
+    const cannot = `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}`;
+    if (error instanceof TemporalNamespaceNotFoundError) return writeStatus(deps, stored, lastKnownVersions(stored), [stalled('TemporalNamespaceNotFound', `${cannot}: ${errorMessage(error)}`)], deps.pollIntervalMs);
     // Nothing is deleted or scaled down while Temporal cannot say what still runs.
-    const cannot = `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}: ${errorMessage(error)}`;
-    return writeStatus(deps, stored, lastKnownVersions(stored), [error instanceof TemporalNamespaceNotFoundError ? stalled('TemporalNamespaceNotFound', cannot) : progressing('False', 'TemporalUnreachable', cannot)], deps.pollIntervalMs);
+    const failed = temporalTrouble(deps, key, error, cannot) ?? { condition: progressing('False', 'TemporalUnreachable', `${cannot}: ${errorMessage(error)}`), requeueAfterMs: deps.pollIntervalMs };
+    return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
   }
 
   const versions = joinVersions(observed, temporal, buildId, [...wanted.keys()]);
@@ -109,6 +116,15 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   });
   const target = versions.find((v) => v.buildId === buildId);
   const rollout = spec.rollout ?? spec.cutover ?? { strategy: 'AllAtOnce' as const };
+  let unversionedPollers: boolean;
+  try {
+    unversionedPollers = await unversionedPollersConfirmed({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, buildId }, { strategy: rollout.strategy, currentBuildId: temporal.currentBuildId, target });
+  } catch (error) {
+    // Nothing has been done yet: stop here rather than act on half an answer.
+    const failed = temporalTrouble(deps, key, error, `cannot read the task queues of build ${buildId}`);
+    if (!failed) throw error;
+    return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
+  }
   const routing: RoutingDecision = decideRouting({
     now,
     rollout,
@@ -117,7 +133,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
       ...(temporal.currentBuildId ? { currentBuildId: temporal.currentBuildId } : {}),
       ...(temporal.rampingBuildId ? { rampingBuildId: temporal.rampingBuildId, rampPercentage: temporal.rampPercentage ?? 0 } : {}),
       ...(temporal.rampChangedAt ? { rampChangedAt: temporal.rampChangedAt } : {}),
-      unversionedPollersConfirmed: await unversionedPollersConfirmed({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, buildId }, { strategy: rollout.strategy, currentBuildId: temporal.currentBuildId, target }),
+      unversionedPollersConfirmed: unversionedPollers,
     },
     rollbackWindowMs: deps.rollbackWindowMs,
   });
@@ -147,13 +163,16 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     }
   }
   let after = temporal;
+  let retryAfterMs: number | undefined;
   try {
     if (await applyRouting({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, temporal, routing)) {
       await deps.recordEvent(about, { type: 'Normal', reason: ROUTING_REASON[routing.action], message: routing.reason });
       after = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
     }
   } catch (error) {
-    conditions.push(stalled('RoutingChangeFailed', `${routing.reason}: ${errorMessage(error)}`));
+    const failed = temporalTrouble(deps, key, error, routing.reason);
+    retryAfterMs = failed?.requeueAfterMs;
+    conditions.push(failed?.condition ?? stalled('RoutingChangeFailed', `${routing.reason}: ${errorMessage(error)}`));
   }
 
   const done = after.currentBuildId === buildId && !after.rampingBuildId;
@@ -167,7 +186,8 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     done ? progressing('False', 'Done', `build ${buildId} is current`) : progressing('True', 'RollingOut', routing.reason),
   );
   const next = [plan.recheckAt, routing.action === 'wait' ? routing.recheckAt : undefined].filter((d): d is Date => d !== undefined).map((d) => Math.max(0, d.getTime() - now.getTime()));
-  return writeStatus(deps, stored, versionsStatus(joinVersions(observed, after, buildId, [...wanted.keys()]), after, buildId), conditions, Math.min(deps.pollIntervalMs, ...next));
+  if (retryAfterMs === undefined) deps.temporalBackoff.reset(key);
+  return writeStatus(deps, stored, versionsStatus(joinVersions(observed, after, buildId, [...wanted.keys()]), after, buildId), conditions, retryAfterMs ?? Math.min(deps.pollIntervalMs, ...next));
 }
 
 const DONE_REASON = { create: 'DeploymentCreated', update: 'DeploymentUpdated', scale: 'DeploymentScaled', delete: 'DeploymentDeleted', deleteTemporalVersion: 'VersionRecordDeleted', blocked: 'VersionLimitReached' } as const;
