@@ -196,6 +196,31 @@ const status = Type.Object(
           ...versionStatus,
           rampPercentage: Type.Optional(Type.Number({ description: 'Share of new workflows routed to the target while it ramps.', minimum: 0, maximum: 100 })),
           rampLastModifiedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When Temporal last changed the ramp.' })),
+          gates: Type.Optional(
+            Type.Array(
+              Type.Object(
+                {
+                  stage: Type.String({ description: 'rollout for rollout.gate, step-N for the gate of step N.' }),
+                  taskQueue: Type.String({ description: 'Workflow task queue the gate ran on.' }),
+                  workflowID: Type.String({ description: 'Workflow ID of the gate run.' }),
+                  status: Type.String({ description: 'Running, Completed or Failed.' }),
+                },
+                { description: 'One gate workflow of the target build.' },
+              ),
+              { description: 'Gate workflows of the current stage of the rollout.' },
+            ),
+          ),
+          gateFailure: Type.Optional(
+            Type.Object(
+              {
+                generation: Type.Integer({ description: 'The generation the failure was seen at: a newer generation runs the gate again.', format: 'int64' }),
+                stage: Type.String({ description: 'Which gate failed.' }),
+                workflowID: Type.String({ description: 'The failed gate run.' }),
+                message: Type.String({ description: 'How it failed.' }),
+              },
+              { description: 'A failed gate: the rollout of this build waits for a change of the spec.' },
+            ),
+          ),
         },
         { description: 'The build the spec asks for.' },
       ),

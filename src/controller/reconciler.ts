@@ -1,6 +1,6 @@
 // One reconcile of one TemporalWorkerDeployment: read from the caches, ask Temporal, decide
 // (pure), act in a fixed order, write the status once. Gates are not handled yet.
-import type { AppsV1Api, CustomObjectsApi, V1Deployment } from '@kubernetes/client-node';
+import type { AppsV1Api, CoreV1Api, CustomObjectsApi, V1Deployment } from '@kubernetes/client-node';
 import type { WorkflowService } from '@temporalio/client';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
@@ -11,9 +11,9 @@ import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
 import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
 import { observeDeployment, type ObservedDeployment } from '../k8s/observed-deployment.ts';
 import { versionedDeployment } from '../k8s/versioned-deployment.ts';
-import { decideRouting, type RoutingDecision } from '../planner/routing.ts';
+import { gateStage } from '../planner/gates.ts';
+import { decideRouting, isRollback, type RoutingDecision } from '../planner/routing.ts';
 import { planVersions } from '../planner/versions.ts';
-import type { Backoff } from '../runtime/backoff.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { joinVersions, versionsStatus } from '../status/versions.ts';
 import { CredentialsError } from '../temporal/credentials.ts';
@@ -23,12 +23,13 @@ import { unversionedPollersConfirmed } from '../temporal/unversioned-pollers.ts'
 import { finalizeWorkerDeployment } from './deletion.ts';
 import type { RecordEvent } from './events.ts';
 import { addFinalizer, isBeingDeleted } from './finalizers.ts';
+import { type GateOutcome, runGates } from './gate-runner.ts';
 import { executeVersionActions } from './kubernetes-executor.ts';
 import { type Condition, errorMessage, lastKnownVersions, progressing, stalled, writeStatus } from './status-writer.ts';
-import { temporalTrouble } from './temporal-trouble.ts';
 
 export interface ReconcilerDependencies {
   apps: AppsV1Api;
+  core: CoreV1Api;
   customObjects: CustomObjectsApi;
   workerDeployment(namespace: string, name: string): TemporalWorkerDeployment | undefined;
   workerDeployments(namespace: string): readonly TemporalWorkerDeployment[];
@@ -41,8 +42,6 @@ export interface ReconcilerDependencies {
   pollIntervalMs: number;
   maxIneligibleVersions: number;
   rollbackWindowMs: number;
-  /** Per `namespace/name`: how long to wait after Temporal rate-limited a reconcile. */
-  temporalBackoff: Backoff<string>;
 }
 
 export async function reconcile(deps: ReconcilerDependencies, namespace: string, name: string): Promise<ReconcileResult> {
@@ -83,7 +82,6 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
       return drift ? { ...d, drift } : d;
     });
   const deploymentName = temporalDeploymentName(namespace, name);
-  const key = `${namespace}/${name}`;
   let service: WorkflowService;
   let temporal;
   try {
@@ -94,11 +92,9 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     if (error instanceof CredentialsError) {
       return writeStatus(deps, stored, lastKnownVersions(stored), [stalled(error.reason, `TemporalConnection ${namespace}/${spec.workerOptions.connectionRef.name}: ${error.message}`)]);
     }
-    const cannot = `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}`;
-    if (error instanceof TemporalNamespaceNotFoundError) return writeStatus(deps, stored, lastKnownVersions(stored), [stalled('TemporalNamespaceNotFound', `${cannot}: ${errorMessage(error)}`)], deps.pollIntervalMs);
     // Nothing is deleted or scaled down while Temporal cannot say what still runs.
-    const failed = temporalTrouble(deps, key, error, cannot) ?? { condition: progressing('False', 'TemporalUnreachable', `${cannot}: ${errorMessage(error)}`), requeueAfterMs: deps.pollIntervalMs };
-    return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
+    const cannot = `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}: ${errorMessage(error)}`;
+    return writeStatus(deps, stored, lastKnownVersions(stored), [error instanceof TemporalNamespaceNotFoundError ? stalled('TemporalNamespaceNotFound', cannot) : progressing('False', 'TemporalUnreachable', cannot)], deps.pollIntervalMs);
   }
 
   const versions = joinVersions(observed, temporal, buildId, [...wanted.keys()]);
@@ -116,29 +112,41 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   });
   const target = versions.find((v) => v.buildId === buildId);
   const rollout = spec.rollout ?? spec.cutover ?? { strategy: 'AllAtOnce' as const };
-  let unversionedPollers: boolean;
-  try {
-    unversionedPollers = await unversionedPollersConfirmed({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, buildId }, { strategy: rollout.strategy, currentBuildId: temporal.currentBuildId, target });
-  } catch (error) {
-    // Nothing has been done yet: stop here rather than act on half an answer.
-    const failed = temporalTrouble(deps, key, error, `cannot read the task queues of build ${buildId}`);
-    if (!failed) throw error;
-    return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
+  const conditions: Condition[] = [];
+  const stage = isRollback(now, target?.lastCurrentAt, deps.rollbackWindowMs)
+    ? undefined
+    : gateStage({ rollout, targetBuildId: buildId, currentBuildId: temporal.currentBuildId, rampingBuildId: temporal.rampingBuildId, rampPercentage: temporal.rampPercentage });
+  let gates: GateOutcome = { gate: stage ? 'pending' : 'passed', status: {} };
+  if (target && target.status !== 'NotRegistered') {
+    try {
+      gates = await runGates({
+        core: deps.core,
+        recordEvent: deps.recordEvent,
+        about,
+        namespace,
+        target: { service, namespace: spec.workerOptions.temporalNamespace, deploymentName, buildId, identity: deps.identity },
+        stage,
+        generation: stored.metadata.generation ?? 0,
+        previous: stored.status?.targetVersion?.buildID === buildId ? stored.status.targetVersion : undefined,
+      });
+    } catch (error) {
+      conditions.push(progressing('False', 'GateCheckFailed', `cannot run gate ${stage?.name ?? ''} of build ${buildId}: ${errorMessage(error)}`));
+    }
   }
+  if (gates.condition) conditions.push(gates.condition);
   const routing: RoutingDecision = decideRouting({
     now,
     rollout,
-    target: { buildId, status: target?.status ?? 'NotRegistered', healthy: target?.healthy ?? false, gatePassed: rollout.gate === undefined, ...(target?.lastCurrentAt ? { lastCurrentAt: target.lastCurrentAt } : {}) },
+    target: { buildId, status: target?.status ?? 'NotRegistered', healthy: target?.healthy ?? false, gate: gates.gate, ...(target?.lastCurrentAt ? { lastCurrentAt: target.lastCurrentAt } : {}) },
     routing: {
       ...(temporal.currentBuildId ? { currentBuildId: temporal.currentBuildId } : {}),
       ...(temporal.rampingBuildId ? { rampingBuildId: temporal.rampingBuildId, rampPercentage: temporal.rampPercentage ?? 0 } : {}),
       ...(temporal.rampChangedAt ? { rampChangedAt: temporal.rampChangedAt } : {}),
-      unversionedPollersConfirmed: unversionedPollers,
+      unversionedPollersConfirmed: await unversionedPollersConfirmed({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, buildId }, { strategy: rollout.strategy, currentBuildId: temporal.currentBuildId, target }),
     },
     rollbackWindowMs: deps.rollbackWindowMs,
   });
 
-  const conditions: Condition[] = [];
   const executed = await executeVersionActions(deps.apps, namespace, plan.actions, {
     created: (_build, pool) => {
       const deployment = wanted.get(pool);
@@ -163,16 +171,13 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     }
   }
   let after = temporal;
-  let retryAfterMs: number | undefined;
   try {
     if (await applyRouting({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, temporal, routing)) {
       await deps.recordEvent(about, { type: 'Normal', reason: ROUTING_REASON[routing.action], message: routing.reason });
       after = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
     }
   } catch (error) {
-    const failed = temporalTrouble(deps, key, error, routing.reason);
-    retryAfterMs = failed?.requeueAfterMs;
-    conditions.push(failed?.condition ?? stalled('RoutingChangeFailed', `${routing.reason}: ${errorMessage(error)}`));
+    conditions.push(stalled('RoutingChangeFailed', `${routing.reason}: ${errorMessage(error)}`));
   }
 
   const done = after.currentBuildId === buildId && !after.rampingBuildId;
@@ -186,8 +191,9 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     done ? progressing('False', 'Done', `build ${buildId} is current`) : progressing('True', 'RollingOut', routing.reason),
   );
   const next = [plan.recheckAt, routing.action === 'wait' ? routing.recheckAt : undefined].filter((d): d is Date => d !== undefined).map((d) => Math.max(0, d.getTime() - now.getTime()));
-  if (retryAfterMs === undefined) deps.temporalBackoff.reset(key);
-  return writeStatus(deps, stored, versionsStatus(joinVersions(observed, after, buildId, [...wanted.keys()]), after, buildId), conditions, retryAfterMs ?? Math.min(deps.pollIntervalMs, ...next));
+  const status = versionsStatus(joinVersions(observed, after, buildId, [...wanted.keys()]), after, buildId);
+  if (status.targetVersion) status.targetVersion = { ...status.targetVersion, ...gates.status };
+  return writeStatus(deps, stored, status, conditions, Math.min(deps.pollIntervalMs, ...next));
 }
 
 const DONE_REASON = { create: 'DeploymentCreated', update: 'DeploymentUpdated', scale: 'DeploymentScaled', delete: 'DeploymentDeleted', deleteTemporalVersion: 'VersionRecordDeleted', blocked: 'VersionLimitReached' } as const;

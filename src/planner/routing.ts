@@ -15,8 +15,8 @@ export interface RoutingInput {
     healthy: boolean;
     /** When Temporal last saw this build current, if ever. */
     lastCurrentAt?: Date;
-    /** Every gate workflow of the build completed (true when there is no gate). */
-    gatePassed: boolean;
+    /** The gate that stands before the next routing change: passed (or none), still pending, or failed. */
+    gate: 'passed' | 'pending' | 'failed';
   };
   routing: {
     currentBuildId?: string;
@@ -24,8 +24,8 @@ export interface RoutingInput {
     rampPercentage?: number;
     /** When Temporal last changed the ramp percentage: the clock of a Progressive pause. */
     rampChangedAt?: Date;
-    /** Unversioned workers poll every task queue of the target, so there is traffic to ramp from. */
-    unversionedPollersConfirmed: boolean;
+    /** Unversioned workers poll every task queue of the target, so there is traffic to ramp from; undefined while that cannot be told yet. */
+    unversionedPollersConfirmed: boolean | undefined;
   };
   /** A target that was current this recently is promoted at once: a rollback. */
   rollbackWindowMs: number;
@@ -42,6 +42,12 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
   const { now, rollout, target, routing } = input;
   const build = `build ${target.buildId}`;
   if (rollout.strategy === 'Manual') return { action: 'none', reason: 'the Manual strategy leaves routing to you' };
+  if (target.gate === 'failed' && routing.currentBuildId !== target.buildId) {
+    const back = routing.currentBuildId ? `build ${routing.currentBuildId}` : 'unversioned workers';
+    return routing.rampingBuildId === target.buildId
+      ? { action: 'clearRamp', reason: `a gate of ${build} failed: aborting its ramp, new workflows go to ${back} again` }
+      : { action: 'none', reason: `a gate of ${build} failed: its rollout stops until the spec changes` };
+  }
   if (target.status === 'NotRegistered') return { action: 'wait', reason: `waiting for ${build} to register in Temporal: its workers have not polled yet` };
   if (!target.healthy) return { action: 'wait', reason: `waiting for the Deployments of ${build} to become available` };
   if (routing.currentBuildId === target.buildId) {
@@ -50,8 +56,11 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
       : { action: 'none', reason: `${build} is current` };
   }
   const lastCurrentAt = target.lastCurrentAt;
-  if (lastCurrentAt && now.getTime() - lastCurrentAt.getTime() <= input.rollbackWindowMs) return { action: 'setCurrent', buildId: target.buildId, reason: `rolling back to ${build}, current ${minutesAgo(now, lastCurrentAt)}: promoting it at once, without steps or gates` };
-  if (!target.gatePassed) return { action: 'wait', reason: `waiting for the gate workflows of ${build} to complete` };
+  if (lastCurrentAt && isRollback(now, lastCurrentAt, input.rollbackWindowMs)) return { action: 'setCurrent', buildId: target.buildId, reason: `rolling back to ${build}, current ${minutesAgo(now, lastCurrentAt)}: promoting it at once, without steps or gates` };
+  if (target.gate === 'pending') return { action: 'wait', reason: `waiting for the gate workflows of ${build} to complete` };
+  if (!routing.currentBuildId && routing.unversionedPollersConfirmed === undefined) {
+    return { action: 'wait', reason: `waiting for ${build} to register its task queues, to tell whether unversioned workers poll them` };
+  }
   if (!routing.currentBuildId && !routing.unversionedPollersConfirmed) {
     return { action: 'setCurrent', buildId: target.buildId, reason: `no build is current and no unversioned workers poll: promoting ${build} directly` };
   }
@@ -66,8 +75,8 @@ function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDe
   if (!first) return { action: 'none', reason: 'a Progressive rollout without steps changes nothing' };
   const ramp = routing.rampingBuildId === target.buildId ? routing.rampPercentage : undefined;
   if (ramp === undefined) return { action: 'setRamp', buildId: target.buildId, percentage: first.rampPercentage, reason: `starting the ramp of ${build} at step 1: ${first.rampPercentage}%` };
-  // The greatest step at or below the actual ramp: a ramp changed by hand snaps back to a step.
-  const index = Math.max(0, steps.findLastIndex((s) => s.rampPercentage <= ramp));
+  // A ramp changed by hand snaps back to a step.
+  const index = stepAtOrBelow(steps, ramp);
   const step = steps[index] ?? first;
   if (step.rampPercentage !== ramp) {
     return { action: 'setRamp', buildId: target.buildId, percentage: step.rampPercentage, reason: `the ramp of ${build} is ${ramp}%, not a step: back to step ${index + 1} (${step.rampPercentage}%)` };
@@ -78,6 +87,16 @@ function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDe
   const next = steps[index + 1];
   if (!next) return { action: 'setCurrent', buildId: target.buildId, reason: `the last step of ${build} is over: promoting it` };
   return { action: 'setRamp', buildId: target.buildId, percentage: next.rampPercentage, reason: `step ${index + 1} of ${build} is over: step ${index + 2} at ${next.rampPercentage}%` };
+}
+
+/** A target that was current this recently is promoted at once, without steps or gates. */
+export function isRollback(now: Date, lastCurrentAt: Date | undefined, rollbackWindowMs: number): boolean {
+  return lastCurrentAt !== undefined && now.getTime() - lastCurrentAt.getTime() <= rollbackWindowMs;
+}
+
+/** The greatest step at or below a ramp percentage; the first step below them all. */
+export function stepAtOrBelow(steps: NonNullable<Rollout['steps']>, ramp: number): number {
+  return Math.max(0, steps.findLastIndex((s) => s.rampPercentage <= ramp));
 }
 
 function minutesAgo(now: Date, then: Date): string {

@@ -38,14 +38,14 @@ export interface UnversionedPollersQuery {
 
 /**
  * The build's workflow task queues as Temporal registered them (the build's workers may poll
- * queues its pod template does not name), each asked for its pollers. False when the build
- * lists no workflow task queue.
+ * queues its pod template does not name), each asked for its pollers. Undefined while the build
+ * lists no workflow task queue yet: Temporal records them a little after the version appears.
  */
-export async function allTaskQueuesHaveUnversionedPollers(query: UnversionedPollersQuery): Promise<boolean> {
+export async function allTaskQueuesHaveUnversionedPollers(query: UnversionedPollersQuery): Promise<boolean | undefined> {
   const { service, namespace, deploymentName, buildId } = query;
   const version = await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: { deploymentName, buildId } });
   const queues = (version.workerDeploymentVersionInfo?.taskQueueInfos ?? []).filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name).map((q) => q.name ?? '');
-  if (queues.length === 0) return false;
+  if (queues.length === 0) return undefined;
   for (const name of queues) {
     const described = await service.describeTaskQueue({ namespace, taskQueue: { name }, taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW });
     if (!(described.pollers ?? []).some(isUnversionedPoller)) return false;
@@ -54,6 +54,6 @@ export async function allTaskQueuesHaveUnversionedPollers(query: UnversionedPoll
 }
 
 /** What the routing planner takes as `unversionedPollersConfirmed`: Temporal is asked only when it matters. */
-export async function unversionedPollersConfirmed(query: UnversionedPollersQuery, input: PollersMatterInput): Promise<boolean> {
-  return unversionedPollersMatter(input) && (await allTaskQueuesHaveUnversionedPollers(query));
+export async function unversionedPollersConfirmed(query: UnversionedPollersQuery, input: PollersMatterInput): Promise<boolean | undefined> {
+  return unversionedPollersMatter(input) ? allTaskQueuesHaveUnversionedPollers(query) : false;
 }

@@ -1,9 +1,9 @@
-// A connection that goes away stops the controller with a condition that says so; nothing is
-// deleted or forgotten meanwhile, and the rollout goes on once the connection is back.
-import { AppsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+// A connection that does not exist stops the controller with a condition that says so; nothing
+// is deleted or forgotten meanwhile, and the rollout goes on once the connection exists. (A
+// connection in use cannot go away: its finalizer holds it, see controller-deletion.test.ts.)
+import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { controlledNamespace } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { create } from '../support/manifests.ts';
@@ -18,19 +18,16 @@ test('a missing connection sets Stalled/ConnectionNotFound and keeps every Deplo
     return twd.status?.currentVersion ? twd : undefined;
   }, 90_000);
 
-  await kubeConfig()
-    .makeApiClient(CustomObjectsApi)
-    .deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalConnection.plural, name: 'temporal' });
-  await ns.patchSpec('orders', { template: ns.template('green') });
+  await ns.patchSpec('orders', { workerOptions: { connectionRef: { name: 'elsewhere' } }, template: ns.template('green') });
   const stalled = await eventually('the Stalled condition', async () => {
     const twd = await ns.read('orders');
     return twd.status?.conditions?.find((c) => c.type === 'Stalled' && c.reason === 'ConnectionNotFound') ? twd : undefined;
   });
-  assert.match(stalled.status?.conditions?.find((c) => c.type === 'Stalled')?.message ?? '', new RegExp(`TemporalConnection ${namespace}/temporal does not exist`));
+  assert.match(stalled.status?.conditions?.find((c) => c.type === 'Stalled')?.message ?? '', new RegExp(`TemporalConnection ${namespace}/elsewhere does not exist`));
   assert.equal(stalled.status?.currentVersion?.buildID, current.status?.currentVersion?.buildID, 'the known builds are kept');
   assert.equal((await apps.listNamespacedDeployment({ namespace })).items.length, 1, 'no Deployment created or deleted meanwhile');
 
-  await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: { hostPort: sharedEnvironment().temporalAddress } }, namespace);
+  await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'elsewhere' }, spec: { hostPort: sharedEnvironment().temporalAddress } }, namespace);
   const resumed = await eventually('the rollout to go on once the connection is back', async () => {
     const twd = await ns.read('orders');
     const build = twd.status?.currentVersion?.buildID;

@@ -16,6 +16,8 @@ export interface ControlledNamespaceOptions {
   temporalAddress?: string;
   /** The whole TemporalConnection spec, credentials included (default: the frontend above, plaintext). */
   connectionSpec?: Record<string, unknown>;
+  /** Receives every line the controller logs. */
+  log?: (line: string) => void;
 }
 
 /** One build's Deployment as the test sees it. */
@@ -65,7 +67,8 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
       namespace,
       pollIntervalMs: 1000,
       ...(options.maxIneligibleVersions === undefined ? {} : { maxIneligibleVersions: options.maxIneligibleVersions }),
-      log: () => {},
+      // TWC_TEST_CONTROLLER_LOG=1 shows what the controller says, when a test needs explaining.
+      log: options.log ?? (process.env.TWC_TEST_CONTROLLER_LOG ? (line) => console.error(`[controller ${namespace}] ${line}`) : () => {}),
     });
     await controller.start();
   };

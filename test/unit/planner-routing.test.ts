@@ -20,7 +20,7 @@ function input(changes: { rollout?: Rollout; target?: Partial<RoutingInput['targ
   return {
     now,
     rollout: changes.rollout ?? { strategy: 'AllAtOnce' },
-    target: { buildId: 'v2', status: 'Inactive', healthy: true, gatePassed: true, ...changes.target },
+    target: { buildId: 'v2', status: 'Inactive', healthy: true, gate: 'passed', ...changes.target },
     routing: { currentBuildId: 'v1', unversionedPollersConfirmed: false, ...changes.routing },
     rollbackWindowMs: HOUR,
   };
@@ -36,13 +36,25 @@ const cases: [string, RoutingInput, Expected][] = [
   ['AllAtOnce promotes a registered, healthy target', input(), { action: 'setCurrent', buildId: 'v2' }],
   ['a current target with no ramp needs nothing', input({ target: { status: 'Current' }, routing: { currentBuildId: 'v2' } }), { action: 'none' }],
   ['a current target clears a leftover ramp', input({ target: { status: 'Current' }, routing: { currentBuildId: 'v2', rampingBuildId: 'v3', rampPercentage: 20 } }), { action: 'clearRamp' }],
-  ['a gate not yet passed holds the promotion', input({ target: { gatePassed: false } }), { action: 'wait', reason: /gate/ }],
-  ['a rollback within the window skips the gate', input({ target: { gatePassed: false, lastCurrentAt: ago(600) } }), { action: 'setCurrent', buildId: 'v2', reason: /rolling back/ }],
+  ['a gate not yet passed holds the promotion', input({ target: { gate: 'pending' } }), { action: 'wait', reason: /gate/ }],
+  ['a rollback within the window skips the gate', input({ target: { gate: 'pending', lastCurrentAt: ago(600) } }), { action: 'setCurrent', buildId: 'v2', reason: /rolling back/ }],
+  ['a failed gate stops the rollout where it is', input({ target: { gate: 'failed' } }), { action: 'none', reason: /failed.*until the spec changes/ }],
+  [
+    'a failed step gate aborts the ramp: new workflows go back to the current build',
+    input({ rollout: progressive, target: { gate: 'failed', status: 'Ramping' }, routing: { rampingBuildId: 'v2', rampPercentage: 25, rampChangedAt: ago(600) } }),
+    { action: 'clearRamp', reason: /aborting its ramp, new workflows go to build v1/ },
+  ],
+  ['a failed gate of a build that is already current changes nothing', input({ target: { gate: 'failed', status: 'Current' }, routing: { currentBuildId: 'v2' } }), { action: 'none', reason: /is current/ }],
   ['a rollback within the window skips the steps', input({ rollout: progressive, target: { lastCurrentAt: ago(3599) } }), { action: 'setCurrent', buildId: 'v2', reason: /rolling back/ }],
   ['a target current longer ago than the window is no rollback', input({ rollout: progressive, target: { lastCurrentAt: ago(3601) } }), { action: 'setRamp', buildId: 'v2', percentage: 10 }],
   ['a rollback still waits for availability', input({ target: { healthy: false, lastCurrentAt: ago(60) } }), { action: 'wait' }],
   ['Manual is never rolled back', input({ rollout: { strategy: 'Manual' }, target: { lastCurrentAt: ago(60) } }), { action: 'none' }],
   ['no current version: Progressive promotes directly', input({ rollout: progressive, routing: { currentBuildId: undefined } }), { action: 'setCurrent', buildId: 'v2', reason: /no build is current/ }],
+  [
+    'no current version and the task queues not yet known: wait rather than promote past unversioned workers',
+    input({ rollout: progressive, routing: { currentBuildId: undefined, unversionedPollersConfirmed: undefined } }),
+    { action: 'wait', reason: /register its task queues/ },
+  ],
   ['no current version but unversioned pollers: Progressive ramps from them', input({ rollout: progressive, routing: { currentBuildId: undefined, unversionedPollersConfirmed: true } }), { action: 'setRamp', buildId: 'v2', percentage: 10 }],
   ['Progressive starts at the first step', input({ rollout: progressive }), { action: 'setRamp', buildId: 'v2', percentage: 10 }],
   [

@@ -37,7 +37,7 @@ test('whenever unversioned pollers are said not to matter, the routing change do
             const decision: Partial<RoutingDecision> = decideRouting({
               now,
               rollout,
-              target: { buildId: 'v2', status, healthy, gatePassed: true },
+              target: { buildId: 'v2', status, healthy, gate: 'passed' },
               routing: { ...(currentBuildId ? { currentBuildId } : {}), unversionedPollersConfirmed },
               rollbackWindowMs: 3_600_000,
             });

@@ -1,0 +1,99 @@
+// Gate workflows on the real environment: the sample worker's `gate` workflow passes or fails as
+// its input says, pinned to the build it judges.
+import { CoreV1Api } from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
+import { kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
+
+test('a failed gate stops the rollout with the workflow named; a spec change runs it again and it passes', async (t) => {
+  const namespace = await testNamespace(t, 'gate-fail');
+  const ns = await controlledNamespace(t, namespace);
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
+  const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID;
+
+  const gate = (pass: boolean) => ({ strategy: 'AllAtOnce', gate: { workflowType: 'gate', input: { pass, message: 'the canary found errors' } } });
+  await ns.patchSpec('orders', { rollout: gate(false), template: ns.template('green') });
+  const failed = await ns.until('orders', 'the gate to fail', (twd) => condition(twd, 'Stalled')?.reason === 'GateFailed');
+  const v2 = failed.status?.targetVersion?.buildID ?? '';
+  const message = condition(failed, 'Stalled')?.message ?? '';
+  assert.match(message, /the canary found errors/, 'says how the gate failed');
+  assert.match(message, new RegExp(`temporal-worker-controller/gate/${namespace}/orders/${v2}/rollout/${ns.taskQueue}`), 'names the workflow');
+  assert.equal(failed.status?.currentVersion?.buildID, v1, 'the current build keeps the traffic');
+  assert.equal(failed.status?.targetVersion?.gateFailure?.generation, failed.metadata.generation);
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const still = await ns.read('orders');
+  assert.equal(condition(still, 'Stalled')?.reason, 'GateFailed', 'not retried while the spec is the same');
+  assert.equal(still.status?.currentVersion?.buildID, v1);
+
+  await ns.patchSpec('orders', { rollout: gate(true) });
+  const passed = await ns.until('orders', 'the gate to pass on the new generation and the build to be promoted', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID === v2);
+  assert.equal(condition(passed, 'Stalled'), undefined);
+  assert.equal(passed.status?.targetVersion?.gateFailure, undefined, 'the failure is forgotten once the gate passed');
+});
+
+test('a step gate that fails mid-ramp aborts the ramp: new workflows go back to the current build, pinned ones finish on the failed build', async (t) => {
+  const namespace = await testNamespace(t, 'gate-abort');
+  const client = await temporalClient(t);
+  const ns = await controlledNamespace(t, namespace);
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
+  const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+
+  const steps = [
+    // The gate decides after a while, so the ramp is seen in place first.
+    { rampPercentage: 20, pauseDuration: '30s', gate: { workflowType: 'gate', input: { pass: false, message: 'error rate too high', delayMs: 4000 } } },
+    { rampPercentage: 60, pauseDuration: '30s' },
+  ];
+  await ns.patchSpec('orders', { rollout: { strategy: 'Progressive', steps }, template: ns.template('green') });
+  const ramping = await ns.until('orders', 'the new build to ramp at step 1', (twd) => twd.status?.targetVersion?.rampPercentage === 20);
+  const v2 = ramping.status?.targetVersion?.buildID ?? '';
+  const pinned = await client.workflow.start('pinnedUntilSignalled', {
+    taskQueue: ns.taskQueue,
+    workflowId: `pinned-${v2}`,
+    versioningOverride: { pinnedTo: { deploymentName: `${namespace}/orders`, buildId: v2 } },
+  });
+
+  const aborted = await ns.until('orders', 'the step gate to fail and the ramp to be removed', (twd) => condition(twd, 'Stalled')?.reason === 'RolloutAborted' && twd.status?.targetVersion?.rampPercentage === undefined);
+  assert.match(condition(aborted, 'Stalled')?.message ?? '', /error rate too high/);
+  assert.match(condition(aborted, 'Stalled')?.message ?? '', /ramp is removed/);
+  assert.equal(aborted.status?.currentVersion?.buildID, v1);
+  const described = await client.workflowService.describeWorkerDeployment({ namespace: client.options.namespace, deploymentName: `${namespace}/orders` });
+  assert.equal(described.workerDeploymentInfo?.routingConfig?.rampingDeploymentVersion?.buildId ?? '', '', 'Temporal ramps nothing');
+  assert.equal(described.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId, v1);
+  assert.ok(aborted.status?.targetVersion?.deployments?.length, 'the failed build keeps its Deployment');
+
+  await pinned.signal('finish');
+  const report = (await pinned.result()) as { finishedOn: { buildId: string } };
+  assert.equal(report.finishedOn.buildId, v2, 'the pinned workflow finished on the failed build');
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  assert.equal((await ns.read('orders')).status?.targetVersion?.rampPercentage, undefined, 'the ramp is not started again for the same spec');
+});
+
+test('a gate input read from a Secret reaches the gate and appears nowhere the controller writes', async (t) => {
+  const namespace = await testNamespace(t, 'gate-secret');
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const lines: string[] = [];
+  const ns = await controlledNamespace(t, namespace, { log: (line) => lines.push(line) });
+  const secretValue = `s3cr3t-${namespace}`;
+  const inputFrom = { secretKeyRef: { name: 'gate-input', key: 'input.json' } };
+  await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'AllAtOnce', gate: { workflowType: 'gate', inputFrom } }, template: ns.template('blue') });
+  const missing = await ns.until('orders', 'the missing Secret to be reported', (twd) => condition(twd, 'Stalled')?.reason === 'GateInputInvalid');
+  assert.match(condition(missing, 'Stalled')?.message ?? '', new RegExp(`Secret ${namespace}/gate-input does not exist`));
+
+  // Not JSON first: the parser's complaint would quote the value.
+  const write = (text: string) => core.replaceNamespacedSecret({ namespace, name: 'gate-input', body: { metadata: { name: 'gate-input' }, stringData: { 'input.json': text } } });
+  await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'gate-input' }, stringData: { 'input.json': `not json ${secretValue}` } } });
+  const invalid = await ns.until('orders', 'the invalid input to be reported', (twd) => /is not JSON/.test(condition(twd, 'Stalled')?.message ?? ''));
+  assert.doesNotMatch(JSON.stringify(invalid.status), new RegExp(secretValue));
+  await write(JSON.stringify({ pass: true, token: secretValue }));
+  const current = await ns.until('orders', 'the gate to pass with the Secret\'s input', rolledOut);
+
+  const client = await temporalClient(t);
+  const gate = client.workflow.getHandle(`temporal-worker-controller/gate/${namespace}/orders/${current.status?.currentVersion?.buildID}/rollout/${ns.taskQueue}`);
+  const history = JSON.stringify((await gate.fetchHistory()).events?.[0]);
+  assert.ok(history.includes(Buffer.from(JSON.stringify({ pass: true, token: secretValue })).toString('base64')), 'the gate received the Secret\'s JSON');
+  const events = await core.listNamespacedEvent({ namespace });
+  const written = [...lines, JSON.stringify(current.status), ...events.items.map((e) => e.message ?? '')].join('\n');
+  assert.ok(events.items.some((e) => e.reason === 'GateStarted'), 'the gate start is an event');
+  assert.doesNotMatch(written, new RegExp(secretValue), 'the Secret\'s value is in no log line, status or event');
+});
