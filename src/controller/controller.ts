@@ -6,12 +6,14 @@ import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { LABELS } from '../k8s/names.ts';
+import { Backoff } from '../runtime/backoff.ts';
 import { SelfHealingInformer } from '../runtime/informer.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { referencedSecret } from '../temporal/credentials.ts';
+import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { releaseConnection } from './deletion.ts';
 import { EventRecorder } from './events.ts';
 import { reconcile, type ReconcilerDependencies } from './reconciler.ts';
@@ -29,6 +31,8 @@ export interface ControllerOptions {
   concurrency?: number;
   maxIneligibleVersions?: number;
   rollbackWindowMs?: number;
+  /** Reads per second of each Temporal namespace through each frontend, shared by all reconciles (default 20). */
+  temporalReadBudget?: number;
   log?: (message: string) => void;
   /** Where the controller counts its reconciles and requests; default: a registry of its own. */
   metrics?: Metrics;
@@ -42,6 +46,9 @@ export class Controller {
   private readonly secrets: SecretWatches;
   private readonly clients: TemporalClientPool;
   private readonly metrics: Metrics;
+  private readonly reads: TemporalReadBudget;
+  /** Keys an event queued since they last ran: such a reconcile reads first, a poll waits for a free read. */
+  private readonly eventDriven = new Set<string>();
 
   constructor(options: ControllerOptions) {
     this.metrics = options.metrics ?? new Metrics();
@@ -56,7 +63,10 @@ export class Controller {
         ? customObjects.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: options.namespace, plural })
         : customObjects.listClusterCustomObject({ group: GROUP, version: VERSION, plural })) as Promise<{ items: T[] }>;
     const enqueue = (namespace: string | undefined, name: string | undefined, prefix = ''): void => {
-      if (namespace && name) this.queue.add(`${prefix}${namespace}/${name}`);
+      if (!namespace || !name) return;
+      const key = `${prefix}${namespace}/${name}`;
+      this.eventDriven.add(key);
+      this.queue.add(key);
     };
 
     const enqueueUsersOf = (namespace: string | undefined, connectionName: string | undefined): void => {
@@ -125,13 +135,15 @@ export class Controller {
       workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
-      temporal: (connection: TemporalConnection) => this.clients.workflowService(connection),
+      temporal: async (connection: TemporalConnection) => this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
       identity: options.identity,
       now: () => new Date(),
       pollIntervalMs: options.pollIntervalMs ?? 10_000,
       maxIneligibleVersions: options.maxIneligibleVersions ?? 75,
       rollbackWindowMs: options.rollbackWindowMs ?? 3_600_000,
+      temporalBackoff: new Backoff({ baseMs: options.pollIntervalMs ?? 10_000, maxMs: 300_000, jitter: 0.2 }),
     };
+    this.reads = new TemporalReadBudget({ perSecond: options.temporalReadBudget ?? DEFAULT_READS_PER_SECOND });
     const concurrency = options.concurrency ?? 4;
     this.queue = new WorkQueue<string>({
       concurrency,
@@ -139,13 +151,24 @@ export class Controller {
       reconcile: async (key) => {
         const connection = key.startsWith(CONNECTION_KEY);
         const [namespace = '', name = ''] = key.slice(connection ? CONNECTION_KEY.length : 0).split('/');
-        if (!connection) return reconcile(dependencies, namespace, name);
+        const byEvent = this.eventDriven.delete(key);
+        if (!connection) {
+          const wait = byEvent ? 0 : this.pollDelay(namespace, name, dependencies.pollIntervalMs);
+          return wait > 0 ? { requeueAfterMs: wait } : reconcile(dependencies, namespace, name);
+        }
         const object = this.connections.get(namespace, name);
         if (object) await releaseConnection(dependencies, object);
         return undefined;
       },
       onError: (key, error, retryInMs) => log(`reconcile of ${key} failed, retrying in ${retryInMs}ms: ${error instanceof Error ? error.message : String(error)}`),
     });
+  }
+
+  /** How long a reconcile that only polls waits for its Temporal namespace's read budget; 0 to go now. */
+  private pollDelay(namespace: string, name: string, spreadMs: number): number {
+    const twd = this.workerDeployments.get(namespace, name);
+    const connection = twd && this.connections.get(namespace, twd.spec.workerOptions.connectionRef.name);
+    return connection ? this.reads.pollDelay(connection.spec.hostPort, twd.spec.workerOptions.temporalNamespace, spreadMs) : 0;
   }
 
   async start(): Promise<void> {

@@ -14,6 +14,7 @@ import { versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { gateStage } from '../planner/gates.ts';
 import { decideRouting, isRollback, type RoutingDecision } from '../planner/routing.ts';
 import { planVersions } from '../planner/versions.ts';
+import type { Backoff } from '../runtime/backoff.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { joinVersions, versionsStatus } from '../status/versions.ts';
 import { CredentialsError } from '../temporal/credentials.ts';
@@ -26,6 +27,7 @@ import { addFinalizer, isBeingDeleted } from './finalizers.ts';
 import { type GateOutcome, runGates } from './gate-runner.ts';
 import { executeVersionActions } from './kubernetes-executor.ts';
 import { type Condition, errorMessage, lastKnownVersions, progressing, stalled, writeStatus } from './status-writer.ts';
+import { temporalTrouble } from './temporal-trouble.ts';
 
 export interface ReconcilerDependencies {
   apps: AppsV1Api;
@@ -42,6 +44,8 @@ export interface ReconcilerDependencies {
   pollIntervalMs: number;
   maxIneligibleVersions: number;
   rollbackWindowMs: number;
+  /** Per `namespace/name`: how long to wait after Temporal rate-limited a reconcile. */
+  temporalBackoff: Backoff<string>;
 }
 
 export async function reconcile(deps: ReconcilerDependencies, namespace: string, name: string): Promise<ReconcileResult> {
@@ -82,6 +86,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
       return drift ? { ...d, drift } : d;
     });
   const deploymentName = temporalDeploymentName(namespace, name);
+  const key = `${namespace}/${name}`;
   let service: WorkflowService;
   let temporal;
   try {
@@ -92,9 +97,11 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     if (error instanceof CredentialsError) {
       return writeStatus(deps, stored, lastKnownVersions(stored), [stalled(error.reason, `TemporalConnection ${namespace}/${spec.workerOptions.connectionRef.name}: ${error.message}`)]);
     }
+    const cannot = `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}`;
+    if (error instanceof TemporalNamespaceNotFoundError) return writeStatus(deps, stored, lastKnownVersions(stored), [stalled('TemporalNamespaceNotFound', `${cannot}: ${errorMessage(error)}`)], deps.pollIntervalMs);
     // Nothing is deleted or scaled down while Temporal cannot say what still runs.
-    const cannot = `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}: ${errorMessage(error)}`;
-    return writeStatus(deps, stored, lastKnownVersions(stored), [error instanceof TemporalNamespaceNotFoundError ? stalled('TemporalNamespaceNotFound', cannot) : progressing('False', 'TemporalUnreachable', cannot)], deps.pollIntervalMs);
+    const failed = temporalTrouble(deps, key, error, cannot) ?? { condition: progressing('False', 'TemporalUnreachable', `${cannot}: ${errorMessage(error)}`), requeueAfterMs: deps.pollIntervalMs };
+    return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
   }
 
   const versions = joinVersions(observed, temporal, buildId, [...wanted.keys()]);
@@ -134,6 +141,15 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     }
   }
   if (gates.condition) conditions.push(gates.condition);
+  let unversionedPollers: boolean | undefined;
+  try {
+    unversionedPollers = await unversionedPollersConfirmed({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, buildId }, { strategy: rollout.strategy, currentBuildId: temporal.currentBuildId, target });
+  } catch (error) {
+    // Nothing has been done yet: stop here rather than act on half an answer.
+    const failed = temporalTrouble(deps, key, error, `cannot read the task queues of build ${buildId}`);
+    if (!failed) throw error;
+    return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
+  }
   const routing: RoutingDecision = decideRouting({
     now,
     rollout,
@@ -142,7 +158,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
       ...(temporal.currentBuildId ? { currentBuildId: temporal.currentBuildId } : {}),
       ...(temporal.rampingBuildId ? { rampingBuildId: temporal.rampingBuildId, rampPercentage: temporal.rampPercentage ?? 0 } : {}),
       ...(temporal.rampChangedAt ? { rampChangedAt: temporal.rampChangedAt } : {}),
-      unversionedPollersConfirmed: await unversionedPollersConfirmed({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, buildId }, { strategy: rollout.strategy, currentBuildId: temporal.currentBuildId, target }),
+      unversionedPollersConfirmed: unversionedPollers,
     },
     rollbackWindowMs: deps.rollbackWindowMs,
   });
@@ -171,13 +187,16 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     }
   }
   let after = temporal;
+  let retryAfterMs: number | undefined;
   try {
     if (await applyRouting({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, temporal, routing)) {
       await deps.recordEvent(about, { type: 'Normal', reason: ROUTING_REASON[routing.action], message: routing.reason });
       after = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
     }
   } catch (error) {
-    conditions.push(stalled('RoutingChangeFailed', `${routing.reason}: ${errorMessage(error)}`));
+    const failed = temporalTrouble(deps, key, error, routing.reason);
+    retryAfterMs = failed?.requeueAfterMs;
+    conditions.push(failed?.condition ?? stalled('RoutingChangeFailed', `${routing.reason}: ${errorMessage(error)}`));
   }
 
   const done = after.currentBuildId === buildId && !after.rampingBuildId;
@@ -193,7 +212,8 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   const next = [plan.recheckAt, routing.action === 'wait' ? routing.recheckAt : undefined].filter((d): d is Date => d !== undefined).map((d) => Math.max(0, d.getTime() - now.getTime()));
   const status = versionsStatus(joinVersions(observed, after, buildId, [...wanted.keys()]), after, buildId);
   if (status.targetVersion) status.targetVersion = { ...status.targetVersion, ...gates.status };
-  return writeStatus(deps, stored, status, conditions, Math.min(deps.pollIntervalMs, ...next));
+  if (retryAfterMs === undefined) deps.temporalBackoff.reset(key);
+  return writeStatus(deps, stored, status, conditions, retryAfterMs ?? Math.min(deps.pollIntervalMs, ...next));
 }
 
 const DONE_REASON = { create: 'DeploymentCreated', update: 'DeploymentUpdated', scale: 'DeploymentScaled', delete: 'DeploymentDeleted', deleteTemporalVersion: 'VersionRecordDeleted', blocked: 'VersionLimitReached' } as const;
