@@ -185,6 +185,7 @@ const versionStatus = {
   status: Type.String({ description: 'NotRegistered, Inactive, Ramping, Current, Draining or Drained.' }),
   healthySince: Type.Optional(Type.String({ description: 'Since when every Deployment of the build is available.', format: 'date-time' })),
   deployments: Type.Optional(Type.Array(Type.String(), { description: 'Names of the build\'s Deployments.' })),
+  lastCurrentTime: Type.Optional(Type.String({ description: 'When the build stopped being current, as the controller saw it: within the rollback window, making it the target again promotes it at once.', format: 'date-time' })),
 };
 
 const status = Type.Object(

@@ -131,6 +131,7 @@ export class Controller {
       core,
       customObjects,
       recordEvent: events.record,
+      log,
       workerDeployment: (namespace: string, name: string) => this.workerDeployments.get(namespace, name),
       workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),

@@ -16,7 +16,7 @@ import { decideRouting, isRollback, type RoutingDecision } from '../planner/rout
 import { planVersions } from '../planner/versions.ts';
 import type { Backoff } from '../runtime/backoff.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
-import { joinVersions, versionsStatus } from '../status/versions.ts';
+import { joinVersions, rememberedCurrentTimes, versionsStatus } from '../status/versions.ts';
 import { CredentialsError } from '../temporal/credentials.ts';
 import { describeDeployment, TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import { applyRouting } from '../temporal/routing.ts';
@@ -39,6 +39,8 @@ export interface ReconcilerDependencies {
   deployments(namespace: string): V1Deployment[];
   temporal(connection: TemporalConnection): Promise<WorkflowService>;
   identity: string;
+  /** One line per routing change: rollouts are rare, and each is worth a line. */
+  log(message: string): void;
   recordEvent: RecordEvent;
   now(): Date;
   pollIntervalMs: number;
@@ -104,8 +106,8 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
   }
 
-  const versions = joinVersions(observed, temporal, buildId, [...wanted.keys()]);
   const now = deps.now();
+  const versions = joinVersions(observed, temporal, buildId, [...wanted.keys()], rememberedCurrentTimes(stored.status, temporal.currentBuildId, now));
   const plan = planVersions({
     now,
     targetBuildId: buildId,
@@ -191,6 +193,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   try {
     if (await applyRouting({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, temporal, routing)) {
       await deps.recordEvent(about, { type: 'Normal', reason: ROUTING_REASON[routing.action], message: routing.reason });
+      deps.log(`${key}: ${routing.reason}`);
       after = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
     }
   } catch (error) {
@@ -210,7 +213,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     done ? progressing('False', 'Done', `build ${buildId} is current`) : progressing('True', 'RollingOut', routing.reason),
   );
   const next = [plan.recheckAt, routing.action === 'wait' ? routing.recheckAt : undefined].filter((d): d is Date => d !== undefined).map((d) => Math.max(0, d.getTime() - now.getTime()));
-  const status = versionsStatus(joinVersions(observed, after, buildId, [...wanted.keys()]), after, buildId);
+  const status = versionsStatus(joinVersions(observed, after, buildId, [...wanted.keys()], rememberedCurrentTimes(stored.status, after.currentBuildId, now)), after, buildId);
   if (status.targetVersion) status.targetVersion = { ...status.targetVersion, ...gates.status };
   if (retryAfterMs === undefined) deps.temporalBackoff.reset(key);
   return writeStatus(deps, stored, status, conditions, retryAfterMs ?? Math.min(deps.pollIntervalMs, ...next));

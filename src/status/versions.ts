@@ -12,7 +12,14 @@ export interface JoinedVersion extends VersionState {
 }
 
 /** `targetPools`: the pools the target must run (undefined for the single Deployment without pools). */
-export function joinVersions(deployments: (ObservedDeployment & { drift?: string })[], temporal: TemporalDeploymentState, targetBuildId: string, targetPools: (string | undefined)[] = [undefined]): JoinedVersion[] {
+/** `remembered`: when builds were last current, as the status recorded it (see `rememberedCurrentTimes`). */
+export function joinVersions(
+  deployments: (ObservedDeployment & { drift?: string })[],
+  temporal: TemporalDeploymentState,
+  targetBuildId: string,
+  targetPools: (string | undefined)[] = [undefined],
+  remembered: Record<string, Date> = {},
+): JoinedVersion[] {
   const buildIds = new Set([targetBuildId, ...deployments.map((d) => d.buildId), ...temporal.versions.map((v) => v.buildId)]);
   return [...buildIds].sort().map((buildId) => {
     const own = deployments.filter((d) => d.buildId === buildId);
@@ -28,12 +35,24 @@ export function joinVersions(deployments: (ObservedDeployment & { drift?: string
       healthy,
       ...(healthySince && healthySince.getTime() > 0 ? { healthySince } : {}),
       ...(known?.drainedSince ? { drainedSince: known.drainedSince } : {}),
-      ...(known?.lastCurrentAt ? { lastCurrentAt: known.lastCurrentAt } : {}),
+      ...((known?.lastCurrentAt ?? remembered[buildId]) ? { lastCurrentAt: known?.lastCurrentAt ?? remembered[buildId] } : {}),
     };
   });
 }
 
 type Status = NonNullable<TemporalWorkerDeployment['status']>;
+
+/**
+ * When each build was last current, as the status remembers it (Temporal 1.29 does not report
+ * it): what the status recorded, and the build the status last called current if it no longer is.
+ */
+export function rememberedCurrentTimes(previous: TemporalWorkerDeployment['status'], currentBuildId: string | undefined, now: Date): Record<string, Date> {
+  const times: Record<string, Date> = {};
+  for (const v of [previous?.targetVersion, ...(previous?.deprecatedVersions ?? [])]) if (v?.lastCurrentTime) times[v.buildID] = new Date(v.lastCurrentTime);
+  const was = previous?.currentVersion?.buildID;
+  if (was && was !== currentBuildId) times[was] = now;
+  return times;
+}
 
 /** The versions part of the status: target, current, and every other build that still has Deployments. */
 export function versionsStatus(versions: JoinedVersion[], temporal: TemporalDeploymentState, targetBuildId: string): Pick<Status, 'targetVersion' | 'currentVersion' | 'deprecatedVersions' | 'versionCount' | 'managerIdentity'> {
@@ -42,6 +61,7 @@ export function versionsStatus(versions: JoinedVersion[], temporal: TemporalDepl
     status: v.status,
     ...(v.healthySince ? { healthySince: v.healthySince.toISOString() } : {}),
     ...(v.deployments.length ? { deployments: v.deployments.map((d) => d.name) } : {}),
+    ...(v.lastCurrentAt && v.buildId !== temporal.currentBuildId ? { lastCurrentTime: v.lastCurrentAt.toISOString() } : {}),
   });
   const target = versions.find((v) => v.buildId === targetBuildId);
   const current = versions.find((v) => v.buildId === temporal.currentBuildId);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { KINDS } from '../../src/api/kinds.ts';
 import { validate } from '../../src/api/validate.ts';
 import { observeDeployment } from '../../src/k8s/observed-deployment.ts';
-import { joinVersions, versionsStatus } from '../../src/status/versions.ts';
+import { joinVersions, rememberedCurrentTimes, versionsStatus } from '../../src/status/versions.ts';
 import type { TemporalDeploymentState } from '../../src/temporal/deployment-state.ts';
 
 const since = '2026-11-22T10:00:00.000Z';
@@ -74,4 +74,23 @@ test('the status lists target, current and the builds that still have Deployment
   assert.equal(status.versionCount, 4);
   const statusSchema = KINDS.TemporalWorkerDeployment.schema.properties.status;
   assert.deepEqual(validate(statusSchema, status), []);
+});
+
+test('the status remembers when builds stopped being current, for rollbacks (Temporal 1.29 does not say)', () => {
+  const now = new Date('2026-11-22T12:00:00Z');
+  const previous = {
+    currentVersion: { buildID: 'v2', status: 'Current' },
+    deprecatedVersions: [{ buildID: 'v1', status: 'Drained', lastCurrentTime: '2026-11-22T11:00:00.000Z' }],
+  };
+  assert.deepEqual(rememberedCurrentTimes(previous, 'v2', now), { v1: new Date('2026-11-22T11:00:00Z') }, 'what was recorded');
+  assert.deepEqual(rememberedCurrentTimes(previous, 'v3', now), { v1: new Date('2026-11-22T11:00:00Z'), v2: now }, 'the build the status called current stopped being current now');
+  assert.deepEqual(rememberedCurrentTimes(undefined, 'v1', now), {}, 'nothing known yet');
+
+  const observed = [deployment('w-v1', 'v1', 1, availableStatus(1)), deployment('w-v2', 'v2', 1, availableStatus(1))].map((d) => observeDeployment(d)!);
+  const state: TemporalDeploymentState = { exists: true, versions: [{ buildId: 'v1', status: 'Drained', everActive: true }, { buildId: 'v2', status: 'Current', everActive: true }], currentBuildId: 'v2' };
+  const joined = joinVersions(observed, state, 'v1', [undefined], { v1: new Date('2026-11-22T11:00:00Z'), v2: now });
+  assert.deepEqual(joined.find((v) => v.buildId === 'v1')?.lastCurrentAt, new Date('2026-11-22T11:00:00Z'));
+  const status = versionsStatus(joined, state, 'v1');
+  assert.equal(status.targetVersion?.lastCurrentTime, '2026-11-22T11:00:00.000Z', 'kept on a build that is not current');
+  assert.equal(status.currentVersion?.lastCurrentTime, undefined, 'not on the current build');
 });
