@@ -19,7 +19,7 @@ import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { joinVersions, rememberedCurrentTimes, versionsStatus } from '../status/versions.ts';
 import { CredentialsError } from '../temporal/credentials.ts';
 import { describeDeployment, TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
-import { applyRouting } from '../temporal/routing.ts';
+import { applyRouting, ManagedElsewhereError } from '../temporal/routing.ts';
 import { unversionedPollersConfirmed } from '../temporal/unversioned-pollers.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
 import type { RecordEvent } from './events.ts';
@@ -199,7 +199,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   } catch (error) {
     const failed = temporalTrouble(deps, key, error, routing.reason);
     retryAfterMs = failed?.requeueAfterMs;
-    conditions.push(failed?.condition ?? stalled('RoutingChangeFailed', `${routing.reason}: ${errorMessage(error)}`));
+    conditions.push(failed?.condition ?? stalled(error instanceof ManagedElsewhereError ? 'ManagedElsewhere' : 'RoutingChangeFailed', `${routing.reason}: ${errorMessage(error)}`));
   }
 
   const done = after.currentBuildId === buildId && !after.rampingBuildId;

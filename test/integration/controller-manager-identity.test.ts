@@ -51,10 +51,10 @@ suite('manager identity held by another client', { concurrency: true }, () => {
     assert.equal(released.currentBuildId, v0);
   });
 
-  test('AllAtOnce: v1 waits with RoutingChangeFailed naming the holder, then is promoted once the identity is released', async (t) => {
+  test('AllAtOnce: v1 waits with ManagedElsewhere naming the holder, then is promoted once the identity is released', async (t) => {
     const { ns, operator, v0, v1, later } = await blockedRollout(t, 'mgr-allatonce', { strategy: 'AllAtOnce' }, promotedByController);
     const stalled = condition(later, 'Stalled');
-    assert.equal(stalled?.reason, 'RoutingChangeFailed');
+    assert.equal(stalled?.reason, 'ManagedElsewhere');
     assert.match(stalled?.message ?? '', new RegExp(`managed by "${operator.identity}".*manager-identity unset`));
     await operator.releaseManager();
     const promoted = await ns.until('orders', 'v1 to be current and v0 drained', (twd) => rolledOut(twd) && twd.status?.deprecatedVersions?.find((v) => v.buildID === v0)?.status === 'Drained');
@@ -66,7 +66,7 @@ suite('manager identity held by another client', { concurrency: true }, () => {
   test('Progressive: v1 waits, then starts at its first step once the identity is released', async (t) => {
     const rollout: Rollout = { strategy: 'Progressive', steps: [{ rampPercentage: 5, pauseDuration: '1h' }] };
     const { ns, operator, v0, v1, later } = await blockedRollout(t, 'mgr-progressive', rollout, promotedByController);
-    assert.equal(condition(later, 'Stalled')?.reason, 'RoutingChangeFailed');
+    assert.equal(condition(later, 'Stalled')?.reason, 'ManagedElsewhere');
     await operator.releaseManager();
     const ramping = await ns.until('orders', 'v1 to ramp', (twd) => twd.status?.targetVersion?.status === 'Ramping');
     assert.equal(ramping.status?.targetVersion?.buildID, v1);
