@@ -15,6 +15,7 @@ import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { referencedSecret } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { releaseConnection } from './deletion.ts';
+import { isBeingDeleted } from './finalizers.ts';
 import { EventRecorder } from './events.ts';
 import { reconcile, type ReconcilerDependencies } from './reconciler.ts';
 
@@ -49,6 +50,8 @@ export class Controller {
   private readonly reads: TemporalReadBudget;
   /** Keys an event queued since they last ran: such a reconcile reads first, a poll waits for a free read. */
   private readonly eventDriven = new Set<string>();
+  /** Per worker deployment, what of it calls for a reconcile when it changes (see changeOf). */
+  private readonly seenChanges = new Map<string, string>();
 
   constructor(options: ControllerOptions) {
     this.metrics = options.metrics ?? new Metrics();
@@ -92,7 +95,16 @@ export class Controller {
       watch,
       path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerDeployment.plural}`,
       list: listOf(KINDS.TemporalWorkerDeployment.plural),
-      onEvent: (_event, twd) => enqueue(twd.metadata.namespace, twd.metadata.name),
+      onEvent: (event, twd) => {
+        const key = `${twd.metadata.namespace ?? ''}/${twd.metadata.name ?? ''}`;
+        const change = changeOf(twd);
+        // The controller's own status writes change neither: they must not bring the reconcile
+        // straight back, past the delay it asked for (after a rate limit, say).
+        if (event === 'update' && this.seenChanges.get(key) === change) return;
+        if (event === 'delete') this.seenChanges.delete(key);
+        else this.seenChanges.set(key, change);
+        enqueue(twd.metadata.namespace, twd.metadata.name);
+      },
       log,
     });
     this.connections = new SelfHealingInformer<TemporalConnection>({
@@ -183,6 +195,11 @@ export class Controller {
     await this.queue.shutdown();
     await this.clients.close();
   }
+}
+
+/** A worker deployment's spec (its generation) and its deletion: what a reconcile acts on. */
+function changeOf(twd: TemporalWorkerDeployment): string {
+  return `${twd.metadata.generation ?? ''}/${isBeingDeleted(twd)}`;
 }
 
 function secretsReferencedBy(connections: readonly TemporalConnection[]): { namespace: string; name: string }[] {

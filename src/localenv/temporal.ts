@@ -26,12 +26,20 @@ export interface TemporalServer {
   component: Component;
 }
 
+export interface TemporalServerOptions {
+  /** The frontend port; default: a free one. A restarted server takes its predecessor's. */
+  port?: number;
+  /** A SQLite file that keeps the server's state across restarts; default: memory only. */
+  dbFilename?: string;
+}
+
 export async function startTemporal(
   dir: string,
   binaries: Binaries,
   dynamicConfig: Record<string, unknown> = FAST_DYNAMIC_CONFIG,
+  options: TemporalServerOptions = {},
 ): Promise<TemporalServer> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const address = `127.0.0.1:${port}`;
   const component = new Component({
     name: 'temporal dev server',
@@ -48,6 +56,7 @@ export async function startTemporal(
       `--http-port=${await freePort()}`,
       `--metrics-port=${await freePort()}`,
       `--namespace=${TEMPORAL_NAMESPACE}`,
+      ...(options.dbFilename ? [`--db-filename=${options.dbFilename}`] : []),
       '--log-level=warn',
       ...Object.entries(dynamicConfig).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]),
     ],

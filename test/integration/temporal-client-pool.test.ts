@@ -121,8 +121,10 @@ test('API key: accepted, a wrong key refused, and a rotated key used without a r
   // Rotated on the server first: refused, the client is dropped, and the next call after the Secret changes succeeds.
   proxy.apiKey = 'key-three';
   await assert.rejects(f.describe(spec), { message: /UNAUTHENTICATED/ });
+  const refusedOn = proxy.connections;
   await f.secret('temporal-api-key', { key: 'key-three' });
   assert.equal(await eventually('the rotated key to be used', () => f.describe(spec), 30_000), sharedEnvironment().temporalNamespace);
+  assert.ok(proxy.connections > refusedOn, 'the refused client was dropped: the next call connected anew, with what the Secret holds');
 });
 
 test('a missing Secret or key is an error naming it, and a Secret created later is picked up', async (t) => {

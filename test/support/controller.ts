@@ -12,6 +12,8 @@ import { create } from './manifests.ts';
 export interface ControlledNamespaceOptions {
   /** The controller option of that name (default: the controller's default). */
   maxIneligibleVersions?: number;
+  /** The controller option of that name (default: the controller's default). */
+  temporalReadBudget?: number;
   /** A Temporal frontend other than the shared dev server, for the TemporalConnection. */
   temporalAddress?: string;
   /** The whole TemporalConnection spec, credentials included (default: the frontend above, plaintext). */
@@ -34,10 +36,10 @@ export interface ControlledNamespace {
   identity: string;
   /** Stops the controller, as a crash or a shutdown would. */
   stopController(): Promise<void>;
-  /** Starts a new controller with the same identity and options. */
-  startController(): Promise<void>;
-  /** A sample worker pod template polling the test's own task queue. */
-  template(behaviour: string): object;
+  /** Starts a new controller with the same identity and options, but for these changes. */
+  startController(changes?: Pick<ControlledNamespaceOptions, 'temporalReadBudget'>): Promise<void>;
+  /** A sample worker pod template polling the test's own task queue, or `queue`. */
+  template(behaviour: string, queue?: string): object;
   /** Creates the TemporalWorkerDeployment `name` with this spec, connection and namespace filled in. */
   createWorkerDeployment(name: string, spec: Record<string, unknown>): Promise<void>;
   patchSpec(name: string, spec: Record<string, unknown>): Promise<void>;
@@ -59,7 +61,8 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
     await controller?.stop();
     controller = undefined;
   };
-  const startController = async (): Promise<void> => {
+  const startController = async (changes: Pick<ControlledNamespaceOptions, 'temporalReadBudget'> = {}): Promise<void> => {
+    options = { ...options, ...changes };
     // Scoped to the test's namespace: tests run side by side, each with its own controller.
     controller = new Controller({
       kubeconfig: kubeConfig(),
@@ -67,6 +70,7 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
       namespace,
       pollIntervalMs: 1000,
       ...(options.maxIneligibleVersions === undefined ? {} : { maxIneligibleVersions: options.maxIneligibleVersions }),
+      ...(options.temporalReadBudget === undefined ? {} : { temporalReadBudget: options.temporalReadBudget }),
       // TWC_TEST_CONTROLLER_LOG=1 shows what the controller says, when a test needs explaining.
       log: options.log ?? (process.env.TWC_TEST_CONTROLLER_LOG ? (line) => console.error(`[controller ${namespace}] ${line}`) : () => {}),
     });
@@ -83,7 +87,7 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
     identity,
     stopController,
     startController,
-    template: (behaviour) => ({ spec: { containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: taskQueue }, { name: 'SAMPLE_BEHAVIOUR', value: behaviour }] }] } }),
+    template: (behaviour, queue = taskQueue) => ({ spec: { containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: queue }, { name: 'SAMPLE_BEHAVIOUR', value: behaviour }] }] } }),
     createWorkerDeployment: async (name, spec) => {
       await create(
         { apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalWorkerDeployment', metadata: { name }, spec: { workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace }, ...spec } },

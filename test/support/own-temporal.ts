@@ -1,22 +1,39 @@
 // A Temporal dev server of the test's own, for dynamic config the shared one must not have
-// (a short poller memory, a small cap of versions per deployment).
+// (a short poller memory, a small cap of versions per deployment, a namespace rate limit), or to
+// stop and start again on the same address with its state kept.
 import { Client, Connection } from '@temporalio/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { binaryPaths } from '../../src/localenv/binaries.ts';
-import { FAST_DYNAMIC_CONFIG, startTemporal } from '../../src/localenv/temporal.ts';
+import { FAST_DYNAMIC_CONFIG, startTemporal, type TemporalServer } from '../../src/localenv/temporal.ts';
+
+export interface OwnTemporal {
+  address: string;
+  client: Client;
+  /** Stops the server, as a crash or an outage would. */
+  stop(): Promise<void>;
+  /** Starts it again on the same address, with the state it had when stopped. */
+  start(): Promise<void>;
+}
 
 /** Starts a dev server with the shared server's settings plus `dynamicConfig`; stopped when the test ends. */
-export async function ownTemporal(t: TestContext, dynamicConfig: Record<string, unknown>): Promise<{ address: string; client: Client }> {
+export async function ownTemporal(t: TestContext, dynamicConfig: Record<string, unknown>): Promise<OwnTemporal> {
   const dir = mkdtempSync(path.join(tmpdir(), 'twc-temporal-'));
-  const server = await startTemporal(dir, binaryPaths(), { ...FAST_DYNAMIC_CONFIG, ...dynamicConfig });
+  const launch = (port?: number) => startTemporal(dir, binaryPaths(), { ...FAST_DYNAMIC_CONFIG, ...dynamicConfig }, { dbFilename: path.join(dir, 'temporal.db'), ...(port === undefined ? {} : { port }) });
+  let server: TemporalServer = await launch();
+  const port = Number(server.address.slice(server.address.lastIndexOf(':') + 1));
   const connection = await Connection.connect({ address: server.address });
   t.after(async () => {
     await connection.close();
     await server.component.stop();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { address: server.address, client: new Client({ connection, namespace: server.namespace }) };
+  return {
+    address: server.address,
+    client: new Client({ connection, namespace: server.namespace }),
+    stop: () => server.component.stop(),
+    start: async () => void (server = await launch(port)),
+  };
 }

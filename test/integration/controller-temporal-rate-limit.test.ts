@@ -1,0 +1,40 @@
+// Upstream scenario 44 (rate-limit-burst-surfaces-error), and what upstream does not do: with the
+// controller's read budget below the server's limit, every worker deployment still rolls out.
+// Server 1.29 has no limit of Worker Deployment reads alone (upstream's 1 read/s): its namespace
+// limit counts every call, the server's own Worker Deployment workflows' included, and the
+// workers' polls draw on what reads leave. So the limit here is 10 calls/s, and the burst comes
+// before any worker runs: 10 worker deployments unknown to Temporal, polled every second with 2
+// reads each, ask twice that at the default budget. Then a budget of 1 read/s leaves most of the
+// limit to 10 workers (3 long polls of 5s each: 6 a second) and to the server's own work.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
+import { eventually, testNamespace } from '../support/environment.ts';
+import { ownTemporal } from '../support/own-temporal.ts';
+
+const WORKER_DEPLOYMENTS = 10;
+
+test('ten worker deployments against a namespace limit of 10 calls/s: rate limiting shows in a condition, and all roll out once the budget is below the limit', async (t) => {
+  const temporal = await ownTemporal(t, { 'frontend.namespaceRPS': 10 });
+  const namespace = await testNamespace(t, 'rate-limit');
+  // The default budget, 20 reads/s, is above this server's limit.
+  const ns = await controlledNamespace(t, namespace, { temporalAddress: temporal.address });
+  const names = Array.from({ length: WORKER_DEPLOYMENTS }, (_, i) => `rate-limit-${i}`);
+  const template = (name: string) => ns.template('v0', `${ns.taskQueue}-${name}`);
+  await Promise.all(names.map((name) => ns.createWorkerDeployment(name, { replicas: 0, template: template(name) })));
+
+  const limited = await eventually('a worker deployment to say Temporal rate-limits it', async () => {
+    for (const name of names) {
+      const progressing = condition(await ns.read(name), 'Progressing');
+      if (progressing?.reason === 'TemporalRateLimited') return progressing;
+    }
+    return undefined;
+  }, 60_000);
+  assert.equal(limited.status, 'False');
+  assert.match(limited.message, /RESOURCE_EXHAUSTED: namespace rate limit exceeded/, 'the server\'s own words');
+
+  await ns.stopController();
+  await ns.startController({ temporalReadBudget: 1 });
+  await Promise.all(names.map((name) => ns.patchSpec(name, { replicas: 1 })));
+  for (const name of names) await ns.until(name, `${name} to roll out`, rolledOut, 240_000);
+});
