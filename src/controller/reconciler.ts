@@ -178,7 +178,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   });
   for (const action of executed.done) await deps.recordEvent(about, { type: 'Normal', reason: DONE_REASON[action.action], message: action.reason });
   if (executed.failed) conditions.push(progressing('False', FAILED_REASON[executed.failed.action.action], `${executed.failed.action.reason}: ${errorMessage(executed.failed.error)}`));
-  for (const action of plan.actions) if (action.action === 'blocked') conditions.push(stalled('VersionLimitReached', action.reason));
+  for (const action of plan.actions) if (action.action === 'blocked') conditions.push(stalled(action.condition, action.reason));
   for (const action of plan.actions) {
     if (action.action !== 'deleteTemporalVersion') continue;
     try {

@@ -54,7 +54,8 @@ export type VersionAction =
   | { action: 'delete'; deployment: string; buildId: string; reason: string }
   /** Remove Temporal's record of a build whose Deployments are gone, so the server's cap of versions is not filled by leftovers. */
   | { action: 'deleteTemporalVersion'; buildId: string; reason: string }
-  | { action: 'blocked'; buildId: string; reason: string };
+  /** Nothing the controller may do moves the build on: `condition` is the Stalled reason. */
+  | { action: 'blocked'; buildId: string; condition: 'VersionLimitReached' | 'BuildNotRegistered'; reason: string };
 
 export interface VersionsPlan {
   actions: VersionAction[];
@@ -77,6 +78,7 @@ export function planVersions(input: VersionsInput): VersionsPlan {
       actions.push({
         action: 'blocked',
         buildId: input.targetBuildId,
+        condition: 'VersionLimitReached',
         reason: `not creating build ${input.targetBuildId}: ${ineligible} older builds are not yet drained and scaled down (limit ${input.maxIneligibleVersions}); shorten spec.sunset or finish their pinned workflows`,
       });
     }
@@ -103,6 +105,13 @@ export function planVersions(input: VersionsInput): VersionsPlan {
         action: 'deleteTemporalVersion',
         buildId: room.buildId,
         reason: `build ${input.targetBuildId} has run for ${Math.round(unregisteredFor / 1000)}s without registering: Temporal may hold its cap of versions per deployment, so the record of build ${room.buildId} (drained and scaled down) is deleted to make room (if the workers are misconfigured instead, check their deployment name and versioning options)`,
+      });
+    } else {
+      actions.push({
+        action: 'blocked',
+        buildId: input.targetBuildId,
+        condition: 'BuildNotRegistered',
+        reason: `build ${input.targetBuildId} has run for ${Math.round(unregisteredFor / 1000)}s without registering in Temporal, and no older build is drained and scaled down to make room: Temporal may hold its cap of versions per deployment (matching.maxVersionsInDeployment; ${input.versions.filter((v) => v.status !== 'NotRegistered').length} recorded), so shorten spec.sunset or finish the pinned workflows of older builds; or the workers are misconfigured: check their deployment name and versioning options`,
       });
     }
   }

@@ -38,7 +38,7 @@ test('create, update, scale and delete run in order, are idempotent, and a failu
 
   const plan: VersionAction[] = [
     { action: 'scale', deployment: 'orders-v1', buildId: 'v1', replicas: 0, reason: 'superseded' },
-    { action: 'blocked', buildId: 'v3', reason: 'not the executor\'s to act on' },
+    { action: 'blocked', buildId: 'v3', condition: 'VersionLimitReached', reason: 'not the executor\'s to act on' },
     { action: 'create', buildId: 'v2', reason: 'new target' },
   ];
   const result = await executeVersionActions(apps, namespace, plan, objects);

@@ -131,6 +131,12 @@ for (const [title, given, expected] of capCases) {
   test(`version cap: ${title}`, () => assert.deepEqual(planVersions(given).actions.flatMap((a) => (a.action === 'deleteTemporalVersion' ? [a.buildId] : [])), expected));
 }
 
+test('version cap: with nothing eligible to make room, the build is blocked and the block says what to change', () => {
+  const [blocked] = planVersions(atCap([drainedAt0('v0', 15, 2), unregistered(grace)])).actions.filter((a) => a.action === 'blocked');
+  assert.equal(blocked?.action === 'blocked' && blocked.condition, 'BuildNotRegistered');
+  assert.match(blocked?.reason ?? '', /maxVersionsInDeployment.*spec\.sunset.*deployment name/);
+});
+
 test('version cap: within the grace, the plan asks to look again when it ends', () => {
   const plan = planVersions(atCap([drainedAt0('v0', 15), unregistered(0.25)], { sunset: { scaledownDelay: '1h', deleteDelay: '24h' } }));
   assert.deepEqual(plan.recheckAt, new Date(ago(0.25).getTime() + REGISTRATION_GRACE_MS));
