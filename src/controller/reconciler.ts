@@ -139,7 +139,11 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
         previous: stored.status?.targetVersion?.buildID === buildId ? stored.status.targetVersion : undefined,
       });
     } catch (error) {
-      conditions.push(progressing('False', 'GateCheckFailed', `cannot run gate ${stage?.name ?? ''} of build ${buildId}: ${errorMessage(error)}`));
+      const what = `cannot run gate ${stage?.name ?? ''} of build ${buildId}`;
+      // Temporal out of reach or over its limit: stop before acting, as for any other read.
+      const failed = temporalTrouble(deps, key, error, what);
+      if (failed) return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
+      conditions.push(progressing('False', 'GateCheckFailed', `${what}: ${errorMessage(error)}`));
     }
   }
   if (gates.condition) conditions.push(gates.condition);
