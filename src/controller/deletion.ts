@@ -8,11 +8,12 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import { unless } from '../k8s/api-errors.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
+import { progressing } from '../status/conditions.ts';
 import { cleanUpDeployment } from '../temporal/deployment-cleanup.ts';
 import { ManagedElsewhereError } from '../temporal/routing.ts';
 import { FINALIZER, hasFinalizer, isBeingDeleted, removeFinalizer } from './finalizers.ts';
 import type { ReconcilerDependencies } from './reconciler.ts';
-import { errorMessage, lastKnownVersions, progressing, writeStatus } from './status-writer.ts';
+import { errorMessage, lastKnownVersions, writeStatus } from './status-writer.ts';
 
 export async function finalizeWorkerDeployment(deps: ReconcilerDependencies, stored: TemporalWorkerDeployment): Promise<ReconcileResult> {
   if (!hasFinalizer(stored)) return undefined;

@@ -5,9 +5,9 @@ import type { CoreV1Api } from '@kubernetes/client-node';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { httpStatus } from '../k8s/api-errors.ts';
 import { type GateRun, type GateStage, judgeGate } from '../planner/gates.ts';
+import { type Condition, stalled } from '../status/conditions.ts';
 import { gateWorkflowId, readGate, startGate, type GateTarget, workflowTaskQueues } from '../temporal/gate-workflows.ts';
 import type { EventTarget, RecordEvent } from './events.ts';
-import { type Condition, stalled } from './status-writer.ts';
 
 type TargetStatus = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['targetVersion']>;
 export type GateStatus = Pick<TargetStatus, 'gates' | 'gateFailure'>;

@@ -16,6 +16,7 @@ import { decideRouting, isRollback, type RoutingDecision } from '../planner/rout
 import { planVersions } from '../planner/versions.ts';
 import type { Backoff } from '../runtime/backoff.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
+import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { joinVersions, rememberedCurrentTimes, versionsStatus } from '../status/versions.ts';
 import { CredentialsError } from '../temporal/credentials.ts';
 import { describeDeployment, TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
@@ -26,7 +27,7 @@ import type { RecordEvent } from './events.ts';
 import { addFinalizer, isBeingDeleted } from './finalizers.ts';
 import { type GateOutcome, runGates } from './gate-runner.ts';
 import { executeVersionActions } from './kubernetes-executor.ts';
-import { type Condition, errorMessage, lastKnownVersions, progressing, stalled, writeStatus } from './status-writer.ts';
+import { errorMessage, lastKnownVersions, writeStatus } from './status-writer.ts';
 import { temporalTrouble } from './temporal-trouble.ts';
 
 export interface ReconcilerDependencies {

@@ -6,9 +6,9 @@ import canonicalize from 'canonicalize';
 import { API_VERSION, GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
+import { blocking, type Condition, mergeConditions, onePerType } from '../status/conditions.ts';
 import type { RecordEvent } from './events.ts';
 
-export type Condition = { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string };
 type Status = NonNullable<TemporalWorkerDeployment['status']>;
 export type VersionsStatus = Omit<Status, 'conditions' | 'observedGeneration'>;
 
@@ -27,7 +27,7 @@ export async function writeStatus(
 ): Promise<ReconcileResult> {
   const now = deps.now().toISOString();
   const generation = stored.metadata.generation;
-  const merged = mergeConditions(stored.status?.conditions ?? [], conditions, now, generation);
+  const merged = mergeConditions(stored.status?.conditions ?? [], onePerType(conditions), now, generation);
   const status = { ...versions, ...(generation === undefined ? {} : { observedGeneration: generation }), conditions: merged };
   for (const c of conditions) {
     if (blocking(c)) await deps.recordEvent({ apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata }, { type: 'Warning', reason: c.reason, message: c.message });
@@ -52,26 +52,6 @@ export function lastKnownVersions(stored: TemporalWorkerDeployment): VersionsSta
   return versions;
 }
 
-export function stalled(reason: string, text: string): Condition {
-  return { type: 'Stalled', status: 'True', reason, message: text };
-}
-
-export function progressing(status: Condition['status'], reason: string, text: string): Condition {
-  return { type: 'Progressing', status, reason, message: text };
-}
-
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function blocking(condition: Condition): boolean {
-  return (condition.type === 'Stalled' && condition.status === 'True') || (condition.type === 'Progressing' && condition.status === 'False' && condition.reason !== 'Done');
-}
-
-/** Keeps lastTransitionTime where a condition's status did not change. */
-function mergeConditions(previous: NonNullable<Status['conditions']>, next: Condition[], now: string, generation: number | undefined) {
-  return next.map((c) => {
-    const before = previous.find((p) => p.type === c.type);
-    return { ...c, lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now, ...(generation === undefined ? {} : { observedGeneration: generation }) };
-  });
 }

@@ -4,8 +4,9 @@
 // changing figure, so a repeated failure does not rewrite the status, which would bring the
 // reconcile straight back.
 import type { Backoff } from '../runtime/backoff.ts';
+import { type Condition, progressing } from '../status/conditions.ts';
 import { troubleOf } from '../temporal/call-failures.ts';
-import { type Condition, errorMessage, progressing } from './status-writer.ts';
+import { errorMessage } from './status-writer.ts';
 
 export interface TroubleDependencies {
   pollIntervalMs: number;

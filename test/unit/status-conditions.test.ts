@@ -1,0 +1,34 @@
+// The conditions of a worker deployment: one per type, transition times kept while unchanged.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { blocking, mergeConditions, onePerType, progressing, stalled } from '../../src/status/conditions.ts';
+
+test('one condition per type: the first said wins, later ones of the same status add to its message', () => {
+  const merged = onePerType([
+    progressing('False', 'DeploymentCreateFailed', 'cannot create Deployment a'),
+    stalled('VersionLimitReached', 'too many builds'),
+    stalled('GateFailed', 'the gate failed'),
+    progressing('True', 'RollingOut', 'waiting for build b'),
+  ]);
+  assert.deepEqual(merged, [
+    progressing('False', 'DeploymentCreateFailed', 'cannot create Deployment a'),
+    stalled('VersionLimitReached', 'too many builds; also the gate failed'),
+  ]);
+  assert.deepEqual(onePerType([stalled('A', 'same'), stalled('B', 'same')]), [stalled('A', 'same')], 'a repeated message is not repeated');
+});
+
+test('the transition time moves only when the status does', () => {
+  const previous = [{ ...progressing('True', 'RollingOut', 'a'), lastTransitionTime: '2026-11-22T10:00:00Z' }];
+  const [same] = mergeConditions(previous, [progressing('True', 'RollingOut', 'b')], '2026-11-22T11:00:00Z', 3);
+  assert.equal(same?.lastTransitionTime, '2026-11-22T10:00:00Z');
+  assert.equal(same?.observedGeneration, 3);
+  const [changed] = mergeConditions(previous, [progressing('False', 'Done', 'c')], '2026-11-22T11:00:00Z', 3);
+  assert.equal(changed?.lastTransitionTime, '2026-11-22T11:00:00Z');
+});
+
+test('what is worth a Warning event', () => {
+  assert.equal(blocking(stalled('GateFailed', 'x')), true);
+  assert.equal(blocking(progressing('False', 'TemporalUnreachable', 'x')), true);
+  assert.equal(blocking(progressing('False', 'Done', 'x')), false);
+  assert.equal(blocking(progressing('True', 'RollingOut', 'x')), false);
+});
