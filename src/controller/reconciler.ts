@@ -13,7 +13,7 @@ import { observeDeployment, type ObservedDeployment } from '../k8s/observed-depl
 import { versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { gateStage } from '../planner/gates.ts';
 import { decideRouting, isRollback, type RoutingDecision } from '../planner/routing.ts';
-import { planVersions } from '../planner/versions.ts';
+import { planVersions, type VersionAction } from '../planner/versions.ts';
 import type { Backoff } from '../runtime/backoff.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
@@ -23,7 +23,7 @@ import { describeDeployment, TemporalNamespaceNotFoundError } from '../temporal/
 import { applyRouting, ManagedElsewhereError } from '../temporal/routing.ts';
 import { unversionedPollersConfirmed } from '../temporal/unversioned-pollers.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
-import type { RecordEvent } from './events.ts';
+import type { EventTarget, RecordEvent } from './events.ts';
 import { addFinalizer, isBeingDeleted } from './finalizers.ts';
 import { type GateOutcome, runGates } from './gate-runner.ts';
 import { executeVersionActions } from './kubernetes-executor.ts';
@@ -75,19 +75,8 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
 
   const buildId = buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID);
   const wanted = new Map((spec.pools ?? [undefined]).map((pool) => [pool?.name, versionedDeployment({ workerDeployment, connection: connection.spec, buildId, ...(pool ? { pool } : {}) })]));
-  const live = new Map(
-    deps
-      .deployments(namespace)
-      .filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === stored.metadata.uid))
-      .map((d) => [d.metadata?.name ?? '', d]),
-  );
-  const observed = [...live.values()]
-    .map(observeDeployment)
-    .filter((d): d is ObservedDeployment => d !== undefined)
-    .map((d) => {
-      const drift = driftOf(d, d.buildId === buildId ? wanted.get(d.pool) : undefined, connection.spec);
-      return drift ? { ...d, drift } : d;
-    });
+  const live = new Map(deps.deployments(namespace).filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === stored.metadata.uid)).map((d) => [d.metadata?.name ?? '', d]));
+  const observed = observeOwn([...live.values()], buildId, wanted, connection);
   const deploymentName = temporalDeploymentName(namespace, name);
   const key = `${namespace}/${name}`;
   let service: WorkflowService;
@@ -184,15 +173,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   for (const action of executed.done) await deps.recordEvent(about, { type: 'Normal', reason: DONE_REASON[action.action], message: action.reason });
   if (executed.failed) conditions.push(progressing('False', FAILED_REASON[executed.failed.action.action], `${executed.failed.action.reason}: ${errorMessage(executed.failed.error)}`));
   for (const action of plan.actions) if (action.action === 'blocked') conditions.push(stalled(action.condition, action.reason));
-  for (const action of plan.actions) {
-    if (action.action !== 'deleteTemporalVersion') continue;
-    try {
-      await service.deleteWorkerDeploymentVersion({ namespace: spec.workerOptions.temporalNamespace, deploymentVersion: { deploymentName, buildId: action.buildId }, identity: deps.identity });
-      await deps.recordEvent(about, { type: 'Normal', reason: 'VersionRecordDeleted', message: `deleted version ${action.buildId} from Temporal: ${action.reason}` });
-    } catch {
-      // Refused while its pollers are remembered; the next reconcile tries again.
-    }
-  }
+  await deleteVersionRecords(deps, about, { service, namespace: spec.workerOptions.temporalNamespace, deploymentName }, plan.actions);
   let after = temporal;
   let retryAfterMs: number | undefined;
   try {
@@ -222,6 +203,35 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   if (status.targetVersion) status.targetVersion = { ...status.targetVersion, ...gates.status };
   if (retryAfterMs === undefined) deps.temporalBackoff.reset(key);
   return writeStatus(deps, stored, status, conditions, retryAfterMs ?? Math.min(deps.pollIntervalMs, ...next));
+}
+
+/** What each owned Deployment says of its build, and why it must be rolled in place if it must. */
+function observeOwn(deployments: V1Deployment[], buildId: string, wanted: Map<string | undefined, V1Deployment>, connection: TemporalConnection): (ObservedDeployment & { drift?: string })[] {
+  return deployments
+    .map(observeDeployment)
+    .filter((d): d is ObservedDeployment => d !== undefined)
+    .map((d) => {
+      const drift = driftOf(d, d.buildId === buildId ? wanted.get(d.pool) : undefined, connection.spec);
+      return drift ? { ...d, drift } : d;
+    });
+}
+
+/** Temporal's records of builds whose Deployments are gone, so its cap of versions is not filled by our leftovers. */
+async function deleteVersionRecords(
+  deps: ReconcilerDependencies,
+  about: EventTarget,
+  where: { service: WorkflowService; namespace: string; deploymentName: string },
+  actions: VersionAction[],
+): Promise<void> {
+  for (const action of actions) {
+    if (action.action !== 'deleteTemporalVersion') continue;
+    try {
+      await where.service.deleteWorkerDeploymentVersion({ namespace: where.namespace, deploymentVersion: { deploymentName: where.deploymentName, buildId: action.buildId }, identity: deps.identity });
+      await deps.recordEvent(about, { type: 'Normal', reason: 'VersionRecordDeleted', message: `deleted version ${action.buildId} from Temporal: ${action.reason}` });
+    } catch {
+      // Refused while its pollers are remembered; the next reconcile tries again.
+    }
+  }
 }
 
 const DONE_REASON = { create: 'DeploymentCreated', update: 'DeploymentUpdated', scale: 'DeploymentScaled', delete: 'DeploymentDeleted', deleteTemporalVersion: 'VersionRecordDeleted', blocked: 'VersionLimitReached' } as const;

@@ -4,6 +4,7 @@ import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
+import type { Metrics } from '../../src/runtime/metrics.ts';
 import { controlledNamespace } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, temporalClient, testNamespace } from '../support/environment.ts';
 
@@ -45,6 +46,26 @@ test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1
     const after = await ns.read('orders');
     return after.metadata.resourceVersion === before.metadata.resourceVersion ? after : undefined;
   }, 30_000);
+  const writesBefore = await kubernetesWrites(ns.metrics);
+  const reconcilesBefore = await reconciles(ns.metrics);
   await new Promise((resolve) => setTimeout(resolve, 5000));
-  assert.equal((await ns.read('orders')).metadata.resourceVersion, settled.metadata.resourceVersion, 'no write at steady state');
+  assert.equal((await ns.read('orders')).metadata.resourceVersion, settled.metadata.resourceVersion, 'no change at steady state');
+  assert.ok((await reconciles(ns.metrics)) - reconcilesBefore >= 3, 'reconciles kept running');
+  assert.deepEqual(await kubernetesWrites(ns.metrics), writesBefore, 'and sent no write, not even one that changes nothing');
 });
+
+/** Kubernetes requests other than reads, by verb and resource. */
+async function kubernetesWrites(metrics: Metrics): Promise<Record<string, number>> {
+  const values = (await metrics.registry.getSingleMetric('twc_kubernetes_requests_total')?.get())?.values ?? [];
+  const writes: Record<string, number> = {};
+  for (const v of values) {
+    if (['get', 'list', 'watch'].includes(String(v.labels.verb))) continue;
+    const key = `${v.labels.verb} ${v.labels.resource}`;
+    writes[key] = (writes[key] ?? 0) + v.value;
+  }
+  return writes;
+}
+
+async function reconciles(metrics: Metrics): Promise<number> {
+  return ((await metrics.registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+}

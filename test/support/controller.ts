@@ -6,6 +6,7 @@ import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { Controller } from '../../src/controller/controller.ts';
 import { LABELS } from '../../src/k8s/names.ts';
+import { Metrics } from '../../src/runtime/metrics.ts';
 import { eventually, kubeConfig, sharedEnvironment, uniqueName } from './environment.ts';
 import { create } from './manifests.ts';
 
@@ -32,6 +33,8 @@ export interface BuildDeployment {
 export interface ControlledNamespace {
   /** The task queue every template of this namespace polls. */
   taskQueue: string;
+  /** What the test's controllers have counted: reconciles, Kubernetes requests, Temporal calls. */
+  metrics: Metrics;
   /** The manager identity the controller claims in Temporal. */
   identity: string;
   /** Stops the controller, as a crash or a shutdown would. */
@@ -61,6 +64,8 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
     await controller?.stop();
     controller = undefined;
   };
+  // One registry across restarts: a test reads what every controller it ran has done.
+  const metrics = new Metrics();
   const startController = async (changes: Pick<ControlledNamespaceOptions, 'temporalReadBudget'> = {}): Promise<void> => {
     options = { ...options, ...changes };
     // Scoped to the test's namespace: tests run side by side, each with its own controller.
@@ -73,6 +78,7 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
       ...(options.temporalReadBudget === undefined ? {} : { temporalReadBudget: options.temporalReadBudget }),
       // TWC_TEST_CONTROLLER_LOG=1 shows what the controller says, when a test needs explaining.
       log: options.log ?? (process.env.TWC_TEST_CONTROLLER_LOG ? (line) => console.error(`[controller ${namespace}] ${line}`) : () => {}),
+      metrics,
     });
     await controller.start();
   };
@@ -84,6 +90,7 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
   const read = async (name: string) => (await custom.getNamespacedCustomObject({ ...object, name })) as TemporalWorkerDeployment;
   return {
     taskQueue,
+    metrics,
     identity,
     stopController,
     startController,
