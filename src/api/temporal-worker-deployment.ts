@@ -197,6 +197,7 @@ const status = Type.Object(
           ...versionStatus,
           rampPercentage: Type.Optional(Type.Number({ description: 'Share of new workflows routed to the target while it ramps.', minimum: 0, maximum: 100 })),
           rampLastModifiedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When Temporal last changed the ramp.' })),
+          madeRoomAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the controller last deleted an older build\'s record in Temporal so that this build could register at the server\'s cap of versions.' })),
           gates: Type.Optional(
             Type.Array(
               Type.Object(

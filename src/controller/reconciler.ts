@@ -97,6 +97,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   }
 
   const now = deps.now();
+  const previousTarget = stored.status?.targetVersion?.buildID === buildId ? stored.status.targetVersion : undefined;
   const versions = joinVersions(observed, temporal, buildId, [...wanted.keys()], rememberedCurrentTimes(stored.status, temporal.currentBuildId, now));
   const plan = planVersions({
     now,
@@ -108,6 +109,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     versions,
     temporalKnowsDeployment: temporal.exists,
     maxIneligibleVersions: deps.maxIneligibleVersions,
+    ...(previousTarget?.madeRoomAt ? { madeRoomAt: new Date(previousTarget.madeRoomAt) } : {}),
   });
   const target = versions.find((v) => v.buildId === buildId);
   const rollout = spec.rollout ?? spec.cutover ?? { strategy: 'AllAtOnce' as const };
@@ -126,7 +128,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
         target: { service, namespace: spec.workerOptions.temporalNamespace, deploymentName, buildId, identity: deps.identity },
         stage,
         generation: stored.metadata.generation ?? 0,
-        previous: stored.status?.targetVersion?.buildID === buildId ? stored.status.targetVersion : undefined,
+        previous: previousTarget,
       });
     } catch (error) {
       const what = `cannot run gate ${stage?.name ?? ''} of build ${buildId}`;
@@ -173,7 +175,8 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   for (const action of executed.done) await deps.recordEvent(about, { type: 'Normal', reason: DONE_REASON[action.action], message: action.reason });
   if (executed.failed) conditions.push(progressing('False', FAILED_REASON[executed.failed.action.action], `${executed.failed.action.reason}: ${errorMessage(executed.failed.error)}`));
   for (const action of plan.actions) if (action.action === 'blocked') conditions.push(stalled(action.condition, action.reason));
-  await deleteVersionRecords(deps, about, { service, namespace: spec.workerOptions.temporalNamespace, deploymentName }, plan.actions);
+  const madeRoom = await deleteVersionRecords(deps, about, { service, namespace: spec.workerOptions.temporalNamespace, deploymentName }, plan.actions);
+  const madeRoomAt = madeRoom ? now.toISOString() : previousTarget?.madeRoomAt;
   let after = temporal;
   let retryAfterMs: number | undefined;
   try {
@@ -200,7 +203,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   );
   const next = [plan.recheckAt, routing.action === 'wait' ? routing.recheckAt : undefined].filter((d): d is Date => d !== undefined).map((d) => Math.max(0, d.getTime() - now.getTime()));
   const status = versionsStatus(joinVersions(observed, after, buildId, [...wanted.keys()], rememberedCurrentTimes(stored.status, after.currentBuildId, now)), after, buildId);
-  if (status.targetVersion) status.targetVersion = { ...status.targetVersion, ...gates.status };
+  if (status.targetVersion) status.targetVersion = { ...status.targetVersion, ...gates.status, ...(madeRoomAt ? { madeRoomAt } : {}) };
   if (retryAfterMs === undefined) deps.temporalBackoff.reset(key);
   return writeStatus(deps, stored, status, conditions, retryAfterMs ?? Math.min(deps.pollIntervalMs, ...next));
 }
@@ -216,22 +219,28 @@ function observeOwn(deployments: V1Deployment[], buildId: string, wanted: Map<st
     });
 }
 
-/** Temporal's records of builds whose Deployments are gone, so its cap of versions is not filled by our leftovers. */
+/**
+ * Temporal's records of builds whose Deployments are gone, or of one that makes room for the
+ * target at the server's cap. Resolves true when room was made.
+ */
 async function deleteVersionRecords(
   deps: ReconcilerDependencies,
   about: EventTarget,
   where: { service: WorkflowService; namespace: string; deploymentName: string },
   actions: VersionAction[],
-): Promise<void> {
+): Promise<boolean> {
+  let madeRoom = false;
   for (const action of actions) {
     if (action.action !== 'deleteTemporalVersion') continue;
     try {
       await where.service.deleteWorkerDeploymentVersion({ namespace: where.namespace, deploymentVersion: { deploymentName: where.deploymentName, buildId: action.buildId }, identity: deps.identity });
       await deps.recordEvent(about, { type: 'Normal', reason: 'VersionRecordDeleted', message: `deleted version ${action.buildId} from Temporal: ${action.reason}` });
+      madeRoom ||= action.makesRoom === true;
     } catch {
       // Refused while its pollers are remembered; the next reconcile tries again.
     }
   }
+  return madeRoom;
 }
 
 const DONE_REASON = { create: 'DeploymentCreated', update: 'DeploymentUpdated', scale: 'DeploymentScaled', delete: 'DeploymentDeleted', deleteTemporalVersion: 'VersionRecordDeleted', blocked: 'VersionLimitReached' } as const;

@@ -45,6 +45,8 @@ export interface VersionsInput {
   temporalKnowsDeployment: boolean;
   /** Stop creating builds while this many versions are not yet eligible for deletion. */
   maxIneligibleVersions: number;
+  /** When a record was last deleted to make room for this target: its workers need a moment to register before another goes. */
+  madeRoomAt?: Date;
 }
 
 export type VersionAction =
@@ -53,7 +55,7 @@ export type VersionAction =
   | { action: 'scale'; deployment: string; buildId: string; replicas: number; reason: string }
   | { action: 'delete'; deployment: string; buildId: string; reason: string }
   /** Remove Temporal's record of a build whose Deployments are gone, so the server's cap of versions is not filled by leftovers. */
-  | { action: 'deleteTemporalVersion'; buildId: string; reason: string }
+  | { action: 'deleteTemporalVersion'; buildId: string; reason: string; makesRoom?: true }
   /** Nothing the controller may do moves the build on: `condition` is the Stalled reason. */
   | { action: 'blocked'; buildId: string; condition: 'VersionLimitReached' | 'BuildNotRegistered'; reason: string };
 
@@ -99,10 +101,14 @@ export function planVersions(input: VersionsInput): VersionsPlan {
     const room = input.versions
       .filter((v) => v.buildId !== input.targetBuildId && eligibleForDeletion(v) && v.deployments.length > 0 && v.drainedSince)
       .sort((a, b) => (a.drainedSince?.getTime() ?? 0) - (b.drainedSince?.getTime() ?? 0))[0];
+    const madeRoomFor = input.madeRoomAt ? input.now.getTime() - input.madeRoomAt.getTime() : Infinity;
     if (unregisteredFor < REGISTRATION_GRACE_MS) later(new Date(available.getTime() + REGISTRATION_GRACE_MS));
+    // Workers refused at the cap retry with backoff: one record at a time, each given the grace.
+    else if (input.madeRoomAt && madeRoomFor < REGISTRATION_GRACE_MS) later(new Date(input.madeRoomAt.getTime() + REGISTRATION_GRACE_MS));
     else if (room) {
       actions.push({
         action: 'deleteTemporalVersion',
+        makesRoom: true,
         buildId: room.buildId,
         reason: `build ${input.targetBuildId} has run for ${Math.round(unregisteredFor / 1000)}s without registering: Temporal may hold its cap of versions per deployment, so the record of build ${room.buildId} (drained and scaled down) is deleted to make room (if the workers are misconfigured instead, check their deployment name and versioning options)`,
       });

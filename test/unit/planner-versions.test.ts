@@ -126,6 +126,8 @@ const capCases: [string, VersionsInput, string[]][] = [
   ['registered: nothing to make room for', atCap([drainedAt0('v0', 15), unregistered(grace, 'Inactive')]), []],
   ['Temporal does not know the deployment: no cap to reach', input([unregistered(grace)], { targetBuildId: 'v4', currentBuildId: undefined, temporalKnowsDeployment: false }), []],
   ['nothing eligible: nothing deleted', atCap([drainedAt0('v0', 15, 2), unregistered(grace)]), []],
+  ['room made less than the grace ago: its workers are given time to register', atCap([drainedAt0('v1', 10), unregistered(grace * 2)], { madeRoomAt: ago(grace / 2) }), []],
+  ['room made more than the grace ago and still unregistered: the next record goes', atCap([drainedAt0('v1', 10), unregistered(grace * 3)], { madeRoomAt: ago(grace + 0.1) }), ['v1']],
 ];
 for (const [title, given, expected] of capCases) {
   test(`version cap: ${title}`, () => assert.deepEqual(planVersions(given).actions.flatMap((a) => (a.action === 'deleteTemporalVersion' ? [a.buildId] : [])), expected));
