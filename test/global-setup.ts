@@ -3,11 +3,14 @@
 import { CRD_DIR } from '../src/api/generate.ts';
 import { startEnvironment, type Environment } from '../src/localenv/environment.ts';
 import { SHARED_ENVIRONMENT_VARIABLE, type SharedEnvironment } from './support/environment.ts';
+import { ensureCommand } from './support/system-packages.ts';
 
 let environment: Environment | undefined;
 
 export async function globalSetup(): Promise<void> {
   const started = Date.now();
+  // TLS tests make throwaway certificates with it.
+  ensureCommand('openssl', ['version'], 'openssl');
   environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(`[environment] ${line}`) });
   const shared: SharedEnvironment = {
     kubeconfigPath: environment.kubeconfigPath,
