@@ -8,7 +8,7 @@ import { testNamespace } from '../support/environment.ts';
 import { ownTemporal } from '../support/own-temporal.ts';
 
 test('Temporal stopped and started again mid-ramp: the rollout completes with no Deployment lost', async (t) => {
-  const temporal = await ownTemporal(t, {});
+  const temporal = await ownTemporal(t, {}, { keepState: true });
   const namespace = await testNamespace(t, 'temporal-restart');
   const ns = await controlledNamespace(t, namespace, { temporalAddress: temporal.address });
   await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 50, pauseDuration: '30s' }] }, template: ns.template('v0') });

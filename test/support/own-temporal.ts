@@ -14,14 +14,19 @@ export interface OwnTemporal {
   client: Client;
   /** Stops the server, as a crash or an outage would. */
   stop(): Promise<void>;
-  /** Starts it again on the same address, with the state it had when stopped. */
+  /** Starts it again on the same address; with `keepState`, with the state it had when stopped. */
   start(): Promise<void>;
 }
 
-/** Starts a dev server with the shared server's settings plus `dynamicConfig`; stopped when the test ends. */
-export async function ownTemporal(t: TestContext, dynamicConfig: Record<string, unknown>): Promise<OwnTemporal> {
+/**
+ * Starts a dev server with the shared server's settings plus `dynamicConfig`; stopped when the
+ * test ends. `keepState` keeps its state in a SQLite file across stop and start; otherwise it is
+ * kept in memory, which stays fast while the whole suite loads the machine.
+ */
+export async function ownTemporal(t: TestContext, dynamicConfig: Record<string, unknown>, { keepState = false } = {}): Promise<OwnTemporal> {
   const dir = mkdtempSync(path.join(tmpdir(), 'twc-temporal-'));
-  const launch = (port?: number) => startTemporal(dir, binaryPaths(), { ...FAST_DYNAMIC_CONFIG, ...dynamicConfig }, { dbFilename: path.join(dir, 'temporal.db'), ...(port === undefined ? {} : { port }) });
+  const storage = keepState ? { dbFilename: path.join(dir, 'temporal.db') } : {};
+  const launch = (port?: number) => startTemporal(dir, binaryPaths(), { ...FAST_DYNAMIC_CONFIG, ...dynamicConfig }, { ...storage, ...(port === undefined ? {} : { port }) });
   let server: TemporalServer = await launch();
   const port = Number(server.address.slice(server.address.lastIndexOf(':') + 1));
   const connection = await Connection.connect({ address: server.address });
