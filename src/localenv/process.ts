@@ -7,9 +7,12 @@ import { createWriteStream } from 'node:fs';
 export class ComponentError extends Error {
   override name = 'ComponentError';
   readonly component: string;
-  constructor(component: string, message: string, logTail: string, options?: ErrorOptions) {
+  /** The process died before it was ready, rather than staying unready. */
+  readonly exitedEarly: boolean;
+  constructor(component: string, message: string, logTail: string, options?: ErrorOptions & { exitedEarly?: boolean }) {
     super(`${component}: ${message}${logTail ? `\n--- last lines of ${component}'s log ---\n${logTail}` : ''}`, options);
     this.component = component;
+    this.exitedEarly = options?.exitedEarly ?? false;
   }
 }
 
@@ -81,7 +84,7 @@ export class Component {
     const deadline = Date.now() + timeoutMs;
     let lastError: unknown;
     while (Date.now() < deadline) {
-      if (this.hasExited) throw new ComponentError(this.name, `exited before it was ${what}`, this.logTail());
+      if (this.hasExited) throw new ComponentError(this.name, `exited before it was ${what}`, this.logTail(), { exitedEarly: true });
       try {
         const result = await check();
         if (result !== undefined) return result;

@@ -4,7 +4,7 @@ import { Connection } from '@temporalio/client';
 import path from 'node:path';
 import type { Binaries } from './binaries.ts';
 import { freePort } from './ports.ts';
-import { Component } from './process.ts';
+import { Component, ComponentError } from './process.ts';
 
 export const TEMPORAL_NAMESPACE = 'default';
 
@@ -33,12 +33,25 @@ export interface TemporalServerOptions {
   dbFilename?: string;
 }
 
+/** Tries a few times: a port found free may be taken by another process before the server binds it. */
 export async function startTemporal(
   dir: string,
   binaries: Binaries,
   dynamicConfig: Record<string, unknown> = FAST_DYNAMIC_CONFIG,
   options: TemporalServerOptions = {},
 ): Promise<TemporalServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTemporalOnce(dir, binaries, dynamicConfig, options);
+    } catch (error) {
+      if (!(error instanceof ComponentError) || !error.exitedEarly || attempt === START_ATTEMPTS) throw error;
+    }
+  }
+}
+
+const START_ATTEMPTS = 3;
+
+async function startTemporalOnce(dir: string, binaries: Binaries, dynamicConfig: Record<string, unknown>, options: TemporalServerOptions): Promise<TemporalServer> {
   const port = options.port ?? (await freePort());
   const address = `127.0.0.1:${port}`;
   const component = new Component({
