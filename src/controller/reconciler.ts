@@ -180,7 +180,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   let after = temporal;
   let retryAfterMs: number | undefined;
   try {
-    if (await applyRouting({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, temporal, routing)) {
+    if (routing.action !== 'none' && routing.action !== 'wait' && (await applyRouting({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, temporal, routing))) {
       await deps.recordEvent(about, { type: 'Normal', reason: ROUTING_REASON[routing.action], message: routing.reason });
       deps.log(`${key}: ${routing.reason}`);
       after = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
@@ -245,4 +245,4 @@ async function deleteVersionRecords(
 
 const DONE_REASON = { create: 'DeploymentCreated', update: 'DeploymentUpdated', scale: 'DeploymentScaled', delete: 'DeploymentDeleted', deleteTemporalVersion: 'VersionRecordDeleted', blocked: 'VersionLimitReached' } as const;
 const FAILED_REASON = { create: 'DeploymentCreateFailed', update: 'DeploymentUpdateFailed', scale: 'DeploymentScaleFailed', delete: 'DeploymentDeleteFailed', deleteTemporalVersion: 'VersionRecordDeleteFailed', blocked: 'VersionLimitReached' } as const;
-const ROUTING_REASON = { setCurrent: 'VersionPromoted', setRamp: 'VersionRamped', clearRamp: 'RampCleared', none: 'RoutingUnchanged', wait: 'RoutingUnchanged' } as const;
+const ROUTING_REASON = { setCurrent: 'VersionPromoted', setRamp: 'VersionRamped', clearRamp: 'RampCleared' } as const;
