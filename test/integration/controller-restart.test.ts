@@ -41,11 +41,12 @@ test('Progressive: stopped during step 1 and restarted after its pause, the cont
   const promotedAt = Date.now();
   // The server may describe the ramp as gone a moment before it names the new current build.
   const settled = seen.filter((entry, i) => !(entry.startsWith('undefined%') && seen[i + 1] === 'current'));
-  const [atRestart, step2, last] = settled;
-  assert.equal(atRestart, `10% since ${step1At.toISOString()}`, 'step 1 was not started over');
+  // The restarted controller may move to step 2 before the first look: step 1 then is not seen again.
+  if (settled[0] === `10% since ${step1At.toISOString()}`) settled.shift();
+  const [step2, last] = settled;
   assert.match(step2 ?? '', /^50% since /, 'then step 2');
   assert.equal(last, 'current');
-  assert.equal(settled.length, 3, `no other state in between: ${seen.join(', ')}`);
+  assert.equal(settled.length, 2, `no other state in between, step 1 not started over: ${seen.join(', ')}`);
   const events = await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
   assert.equal(events.items.filter((e) => e.reason === 'RampCleared').length, 0, 'the controller never removed the ramp');
   const step2At = new Date(step2?.replace(/^50% since /, '') ?? '');
