@@ -48,7 +48,8 @@ export const KINDS = {
     singular: 'temporalconnection',
     shortNames: ['tconn'],
     schema: temporalConnection,
-    printerColumns: [{ name: 'Host', type: 'string', jsonPath: '.spec.hostPort', description: 'Temporal frontend address.' }, ready, age],
+    // No Ready column until the controller writes a status for connections.
+    printerColumns: [{ name: 'Host', type: 'string', jsonPath: '.spec.hostPort', description: 'Temporal frontend address.' }, age],
   },
   TemporalWorkerOwnedResource: {
     kind: 'TemporalWorkerOwnedResource',
@@ -58,8 +59,8 @@ export const KINDS = {
     schema: temporalWorkerOwnedResource,
     printerColumns: [
       { name: 'Worker', type: 'string', jsonPath: '.spec.workerRef.name', description: 'The worker deployment it attaches to.' },
-      { name: 'Kind', type: 'string', jsonPath: '.spec.object.kind', description: 'Kind of the rendered objects.' },
-      ready,
+      { name: 'Kind', type: 'string', jsonPath: '.spec.object.kind', description: 'Kind of the objects to render.' },
+      // No Ready column until the controller renders owned resources and writes their status.
       age,
     ],
   },

@@ -23,7 +23,7 @@ const object = withRules(
     },
     {
       description:
-        'The object to render per build. In spec, scaleTargetRef: {} and selector.matchLabels: {} are filled in for the build; strings may use {{ .DeploymentName }}, {{ .BuildID }} and {{ .TemporalNamespace }}.',
+        'The object to render per build. In spec, scaleTargetRef: {} and selector.matchLabels: {} ask to be filled in for the build, and strings may use {{ .DeploymentName }}, {{ .BuildID }} and {{ .TemporalNamespace }}; the controller does not render owned resources yet.',
       'x-kubernetes-preserve-unknown-fields': true,
     },
   ),
@@ -79,7 +79,7 @@ export const temporalWorkerOwnedResource = Type.Object(
       ),
     ),
   },
-  { description: 'An object attached to every live build of a worker deployment.' },
+  { description: 'An object to attach to every live build of a worker deployment (accepted, not yet rendered).' },
 );
 
 export type TemporalWorkerOwnedResource = Static<typeof temporalWorkerOwnedResource>;

@@ -66,6 +66,7 @@ program
   .option('--poll-interval <duration>', 'how often Temporal is asked about what events cannot tell, such as drainage (env TWC_POLL_INTERVAL)', duration, duration(process.env.TWC_POLL_INTERVAL ?? '10s'))
   .option('--concurrency <n>', 'worker deployments reconciled at once (env TWC_CONCURRENCY)', positive, positive(process.env.TWC_CONCURRENCY ?? '4'))
   .option('--max-ineligible-versions <n>', 'stop creating builds while this many are not yet drained and scaled down (env TWC_MAX_INELIGIBLE_VERSIONS)', positive, positive(process.env.TWC_MAX_INELIGIBLE_VERSIONS ?? '75'))
+  .option('--temporal-max-versions-in-deployment <n>', 'the Temporal server\'s cap of versions per deployment (its matching.maxVersionsInDeployment): only at this count does the controller delete a drained build\'s record to make room for a new build (env TWC_TEMPORAL_MAX_VERSIONS_IN_DEPLOYMENT)', positive, positive(process.env.TWC_TEMPORAL_MAX_VERSIONS_IN_DEPLOYMENT ?? '100'))
   .option('--rollback-window <duration>', 'a build current this recently is promoted at once when it is the target again, without steps or gates (env TWC_ROLLBACK_WINDOW)', duration, duration(process.env.TWC_ROLLBACK_WINDOW ?? '1h'))
   .option('--temporal-read-budget <reads per second>', 'reads of each Temporal namespace per second, shared by all worker deployments; keep it under the server\'s limit (env TWC_TEMPORAL_READ_BUDGET)', rate, rate(process.env.TWC_TEMPORAL_READ_BUDGET ?? String(DEFAULT_READS_PER_SECOND)))
   .option('--metrics-bind-address <address>', 'where /metrics is served, e.g. :8080 or 127.0.0.1:8080; 0 disables (env TWC_METRICS_BIND_ADDRESS)', bindAddress, bindAddress(process.env.TWC_METRICS_BIND_ADDRESS ?? ':8080'))
@@ -82,6 +83,7 @@ program
       pollInterval: number;
       concurrency: number;
       maxIneligibleVersions: number;
+      temporalMaxVersionsInDeployment: number;
       rollbackWindow: number;
       temporalReadBudget: number;
       metricsBindAddress: BindAddress;
@@ -103,6 +105,7 @@ program
         pollIntervalMs: options.pollInterval,
         concurrency: options.concurrency,
         maxIneligibleVersions: options.maxIneligibleVersions,
+        maxVersionsInDeployment: options.temporalMaxVersionsInDeployment,
         rollbackWindowMs: options.rollbackWindow,
         temporalReadBudget: options.temporalReadBudget,
         metrics,

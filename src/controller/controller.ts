@@ -31,6 +31,8 @@ export interface ControllerOptions {
   pollIntervalMs?: number;
   concurrency?: number;
   maxIneligibleVersions?: number;
+  /** The server's matching.maxVersionsInDeployment (default 100, Temporal's default). */
+  maxVersionsInDeployment?: number;
   rollbackWindowMs?: number;
   /** Reads per second of each Temporal namespace through each frontend, shared by all reconciles (default 20). */
   temporalReadBudget?: number;
@@ -153,6 +155,7 @@ export class Controller {
       now: () => new Date(),
       pollIntervalMs: options.pollIntervalMs ?? 10_000,
       maxIneligibleVersions: options.maxIneligibleVersions ?? 75,
+      maxVersionsInDeployment: options.maxVersionsInDeployment ?? 100,
       rollbackWindowMs: options.rollbackWindowMs ?? 3_600_000,
       temporalBackoff: new Backoff({ baseMs: options.pollIntervalMs ?? 10_000, maxMs: 300_000, jitter: 0.2 }),
     };

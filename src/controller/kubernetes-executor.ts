@@ -1,12 +1,19 @@
 // Carries out the Kubernetes part of a plan, in a fixed order: create the new build first (it
-// is what traffic will move to), then roll changed Deployments in place, then delete, then scale. It stops at the first failure and says
-// which action failed, so the rest waits for the next reconcile instead of acting on a plan
-// that may no longer hold.
+// is what traffic will move to), then roll changed Deployments in place, then delete, then scale.
+// It stops at the first failure and says which action failed, so the rest waits for the next
+// reconcile instead of acting on a plan that may no longer hold.
 import { type AppsV1Api, PatchStrategy, setHeaderOptions, type V1Deployment } from '@kubernetes/client-node';
 import { unless } from '../k8s/api-errors.ts';
 import type { VersionAction } from '../planner/versions.ts';
 
-const ORDER: VersionAction['action'][] = ['create', 'update', 'delete', 'scale'];
+const ORDER = ['create', 'update', 'delete', 'scale'] as const;
+
+/** The actions of a plan that write Kubernetes Deployments. */
+export type KubernetesAction = Extract<VersionAction, { action: (typeof ORDER)[number] }>;
+
+function isKubernetesAction(action: VersionAction): action is KubernetesAction {
+  return (ORDER as readonly string[]).includes(action.action);
+}
 
 /** The objects the plan's actions write. */
 export interface DeploymentObjects {
@@ -17,8 +24,8 @@ export interface DeploymentObjects {
 }
 
 export interface KubernetesExecution {
-  done: VersionAction[];
-  failed?: { action: VersionAction; error: unknown };
+  done: KubernetesAction[];
+  failed?: { action: KubernetesAction; error: unknown };
 }
 
 export async function executeVersionActions(
@@ -27,8 +34,8 @@ export async function executeVersionActions(
   actions: VersionAction[],
   objects: DeploymentObjects,
 ): Promise<KubernetesExecution> {
-  const done: VersionAction[] = [];
-  const ordered = actions.filter((a) => ORDER.includes(a.action)).sort((a, b) => ORDER.indexOf(a.action) - ORDER.indexOf(b.action));
+  const done: KubernetesAction[] = [];
+  const ordered = actions.filter(isKubernetesAction).sort((a, b) => ORDER.indexOf(a.action) - ORDER.indexOf(b.action));
   for (const action of ordered) {
     try {
       await execute(apps, namespace, action, objects);
@@ -40,7 +47,7 @@ export async function executeVersionActions(
   return { done };
 }
 
-async function execute(apps: AppsV1Api, namespace: string, action: VersionAction, objects: DeploymentObjects): Promise<void> {
+async function execute(apps: AppsV1Api, namespace: string, action: KubernetesAction, objects: DeploymentObjects): Promise<void> {
   switch (action.action) {
     case 'create':
       // Already there (an earlier reconcile's create, not yet in the cache): nothing to do.
@@ -55,8 +62,6 @@ async function execute(apps: AppsV1Api, namespace: string, action: VersionAction
       return;
     case 'scale':
       await apps.patchNamespacedDeploymentScale({ namespace, name: action.deployment, body: { spec: { replicas: action.replicas } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
-      return;
-    default:
       return;
   }
 }

@@ -1,5 +1,6 @@
 // One reconcile of one TemporalWorkerDeployment: read from the caches, ask Temporal, decide
-// (pure), act in a fixed order, write the status once. Gates are not handled yet.
+// (pure), run the gates, act in a fixed order (Kubernetes, then Temporal's version records, then
+// routing, each only while the one before succeeded), write the status once.
 import type { AppsV1Api, CoreV1Api, CustomObjectsApi, V1Deployment } from '@kubernetes/client-node';
 import type { WorkflowService } from '@temporalio/client';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
@@ -22,6 +23,7 @@ import { CredentialsError } from '../temporal/credentials.ts';
 import { describeDeployment, TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import { applyRouting, ManagedElsewhereError } from '../temporal/routing.ts';
 import { unversionedPollersConfirmed } from '../temporal/unversioned-pollers.ts';
+import { deleteVersionRecord, type VersionRecordTarget } from '../temporal/version-records.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
 import type { EventTarget, RecordEvent } from './events.ts';
 import { addFinalizer, isBeingDeleted } from './finalizers.ts';
@@ -46,6 +48,7 @@ export interface ReconcilerDependencies {
   now(): Date;
   pollIntervalMs: number;
   maxIneligibleVersions: number;
+  maxVersionsInDeployment: number;
   rollbackWindowMs: number;
   /** Per `namespace/name`: how long to wait after Temporal rate-limited a reconcile. */
   temporalBackoff: Backoff<string>;
@@ -109,6 +112,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     versions,
     temporalKnowsDeployment: temporal.exists,
     maxIneligibleVersions: deps.maxIneligibleVersions,
+    maxVersionsInDeployment: deps.maxVersionsInDeployment,
     ...(previousTarget?.madeRoomAt ? { madeRoomAt: new Date(previousTarget.madeRoomAt) } : {}),
   });
   const target = versions.find((v) => v.buildId === buildId);
@@ -173,14 +177,19 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     },
   });
   for (const action of executed.done) await deps.recordEvent(about, { type: 'Normal', reason: DONE_REASON[action.action], message: action.reason });
-  if (executed.failed) conditions.push(progressing('False', FAILED_REASON[executed.failed.action.action], `${executed.failed.action.reason}: ${errorMessage(executed.failed.error)}`));
+  if (executed.failed) conditions.push(progressing('False', FAILED_REASON[executed.failed.action.action], `${executed.failed.action.reason}: ${errorMessage(executed.failed.error)}; nothing more is changed until it succeeds`));
   for (const action of plan.actions) if (action.action === 'blocked') conditions.push(stalled(action.condition, action.reason));
-  const madeRoom = await deleteVersionRecords(deps, about, { service, namespace: spec.workerOptions.temporalNamespace, deploymentName }, plan.actions);
-  const madeRoomAt = madeRoom ? now.toISOString() : previousTarget?.madeRoomAt;
+  // A failed Kubernetes action means the plan may no longer hold: Temporal is left as it is.
+  const records = executed.failed
+    ? { madeRoom: false }
+    : await deleteVersionRecords(deps, about, { service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, plan.actions, key);
+  if (records.problem) conditions.push(records.problem.condition);
+  const madeRoomAt = records.madeRoom ? now.toISOString() : previousTarget?.madeRoomAt;
   let after = temporal;
-  let retryAfterMs: number | undefined;
+  let retryAfterMs = records.problem?.requeueAfterMs;
+  const mayRoute = !executed.failed && !records.problem?.temporalTrouble;
   try {
-    if (routing.action !== 'none' && routing.action !== 'wait' && (await applyRouting({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, temporal, routing))) {
+    if (mayRoute && routing.action !== 'none' && routing.action !== 'wait' && (await applyRouting({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, temporal, routing))) {
       await deps.recordEvent(about, { type: 'Normal', reason: ROUTING_REASON[routing.action], message: routing.reason });
       deps.log(`${key}: ${routing.reason}`);
       after = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
@@ -219,30 +228,41 @@ function observeOwn(deployments: V1Deployment[], buildId: string, wanted: Map<st
     });
 }
 
+interface RecordDeletions {
+  /** A record went to make room for the target at the server's cap. */
+  madeRoom: boolean;
+  /** What stopped the deletions; `temporalTrouble` when Temporal itself is out of reach or over its limit. */
+  problem?: { condition: Condition; requeueAfterMs?: number; temporalTrouble?: true };
+}
+
 /**
- * Temporal's records of builds whose Deployments are gone, or of one that makes room for the
- * target at the server's cap. Resolves true when room was made.
+ * Deletes Temporal's records of builds whose Deployments are gone, or of one that makes room for
+ * the target at the server's cap. A record whose pollers the server still remembers waits (a
+ * Normal event says so); any other refusal is reported and stops the deletions.
  */
-async function deleteVersionRecords(
-  deps: ReconcilerDependencies,
-  about: EventTarget,
-  where: { service: WorkflowService; namespace: string; deploymentName: string },
-  actions: VersionAction[],
-): Promise<boolean> {
+async function deleteVersionRecords(deps: ReconcilerDependencies, about: EventTarget, target: VersionRecordTarget, actions: VersionAction[], key: string): Promise<RecordDeletions> {
   let madeRoom = false;
   for (const action of actions) {
     if (action.action !== 'deleteTemporalVersion') continue;
     try {
-      await where.service.deleteWorkerDeploymentVersion({ namespace: where.namespace, deploymentVersion: { deploymentName: where.deploymentName, buildId: action.buildId }, identity: deps.identity });
+      const deletion = await deleteVersionRecord(target, action.buildId);
+      if (!deletion.deleted) {
+        await deps.recordEvent(about, { type: 'Normal', reason: 'VersionRecordDeleteWaiting', message: `${deletion.waitingFor}; trying again` });
+        continue;
+      }
       await deps.recordEvent(about, { type: 'Normal', reason: 'VersionRecordDeleted', message: `deleted version ${action.buildId} from Temporal: ${action.reason}` });
       madeRoom ||= action.makesRoom === true;
-    } catch {
-      // Refused while its pollers are remembered; the next reconcile tries again.
+    } catch (error) {
+      const what = `cannot delete the record of build ${action.buildId} from Worker Deployment ${target.deploymentName} in Temporal (${action.reason})`;
+      const trouble = temporalTrouble(deps, key, error, what);
+      if (trouble) return { madeRoom, problem: { ...trouble, temporalTrouble: true } };
+      const advice = 'the controller tries again at every poll; until it succeeds the record counts against the server\'s cap of versions';
+      return { madeRoom, problem: { condition: progressing('False', 'VersionRecordDeleteFailed', `${what}: ${errorMessage(error)}; ${advice}`) } };
     }
   }
-  return madeRoom;
+  return { madeRoom };
 }
 
-const DONE_REASON = { create: 'DeploymentCreated', update: 'DeploymentUpdated', scale: 'DeploymentScaled', delete: 'DeploymentDeleted', deleteTemporalVersion: 'VersionRecordDeleted', blocked: 'VersionLimitReached' } as const;
-const FAILED_REASON = { create: 'DeploymentCreateFailed', update: 'DeploymentUpdateFailed', scale: 'DeploymentScaleFailed', delete: 'DeploymentDeleteFailed', deleteTemporalVersion: 'VersionRecordDeleteFailed', blocked: 'VersionLimitReached' } as const;
+const DONE_REASON = { create: 'DeploymentCreated', update: 'DeploymentUpdated', scale: 'DeploymentScaled', delete: 'DeploymentDeleted' } as const;
+const FAILED_REASON = { create: 'DeploymentCreateFailed', update: 'DeploymentUpdateFailed', scale: 'DeploymentScaleFailed', delete: 'DeploymentDeleteFailed' } as const;
 const ROUTING_REASON = { setCurrent: 'VersionPromoted', setRamp: 'VersionRamped', clearRamp: 'RampCleared' } as const;

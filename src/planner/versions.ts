@@ -45,6 +45,8 @@ export interface VersionsInput {
   temporalKnowsDeployment: boolean;
   /** Stop creating builds while this many versions are not yet eligible for deletion. */
   maxIneligibleVersions: number;
+  /** The server's cap of versions per deployment (its matching.maxVersionsInDeployment), as configured for the controller. */
+  maxVersionsInDeployment: number;
   /** When a record was last deleted to make room for this target: its workers need a moment to register before another goes. */
   madeRoomAt?: Date;
 }
@@ -94,32 +96,12 @@ export function planVersions(input: VersionsInput): VersionsPlan {
 
   // Temporal at its cap of versions refuses a new build's workers. The server would delete a
   // drained version without pollers to make room, but not while a manager identity (ours) is
-  // set (server 1.29): the controller deletes the record itself, one per reconcile, oldest drained first.
-  const available = target?.status === 'NotRegistered' && input.temporalKnowsDeployment ? target.healthySince : undefined;
-  if (available) {
-    const unregisteredFor = input.now.getTime() - available.getTime();
-    const room = input.versions
-      .filter((v) => v.buildId !== input.targetBuildId && eligibleForDeletion(v) && v.deployments.length > 0 && v.drainedSince)
-      .sort((a, b) => (a.drainedSince?.getTime() ?? 0) - (b.drainedSince?.getTime() ?? 0))[0];
-    const madeRoomFor = input.madeRoomAt ? input.now.getTime() - input.madeRoomAt.getTime() : Infinity;
-    if (unregisteredFor < REGISTRATION_GRACE_MS) later(new Date(available.getTime() + REGISTRATION_GRACE_MS));
-    // Workers refused at the cap retry with backoff: one record at a time, each given the grace.
-    else if (input.madeRoomAt && madeRoomFor < REGISTRATION_GRACE_MS) later(new Date(input.madeRoomAt.getTime() + REGISTRATION_GRACE_MS));
-    else if (room) {
-      actions.push({
-        action: 'deleteTemporalVersion',
-        makesRoom: true,
-        buildId: room.buildId,
-        reason: `build ${input.targetBuildId} has run for ${Math.round(unregisteredFor / 1000)}s without registering: Temporal may hold its cap of versions per deployment, so the record of build ${room.buildId} (drained and scaled down) is deleted to make room (if the workers are misconfigured instead, check their deployment name and versioning options)`,
-      });
-    } else {
-      actions.push({
-        action: 'blocked',
-        buildId: input.targetBuildId,
-        condition: 'BuildNotRegistered',
-        reason: `build ${input.targetBuildId} has run for ${Math.round(unregisteredFor / 1000)}s without registering in Temporal, and no older build is drained and scaled down to make room: Temporal may hold its cap of versions per deployment (matching.maxVersionsInDeployment; ${input.versions.filter((v) => v.status !== 'NotRegistered').length} recorded), so shorten spec.sunset or finish the pinned workflows of older builds; or the workers are misconfigured: check their deployment name and versioning options`,
-      });
-    }
+  // set (server 1.29): the controller deletes the record itself, one per reconcile, oldest drained
+  // first, and only when the cap is positively the cause: workers run and the server holds its cap.
+  if (target?.status === 'NotRegistered' && target.healthySince) {
+    const verdict = registrationVerdict(input, target.healthySince);
+    if (verdict.recheckAt) later(verdict.recheckAt);
+    if (verdict.action) actions.push(verdict.action);
   }
 
   for (const version of input.versions) {
@@ -172,12 +154,76 @@ export function planVersions(input: VersionsInput): VersionsPlan {
       scaleAll(0, `${build} was superseded before it ever took traffic`);
       continue;
     }
-    // Draining, or Inactive after having been active (drainage not yet known): pinned workflows may need it.
+    // Draining, or Inactive after having been active (drainage not yet known): pinned workflows may
+    // need it, so it gets back its pool's count, and at least one replica even where the spec says 0.
     for (const d of version.deployments) {
-      if (d.replicas === 0) actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas: input.replicas ?? 1, reason: `${build} may still have pinned workflows (${version.status === 'Draining' ? 'draining' : 'drainage not yet known'}): it must not be at 0 replicas` });
+      if (d.replicas !== 0) continue;
+      const replicas = Math.max(1, pools.find((p) => p.name === d.pool)?.replicas ?? input.replicas ?? 1);
+      const state = version.status === 'Draining' ? 'draining' : 'drainage not yet known';
+      actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas, reason: `${build} may still have pinned workflows (${state}): Deployment ${d.name} is scaled from 0 to ${replicas}` });
     }
   }
   return recheckAt ? { actions, recheckAt } : { actions };
+}
+
+interface RegistrationVerdict {
+  action?: VersionAction;
+  recheckAt?: Date;
+}
+
+/**
+ * What to do about a target that is available but that Temporal does not list. Its workers may not
+ * have polled yet (the grace), it may run none, the server may refuse it at its cap (make room, one
+ * record at a time, each given the grace), or the workers are misconfigured: each is said apart.
+ */
+function registrationVerdict(input: VersionsInput, availableSince: Date): RegistrationVerdict {
+  const build = `build ${input.targetBuildId}`;
+  const unregisteredFor = input.now.getTime() - availableSince.getTime();
+  const ranFor = `has run for ${Math.round(unregisteredFor / 1000)}s without registering in Temporal`;
+  // Without a count an autoscaler owns it, and the target is held at 1 or more.
+  const pools: { replicas?: number }[] = input.pools ?? [{}];
+  if (pools.every((p) => (p.replicas ?? input.replicas) === 0)) {
+    const reason = `${build} runs no workers (the spec gives it 0 replicas), so it cannot register in Temporal: give it replicas (spec.replicas or the pools' replicas)`;
+    return { action: { action: 'blocked', buildId: input.targetBuildId, condition: 'BuildNotRegistered', reason } };
+  }
+  if (unregisteredFor < REGISTRATION_GRACE_MS) return { recheckAt: new Date(availableSince.getTime() + REGISTRATION_GRACE_MS) };
+  const recorded = input.versions.filter((v) => v.status !== 'NotRegistered').length;
+  const cap = input.maxVersionsInDeployment;
+  if (recorded < cap) {
+    return {
+      action: {
+        action: 'blocked',
+        buildId: input.targetBuildId,
+        condition: 'BuildNotRegistered',
+        reason: `${build} ${ranFor}, and Temporal records ${recorded} versions of this deployment, below its cap of ${cap}: the workers are misconfigured or cannot reach Temporal; check their logs, deployment name, build ID and versioning options (if the server's matching.maxVersionsInDeployment is lower than ${cap}, set --temporal-max-versions-in-deployment to it)`,
+      },
+    };
+  }
+  // Workers refused at the cap retry with backoff: one record at a time, each given the grace.
+  const madeRoomFor = input.madeRoomAt ? input.now.getTime() - input.madeRoomAt.getTime() : Infinity;
+  if (input.madeRoomAt && madeRoomFor < REGISTRATION_GRACE_MS) return { recheckAt: new Date(input.madeRoomAt.getTime() + REGISTRATION_GRACE_MS) };
+  const room = input.versions
+    .filter((v) => v.buildId !== input.targetBuildId && eligibleForDeletion(v) && v.deployments.length > 0 && v.drainedSince)
+    .sort((a, b) => (a.drainedSince?.getTime() ?? 0) - (b.drainedSince?.getTime() ?? 0))[0];
+  const atCap = `Temporal records ${recorded} versions of this deployment, its cap of ${cap} (matching.maxVersionsInDeployment)`;
+  if (room) {
+    return {
+      action: {
+        action: 'deleteTemporalVersion',
+        makesRoom: true,
+        buildId: room.buildId,
+        reason: `${build} ${ranFor} and ${atCap}: the record of build ${room.buildId} (drained and scaled down) is deleted to make room`,
+      },
+    };
+  }
+  return {
+    action: {
+      action: 'blocked',
+      buildId: input.targetBuildId,
+      condition: 'BuildNotRegistered',
+      reason: `${build} ${ranFor}: ${atCap}, and no older build is drained and scaled down to make room; shorten spec.sunset or finish the pinned workflows of older builds`,
+    },
+  };
 }
 
 /** Its Deployments are deleted by this plan (the same rule as below): nothing to roll in place. */

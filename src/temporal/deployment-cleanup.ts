@@ -3,20 +3,17 @@
 // are deleted, so nothing of ours is left counting against the server's limits. Each step is
 // idempotent: a cleanup that stops half-way is finished by the next attempt.
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { isGrpcServiceError, type WorkflowService } from '@temporalio/client';
+import { isGrpcServiceError } from '@temporalio/client';
 import { describeDeployment } from './deployment-state.ts';
 import { ManagedElsewhereError } from './routing.ts';
+import { deleteVersionRecord, type VersionRecordTarget } from './version-records.ts';
 
-export interface CleanupTarget {
-  service: WorkflowService;
-  namespace: string;
-  deploymentName: string;
-  identity: string;
-}
+export type CleanupTarget = VersionRecordTarget;
 
 export type CleanupProgress = { done: true; reason: string } | { done: false; reason: string };
 
-export async function cleanUpDeployment({ service, namespace, deploymentName, identity }: CleanupTarget): Promise<CleanupProgress> {
+export async function cleanUpDeployment(target: CleanupTarget): Promise<CleanupProgress> {
+  const { service, namespace, deploymentName, identity } = target;
   let state = await describeDeployment(service, namespace, deploymentName);
   if (!state.exists) return { done: true, reason: `Temporal has no Worker Deployment ${deploymentName}` };
   if (state.managerIdentity && state.managerIdentity !== identity) throw new ManagedElsewhereError(deploymentName, state.managerIdentity);
@@ -30,16 +27,8 @@ export async function cleanUpDeployment({ service, namespace, deploymentName, id
     await service.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId: '', conflictToken: state.conflictToken ?? null, identity, ignoreMissingTaskQueues: true });
   }
   for (const version of state.versions) {
-    try {
-      await service.deleteWorkerDeploymentVersion({ namespace, deploymentVersion: { deploymentName, buildId: version.buildId }, skipDrainage: true, identity });
-    } catch (error) {
-      if (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND) continue;
-      // The server refuses while the version's pollers are remembered (matching.PollerHistoryTTL).
-      if (isGrpcServiceError(error) && error.code === GrpcStatus.FAILED_PRECONDITION) {
-        return { done: false, reason: `waiting to delete version ${version.buildId} of ${deploymentName} from Temporal: ${error.details}` };
-      }
-      throw error;
-    }
+    const deletion = await deleteVersionRecord(target, version.buildId, { skipDrainage: true });
+    if (!deletion.deleted) return { done: false, reason: `waiting to delete version ${version.buildId} of ${deploymentName} from Temporal: ${deletion.waitingFor}` };
   }
   try {
     await service.deleteWorkerDeployment({ namespace, deploymentName, identity });

@@ -21,10 +21,10 @@ interface Replica {
 /** `twc run` in a child process, scoped to the test's namespace, with its Lease there too. */
 async function startReplica(t: TestContext, namespace: string, lease: string): Promise<Replica> {
   const [metricsPort, probePort] = [await freePort(), await freePort()];
+  // The command the README gives, which runs the pinned Node whatever `node` the machine has.
   const child = spawn(
-    process.execPath,
+    path.join(import.meta.dirname, '../../bin/twc'),
     [
-      path.join(import.meta.dirname, '../../src/cli/main.ts'),
       'run',
       `--kubeconfig=${sharedEnvironment().kubeconfigPath}`,
       `--identity=${uniqueName('twc-cli')}`,

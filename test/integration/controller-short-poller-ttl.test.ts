@@ -15,7 +15,7 @@ const SERVER_MAX_VERSIONS = 4;
 test('short poller TTL, server cap 4: a scaled-down drained build does not count against the limit, and makes room at the cap', async (t) => {
   const temporal = await ownTemporal(t, { 'matching.PollerHistoryTTL': '1s', 'matching.maxVersionsInDeployment': SERVER_MAX_VERSIONS });
   const namespace = await testNamespace(t, 'ttl');
-  const ns = await controlledNamespace(t, namespace, { maxIneligibleVersions: 3, temporalAddress: temporal.address });
+  const ns = await controlledNamespace(t, namespace, { maxIneligibleVersions: 3, maxVersionsInDeployment: SERVER_MAX_VERSIONS, temporalAddress: temporal.address });
   const operator = temporalOperator(temporal.client, temporalDeploymentName(namespace, 'orders'));
   const builds: string[] = [];
   const rollTo = async (behaviour: string, spec: Record<string, unknown> = {}) => {

@@ -13,6 +13,8 @@ import { create } from './manifests.ts';
 export interface ControlledNamespaceOptions {
   /** The controller option of that name (default: the controller's default). */
   maxIneligibleVersions?: number;
+  /** The controller option of that name: the cap the test's own Temporal server holds. */
+  maxVersionsInDeployment?: number;
   /** The controller option of that name (default: the controller's default). */
   temporalReadBudget?: number;
   /** A Temporal frontend other than the shared dev server, for the TemporalConnection. */
@@ -75,6 +77,7 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
       namespace,
       pollIntervalMs: 1000,
       ...(options.maxIneligibleVersions === undefined ? {} : { maxIneligibleVersions: options.maxIneligibleVersions }),
+      ...(options.maxVersionsInDeployment === undefined ? {} : { maxVersionsInDeployment: options.maxVersionsInDeployment }),
       ...(options.temporalReadBudget === undefined ? {} : { temporalReadBudget: options.temporalReadBudget }),
       // TWC_TEST_CONTROLLER_LOG=1 shows what the controller says, when a test needs explaining.
       log: options.log ?? (process.env.TWC_TEST_CONTROLLER_LOG ? (line) => console.error(`[controller ${namespace}] ${line}`) : () => {}),

@@ -21,6 +21,7 @@ function input(versions: VersionState[], changes: Partial<VersionsInput> = {}): 
     versions,
     temporalKnowsDeployment: true,
     maxIneligibleVersions: 75,
+    maxVersionsInDeployment: 100,
     ...changes,
   };
 }
@@ -41,6 +42,12 @@ const cases: [string, VersionsInput, string[]][] = [
   ['without spec.replicas a target at 0 is held at 1', input([current, version('v4', 'Inactive', { deployments: [{ name: 'w-v4', replicas: 0 }] })], { targetBuildId: 'v4', replicas: undefined }), ['scale w-v4 1']],
   ['a draining build keeps its Pods', input([current, version('v2', 'Draining', { everActive: true })]), []],
   ['a draining build at 0 is scaled back up', input([current, version('v2', 'Draining', { everActive: true, deployments: [{ name: 'w-v2', replicas: 0 }] })]), ['scale w-v2 2']],
+  [
+    'pools: a draining build at 0 gets back each pool\'s count',
+    input([pooled('v3', 'Current', [2, 1], { everActive: true }), pooled('v2', 'Draining', [0, 0], { everActive: true })], { pools }),
+    ['scale w-a-v2 2', 'scale w-b-v2 1'],
+  ],
+  ['a draining build at 0 under spec.replicas 0 still gets 1: pinned workflows need a worker', input([{ ...current, deployments: [{ name: 'w-v3', replicas: 0 }] }, version('v2', 'Draining', { everActive: true, deployments: [{ name: 'w-v2', replicas: 0 }] })], { replicas: 0 }), ['scale w-v2 1']],
   ['a formerly active build with unknown drainage is never at 0', input([current, version('v2', 'Inactive', { everActive: true, deployments: [{ name: 'w-v2', replicas: 0 }] })]), ['scale w-v2 2']],
   ['a formerly active build with unknown drainage is not scaled down', input([current, version('v2', 'Inactive', { everActive: true })]), []],
   ['a build superseded before it took traffic goes to 0', input([current, version('v2', 'Inactive')]), ['scale w-v2 0']],
@@ -116,7 +123,9 @@ test('the version-limit block says what to change', () => {
 const grace = REGISTRATION_GRACE_MS / 60_000;
 const drainedAt0 = (buildId: string, minutesAgo: number, replicas = 0) => version(buildId, 'Drained', { everActive: true, drainedSince: ago(minutesAgo), deployments: [{ name: `w-${buildId}`, replicas }] });
 const unregistered = (minutesAgo?: number, status: VersionState['status'] = 'NotRegistered') => version('v4', status, minutesAgo === undefined ? {} : { healthySince: ago(minutesAgo) });
-const atCap = (versions: VersionState[], changes: Partial<VersionsInput> = {}) => input([current, ...versions], { targetBuildId: 'v4', ...changes });
+/** The server holds as many versions as it may: every one recorded, the current build's included. */
+const atCap = (versions: VersionState[], changes: Partial<VersionsInput> = {}) =>
+  input([current, ...versions], { targetBuildId: 'v4', maxVersionsInDeployment: 1 + versions.filter((v) => v.status !== 'NotRegistered').length, ...changes });
 const capCases: [string, VersionsInput, string[]][] = [
   ['unregistered past the grace: the longest-drained scaled-down build makes room', atCap([drainedAt0('v1', 10), drainedAt0('v0', 15), unregistered(grace)]), ['v0']],
   ['one per plan, even with several eligible', atCap([drainedAt0('v0', 15), drainedAt0('v1', 10), drainedAt0('v2', 5), unregistered(grace + 1)]), ['v0']],
@@ -128,6 +137,9 @@ const capCases: [string, VersionsInput, string[]][] = [
   ['nothing eligible: nothing deleted', atCap([drainedAt0('v0', 15, 2), unregistered(grace)]), []],
   ['room made less than the grace ago: its workers are given time to register', atCap([drainedAt0('v1', 10), unregistered(grace * 2)], { madeRoomAt: ago(grace / 2) }), []],
   ['room made more than the grace ago and still unregistered: the next record goes', atCap([drainedAt0('v1', 10), unregistered(grace * 3)], { madeRoomAt: ago(grace + 0.1) }), ['v1']],
+  ['below the server\'s cap: the cap is not the cause, nothing deleted', atCap([drainedAt0('v0', 15), unregistered(grace)], { maxVersionsInDeployment: 3 }), []],
+  ['a target the spec gives 0 replicas runs no workers: never proof of the cap', atCap([drainedAt0('v0', 15), unregistered(grace * 2)], { replicas: 0 }), []],
+  ['every pool at 0 replicas: no workers either', atCap([drainedAt0('v0', 15), unregistered(grace * 2)], { pools: [{ name: 'a', replicas: 0 }] }), []],
 ];
 for (const [title, given, expected] of capCases) {
   test(`version cap: ${title}`, () => assert.deepEqual(planVersions(given).actions.flatMap((a) => (a.action === 'deleteTemporalVersion' ? [a.buildId] : [])), expected));
@@ -136,7 +148,27 @@ for (const [title, given, expected] of capCases) {
 test('version cap: with nothing eligible to make room, the build is blocked and the block says what to change', () => {
   const [blocked] = planVersions(atCap([drainedAt0('v0', 15, 2), unregistered(grace)])).actions.filter((a) => a.action === 'blocked');
   assert.equal(blocked?.action === 'blocked' && blocked.condition, 'BuildNotRegistered');
-  assert.match(blocked?.reason ?? '', /maxVersionsInDeployment.*spec\.sunset.*deployment name/);
+  assert.match(blocked?.reason ?? '', /records 2 versions .*its cap of 2 \(matching\.maxVersionsInDeployment\).*spec\.sunset/);
+});
+
+const blockedReason = (given: VersionsInput): string | undefined => {
+  const blocked = planVersions(given).actions.find((a) => a.action === 'blocked');
+  return blocked?.action === 'blocked' ? `${blocked.condition}: ${blocked.reason}` : undefined;
+};
+
+test('version cap: below the cap, the block says what Temporal records and that the workers are to check', () => {
+  assert.match(blockedReason(atCap([drainedAt0('v0', 15), unregistered(grace)], { maxVersionsInDeployment: 3 })) ?? '', /^BuildNotRegistered: .*records 2 versions .*below its cap of 3.*workers are misconfigured/);
+});
+
+test('version cap: a target at 0 replicas is blocked at once, saying it runs no workers', () => {
+  assert.match(blockedReason(atCap([drainedAt0('v0', 15), unregistered(0)], { replicas: 0 })) ?? '', /^BuildNotRegistered: build v4 runs no workers .*0 replicas/);
+  // Without a count the autoscaler owns it, and the target is held at 1: not blocked.
+  assert.equal(blockedReason(atCap([drainedAt0('v0', 15), unregistered(0)], { replicas: undefined })), undefined);
+});
+
+test('version cap: making room names the count Temporal records and its cap', () => {
+  const room = planVersions(atCap([drainedAt0('v0', 15), unregistered(grace)])).actions.find((a) => a.action === 'deleteTemporalVersion');
+  assert.match(room?.reason ?? '', /records 2 versions of this deployment, its cap of 2/);
 });
 
 test('version cap: within the grace, the plan asks to look again when it ends', () => {
