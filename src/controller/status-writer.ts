@@ -7,6 +7,7 @@ import { API_VERSION, GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { blocking, type Condition, mergeConditions, onePerType } from '../status/conditions.ts';
+import { apiServerMessage } from '../k8s/api-errors.ts';
 import type { RecordEvent } from './events.ts';
 
 type Status = NonNullable<TemporalWorkerDeployment['status']>;
@@ -53,5 +54,5 @@ export function lastKnownVersions(stored: TemporalWorkerDeployment): VersionsSta
 }
 
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return apiServerMessage(error) ?? (error instanceof Error ? error.message : String(error));
 }

@@ -11,3 +11,19 @@ export function unless(status: number): (error: unknown) => void {
     if (httpStatus(error) !== status) throw error;
   };
 }
+
+/**
+ * What the API server said, when the error is its answer: client-node's own message carries the
+ * raw body and headers ("Unknown API Status Code!"), unfit for a condition or an event.
+ */
+export function apiServerMessage(error: unknown): string | undefined {
+  const { code, body } = (error ?? {}) as { code?: unknown; body?: unknown };
+  if (typeof code !== 'number' || typeof body !== 'string') return undefined;
+  try {
+    const status = JSON.parse(body) as { message?: unknown };
+    return typeof status.message === 'string' ? `${status.message} (HTTP ${code})` : undefined;
+  } catch {
+    // Not a Status object (a proxy's HTML page, say): the body says nothing we can use.
+    return `HTTP ${code}`;
+  }
+}
