@@ -34,10 +34,11 @@ test('a failed scale of the current build: the new build, registered and healthy
   assert.match(condition(failed, 'Progressing')?.message ?? '', new RegExp(`${v1Deployment}.*frozen by the test.*nothing more is changed until it succeeds`));
   const v2 = failed.status?.targetVersion?.buildID ?? '';
   assert.notEqual(v2, v1);
-  await ns.until('orders', 'v2 registered and healthy', (twd) => twd.status?.targetVersion?.status === 'Inactive' && twd.status.targetVersion.healthySince !== undefined, 90_000);
+  await ns.until('orders', 'v2 registered and healthy', (twd) => (twd.status?.targetVersion?.status ?? 'NotRegistered') !== 'NotRegistered' && twd.status?.targetVersion?.healthySince !== undefined, 90_000);
   // Routing would have moved by now: the controller reconciles every second here.
   await sleep(10_000);
   assert.equal((await operator.describe()).currentBuildId, v1, 'Temporal still sends new workflows to v1');
+  assert.equal((await ns.read('orders')).status?.targetVersion?.status, 'Inactive', 'v2 is registered, not promoted');
 
   await unfreeze();
   await ns.until('orders', 'v2 to be current once the scale succeeds', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID === v2, 90_000);
