@@ -92,7 +92,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     const cannot = `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}`;
     if (error instanceof TemporalNamespaceNotFoundError) return writeStatus(deps, stored, lastKnownVersions(stored), [stalled('TemporalNamespaceNotFound', `${cannot}: ${errorMessage(error)}`)], deps.pollIntervalMs);
     // Nothing is deleted or scaled down while Temporal cannot say what still runs.
-    const failed = temporalTrouble(deps, key, error, cannot) ?? { condition: progressing('False', 'TemporalUnreachable', `${cannot}: ${errorMessage(error)}`), requeueAfterMs: deps.pollIntervalMs };
+    const failed = temporalTrouble(deps, key, error, cannot, connection) ?? { condition: progressing('False', 'TemporalUnreachable', `${cannot}: ${errorMessage(error)}`), requeueAfterMs: deps.pollIntervalMs };
     return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
   }
 

@@ -1,7 +1,8 @@
 // End to end through an API-key connection: the controller and the workers reach Temporal only
-// through a TLS proxy that requires the key, and a worker deployment whose connection names a
-// Secret that does not exist yet is stalled until the Secret appears.
-import { CoreV1Api } from '@kubernetes/client-node';
+// through a TLS proxy that requires the key; a worker deployment whose connection names a Secret
+// that does not exist yet is stalled until the Secret appears, and one whose key the server
+// refuses is stalled, with nothing created, until the Secret holds a key it accepts.
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { makeCertificates, trustProcessWide } from '../support/certificates.ts';
@@ -56,4 +57,35 @@ test('a worker deployment becomes Current through an API-key connection, and wai
   await secret('later-key', { apiKey: 'the-key' });
   const billing = await ns.until('billing', 'the build to be current once the Secret exists', rolledOut);
   assert.equal(condition(billing, 'Stalled'), undefined, 'and the Stalled condition is gone');
+});
+
+test('a refused API key stalls the worker deployment, naming the connection and Secret, until the Secret holds a good key', async (t) => {
+  const namespace = await testNamespace(t, 'badkey');
+  const certs = await makeCertificates(t, SERVER_NAME);
+  trustProcessWide(certs.ca);
+  const proxy = new GrpcProxy({ upstream: sharedEnvironment().temporalAddress, server: certs.server, apiKey: 'the-key' });
+  await proxy.listen();
+  t.after(() => proxy.close());
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'temporal-api-key' }, stringData: { apiKey: 'not-the-key' } } });
+  await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'temporal-ca' }, stringData: { 'ca.crt': certs.ca } } });
+  const ns = await controlledNamespace(t, namespace, { connectionSpec: { hostPort: proxy.address, tls: { serverName: SERVER_NAME }, apiKeySecretRef: { name: 'temporal-api-key', key: 'apiKey' } } });
+  const template = ns.template('blue') as { spec: { containers: { env: object[] }[] } };
+  template.spec.containers[0]?.env.push({ name: 'TEMPORAL_TLS_SERVER_CA_CERT_DATA', valueFrom: { secretKeyRef: { name: 'temporal-ca', key: 'ca.crt' } } });
+
+  await ns.createWorkerDeployment('orders', { replicas: 1, template });
+  const refused = await ns.until('orders', 'Stalled/TemporalCredentialsRefused', (twd) => condition(twd, 'Stalled')?.reason === 'TemporalCredentialsRefused');
+  const message = condition(refused, 'Stalled')?.message ?? '';
+  assert.match(message, new RegExp(`TemporalConnection ${namespace}/temporal \\(Secret ${namespace}/temporal-api-key, key apiKey\\)`));
+  assert.match(message, /UNAUTHENTICATED: the proxy refused the API key/);
+  assert.doesNotMatch(message, /not-the-key/, 'never the value');
+  assert.notEqual(condition(refused, 'Progressing')?.reason, 'TemporalUnreachable');
+  assert.equal((await ns.buildDeployments()).size, 0, 'nothing is created on the strength of a refusal');
+
+  await core.patchNamespacedSecret(
+    { namespace, name: 'temporal-api-key', body: { data: { apiKey: Buffer.from('the-key').toString('base64') } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+  const orders = await ns.until('orders', 'the build to be current once the Secret holds the right key', rolledOut);
+  assert.equal(condition(orders, 'Stalled'), undefined, 'and the Stalled condition is gone');
 });
