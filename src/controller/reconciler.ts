@@ -1,6 +1,6 @@
 // One reconcile of one TemporalWorkerDeployment: read from the caches, ask Temporal, decide
 // (pure), act in a fixed order, write the status once. Gates are not handled yet.
-import type { AppsV1Api, CoreV1Api, CustomObjectsApi, V1Deployment } from '@kubernetes/client-node';
+import type { AppsV1Api, CoreV1Api, CustomObjectsApi, V1Deployment, V1Secret } from '@kubernetes/client-node';
 import type { WorkflowService } from '@temporalio/client';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
@@ -11,6 +11,7 @@ import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
 import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
 import { observeDeployment, type ObservedDeployment } from '../k8s/observed-deployment.ts';
 import { versionedDeployment } from '../k8s/versioned-deployment.ts';
+import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
 import { gateStage } from '../planner/gates.ts';
 import { decideRouting, isRollback, type RoutingDecision } from '../planner/routing.ts';
 import { planVersions, type VersionAction } from '../planner/versions.ts';
@@ -18,7 +19,7 @@ import type { Backoff } from '../runtime/backoff.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { joinVersions, rememberedCurrentTimes, versionsStatus } from '../status/versions.ts';
-import { CredentialsError } from '../temporal/credentials.ts';
+import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
 import { describeDeployment, TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import { applyRouting, ManagedElsewhereError } from '../temporal/routing.ts';
 import { unversionedPollersConfirmed } from '../temporal/unversioned-pollers.ts';
@@ -39,6 +40,8 @@ export interface ReconcilerDependencies {
   connection(namespace: string, name: string): TemporalConnection | undefined;
   deployments(namespace: string): V1Deployment[];
   temporal(connection: TemporalConnection): Promise<WorkflowService>;
+  /** A Secret as cached, undefined when it does not exist. */
+  secret(namespace: string, name: string): Promise<V1Secret | undefined>;
   identity: string;
   /** One line per routing change: rollouts are rare, and each is worth a line. */
   log(message: string): void;
@@ -74,9 +77,11 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   const about = { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata };
 
   const buildId = buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID);
-  const wanted = new Map((spec.pools ?? [undefined]).map((pool) => [pool?.name, versionedDeployment({ workerDeployment, connection: connection.spec, buildId, ...(pool ? { pool } : {}) })]));
+  const secretName = referencedSecret(connection.spec);
+  const workers = workerConnection(connection.spec, secretName === undefined ? undefined : await deps.secret(namespace, secretName));
+  const wanted = new Map((spec.pools ?? [undefined]).map((pool) => [pool?.name, versionedDeployment({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) })]));
   const live = new Map(deps.deployments(namespace).filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === stored.metadata.uid)).map((d) => [d.metadata?.name ?? '', d]));
-  const observed = observeOwn([...live.values()], buildId, wanted, connection);
+  const observed = observeOwn([...live.values()], buildId, wanted, workers);
   const deploymentName = temporalDeploymentName(namespace, name);
   const key = `${namespace}/${name}`;
   let service: WorkflowService;
@@ -169,7 +174,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     },
     replacement: (name) => {
       const deployment = live.get(name) ?? {};
-      return replacementOf(deployment, deployment.metadata?.labels?.[LABELS.buildId] === buildId ? wanted.get(deployment.metadata.labels[LABELS.pool]) : undefined, connection.spec);
+      return replacementOf(deployment, deployment.metadata?.labels?.[LABELS.buildId] === buildId ? wanted.get(deployment.metadata.labels[LABELS.pool]) : undefined, workers);
     },
   });
   for (const action of executed.done) await deps.recordEvent(about, { type: 'Normal', reason: DONE_REASON[action.action], message: action.reason });
@@ -209,12 +214,12 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
 }
 
 /** What each owned Deployment says of its build, and why it must be rolled in place if it must. */
-function observeOwn(deployments: V1Deployment[], buildId: string, wanted: Map<string | undefined, V1Deployment>, connection: TemporalConnection): (ObservedDeployment & { drift?: string })[] {
+function observeOwn(deployments: V1Deployment[], buildId: string, wanted: Map<string | undefined, V1Deployment>, connection: WorkerConnection): (ObservedDeployment & { drift?: string })[] {
   return deployments
     .map(observeDeployment)
     .filter((d): d is ObservedDeployment => d !== undefined)
     .map((d) => {
-      const drift = driftOf(d, d.buildId === buildId ? wanted.get(d.pool) : undefined, connection.spec);
+      const drift = driftOf(d, d.buildId === buildId ? wanted.get(d.pool) : undefined, connection);
       return drift ? { ...d, drift } : d;
     });
 }

@@ -6,11 +6,12 @@ import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { Pool, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { templateHash } from './build-id.ts';
 import { selectorLabels, temporalDeploymentName, versionedDeploymentName } from './names.ts';
+import type { WorkerConnection } from './worker-connection.ts';
 
 export const ANNOTATIONS = {
   /** Hash of the user's template: under a custom build ID, a change rolls the Pods in place. */
   templateHash: 'temporal.io/pod-template-hash',
-  /** Hash of the connection: a changed address or credentials rolls the Pods. */
+  /** Hash of the connection and of the Secret keys its workers read: a changed address or credential rolls the Pods. */
   connectionHash: 'temporal.io/connection-hash',
   /** Hash of the whole Deployment spec but replicas, as built: any difference from the spec rolls the target in place. */
   specHash: 'temporal.io/spec-hash',
@@ -24,7 +25,7 @@ const CONNECTION_ENV = ['TEMPORAL_ADDRESS', 'TEMPORAL_HOST_PORT', 'TEMPORAL_TLS'
 
 export interface VersionedDeploymentInput {
   workerDeployment: Pick<TemporalWorkerDeployment, 'metadata' | 'spec'> & { metadata: { name?: string; namespace?: string; uid?: string } };
-  connection: TemporalConnection['spec'];
+  connection: WorkerConnection;
   buildId: string;
   pool?: Pool;
 }
@@ -73,7 +74,7 @@ export function versionedDeployment({ workerDeployment, connection, buildId, poo
  * The pod template with the connection's address and credentials in place of any earlier
  * connection's: how a changed connection reaches every running build, old ones included.
  */
-export function withConnection(template: V1PodTemplateSpec, connection: TemporalConnection['spec']): V1PodTemplateSpec {
+export function withConnection(template: V1PodTemplateSpec, connection: WorkerConnection): V1PodTemplateSpec {
   const podSpec = structuredClone(template.spec ?? { containers: [] });
   const mtls = connection.mutualTLSSecretRef;
   const mount = { name: TLS_VOLUME, mountPath: TLS_MOUNT_PATH, readOnly: true };
