@@ -4,6 +4,7 @@ import type { V1Container, V1Deployment, V1EnvVar, V1PodTemplateSpec, V1Tolerati
 import { API_VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { Pool, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { MUTUAL_TLS_KEYS } from '../temporal/credentials.ts';
 import { templateHash } from './build-id.ts';
 import { selectorLabels, temporalDeploymentName, versionedDeploymentName } from './names.ts';
 import type { WorkerConnection } from './worker-connection.ts';
@@ -21,7 +22,7 @@ export const TLS_VOLUME = 'temporal-tls';
 export const TLS_MOUNT_PATH = '/etc/temporal/tls';
 
 /** Every variable a connection may set: all are removed before the current connection's are added, so switching auth mode leaves nothing behind. */
-const CONNECTION_ENV = ['TEMPORAL_ADDRESS', 'TEMPORAL_HOST_PORT', 'TEMPORAL_TLS', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_API_KEY'];
+const CONNECTION_ENV = ['TEMPORAL_ADDRESS', 'TEMPORAL_HOST_PORT', 'TEMPORAL_TLS', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'TEMPORAL_API_KEY'];
 
 export interface VersionedDeploymentInput {
   workerDeployment: Pick<TemporalWorkerDeployment, 'metadata' | 'spec'> & { metadata: { name?: string; namespace?: string; uid?: string } };
@@ -123,7 +124,12 @@ function connectionEnv(connection: TemporalConnection['spec']): V1EnvVar[] {
     ...(tls ? [value('TEMPORAL_TLS', 'true')] : []),
     ...(connection.tls?.serverName ? [value('TEMPORAL_TLS_SERVER_NAME', connection.tls.serverName)] : []),
     ...(connection.mutualTLSSecretRef
-      ? [value('TEMPORAL_TLS_CLIENT_CERT_PATH', `${TLS_MOUNT_PATH}/tls.crt`), value('TEMPORAL_TLS_CLIENT_KEY_PATH', `${TLS_MOUNT_PATH}/tls.key`)]
+      ? [
+          value('TEMPORAL_TLS_CLIENT_CERT_PATH', `${TLS_MOUNT_PATH}/${MUTUAL_TLS_KEYS.certificate}`),
+          value('TEMPORAL_TLS_CLIENT_KEY_PATH', `${TLS_MOUNT_PATH}/${MUTUAL_TLS_KEYS.privateKey}`),
+          // Absent when the Secret has no ca.crt: the worker then verifies the server against its default roots.
+          value('TEMPORAL_TLS_SERVER_CA_CERT_PATH', `${TLS_MOUNT_PATH}/${MUTUAL_TLS_KEYS.ca}`),
+        ]
       : []),
     ...(connection.apiKeySecretRef
       ? [{ name: 'TEMPORAL_API_KEY', valueFrom: { secretKeyRef: { name: connection.apiKeySecretRef.name, key: connection.apiKeySecretRef.key } } }]
