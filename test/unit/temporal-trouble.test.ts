@@ -16,6 +16,10 @@ test('refused credentials stall the worker deployment, naming the connection, it
   assert.equal(trouble.condition.reason, 'TemporalCredentialsRefused');
   assert.match(trouble.condition.message, /refused the API key of TemporalConnection team\/cloud \(Secret team\/cloud-key, key apiKey\) \(UNAUTHENTICATED: bad key\): put credentials that this server accepts in the Secret/);
   assert.equal(trouble.requeueAfterMs, deps.pollIntervalMs, 'and comes back at the poll interval, in case the server changes');
+  // A refusal met after the first read, where the caller does not pass the connection: stalled all the same.
+  const later = temporalTrouble(deps, 'team/orders', refusedKey, 'cannot run gate g');
+  assert.deepEqual([later?.condition.type, later?.condition.reason], ['Stalled', 'TemporalCredentialsRefused']);
+  assert.match(later?.condition.message ?? '', /refused the credentials of the worker deployment's TemporalConnection/);
 });
 
 test('a refused client certificate names the mutual TLS Secret; a connection without credentials is told to get some', () => {
