@@ -151,6 +151,7 @@ export class Controller {
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
       temporal: async (connection: TemporalConnection) => this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+      secret: (namespace: string, name: string) => this.secrets.get(namespace, name),
       identity: options.identity,
       now: () => new Date(),
       pollIntervalMs: options.pollIntervalMs ?? 10_000,

@@ -1,7 +1,7 @@
 // One reconcile of one TemporalWorkerDeployment: read from the caches, ask Temporal, decide
 // (pure), run the gates, act in a fixed order (Kubernetes, then Temporal's version records, then
 // routing, each only while the one before succeeded), write the status once.
-import type { AppsV1Api, CoreV1Api, CustomObjectsApi, V1Deployment } from '@kubernetes/client-node';
+import type { AppsV1Api, CoreV1Api, CustomObjectsApi, V1Deployment, V1Secret } from '@kubernetes/client-node';
 import type { WorkflowService } from '@temporalio/client';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
@@ -12,6 +12,7 @@ import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
 import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
 import { observeDeployment, type ObservedDeployment } from '../k8s/observed-deployment.ts';
 import { versionedDeployment } from '../k8s/versioned-deployment.ts';
+import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
 import { gateStage } from '../planner/gates.ts';
 import { decideRouting, isRollback, type RoutingDecision } from '../planner/routing.ts';
 import { planVersions, type VersionAction } from '../planner/versions.ts';
@@ -19,7 +20,7 @@ import type { Backoff } from '../runtime/backoff.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { joinVersions, rememberedCurrentTimes, versionsStatus } from '../status/versions.ts';
-import { CredentialsError } from '../temporal/credentials.ts';
+import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
 import { describeDeployment, TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import { applyRouting, ManagedElsewhereError } from '../temporal/routing.ts';
 import { unversionedPollersConfirmed } from '../temporal/unversioned-pollers.ts';
@@ -41,6 +42,8 @@ export interface ReconcilerDependencies {
   connection(namespace: string, name: string): TemporalConnection | undefined;
   deployments(namespace: string): V1Deployment[];
   temporal(connection: TemporalConnection): Promise<WorkflowService>;
+  /** A Secret as cached, undefined when it does not exist. */
+  secret(namespace: string, name: string): Promise<V1Secret | undefined>;
   identity: string;
   /** One line per routing change: rollouts are rare, and each is worth a line. */
   log(message: string): void;
@@ -77,9 +80,6 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   const about = { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata };
 
   const buildId = buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID);
-  const wanted = new Map((spec.pools ?? [undefined]).map((pool) => [pool?.name, versionedDeployment({ workerDeployment, connection: connection.spec, buildId, ...(pool ? { pool } : {}) })]));
-  const live = new Map(deps.deployments(namespace).filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === stored.metadata.uid)).map((d) => [d.metadata?.name ?? '', d]));
-  const observed = observeOwn([...live.values()], buildId, wanted, connection);
   const deploymentName = temporalDeploymentName(namespace, name);
   const key = `${namespace}/${name}`;
   let service: WorkflowService;
@@ -95,9 +95,16 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     const cannot = `cannot read Worker Deployment ${deploymentName} from ${connection.spec.hostPort}`;
     if (error instanceof TemporalNamespaceNotFoundError) return writeStatus(deps, stored, lastKnownVersions(stored), [stalled('TemporalNamespaceNotFound', `${cannot}: ${errorMessage(error)}`)], deps.pollIntervalMs);
     // Nothing is deleted or scaled down while Temporal cannot say what still runs.
-    const failed = temporalTrouble(deps, key, error, cannot) ?? { condition: progressing('False', 'TemporalUnreachable', `${cannot}: ${errorMessage(error)}`), requeueAfterMs: deps.pollIntervalMs };
+    const failed = temporalTrouble(deps, key, error, cannot, connection) ?? { condition: progressing('False', 'TemporalUnreachable', `${cannot}: ${errorMessage(error)}`), requeueAfterMs: deps.pollIntervalMs };
     return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
   }
+
+  // After the client: it has read the Secret into the cache, so this read does not wait on a watch.
+  const secretName = referencedSecret(connection.spec);
+  const workers = workerConnection(connection.spec, secretName === undefined ? undefined : await deps.secret(namespace, secretName));
+  const wanted = new Map((spec.pools ?? [undefined]).map((pool) => [pool?.name, versionedDeployment({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) })]));
+  const live = new Map(deps.deployments(namespace).filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === stored.metadata.uid)).map((d) => [d.metadata?.name ?? '', d]));
+  const observed = observeOwn([...live.values()], buildId, wanted, workers);
 
   const now = deps.now();
   const previousTarget = stored.status?.targetVersion?.buildID === buildId ? stored.status.targetVersion : undefined;
@@ -137,7 +144,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     } catch (error) {
       const what = `cannot run gate ${stage?.name ?? ''} of build ${buildId}`;
       // Temporal out of reach or over its limit: stop before acting, as for any other read.
-      const failed = temporalTrouble(deps, key, error, what);
+      const failed = temporalTrouble(deps, key, error, what, connection);
       if (failed) return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
       conditions.push(progressing('False', 'GateCheckFailed', `${what}: ${errorMessage(error)}`));
     }
@@ -148,7 +155,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     unversionedPollers = await unversionedPollersConfirmed({ service, namespace: spec.workerOptions.temporalNamespace, deploymentName, buildId }, { strategy: rollout.strategy, currentBuildId: temporal.currentBuildId, target });
   } catch (error) {
     // Nothing has been done yet: stop here rather than act on half an answer.
-    const failed = temporalTrouble(deps, key, error, `cannot read the task queues of build ${buildId}`);
+    const failed = temporalTrouble(deps, key, error, `cannot read the task queues of build ${buildId}`, connection);
     if (!failed) throw error;
     return writeStatus(deps, stored, lastKnownVersions(stored), [failed.condition], failed.requeueAfterMs);
   }
@@ -173,7 +180,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
     },
     replacement: (name) => {
       const deployment = live.get(name) ?? {};
-      return replacementOf(deployment, deployment.metadata?.labels?.[LABELS.buildId] === buildId ? wanted.get(deployment.metadata.labels[LABELS.pool]) : undefined, connection.spec);
+      return replacementOf(deployment, deployment.metadata?.labels?.[LABELS.buildId] === buildId ? wanted.get(deployment.metadata.labels[LABELS.pool]) : undefined, workers);
     },
   });
   for (const action of executed.done) await deps.recordEvent(about, { type: 'Normal', reason: DONE_REASON[action.action], message: action.reason });
@@ -182,7 +189,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
   // A failed Kubernetes action means the plan may no longer hold: Temporal is left as it is.
   const records = executed.failed
     ? { madeRoom: false }
-    : await deleteVersionRecords(deps, about, { service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, plan.actions, key);
+    : await deleteVersionRecords(deps, about, { service, namespace: spec.workerOptions.temporalNamespace, deploymentName, identity: deps.identity }, plan.actions, { key, connection });
   if (records.problem) conditions.push(records.problem.condition);
   const madeRoomAt = records.madeRoom ? now.toISOString() : previousTarget?.madeRoomAt;
   let after = temporal;
@@ -195,7 +202,7 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
       after = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
     }
   } catch (error) {
-    const failed = temporalTrouble(deps, key, error, routing.reason);
+    const failed = temporalTrouble(deps, key, error, routing.reason, connection);
     retryAfterMs = failed?.requeueAfterMs;
     conditions.push(failed?.condition ?? stalled(error instanceof ManagedElsewhereError ? 'ManagedElsewhere' : 'RoutingChangeFailed', `${routing.reason}: ${errorMessage(error)}`));
   }
@@ -218,12 +225,12 @@ export async function reconcile(deps: ReconcilerDependencies, namespace: string,
 }
 
 /** What each owned Deployment says of its build, and why it must be rolled in place if it must. */
-function observeOwn(deployments: V1Deployment[], buildId: string, wanted: Map<string | undefined, V1Deployment>, connection: TemporalConnection): (ObservedDeployment & { drift?: string })[] {
+function observeOwn(deployments: V1Deployment[], buildId: string, wanted: Map<string | undefined, V1Deployment>, connection: WorkerConnection): (ObservedDeployment & { drift?: string })[] {
   return deployments
     .map(observeDeployment)
     .filter((d): d is ObservedDeployment => d !== undefined)
     .map((d) => {
-      const drift = driftOf(d, d.buildId === buildId ? wanted.get(d.pool) : undefined, connection.spec);
+      const drift = driftOf(d, d.buildId === buildId ? wanted.get(d.pool) : undefined, connection);
       return drift ? { ...d, drift } : d;
     });
 }
@@ -240,7 +247,13 @@ interface RecordDeletions {
  * the target at the server's cap. A record whose pollers the server still remembers waits (a
  * Normal event says so); any other refusal is reported and stops the deletions.
  */
-async function deleteVersionRecords(deps: ReconcilerDependencies, about: EventTarget, target: VersionRecordTarget, actions: VersionAction[], key: string): Promise<RecordDeletions> {
+async function deleteVersionRecords(
+  deps: ReconcilerDependencies,
+  about: EventTarget,
+  target: VersionRecordTarget,
+  actions: VersionAction[],
+  { key, connection }: { key: string; connection: TemporalConnection },
+): Promise<RecordDeletions> {
   let madeRoom = false;
   for (const action of actions) {
     if (action.action !== 'deleteTemporalVersion') continue;
@@ -254,7 +267,7 @@ async function deleteVersionRecords(deps: ReconcilerDependencies, about: EventTa
       madeRoom ||= action.makesRoom === true;
     } catch (error) {
       const what = `cannot delete the record of build ${action.buildId} from Worker Deployment ${target.deploymentName} in Temporal (${action.reason})`;
-      const trouble = temporalTrouble(deps, key, error, what);
+      const trouble = temporalTrouble(deps, key, error, what, connection);
       if (trouble) return { madeRoom, problem: { ...trouble, temporalTrouble: true } };
       const advice = 'the controller tries again at every poll; until it succeeds the record counts against the server\'s cap of versions';
       return { madeRoom, problem: { condition: progressing('False', 'VersionRecordDeleteFailed', `${what}: ${errorMessage(error)}; ${advice}`) } };

@@ -1,19 +1,21 @@
 // When a Deployment the controller made no longer matches what it would make now, and what it
 // is replaced with. Under one build ID the Pods must run the spec's template (a custom build ID
 // lets the template change) with the pools' placement; every build, old ones included, must
-// reach Temporal through the connection as it is now. Pure.
+// reach Temporal through the connection, and with the credentials of its Secret, as they are now. Pure.
 import type { V1Deployment } from '@kubernetes/client-node';
-import type { TemporalConnection } from '../api/temporal-connection.ts';
 import { templateHash } from './build-id.ts';
 import type { ObservedDeployment } from './observed-deployment.ts';
 import { ANNOTATIONS, withConnection } from './versioned-deployment.ts';
+import type { WorkerConnection } from './worker-connection.ts';
+
+const CONNECTION_CHANGED = 'the TemporalConnection or the credentials in its Secret changed';
 
 /** Why `observed` must be rolled in place, or undefined when it matches. `wanted` is what the spec builds for it, when it is the target's. */
-export function driftOf(observed: ObservedDeployment, wanted: V1Deployment | undefined, connection: TemporalConnection['spec']): string | undefined {
+export function driftOf(observed: ObservedDeployment, wanted: V1Deployment | undefined, connection: WorkerConnection): string | undefined {
   const connectionChanged = observed.connectionHash !== templateHash(connection);
-  if (!wanted) return connectionChanged ? 'the TemporalConnection changed' : undefined;
+  if (!wanted) return connectionChanged ? CONNECTION_CHANGED : undefined;
   if (observed.specHash === wanted.metadata?.annotations?.[ANNOTATIONS.specHash]) return undefined;
-  if (connectionChanged) return 'the TemporalConnection changed';
+  if (connectionChanged) return CONNECTION_CHANGED;
   if (observed.templateHash !== wanted.spec?.template.metadata?.annotations?.[ANNOTATIONS.templateHash]) return 'spec.template changed under the same build ID (workerOptions.unsafeCustomBuildID)';
   return 'its pool placement, minReadySeconds or progressDeadlineSeconds changed';
 }
@@ -23,7 +25,7 @@ export function driftOf(observed: ObservedDeployment, wanted: V1Deployment | und
  * the current connection. The resourceVersion makes the write fail if `live` is stale, and the
  * replica count stays as it is: scaling is a separate action, and an autoscaler may own it.
  */
-export function replacementOf(live: V1Deployment, wanted: V1Deployment | undefined, connection: TemporalConnection['spec']): V1Deployment {
+export function replacementOf(live: V1Deployment, wanted: V1Deployment | undefined, connection: WorkerConnection): V1Deployment {
   const liveSpec = live.spec ?? { selector: {}, template: {} };
   const spec = wanted?.spec ?? { ...liveSpec, template: withConnection(liveSpec.template, connection) };
   const template = structuredClone(spec.template);

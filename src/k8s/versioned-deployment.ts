@@ -4,13 +4,15 @@ import type { V1Container, V1Deployment, V1EnvVar, V1PodTemplateSpec, V1Tolerati
 import { API_VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { Pool, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { MUTUAL_TLS_KEYS } from '../temporal/credentials.ts';
 import { templateHash } from './build-id.ts';
 import { selectorLabels, temporalDeploymentName, versionedDeploymentName } from './names.ts';
+import type { WorkerConnection } from './worker-connection.ts';
 
 export const ANNOTATIONS = {
   /** Hash of the user's template: under a custom build ID, a change rolls the Pods in place. */
   templateHash: 'temporal.io/pod-template-hash',
-  /** Hash of the connection: a changed address or credentials rolls the Pods. */
+  /** Hash of the connection and of the Secret keys its workers read: a changed address or credential rolls the Pods. */
   connectionHash: 'temporal.io/connection-hash',
   /** Hash of the whole Deployment spec but replicas, as built: any difference from the spec rolls the target in place. */
   specHash: 'temporal.io/spec-hash',
@@ -20,11 +22,11 @@ export const TLS_VOLUME = 'temporal-tls';
 export const TLS_MOUNT_PATH = '/etc/temporal/tls';
 
 /** Every variable a connection may set: all are removed before the current connection's are added, so switching auth mode leaves nothing behind. */
-const CONNECTION_ENV = ['TEMPORAL_ADDRESS', 'TEMPORAL_HOST_PORT', 'TEMPORAL_TLS', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_API_KEY'];
+const CONNECTION_ENV = ['TEMPORAL_ADDRESS', 'TEMPORAL_HOST_PORT', 'TEMPORAL_TLS', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'TEMPORAL_API_KEY'];
 
 export interface VersionedDeploymentInput {
   workerDeployment: Pick<TemporalWorkerDeployment, 'metadata' | 'spec'> & { metadata: { name?: string; namespace?: string; uid?: string } };
-  connection: TemporalConnection['spec'];
+  connection: WorkerConnection;
   buildId: string;
   pool?: Pool;
 }
@@ -73,7 +75,7 @@ export function versionedDeployment({ workerDeployment, connection, buildId, poo
  * The pod template with the connection's address and credentials in place of any earlier
  * connection's: how a changed connection reaches every running build, old ones included.
  */
-export function withConnection(template: V1PodTemplateSpec, connection: TemporalConnection['spec']): V1PodTemplateSpec {
+export function withConnection(template: V1PodTemplateSpec, connection: WorkerConnection): V1PodTemplateSpec {
   const podSpec = structuredClone(template.spec ?? { containers: [] });
   const mtls = connection.mutualTLSSecretRef;
   const mount = { name: TLS_VOLUME, mountPath: TLS_MOUNT_PATH, readOnly: true };
@@ -122,7 +124,12 @@ function connectionEnv(connection: TemporalConnection['spec']): V1EnvVar[] {
     ...(tls ? [value('TEMPORAL_TLS', 'true')] : []),
     ...(connection.tls?.serverName ? [value('TEMPORAL_TLS_SERVER_NAME', connection.tls.serverName)] : []),
     ...(connection.mutualTLSSecretRef
-      ? [value('TEMPORAL_TLS_CLIENT_CERT_PATH', `${TLS_MOUNT_PATH}/tls.crt`), value('TEMPORAL_TLS_CLIENT_KEY_PATH', `${TLS_MOUNT_PATH}/tls.key`)]
+      ? [
+          value('TEMPORAL_TLS_CLIENT_CERT_PATH', `${TLS_MOUNT_PATH}/${MUTUAL_TLS_KEYS.certificate}`),
+          value('TEMPORAL_TLS_CLIENT_KEY_PATH', `${TLS_MOUNT_PATH}/${MUTUAL_TLS_KEYS.privateKey}`),
+          // Absent when the Secret has no ca.crt: the worker then verifies the server against its default roots.
+          value('TEMPORAL_TLS_SERVER_CA_CERT_PATH', `${TLS_MOUNT_PATH}/${MUTUAL_TLS_KEYS.ca}`),
+        ]
       : []),
     ...(connection.apiKeySecretRef
       ? [{ name: 'TEMPORAL_API_KEY', valueFrom: { secretKeyRef: { name: connection.apiKeySecretRef.name, key: connection.apiKeySecretRef.key } } }]

@@ -1,12 +1,16 @@
 // A stand-in for the kubelet, since nothing runs containers here: it registers a Node, binds
 // the Pods nobody schedules, runs each bound Pod as a sample worker, and reports Pod status
 // the way a kubelet would, so that the real Deployment controller sees real availability.
-import { CoreV1Api, type Informer, type KubeConfig, makeInformer, PatchStrategy, setHeaderOptions, type V1Pod, type V1PodStatus } from '@kubernetes/client-node';
+import { CoreV1Api, type Informer, type KubeConfig, makeInformer, PatchStrategy, setHeaderOptions, type V1ConfigMap, type V1Pod, type V1PodStatus, type V1Secret } from '@kubernetes/client-node';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { httpStatus } from '../k8s/api-errors.ts';
 import { readConfig } from '../sample-worker/config.ts';
 import { resolveEnv, type EnvSources } from './container-env.ts';
 import { podStatus, type WorkerState } from './pod-status.ts';
+import { mountVolumes, PodVolumeError, underMounts, type VolumeSources } from './pod-volumes.ts';
 import { WorkerHost, type HostedWorker } from './worker-host.ts';
 
 export type AgentLog = (message: string) => void;
@@ -31,6 +35,8 @@ export class NodeAgent {
   private readonly binding = new Set<string>();
   private readonly finalizing = new Set<string>();
   private informer: Informer<V1Pod> | undefined;
+  /** Where each Pod's volumes are written, one directory per Pod UID; only this process may read it. */
+  private volumesDir: string | undefined;
   private stopped = false;
 
   constructor(kubeconfig: KubeConfig, nodeName: string, log: AgentLog = (m) => console.error(m)) {
@@ -42,6 +48,7 @@ export class NodeAgent {
 
   async start(): Promise<void> {
     await this.host.prepare();
+    this.volumesDir = await mkdtemp(path.join(tmpdir(), 'twc-node-agent-volumes-'));
     await this.registerNode();
     const informer = makeInformer<V1Pod>(this.kubeconfig, '/api/v1/pods', () => this.api.listPodForAllNamespaces());
     this.informer = informer;
@@ -62,6 +69,7 @@ export class NodeAgent {
     await this.informer?.stop();
     await Promise.all([...this.workers.keys()].map((uid) => this.stopWorker(uid)));
     await this.host.close();
+    if (this.volumesDir) await rm(this.volumesDir, { recursive: true, force: true });
   }
 
   private async registerNode(): Promise<void> {
@@ -128,8 +136,8 @@ export class NodeAgent {
   }
 
   /**
-   * Runs the Pod's worker until the Pod goes away. A worker that cannot be configured waits
-   * (CreateContainerConfigError); one that fails is restarted with backoff (CrashLoopBackOff),
+   * Runs the Pod's worker until the Pod goes away. A worker whose volumes cannot be mounted
+   * waits (ContainerCreating), one that cannot be configured too (CreateContainerConfigError); one that fails is restarted with backoff (CrashLoopBackOff),
    * unless the Pod's restartPolicy is Never, which makes the Pod Failed.
    */
   private async supervise(pod: V1Pod, entry: PodWorker): Promise<void> {
@@ -143,9 +151,11 @@ export class NodeAgent {
       try {
         const container = pod.spec?.containers[0];
         if (!container) throw new Error('the Pod has no container');
-        config = readConfig(await resolveEnv(pod, container, this.envSources));
+        const mounts = await mountVolumes(pod, container, this.volumeSources, this.podVolumesDir(pod.metadata?.uid ?? ''));
+        config = readConfig(underMounts(await resolveEnv(pod, container, this.envSources), mounts));
       } catch (error) {
-        await this.report(pod, { kind: 'waiting', reason: 'CreateContainerConfigError', message: errorMessage(error), restarts });
+        const reason = error instanceof PodVolumeError ? 'ContainerCreating' : 'CreateContainerConfigError';
+        await this.report(pod, { kind: 'waiting', reason, message: errorMessage(error), restarts });
         await sleep(backoff, signal);
         continue;
       }
@@ -199,6 +209,12 @@ export class NodeAgent {
     entry.stopped.abort();
     await entry.current?.stop();
     await entry.supervised;
+    await rm(this.podVolumesDir(uid), { recursive: true, force: true });
+  }
+
+  private podVolumesDir(uid: string): string {
+    if (!this.volumesDir) throw new Error('the node agent has not started');
+    return path.join(this.volumesDir, uid);
   }
 
   private async report(pod: V1Pod, state: WorkerState): Promise<void> {
@@ -216,16 +232,33 @@ export class NodeAgent {
   }
 
   private readonly envSources: EnvSources = {
-    secretValue: async (namespace, name, key) => {
-      const secret = await this.api.readNamespacedSecret({ name, namespace }).catch(() => undefined);
-      const data = secret?.data?.[key];
-      return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+    secretValue: async (namespace, name, key) => (await this.volumeSources.secret(namespace, name))?.[key]?.toString('utf8'),
+    configMapValue: async (namespace, name, key) => (await this.volumeSources.configMap(namespace, name))?.[key]?.toString('utf8'),
+  };
+
+  private readonly volumeSources: VolumeSources = {
+    secret: async (namespace, name) => {
+      const secret = await absentIfNotFound(this.api.readNamespacedSecret({ name, namespace }));
+      return secret && decoded(secret.data);
     },
-    configMapValue: async (namespace, name, key) => {
-      const configMap = await this.api.readNamespacedConfigMap({ name, namespace }).catch(() => undefined);
-      return configMap?.data?.[key];
+    configMap: async (namespace, name) => {
+      const configMap = await absentIfNotFound(this.api.readNamespacedConfigMap({ name, namespace }));
+      return configMap && { ...Object.fromEntries(Object.entries(configMap.data ?? {}).map(([k, v]) => [k, Buffer.from(v)])), ...decoded(configMap.binaryData) };
     },
   };
+}
+
+async function absentIfNotFound<T extends V1Secret | V1ConfigMap>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (httpStatus(error) === 404) return undefined;
+    throw error;
+  }
+}
+
+function decoded(data: Record<string, string> | undefined): Record<string, Buffer> {
+  return Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
 }
 
 /** Resolves after `ms`, or at once when the signal aborts. */

@@ -1,5 +1,7 @@
 // The sample worker is configured only from its environment, the way the controller
-// configures every worker container it runs.
+// configures every worker container it runs, and from the files its variables point at.
+import { readFileSync } from 'node:fs';
+
 export interface SampleWorkerConfig {
   address: string;
   namespace: string;
@@ -9,15 +11,18 @@ export interface SampleWorkerConfig {
   /** `SAMPLE_BEHAVIOUR`: reported by every activity, so builds visibly differ; `fail-gate` fails gates. */
   behaviour: string;
   apiKey?: string;
-  /** On with TEMPORAL_TLS=true, an API key, a server name or a server CA. */
-  tls?: { serverName?: string; serverCACertificate?: string };
+  /** On with TEMPORAL_TLS=true, an API key, a server name, a server CA or a client certificate. */
+  tls?: { serverName?: string; serverCACertificate?: string; clientCertPair?: { crt: string; key: string } };
 }
+
+/** The content of a file, undefined when it does not exist; throws on any other failure. */
+export type ReadFile = (path: string) => string | undefined;
 
 export class SampleWorkerConfigError extends Error {
   override name = 'SampleWorkerConfigError';
 }
 
-export function readConfig(env: Record<string, string | undefined>): SampleWorkerConfig {
+export function readConfig(env: Record<string, string | undefined>, readFile: ReadFile = readIfExists): SampleWorkerConfig {
   const required = (...names: string[]): string => {
     for (const name of names) {
       const value = env[name];
@@ -35,10 +40,30 @@ export function readConfig(env: Record<string, string | undefined>): SampleWorke
     behaviour: env.SAMPLE_BEHAVIOUR || 'default',
   };
   if (env.TEMPORAL_API_KEY) config.apiKey = env.TEMPORAL_API_KEY;
+  const file = (name: string, required: boolean): string | undefined => {
+    const path = env[name];
+    if (!path) return undefined;
+    const content = readFile(path);
+    if (content === undefined && required) throw new SampleWorkerConfigError(`${name}: file ${path} does not exist`);
+    return content;
+  };
   const serverName = env.TEMPORAL_TLS_SERVER_NAME;
-  const serverCACertificate = env.TEMPORAL_TLS_SERVER_CA_CERT_DATA;
-  if (env.TEMPORAL_TLS === 'true' || config.apiKey || serverName || serverCACertificate) {
-    config.tls = { ...(serverName ? { serverName } : {}), ...(serverCACertificate ? { serverCACertificate } : {}) };
+  // The CA file may be absent (a mutual TLS Secret without ca.crt): the default roots are used then.
+  const serverCACertificate = env.TEMPORAL_TLS_SERVER_CA_CERT_DATA || file('TEMPORAL_TLS_SERVER_CA_CERT_PATH', false);
+  const crt = file('TEMPORAL_TLS_CLIENT_CERT_PATH', true);
+  const key = file('TEMPORAL_TLS_CLIENT_KEY_PATH', true);
+  if ((crt === undefined) !== (key === undefined)) throw new SampleWorkerConfigError('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together');
+  if (env.TEMPORAL_TLS === 'true' || config.apiKey || serverName || serverCACertificate || crt) {
+    config.tls = { ...(serverName ? { serverName } : {}), ...(serverCACertificate ? { serverCACertificate } : {}), ...(crt && key ? { clientCertPair: { crt, key } } : {}) };
   }
   return config;
+}
+
+function readIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }

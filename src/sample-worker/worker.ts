@@ -12,6 +12,7 @@ export function connectionOptions(config: SampleWorkerConfig): NativeConnectionO
   const tls = config.tls && {
     ...(config.tls.serverName ? { serverNameOverride: config.tls.serverName } : {}),
     ...(config.tls.serverCACertificate ? { serverRootCACertificate: Buffer.from(config.tls.serverCACertificate) } : {}),
+    ...(config.tls.clientCertPair ? { clientCertPair: { crt: Buffer.from(config.tls.clientCertPair.crt), key: Buffer.from(config.tls.clientCertPair.key) } } : {}),
   };
   return { address: config.address, ...(tls ? { tls } : {}), ...(config.apiKey ? { apiKey: config.apiKey } : {}) };
 }

@@ -1,6 +1,7 @@
 // What a failed Temporal call says about Temporal itself rather than about the request: that it
-// is over a rate limit, or out of reach. Either passes with time: the reconcile reports it and
-// comes back later, having deleted and scaled down nothing on the strength of it.
+// is over a rate limit, out of reach, or refusing the controller's credentials. The first two pass
+// with time; the last needs a human. In every case the reconcile reports it and comes back later,
+// having deleted and scaled down nothing on the strength of it.
 import { type Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -8,10 +9,11 @@ import { TemporalConnectError } from './client-pool.ts';
 
 const { ResourceExhaustedCause } = proto.temporal.api.enums.v1;
 
-export type TemporalTrouble = 'TemporalRateLimited' | 'TemporalUnreachable';
+export type TemporalTrouble = 'TemporalRateLimited' | 'TemporalUnreachable' | 'TemporalCredentialsRefused';
 
-/** Undefined when the error is about the request (a refusal, a missing object...). */
+/** Undefined when the error is about the request (a refused change, a missing object...). */
 export function troubleOf(error: unknown): TemporalTrouble | undefined {
+  if (credentialsRefusal(error) !== undefined) return 'TemporalCredentialsRefused';
   if (error instanceof TemporalConnectError) return 'TemporalUnreachable';
   if (!isGrpcServiceError(error)) return undefined;
   switch (error.code) {
@@ -25,6 +27,26 @@ export function troubleOf(error: unknown): TemporalTrouble | undefined {
       return undefined;
   }
 }
+
+/**
+ * How the server refused the controller's credentials, in words that do not change from one
+ * attempt to the next; undefined when it did not. A refused API key (or one without the
+ * permission) comes as UNAUTHENTICATED or PERMISSION_DENIED. A refused client certificate, or a
+ * missing one, ends the TLS handshake with an alert, which gRPC reports as UNAVAILABLE with
+ * OpenSSL's words. A server that closes the connection without an alert (Node.js's TLS server
+ * does this for a certificate of an unknown CA) cannot be told from a network failure, and is
+ * left to count as unreachable.
+ */
+export function credentialsRefusal(error: unknown): string | undefined {
+  const status = error instanceof TemporalConnectError ? error.status : isGrpcServiceError(error) ? { code: error.code, details: error.details } : undefined;
+  if (!status) return undefined;
+  if (status.code === GrpcStatus.UNAUTHENTICATED || status.code === GrpcStatus.PERMISSION_DENIED) return `${GrpcStatus[status.code]}: ${status.details}`;
+  const alert = status.code === GrpcStatus.UNAVAILABLE ? REFUSED_CERTIFICATE_ALERT.exec(status.details)?.[1] : undefined;
+  return alert === undefined ? undefined : `the TLS handshake ended with the server's alert "${alert}"`;
+}
+
+/** The TLS alerts by which a server refuses the client's certificate, as OpenSSL words them ("sslv3 alert bad certificate"). */
+const REFUSED_CERTIFICATE_ALERT = /alert (bad certificate|unsupported certificate|certificate revoked|certificate expired|certificate unknown|unknown ca|access denied|certificate required)/;
 
 /** The cause Temporal puts in the status details of a RESOURCE_EXHAUSTED answer, if any. */
 function resourceExhaustedCause(metadata: Metadata | undefined): number | undefined {

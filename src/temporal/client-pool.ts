@@ -20,6 +20,13 @@ export interface ClientPoolOptions {
 /** Temporal could not be reached with these settings; the message says why. */
 export class TemporalConnectError extends Error {
   override name = 'TemporalConnectError';
+  /** The last failed attempt's gRPC status, when an attempt got one. */
+  readonly status: { code: GrpcStatus; details: string } | undefined;
+
+  constructor(message: string, options: ErrorOptions & { status?: { code: GrpcStatus; details: string } } = {}) {
+    super(message, options);
+    this.status = options.status;
+  }
 }
 
 interface PooledClient {
@@ -70,7 +77,7 @@ export class TemporalClientPool {
   private connect(identity: string, resolved: ResolvedConnection): PooledClient {
     // A reconcile still running at shutdown must not open a connection that nobody closes.
     if (this.closed) throw new Error('the Temporal client pool is closed');
-    let lastFailure: string | undefined;
+    let lastFailure: StatusObject | undefined;
     const connection = Connection.lazy({
       address: resolved.address,
       tls: resolved.tls ? { ...resolved.tls, serverRootCACertificate: resolved.tls.serverRootCACertificate ?? nodeDefaultRoots() } : false,
@@ -81,7 +88,7 @@ export class TemporalClientPool {
         onStatus((status) => {
           if (status.code === GrpcStatus.OK) return;
           // A deadline says only that time ran out; the failure before it says why.
-          if (status.code !== GrpcStatus.DEADLINE_EXCEEDED) lastFailure = `${GrpcStatus[status.code]}: ${status.details}`;
+          if (status.code !== GrpcStatus.DEADLINE_EXCEEDED) lastFailure = status;
           if (status.code === GrpcStatus.UNAUTHENTICATED || status.code === GrpcStatus.PERMISSION_DENIED) this.discard(identity, pooled);
         }),
         ...(this.options.interceptors ?? []),
@@ -97,13 +104,15 @@ export class TemporalClientPool {
    * Connection.connect only says "Failed to connect before the deadline" when TLS fails; one call
    * with a deadline reports what went wrong (a certificate, a server name, a refused key).
    */
-  private async verified(connection: Connection, address: string, lastFailure: () => string | undefined): Promise<Connection> {
+  private async verified(connection: Connection, address: string, lastFailure: () => StatusObject | undefined): Promise<Connection> {
     try {
       await connection.withDeadline(Date.now() + (this.options.connectTimeoutMs ?? 10_000), () => connection.workflowService.getSystemInfo({}));
       return connection;
     } catch (error) {
       await connection.close();
-      throw new TemporalConnectError(`cannot connect to Temporal at ${address}: ${lastFailure() ?? (error instanceof Error ? error.message : String(error))}`, { cause: error });
+      const status = lastFailure();
+      const why = status ? `${GrpcStatus[status.code]}: ${status.details}` : error instanceof Error ? error.message : String(error);
+      throw new TemporalConnectError(`cannot connect to Temporal at ${address}: ${why}`, { cause: error, ...(status ? { status: { code: status.code, details: status.details } } : {}) });
     }
   }
 

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import { SecretWatches } from '../../src/runtime/secret-watches.ts';
-import { TemporalClientPool } from '../../src/temporal/client-pool.ts';
+import { troubleOf } from '../../src/temporal/call-failures.ts';
+import { TemporalClientPool, TemporalConnectError } from '../../src/temporal/client-pool.ts';
 import { CredentialsError } from '../../src/temporal/credentials.ts';
 import { makeCertificates, trustProcessWide, type KeyPair, type TestCertificates } from '../support/certificates.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
@@ -78,7 +79,7 @@ test('server TLS with a server name: verified against the process roots, refused
   assert.equal(await f.describe(spec), sharedEnvironment().temporalNamespace);
 });
 
-test('mutual TLS: accepted with a trusted client certificate, refused with a wrong server name or a stranger certificate', async (t) => {
+test('mutual TLS: accepted with a trusted client certificate, refused with a wrong server name, no certificate or a stranger certificate', async (t) => {
   const f = await fixture(t);
   const proxy = await f.proxy({ clientCA: f.certs.ca });
   await f.tlsSecret('client-cert', f.certs.client, f.certs.ca);
@@ -89,6 +90,12 @@ test('mutual TLS: accepted with a trusted client certificate, refused with a wro
     name: 'TemporalConnectError',
     message: /elsewhere\.twc\.test.*is not in the cert's altnames: DNS:temporal\.twc\.test/,
   });
+
+  // No client certificate: the server ends the handshake with the alert "certificate required", a refusal of credentials.
+  trustProcessWide(f.certs.ca);
+  const refused = await f.describe({ hostPort: proxy.address, tls: { serverName: SERVER_NAME } }).then(() => undefined, (error: unknown) => error);
+  assert.ok(refused instanceof TemporalConnectError, String(refused));
+  assert.equal(troubleOf(refused), 'TemporalCredentialsRefused', refused.message);
 
   // A changed certificate in the Secret replaces the client: the stranger is refused, the trusted one accepted again.
   await f.tlsSecret('client-cert', f.certs.strangerClient, f.certs.ca);

@@ -6,11 +6,12 @@ import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-dep
 import { driftOf, replacementOf } from '../../src/k8s/deployment-drift.ts';
 import { observeDeployment } from '../../src/k8s/observed-deployment.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
+import { type WorkerConnection, workerConnection } from '../../src/k8s/worker-connection.ts';
 
 const plaintext = { hostPort: 'temporal:7233' };
 const apiKey = { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } };
 
-function build(spec: Partial<TemporalWorkerDeployment['spec']> = {}, connection: { hostPort: string } = plaintext): V1Deployment {
+function build(spec: Partial<TemporalWorkerDeployment['spec']> = {}, connection: WorkerConnection = plaintext): V1Deployment {
   return versionedDeployment({
     workerDeployment: {
       metadata: { name: 'orders', namespace: 'team-a', uid: 'uid-1' },
@@ -29,14 +30,24 @@ function live(deployment: V1Deployment, replicas = 2): V1Deployment {
 const observed = (deployment: V1Deployment) => observeDeployment(live(deployment))!;
 const template = { spec: { containers: [{ name: 'worker', image: 'w:2' }] } };
 
-const cases: [string, V1Deployment, V1Deployment | undefined, typeof plaintext, RegExp | undefined][] = [
+/** The API-key connection as the workers see it with this Secret data (values as the API server gives them, base64). */
+const keyed = (data: Record<string, string>) => workerConnection(apiKey, { data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) });
+const mtls = { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'client-cert' } };
+const certified = (crt: string, ca?: string) => workerConnection(mtls, { data: { 'tls.crt': crt, 'tls.key': 'k', ...(ca ? { 'ca.crt': ca } : {}) } });
+
+const cases: [string, V1Deployment, V1Deployment | undefined, WorkerConnection, RegExp | undefined][] = [
   ['the target as built: nothing to do', build(), build(), plaintext, undefined],
   ['an old build on the same connection: nothing to do', build(), undefined, plaintext, undefined],
-  ['the connection changed: the target rolls', build(), build({}, apiKey), apiKey, /TemporalConnection changed/],
-  ['the connection changed: an old build rolls too', build(), undefined, apiKey, /TemporalConnection changed/],
+  ['the connection changed: the target rolls', build(), build({}, apiKey), apiKey, /TemporalConnection or the credentials in its Secret changed/],
+  ['the connection changed: an old build rolls too', build(), undefined, apiKey, /TemporalConnection or the credentials in its Secret changed/],
   ['a new template under the custom build ID', build(), build({ template }), plaintext, /unsafeCustomBuildID/],
   ['new timings', build(), build({ minReadySeconds: 10 }), plaintext, /minReadySeconds/],
   ['another replica count is not drift: scaling is separate', build({ replicas: 2 }), build({ replicas: 5 }), plaintext, undefined],
+  ['a rotated API key: the target rolls', build({}, keyed({ 'api-key': 'one' })), build({}, keyed({ 'api-key': 'two' })), keyed({ 'api-key': 'two' }), /credentials in its Secret changed/],
+  ['a rotated API key: an old build rolls too', build({}, keyed({ 'api-key': 'one' })), undefined, keyed({ 'api-key': 'two' }), /credentials in its Secret changed/],
+  ['a key the workers do not read changed: nothing to do', build({}, keyed({ 'api-key': 'one', other: 'a' })), undefined, keyed({ 'api-key': 'one', other: 'b' }), undefined],
+  ['a renewed client certificate: an old build rolls', build({}, certified('c1')), undefined, certified('c2'), /credentials in its Secret changed/],
+  ['a CA added to the mutual TLS Secret: an old build rolls', build({}, certified('c1')), undefined, certified('c1', 'ca'), /credentials in its Secret changed/],
 ];
 
 for (const [title, existing, wanted, connection, expected] of cases) {
@@ -62,4 +73,9 @@ test('the replacement of an old build keeps its own template with the new connec
   assert.equal(replacement.spec?.template.spec?.containers[0]?.image, 'w:1');
   assert.ok(replacement.spec?.template.spec?.containers[0]?.env?.some((e) => e.name === 'TEMPORAL_API_KEY'));
   assert.equal(driftOf(observeDeployment(replacement)!, undefined, apiKey), undefined);
+});
+
+test('the connection hash carries no credential, only a digest hashed again', () => {
+  const deployment = build({}, keyed({ 'api-key': 'the-secret-key' }));
+  assert.doesNotMatch(JSON.stringify(deployment), /the-secret-key|dGhlLXNlY3JldC1rZXk/);
 });

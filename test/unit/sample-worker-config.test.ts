@@ -26,6 +26,18 @@ test('TLS is on with an API key, TEMPORAL_TLS, a server name or a server CA', ()
   });
 });
 
+test('mutual TLS: the client certificate, its key and the server CA are read from the files the variables name', () => {
+  const files: Record<string, string> = { '/tls/tls.crt': 'CERT', '/tls/tls.key': 'KEY', '/tls/ca.crt': 'CA' };
+  const read = (path: string) => files[path];
+  const env = { ...base, TEMPORAL_TLS_CLIENT_CERT_PATH: '/tls/tls.crt', TEMPORAL_TLS_CLIENT_KEY_PATH: '/tls/tls.key', TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/tls/ca.crt' };
+  assert.deepEqual(readConfig(env, read).tls, { serverCACertificate: 'CA', clientCertPair: { crt: 'CERT', key: 'KEY' } });
+  assert.deepEqual(readConfig({ ...env, TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/tls/absent.crt' }, read).tls, { clientCertPair: { crt: 'CERT', key: 'KEY' } }, 'no CA file: the default roots');
+  assert.throws(() => readConfig({ ...env, TEMPORAL_TLS_CLIENT_KEY_PATH: '/tls/absent.key' }, read), { name: 'SampleWorkerConfigError', message: /TEMPORAL_TLS_CLIENT_KEY_PATH: file \/tls\/absent.key does not exist/ });
+  const certOnly: Record<string, string> = { ...env };
+  delete certOnly.TEMPORAL_TLS_CLIENT_KEY_PATH;
+  assert.throws(() => readConfig(certOnly, read), { name: 'SampleWorkerConfigError', message: /go together/ });
+});
+
 test('the task queue defaults to the deployment name and the older variable names are accepted', () => {
   const config = readConfig({ TEMPORAL_HOST_PORT: 'old:7233', TEMPORAL_NAMESPACE: 'ns', TEMPORAL_DEPLOYMENT_NAME: 'd', WORKER_BUILD_ID: 'b2' });
   assert.equal(config.address, 'old:7233');

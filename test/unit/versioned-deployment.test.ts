@@ -56,6 +56,7 @@ test('mutual TLS mounts the Secret in every container and points the SDK at it',
   assert.equal(vars.TEMPORAL_TLS, 'true');
   assert.equal(vars.TEMPORAL_TLS_CLIENT_CERT_PATH, `${TLS_MOUNT_PATH}/tls.crt`);
   assert.equal(vars.TEMPORAL_TLS_CLIENT_KEY_PATH, `${TLS_MOUNT_PATH}/tls.key`);
+  assert.equal(vars.TEMPORAL_TLS_SERVER_CA_CERT_PATH, `${TLS_MOUNT_PATH}/ca.crt`);
   assert.equal(vars.TEMPORAL_API_KEY, undefined);
 });
 

@@ -1,0 +1,106 @@
+// The volumes a container mounts, as a kubelet would mount them: Secret, ConfigMap and projected
+// volumes (of Secret and ConfigMap sources) become files read from the API server. Every worker
+// lives in the agent's one process, so a container's mountPath cannot exist for it alone (a mount
+// namespace belongs to a whole process): the files go to a directory of the Pod's own, and every
+// environment value that starts with a mountPath is rewritten to point into that directory.
+import type { V1Container, V1KeyToPath, V1Pod, V1Volume } from '@kubernetes/client-node';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface VolumeSources {
+  /** Each key's bytes, undefined when the object does not exist. */
+  secret(namespace: string, name: string): Promise<Record<string, Buffer> | undefined>;
+  configMap(namespace: string, name: string): Promise<Record<string, Buffer> | undefined>;
+}
+
+/** A volume cannot be mounted: the Pod waits in ContainerCreating, as a kubelet's would. */
+export class PodVolumeError extends Error {
+  override name = 'PodVolumeError';
+}
+
+/** Each mountPath of `container`, with the directory that stands for it. */
+export type Mounts = Map<string, string>;
+
+/** Writes the volumes `container` mounts under `dir`, afresh: a restarted worker sees what the API server holds then. */
+export async function mountVolumes(pod: V1Pod, container: V1Container, sources: VolumeSources, dir: string): Promise<Mounts> {
+  const namespace = pod.metadata?.namespace ?? 'default';
+  const mounts: Mounts = new Map();
+  await rm(dir, { recursive: true, force: true });
+  for (const mount of container.volumeMounts ?? []) {
+    const volume = pod.spec?.volumes?.find((v) => v.name === mount.name);
+    if (!volume) throw new PodVolumeError(`volumeMount ${mount.name}: the Pod has no volume of that name`);
+    if (mount.subPath || mount.subPathExpr) throw new PodVolumeError(`volumeMount ${mount.name}: subPath is not supported by the local node agent`);
+    const files = await volumeFiles(namespace, volume, sources);
+    const target = path.join(dir, volume.name);
+    await mkdir(target, { recursive: true, mode: 0o700 });
+    for (const [file, bytes] of files) {
+      const at = path.join(target, file);
+      if (!at.startsWith(`${target}${path.sep}`)) throw new PodVolumeError(`volume ${volume.name}: path ${file} leaves the volume`);
+      await mkdir(path.dirname(at), { recursive: true, mode: 0o700 });
+      await writeFile(at, bytes, { mode: 0o600 });
+    }
+    mounts.set(mount.mountPath, target);
+  }
+  return mounts;
+}
+
+/** `env` with every value under a mountPath pointing into the directory that stands for it (the longest mountPath wins). */
+export function underMounts(env: Record<string, string>, mounts: Mounts): Record<string, string> {
+  const byLength = [...mounts].sort(([a], [b]) => b.length - a.length);
+  return Object.fromEntries(
+    Object.entries(env).map(([name, value]) => {
+      for (const [mountPath, dir] of byLength) {
+        const prefix = mountPath.endsWith('/') ? mountPath : `${mountPath}/`;
+        if (value === mountPath) return [name, dir];
+        if (value.startsWith(prefix)) return [name, path.join(dir, value.slice(prefix.length))];
+      }
+      return [name, value];
+    }),
+  );
+}
+
+/** The files of one volume, by path inside it. */
+async function volumeFiles(namespace: string, volume: V1Volume, sources: VolumeSources): Promise<Map<string, Buffer>> {
+  const cannot = `MountVolume.SetUp failed for volume "${volume.name}"`;
+  if (volume.secret) {
+    const { secretName = '', items, optional } = volume.secret;
+    return projected(`${cannot}: Secret ${namespace}/${secretName}`, await sources.secret(namespace, secretName), items, optional);
+  }
+  if (volume.configMap) {
+    const { name = '', items, optional } = volume.configMap;
+    return projected(`${cannot}: ConfigMap ${namespace}/${name}`, await sources.configMap(namespace, name), items, optional);
+  }
+  if (volume.projected) {
+    const files = new Map<string, Buffer>();
+    for (const source of volume.projected.sources ?? []) {
+      const part = source.secret
+        ? projected(`${cannot}: Secret ${namespace}/${source.secret.name ?? ''}`, await sources.secret(namespace, source.secret.name ?? ''), source.secret.items, source.secret.optional)
+        : source.configMap
+          ? projected(`${cannot}: ConfigMap ${namespace}/${source.configMap.name ?? ''}`, await sources.configMap(namespace, source.configMap.name ?? ''), source.configMap.items, source.configMap.optional)
+          : undefined;
+      if (!part) throw new PodVolumeError(`${cannot}: only Secret and ConfigMap sources of a projected volume are supported by the local node agent`);
+      for (const [file, bytes] of part) files.set(file, bytes);
+    }
+    return files;
+  }
+  throw new PodVolumeError(`${cannot}: only Secret, ConfigMap and projected volumes are supported by the local node agent`);
+}
+
+/** Every key as a file of its name, or only `items`, each at its path. */
+function projected(what: string, data: Record<string, Buffer> | undefined, items: V1KeyToPath[] | undefined, optional: boolean | undefined): Map<string, Buffer> {
+  if (!data) {
+    if (optional) return new Map();
+    throw new PodVolumeError(`${what} not found`);
+  }
+  if (!items) return new Map(Object.entries(data));
+  const files = new Map<string, Buffer>();
+  for (const item of items) {
+    const bytes = data[item.key];
+    if (bytes === undefined) {
+      if (optional) continue;
+      throw new PodVolumeError(`${what} has no key ${item.key}`);
+    }
+    files.set(item.path, bytes);
+  }
+  return files;
+}

@@ -1,0 +1,93 @@
+// End to end through a mutual-TLS connection: a TLS front that requires a client certificate of
+// one CA is the only way to Temporal (`temporal server start-dev` has no TLS options). The
+// controller reads the client certificate and CA from the Secret; the workers, run by the node
+// agent, read them from the Secret volume the controller mounts. Only workers register a build,
+// so a build that becomes Current proves they connected with the client certificate.
+import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { TLS_MOUNT_PATH } from '../../src/k8s/versioned-deployment.ts';
+import { makeCertificates } from '../support/certificates.ts';
+import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
+import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
+import { GrpcProxy } from '../support/grpc-proxy.ts';
+
+const SERVER_NAME = 'temporal.twc.test';
+
+test('a worker deployment becomes Current through a frontend that requires client certificates, its workers using the mounted Secret', async (t) => {
+  const namespace = await testNamespace(t, 'mtls');
+  const certs = await makeCertificates(t, SERVER_NAME);
+  const proxy = new GrpcProxy({ upstream: sharedEnvironment().temporalAddress, server: certs.server, clientCA: certs.ca });
+  await proxy.listen();
+  t.after(() => proxy.close());
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  // No process trusts the CA: the controller and the workers take it from ca.crt of the Secret.
+  await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'temporal-mtls' }, stringData: { 'tls.crt': certs.client.cert, 'tls.key': certs.client.key, 'ca.crt': certs.ca } } });
+  const ns = await controlledNamespace(t, namespace, { connectionSpec: { hostPort: proxy.address, tls: { serverName: SERVER_NAME }, mutualTLSSecretRef: { name: 'temporal-mtls' } } });
+
+  await ns.createWorkerDeployment('orders', { replicas: 2, template: ns.template('blue') });
+  const orders = await ns.until('orders', 'the build to be current through the mutual TLS front', rolledOut);
+  assert.equal(condition(orders, 'Ready')?.status, 'True');
+  const pods = (await core.listNamespacedPod({ namespace })).items;
+  assert.equal(pods.length, 2);
+  const variable = (pod: V1Pod, name: string) => pod.spec?.containers[0]?.env?.find((e) => e.name === name)?.value;
+  for (const pod of pods) {
+    assert.equal(variable(pod, 'TEMPORAL_TLS_CLIENT_CERT_PATH'), `${TLS_MOUNT_PATH}/tls.crt`);
+    assert.equal(variable(pod, 'TEMPORAL_TLS_SERVER_CA_CERT_PATH'), `${TLS_MOUNT_PATH}/ca.crt`);
+  }
+  // The controller holds one connection; the node agent's workers hold at least one more.
+  assert.ok(proxy.connections >= 2, `connections with a trusted client certificate: ${proxy.connections}`);
+});
+
+test('a Pod whose Secret volume does not exist waits in ContainerCreating, naming the Secret, and starts once it exists', async (t) => {
+  const namespace = await testNamespace(t, 'volume');
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const certs = await makeCertificates(t, SERVER_NAME);
+  const proxy = new GrpcProxy({ upstream: sharedEnvironment().temporalAddress, server: certs.server, clientCA: certs.ca });
+  await proxy.listen();
+  t.after(() => proxy.close());
+  const env = {
+    TEMPORAL_ADDRESS: proxy.address,
+    TEMPORAL_NAMESPACE: sharedEnvironment().temporalNamespace,
+    TEMPORAL_DEPLOYMENT_NAME: `${namespace}/volume`,
+    TEMPORAL_WORKER_BUILD_ID: 'b1',
+    TEMPORAL_TLS_SERVER_NAME: SERVER_NAME,
+    TEMPORAL_TLS_CLIENT_CERT_PATH: '/var/run/certs/client/tls.crt',
+    TEMPORAL_TLS_CLIENT_KEY_PATH: '/var/run/certs/client/tls.key',
+    TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/var/run/certs/roots/ca.pem',
+  };
+  await core.createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name: 'worker' },
+      spec: {
+        containers: [{ name: 'worker', image: 'sample-worker', env: Object.entries(env).map(([name, value]) => ({ name, value })), volumeMounts: [{ name: 'certs', mountPath: '/var/run/certs' }] }],
+        volumes: [
+          {
+            name: 'certs',
+            projected: {
+              sources: [
+                { secret: { name: 'client', items: [{ key: 'tls.crt', path: 'client/tls.crt' }, { key: 'tls.key', path: 'client/tls.key' }] } },
+                { configMap: { name: 'roots', items: [{ key: 'ca.crt', path: 'roots/ca.pem' }] } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  });
+  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'roots' }, data: { 'ca.crt': certs.ca } } });
+  const waiting = await eventually('the Pod to wait for its Secret', async () => {
+    const pod = await core.readNamespacedPod({ namespace, name: 'worker' });
+    return pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ContainerCreating' ? pod : undefined;
+  });
+  assert.match(waiting.status?.containerStatuses?.[0]?.state?.waiting?.message ?? '', new RegExp(`Secret ${namespace}/client not found`));
+  assert.equal(waiting.status?.phase, 'Pending');
+
+  await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'client' }, stringData: { 'tls.crt': certs.client.cert, 'tls.key': certs.client.key } } });
+  await eventually('the worker to poll through the mutual TLS front', async () => {
+    const pod = await core.readNamespacedPod({ namespace, name: 'worker' });
+    return pod.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? pod : undefined;
+  }, 90_000);
+  assert.ok(proxy.connections >= 1, 'the worker connected with its client certificate');
+});
