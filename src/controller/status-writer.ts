@@ -1,13 +1,15 @@
 // Writes a TemporalWorkerDeployment's status once per reconcile, and only when it changed: at
 // steady state a reconcile writes nothing. Every condition that says a rollout cannot go on is
-// also reported as a Warning event on the object.
-import { type CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+// also reported as a Warning event on the object. The write carries the resourceVersion the
+// reconcile read: the status is the controller's memory (when builds were last current, gate runs,
+// room made at the cap), so a write decided on a stale cache must never replace a newer one.
+import type { CustomObjectsApi } from '@kubernetes/client-node';
 import canonicalize from 'canonicalize';
 import { API_VERSION, GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { blocking, type Condition, mergeConditions, onePerType } from '../status/conditions.ts';
-import { apiServerMessage } from '../k8s/api-errors.ts';
+import { apiServerMessage, httpStatus } from '../k8s/api-errors.ts';
 import type { RecordEvent } from './events.ts';
 
 type Status = NonNullable<TemporalWorkerDeployment['status']>;
@@ -37,10 +39,15 @@ export async function writeStatus(
   if (canonicalize(stored.status ?? {}) !== canonicalize(status)) {
     // The whole status is replaced: a merge patch would keep every field this status leaves out
     // (a finished ramp's percentage, builds long deleted), and rewrite them on every reconcile.
-    await deps.customObjects.patchNamespacedCustomObjectStatus(
-      { group: GROUP, version: VERSION, namespace: stored.metadata.namespace ?? '', plural: KINDS.TemporalWorkerDeployment.plural, name: stored.metadata.name ?? '', body: [{ op: 'add', path: '/status', value: status }] },
-      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
-    );
+    const where = { group: GROUP, version: VERSION, namespace: stored.metadata.namespace ?? '', plural: KINDS.TemporalWorkerDeployment.plural, name: stored.metadata.name ?? '' };
+    try {
+      await deps.customObjects.replaceNamespacedCustomObjectStatus({ ...where, body: { ...stored, status } });
+    } catch (error) {
+      // Written since the cache was read (counted as a 409 in twc_kubernetes_requests_total):
+      // decide again at once, on what the cache holds then.
+      if (httpStatus(error) === 409) return { requeueAfterMs: 0 };
+      throw error;
+    }
   }
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
 }
