@@ -18,9 +18,12 @@ export function hasFinalizer(object: Finalizable): boolean {
   return object.metadata.finalizers?.includes(FINALIZER) ?? false;
 }
 
-export async function addFinalizer(customObjects: CustomObjectsApi, plural: string, object: Finalizable): Promise<void> {
-  if (hasFinalizer(object)) return;
-  await setFinalizers(customObjects, plural, object, [...(object.metadata.finalizers ?? []), FINALIZER]);
+/** Resolves with the object as the write left it (finalizers and resourceVersion), or as given when it had the finalizer. */
+export async function addFinalizer<T extends Finalizable>(customObjects: CustomObjectsApi, plural: string, object: T): Promise<T> {
+  if (hasFinalizer(object)) return object;
+  const finalizers = [...(object.metadata.finalizers ?? []), FINALIZER];
+  const written = await setFinalizers(customObjects, plural, object, finalizers);
+  return { ...object, metadata: { ...object.metadata, finalizers, resourceVersion: written.metadata.resourceVersion } };
 }
 
 export async function removeFinalizer(customObjects: CustomObjectsApi, plural: string, object: Finalizable): Promise<void> {
@@ -29,10 +32,10 @@ export async function removeFinalizer(customObjects: CustomObjectsApi, plural: s
 }
 
 /** The resourceVersion makes the write fail on a list someone else changed meanwhile, instead of dropping their finalizer. */
-async function setFinalizers(customObjects: CustomObjectsApi, plural: string, object: Finalizable, finalizers: string[]): Promise<void> {
+async function setFinalizers(customObjects: CustomObjectsApi, plural: string, object: Finalizable, finalizers: string[]): Promise<Finalizable> {
   const { name = '', namespace = '', resourceVersion } = object.metadata;
-  await customObjects.patchNamespacedCustomObject(
+  return (await customObjects.patchNamespacedCustomObject(
     { group: GROUP, version: VERSION, namespace, plural, name, body: { metadata: { finalizers, ...(resourceVersion ? { resourceVersion } : {}) } } },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-  );
+  )) as Finalizable;
 }

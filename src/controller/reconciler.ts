@@ -58,24 +58,25 @@ export interface ReconcilerDependencies {
 }
 
 export async function reconcile(deps: ReconcilerDependencies, namespace: string, name: string): Promise<ReconcileResult> {
-  const stored = deps.workerDeployment(namespace, name);
-  if (!stored) return undefined;
-  if (isBeingDeleted(stored)) return finalizeWorkerDeployment(deps, stored);
+  const cached = deps.workerDeployment(namespace, name);
+  if (!cached) return undefined;
+  if (isBeingDeleted(cached)) return finalizeWorkerDeployment(deps, cached);
   const schema = KINDS.TemporalWorkerDeployment.schema;
-  const workerDeployment = withDefaults(schema, stored);
+  const workerDeployment = withDefaults(schema, cached);
   const invalid = validate(schema, workerDeployment);
   if (invalid.length > 0) {
-    return writeStatus(deps, stored, lastKnownVersions(stored), [stalled('InvalidSpec', invalid.map((e) => `${e.field}: ${e.message}`).join('; '))]);
+    return writeStatus(deps, cached, lastKnownVersions(cached), [stalled('InvalidSpec', invalid.map((e) => `${e.field}: ${e.message}`).join('; '))]);
   }
   const spec = workerDeployment.spec;
   const connection = deps.connection(namespace, spec.workerOptions.connectionRef.name);
   if (!connection) {
-    return writeStatus(deps, stored, lastKnownVersions(stored), [
+    return writeStatus(deps, cached, lastKnownVersions(cached), [
       stalled('ConnectionNotFound', `TemporalConnection ${namespace}/${spec.workerOptions.connectionRef.name} does not exist: create it or fix spec.workerOptions.connectionRef.name`),
     ]);
   }
   // Before anything exists in Temporal: whatever this reconcile creates there, deletion cleans up.
-  await addFinalizer(deps.customObjects, KINDS.TemporalWorkerDeployment.plural, stored);
+  // The status is written on the object as that write left it (its resourceVersion guards the status).
+  const stored = await addFinalizer(deps.customObjects, KINDS.TemporalWorkerDeployment.plural, cached);
   if (!isBeingDeleted(connection)) await addFinalizer(deps.customObjects, KINDS.TemporalConnection.plural, connection);
   const about = { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata };
 
