@@ -50,7 +50,6 @@ test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1
     const after = await ns.read('orders');
     return after.metadata.resourceVersion === before.metadata.resourceVersion ? after : undefined;
   }, 30_000);
-  // Counted between two reconciles (each reconcile's calls are counted by the time it ends).
   const before = await afterNextReconcile(ns.metrics);
   await new Promise((resolve) => setTimeout(resolve, 5000));
   const after = await afterNextReconcile(ns.metrics);
@@ -71,12 +70,19 @@ interface Counts {
   temporal: Record<string, number>;
 }
 
-/** The counts just after the next reconcile ends: the following one is a poll interval away. */
+/**
+ * The counts after the next reconcile ends, taken while none runs (no reconcile active before or
+ * after reading them, and none finished meanwhile): no reconcile is counted in part.
+ */
 async function afterNextReconcile(metrics: Metrics): Promise<Counts> {
   const start = await reconciles(metrics);
-  await eventually('a reconcile to end', async () => ((await reconciles(metrics)) > start ? true : undefined), 10_000);
-  const kubernetes = await sums(metrics, 'twc_kubernetes_requests_total', (l) => (l.verb === 'watch' ? undefined : `${l.verb} ${l.resource}`));
-  return { reconciles: await reconciles(metrics), kubernetes, temporal: await sums(metrics, 'twc_temporal_requests_total', (l) => String(l.method)) };
+  return eventually('a reconcile to end, and the counts to be read while none runs', async () => {
+    const [done, active] = [await reconciles(metrics), await activeReconciles(metrics)];
+    if (done === start || active > 0) return undefined;
+    const kubernetes = await sums(metrics, 'twc_kubernetes_requests_total', (l) => (l.verb === 'watch' ? undefined : `${l.verb} ${l.resource}`));
+    const temporal = await sums(metrics, 'twc_temporal_requests_total', (l) => String(l.method));
+    return (await reconciles(metrics)) === done && (await activeReconciles(metrics)) === 0 ? { reconciles: done, kubernetes, temporal } : undefined;
+  }, 10_000);
 }
 
 function difference(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
@@ -92,6 +98,10 @@ async function sums(metrics: Metrics, name: string, keyOf: (labels: Partial<Reco
     if (key !== undefined) result[key] = (result[key] ?? 0) + v.value;
   }
   return result;
+}
+
+async function activeReconciles(metrics: Metrics): Promise<number> {
+  return ((await metrics.registry.getSingleMetric('controller_runtime_active_workers')?.get())?.values ?? []).reduce((sum, v) => sum + v.value, 0);
 }
 
 async function reconciles(metrics: Metrics): Promise<number> {
