@@ -39,6 +39,8 @@ export interface ControllerOptions {
   log?: (message: string) => void;
   /** Where the controller counts its reconciles and requests; default: a registry of its own. */
   metrics?: Metrics;
+  /** How long a repeated event is only counted before its count is written (default 10 min; tests shorten it). */
+  eventRepeatWindowMs?: number;
 }
 
 export class Controller {
@@ -139,7 +141,7 @@ export class Controller {
     });
 
     const core = kubeconfig.makeApiClient(CoreV1Api);
-    const events = new EventRecorder({ core, instance: options.identity });
+    const events = new EventRecorder({ core, instance: options.identity, ...(options.eventRepeatWindowMs === undefined ? {} : { repeatWindowMs: options.eventRepeatWindowMs }) });
     const dependencies: ReconcilerDependencies = {
       apps,
       core,

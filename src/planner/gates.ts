@@ -55,7 +55,7 @@ export type GateVerdict =
   | { state: 'failed'; taskQueue: string; run: GateRun; reason: string };
 
 export function judgeGate({ stage, taskQueues, runs, retry }: GateCheck): GateVerdict {
-  if (taskQueues.length === 0) return { state: 'pending', start: [], reason: `gate ${stage} waits for the build's workers to register a workflow task queue` };
+  if (taskQueues.length === 0) return { state: 'pending', start: [], reason: `gate ${stage} waits for the build's workers to register a task queue for workflows and activities` };
   const failed = taskQueues.find((q) => runs[q]?.status === 'Failed');
   const failedRun = failed === undefined ? undefined : runs[failed];
   if (failed !== undefined && failedRun && !retry) {

@@ -28,11 +28,18 @@ export function gateWorkflowId(deploymentName: string, buildId: string, stage: s
   return `temporal-worker-controller/gate/${deploymentName}/${buildId}/${stage}/${taskQueue}`;
 }
 
-/** The workflow task queues Temporal registered for the build: where its gates run. */
+/**
+ * The workflow task queues Temporal registered for the build: where its gates run. A queue counts
+ * once the build's workers poll it for activities too: until then Temporal sends the activities of
+ * a workflow pinned to the build to the queue's current build (its rule for a queue the pinned
+ * version lacks), and the gate would judge the build it is to replace.
+ */
 export async function workflowTaskQueues({ service, namespace, deploymentName, buildId }: GateTarget): Promise<string[]> {
   const version = await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: { deploymentName, buildId } });
-  return (version.workerDeploymentVersionInfo?.taskQueueInfos ?? [])
-    .filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name)
+  const queues = version.workerDeploymentVersionInfo?.taskQueueInfos ?? [];
+  const withActivities = new Set(queues.filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY).map((q) => q.name));
+  return queues
+    .filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name && withActivities.has(q.name))
     .map((q) => q.name ?? '')
     .sort();
 }

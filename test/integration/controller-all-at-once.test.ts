@@ -1,5 +1,6 @@
 // The controller end to end on the real environment: a new build becomes current, the old one
-// drains, is scaled down and deleted, and its Temporal record goes.
+// drains, is scaled down and deleted, and its Temporal record goes; then each poll costs one
+// Temporal read and no Kubernetes call.
 import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -21,6 +22,7 @@ test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1
   }, 90_000);
   const v1 = first.status?.currentVersion?.buildID ?? '';
   assert.equal(first.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+  assert.equal(first.status?.observedGeneration, first.metadata.generation, 'the status says which generation it describes');
 
   await ns.patchSpec('orders', { template: ns.template('green') });
   const second = await eventually('the second build to be current', async () => {
@@ -29,6 +31,8 @@ test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1
   }, 90_000);
   const v2 = second.status?.currentVersion?.buildID ?? '';
   assert.notEqual(v2, v1);
+  assert.ok((second.metadata.generation ?? 0) > (first.metadata.generation ?? 0), 'the spec change made a new generation');
+  assert.equal(second.status?.observedGeneration, second.metadata.generation, 'observedGeneration followed it');
 
   await eventually('the first build\'s Deployment to be deleted after the sunset delays', async () => {
     const names = (await apps.listNamespacedDeployment({ namespace })).items.map((d) => d.metadata?.labels?.['temporal.io/build-id']);
@@ -46,26 +50,58 @@ test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1
     const after = await ns.read('orders');
     return after.metadata.resourceVersion === before.metadata.resourceVersion ? after : undefined;
   }, 30_000);
-  const writesBefore = await kubernetesWrites(ns.metrics);
-  const reconcilesBefore = await reconciles(ns.metrics);
+  const before = await afterNextReconcile(ns.metrics);
   await new Promise((resolve) => setTimeout(resolve, 5000));
+  const after = await afterNextReconcile(ns.metrics);
   const later = await ns.read('orders');
   // On failure, what changed says whether the controller or the world (a Pod restarting) moved.
   assert.deepEqual([later.metadata.resourceVersion, later.status], [settled.metadata.resourceVersion, settled.status], 'no change at steady state');
-  assert.ok((await reconciles(ns.metrics)) - reconcilesBefore >= 3, 'reconciles kept running');
-  assert.deepEqual(await kubernetesWrites(ns.metrics), writesBefore, 'and sent no write, not even one that changes nothing');
+  const polls = after.reconciles - before.reconciles;
+  assert.ok(polls >= 3, `reconciles kept running (${polls})`);
+  assert.deepEqual(difference(after.kubernetes, before.kubernetes), {}, 'no Kubernetes request but the watches, not even a read or a write that changes nothing');
+  assert.deepEqual(difference(after.temporal, before.temporal), { DescribeWorkerDeployment: polls }, 'one Temporal read per poll, and nothing else');
 });
 
-/** Kubernetes requests other than reads, by verb and resource. */
-async function kubernetesWrites(metrics: Metrics): Promise<Record<string, number>> {
-  const values = (await metrics.registry.getSingleMetric('twc_kubernetes_requests_total')?.get())?.values ?? [];
-  const writes: Record<string, number> = {};
+interface Counts {
+  reconciles: number;
+  /** Kubernetes requests other than watches, by verb and resource. */
+  kubernetes: Record<string, number>;
+  /** Temporal calls by method. */
+  temporal: Record<string, number>;
+}
+
+/**
+ * The counts after the next reconcile ends, taken while none runs (no reconcile active before or
+ * after reading them, and none finished meanwhile): no reconcile is counted in part.
+ */
+async function afterNextReconcile(metrics: Metrics): Promise<Counts> {
+  const start = await reconciles(metrics);
+  return eventually('a reconcile to end, and the counts to be read while none runs', async () => {
+    const [done, active] = [await reconciles(metrics), await activeReconciles(metrics)];
+    if (done === start || active > 0) return undefined;
+    const kubernetes = await sums(metrics, 'twc_kubernetes_requests_total', (l) => (l.verb === 'watch' ? undefined : `${l.verb} ${l.resource}`));
+    const temporal = await sums(metrics, 'twc_temporal_requests_total', (l) => String(l.method));
+    return (await reconciles(metrics)) === done && (await activeReconciles(metrics)) === 0 ? { reconciles: done, kubernetes, temporal } : undefined;
+  }, 10_000);
+}
+
+function difference(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).flatMap(([key, n]) => (n === (before[key] ?? 0) ? [] : [[key, n - (before[key] ?? 0)]])));
+}
+
+/** A counter's values summed by the key `keyOf` gives their labels; undefined leaves a value out. */
+async function sums(metrics: Metrics, name: string, keyOf: (labels: Partial<Record<string, string | number>>) => string | undefined): Promise<Record<string, number>> {
+  const values = (await metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
+  const result: Record<string, number> = {};
   for (const v of values) {
-    if (['get', 'list', 'watch'].includes(String(v.labels.verb))) continue;
-    const key = `${v.labels.verb} ${v.labels.resource}`;
-    writes[key] = (writes[key] ?? 0) + v.value;
+    const key = keyOf(v.labels);
+    if (key !== undefined) result[key] = (result[key] ?? 0) + v.value;
   }
-  return writes;
+  return result;
+}
+
+async function activeReconciles(metrics: Metrics): Promise<number> {
+  return ((await metrics.registry.getSingleMetric('controller_runtime_active_workers')?.get())?.values ?? []).reduce((sum, v) => sum + v.value, 0);
 }
 
 async function reconciles(metrics: Metrics): Promise<number> {

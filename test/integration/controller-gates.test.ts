@@ -1,13 +1,16 @@
 // Gate workflows on the real environment: the sample worker's `gate` workflow passes or fails as
-// its input says, pinned to the build it judges.
+// its input says, pinned to the build it judges (it returns the build of the worker that ran it).
 import { CoreV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
-import { kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
+import { gateWorkflowId } from '../../src/temporal/gate-workflows.ts';
+import { condition, controlledNamespace, gateRanOn, rolledOut } from '../support/controller.ts';
+import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
 
 test('a failed gate stops the rollout with the workflow named; a spec change runs it again and it passes', async (t) => {
   const namespace = await testNamespace(t, 'gate-fail');
+  const client = await temporalClient(t);
+  const core = kubeConfig().makeApiClient(CoreV1Api);
   const ns = await controlledNamespace(t, namespace);
   await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
   const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID;
@@ -25,11 +28,15 @@ test('a failed gate stops the rollout with the workflow named; a spec change run
   const still = await ns.read('orders');
   assert.equal(condition(still, 'Stalled')?.reason, 'GateFailed', 'not retried while the spec is the same');
   assert.equal(still.status?.currentVersion?.buildID, v1);
+  const warnings = (await core.listNamespacedEvent({ namespace })).items.filter((e) => e.type === 'Warning' && e.reason === 'GateFailed');
+  assert.equal(warnings.length, 1, 'the failure is one Warning event, however many reconciles repeat it');
+  assert.match(warnings[0]?.message ?? '', /the canary found errors/);
 
   await ns.patchSpec('orders', { rollout: gate(true) });
   const passed = await ns.until('orders', 'the gate to pass on the new generation and the build to be promoted', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID === v2);
   assert.equal(condition(passed, 'Stalled'), undefined);
   assert.equal(passed.status?.targetVersion?.gateFailure, undefined, 'the failure is forgotten once the gate passed');
+  assert.equal(await gateRanOn(client, gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue)), v2, 'the gate ran on the build it judged, not on the current one');
 });
 
 test('a step gate that fails mid-ramp aborts the ramp: new workflows go back to the current build, pinned ones finish on the failed build', async (t) => {
@@ -89,11 +96,45 @@ test('a gate input read from a Secret reaches the gate and appears nowhere the c
   const current = await ns.until('orders', 'the gate to pass with the Secret\'s input', rolledOut);
 
   const client = await temporalClient(t);
-  const gate = client.workflow.getHandle(`temporal-worker-controller/gate/${namespace}/orders/${current.status?.currentVersion?.buildID}/rollout/${ns.taskQueue}`);
+  const build = current.status?.currentVersion?.buildID ?? '';
+  const gate = client.workflow.getHandle(gateWorkflowId(`${namespace}/orders`, build, 'rollout', ns.taskQueue));
+  assert.equal(await gateRanOn(client, gate.workflowId), build, 'the gate ran on the build it judged');
   const history = JSON.stringify((await gate.fetchHistory()).events?.[0]);
   assert.ok(history.includes(Buffer.from(JSON.stringify({ pass: true, token: secretValue })).toString('base64')), 'the gate received the Secret\'s JSON');
   const events = await core.listNamespacedEvent({ namespace });
   const written = [...lines, JSON.stringify(current.status), ...events.items.map((e) => e.message ?? '')].join('\n');
   assert.ok(events.items.some((e) => e.reason === 'GateStarted'), 'the gate start is an event');
   assert.doesNotMatch(written, new RegExp(secretValue), 'the Secret\'s value is in no log line, status or event');
+});
+
+test('a gate input read from a ConfigMap reaches the gate on the target build; while it is missing, one Warning event counts the repeats', async (t) => {
+  const namespace = await testNamespace(t, 'gate-configmap');
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const client = await temporalClient(t);
+  // The count of a repeated event is written once per window: 2 s here instead of 10 min.
+  const ns = await controlledNamespace(t, namespace, { eventRepeatWindowMs: 2000 });
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
+  const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+
+  const rollout = { strategy: 'AllAtOnce', gate: { workflowType: 'gate', inputFrom: { configMapKeyRef: { name: 'canary', key: 'input.json' } } } };
+  await ns.patchSpec('orders', { rollout, template: ns.template('green') });
+  const missing = await ns.until('orders', 'the missing ConfigMap to be reported', (twd) => condition(twd, 'Stalled')?.reason === 'GateInputInvalid');
+  assert.match(condition(missing, 'Stalled')?.message ?? '', new RegExp(`ConfigMap ${namespace}/canary does not exist`));
+  // Reconciled every second meanwhile: the same Warning each time, written once and then counted.
+  const warnings = async () => (await core.listNamespacedEvent({ namespace })).items.filter((e) => e.type === 'Warning' && e.reason === 'GateInputInvalid');
+  const counted = await eventually('the repeated Warning to be counted', async () => {
+    const found = await warnings();
+    return found.length === 1 && (found[0]?.count ?? 0) >= 3 ? found[0] : undefined;
+  }, 30_000);
+  assert.match(counted.message ?? '', /ConfigMap .*canary does not exist/);
+  assert.equal((await warnings()).length, 1, 'still one Event object');
+
+  const input = { pass: true, message: `from the ConfigMap of ${namespace}` };
+  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'canary' }, data: { 'input.json': JSON.stringify(input) } } });
+  const promoted = await ns.until('orders', 'the gate to pass with the ConfigMap\'s input and the new build to be current', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1);
+  const v2 = promoted.status?.currentVersion?.buildID ?? '';
+  const gate = client.workflow.getHandle(gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue));
+  assert.equal(await gateRanOn(client, gate.workflowId), v2, 'the gate ran on the target build, not on the current one');
+  const started = JSON.stringify((await gate.fetchHistory()).events?.[0]);
+  assert.ok(started.includes(Buffer.from(JSON.stringify(input)).toString('base64')), 'the gate received the ConfigMap\'s JSON');
 });

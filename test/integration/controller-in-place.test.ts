@@ -1,5 +1,6 @@
 // Deployments rolled in place rather than replaced by a new build: a changed connection reaches
-// every running build, and a template change under a custom build ID keeps the build.
+// every running build, a template change under a custom build ID keeps the build, and so does a
+// pool's placement change.
 import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Deployment } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -81,5 +82,30 @@ test('pools: every build runs one Deployment per pool, each on its own task queu
 
   await ns.patchSpec('orders', { template: ns.template('green') });
   const second = await ns.until('orders', 'the second build to be current', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1);
-  assert.deepEqual([...(await byPool(second.status?.currentVersion?.buildID ?? '')).keys()].sort(), ['batch', 'main']);
+  const v2 = second.status?.currentVersion?.buildID ?? '';
+  const v2Deployments = await byPool(v2);
+  assert.deepEqual([...v2Deployments.keys()].sort(), ['batch', 'main']);
+
+  // A placement change of one pool is not a new build: that pool's Deployment is rolled in place.
+  const toleration = { key: 'dedicated', operator: 'Equal', value: 'batch', effect: 'NoSchedule' };
+  await ns.patchSpec('orders', { pools: [pools[0], { ...pools[1], tolerations: [toleration] }] });
+  const placed = await eventually('the batch pool\'s Deployment to run with the toleration', async () => {
+    const now = await byPool(v2);
+    const batch = now.get('batch');
+    return batch?.spec?.template.spec?.tolerations?.some((x) => x.key === 'dedicated') && rolled(batch) ? now : undefined;
+  }, 90_000);
+  const [batchBefore, batchAfter] = [v2Deployments.get('batch'), placed.get('batch')];
+  assert.equal(batchAfter?.metadata?.name, batchBefore?.metadata?.name, 'the same Deployment');
+  assert.equal(batchAfter?.metadata?.uid, batchBefore?.metadata?.uid, 'not deleted and created again');
+  assert.ok((batchAfter?.metadata?.generation ?? 0) > (batchBefore?.metadata?.generation ?? 0), 'a new pod template');
+  assert.equal(batchAfter?.spec?.replicas, 2, 'replicas unchanged');
+  assert.equal(placed.get('main')?.metadata?.generation, v2Deployments.get('main')?.metadata?.generation, 'the other pool is not touched');
+  assert.equal(placed.get('main')?.spec?.template.spec?.tolerations, undefined);
+  const after = await ns.until('orders', 'the rollout to be done with the same build', (twd) => rolledOut(twd) && twd.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true);
+  assert.equal(after.status?.currentVersion?.buildID, v2, 'no new build');
+  assert.deepEqual(
+    [...(await ns.buildDeployments()).keys()].filter((b) => b !== v1),
+    [v2],
+    'no Deployment of another build',
+  );
 });

@@ -25,7 +25,12 @@ test('create, update, scale and delete run in order, are idempotent, and a failu
   )) as unknown as TemporalWorkerDeployment;
   const moved = { hostPort: 'temporal.elsewhere:7233' };
   const objects = {
-    created: (buildId: string) => versionedDeployment({ workerDeployment, connection: { hostPort: sharedEnvironment().temporalAddress }, buildId }),
+    created: (buildId: string) => {
+      const deployment = versionedDeployment({ workerDeployment, connection: { hostPort: sharedEnvironment().temporalAddress }, buildId });
+      const spec = deployment.spec ?? assert.fail('a Deployment without a spec');
+      // A Pod template without containers: the API server refuses it.
+      return buildId === 'refused' ? { ...deployment, spec: { ...spec, template: { ...spec.template, spec: { containers: [] } } } } : deployment;
+    },
     replacement: (name: string) => replacements.get(name) ?? assert.fail(`no replacement prepared for ${name}`),
   };
   const replacements = new Map<string, ReturnType<typeof replacementOf>>();
@@ -45,7 +50,27 @@ test('create, update, scale and delete run in order, are idempotent, and a failu
   assert.deepEqual(result.done.map((a) => a.action), ['create', 'scale'], 'create first, then scale; nothing for blocked');
   assert.deepEqual(await names(), ['orders-v1 0', 'orders-v2 1']);
 
+  // A create the API server refuses runs first: the update, delete and scale after it must not happen.
+  replacements.set('orders-v2', replacementOf(await apps.readNamespacedDeployment({ namespace, name: 'orders-v2' }), undefined, moved));
   const failing = await executeVersionActions(
+    apps,
+    namespace,
+    [
+      { action: 'scale', deployment: 'orders-v2', buildId: 'v2', replicas: 3, reason: 'follow spec' },
+      { action: 'delete', deployment: 'orders-v1', buildId: 'v1', reason: 'drained' },
+      { action: 'update', deployment: 'orders-v2', buildId: 'v2', reason: 'the connection changed' },
+      { action: 'create', buildId: 'refused', reason: 'new target' },
+    ],
+    objects,
+  );
+  assert.equal(failing.failed?.action.action, 'create', 'the refused create is the failure reported');
+  assert.equal((failing.failed?.error as { code?: number }).code, 422);
+  assert.deepEqual(failing.done, [], 'nothing after the failure ran');
+  assert.deepEqual(await names(), ['orders-v1 0', 'orders-v2 1'], 'nothing deleted or scaled');
+  const untouched = await apps.readNamespacedDeployment({ namespace, name: 'orders-v2' });
+  assert.equal(untouched.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'TEMPORAL_ADDRESS')?.value, sharedEnvironment().temporalAddress, 'nothing rolled');
+
+  const rest = await executeVersionActions(
     apps,
     namespace,
     [
@@ -55,7 +80,9 @@ test('create, update, scale and delete run in order, are idempotent, and a failu
     ],
     objects,
   );
-  assert.deepEqual(failing.done.map((a) => a.action), ['delete', 'scale']);
+  assert.deepEqual(rest.done.map((a) => a.action), ['delete', 'scale']);
+  assert.equal(rest.failed?.action.action, 'scale');
+  assert.equal((rest.failed?.error as { code?: number }).code, 404);
 
   const read = () => apps.readNamespacedDeployment({ namespace, name: 'orders-v2' });
   const update = { action: 'update', deployment: 'orders-v2', buildId: 'v2', reason: 'the connection changed' } as const;
@@ -71,8 +98,6 @@ test('create, update, scale and delete run in order, are idempotent, and a failu
   replacements.set('orders-v2', replacementOf(before, undefined, { hostPort: 'temporal.stale:7233' }));
   const stale = await executeVersionActions(apps, namespace, [update], objects);
   assert.equal((stale.failed?.error as { code?: number }).code, 409, 'a stale read is refused, not written over');
-  assert.equal(failing.failed?.action.action, 'scale');
-  assert.equal((failing.failed?.error as { code?: number }).code, 404);
   await eventually('orders-v1 to be gone', async () => ((await names()).length === 1 ? true : undefined));
   assert.deepEqual(await names(), ['orders-v2 3']);
   assert.equal((await executeVersionActions(apps, namespace, [{ action: 'delete', deployment: 'orders-v1', buildId: 'v1', reason: 'drained' }], objects)).failed, undefined, 'deleting what is gone is done');

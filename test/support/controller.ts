@@ -1,12 +1,14 @@
 // A controller for one test: scoped to the test's namespace, with a TemporalConnection to the
 // shared dev server, and helpers to edit and read the test's worker deployment.
 import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { Client } from '@temporalio/client';
 import type { TestContext } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { Controller } from '../../src/controller/controller.ts';
 import { LABELS } from '../../src/k8s/names.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
+import type { WorkerIdentity } from '../../src/sample-worker/activities.ts';
 import { eventually, kubeConfig, sharedEnvironment, uniqueName } from './environment.ts';
 import { create } from './manifests.ts';
 
@@ -23,6 +25,8 @@ export interface ControlledNamespaceOptions {
   connectionSpec?: Record<string, unknown>;
   /** Receives every line the controller logs. */
   log?: (line: string) => void;
+  /** The controller option of that name (default: the controller's default). */
+  eventRepeatWindowMs?: number;
 }
 
 /** One build's Deployment as the test sees it. */
@@ -79,6 +83,7 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
       ...(options.maxIneligibleVersions === undefined ? {} : { maxIneligibleVersions: options.maxIneligibleVersions }),
       ...(options.maxVersionsInDeployment === undefined ? {} : { maxVersionsInDeployment: options.maxVersionsInDeployment }),
       ...(options.temporalReadBudget === undefined ? {} : { temporalReadBudget: options.temporalReadBudget }),
+      ...(options.eventRepeatWindowMs === undefined ? {} : { eventRepeatWindowMs: options.eventRepeatWindowMs }),
       // TWC_TEST_CONTROLLER_LOG=1 shows what the controller says, when a test needs explaining.
       log: options.log ?? (process.env.TWC_TEST_CONTROLLER_LOG ? (line) => console.error(`[controller ${namespace}] ${line}`) : () => {}),
       metrics,
@@ -136,4 +141,9 @@ export function rolledOut(twd: TemporalWorkerDeployment): boolean {
 /** The condition of that type, if the status has it. */
 export function condition(twd: TemporalWorkerDeployment, type: string): { status: string; reason: string; message: string } | undefined {
   return twd.status?.conditions?.find((c) => c.type === type);
+}
+
+/** The build whose worker ran the sample's gate workflow `workflowId`: the gate returns the identity of its worker. */
+export async function gateRanOn(client: Client, workflowId: string): Promise<string> {
+  return ((await client.workflow.getHandle(workflowId).result()) as WorkerIdentity).buildId;
 }

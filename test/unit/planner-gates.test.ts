@@ -45,7 +45,7 @@ const verdicts: [string, GateCheck, { state: string; start?: string[]; reason: R
   ['all completed: passed', check({ a: run('Completed'), b: run('Completed') }), { state: 'passed', reason: /completed on every task queue/ }],
   ['one failed: failed, with how', check({ a: run('Completed'), b: run('Failed', 'failed: bad canary') }), { state: 'failed', reason: /task queue b: workflow gate-Failed failed: bad canary/ }],
   ['one failed at an older generation: start it again', check({ a: run('Completed'), b: run('Failed') }, { retry: true }), { state: 'pending', start: ['b'], reason: /starts on b/ }],
-  ['no workflow task queue registered yet: wait', check({}, { taskQueues: [] }), { state: 'pending', start: [], reason: /register a workflow task queue/ }],
+  ['no task queue registered for workflows and activities yet: wait', check({}, { taskQueues: [] }), { state: 'pending', start: [], reason: /register a task queue for workflows and activities/ }],
 ];
 
 for (const [title, given, expected] of verdicts) {
