@@ -5,7 +5,18 @@ import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { GROUP, KINDS, type KindDefinition, VERSION } from './kinds.ts';
 
 /** Keywords that mean the same in TypeBox's JSON Schema and in a CRD's OpenAPI. */
-const KEPT = ['description', 'default', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'format', 'minItems', 'maxItems'];
+const KEPT = [
+  'description',
+  'default',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'format',
+  'minItems',
+  'maxItems',
+];
 
 export function openApi(schema: TSchema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -21,7 +32,8 @@ export function openApi(schema: TSchema): Record<string, unknown> {
   } else if (schema.type === 'object') {
     out.type = 'object';
     const properties = (schema.properties ?? {}) as Record<string, TSchema>;
-    if (Object.keys(properties).length > 0) out.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, openApi(v)]));
+    if (Object.keys(properties).length > 0)
+      out.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, openApi(v)]));
     if (Array.isArray(schema.required) && schema.required.length > 0) out.required = schema.required;
   } else if (schema.type === 'array') {
     out.type = 'array';
@@ -51,7 +63,14 @@ export function customResourceDefinition(definition: KindDefinition): V1CustomRe
     spec: {
       group: GROUP,
       scope: 'Namespaced',
-      names: { kind: definition.kind, listKind: `${definition.kind}List`, plural: definition.plural, singular: definition.singular, shortNames: definition.shortNames, categories: ['temporal'] },
+      names: {
+        kind: definition.kind,
+        listKind: `${definition.kind}List`,
+        plural: definition.plural,
+        singular: definition.singular,
+        shortNames: definition.shortNames,
+        categories: ['temporal'],
+      },
       versions: [
         {
           name: VERSION,

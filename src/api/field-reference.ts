@@ -13,7 +13,10 @@ interface Row {
 
 function typeOf(schema: TSchema): string {
   if (schema.anyOf) return 'string';
-  if (schema.patternProperties) return Object.values(schema.patternProperties as Record<string, TSchema>)[0]?.type === 'string' ? 'map of string' : 'object';
+  if (schema.patternProperties)
+    return Object.values(schema.patternProperties as Record<string, TSchema>)[0]?.type === 'string'
+      ? 'map of string'
+      : 'object';
   if (schema.type === 'array') return `[]${typeOf(schema.items as TSchema)}`;
   return String(schema.type);
 }
@@ -23,12 +26,17 @@ function constraints(schema: TSchema, required: boolean): string[] {
   if (required) out.push('required');
   const literals = (schema.anyOf as TSchema[] | undefined)?.map((s) => `\`${String(s.const)}\``);
   if (literals) out.push(`one of ${literals.join(', ')}`);
-  if (schema.minimum !== undefined || schema.maximum !== undefined) out.push(`${schema.minimum ?? ''}..${schema.maximum === 2147483647 ? '' : (schema.maximum ?? '')}`.replace(/^\.\.$/, ''));
+  if (schema.minimum !== undefined || schema.maximum !== undefined)
+    out.push(
+      `${schema.minimum ?? ''}..${schema.maximum === 2147483647 ? '' : (schema.maximum ?? '')}`.replace(/^\.\.$/, ''),
+    );
   if (schema.minLength !== undefined && schema.minLength > 0 && schema.maxLength === undefined) out.push('not empty');
   if (schema.maxLength !== undefined) out.push(`at most ${schema.maxLength} characters`);
-  if (schema.minItems !== undefined || schema.maxItems !== undefined) out.push(`${schema.minItems ?? 0} to ${schema.maxItems ?? 'any'} items`);
+  if (schema.minItems !== undefined || schema.maxItems !== undefined)
+    out.push(`${schema.minItems ?? 0} to ${schema.maxItems ?? 'any'} items`);
   if (schema.pattern) out.push(`matches \`${schema.pattern}\``);
-  if (schema['x-kubernetes-list-map-keys']) out.push(`unique by ${(schema['x-kubernetes-list-map-keys'] as string[]).join(', ')}`);
+  if (schema['x-kubernetes-list-map-keys'])
+    out.push(`unique by ${(schema['x-kubernetes-list-map-keys'] as string[]).join(', ')}`);
   for (const rule of rulesOf(schema)) out.push(rule.message);
   return out.filter((c) => c !== '');
 }
@@ -63,7 +71,9 @@ function table(definition: KindDefinition): string {
     '',
     '| field | type | default | rules | meaning |',
     '|---|---|---|---|---|',
-    ...out.map((r) => `| \`${r.field}\` | ${r.type} | ${r.default} | ${cell(r.rules.join('; '))} | ${cell(r.description)} |`),
+    ...out.map(
+      (r) => `| \`${r.field}\` | ${r.type} | ${r.default} | ${cell(r.rules.join('; '))} | ${cell(r.description)} |`,
+    ),
   ].join('\n');
 }
 

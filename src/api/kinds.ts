@@ -24,8 +24,18 @@ export interface KindDefinition {
   printerColumns: PrinterColumn[];
 }
 
-const ready: PrinterColumn = { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the Ready condition holds.' };
-const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since creation.' };
+const ready: PrinterColumn = {
+  name: 'Ready',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+  description: 'Whether the Ready condition holds.',
+};
+const age: PrinterColumn = {
+  name: 'Age',
+  type: 'date',
+  jsonPath: '.metadata.creationTimestamp',
+  description: 'Time since creation.',
+};
 
 export const KINDS = {
   TemporalWorkerDeployment: {
@@ -35,9 +45,24 @@ export const KINDS = {
     shortNames: ['twd'],
     schema: temporalWorkerDeployment,
     printerColumns: [
-      { name: 'Target', type: 'string', jsonPath: '.status.targetVersion.buildID', description: 'Build the spec asks for.' },
-      { name: 'Current', type: 'string', jsonPath: '.status.currentVersion.buildID', description: 'Build new workflows go to.' },
-      { name: 'Ramp %', type: 'number', jsonPath: '.status.targetVersion.rampPercentage', description: 'Share of new workflows sent to the target while it ramps.' },
+      {
+        name: 'Target',
+        type: 'string',
+        jsonPath: '.status.targetVersion.buildID',
+        description: 'Build the spec asks for.',
+      },
+      {
+        name: 'Current',
+        type: 'string',
+        jsonPath: '.status.currentVersion.buildID',
+        description: 'Build new workflows go to.',
+      },
+      {
+        name: 'Ramp %',
+        type: 'number',
+        jsonPath: '.status.targetVersion.rampPercentage',
+        description: 'Share of new workflows sent to the target while it ramps.',
+      },
       ready,
       age,
     ],
@@ -49,7 +74,10 @@ export const KINDS = {
     shortNames: ['tconn'],
     schema: temporalConnection,
     // No Ready column until the controller writes a status for connections.
-    printerColumns: [{ name: 'Host', type: 'string', jsonPath: '.spec.hostPort', description: 'Temporal frontend address.' }, age],
+    printerColumns: [
+      { name: 'Host', type: 'string', jsonPath: '.spec.hostPort', description: 'Temporal frontend address.' },
+      age,
+    ],
   },
   TemporalWorkerOwnedResource: {
     kind: 'TemporalWorkerOwnedResource',
@@ -58,7 +86,12 @@ export const KINDS = {
     shortNames: ['twor'],
     schema: temporalWorkerOwnedResource,
     printerColumns: [
-      { name: 'Worker', type: 'string', jsonPath: '.spec.workerRef.name', description: 'The worker deployment it attaches to.' },
+      {
+        name: 'Worker',
+        type: 'string',
+        jsonPath: '.spec.workerRef.name',
+        description: 'The worker deployment it attaches to.',
+      },
       { name: 'Kind', type: 'string', jsonPath: '.spec.object.kind', description: 'Kind of the objects to render.' },
       // No Ready column until the controller renders owned resources and writes their status.
       age,

@@ -29,7 +29,11 @@ export function withRules<T extends TSchema>(schema: T, ...attached: Rule<T['sta
   const all = [...rulesOf(schema), ...(attached as Rule<unknown>[])];
   Object.assign(schema, {
     [RULES]: all,
-    'x-kubernetes-validations': all.map((r) => ({ rule: r.cel, message: r.message, ...(r.fieldPath ? { fieldPath: r.fieldPath } : {}) })),
+    'x-kubernetes-validations': all.map((r) => ({
+      rule: r.cel,
+      message: r.message,
+      ...(r.fieldPath ? { fieldPath: r.fieldPath } : {}),
+    })),
   });
   return schema;
 }
@@ -61,13 +65,20 @@ export function stringMap(description: string) {
 
 /** An object whose fields the API server keeps as given: for nested Kubernetes types we do not restate. */
 export function freeform(description: string, options: SchemaOptions = {}) {
-  return Type.Record(Type.String(), Type.Unknown(), { description, 'x-kubernetes-preserve-unknown-fields': true, ...options });
+  return Type.Record(Type.String(), Type.Unknown(), {
+    description,
+    'x-kubernetes-preserve-unknown-fields': true,
+    ...options,
+  });
 }
 
 /** A reference to a key of a Secret or ConfigMap in the same namespace. */
 export function keyRef(of: 'Secret' | 'ConfigMap') {
   return Type.Object(
-    { name: dnsLabel(`Name of the ${of}.`, { maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' }), key: Type.String({ description: `Key in the ${of}'s data.`, minLength: 1 }) },
+    {
+      name: dnsLabel(`Name of the ${of}.`, { maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' }),
+      key: Type.String({ description: `Key in the ${of}'s data.`, minLength: 1 }),
+    },
     { description: `A key of a ${of} in the object's namespace.` },
   );
 }
@@ -76,7 +87,8 @@ export function keyRef(of: 'Secret' | 'ConfigMap') {
 export function durationSeconds(value: string): number {
   const units: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
   let total = 0;
-  for (const [, amount, unit] of value.matchAll(/([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(amount) * (units[unit ?? 's'] ?? 0);
+  for (const [, amount, unit] of value.matchAll(/([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/g))
+    total += Number(amount) * (units[unit ?? 's'] ?? 0);
   return total;
 }
 

@@ -4,8 +4,12 @@ import { Type } from '@sinclair/typebox';
 export const condition = Type.Object(
   {
     type: Type.String({ description: 'Ready, Progressing, Stalled...', minLength: 1, maxLength: 316 }),
-    status: Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')], { description: 'True, False or Unknown.' }),
-    observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0, description: 'The generation the condition was set for.' })),
+    status: Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')], {
+      description: 'True, False or Unknown.',
+    }),
+    observedGeneration: Type.Optional(
+      Type.Integer({ format: 'int64', minimum: 0, description: 'The generation the condition was set for.' }),
+    ),
     lastTransitionTime: Type.String({ format: 'date-time', description: 'When the status last changed.' }),
     reason: Type.String({ description: 'CamelCase reason.', minLength: 1, maxLength: 1024 }),
     message: Type.String({ description: 'Human-readable detail.', maxLength: 32768 }),

@@ -2,7 +2,19 @@
 // Deployment per build (per build and pool, with pools).
 import { type Static, Type } from '@sinclair/typebox';
 import { conditions } from './status.ts';
-import { DNS_LABEL, dnsLabel, duration, durationSeconds, freeform, int32, keyRef, LABEL_VALUE, stringMap, withRules, objectMeta } from './schema.ts';
+import {
+  DNS_LABEL,
+  dnsLabel,
+  duration,
+  durationSeconds,
+  freeform,
+  int32,
+  keyRef,
+  LABEL_VALUE,
+  stringMap,
+  withRules,
+  objectMeta,
+} from './schema.ts';
 
 /** The shortest pause of a Progressive step: at least one metrics scrape (15-30s) must land in it for anyone to judge the step. */
 export const MIN_PAUSE = '30s';
@@ -11,8 +23,12 @@ export const MAX_STEPS = 20;
 const gate = withRules(
   Type.Object(
     {
-      workflowType: Type.String({ description: 'Workflow type started on each workflow task queue of the new build, pinned to it; traffic moves only after every run completed.', minLength: 1 }),
-      input: Type.Optional(freeform('JSON object passed as the workflow\'s first argument.')),
+      workflowType: Type.String({
+        description:
+          'Workflow type started on each workflow task queue of the new build, pinned to it; traffic moves only after every run completed.',
+        minLength: 1,
+      }),
+      input: Type.Optional(freeform("JSON object passed as the workflow's first argument.")),
       inputFrom: Type.Optional(
         withRules(
           Type.Object(
@@ -20,7 +36,7 @@ const gate = withRules(
               configMapKeyRef: Type.Optional(keyRef('ConfigMap')),
               secretKeyRef: Type.Optional(keyRef('Secret')),
             },
-            { description: 'Reads the JSON input from a ConfigMap or Secret key (a Secret\'s value is never logged).' },
+            { description: "Reads the JSON input from a ConfigMap or Secret key (a Secret's value is never logged)." },
           ),
           {
             cel: 'has(self.configMapKeyRef) != has(self.secretKeyRef)',
@@ -41,12 +57,19 @@ const gate = withRules(
 
 const step = Type.Object(
   {
-    rampPercentage: Type.Integer({ description: 'Percentage of new workflow executions routed to the new build during this step.', minimum: 1, maximum: 99 }),
-    pauseDuration: withRules(duration(`How long the step lasts, counted from the time Temporal applied its ramp; at least ${MIN_PAUSE}.`), {
-      cel: `duration(self) >= duration('${MIN_PAUSE}')`,
-      message: `pauseDuration must be at least ${MIN_PAUSE}`,
-      check: (self) => durationSeconds(self) >= durationSeconds(MIN_PAUSE),
+    rampPercentage: Type.Integer({
+      description: 'Percentage of new workflow executions routed to the new build during this step.',
+      minimum: 1,
+      maximum: 99,
     }),
+    pauseDuration: withRules(
+      duration(`How long the step lasts, counted from the time Temporal applied its ramp; at least ${MIN_PAUSE}.`),
+      {
+        cel: `duration(self) >= duration('${MIN_PAUSE}')`,
+        message: `pauseDuration must be at least ${MIN_PAUSE}`,
+        check: (self) => durationSeconds(self) >= durationSeconds(MIN_PAUSE),
+      },
+    ),
     gate: Type.Optional(gate),
   },
   { description: 'One step of a Progressive rollout.' },
@@ -57,10 +80,17 @@ function rolloutSchema(description: string) {
     Type.Object(
       {
         strategy: Type.Union([Type.Literal('Manual'), Type.Literal('AllAtOnce'), Type.Literal('Progressive')], {
-          description: 'Manual: the controller never changes routing. AllAtOnce: the new build becomes current once healthy. Progressive: ramps through steps, then becomes current.',
+          description:
+            'Manual: the controller never changes routing. AllAtOnce: the new build becomes current once healthy. Progressive: ramps through steps, then becomes current.',
           default: 'AllAtOnce',
         }),
-        steps: Type.Optional(Type.Array(step, { description: 'Progressive steps, ramp strictly increasing; the build becomes current after the last.', minItems: 1, maxItems: MAX_STEPS })),
+        steps: Type.Optional(
+          Type.Array(step, {
+            description: 'Progressive steps, ramp strictly increasing; the build becomes current after the last.',
+            minItems: 1,
+            maxItems: MAX_STEPS,
+          }),
+        ),
         gate: Type.Optional(gate),
       },
       { description },
@@ -81,7 +111,8 @@ function rolloutSchema(description: string) {
       cel: '!has(self.steps) || (self.steps.map(s, s.rampPercentage).isSorted() && self.steps.all(s, self.steps.exists_one(t, t.rampPercentage == s.rampPercentage)))',
       message: 'rampPercentage must increase strictly from one step to the next',
       fieldPath: '.steps',
-      check: (self) => (self.steps ?? []).every((s, i, all) => i === 0 || s.rampPercentage > (all[i - 1]?.rampPercentage ?? 0)),
+      check: (self) =>
+        (self.steps ?? []).every((s, i, all) => i === 0 || s.rampPercentage > (all[i - 1]?.rampPercentage ?? 0)),
     },
   );
 }
@@ -90,13 +121,25 @@ const rollout = rolloutSchema('How traffic moves to a new build.');
 
 const pool = Type.Object(
   {
-    name: dnsLabel('Pool name, unique in the worker deployment; labels its Deployments temporal.io/pool.', { maxLength: 20 }),
-    taskQueue: Type.Optional(Type.String({ description: 'Task queue the pool polls, injected as TEMPORAL_TASK_QUEUE.', minLength: 1, maxLength: 1000 })),
+    name: dnsLabel('Pool name, unique in the worker deployment; labels its Deployments temporal.io/pool.', {
+      maxLength: 20,
+    }),
+    taskQueue: Type.Optional(
+      Type.String({
+        description: 'Task queue the pool polls, injected as TEMPORAL_TASK_QUEUE.',
+        minLength: 1,
+        maxLength: 1000,
+      }),
+    ),
     replicas: Type.Optional(int32('Replicas of each build in this pool; defaults to spec.replicas.')),
-    nodeSelector: Type.Optional(stringMap('Node selector of the pool\'s Pods.')),
-    affinity: Type.Optional(freeform('Affinity of the pool\'s Pods (core/v1 Affinity).')),
-    tolerations: Type.Optional(Type.Array(freeform('A core/v1 Toleration.'), { description: 'Tolerations of the pool\'s Pods.' })),
-    resources: Type.Optional(freeform('Resources applied to every container in the pool (core/v1 ResourceRequirements).')),
+    nodeSelector: Type.Optional(stringMap("Node selector of the pool's Pods.")),
+    affinity: Type.Optional(freeform("Affinity of the pool's Pods (core/v1 Affinity).")),
+    tolerations: Type.Optional(
+      Type.Array(freeform('A core/v1 Toleration.'), { description: "Tolerations of the pool's Pods." }),
+    ),
+    resources: Type.Optional(
+      freeform('Resources applied to every container in the pool (core/v1 ResourceRequirements).'),
+    ),
   },
   { description: 'A task queue and pod placement of every build.' },
 );
@@ -104,14 +147,26 @@ const pool = Type.Object(
 const podTemplate = Type.Object(
   {
     metadata: Type.Optional(
-      Type.Object({ labels: Type.Optional(stringMap('Labels of the Pods.')), annotations: Type.Optional(stringMap('Annotations of the Pods.')) }, { description: 'Labels and annotations of the Pods.' }),
+      Type.Object(
+        {
+          labels: Type.Optional(stringMap('Labels of the Pods.')),
+          annotations: Type.Optional(stringMap('Annotations of the Pods.')),
+        },
+        { description: 'Labels and annotations of the Pods.' },
+      ),
     ),
     spec: Type.Object(
       {
         containers: Type.Array(
           Type.Object(
-            { name: dnsLabel('Container name.'), image: Type.Optional(Type.String({ description: 'Container image.' })) },
-            { description: 'A core/v1 Container; the controller injects the Temporal environment.', 'x-kubernetes-preserve-unknown-fields': true },
+            {
+              name: dnsLabel('Container name.'),
+              image: Type.Optional(Type.String({ description: 'Container image.' })),
+            },
+            {
+              description: 'A core/v1 Container; the controller injects the Temporal environment.',
+              'x-kubernetes-preserve-unknown-fields': true,
+            },
           ),
           { description: 'Containers of the worker Pod.', minItems: 1 },
         ),
@@ -119,23 +174,43 @@ const podTemplate = Type.Object(
       { description: 'A core/v1 PodSpec.', 'x-kubernetes-preserve-unknown-fields': true },
     ),
   },
-  { description: 'Pod template of the build to run. Changing it makes a new build, unless workerOptions.unsafeCustomBuildID is set.' },
+  {
+    description:
+      'Pod template of the build to run. Changing it makes a new build, unless workerOptions.unsafeCustomBuildID is set.',
+  },
 );
 
 const spec = withRules(
   Type.Object(
     {
-      replicas: Type.Optional(int32('Replicas of each active build. Leave unset when an autoscaler owns replica counts.')),
+      replicas: Type.Optional(
+        int32('Replicas of each active build. Leave unset when an autoscaler owns replica counts.'),
+      ),
       template: podTemplate,
-      minReadySeconds: Type.Optional(int32('Seconds a new Pod must be ready before it counts as available.', { default: 0 })),
-      progressDeadlineSeconds: Type.Optional(int32('Seconds a build may take to become available before it is reported stalled.', { minimum: 1, default: 600 })),
+      minReadySeconds: Type.Optional(
+        int32('Seconds a new Pod must be ready before it counts as available.', { default: 0 }),
+      ),
+      progressDeadlineSeconds: Type.Optional(
+        int32('Seconds a build may take to become available before it is reported stalled.', {
+          minimum: 1,
+          default: 600,
+        }),
+      ),
       workerOptions: Type.Object(
         {
-          connectionRef: Type.Object({ name: dnsLabel('Name of a TemporalConnection in the same namespace.') }, { description: 'How to reach Temporal.' }),
-          temporalNamespace: Type.String({ description: 'Temporal namespace of the workers.', minLength: 1, maxLength: 255 }),
+          connectionRef: Type.Object(
+            { name: dnsLabel('Name of a TemporalConnection in the same namespace.') },
+            { description: 'How to reach Temporal.' },
+          ),
+          temporalNamespace: Type.String({
+            description: 'Temporal namespace of the workers.',
+            minLength: 1,
+            maxLength: 255,
+          }),
           unsafeCustomBuildID: Type.Optional(
             Type.String({
-              description: 'A build ID of your choosing instead of one computed from the template. A template change under the same ID rolls the existing Pods in place: unsafe if workflow code changed.',
+              description:
+                'A build ID of your choosing instead of one computed from the template. A template change under the same ID rolls the existing Pods in place: unsafe if workflow code changed.',
               minLength: 1,
               maxLength: 63,
               pattern: LABEL_VALUE,
@@ -149,8 +224,12 @@ const spec = withRules(
       sunset: Type.Optional(
         Type.Object(
           {
-            scaledownDelay: Type.Optional(duration('How long a build stays scaled up after it is drained.', { default: '1h' })),
-            deleteDelay: Type.Optional(duration('How long a scaled-down build\'s Deployment is kept before deletion.', { default: '24h' })),
+            scaledownDelay: Type.Optional(
+              duration('How long a build stays scaled up after it is drained.', { default: '1h' }),
+            ),
+            deleteDelay: Type.Optional(
+              duration("How long a scaled-down build's Deployment is kept before deletion.", { default: '24h' }),
+            ),
           },
           { description: 'When drained builds are scaled down and deleted.', default: {} },
         ),
@@ -158,7 +237,8 @@ const spec = withRules(
       pools: Type.Optional(
         withRules(
           Type.Array(pool, {
-            description: 'Task queues and placements that every build spans, one Deployment per build and pool. Without pools, one Deployment per build.',
+            description:
+              'Task queues and placements that every build spans, one Deployment per build and pool. Without pools, one Deployment per build.',
             maxItems: 20,
             'x-kubernetes-list-type': 'map',
             'x-kubernetes-list-map-keys': ['name'],
@@ -183,21 +263,45 @@ const spec = withRules(
 const versionStatus = {
   buildID: Type.String({ description: 'Build ID.' }),
   status: Type.String({ description: 'NotRegistered, Inactive, Ramping, Current, Draining or Drained.' }),
-  healthySince: Type.Optional(Type.String({ description: 'Since when every Deployment of the build is available.', format: 'date-time' })),
-  deployments: Type.Optional(Type.Array(Type.String(), { description: 'Names of the build\'s Deployments.' })),
-  lastCurrentTime: Type.Optional(Type.String({ description: 'When the build stopped being current, as the controller saw it: within the rollback window, making it the target again promotes it at once.', format: 'date-time' })),
+  healthySince: Type.Optional(
+    Type.String({ description: 'Since when every Deployment of the build is available.', format: 'date-time' }),
+  ),
+  deployments: Type.Optional(Type.Array(Type.String(), { description: "Names of the build's Deployments." })),
+  lastCurrentTime: Type.Optional(
+    Type.String({
+      description:
+        'When the build stopped being current, as the controller saw it: within the rollback window, making it the target again promotes it at once.',
+      format: 'date-time',
+    }),
+  ),
 };
 
 const status = Type.Object(
   {
-    observedGeneration: Type.Optional(Type.Integer({ description: 'The generation this status describes.', format: 'int64' })),
+    observedGeneration: Type.Optional(
+      Type.Integer({ description: 'The generation this status describes.', format: 'int64' }),
+    ),
     targetVersion: Type.Optional(
       Type.Object(
         {
           ...versionStatus,
-          rampPercentage: Type.Optional(Type.Number({ description: 'Share of new workflows routed to the target while it ramps.', minimum: 0, maximum: 100 })),
-          rampLastModifiedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When Temporal last changed the ramp.' })),
-          madeRoomAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the controller last deleted an older build\'s record in Temporal so that this build could register at the server\'s cap of versions.' })),
+          rampPercentage: Type.Optional(
+            Type.Number({
+              description: 'Share of new workflows routed to the target while it ramps.',
+              minimum: 0,
+              maximum: 100,
+            }),
+          ),
+          rampLastModifiedAt: Type.Optional(
+            Type.String({ format: 'date-time', description: 'When Temporal last changed the ramp.' }),
+          ),
+          madeRoomAt: Type.Optional(
+            Type.String({
+              format: 'date-time',
+              description:
+                "When the controller last deleted an older build's record in Temporal so that this build could register at the server's cap of versions.",
+            }),
+          ),
           gates: Type.Optional(
             Type.Array(
               Type.Object(
@@ -215,7 +319,10 @@ const status = Type.Object(
           gateFailure: Type.Optional(
             Type.Object(
               {
-                generation: Type.Integer({ description: 'The generation the failure was seen at: a newer generation runs the gate again.', format: 'int64' }),
+                generation: Type.Integer({
+                  description: 'The generation the failure was seen at: a newer generation runs the gate again.',
+                  format: 'int64',
+                }),
                 stage: Type.String({ description: 'Which gate failed.' }),
                 workflowID: Type.String({ description: 'The failed gate run.' }),
                 message: Type.String({ description: 'How it failed.' }),
@@ -233,7 +340,9 @@ const status = Type.Object(
         Type.Object(
           {
             ...versionStatus,
-            drainedSince: Type.Optional(Type.String({ format: 'date-time', description: 'Since when no pinned workflow runs on the build.' })),
+            drainedSince: Type.Optional(
+              Type.String({ format: 'date-time', description: 'Since when no pinned workflow runs on the build.' }),
+            ),
             eligibleForDeletion: Type.Optional(Type.Boolean({ description: 'Drained and scaled to zero.' })),
           },
           { description: 'An older build still running or kept.' },
@@ -241,7 +350,9 @@ const status = Type.Object(
         { description: 'Older builds.' },
       ),
     ),
-    versionCount: Type.Optional(Type.Integer({ description: 'Versions Temporal holds for the deployment.', minimum: 0 })),
+    versionCount: Type.Optional(
+      Type.Integer({ description: 'Versions Temporal holds for the deployment.', minimum: 0 }),
+    ),
     managerIdentity: Type.Optional(Type.String({ description: 'Identity allowed to change routing in Temporal.' })),
     conditions: Type.Optional(conditions),
   },
@@ -261,7 +372,8 @@ export const temporalWorkerDeployment = withRules(
   ),
   {
     cel: `size(self.metadata.name) <= 63 && self.metadata.name.matches('${DNS_LABEL}')`,
-    message: 'metadata.name must be a DNS label of at most 63 characters: it is used as a label value and in the Temporal deployment name, where "." is reserved',
+    message:
+      'metadata.name must be a DNS label of at most 63 characters: it is used as a label value and in the Temporal deployment name, where "." is reserved',
     check: (self) => (self.metadata.name ?? '').length <= 63 && new RegExp(DNS_LABEL).test(self.metadata.name ?? ''),
   },
 );

@@ -37,13 +37,19 @@ const object = withRules(
 
 const spec = Type.Object(
   {
-    workerRef: withRules(Type.Object({ name: dnsLabel('Name of the TemporalWorkerDeployment in the same namespace.') }, { description: 'The worker deployment whose builds get a copy.' }), {
-      cel: 'self.name == oldSelf.name',
-      message: 'workerRef.name is immutable: create a new TemporalWorkerOwnedResource instead',
-      fieldPath: '.name',
-      check: (self, old) => old === undefined || self.name === old.name,
-      transition: true,
-    }),
+    workerRef: withRules(
+      Type.Object(
+        { name: dnsLabel('Name of the TemporalWorkerDeployment in the same namespace.') },
+        { description: 'The worker deployment whose builds get a copy.' },
+      ),
+      {
+        cel: 'self.name == oldSelf.name',
+        message: 'workerRef.name is immutable: create a new TemporalWorkerOwnedResource instead',
+        fieldPath: '.name',
+        check: (self, old) => old === undefined || self.name === old.name,
+        transition: true,
+      },
+    ),
     object,
   },
   { description: 'What to attach to each build.' },

@@ -64,7 +64,10 @@ function fieldOf(pointer: string): string {
     .split('/')
     .slice(1)
     .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
+    .reduce(
+      (path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment),
+      '',
+    );
 }
 
 function dedupe(errors: FieldError[]): FieldError[] {

@@ -8,13 +8,21 @@ import { hostname } from 'node:os';
 import { collectDefaultMetrics } from 'prom-client';
 import { durationSeconds, DURATION } from '../api/schema.ts';
 import { Controller } from '../controller/controller.ts';
-import { healthz, metrics as metricsRoute, parseBindAddress, readyz, type Route, serve } from '../runtime/http-server.ts';
+import {
+  healthz,
+  metrics as metricsRoute,
+  parseBindAddress,
+  readyz,
+  type Route,
+  serve,
+} from '../runtime/http-server.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { DEFAULT_READS_PER_SECOND } from '../temporal/read-budget.ts';
 
 function duration(value: string): number {
-  if (!new RegExp(DURATION).test(value)) throw new InvalidArgumentError(`"${value}" is not a duration such as 10s or 1m`);
+  if (!new RegExp(DURATION).test(value))
+    throw new InvalidArgumentError(`"${value}" is not a duration such as 10s or 1m`);
   return durationSeconds(value) * 1000;
 }
 
@@ -55,26 +63,91 @@ function ownNamespace(): string {
   }
 }
 
-const program = new Command('twc').description('Temporal Worker Controller: runs Temporal workers on Kubernetes with Worker Versioning');
+const program = new Command('twc').description(
+  'Temporal Worker Controller: runs Temporal workers on Kubernetes with Worker Versioning',
+);
 
 program
   .command('run')
   .description('run the controller')
-  .option('--kubeconfig <file>', 'kubeconfig to use; default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account')
-  .option('--identity <name>', 'manager identity claimed in Temporal; unique per installation (env TWC_IDENTITY)', process.env.TWC_IDENTITY ?? `temporal-worker-controller/${process.env.POD_NAMESPACE ?? hostname()}`)
-  .option('--namespace <name>', 'watch only this namespace (env TWC_NAMESPACE); default: all', process.env.TWC_NAMESPACE)
-  .option('--poll-interval <duration>', 'how often Temporal is asked about what events cannot tell, such as drainage (env TWC_POLL_INTERVAL)', duration, duration(process.env.TWC_POLL_INTERVAL ?? '10s'))
-  .option('--concurrency <n>', 'worker deployments reconciled at once (env TWC_CONCURRENCY)', positive, positive(process.env.TWC_CONCURRENCY ?? '4'))
-  .option('--max-ineligible-versions <n>', 'stop creating builds while this many are not yet drained and scaled down (env TWC_MAX_INELIGIBLE_VERSIONS)', positive, positive(process.env.TWC_MAX_INELIGIBLE_VERSIONS ?? '75'))
-  .option('--temporal-max-versions-in-deployment <n>', 'the Temporal server\'s cap of versions per deployment (its matching.maxVersionsInDeployment): only at this count does the controller delete a drained build\'s record to make room for a new build (env TWC_TEMPORAL_MAX_VERSIONS_IN_DEPLOYMENT)', positive, positive(process.env.TWC_TEMPORAL_MAX_VERSIONS_IN_DEPLOYMENT ?? '100'))
-  .option('--rollback-window <duration>', 'a build current this recently is promoted at once when it is the target again, without steps or gates (env TWC_ROLLBACK_WINDOW)', duration, duration(process.env.TWC_ROLLBACK_WINDOW ?? '1h'))
-  .option('--temporal-read-budget <reads per second>', 'reads of each Temporal namespace per second, shared by all worker deployments; keep it under the server\'s limit (env TWC_TEMPORAL_READ_BUDGET)', rate, rate(process.env.TWC_TEMPORAL_READ_BUDGET ?? String(DEFAULT_READS_PER_SECOND)))
-  .option('--metrics-bind-address <address>', 'where /metrics is served, e.g. :8080 or 127.0.0.1:8080; 0 disables (env TWC_METRICS_BIND_ADDRESS)', bindAddress, bindAddress(process.env.TWC_METRICS_BIND_ADDRESS ?? ':8080'))
-  .option('--health-probe-bind-address <address>', 'where /healthz and /readyz are served; 0 disables (env TWC_HEALTH_PROBE_BIND_ADDRESS)', bindAddress, bindAddress(process.env.TWC_HEALTH_PROBE_BIND_ADDRESS ?? ':8081'))
-  .option('--leader-elect', 'reconcile only while holding the Lease, so that one replica of several works (env TWC_LEADER_ELECT)', boolean(process.env.TWC_LEADER_ELECT ?? 'true'))
+  .option(
+    '--kubeconfig <file>',
+    'kubeconfig to use; default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account',
+  )
+  .option(
+    '--identity <name>',
+    'manager identity claimed in Temporal; unique per installation (env TWC_IDENTITY)',
+    process.env.TWC_IDENTITY ?? `temporal-worker-controller/${process.env.POD_NAMESPACE ?? hostname()}`,
+  )
+  .option(
+    '--namespace <name>',
+    'watch only this namespace (env TWC_NAMESPACE); default: all',
+    process.env.TWC_NAMESPACE,
+  )
+  .option(
+    '--poll-interval <duration>',
+    'how often Temporal is asked about what events cannot tell, such as drainage (env TWC_POLL_INTERVAL)',
+    duration,
+    duration(process.env.TWC_POLL_INTERVAL ?? '10s'),
+  )
+  .option(
+    '--concurrency <n>',
+    'worker deployments reconciled at once (env TWC_CONCURRENCY)',
+    positive,
+    positive(process.env.TWC_CONCURRENCY ?? '4'),
+  )
+  .option(
+    '--max-ineligible-versions <n>',
+    'stop creating builds while this many are not yet drained and scaled down (env TWC_MAX_INELIGIBLE_VERSIONS)',
+    positive,
+    positive(process.env.TWC_MAX_INELIGIBLE_VERSIONS ?? '75'),
+  )
+  .option(
+    '--temporal-max-versions-in-deployment <n>',
+    "the Temporal server's cap of versions per deployment (its matching.maxVersionsInDeployment): only at this count does the controller delete a drained build's record to make room for a new build (env TWC_TEMPORAL_MAX_VERSIONS_IN_DEPLOYMENT)",
+    positive,
+    positive(process.env.TWC_TEMPORAL_MAX_VERSIONS_IN_DEPLOYMENT ?? '100'),
+  )
+  .option(
+    '--rollback-window <duration>',
+    'a build current this recently is promoted at once when it is the target again, without steps or gates (env TWC_ROLLBACK_WINDOW)',
+    duration,
+    duration(process.env.TWC_ROLLBACK_WINDOW ?? '1h'),
+  )
+  .option(
+    '--temporal-read-budget <reads per second>',
+    "reads of each Temporal namespace per second, shared by all worker deployments; keep it under the server's limit (env TWC_TEMPORAL_READ_BUDGET)",
+    rate,
+    rate(process.env.TWC_TEMPORAL_READ_BUDGET ?? String(DEFAULT_READS_PER_SECOND)),
+  )
+  .option(
+    '--metrics-bind-address <address>',
+    'where /metrics is served, e.g. :8080 or 127.0.0.1:8080; 0 disables (env TWC_METRICS_BIND_ADDRESS)',
+    bindAddress,
+    bindAddress(process.env.TWC_METRICS_BIND_ADDRESS ?? ':8080'),
+  )
+  .option(
+    '--health-probe-bind-address <address>',
+    'where /healthz and /readyz are served; 0 disables (env TWC_HEALTH_PROBE_BIND_ADDRESS)',
+    bindAddress,
+    bindAddress(process.env.TWC_HEALTH_PROBE_BIND_ADDRESS ?? ':8081'),
+  )
+  .option(
+    '--leader-elect',
+    'reconcile only while holding the Lease, so that one replica of several works (env TWC_LEADER_ELECT)',
+    boolean(process.env.TWC_LEADER_ELECT ?? 'true'),
+  )
   .option('--no-leader-elect', 'reconcile without leader election: only one replica may run')
-  .option('--leader-election-namespace <name>', 'namespace of the Lease (env TWC_LEADER_ELECTION_NAMESPACE); default: POD_NAMESPACE, the in-cluster service account\'s namespace, or default', process.env.TWC_LEADER_ELECTION_NAMESPACE ?? ownNamespace())
-  .option('--leader-election-id <name>', 'name of the Lease (env TWC_LEADER_ELECTION_ID)', process.env.TWC_LEADER_ELECTION_ID ?? 'temporal-worker-controller')
+  .option(
+    '--leader-election-namespace <name>',
+    "namespace of the Lease (env TWC_LEADER_ELECTION_NAMESPACE); default: POD_NAMESPACE, the in-cluster service account's namespace, or default",
+    process.env.TWC_LEADER_ELECTION_NAMESPACE ?? ownNamespace(),
+  )
+  .option(
+    '--leader-election-id <name>',
+    'name of the Lease (env TWC_LEADER_ELECTION_ID)',
+    process.env.TWC_LEADER_ELECTION_ID ?? 'temporal-worker-controller',
+  )
   .action(
     async (options: {
       kubeconfig?: string;
@@ -141,7 +214,8 @@ program
         : undefined;
 
       // A standby replica is ready: a rollout must be able to replace the leader with it.
-      const notReadyBecause = (): string | undefined => (running || (elector && !elector.isLeader) ? undefined : 'caches not synced yet');
+      const notReadyBecause = (): string | undefined =>
+        running || (elector && !elector.isLeader) ? undefined : 'caches not synced yet';
       // Endpoints given the same address share one server.
       const endpoints = new Map<string, { address: NonNullable<BindAddress>; routes: Record<string, Route> }>();
       const expose = (address: BindAddress, routes: Record<string, Route>): void => {

@@ -65,10 +65,19 @@ export class Controller {
     const apps = kubeconfig.makeApiClient(AppsV1Api);
     const customObjects = kubeconfig.makeApiClient(CustomObjectsApi);
     const scope = options.namespace ? `/namespaces/${options.namespace}` : '';
-    const listOf = <T>(plural: string) => () =>
-      (options.namespace
-        ? customObjects.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: options.namespace, plural })
-        : customObjects.listClusterCustomObject({ group: GROUP, version: VERSION, plural })) as Promise<{ items: T[] }>;
+    const listOf =
+      <T>(plural: string) =>
+      () =>
+        (options.namespace
+          ? customObjects.listNamespacedCustomObject({
+              group: GROUP,
+              version: VERSION,
+              namespace: options.namespace,
+              plural,
+            })
+          : customObjects.listClusterCustomObject({ group: GROUP, version: VERSION, plural })) as Promise<{
+          items: T[];
+        }>;
     const enqueue = (namespace: string | undefined, name: string | undefined, prefix = ''): void => {
       if (!namespace || !name) return;
       const key = `${prefix}${namespace}/${name}`;
@@ -78,7 +87,8 @@ export class Controller {
 
     const enqueueUsersOf = (namespace: string | undefined, connectionName: string | undefined): void => {
       for (const twd of this.workerDeployments.list(namespace)) {
-        if (twd.spec.workerOptions.connectionRef.name === connectionName) enqueue(twd.metadata.namespace, twd.metadata.name);
+        if (twd.spec.workerOptions.connectionRef.name === connectionName)
+          enqueue(twd.metadata.namespace, twd.metadata.name);
       }
     };
 
@@ -93,7 +103,10 @@ export class Controller {
       },
       log,
     });
-    this.clients = new TemporalClientPool({ secret: (namespace, name) => this.secrets.get(namespace, name), interceptors: [this.metrics.temporalInterceptor()] });
+    this.clients = new TemporalClientPool({
+      secret: (namespace, name) => this.secrets.get(namespace, name),
+      interceptors: [this.metrics.temporalInterceptor()],
+    });
     this.workerDeployments = new SelfHealingInformer<TemporalWorkerDeployment>({
       kubeconfig,
       watch,
@@ -119,7 +132,8 @@ export class Controller {
       onEvent: (event, connection) => {
         enqueue(connection.metadata.namespace, connection.metadata.name, CONNECTION_KEY);
         enqueueUsersOf(connection.metadata.namespace, connection.metadata.name);
-        if (event === 'delete') this.clients.release(connection.metadata.namespace ?? '', connection.metadata.name ?? '');
+        if (event === 'delete')
+          this.clients.release(connection.metadata.namespace ?? '', connection.metadata.name ?? '');
         this.secrets.watchOnly(secretsReferencedBy(this.connections.list()));
       },
       log,
@@ -134,14 +148,20 @@ export class Controller {
           : apps.listDeploymentForAllNamespaces({ labelSelector: LABELS.buildId }),
       labelSelector: LABELS.buildId,
       onEvent: (_event, deployment) => {
-        const owner = deployment.metadata?.ownerReferences?.find((o) => o.kind === KINDS.TemporalWorkerDeployment.kind && o.controller);
+        const owner = deployment.metadata?.ownerReferences?.find(
+          (o) => o.kind === KINDS.TemporalWorkerDeployment.kind && o.controller,
+        );
         enqueue(deployment.metadata?.namespace, owner?.name);
       },
       log,
     });
 
     const core = kubeconfig.makeApiClient(CoreV1Api);
-    const events = new EventRecorder({ core, instance: options.identity, ...(options.eventRepeatWindowMs === undefined ? {} : { repeatWindowMs: options.eventRepeatWindowMs }) });
+    const events = new EventRecorder({
+      core,
+      instance: options.identity,
+      ...(options.eventRepeatWindowMs === undefined ? {} : { repeatWindowMs: options.eventRepeatWindowMs }),
+    });
     const dependencies: ReconcilerDependencies = {
       apps,
       core,
@@ -152,7 +172,8 @@ export class Controller {
       workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
-      temporal: async (connection: TemporalConnection) => this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+      temporal: async (connection: TemporalConnection) =>
+        this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
       secret: (namespace: string, name: string) => this.secrets.get(namespace, name),
       identity: options.identity,
       now: () => new Date(),
@@ -179,7 +200,10 @@ export class Controller {
         if (object) await releaseConnection(dependencies, object);
         return undefined;
       },
-      onError: (key, error, retryInMs) => log(`reconcile of ${key} failed, retrying in ${retryInMs}ms: ${error instanceof Error ? error.message : String(error)}`),
+      onError: (key, error, retryInMs) =>
+        log(
+          `reconcile of ${key} failed, retrying in ${retryInMs}ms: ${error instanceof Error ? error.message : String(error)}`,
+        ),
     });
   }
 
@@ -187,7 +211,9 @@ export class Controller {
   private pollDelay(namespace: string, name: string, spreadMs: number): number {
     const twd = this.workerDeployments.get(namespace, name);
     const connection = twd && this.connections.get(namespace, twd.spec.workerOptions.connectionRef.name);
-    return connection ? this.reads.pollDelay(connection.spec.hostPort, twd.spec.workerOptions.temporalNamespace, spreadMs) : 0;
+    return connection
+      ? this.reads.pollDelay(connection.spec.hostPort, twd.spec.workerOptions.temporalNamespace, spreadMs)
+      : 0;
   }
 
   async start(): Promise<void> {
@@ -197,7 +223,12 @@ export class Controller {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.workerDeployments.stop(), this.connections.stop(), this.deployments.stop(), this.secrets.stop()]);
+    await Promise.all([
+      this.workerDeployments.stop(),
+      this.connections.stop(),
+      this.deployments.stop(),
+      this.secrets.stop(),
+    ]);
     await this.queue.shutdown();
     await this.clients.close();
   }

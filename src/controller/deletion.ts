@@ -15,7 +15,10 @@ import { FINALIZER, hasFinalizer, isBeingDeleted, removeFinalizer } from './fina
 import type { ReconcilerDependencies } from './reconciler.ts';
 import { errorMessage, lastKnownVersions, writeStatus } from './status-writer.ts';
 
-export async function finalizeWorkerDeployment(deps: ReconcilerDependencies, stored: TemporalWorkerDeployment): Promise<ReconcileResult> {
+export async function finalizeWorkerDeployment(
+  deps: ReconcilerDependencies,
+  stored: TemporalWorkerDeployment,
+): Promise<ReconcileResult> {
   if (!hasFinalizer(stored)) return undefined;
   const namespace = stored.metadata.namespace ?? '';
   const deploymentName = temporalDeploymentName(namespace, stored.metadata.name ?? '');
@@ -34,21 +37,53 @@ export async function finalizeWorkerDeployment(deps: ReconcilerDependencies, sto
     return undefined;
   }
 
-  for (const deployment of deps.deployments(namespace).filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === stored.metadata.uid))) {
+  for (const deployment of deps
+    .deployments(namespace)
+    .filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === stored.metadata.uid))) {
     const name = deployment.metadata?.name ?? '';
-    await deps.apps.deleteNamespacedDeployment({ namespace, name, body: { propagationPolicy: 'Background' } }).catch(unless(404));
-    await deps.recordEvent(about, { type: 'Normal', reason: 'DeploymentDeleted', message: `deleted Deployment ${name}: the worker deployment is being deleted` });
+    await deps.apps
+      .deleteNamespacedDeployment({ namespace, name, body: { propagationPolicy: 'Background' } })
+      .catch(unless(404));
+    await deps.recordEvent(about, {
+      type: 'Normal',
+      reason: 'DeploymentDeleted',
+      message: `deleted Deployment ${name}: the worker deployment is being deleted`,
+    });
   }
 
   let progress;
   try {
     const service = await deps.temporal(connection);
-    progress = await cleanUpDeployment({ service, namespace: temporalNamespace, deploymentName, identity: deps.identity });
+    progress = await cleanUpDeployment({
+      service,
+      namespace: temporalNamespace,
+      deploymentName,
+      identity: deps.identity,
+    });
   } catch (error) {
     const text = `cannot remove Worker Deployment ${deploymentName} from Temporal: ${errorMessage(error)}; to delete without that cleanup, remove the finalizer ${FINALIZER}`;
-    return writeStatus(deps, stored, lastKnownVersions(stored), [progressing('False', error instanceof ManagedElsewhereError ? 'ManagedElsewhere' : 'TemporalCleanupFailed', text)], deps.pollIntervalMs);
+    return writeStatus(
+      deps,
+      stored,
+      lastKnownVersions(stored),
+      [
+        progressing(
+          'False',
+          error instanceof ManagedElsewhereError ? 'ManagedElsewhere' : 'TemporalCleanupFailed',
+          text,
+        ),
+      ],
+      deps.pollIntervalMs,
+    );
   }
-  if (!progress.done) return writeStatus(deps, stored, lastKnownVersions(stored), [progressing('True', 'Deleting', progress.reason)], deps.pollIntervalMs);
+  if (!progress.done)
+    return writeStatus(
+      deps,
+      stored,
+      lastKnownVersions(stored),
+      [progressing('True', 'Deleting', progress.reason)],
+      deps.pollIntervalMs,
+    );
 
   await deps.recordEvent(about, { type: 'Normal', reason: 'TemporalCleanedUp', message: progress.reason });
   await releaseConnection(deps, connection, stored.metadata.uid);
@@ -57,11 +92,17 @@ export async function finalizeWorkerDeployment(deps: ReconcilerDependencies, sto
 }
 
 /** Lets a connection go once no worker deployment (other than `leaving`) may still need it. */
-export async function releaseConnection(deps: ReconcilerDependencies, connection: TemporalConnection, leaving?: string): Promise<void> {
+export async function releaseConnection(
+  deps: ReconcilerDependencies,
+  connection: TemporalConnection,
+  leaving?: string,
+): Promise<void> {
   if (!hasFinalizer(connection)) return;
   const users = deps
     .workerDeployments(connection.metadata.namespace ?? '')
-    .filter((twd) => twd.metadata.uid !== leaving && twd.spec.workerOptions.connectionRef.name === connection.metadata.name)
+    .filter(
+      (twd) => twd.metadata.uid !== leaving && twd.spec.workerOptions.connectionRef.name === connection.metadata.name,
+    )
     .filter((twd) => !isBeingDeleted(twd) || hasFinalizer(twd));
   if (users.length === 0) await removeFinalizer(deps.customObjects, KINDS.TemporalConnection.plural, connection);
 }

@@ -68,7 +68,10 @@ export class EventRecorder {
         return;
       }
       const name = `${about.metadata.name ?? 'unknown'}.${randomBytes(8).toString('hex')}`;
-      await this.core.createNamespacedEvent({ namespace, body: this.event(name, namespace, about, event.type, event.reason, message, now) });
+      await this.core.createNamespacedEvent({
+        namespace,
+        body: this.event(name, namespace, about, event.type, event.reason, message, now),
+      });
       this.remember(key, { name, count: 1, writtenAt: now.getTime() });
     } catch {
       // The event may have expired (Kubernetes keeps them an hour): start a new one next time.
@@ -76,10 +79,24 @@ export class EventRecorder {
     }
   };
 
-  private event(name: string, namespace: string, about: EventTarget, type: string, reason: string, message: string, now: Date): CoreV1Event {
+  private event(
+    name: string,
+    namespace: string,
+    about: EventTarget,
+    type: string,
+    reason: string,
+    message: string,
+    now: Date,
+  ): CoreV1Event {
     return {
       metadata: { name, namespace },
-      involvedObject: { apiVersion: about.apiVersion, kind: about.kind, name: about.metadata.name ?? '', namespace, ...(about.metadata.uid ? { uid: about.metadata.uid } : {}) },
+      involvedObject: {
+        apiVersion: about.apiVersion,
+        kind: about.kind,
+        name: about.metadata.name ?? '',
+        namespace,
+        ...(about.metadata.uid ? { uid: about.metadata.uid } : {}),
+      },
       type,
       reason,
       message,

@@ -6,7 +6,13 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import { httpStatus } from '../k8s/api-errors.ts';
 import { type GateRun, type GateStage, judgeGate } from '../planner/gates.ts';
 import { type Condition, stalled } from '../status/conditions.ts';
-import { gateWorkflowId, readGate, startGate, type GateTarget, workflowTaskQueues } from '../temporal/gate-workflows.ts';
+import {
+  gateWorkflowId,
+  readGate,
+  startGate,
+  type GateTarget,
+  workflowTaskQueues,
+} from '../temporal/gate-workflows.ts';
 import type { EventTarget, RecordEvent } from './events.ts';
 
 type TargetStatus = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['targetVersion']>;
@@ -42,7 +48,8 @@ export async function runGates(context: GateContext): Promise<GateOutcome> {
   if (failure && failure.generation === generation) return failed(context, failure, previous?.gates);
   if (!stage) return { gate: 'passed', status: {} };
   const known = (previous?.gates ?? []).filter((g) => g.stage === stage.name);
-  if (!failure && known.length > 0 && known.every((g) => g.status === 'Completed')) return { gate: 'passed', status: { gates: known } };
+  if (!failure && known.length > 0 && known.every((g) => g.status === 'Completed'))
+    return { gate: 'passed', status: { gates: known } };
 
   const taskQueues = await workflowTaskQueues(target);
   const idOf = (taskQueue: string) => gateWorkflowId(target.deploymentName, target.buildId, stage.name, taskQueue);
@@ -56,24 +63,59 @@ export async function runGates(context: GateContext): Promise<GateOutcome> {
       input = await gateInput(context.core, context.namespace, stage.gate);
     } catch (error) {
       if (!(error instanceof GateInputError)) throw error;
-      return { gate: 'pending', status: {}, condition: stalled('GateInputInvalid', `gate ${stage.name} of build ${target.buildId} cannot start: ${error.message}`) };
+      return {
+        gate: 'pending',
+        status: {},
+        condition: stalled(
+          'GateInputInvalid',
+          `gate ${stage.name} of build ${target.buildId} cannot start: ${error.message}`,
+        ),
+      };
     }
     for (const taskQueue of verdict.start) {
-      await startGate(target, { workflowId: idOf(taskQueue), workflowType: stage.gate.workflowType, taskQueue, ...(input === undefined ? {} : { input }) });
+      await startGate(target, {
+        workflowId: idOf(taskQueue),
+        workflowType: stage.gate.workflowType,
+        taskQueue,
+        ...(input === undefined ? {} : { input }),
+      });
       runs[taskQueue] = { workflowId: idOf(taskQueue), status: 'Running' };
-      await context.recordEvent(context.about, { type: 'Normal', reason: 'GateStarted', message: `started gate ${stage.name} (${stage.gate.workflowType}) of build ${target.buildId} on task queue ${taskQueue}, pinned to the build` });
+      await context.recordEvent(context.about, {
+        type: 'Normal',
+        reason: 'GateStarted',
+        message: `started gate ${stage.name} (${stage.gate.workflowType}) of build ${target.buildId} on task queue ${taskQueue}, pinned to the build`,
+      });
     }
   }
-  const gates = taskQueues.map((taskQueue) => ({ stage: stage.name, taskQueue, workflowID: idOf(taskQueue), status: runs[taskQueue]?.status ?? 'Running' }));
-  if (verdict.state === 'failed') return failed(context, { generation, stage: stage.name, workflowID: verdict.run.workflowId, message: verdict.reason }, gates);
-  if (verdict.state === 'passed') await context.recordEvent(context.about, { type: 'Normal', reason: 'GatePassed', message: `${verdict.reason} for build ${target.buildId}` });
+  const gates = taskQueues.map((taskQueue) => ({
+    stage: stage.name,
+    taskQueue,
+    workflowID: idOf(taskQueue),
+    status: runs[taskQueue]?.status ?? 'Running',
+  }));
+  if (verdict.state === 'failed')
+    return failed(
+      context,
+      { generation, stage: stage.name, workflowID: verdict.run.workflowId, message: verdict.reason },
+      gates,
+    );
+  if (verdict.state === 'passed')
+    await context.recordEvent(context.about, {
+      type: 'Normal',
+      reason: 'GatePassed',
+      message: `${verdict.reason} for build ${target.buildId}`,
+    });
   return { gate: verdict.state, status: { gates } };
 }
 
 function failed(context: GateContext, failure: GateFailure, gates: GateStatus['gates']): GateOutcome {
   const aborted = failure.stage !== 'rollout';
   const text = `${failure.message}; the rollout of build ${context.target.buildId} stops${aborted ? ' and its ramp is removed' : ''}, its Pods stay for the workflows already on it; change the spec to run the gate again`;
-  return { gate: 'failed', status: { ...(gates ? { gates } : {}), gateFailure: failure }, condition: stalled(aborted ? 'RolloutAborted' : 'GateFailed', text) };
+  return {
+    gate: 'failed',
+    status: { ...(gates ? { gates } : {}), gateFailure: failure },
+    condition: stalled(aborted ? 'RolloutAborted' : 'GateFailed', text),
+  };
 }
 
 type Gate = GateStage['gate'];
@@ -93,7 +135,9 @@ async function gateInput(core: CoreV1Api, namespace: string, gate: Gate): Promis
     } else {
       const configMap = await core.readNamespacedConfigMap({ namespace, name: ref.name });
       const binary = configMap.binaryData?.[ref.key];
-      text = configMap.data?.[ref.key] ?? (binary === undefined ? undefined : Buffer.from(binary, 'base64').toString('utf8'));
+      text =
+        configMap.data?.[ref.key] ??
+        (binary === undefined ? undefined : Buffer.from(binary, 'base64').toString('utf8'));
     }
   } catch (error) {
     if (httpStatus(error) === 404) throw new GateInputError(`${what} does not exist`);

@@ -47,21 +47,37 @@ export async function executeVersionActions(
   return { done };
 }
 
-async function execute(apps: AppsV1Api, namespace: string, action: KubernetesAction, objects: DeploymentObjects): Promise<void> {
+async function execute(
+  apps: AppsV1Api,
+  namespace: string,
+  action: KubernetesAction,
+  objects: DeploymentObjects,
+): Promise<void> {
   switch (action.action) {
     case 'create':
       // Already there (an earlier reconcile's create, not yet in the cache): nothing to do.
-      await apps.createNamespacedDeployment({ namespace, body: objects.created(action.buildId, action.pool) }).catch(unless(409));
+      await apps
+        .createNamespacedDeployment({ namespace, body: objects.created(action.buildId, action.pool) })
+        .catch(unless(409));
       return;
     case 'update':
       // A 409 means the cache was stale: the next reconcile decides again on fresh state.
-      await apps.replaceNamespacedDeployment({ namespace, name: action.deployment, body: objects.replacement(action.deployment) });
+      await apps.replaceNamespacedDeployment({
+        namespace,
+        name: action.deployment,
+        body: objects.replacement(action.deployment),
+      });
       return;
     case 'delete':
-      await apps.deleteNamespacedDeployment({ namespace, name: action.deployment, body: { propagationPolicy: 'Background' } }).catch(unless(404));
+      await apps
+        .deleteNamespacedDeployment({ namespace, name: action.deployment, body: { propagationPolicy: 'Background' } })
+        .catch(unless(404));
       return;
     case 'scale':
-      await apps.patchNamespacedDeploymentScale({ namespace, name: action.deployment, body: { spec: { replicas: action.replicas } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await apps.patchNamespacedDeploymentScale(
+        { namespace, name: action.deployment, body: { spec: { replicas: action.replicas } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
       return;
   }
 }

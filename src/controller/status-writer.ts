@@ -31,15 +31,29 @@ export async function writeStatus(
   const now = deps.now().toISOString();
   const generation = stored.metadata.generation;
   const merged = mergeConditions(stored.status?.conditions ?? [], onePerType(conditions), now, generation);
-  const status = { ...versions, ...(generation === undefined ? {} : { observedGeneration: generation }), conditions: merged };
+  const status = {
+    ...versions,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    conditions: merged,
+  };
   for (const c of conditions) {
-    if (blocking(c)) await deps.recordEvent({ apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata }, { type: 'Warning', reason: c.reason, message: c.message });
+    if (blocking(c))
+      await deps.recordEvent(
+        { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata },
+        { type: 'Warning', reason: c.reason, message: c.message },
+      );
   }
   // Canonical JSON: the API server returns keys in its own order, not in ours.
   if (canonicalize(stored.status ?? {}) !== canonicalize(status)) {
     // The whole status is replaced: a merge patch would keep every field this status leaves out
     // (a finished ramp's percentage, builds long deleted), and rewrite them on every reconcile.
-    const where = { group: GROUP, version: VERSION, namespace: stored.metadata.namespace ?? '', plural: KINDS.TemporalWorkerDeployment.plural, name: stored.metadata.name ?? '' };
+    const where = {
+      group: GROUP,
+      version: VERSION,
+      namespace: stored.metadata.namespace ?? '',
+      plural: KINDS.TemporalWorkerDeployment.plural,
+      name: stored.metadata.name ?? '',
+    };
     try {
       await deps.customObjects.replaceNamespacedCustomObjectStatus({ ...where, body: { ...stored, status } });
     } catch (error) {

@@ -25,13 +25,23 @@ export interface TemporalTrouble {
  * Undefined when the failure is about the request rather than about Temporal (see troubleOf).
  * `connection` lets a refusal of credentials name the TemporalConnection and Secret to fix.
  */
-export function temporalTrouble(deps: TroubleDependencies, key: string, error: unknown, what: string, connection: TemporalConnection): TemporalTrouble | undefined {
+export function temporalTrouble(
+  deps: TroubleDependencies,
+  key: string,
+  error: unknown,
+  what: string,
+  connection: TemporalConnection,
+): TemporalTrouble | undefined {
   const trouble = troubleOf(error);
   if (trouble === 'TemporalRateLimited') {
     const text = `${what}: ${errorMessage(error)}; Temporal is rate limiting the controller, which tries again after a growing delay and scales down and deletes nothing meanwhile`;
     return { condition: progressing('False', trouble, text), requeueAfterMs: deps.temporalBackoff.next(key) };
   }
-  if (trouble === 'TemporalUnreachable') return { condition: progressing('False', trouble, `${what}: ${errorMessage(error)}`), requeueAfterMs: deps.pollIntervalMs };
+  if (trouble === 'TemporalUnreachable')
+    return {
+      condition: progressing('False', trouble, `${what}: ${errorMessage(error)}`),
+      requeueAfterMs: deps.pollIntervalMs,
+    };
   if (trouble === 'TemporalCredentialsRefused') {
     // A changed Secret brings the next reconcile at once; the poll interval covers a fix on the server's side.
     const text = `${what}: Temporal refused ${credentialsOf(connection)} (${credentialsRefusal(error) ?? ''}): ${remedyOf(connection)}; the controller scales down and deletes nothing meanwhile`;
@@ -45,12 +55,14 @@ function credentialsOf(connection: TemporalConnection): string {
   const namespace = connection.metadata.namespace ?? '';
   const of = `of TemporalConnection ${namespace}/${connection.metadata.name ?? ''}`;
   const { mutualTLSSecretRef: mtls, apiKeySecretRef: apiKey } = connection.spec;
-  if (mtls) return `the client certificate ${of} (Secret ${namespace}/${mtls.name}, keys ${MUTUAL_TLS_KEYS.certificate} and ${MUTUAL_TLS_KEYS.privateKey})`;
+  if (mtls)
+    return `the client certificate ${of} (Secret ${namespace}/${mtls.name}, keys ${MUTUAL_TLS_KEYS.certificate} and ${MUTUAL_TLS_KEYS.privateKey})`;
   if (apiKey) return `the API key ${of} (Secret ${namespace}/${apiKey.name}, key ${apiKey.key})`;
   return `the connection without credentials ${of}`;
 }
 
 function remedyOf(connection: TemporalConnection): string {
-  if (!connection.spec.mutualTLSSecretRef && !connection.spec.apiKeySecretRef) return 'give the TemporalConnection a mutualTLSSecretRef or an apiKeySecretRef that this server accepts';
+  if (!connection.spec.mutualTLSSecretRef && !connection.spec.apiKeySecretRef)
+    return 'give the TemporalConnection a mutualTLSSecretRef or an apiKeySecretRef that this server accepts';
   return 'put credentials that this server accepts in the Secret (the controller tries again as soon as it changes)';
 }

@@ -22,13 +22,18 @@ export function buildIdOf(template: PodTemplate, customBuildId?: string): string
   const custom = customBuildId === undefined ? '' : labelValue(customBuildId);
   if (custom) return custom;
   const hash = templateHash(template).slice(0, HASH_LENGTH);
-  const readable = labelValue(imageLabel(template.spec?.containers?.[0]?.image ?? '')).slice(0, MAX_BUILD_ID_LENGTH - HASH_LENGTH - 1);
+  const readable = labelValue(imageLabel(template.spec?.containers?.[0]?.image ?? '')).slice(
+    0,
+    MAX_BUILD_ID_LENGTH - HASH_LENGTH - 1,
+  );
   return readable ? labelValue(`${readable}-${hash}`) : hash;
 }
 
 /** SHA-256 (hex) of the RFC 8785 canonical JSON of a value. */
 export function templateHash(value: unknown): string {
-  return createHash('sha256').update(canonicalize(value) ?? '').digest('hex');
+  return createHash('sha256')
+    .update(canonicalize(value) ?? '')
+    .digest('hex');
 }
 
 /** The part of an image reference that tells builds apart: tag, else digest, else repository. */

@@ -11,12 +11,17 @@ import type { WorkerConnection } from './worker-connection.ts';
 const CONNECTION_CHANGED = 'the TemporalConnection or the credentials in its Secret changed';
 
 /** Why `observed` must be rolled in place, or undefined when it matches. `wanted` is what the spec builds for it, when it is the target's. */
-export function driftOf(observed: ObservedDeployment, wanted: V1Deployment | undefined, connection: WorkerConnection): string | undefined {
+export function driftOf(
+  observed: ObservedDeployment,
+  wanted: V1Deployment | undefined,
+  connection: WorkerConnection,
+): string | undefined {
   const connectionChanged = observed.connectionHash !== templateHash(connection);
   if (!wanted) return connectionChanged ? CONNECTION_CHANGED : undefined;
   if (observed.specHash === wanted.metadata?.annotations?.[ANNOTATIONS.specHash]) return undefined;
   if (connectionChanged) return CONNECTION_CHANGED;
-  if (observed.templateHash !== wanted.spec?.template.metadata?.annotations?.[ANNOTATIONS.templateHash]) return 'spec.template changed under the same build ID (workerOptions.unsafeCustomBuildID)';
+  if (observed.templateHash !== wanted.spec?.template.metadata?.annotations?.[ANNOTATIONS.templateHash])
+    return 'spec.template changed under the same build ID (workerOptions.unsafeCustomBuildID)';
   return 'its pool placement, minReadySeconds or progressDeadlineSeconds changed';
 }
 
@@ -25,7 +30,11 @@ export function driftOf(observed: ObservedDeployment, wanted: V1Deployment | und
  * the current connection. The resourceVersion makes the write fail if `live` is stale, and the
  * replica count stays as it is: scaling is a separate action, and an autoscaler may own it.
  */
-export function replacementOf(live: V1Deployment, wanted: V1Deployment | undefined, connection: WorkerConnection): V1Deployment {
+export function replacementOf(
+  live: V1Deployment,
+  wanted: V1Deployment | undefined,
+  connection: WorkerConnection,
+): V1Deployment {
   const liveSpec = live.spec ?? { selector: {}, template: {} };
   const spec = wanted?.spec ?? { ...liveSpec, template: withConnection(liveSpec.template, connection) };
   const template = structuredClone(spec.template);
@@ -42,6 +51,11 @@ export function replacementOf(live: V1Deployment, wanted: V1Deployment | undefin
       annotations: { ...live.metadata?.annotations, ...wanted?.metadata?.annotations },
       ownerReferences: live.metadata?.ownerReferences ?? [],
     },
-    spec: { ...liveSpec, ...spec, template, ...(liveSpec.replicas === undefined ? {} : { replicas: liveSpec.replicas }) },
+    spec: {
+      ...liveSpec,
+      ...spec,
+      template,
+      ...(liveSpec.replicas === undefined ? {} : { replicas: liveSpec.replicas }),
+    },
   };
 }

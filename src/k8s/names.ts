@@ -24,14 +24,21 @@ export function versionedDeploymentName(workerDeployment: string, buildId: strin
   const parts = [workerDeployment, ...(pool ? [pool] : []), buildId].map(dnsClean);
   const full = parts.join('-');
   if (full.length <= MAX_DEPLOYMENT_NAME_LENGTH) return full;
-  const hash = createHash('sha256').update([workerDeployment, pool ?? '', buildId].join('\n')).digest('hex').slice(0, 8);
+  const hash = createHash('sha256')
+    .update([workerDeployment, pool ?? '', buildId].join('\n'))
+    .digest('hex')
+    .slice(0, 8);
   const room = Math.floor((MAX_DEPLOYMENT_NAME_LENGTH - hash.length - parts.length) / parts.length);
   return [...parts.map((p) => p.slice(0, room).replace(/-+$/, '')), hash].join('-');
 }
 
 /** Labels that select the Pods of one build (and pool) of a worker deployment. */
 export function selectorLabels(workerDeployment: string, buildId: string, pool?: string): Record<string, string> {
-  return { [LABELS.deploymentName]: workerDeployment, [LABELS.buildId]: buildId, ...(pool ? { [LABELS.pool]: pool } : {}) };
+  return {
+    [LABELS.deploymentName]: workerDeployment,
+    [LABELS.buildId]: buildId,
+    ...(pool ? { [LABELS.pool]: pool } : {}),
+  };
 }
 
 function dnsClean(text: string): string {

@@ -30,10 +30,18 @@ export function observeDeployment(deployment: V1Deployment): ObservedDeployment 
   const condition = status.conditions?.find((c) => c.type === 'Available');
   const settled = (status.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 0);
   const available =
-    settled && condition?.status === 'True' && (status.updatedReplicas ?? 0) >= wanted && (status.availableReplicas ?? 0) >= wanted && (status.replicas ?? 0) === (status.updatedReplicas ?? 0);
-  const since = condition?.status === 'True' && condition.lastTransitionTime ? new Date(condition.lastTransitionTime) : undefined;
+    settled &&
+    condition?.status === 'True' &&
+    (status.updatedReplicas ?? 0) >= wanted &&
+    (status.availableReplicas ?? 0) >= wanted &&
+    (status.replicas ?? 0) === (status.updatedReplicas ?? 0);
+  const since =
+    condition?.status === 'True' && condition.lastTransitionTime ? new Date(condition.lastTransitionTime) : undefined;
   const progressing = status.conditions?.find((c) => c.type === 'Progressing');
-  const stuck = progressing?.status === 'False' ? `${progressing.reason ?? 'NotProgressing'}: ${progressing.message ?? ''}` : undefined;
+  const stuck =
+    progressing?.status === 'False'
+      ? `${progressing.reason ?? 'NotProgressing'}: ${progressing.message ?? ''}`
+      : undefined;
   return {
     name: deployment.metadata?.name ?? '',
     buildId,

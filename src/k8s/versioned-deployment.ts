@@ -22,16 +22,32 @@ export const TLS_VOLUME = 'temporal-tls';
 export const TLS_MOUNT_PATH = '/etc/temporal/tls';
 
 /** Every variable a connection may set: all are removed before the current connection's are added, so switching auth mode leaves nothing behind. */
-const CONNECTION_ENV = ['TEMPORAL_ADDRESS', 'TEMPORAL_HOST_PORT', 'TEMPORAL_TLS', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'TEMPORAL_API_KEY'];
+const CONNECTION_ENV = [
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_HOST_PORT',
+  'TEMPORAL_TLS',
+  'TEMPORAL_TLS_SERVER_NAME',
+  'TEMPORAL_TLS_CLIENT_CERT_PATH',
+  'TEMPORAL_TLS_CLIENT_KEY_PATH',
+  'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+  'TEMPORAL_API_KEY',
+];
 
 export interface VersionedDeploymentInput {
-  workerDeployment: Pick<TemporalWorkerDeployment, 'metadata' | 'spec'> & { metadata: { name?: string; namespace?: string; uid?: string } };
+  workerDeployment: Pick<TemporalWorkerDeployment, 'metadata' | 'spec'> & {
+    metadata: { name?: string; namespace?: string; uid?: string };
+  };
   connection: WorkerConnection;
   buildId: string;
   pool?: Pool;
 }
 
-export function versionedDeployment({ workerDeployment, connection, buildId, pool }: VersionedDeploymentInput): V1Deployment {
+export function versionedDeployment({
+  workerDeployment,
+  connection,
+  buildId,
+  pool,
+}: VersionedDeploymentInput): V1Deployment {
   const name = workerDeployment.metadata.name ?? '';
   const namespace = workerDeployment.metadata.namespace ?? '';
   const spec = workerDeployment.spec;
@@ -41,10 +57,14 @@ export function versionedDeployment({ workerDeployment, connection, buildId, poo
   const replicas = pool?.replicas ?? spec.replicas;
 
   const podSpec = structuredClone(userTemplate.spec ?? { containers: [] });
-  podSpec.containers = podSpec.containers.map((container) => ({ ...replaceEnv(container, env), ...(pool?.resources ? { resources: pool.resources } : {}) }));
+  podSpec.containers = podSpec.containers.map((container) => ({
+    ...replaceEnv(container, env),
+    ...(pool?.resources ? { resources: pool.resources } : {}),
+  }));
   if (pool?.nodeSelector) podSpec.nodeSelector = { ...podSpec.nodeSelector, ...pool.nodeSelector };
   if (pool?.affinity) podSpec.affinity = pool.affinity;
-  if (pool?.tolerations) podSpec.tolerations = [...(podSpec.tolerations ?? []), ...(pool.tolerations as V1Toleration[])];
+  if (pool?.tolerations)
+    podSpec.tolerations = [...(podSpec.tolerations ?? []), ...(pool.tolerations as V1Toleration[])];
   const template = withConnection(
     {
       metadata: {
@@ -55,7 +75,12 @@ export function versionedDeployment({ workerDeployment, connection, buildId, poo
     },
     connection,
   );
-  const deploymentSpec = { selector: { matchLabels: selector }, minReadySeconds: spec.minReadySeconds ?? 0, progressDeadlineSeconds: spec.progressDeadlineSeconds ?? 600, template };
+  const deploymentSpec = {
+    selector: { matchLabels: selector },
+    minReadySeconds: spec.minReadySeconds ?? 0,
+    progressDeadlineSeconds: spec.progressDeadlineSeconds ?? 600,
+    template,
+  };
 
   return {
     apiVersion: 'apps/v1',
@@ -65,7 +90,16 @@ export function versionedDeployment({ workerDeployment, connection, buildId, poo
       namespace,
       labels: selector,
       annotations: { [ANNOTATIONS.specHash]: templateHash(deploymentSpec) },
-      ownerReferences: [{ apiVersion: API_VERSION, kind: 'TemporalWorkerDeployment', name, uid: workerDeployment.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: API_VERSION,
+          kind: 'TemporalWorkerDeployment',
+          name,
+          uid: workerDeployment.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: { ...(replicas === undefined ? {} : { replicas }), ...deploymentSpec },
   };
@@ -86,12 +120,18 @@ export function withConnection(template: V1PodTemplateSpec, connection: WorkerCo
     else delete replaced.volumeMounts;
     return replaced;
   });
-  const volumes = [...(podSpec.volumes ?? []).filter((v) => v.name !== TLS_VOLUME), ...(mtls ? [{ name: TLS_VOLUME, secret: { secretName: mtls.name } }] : [])];
+  const volumes = [
+    ...(podSpec.volumes ?? []).filter((v) => v.name !== TLS_VOLUME),
+    ...(mtls ? [{ name: TLS_VOLUME, secret: { secretName: mtls.name } }] : []),
+  ];
   if (volumes.length > 0) podSpec.volumes = volumes;
   else delete podSpec.volumes;
   return {
     ...template,
-    metadata: { ...template.metadata, annotations: { ...template.metadata?.annotations, [ANNOTATIONS.connectionHash]: templateHash(connection) } },
+    metadata: {
+      ...template.metadata,
+      annotations: { ...template.metadata?.annotations, [ANNOTATIONS.connectionHash]: templateHash(connection) },
+    },
     spec: podSpec,
   };
 }
@@ -117,7 +157,10 @@ function workerEnv({ namespace, name, spec, buildId, pool }: EnvInput): V1EnvVar
 
 /** How a worker reaches Temporal. */
 function connectionEnv(connection: TemporalConnection['spec']): V1EnvVar[] {
-  const tls = connection.mutualTLSSecretRef !== undefined || connection.apiKeySecretRef !== undefined || connection.tls?.serverName !== undefined;
+  const tls =
+    connection.mutualTLSSecretRef !== undefined ||
+    connection.apiKeySecretRef !== undefined ||
+    connection.tls?.serverName !== undefined;
   return [
     value('TEMPORAL_ADDRESS', connection.hostPort),
     value('TEMPORAL_HOST_PORT', connection.hostPort),
@@ -132,7 +175,12 @@ function connectionEnv(connection: TemporalConnection['spec']): V1EnvVar[] {
         ]
       : []),
     ...(connection.apiKeySecretRef
-      ? [{ name: 'TEMPORAL_API_KEY', valueFrom: { secretKeyRef: { name: connection.apiKeySecretRef.name, key: connection.apiKeySecretRef.key } } }]
+      ? [
+          {
+            name: 'TEMPORAL_API_KEY',
+            valueFrom: { secretKeyRef: { name: connection.apiKeySecretRef.name, key: connection.apiKeySecretRef.key } },
+          },
+        ]
       : []),
   ];
 }

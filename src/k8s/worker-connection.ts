@@ -16,13 +16,20 @@ export type WorkerConnection = TemporalConnection['spec'] & {
 
 /** `secret` is the one the connection references, undefined when there is none or it does not exist. */
 export function workerConnection(spec: TemporalConnection['spec'], secret: V1Secret | undefined): WorkerConnection {
-  const keys = spec.mutualTLSSecretRef ? Object.values(MUTUAL_TLS_KEYS) : spec.apiKeySecretRef ? [spec.apiKeySecretRef.key] : [];
+  const keys = spec.mutualTLSSecretRef
+    ? Object.values(MUTUAL_TLS_KEYS)
+    : spec.apiKeySecretRef
+      ? [spec.apiKeySecretRef.key]
+      : [];
   if (keys.length === 0) return spec;
   const hash = createHash('sha256');
   // Each key's name and presence are hashed too: a key that appears or goes is a change.
   for (const key of keys) {
     const value = secret?.data?.[key];
-    hash.update(key).update(value === undefined ? '\u0000absent' : `\u0000${value}`).update('\u0000');
+    hash
+      .update(key)
+      .update(value === undefined ? '\u0000absent' : `\u0000${value}`)
+      .update('\u0000');
   }
   return { ...spec, secretDigest: hash.digest('hex') };
 }

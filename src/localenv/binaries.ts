@@ -73,7 +73,14 @@ export async function ensureBinaries(log: Log = (line) => console.error(line)): 
       output: paths.temporal,
       cwd: cacheRoot(),
       // go install names the binary after the package; GOBIN is a private folder, then renamed.
-      args: () => ['install', '-v', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`],
+      args: () => [
+        'install',
+        '-v',
+        '-trimpath',
+        '-buildvcs=false',
+        '-ldflags=-s -w',
+        `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`,
+      ],
       gobinOutput: 'temporal',
     });
   }
@@ -144,7 +151,10 @@ async function goBuild(go: string, log: Log, build: GoBuild): Promise<void> {
   if (code !== 0) {
     rmSync(staging, { recursive: true, force: true });
     const output = tail.join('\n');
-    const unreachable = /dial tcp|no such host|i\/o timeout|TLS handshake|connection refused|proxyconnect|reading https?:\/\//.test(output);
+    const unreachable =
+      /dial tcp|no such host|i\/o timeout|TLS handshake|connection refused|proxyconnect|reading https?:\/\//.test(
+        output,
+      );
     throw new BinaryBuildError(
       `building ${build.what} failed (go exited with ${code})` +
         (unreachable

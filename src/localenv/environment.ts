@@ -51,7 +51,9 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   try {
     const [kubernetes, temporal] = await Promise.all([
       startKubernetes(dir, binaries).then((k) => (components.push(...k.components), k)),
-      startTemporal(dir, binaries, options.temporalDynamicConfig ?? FAST_DYNAMIC_CONFIG).then((t) => (components.push(t.component), t)),
+      startTemporal(dir, binaries, options.temporalDynamicConfig ?? FAST_DYNAMIC_CONFIG).then(
+        (t) => (components.push(t.component), t),
+      ),
     ]);
     const kubeconfig = new KubeConfig();
     kubeconfig.loadFromFile(kubernetes.kubeconfigPath);
@@ -77,7 +79,11 @@ async function startNodeAgent(dir: string, kubeconfigPath: string): Promise<Comp
   const agent = new Component({
     name: 'node agent',
     command: process.execPath,
-    args: [path.join(import.meta.dirname, '../node-agent/main.ts'), `--kubeconfig=${kubeconfigPath}`, `--node-name=${NODE_NAME}`],
+    args: [
+      path.join(import.meta.dirname, '../node-agent/main.ts'),
+      `--kubeconfig=${kubeconfigPath}`,
+      `--node-name=${NODE_NAME}`,
+    ],
     logFile: path.join(dir, 'node-agent.log'),
     ipc: true,
   });

@@ -33,11 +33,20 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
     const etcd = new Component({
       name: 'etcd',
       command: binaries.kube,
-      args: ['etcd', `--data-dir=${path.join(dir, 'etcd')}`, `--listen-client-url=http://127.0.0.1:${etcdPort}`, `--listen-peer-url=http://127.0.0.1:${await freePort()}`],
+      args: [
+        'etcd',
+        `--data-dir=${path.join(dir, 'etcd')}`,
+        `--listen-client-url=http://127.0.0.1:${etcdPort}`,
+        `--listen-peer-url=http://127.0.0.1:${await freePort()}`,
+      ],
       logFile: path.join(dir, 'etcd.log'),
     });
     components.push(etcd);
-    await etcd.waitUntil('ready', async () => ((await httpGet(`http://127.0.0.1:${etcdPort}/health`)).includes('"true"') ? true : undefined), START_TIMEOUT_MS);
+    await etcd.waitUntil(
+      'ready',
+      async () => ((await httpGet(`http://127.0.0.1:${etcdPort}/health`)).includes('"true"') ? true : undefined),
+      START_TIMEOUT_MS,
+    );
 
     const apiPort = await freePort();
     const server = `https://127.0.0.1:${apiPort}`;
@@ -69,10 +78,16 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
       logFile: path.join(dir, 'kube-apiserver.log'),
     });
     components.push(apiserver);
-    await apiserver.waitUntil('ready', async () => ((await httpGet(`${server}/readyz`, token)) === 'ok' ? true : undefined), START_TIMEOUT_MS);
+    await apiserver.waitUntil(
+      'ready',
+      async () => ((await httpGet(`${server}/readyz`, token)) === 'ok' ? true : undefined),
+      START_TIMEOUT_MS,
+    );
 
     const kubeconfigPath = path.join(dir, 'kubeconfig');
-    writeFileSync(kubeconfigPath, kubeconfig(server, token, readFileSync(path.join(certDir, 'apiserver.crt'))), { mode: 0o600 });
+    writeFileSync(kubeconfigPath, kubeconfig(server, token, readFileSync(path.join(certDir, 'apiserver.crt'))), {
+      mode: 0o600,
+    });
 
     const kcmPort = await freePort();
     const controllerManager = new Component({
@@ -97,7 +112,11 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
       logFile: path.join(dir, 'kube-controller-manager.log'),
     });
     components.push(controllerManager);
-    await controllerManager.waitUntil('healthy', async () => ((await httpGet(`https://127.0.0.1:${kcmPort}/healthz`)) === 'ok' ? true : undefined), START_TIMEOUT_MS);
+    await controllerManager.waitUntil(
+      'healthy',
+      async () => ((await httpGet(`https://127.0.0.1:${kcmPort}/healthz`)) === 'ok' ? true : undefined),
+      START_TIMEOUT_MS,
+    );
 
     return { kubeconfigPath, server, components };
   } catch (error) {
@@ -127,7 +146,9 @@ function kubeconfig(server: string, token: string, servingCertificates: Buffer):
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'local', cluster: { server, 'certificate-authority-data': servingCertificates.toString('base64') } }],
+    clusters: [
+      { name: 'local', cluster: { server, 'certificate-authority-data': servingCertificates.toString('base64') } },
+    ],
     users: [{ name: 'admin', user: { token } }],
     contexts: [{ name: 'local', context: { cluster: 'local', user: 'admin' } }],
     'current-context': 'local',
@@ -138,15 +159,18 @@ function kubeconfig(server: string, token: string, servingCertificates: Buffer):
 function httpGet(url: string, token?: string): Promise<string> {
   if (url.startsWith('http:')) return fetch(url).then((r) => r.text());
   return new Promise((resolve, reject) => {
-    const req = request(url, { rejectUnauthorized: false, headers: token ? { authorization: `Bearer ${token}` } : {}, timeout: 2000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve(body));
-    });
+    const req = request(
+      url,
+      { rejectUnauthorized: false, headers: token ? { authorization: `Bearer ${token}` } : {}, timeout: 2000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve(body));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
     req.end();
   });
 }
-

@@ -10,7 +10,10 @@ export class ComponentError extends Error {
   /** The process died before it was ready, rather than staying unready. */
   readonly exitedEarly: boolean;
   constructor(component: string, message: string, logTail: string, options?: ErrorOptions & { exitedEarly?: boolean }) {
-    super(`${component}: ${message}${logTail ? `\n--- last lines of ${component}'s log ---\n${logTail}` : ''}`, options);
+    super(
+      `${component}: ${message}${logTail ? `\n--- last lines of ${component}'s log ---\n${logTail}` : ''}`,
+      options,
+    );
     this.component = component;
     this.exitedEarly = options?.exitedEarly ?? false;
   }
@@ -84,7 +87,8 @@ export class Component {
     const deadline = Date.now() + timeoutMs;
     let lastError: unknown;
     while (Date.now() < deadline) {
-      if (this.hasExited) throw new ComponentError(this.name, `exited before it was ${what}`, this.logTail(), { exitedEarly: true });
+      if (this.hasExited)
+        throw new ComponentError(this.name, `exited before it was ${what}`, this.logTail(), { exitedEarly: true });
       try {
         const result = await check();
         if (result !== undefined) return result;

@@ -36,28 +36,56 @@ const ENDPOINTS = ['--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-ad
 const controller = new Component({
   name: 'controller',
   command: process.execPath,
-  args: [path.join(import.meta.dirname, '../cli/main.ts'), 'run', `--kubeconfig=${env.kubeconfigPath}`, '--identity=twc-local', '--poll-interval=2s', ...ENDPOINTS],
+  args: [
+    path.join(import.meta.dirname, '../cli/main.ts'),
+    'run',
+    `--kubeconfig=${env.kubeconfigPath}`,
+    '--identity=twc-local',
+    '--poll-interval=2s',
+    ...ENDPOINTS,
+  ],
   logFile: path.join(env.dir, 'controller.log'),
   ipc: true,
 });
 let controllerReady = false;
 controller.child.on('message', (message: { type?: string }) => (controllerReady ||= message.type === 'ready'));
 const custom = env.kubeconfig.makeApiClient(CustomObjectsApi);
-const sample = (behaviour: string) => ({ spec: { containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'SAMPLE_BEHAVIOUR', value: behaviour }] }] } });
+const sample = (behaviour: string) => ({
+  spec: {
+    containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'SAMPLE_BEHAVIOUR', value: behaviour }] }],
+  },
+});
 try {
   await controller.waitUntil('ready', () => Promise.resolve(controllerReady || undefined), 60_000);
-  const create = (plural: string, body: object) => custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural, body });
-  await create(KINDS.TemporalConnection.plural, { apiVersion: `${GROUP}/${VERSION}`, kind: 'TemporalConnection', metadata: { name: 'local' }, spec: { hostPort: env.temporalAddress } });
+  const create = (plural: string, body: object) =>
+    custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural, body });
+  await create(KINDS.TemporalConnection.plural, {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: 'TemporalConnection',
+    metadata: { name: 'local' },
+    spec: { hostPort: env.temporalAddress },
+  });
   await create(KINDS.TemporalWorkerDeployment.plural, {
     apiVersion: `${GROUP}/${VERSION}`,
     kind: 'TemporalWorkerDeployment',
     metadata: { name: 'sample' },
-    spec: { replicas: 2, workerOptions: { connectionRef: { name: 'local' }, temporalNamespace: env.temporalNamespace }, sunset: { scaledownDelay: '1m', deleteDelay: '5m' }, template: sample('blue') },
+    spec: {
+      replicas: 2,
+      workerOptions: { connectionRef: { name: 'local' }, temporalNamespace: env.temporalNamespace },
+      sunset: { scaledownDelay: '1m', deleteDelay: '5m' },
+      template: sample('blue'),
+    },
   });
   const current = await controller.waitUntil(
     'making the sample worker deployment Current',
     async () => {
-      const twd = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural: KINDS.TemporalWorkerDeployment.plural, name: 'sample' })) as TemporalWorkerDeployment;
+      const twd = (await custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: 'default',
+        plural: KINDS.TemporalWorkerDeployment.plural,
+        name: 'sample',
+      })) as TemporalWorkerDeployment;
       const build = twd.status?.currentVersion?.buildID;
       return build && build === twd.status?.targetVersion?.buildID ? build : undefined;
     },

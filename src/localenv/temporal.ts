@@ -51,7 +51,12 @@ export async function startTemporal(
 
 const START_ATTEMPTS = 3;
 
-async function startTemporalOnce(dir: string, binaries: Binaries, dynamicConfig: Record<string, unknown>, options: TemporalServerOptions): Promise<TemporalServer> {
+async function startTemporalOnce(
+  dir: string,
+  binaries: Binaries,
+  dynamicConfig: Record<string, unknown>,
+  options: TemporalServerOptions,
+): Promise<TemporalServer> {
   const port = options.port ?? (await freePort());
   const address = `127.0.0.1:${port}`;
   const component = new Component({
@@ -71,7 +76,10 @@ async function startTemporalOnce(dir: string, binaries: Binaries, dynamicConfig:
       `--namespace=${TEMPORAL_NAMESPACE}`,
       ...(options.dbFilename ? [`--db-filename=${options.dbFilename}`] : []),
       '--log-level=warn',
-      ...Object.entries(dynamicConfig).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]),
+      ...Object.entries(dynamicConfig).flatMap(([key, value]) => [
+        '--dynamic-config-value',
+        `${key}=${JSON.stringify(value)}`,
+      ]),
     ],
     logFile: path.join(dir, 'temporal.log'),
   });

@@ -1,7 +1,18 @@
 // A stand-in for the kubelet, since nothing runs containers here: it registers a Node, binds
 // the Pods nobody schedules, runs each bound Pod as a sample worker, and reports Pod status
 // the way a kubelet would, so that the real Deployment controller sees real availability.
-import { CoreV1Api, type Informer, type KubeConfig, makeInformer, PatchStrategy, setHeaderOptions, type V1ConfigMap, type V1Pod, type V1PodStatus, type V1Secret } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  type Informer,
+  type KubeConfig,
+  makeInformer,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1ConfigMap,
+  type V1Pod,
+  type V1PodStatus,
+  type V1Secret,
+} from '@kubernetes/client-node';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -59,7 +70,10 @@ export class NodeAgent {
     informer.on('error', (error: unknown) => {
       if (this.stopped) return;
       this.log(`pod watch failed, restarting in 1s: ${String(error)}`);
-      setTimeout(() => void informer.start().catch((e: unknown) => this.log(`pod watch restart failed: ${String(e)}`)), 1000);
+      setTimeout(
+        () => void informer.start().catch((e: unknown) => this.log(`pod watch restart failed: ${String(e)}`)),
+        1000,
+      );
     });
     await informer.start();
   }
@@ -74,7 +88,9 @@ export class NodeAgent {
 
   private async registerNode(): Promise<void> {
     try {
-      await this.api.createNode({ body: { metadata: { name: this.nodeName, labels: { 'kubernetes.io/hostname': this.nodeName } } } });
+      await this.api.createNode({
+        body: { metadata: { name: this.nodeName, labels: { 'kubernetes.io/hostname': this.nodeName } } },
+      });
     } catch (error) {
       if (httpStatus(error) !== 409) throw error;
     }
@@ -86,7 +102,16 @@ export class NodeAgent {
           status: {
             capacity: { cpu: '64', memory: '256Gi', pods: '10000' },
             allocatable: { cpu: '64', memory: '256Gi', pods: '10000' },
-            conditions: [{ type: 'Ready', status: 'True', reason: 'NodeAgentReady', message: 'local node agent is running', lastHeartbeatTime: now, lastTransitionTime: now }],
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'True',
+                reason: 'NodeAgentReady',
+                message: 'local node agent is running',
+                lastHeartbeatTime: now,
+                lastTransitionTime: now,
+              },
+            ],
             addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
           },
         },
@@ -118,7 +143,10 @@ export class NodeAgent {
       await this.api.createNamespacedPodBinding({
         name: pod.metadata?.name ?? '',
         namespace: pod.metadata?.namespace ?? '',
-        body: { metadata: { name: pod.metadata?.name ?? '' }, target: { apiVersion: 'v1', kind: 'Node', name: this.nodeName } },
+        body: {
+          metadata: { name: pod.metadata?.name ?? '' },
+          target: { apiVersion: 'v1', kind: 'Node', name: this.nodeName },
+        },
       });
     } catch (error) {
       // 409: someone bound it already; the next update event shows where.
@@ -131,7 +159,9 @@ export class NodeAgent {
   private run(pod: V1Pod, uid: string): void {
     const stopped = new AbortController();
     const entry: PodWorker = { stopped, supervised: Promise.resolve() };
-    entry.supervised = this.supervise(pod, entry).catch((error: unknown) => this.log(`pod ${podName(pod)}: ${errorMessage(error)}`));
+    entry.supervised = this.supervise(pod, entry).catch((error: unknown) =>
+      this.log(`pod ${podName(pod)}: ${errorMessage(error)}`),
+    );
     this.workers.set(uid, entry);
   }
 
@@ -151,7 +181,12 @@ export class NodeAgent {
       try {
         const container = pod.spec?.containers[0];
         if (!container) throw new Error('the Pod has no container');
-        const mounts = await mountVolumes(pod, container, this.volumeSources, this.podVolumesDir(pod.metadata?.uid ?? ''));
+        const mounts = await mountVolumes(
+          pod,
+          container,
+          this.volumeSources,
+          this.podVolumesDir(pod.metadata?.uid ?? ''),
+        );
         config = readConfig(underMounts(await resolveEnv(pod, container, this.envSources), mounts));
       } catch (error) {
         const reason = error instanceof PodVolumeError ? 'ContainerCreating' : 'CreateContainerConfigError';
@@ -179,7 +214,13 @@ export class NodeAgent {
         }
         restarts++;
         const message = `back-off ${backoff / 1000}s restarting the failed worker`;
-        await this.report(pod, { kind: 'waiting', reason: 'CrashLoopBackOff', message, restarts, lastFailure: failure });
+        await this.report(pod, {
+          kind: 'waiting',
+          reason: 'CrashLoopBackOff',
+          message,
+          restarts,
+          lastFailure: failure,
+        });
         await sleep(backoff, signal);
       }
     }
@@ -193,7 +234,11 @@ export class NodeAgent {
     try {
       await this.stopWorker(uid);
       await this.api
-        .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', body: { gracePeriodSeconds: 0, preconditions: { uid } } })
+        .deleteNamespacedPod({
+          name: pod.metadata?.name ?? '',
+          namespace: pod.metadata?.namespace ?? '',
+          body: { gracePeriodSeconds: 0, preconditions: { uid } },
+        })
         .catch((error: unknown) => {
           if (httpStatus(error) !== 404 && httpStatus(error) !== 409) throw error;
         });
@@ -232,8 +277,10 @@ export class NodeAgent {
   }
 
   private readonly envSources: EnvSources = {
-    secretValue: async (namespace, name, key) => (await this.volumeSources.secret(namespace, name))?.[key]?.toString('utf8'),
-    configMapValue: async (namespace, name, key) => (await this.volumeSources.configMap(namespace, name))?.[key]?.toString('utf8'),
+    secretValue: async (namespace, name, key) =>
+      (await this.volumeSources.secret(namespace, name))?.[key]?.toString('utf8'),
+    configMapValue: async (namespace, name, key) =>
+      (await this.volumeSources.configMap(namespace, name))?.[key]?.toString('utf8'),
   };
 
   private readonly volumeSources: VolumeSources = {
@@ -243,7 +290,12 @@ export class NodeAgent {
     },
     configMap: async (namespace, name) => {
       const configMap = await absentIfNotFound(this.api.readNamespacedConfigMap({ name, namespace }));
-      return configMap && { ...Object.fromEntries(Object.entries(configMap.data ?? {}).map(([k, v]) => [k, Buffer.from(v)])), ...decoded(configMap.binaryData) };
+      return (
+        configMap && {
+          ...Object.fromEntries(Object.entries(configMap.data ?? {}).map(([k, v]) => [k, Buffer.from(v)])),
+          ...decoded(configMap.binaryData),
+        }
+      );
     },
   };
 }

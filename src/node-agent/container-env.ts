@@ -10,7 +10,11 @@ export class ContainerEnvError extends Error {
   override name = 'ContainerEnvError';
 }
 
-export async function resolveEnv(pod: V1Pod, container: V1Container, sources: EnvSources): Promise<Record<string, string>> {
+export async function resolveEnv(
+  pod: V1Pod,
+  container: V1Container,
+  sources: EnvSources,
+): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   for (const variable of container.env ?? []) {
     const value = await resolveOne(pod, variable, sources);
@@ -25,13 +29,18 @@ async function resolveOne(pod: V1Pod, variable: V1EnvVar, sources: EnvSources): 
   const namespace = pod.metadata?.namespace ?? 'default';
   if (from.fieldRef) return fieldValue(pod, from.fieldRef.fieldPath);
   const ref = from.secretKeyRef ?? from.configMapKeyRef;
-  if (!ref) throw new ContainerEnvError(`env ${variable.name}: only value, fieldRef, secretKeyRef and configMapKeyRef are supported`);
+  if (!ref)
+    throw new ContainerEnvError(
+      `env ${variable.name}: only value, fieldRef, secretKeyRef and configMapKeyRef are supported`,
+    );
   const kind = from.secretKeyRef ? 'Secret' : 'ConfigMap';
   const value = from.secretKeyRef
     ? await sources.secretValue(namespace, ref.name ?? '', ref.key)
     : await sources.configMapValue(namespace, ref.name ?? '', ref.key);
   if (value === undefined && !ref.optional) {
-    throw new ContainerEnvError(`env ${variable.name}: key ${ref.key} of ${kind} ${namespace}/${ref.name ?? ''} not found`);
+    throw new ContainerEnvError(
+      `env ${variable.name}: key ${ref.key} of ${kind} ${namespace}/${ref.name ?? ''} not found`,
+    );
   }
   return value;
 }

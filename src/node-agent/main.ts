@@ -6,7 +6,9 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { parseArgs } from 'node:util';
 import { NodeAgent } from './agent.ts';
 
-const { values } = parseArgs({ options: { kubeconfig: { type: 'string' }, 'node-name': { type: 'string', default: 'local-node' } } });
+const { values } = parseArgs({
+  options: { kubeconfig: { type: 'string' }, 'node-name': { type: 'string', default: 'local-node' } },
+});
 if (!values.kubeconfig) {
   console.error('usage: node src/node-agent/main.ts --kubeconfig FILE [--node-name NAME]');
   process.exit(2);
@@ -16,7 +18,9 @@ Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const kubeconfig = new KubeConfig();
 kubeconfig.loadFromFile(values.kubeconfig);
-const agent = new NodeAgent(kubeconfig, values['node-name'], (message) => console.error(`${new Date().toISOString()} ${message}`));
+const agent = new NodeAgent(kubeconfig, values['node-name'], (message) =>
+  console.error(`${new Date().toISOString()} ${message}`),
+);
 
 let stopping = false;
 async function shutdown(code: number): Promise<void> {

@@ -22,7 +22,9 @@ export function podStatus(pod: V1Pod, worker: WorkerState, now: Date): V1PodStat
         ? { waiting: { reason: worker.reason, message: worker.message } }
         : { terminated: { exitCode: 1, reason: 'Error', message: worker.message, finishedAt: now } };
   const lastState: V1ContainerState | undefined =
-    worker.kind === 'waiting' && worker.lastFailure ? { terminated: { exitCode: 1, reason: 'Error', message: worker.lastFailure, finishedAt: now } } : undefined;
+    worker.kind === 'waiting' && worker.lastFailure
+      ? { terminated: { exitCode: 1, reason: 'Error', message: worker.lastFailure, finishedAt: now } }
+      : undefined;
   const message = worker.kind === 'running' ? undefined : worker.message;
   const condition = (type: string, status: boolean): V1PodCondition => ({
     type,
@@ -37,7 +39,12 @@ export function podStatus(pod: V1Pod, worker: WorkerState, now: Date): V1PodStat
     podIP: NODE_IP,
     podIPs: [{ ip: NODE_IP }],
     startTime: pod.status?.startTime ?? now,
-    conditions: [condition('PodScheduled', true), condition('Initialized', true), condition('ContainersReady', ready), condition('Ready', ready)],
+    conditions: [
+      condition('PodScheduled', true),
+      condition('Initialized', true),
+      condition('ContainersReady', ready),
+      condition('Ready', ready),
+    ],
     containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
       name: c.name,
       image: c.image ?? '',

@@ -22,20 +22,27 @@ export class PodVolumeError extends Error {
 export type Mounts = Map<string, string>;
 
 /** Writes the volumes `container` mounts under `dir`, afresh: a restarted worker sees what the API server holds then. */
-export async function mountVolumes(pod: V1Pod, container: V1Container, sources: VolumeSources, dir: string): Promise<Mounts> {
+export async function mountVolumes(
+  pod: V1Pod,
+  container: V1Container,
+  sources: VolumeSources,
+  dir: string,
+): Promise<Mounts> {
   const namespace = pod.metadata?.namespace ?? 'default';
   const mounts: Mounts = new Map();
   await rm(dir, { recursive: true, force: true });
   for (const mount of container.volumeMounts ?? []) {
     const volume = pod.spec?.volumes?.find((v) => v.name === mount.name);
     if (!volume) throw new PodVolumeError(`volumeMount ${mount.name}: the Pod has no volume of that name`);
-    if (mount.subPath || mount.subPathExpr) throw new PodVolumeError(`volumeMount ${mount.name}: subPath is not supported by the local node agent`);
+    if (mount.subPath || mount.subPathExpr)
+      throw new PodVolumeError(`volumeMount ${mount.name}: subPath is not supported by the local node agent`);
     const files = await volumeFiles(namespace, volume, sources);
     const target = path.join(dir, volume.name);
     await mkdir(target, { recursive: true, mode: 0o700 });
     for (const [file, bytes] of files) {
       const at = path.join(target, file);
-      if (!at.startsWith(`${target}${path.sep}`)) throw new PodVolumeError(`volume ${volume.name}: path ${file} leaves the volume`);
+      if (!at.startsWith(`${target}${path.sep}`))
+        throw new PodVolumeError(`volume ${volume.name}: path ${file} leaves the volume`);
       await mkdir(path.dirname(at), { recursive: true, mode: 0o700 });
       await writeFile(at, bytes, { mode: 0o600 });
     }
@@ -64,30 +71,60 @@ async function volumeFiles(namespace: string, volume: V1Volume, sources: VolumeS
   const cannot = `MountVolume.SetUp failed for volume "${volume.name}"`;
   if (volume.secret) {
     const { secretName = '', items, optional } = volume.secret;
-    return projected(`${cannot}: Secret ${namespace}/${secretName}`, await sources.secret(namespace, secretName), items, optional);
+    return projected(
+      `${cannot}: Secret ${namespace}/${secretName}`,
+      await sources.secret(namespace, secretName),
+      items,
+      optional,
+    );
   }
   if (volume.configMap) {
     const { name = '', items, optional } = volume.configMap;
-    return projected(`${cannot}: ConfigMap ${namespace}/${name}`, await sources.configMap(namespace, name), items, optional);
+    return projected(
+      `${cannot}: ConfigMap ${namespace}/${name}`,
+      await sources.configMap(namespace, name),
+      items,
+      optional,
+    );
   }
   if (volume.projected) {
     const files = new Map<string, Buffer>();
     for (const source of volume.projected.sources ?? []) {
       const part = source.secret
-        ? projected(`${cannot}: Secret ${namespace}/${source.secret.name ?? ''}`, await sources.secret(namespace, source.secret.name ?? ''), source.secret.items, source.secret.optional)
+        ? projected(
+            `${cannot}: Secret ${namespace}/${source.secret.name ?? ''}`,
+            await sources.secret(namespace, source.secret.name ?? ''),
+            source.secret.items,
+            source.secret.optional,
+          )
         : source.configMap
-          ? projected(`${cannot}: ConfigMap ${namespace}/${source.configMap.name ?? ''}`, await sources.configMap(namespace, source.configMap.name ?? ''), source.configMap.items, source.configMap.optional)
+          ? projected(
+              `${cannot}: ConfigMap ${namespace}/${source.configMap.name ?? ''}`,
+              await sources.configMap(namespace, source.configMap.name ?? ''),
+              source.configMap.items,
+              source.configMap.optional,
+            )
           : undefined;
-      if (!part) throw new PodVolumeError(`${cannot}: only Secret and ConfigMap sources of a projected volume are supported by the local node agent`);
+      if (!part)
+        throw new PodVolumeError(
+          `${cannot}: only Secret and ConfigMap sources of a projected volume are supported by the local node agent`,
+        );
       for (const [file, bytes] of part) files.set(file, bytes);
     }
     return files;
   }
-  throw new PodVolumeError(`${cannot}: only Secret, ConfigMap and projected volumes are supported by the local node agent`);
+  throw new PodVolumeError(
+    `${cannot}: only Secret, ConfigMap and projected volumes are supported by the local node agent`,
+  );
 }
 
 /** Every key as a file of its name, or only `items`, each at its path. */
-function projected(what: string, data: Record<string, Buffer> | undefined, items: V1KeyToPath[] | undefined, optional: boolean | undefined): Map<string, Buffer> {
+function projected(
+  what: string,
+  data: Record<string, Buffer> | undefined,
+  items: V1KeyToPath[] | undefined,
+  optional: boolean | undefined,
+): Map<string, Buffer> {
   if (!data) {
     if (optional) return new Map();
     throw new PodVolumeError(`${what} not found`);

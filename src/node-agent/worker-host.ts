@@ -31,9 +31,14 @@ export class WorkerHost {
     const pooled = this.connectionFor(config, slot);
     pooled.workers.add(slot);
     try {
-      const worker = await createSampleWorker(config, { connection: await pooled.connection, workflowBundle: await this.workflowBundle() }, identity, {
-        inMainThread: true,
-      });
+      const worker = await createSampleWorker(
+        config,
+        { connection: await pooled.connection, workflowBundle: await this.workflowBundle() },
+        identity,
+        {
+          inMainThread: true,
+        },
+      );
       const done = worker.run().finally(() => pooled.workers.delete(slot));
       await waitForState(worker, 'RUNNING', done);
       return {

@@ -29,7 +29,13 @@ export interface StageInput {
 }
 
 /** The rollout gate stands before any traffic moves; while the target ramps at a step, that step's gate stands before the ramp advances. */
-export function gateStage({ rollout, targetBuildId, currentBuildId, rampingBuildId, rampPercentage }: StageInput): GateStage | undefined {
+export function gateStage({
+  rollout,
+  targetBuildId,
+  currentBuildId,
+  rampingBuildId,
+  rampPercentage,
+}: StageInput): GateStage | undefined {
   if (currentBuildId === targetBuildId) return undefined;
   if (rollout.strategy === 'Progressive' && rampingBuildId === targetBuildId && rampPercentage !== undefined) {
     const index = stepAtOrBelow(rollout.steps ?? [], rampPercentage);
@@ -55,14 +61,29 @@ export type GateVerdict =
   | { state: 'failed'; taskQueue: string; run: GateRun; reason: string };
 
 export function judgeGate({ stage, taskQueues, runs, retry }: GateCheck): GateVerdict {
-  if (taskQueues.length === 0) return { state: 'pending', start: [], reason: `gate ${stage} waits for the build's workers to register a task queue for workflows and activities` };
+  if (taskQueues.length === 0)
+    return {
+      state: 'pending',
+      start: [],
+      reason: `gate ${stage} waits for the build's workers to register a task queue for workflows and activities`,
+    };
   const failed = taskQueues.find((q) => runs[q]?.status === 'Failed');
   const failedRun = failed === undefined ? undefined : runs[failed];
   if (failed !== undefined && failedRun && !retry) {
-    return { state: 'failed', taskQueue: failed, run: failedRun, reason: `gate ${stage} failed on task queue ${failed}: workflow ${failedRun.workflowId} ${failedRun.message ?? 'failed'}` };
+    return {
+      state: 'failed',
+      taskQueue: failed,
+      run: failedRun,
+      reason: `gate ${stage} failed on task queue ${failed}: workflow ${failedRun.workflowId} ${failedRun.message ?? 'failed'}`,
+    };
   }
   const start = taskQueues.filter((q) => runs[q] === undefined || runs[q]?.status === 'Failed');
-  if (start.length === 0 && taskQueues.every((q) => runs[q]?.status === 'Completed')) return { state: 'passed', reason: `gate ${stage} completed on every task queue` };
+  if (start.length === 0 && taskQueues.every((q) => runs[q]?.status === 'Completed'))
+    return { state: 'passed', reason: `gate ${stage} completed on every task queue` };
   const running = taskQueues.filter((q) => runs[q]?.status === 'Running');
-  return { state: 'pending', start, reason: `gate ${stage} ${start.length ? `starts on ${start.join(', ')}` : `runs on ${running.join(', ')}`}` };
+  return {
+    state: 'pending',
+    start,
+    reason: `gate ${stage} ${start.length ? `starts on ${start.join(', ')}` : `runs on ${running.join(', ')}`}`,
+  };
 }

@@ -45,26 +45,51 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
   if (target.gate === 'failed' && routing.currentBuildId !== target.buildId) {
     const back = routing.currentBuildId ? `build ${routing.currentBuildId}` : 'unversioned workers';
     return routing.rampingBuildId === target.buildId
-      ? { action: 'clearRamp', reason: `a gate of ${build} failed: aborting its ramp, new workflows go to ${back} again` }
+      ? {
+          action: 'clearRamp',
+          reason: `a gate of ${build} failed: aborting its ramp, new workflows go to ${back} again`,
+        }
       : { action: 'none', reason: `a gate of ${build} failed: its rollout stops until the spec changes` };
   }
-  if (target.status === 'NotRegistered') return { action: 'wait', reason: `waiting for ${build} to register in Temporal: its workers have not polled yet` };
+  if (target.status === 'NotRegistered')
+    return { action: 'wait', reason: `waiting for ${build} to register in Temporal: its workers have not polled yet` };
   if (!target.healthy) return { action: 'wait', reason: `waiting for the Deployments of ${build} to become available` };
   if (routing.currentBuildId === target.buildId) {
     return routing.rampingBuildId
-      ? { action: 'clearRamp', reason: `${build} is current: clearing the leftover ramp of build ${routing.rampingBuildId}` }
+      ? {
+          action: 'clearRamp',
+          reason: `${build} is current: clearing the leftover ramp of build ${routing.rampingBuildId}`,
+        }
       : { action: 'none', reason: `${build} is current` };
   }
   const lastCurrentAt = target.lastCurrentAt;
-  if (lastCurrentAt && isRollback(now, lastCurrentAt, input.rollbackWindowMs)) return { action: 'setCurrent', buildId: target.buildId, reason: `rolling back to ${build}, current ${minutesAgo(now, lastCurrentAt)}: promoting it at once, without steps or gates` };
-  if (target.gate === 'pending') return { action: 'wait', reason: `waiting for the gate workflows of ${build} to complete` };
+  if (lastCurrentAt && isRollback(now, lastCurrentAt, input.rollbackWindowMs))
+    return {
+      action: 'setCurrent',
+      buildId: target.buildId,
+      reason: `rolling back to ${build}, current ${minutesAgo(now, lastCurrentAt)}: promoting it at once, without steps or gates`,
+    };
+  if (target.gate === 'pending')
+    return { action: 'wait', reason: `waiting for the gate workflows of ${build} to complete` };
   if (!routing.currentBuildId && routing.unversionedPollersConfirmed === undefined) {
-    return { action: 'wait', reason: `waiting for ${build} to register its task queues, to tell whether unversioned workers poll them` };
+    return {
+      action: 'wait',
+      reason: `waiting for ${build} to register its task queues, to tell whether unversioned workers poll them`,
+    };
   }
   if (!routing.currentBuildId && !routing.unversionedPollersConfirmed) {
-    return { action: 'setCurrent', buildId: target.buildId, reason: `no build is current and no unversioned workers poll: promoting ${build} directly` };
+    return {
+      action: 'setCurrent',
+      buildId: target.buildId,
+      reason: `no build is current and no unversioned workers poll: promoting ${build} directly`,
+    };
   }
-  if (rollout.strategy === 'AllAtOnce') return { action: 'setCurrent', buildId: target.buildId, reason: `${build} is registered and available: promoting it (AllAtOnce)` };
+  if (rollout.strategy === 'AllAtOnce')
+    return {
+      action: 'setCurrent',
+      buildId: target.buildId,
+      reason: `${build} is registered and available: promoting it (AllAtOnce)`,
+    };
   return progressive(input);
 }
 
@@ -74,19 +99,42 @@ function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDe
   const first = steps[0];
   if (!first) return { action: 'none', reason: 'a Progressive rollout without steps changes nothing' };
   const ramp = routing.rampingBuildId === target.buildId ? routing.rampPercentage : undefined;
-  if (ramp === undefined) return { action: 'setRamp', buildId: target.buildId, percentage: first.rampPercentage, reason: `starting the ramp of ${build} at step 1: ${first.rampPercentage}%` };
+  if (ramp === undefined)
+    return {
+      action: 'setRamp',
+      buildId: target.buildId,
+      percentage: first.rampPercentage,
+      reason: `starting the ramp of ${build} at step 1: ${first.rampPercentage}%`,
+    };
   // A ramp changed by hand snaps back to a step.
   const index = stepAtOrBelow(steps, ramp);
   const step = steps[index] ?? first;
   if (step.rampPercentage !== ramp) {
-    return { action: 'setRamp', buildId: target.buildId, percentage: step.rampPercentage, reason: `the ramp of ${build} is ${ramp}%, not a step: back to step ${index + 1} (${step.rampPercentage}%)` };
+    return {
+      action: 'setRamp',
+      buildId: target.buildId,
+      percentage: step.rampPercentage,
+      reason: `the ramp of ${build} is ${ramp}%, not a step: back to step ${index + 1} (${step.rampPercentage}%)`,
+    };
   }
-  if (!routing.rampChangedAt) return { action: 'wait', reason: `waiting for Temporal to report when the ramp of ${build} changed` };
+  if (!routing.rampChangedAt)
+    return { action: 'wait', reason: `waiting for Temporal to report when the ramp of ${build} changed` };
   const endsAt = new Date(routing.rampChangedAt.getTime() + durationSeconds(step.pauseDuration) * 1000);
-  if (now < endsAt) return { action: 'wait', reason: `${build} at step ${index + 1} (${step.rampPercentage}%) until ${endsAt.toISOString()}`, recheckAt: endsAt };
+  if (now < endsAt)
+    return {
+      action: 'wait',
+      reason: `${build} at step ${index + 1} (${step.rampPercentage}%) until ${endsAt.toISOString()}`,
+      recheckAt: endsAt,
+    };
   const next = steps[index + 1];
-  if (!next) return { action: 'setCurrent', buildId: target.buildId, reason: `the last step of ${build} is over: promoting it` };
-  return { action: 'setRamp', buildId: target.buildId, percentage: next.rampPercentage, reason: `step ${index + 1} of ${build} is over: step ${index + 2} at ${next.rampPercentage}%` };
+  if (!next)
+    return { action: 'setCurrent', buildId: target.buildId, reason: `the last step of ${build} is over: promoting it` };
+  return {
+    action: 'setRamp',
+    buildId: target.buildId,
+    percentage: next.rampPercentage,
+    reason: `step ${index + 1} of ${build} is over: step ${index + 2} at ${next.rampPercentage}%`,
+  };
 }
 
 /** A target that was current this recently is promoted at once, without steps or gates. */
@@ -96,7 +144,10 @@ export function isRollback(now: Date, lastCurrentAt: Date | undefined, rollbackW
 
 /** The greatest step at or below a ramp percentage; the first step below them all. */
 export function stepAtOrBelow(steps: NonNullable<Rollout['steps']>, ramp: number): number {
-  return Math.max(0, steps.findLastIndex((s) => s.rampPercentage <= ramp));
+  return Math.max(
+    0,
+    steps.findLastIndex((s) => s.rampPercentage <= ramp),
+  );
 }
 
 function minutesAgo(now: Date, then: Date): string {

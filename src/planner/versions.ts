@@ -77,7 +77,9 @@ export function planVersions(input: VersionsInput): VersionsPlan {
   const target = input.versions.find((v) => v.buildId === input.targetBuildId);
   const pools: { name?: string; replicas?: number }[] = input.pools ?? [{}];
   if (!target || target.deployments.length === 0) {
-    const ineligible = input.versions.filter((v) => v.buildId !== input.targetBuildId && !eligibleForDeletion(v)).length;
+    const ineligible = input.versions.filter(
+      (v) => v.buildId !== input.targetBuildId && !eligibleForDeletion(v),
+    ).length;
     if (ineligible >= input.maxIneligibleVersions) {
       actions.push({
         action: 'blocked',
@@ -90,7 +92,12 @@ export function planVersions(input: VersionsInput): VersionsPlan {
   if (!actions.some((a) => a.action === 'blocked')) {
     for (const pool of pools) {
       if (target?.deployments.some((d) => d.pool === pool.name)) continue;
-      actions.push({ action: 'create', buildId: input.targetBuildId, ...(pool.name ? { pool: pool.name } : {}), reason: `build ${input.targetBuildId} has no Deployment${pool.name ? ` for pool ${pool.name}` : ''} yet` });
+      actions.push({
+        action: 'create',
+        buildId: input.targetBuildId,
+        ...(pool.name ? { pool: pool.name } : {}),
+        reason: `build ${input.targetBuildId} has no Deployment${pool.name ? ` for pool ${pool.name}` : ''} yet`,
+      });
     }
   }
 
@@ -107,11 +114,24 @@ export function planVersions(input: VersionsInput): VersionsPlan {
   for (const version of input.versions) {
     const build = `build ${version.buildId}`;
     const scaleAll = (replicas: number, reason: string): void => {
-      for (const d of version.deployments) if (d.replicas !== replicas) actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas, reason });
+      for (const d of version.deployments)
+        if (d.replicas !== replicas)
+          actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas, reason });
     };
-    const active = version.buildId === input.targetBuildId || version.buildId === input.currentBuildId || version.status === 'Ramping' || version.status === 'Current';
+    const active =
+      version.buildId === input.targetBuildId ||
+      version.buildId === input.currentBuildId ||
+      version.status === 'Ramping' ||
+      version.status === 'Current';
     if (!deleted(version, input, deleteAfter)) {
-      for (const d of version.deployments) if (d.drift) actions.push({ action: 'update', deployment: d.name, buildId: version.buildId, reason: `Deployment ${d.name} of ${build} is rolled in place: ${d.drift}` });
+      for (const d of version.deployments)
+        if (d.drift)
+          actions.push({
+            action: 'update',
+            deployment: d.name,
+            buildId: version.buildId,
+            reason: `Deployment ${d.name} of ${build} is rolled in place: ${d.drift}`,
+          });
     }
     if (active) {
       for (const d of version.deployments) {
@@ -120,24 +140,47 @@ export function planVersions(input: VersionsInput): VersionsPlan {
         if (!pool) continue;
         const wanted = pool.replicas ?? input.replicas;
         if (wanted !== undefined) {
-          if (d.replicas !== wanted) actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas: wanted, reason: `${build} is ${roleOf(version, input)}: ${wanted} replicas as ${pool.replicas === undefined ? 'spec.replicas' : `pool ${pool.name ?? ''}`} says` });
+          if (d.replicas !== wanted)
+            actions.push({
+              action: 'scale',
+              deployment: d.name,
+              buildId: version.buildId,
+              replicas: wanted,
+              reason: `${build} is ${roleOf(version, input)}: ${wanted} replicas as ${pool.replicas === undefined ? 'spec.replicas' : `pool ${pool.name ?? ''}`} says`,
+            });
         } else if (d.replicas === 0) {
           // Without a replica count an autoscaler owns it, but it cannot scale up from zero.
-          actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas: 1, reason: `${build} is ${roleOf(version, input)} and was at 0 replicas: 1 for the autoscaler to start from` });
+          actions.push({
+            action: 'scale',
+            deployment: d.name,
+            buildId: version.buildId,
+            replicas: 1,
+            reason: `${build} is ${roleOf(version, input)} and was at 0 replicas: 1 for the autoscaler to start from`,
+          });
         }
       }
       continue;
     }
     const retired = version.status === 'Drained' || (version.status === 'Inactive' && !version.everActive);
     if (retired && version.deployments.length === 0) {
-      actions.push({ action: 'deleteTemporalVersion', buildId: version.buildId, reason: `${build} has no Deployment left` });
+      actions.push({
+        action: 'deleteTemporalVersion',
+        buildId: version.buildId,
+        reason: `${build} has no Deployment left`,
+      });
       continue;
     }
     if (version.status === 'Drained' && version.drainedSince) {
       const drainedFor = input.now.getTime() - version.drainedSince.getTime();
       const scaledDown = version.deployments.every((d) => d.replicas === 0);
       if (drainedFor >= deleteAfter && scaledDown) {
-        for (const d of version.deployments) actions.push({ action: 'delete', deployment: d.name, buildId: version.buildId, reason: `${build} has been drained since ${version.drainedSince.toISOString()}: past scaledownDelay + deleteDelay` });
+        for (const d of version.deployments)
+          actions.push({
+            action: 'delete',
+            deployment: d.name,
+            buildId: version.buildId,
+            reason: `${build} has been drained since ${version.drainedSince.toISOString()}: past scaledownDelay + deleteDelay`,
+          });
       } else if (drainedFor >= scaleDownAfter) {
         scaleAll(0, `${build} has been drained for longer than scaledownDelay (${input.sunset.scaledownDelay})`);
         if (version.deployments.length > 0) later(new Date(version.drainedSince.getTime() + deleteAfter));
@@ -147,7 +190,14 @@ export function planVersions(input: VersionsInput): VersionsPlan {
       continue;
     }
     if (version.status === 'NotRegistered') {
-      if (input.temporalKnowsDeployment) for (const d of version.deployments) actions.push({ action: 'delete', deployment: d.name, buildId: version.buildId, reason: `${build} is superseded and Temporal does not list it: no workflow can be pinned to it` });
+      if (input.temporalKnowsDeployment)
+        for (const d of version.deployments)
+          actions.push({
+            action: 'delete',
+            deployment: d.name,
+            buildId: version.buildId,
+            reason: `${build} is superseded and Temporal does not list it: no workflow can be pinned to it`,
+          });
       continue;
     }
     if (version.status === 'Inactive' && !version.everActive) {
@@ -160,7 +210,13 @@ export function planVersions(input: VersionsInput): VersionsPlan {
       if (d.replicas !== 0) continue;
       const replicas = Math.max(1, pools.find((p) => p.name === d.pool)?.replicas ?? input.replicas ?? 1);
       const state = version.status === 'Draining' ? 'draining' : 'drainage not yet known';
-      actions.push({ action: 'scale', deployment: d.name, buildId: version.buildId, replicas, reason: `${build} may still have pinned workflows (${state}): Deployment ${d.name} is scaled from 0 to ${replicas}` });
+      actions.push({
+        action: 'scale',
+        deployment: d.name,
+        buildId: version.buildId,
+        replicas,
+        reason: `${build} may still have pinned workflows (${state}): Deployment ${d.name} is scaled from 0 to ${replicas}`,
+      });
     }
   }
   return recheckAt ? { actions, recheckAt } : { actions };
@@ -186,7 +242,8 @@ function registrationVerdict(input: VersionsInput, availableSince: Date): Regist
     const reason = `${build} runs no workers (the spec gives it 0 replicas), so it cannot register in Temporal: give it replicas (spec.replicas or the pools' replicas)`;
     return { action: { action: 'blocked', buildId: input.targetBuildId, condition: 'BuildNotRegistered', reason } };
   }
-  if (unregisteredFor < REGISTRATION_GRACE_MS) return { recheckAt: new Date(availableSince.getTime() + REGISTRATION_GRACE_MS) };
+  if (unregisteredFor < REGISTRATION_GRACE_MS)
+    return { recheckAt: new Date(availableSince.getTime() + REGISTRATION_GRACE_MS) };
   const recorded = input.versions.filter((v) => v.status !== 'NotRegistered').length;
   const cap = input.maxVersionsInDeployment;
   if (recorded < cap) {
@@ -201,9 +258,12 @@ function registrationVerdict(input: VersionsInput, availableSince: Date): Regist
   }
   // Workers refused at the cap retry with backoff: one record at a time, each given the grace.
   const madeRoomFor = input.madeRoomAt ? input.now.getTime() - input.madeRoomAt.getTime() : Infinity;
-  if (input.madeRoomAt && madeRoomFor < REGISTRATION_GRACE_MS) return { recheckAt: new Date(input.madeRoomAt.getTime() + REGISTRATION_GRACE_MS) };
+  if (input.madeRoomAt && madeRoomFor < REGISTRATION_GRACE_MS)
+    return { recheckAt: new Date(input.madeRoomAt.getTime() + REGISTRATION_GRACE_MS) };
   const room = input.versions
-    .filter((v) => v.buildId !== input.targetBuildId && eligibleForDeletion(v) && v.deployments.length > 0 && v.drainedSince)
+    .filter(
+      (v) => v.buildId !== input.targetBuildId && eligibleForDeletion(v) && v.deployments.length > 0 && v.drainedSince,
+    )
     .sort((a, b) => (a.drainedSince?.getTime() ?? 0) - (b.drainedSince?.getTime() ?? 0))[0];
   const atCap = `Temporal records ${recorded} versions of this deployment, its cap of ${cap} (matching.maxVersionsInDeployment)`;
   if (room) {
@@ -228,8 +288,14 @@ function registrationVerdict(input: VersionsInput, availableSince: Date): Regist
 
 /** Its Deployments are deleted by this plan (the same rule as below): nothing to roll in place. */
 function deleted(version: VersionState, input: VersionsInput, deleteAfter: number): boolean {
-  if (version.status === 'NotRegistered') return input.temporalKnowsDeployment && version.buildId !== input.targetBuildId;
-  return version.status === 'Drained' && version.drainedSince !== undefined && input.now.getTime() - version.drainedSince.getTime() >= deleteAfter && version.deployments.every((d) => d.replicas === 0);
+  if (version.status === 'NotRegistered')
+    return input.temporalKnowsDeployment && version.buildId !== input.targetBuildId;
+  return (
+    version.status === 'Drained' &&
+    version.drainedSince !== undefined &&
+    input.now.getTime() - version.drainedSince.getTime() >= deleteAfter &&
+    version.deployments.every((d) => d.replicas === 0)
+  );
 }
 
 /** Drained and scaled to zero: the server may drop it to make room. */

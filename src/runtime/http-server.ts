@@ -19,7 +19,8 @@ export function parseBindAddress(value: string): { host?: string; port: number }
   if (value === '0') return undefined;
   const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value);
   const port = Number(match?.[3]);
-  if (!match || port > 65535) throw new Error(`"${value}" is not a bind address such as :8080 or 127.0.0.1:8080, or 0 to disable`);
+  if (!match || port > 65535)
+    throw new Error(`"${value}" is not a bind address such as :8080 or 127.0.0.1:8080, or 0 to disable`);
   const host = match[1] ?? match[2];
   return host ? { host, port } : { port };
 }
@@ -30,7 +31,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function serve(bindAddress: { host?: string; port: number }, routes: Record<string, Route>): Promise<RunningServer> {
+export async function serve(
+  bindAddress: { host?: string; port: number },
+  routes: Record<string, Route>,
+): Promise<RunningServer> {
   const server: Server = createServer((request, response) => {
     const route = request.method === 'GET' ? routes[new URL(request.url ?? '/', 'http://host').pathname] : undefined;
     if (!route) {
@@ -40,7 +44,8 @@ export async function serve(bindAddress: { host?: string; port: number }, routes
     Promise.resolve()
       .then(route)
       .then(
-        ({ status, body, contentType }) => response.writeHead(status, { 'Content-Type': contentType ?? 'text/plain; charset=utf-8' }).end(body),
+        ({ status, body, contentType }) =>
+          response.writeHead(status, { 'Content-Type': contentType ?? 'text/plain; charset=utf-8' }).end(body),
         (error: unknown) => response.writeHead(500).end(`${error instanceof Error ? error.message : String(error)}\n`),
       );
   });
@@ -50,10 +55,11 @@ export async function serve(bindAddress: { host?: string; port: number }, routes
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

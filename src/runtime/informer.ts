@@ -1,7 +1,13 @@
 // A cache of one kind of object kept current by list+watch, that heals itself: client-node's
 // informer re-watches on its own after a normal watch end and relists after 410 Gone, but stops
 // on any other error; this one starts it again with backoff, for as long as it is not stopped.
-import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+import {
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  ListWatch,
+  Watch,
+} from '@kubernetes/client-node';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 
@@ -38,8 +44,16 @@ export class SelfHealingInformer<T extends KubernetesObject> {
     this.delayMs = this.initialDelayMs;
     this.firstSync = new Promise((resolve) => (this.markSynced = resolve));
     // makeInformer takes no field selector; this is what it builds, with one.
-    this.informer = new ListWatch<T>(options.path, options.watch ?? new Watch(options.kubeconfig), options.list, false, options.labelSelector, options.fieldSelector);
-    for (const event of ['add', 'update', 'delete'] as const) this.informer.on(event, (object) => options.onEvent(event, object));
+    this.informer = new ListWatch<T>(
+      options.path,
+      options.watch ?? new Watch(options.kubeconfig),
+      options.list,
+      false,
+      options.labelSelector,
+      options.fieldSelector,
+    );
+    for (const event of ['add', 'update', 'delete'] as const)
+      this.informer.on(event, (object) => options.onEvent(event, object));
     this.informer.on('error', (error: unknown) => this.failed(error));
   }
 
@@ -90,7 +104,9 @@ export class SelfHealingInformer<T extends KubernetesObject> {
     if (this.stopped) return;
     const delay = this.delayMs;
     this.delayMs = Math.min(delay * 2, this.options.backoff?.maxMs ?? 30_000);
-    this.options.log?.(`watch of ${this.options.path} failed (${error instanceof Error ? error.message : String(error)}); listing again in ${delay}ms`);
+    this.options.log?.(
+      `watch of ${this.options.path} failed (${error instanceof Error ? error.message : String(error)}); listing again in ${delay}ms`,
+    );
     clearTimeout(this.retry);
     this.retry = setTimeout(() => void this.attempt(), delay);
   }

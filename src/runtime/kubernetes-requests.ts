@@ -24,7 +24,8 @@ export function requestLabels(method: string, url: string): { verb: string; reso
   const api = segments.findIndex((s) => s === 'api' || s === 'apis');
   let parts = api < 0 ? [] : segments.slice(api + (segments[api] === 'api' ? 2 : 3));
   // namespaces/NAME/status and namespaces/NAME/finalize are a namespace's own subresources.
-  if (parts[0] === 'namespaces' && parts.length >= 3 && parts[2] !== 'status' && parts[2] !== 'finalize') parts = parts.slice(2);
+  if (parts[0] === 'namespaces' && parts.length >= 3 && parts[2] !== 'status' && parts[2] !== 'finalize')
+    parts = parts.slice(2);
   const [resource = '', name, subresource] = parts;
   const resourceLabel = subresource ? `${resource}/${subresource}` : resource;
   const verbs: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch' };
@@ -37,7 +38,12 @@ export function requestLabels(method: string, url: string): { verb: string; reso
 /** A copy of kubeconfig whose API clients count each request. */
 export function countedKubeConfig(kubeconfig: KubeConfig, count: KubernetesRequestCounter): KubeConfig {
   const counted = new CountedKubeConfig(count);
-  counted.loadFromOptions({ clusters: kubeconfig.clusters, contexts: kubeconfig.contexts, users: kubeconfig.users, currentContext: kubeconfig.currentContext });
+  counted.loadFromOptions({
+    clusters: kubeconfig.clusters,
+    contexts: kubeconfig.contexts,
+    users: kubeconfig.users,
+    currentContext: kubeconfig.currentContext,
+  });
   return counted;
 }
 

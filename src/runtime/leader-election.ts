@@ -8,7 +8,10 @@ import { type CoordinationV1Api, type V1Lease, type V1LeaseSpec, V1MicroTime } f
 import { httpStatus } from '../k8s/api-errors.ts';
 import { realTimers, type Timers } from './timers.ts';
 
-export type LeaseApi = Pick<CoordinationV1Api, 'readNamespacedLease' | 'createNamespacedLease' | 'replaceNamespacedLease'>;
+export type LeaseApi = Pick<
+  CoordinationV1Api,
+  'readNamespacedLease' | 'createNamespacedLease' | 'replaceNamespacedLease'
+>;
 
 export interface LeaderElectionOptions {
   api: LeaseApi;
@@ -43,8 +46,16 @@ export class LeaderElector {
   private running: Promise<void> = Promise.resolve();
 
   constructor(options: LeaderElectionOptions) {
-    this.options = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, log: () => {}, timers: realTimers, ...options };
-    if (this.options.renewDeadlineMs >= this.options.leaseDurationMs) throw new Error('the renew deadline must be shorter than the lease duration');
+    this.options = {
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      log: () => {},
+      timers: realTimers,
+      ...options,
+    };
+    if (this.options.renewDeadlineMs >= this.options.leaseDurationMs)
+      throw new Error('the renew deadline must be shorter than the lease duration');
   }
 
   get isLeader(): boolean {
@@ -83,7 +94,9 @@ export class LeaderElector {
     try {
       result = await this.acquireOrRenew(sentAt);
     } catch (error) {
-      log(`could not ${this.leading ? 'renew' : 'acquire'} the lease: ${httpStatus(error) === 409 ? 'another process wrote it first' : error instanceof Error ? error.message : String(error)}`);
+      log(
+        `could not ${this.leading ? 'renew' : 'acquire'} the lease: ${httpStatus(error) === 409 ? 'another process wrote it first' : error instanceof Error ? error.message : String(error)}`,
+      );
       return;
     }
     if ('holder' in result) {
@@ -113,12 +126,23 @@ export class LeaderElector {
       current = await api.readNamespacedLease({ namespace, name });
     } catch (error) {
       if (httpStatus(error) !== 404) throw error;
-      return { written: await api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: this.spec(undefined, now) } }) };
+      return {
+        written: await api.createNamespacedLease({
+          namespace,
+          body: { metadata: { name, namespace }, spec: this.spec(undefined, now) },
+        }),
+      };
     }
     const holder = current.spec?.holderIdentity;
     if (holder && holder !== identity && !this.expired(current, now)) return { holder };
     // The resourceVersion read travels with the write: a concurrent writer makes it fail with 409.
-    return { written: await api.replaceNamespacedLease({ namespace, name, body: { ...current, spec: this.spec(current.spec, now) } }) };
+    return {
+      written: await api.replaceNamespacedLease({
+        namespace,
+        name,
+        body: { ...current, spec: this.spec(current.spec, now) },
+      }),
+    };
   }
 
   private expired(lease: V1Lease, now: number): boolean {
@@ -155,12 +179,19 @@ export class LeaderElector {
   private async release(held: V1Lease): Promise<void> {
     const { api, namespace, name, timers, log } = this.options;
     const time = new V1MicroTime(timers.now());
-    const spec: V1LeaseSpec = { leaseDurationSeconds: 1, leaseTransitions: held.spec?.leaseTransitions ?? 0, acquireTime: time, renewTime: time };
+    const spec: V1LeaseSpec = {
+      leaseDurationSeconds: 1,
+      leaseTransitions: held.spec?.leaseTransitions ?? 0,
+      acquireTime: time,
+      renewTime: time,
+    };
     try {
       await api.replaceNamespacedLease({ namespace, name, body: { ...held, spec } });
       log(`${this.options.identity} released lease ${namespace}/${name}`);
     } catch (error) {
-      log(`could not release the lease (it expires on its own): ${error instanceof Error ? error.message : String(error)}`);
+      log(
+        `could not release the lease (it expires on its own): ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }

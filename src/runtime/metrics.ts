@@ -32,19 +32,87 @@ export class Metrics {
     const reconcileBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
     // From 1µs to 1000s, as wide as a key can wait or a reconcile can run.
     const queueBuckets = exponentialBuckets(1e-6, 10, 10);
-    this.reconcileTotal = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers });
-    this.reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers });
-    this.reconcileTime = new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: reconcileBuckets, registers });
-    this.activeWorkers = new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers });
-    this.maxConcurrentReconciles = new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers });
-    this.depth = new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name'], registers });
-    this.adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name'], registers });
-    this.retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name'], registers });
-    this.queueDuration = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['name'], buckets: queueBuckets, registers });
-    this.workDuration = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['name'], buckets: queueBuckets, registers });
-    this.leader = new Gauge({ name: 'leader_election_master_status', help: 'Whether this process holds the lease (1) or not (0)', labelNames: ['name'], registers });
-    this.kubernetesRequests = new Counter({ name: 'twc_kubernetes_requests_total', help: 'Requests to the Kubernetes API by verb, resource and HTTP status ("error" when no response came)', labelNames: ['verb', 'resource', 'code'], registers });
-    this.temporalRequests = new Counter({ name: 'twc_temporal_requests_total', help: 'Calls to Temporal by RPC method and gRPC status, each retry counted', labelNames: ['method', 'code'], registers });
+    this.reconcileTotal = new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers,
+    });
+    this.reconcileErrors = new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.reconcileTime = new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: reconcileBuckets,
+      registers,
+    });
+    this.activeWorkers = new Gauge({
+      name: 'controller_runtime_active_workers',
+      help: 'Number of currently used workers per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.maxConcurrentReconciles = new Gauge({
+      name: 'controller_runtime_max_concurrent_reconciles',
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.depth = new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue',
+      labelNames: ['name'],
+      registers,
+    });
+    this.adds = new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name'],
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['name'],
+      registers,
+    });
+    this.queueDuration = new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested',
+      labelNames: ['name'],
+      buckets: queueBuckets,
+      registers,
+    });
+    this.workDuration = new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes',
+      labelNames: ['name'],
+      buckets: queueBuckets,
+      registers,
+    });
+    this.leader = new Gauge({
+      name: 'leader_election_master_status',
+      help: 'Whether this process holds the lease (1) or not (0)',
+      labelNames: ['name'],
+      registers,
+    });
+    this.kubernetesRequests = new Counter({
+      name: 'twc_kubernetes_requests_total',
+      help: 'Requests to the Kubernetes API by verb, resource and HTTP status ("error" when no response came)',
+      labelNames: ['verb', 'resource', 'code'],
+      registers,
+    });
+    this.temporalRequests = new Counter({
+      name: 'twc_temporal_requests_total',
+      help: 'Calls to Temporal by RPC method and gRPC status, each retry counted',
+      labelNames: ['method', 'code'],
+      registers,
+    });
   }
 
   /** Feeds controller-runtime's reconcile metrics and the workqueue metrics from one controller's queue. */
@@ -88,7 +156,8 @@ export class Metrics {
     return new CountedWatch(kubeconfig, this.countKubernetesRequest);
   }
 
-  private readonly countKubernetesRequest: KubernetesRequestCounter = (verb, resource, code) => this.kubernetesRequests.inc({ verb, resource, code });
+  private readonly countKubernetesRequest: KubernetesRequestCounter = (verb, resource, code) =>
+    this.kubernetesRequests.inc({ verb, resource, code });
 
   /** Counts Temporal calls; place it after the retry interceptor so that each attempt counts. */
   temporalInterceptor(): Interceptor {

@@ -41,7 +41,9 @@ export class SecretWatches {
     for (const [key, watch] of this.watches) {
       if (wanted.has(key)) continue;
       this.watches.delete(key);
-      watch.informer.stop().catch((error: unknown) => this.options.log?.(`stopping the watch of Secret ${key} failed: ${String(error)}`));
+      watch.informer
+        .stop()
+        .catch((error: unknown) => this.options.log?.(`stopping the watch of Secret ${key} failed: ${String(error)}`));
     }
   }
 
@@ -51,7 +53,15 @@ export class SecretWatches {
     let timer: NodeJS.Timeout | undefined;
     const timeoutMs = this.options.syncTimeoutMs ?? 10_000;
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Secret ${namespace}/${name} could not be read within ${timeoutMs / 1000}s (is the controller allowed to list and watch it?)`)), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `Secret ${namespace}/${name} could not be read within ${timeoutMs / 1000}s (is the controller allowed to list and watch it?)`,
+            ),
+          ),
+        timeoutMs,
+      );
     });
     try {
       await Promise.race([watch.synced, timedOut]);

@@ -22,7 +22,10 @@ export class SampleWorkerConfigError extends Error {
   override name = 'SampleWorkerConfigError';
 }
 
-export function readConfig(env: Record<string, string | undefined>, readFile: ReadFile = readIfExists): SampleWorkerConfig {
+export function readConfig(
+  env: Record<string, string | undefined>,
+  readFile: ReadFile = readIfExists,
+): SampleWorkerConfig {
   const required = (...names: string[]): string => {
     for (const name of names) {
       const value = env[name];
@@ -52,9 +55,14 @@ export function readConfig(env: Record<string, string | undefined>, readFile: Re
   const serverCACertificate = env.TEMPORAL_TLS_SERVER_CA_CERT_DATA || file('TEMPORAL_TLS_SERVER_CA_CERT_PATH', false);
   const crt = file('TEMPORAL_TLS_CLIENT_CERT_PATH', true);
   const key = file('TEMPORAL_TLS_CLIENT_KEY_PATH', true);
-  if ((crt === undefined) !== (key === undefined)) throw new SampleWorkerConfigError('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together');
+  if ((crt === undefined) !== (key === undefined))
+    throw new SampleWorkerConfigError('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together');
   if (env.TEMPORAL_TLS === 'true' || config.apiKey || serverName || serverCACertificate || crt) {
-    config.tls = { ...(serverName ? { serverName } : {}), ...(serverCACertificate ? { serverCACertificate } : {}), ...(crt && key ? { clientCertPair: { crt, key } } : {}) };
+    config.tls = {
+      ...(serverName ? { serverName } : {}),
+      ...(serverCACertificate ? { serverCACertificate } : {}),
+      ...(crt && key ? { clientCertPair: { crt, key } } : {}),
+    };
   }
   return config;
 }

@@ -5,8 +5,13 @@ import { bundleSampleWorkflows, connectionOptions, createSampleWorker } from './
 
 const config = readConfig(process.env);
 const connection = await NativeConnection.connect(connectionOptions(config));
-const worker = await createSampleWorker(config, { connection, workflowBundle: await bundleSampleWorkflows() }, `${process.pid}@${config.buildId}`, {
-  inMainThread: false,
-});
+const worker = await createSampleWorker(
+  config,
+  { connection, workflowBundle: await bundleSampleWorkflows() },
+  `${process.pid}@${config.buildId}`,
+  {
+    inMainThread: false,
+  },
+);
 await worker.run();
 await connection.close();

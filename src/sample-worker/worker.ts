@@ -1,4 +1,10 @@
-import { bundleWorkflowCode, type NativeConnection, type NativeConnectionOptions, Worker, type WorkflowBundle } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  type NativeConnection,
+  type NativeConnectionOptions,
+  Worker,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 import { createActivities } from './activities.ts';
 import type { SampleWorkerConfig } from './config.ts';
 
@@ -12,7 +18,14 @@ export function connectionOptions(config: SampleWorkerConfig): NativeConnectionO
   const tls = config.tls && {
     ...(config.tls.serverName ? { serverNameOverride: config.tls.serverName } : {}),
     ...(config.tls.serverCACertificate ? { serverRootCACertificate: Buffer.from(config.tls.serverCACertificate) } : {}),
-    ...(config.tls.clientCertPair ? { clientCertPair: { crt: Buffer.from(config.tls.clientCertPair.crt), key: Buffer.from(config.tls.clientCertPair.key) } } : {}),
+    ...(config.tls.clientCertPair
+      ? {
+          clientCertPair: {
+            crt: Buffer.from(config.tls.clientCertPair.crt),
+            key: Buffer.from(config.tls.clientCertPair.key),
+          },
+        }
+      : {}),
   };
   return { address: config.address, ...(tls ? { tls } : {}), ...(config.apiKey ? { apiKey: config.apiKey } : {}) };
 }
@@ -35,14 +48,24 @@ export interface HostingOptions {
  * A versioned worker of the sample: one build of one Worker Deployment. Pollers are kept few,
  * because one process may host dozens of these against the same server.
  */
-export function createSampleWorker(config: SampleWorkerConfig, shared: SharedResources, identity: string, hosting: HostingOptions): Promise<Worker> {
+export function createSampleWorker(
+  config: SampleWorkerConfig,
+  shared: SharedResources,
+  identity: string,
+  hosting: HostingOptions,
+): Promise<Worker> {
   return Worker.create({
     connection: shared.connection,
     workflowBundle: shared.workflowBundle,
     namespace: config.namespace,
     taskQueue: config.taskQueue,
     identity,
-    activities: createActivities({ deploymentName: config.deploymentName, buildId: config.buildId, behaviour: config.behaviour, identity }),
+    activities: createActivities({
+      deploymentName: config.deploymentName,
+      buildId: config.buildId,
+      behaviour: config.behaviour,
+      identity,
+    }),
     workerDeploymentOptions: {
       version: { deploymentName: config.deploymentName, buildId: config.buildId },
       useWorkerVersioning: true,

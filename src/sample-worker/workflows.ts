@@ -1,6 +1,14 @@
 // Workflow code of the sample worker. It is bundled once and shared by every worker the node
 // agent hosts; anything build-specific reaches it through activities, which run in the worker.
-import { ApplicationFailure, condition, defineSignal, proxyActivities, setHandler, setWorkflowOptions, sleep } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  condition,
+  defineSignal,
+  proxyActivities,
+  setHandler,
+  setWorkflowOptions,
+  sleep,
+} from '@temporalio/workflow';
 import type { SampleActivities, WorkerIdentity } from './activities.ts';
 
 const { describeWorker } = proxyActivities<SampleActivities>({ startToCloseTimeout: '30 seconds' });
@@ -48,7 +56,10 @@ export async function gate(input: GateInput = {}): Promise<WorkerIdentity> {
   const worker = await describeWorker();
   if (input.delayMs) await sleep(input.delayMs);
   if (input.pass === false || worker.behaviour === 'fail-gate') {
-    const why = input.pass === false ? (input.message ?? 'the gate input asked to fail') : `build ${worker.buildId} runs with SAMPLE_BEHAVIOUR=fail-gate`;
+    const why =
+      input.pass === false
+        ? (input.message ?? 'the gate input asked to fail')
+        : `build ${worker.buildId} runs with SAMPLE_BEHAVIOUR=fail-gate`;
     throw ApplicationFailure.nonRetryable(why, 'GateFailed');
   }
   return worker;

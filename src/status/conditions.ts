@@ -15,7 +15,10 @@ export function progressing(status: Condition['status'], reason: string, text: s
 
 /** Says the rollout cannot go on: worth a Warning event. */
 export function blocking(condition: Condition): boolean {
-  return (condition.type === 'Stalled' && condition.status === 'True') || (condition.type === 'Progressing' && condition.status === 'False' && condition.reason !== 'Done');
+  return (
+    (condition.type === 'Stalled' && condition.status === 'True') ||
+    (condition.type === 'Progressing' && condition.status === 'False' && condition.reason !== 'Done')
+  );
 }
 
 /**
@@ -27,15 +30,25 @@ export function onePerType(conditions: Condition[]): Condition[] {
   for (const c of conditions) {
     const first = byType.get(c.type);
     if (!first) byType.set(c.type, c);
-    else if (first.status === c.status && !first.message.includes(c.message)) byType.set(c.type, { ...first, message: `${first.message}; also ${c.message}` });
+    else if (first.status === c.status && !first.message.includes(c.message))
+      byType.set(c.type, { ...first, message: `${first.message}; also ${c.message}` });
   }
   return [...byType.values()];
 }
 
 /** Keeps lastTransitionTime where a condition's status did not change. */
-export function mergeConditions(previous: StoredConditions, next: Condition[], now: string, generation: number | undefined) {
+export function mergeConditions(
+  previous: StoredConditions,
+  next: Condition[],
+  now: string,
+  generation: number | undefined,
+) {
   return next.map((c) => {
     const before = previous.find((p) => p.type === c.type);
-    return { ...c, lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now, ...(generation === undefined ? {} : { observedGeneration: generation }) };
+    return {
+      ...c,
+      lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now,
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
+    };
   });
 }

@@ -20,7 +20,11 @@ export function joinVersions(
   targetPools: (string | undefined)[] = [undefined],
   remembered: Record<string, Date> = {},
 ): JoinedVersion[] {
-  const buildIds = new Set([targetBuildId, ...deployments.map((d) => d.buildId), ...temporal.versions.map((v) => v.buildId)]);
+  const buildIds = new Set([
+    targetBuildId,
+    ...deployments.map((d) => d.buildId),
+    ...temporal.versions.map((v) => v.buildId),
+  ]);
   return [...buildIds].sort().map((buildId) => {
     const own = deployments.filter((d) => d.buildId === buildId);
     const known = temporal.versions.find((v) => v.buildId === buildId);
@@ -31,11 +35,18 @@ export function joinVersions(
       buildId,
       status: known?.status ?? 'NotRegistered',
       everActive: known?.everActive ?? false,
-      deployments: own.map((d) => ({ name: d.name, ...(d.replicas === undefined ? {} : { replicas: d.replicas }), ...(d.pool ? { pool: d.pool } : {}), ...(d.drift ? { drift: d.drift } : {}) })),
+      deployments: own.map((d) => ({
+        name: d.name,
+        ...(d.replicas === undefined ? {} : { replicas: d.replicas }),
+        ...(d.pool ? { pool: d.pool } : {}),
+        ...(d.drift ? { drift: d.drift } : {}),
+      })),
       healthy,
       ...(healthySince && healthySince.getTime() > 0 ? { healthySince } : {}),
       ...(known?.drainedSince ? { drainedSince: known.drainedSince } : {}),
-      ...((known?.lastCurrentAt ?? remembered[buildId]) ? { lastCurrentAt: known?.lastCurrentAt ?? remembered[buildId] } : {}),
+      ...((known?.lastCurrentAt ?? remembered[buildId])
+        ? { lastCurrentAt: known?.lastCurrentAt ?? remembered[buildId] }
+        : {}),
     };
   });
 }
@@ -46,26 +57,39 @@ type Status = NonNullable<TemporalWorkerDeployment['status']>;
  * When each build was last current, as the status remembers it (Temporal 1.29 does not report
  * it): what the status recorded, and the build the status last called current if it no longer is.
  */
-export function rememberedCurrentTimes(previous: TemporalWorkerDeployment['status'], currentBuildId: string | undefined, now: Date): Record<string, Date> {
+export function rememberedCurrentTimes(
+  previous: TemporalWorkerDeployment['status'],
+  currentBuildId: string | undefined,
+  now: Date,
+): Record<string, Date> {
   const times: Record<string, Date> = {};
-  for (const v of [previous?.targetVersion, ...(previous?.deprecatedVersions ?? [])]) if (v?.lastCurrentTime) times[v.buildID] = new Date(v.lastCurrentTime);
+  for (const v of [previous?.targetVersion, ...(previous?.deprecatedVersions ?? [])])
+    if (v?.lastCurrentTime) times[v.buildID] = new Date(v.lastCurrentTime);
   const was = previous?.currentVersion?.buildID;
   if (was && was !== currentBuildId) times[was] = now;
   return times;
 }
 
 /** The versions part of the status: target, current, and every other build that still has Deployments. */
-export function versionsStatus(versions: JoinedVersion[], temporal: TemporalDeploymentState, targetBuildId: string): Pick<Status, 'targetVersion' | 'currentVersion' | 'deprecatedVersions' | 'versionCount' | 'managerIdentity'> {
+export function versionsStatus(
+  versions: JoinedVersion[],
+  temporal: TemporalDeploymentState,
+  targetBuildId: string,
+): Pick<Status, 'targetVersion' | 'currentVersion' | 'deprecatedVersions' | 'versionCount' | 'managerIdentity'> {
   const base = (v: JoinedVersion) => ({
     buildID: v.buildId,
     status: v.status,
     ...(v.healthySince ? { healthySince: v.healthySince.toISOString() } : {}),
     ...(v.deployments.length ? { deployments: v.deployments.map((d) => d.name) } : {}),
-    ...(v.lastCurrentAt && v.buildId !== temporal.currentBuildId ? { lastCurrentTime: v.lastCurrentAt.toISOString() } : {}),
+    ...(v.lastCurrentAt && v.buildId !== temporal.currentBuildId
+      ? { lastCurrentTime: v.lastCurrentAt.toISOString() }
+      : {}),
   });
   const target = versions.find((v) => v.buildId === targetBuildId);
   const current = versions.find((v) => v.buildId === temporal.currentBuildId);
-  const deprecated = versions.filter((v) => v.buildId !== targetBuildId && v.buildId !== temporal.currentBuildId && v.deployments.length > 0);
+  const deprecated = versions.filter(
+    (v) => v.buildId !== targetBuildId && v.buildId !== temporal.currentBuildId && v.deployments.length > 0,
+  );
   const targetRamps = temporal.rampingBuildId === targetBuildId;
   return {
     ...(target
@@ -73,7 +97,9 @@ export function versionsStatus(versions: JoinedVersion[], temporal: TemporalDepl
           targetVersion: {
             ...base(target),
             ...(targetRamps ? { rampPercentage: temporal.rampPercentage ?? 0 } : {}),
-            ...(targetRamps && temporal.rampChangedAt ? { rampLastModifiedAt: temporal.rampChangedAt.toISOString() } : {}),
+            ...(targetRamps && temporal.rampChangedAt
+              ? { rampLastModifiedAt: temporal.rampChangedAt.toISOString() }
+              : {}),
           },
         }
       : {}),

@@ -19,7 +19,10 @@ export function troubleOf(error: unknown): TemporalTrouble | undefined {
   switch (error.code) {
     case GrpcStatus.RESOURCE_EXHAUSTED:
       // The cap of versions per deployment is refused with the same code: no wait lifts it.
-      return resourceExhaustedCause(error.metadata) === ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_WORKER_DEPLOYMENT_LIMITS ? undefined : 'TemporalRateLimited';
+      return resourceExhaustedCause(error.metadata) ===
+        ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_WORKER_DEPLOYMENT_LIMITS
+        ? undefined
+        : 'TemporalRateLimited';
     case GrpcStatus.UNAVAILABLE:
     case GrpcStatus.DEADLINE_EXCEEDED:
       return 'TemporalUnreachable';
@@ -38,15 +41,23 @@ export function troubleOf(error: unknown): TemporalTrouble | undefined {
  * left to count as unreachable.
  */
 export function credentialsRefusal(error: unknown): string | undefined {
-  const status = error instanceof TemporalConnectError ? error.status : isGrpcServiceError(error) ? { code: error.code, details: error.details } : undefined;
+  const status =
+    error instanceof TemporalConnectError
+      ? error.status
+      : isGrpcServiceError(error)
+        ? { code: error.code, details: error.details }
+        : undefined;
   if (!status) return undefined;
-  if (status.code === GrpcStatus.UNAUTHENTICATED || status.code === GrpcStatus.PERMISSION_DENIED) return `${GrpcStatus[status.code]}: ${status.details}`;
-  const alert = status.code === GrpcStatus.UNAVAILABLE ? REFUSED_CERTIFICATE_ALERT.exec(status.details)?.[1] : undefined;
+  if (status.code === GrpcStatus.UNAUTHENTICATED || status.code === GrpcStatus.PERMISSION_DENIED)
+    return `${GrpcStatus[status.code]}: ${status.details}`;
+  const alert =
+    status.code === GrpcStatus.UNAVAILABLE ? REFUSED_CERTIFICATE_ALERT.exec(status.details)?.[1] : undefined;
   return alert === undefined ? undefined : `the TLS handshake ended with the server's alert "${alert}"`;
 }
 
 /** The TLS alerts by which a server refuses the client's certificate, as OpenSSL words them ("sslv3 alert bad certificate"). */
-const REFUSED_CERTIFICATE_ALERT = /alert (bad certificate|unsupported certificate|certificate revoked|certificate expired|certificate unknown|unknown ca|access denied|certificate required)/;
+const REFUSED_CERTIFICATE_ALERT =
+  /alert (bad certificate|unsupported certificate|certificate revoked|certificate expired|certificate unknown|unknown ca|access denied|certificate required)/;
 
 /** The cause Temporal puts in the status details of a RESOURCE_EXHAUSTED answer, if any. */
 function resourceExhaustedCause(metadata: Metadata | undefined): number | undefined {
@@ -55,7 +66,9 @@ function resourceExhaustedCause(metadata: Metadata | undefined): number | undefi
   try {
     const details = proto.google.rpc.Status.decode(bytes).details ?? [];
     const failure = details.find((d) => d.type_url?.endsWith('/temporal.api.errordetails.v1.ResourceExhaustedFailure'));
-    return failure?.value ? proto.temporal.api.errordetails.v1.ResourceExhaustedFailure.decode(failure.value).cause : undefined;
+    return failure?.value
+      ? proto.temporal.api.errordetails.v1.ResourceExhaustedFailure.decode(failure.value).cause
+      : undefined;
   } catch {
     return undefined;
   }

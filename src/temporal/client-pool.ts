@@ -4,7 +4,13 @@
 // the Secret holds then.
 import { InterceptingCall, type Interceptor, status as GrpcStatus, type StatusObject } from '@grpc/grpc-js';
 import type { V1Secret } from '@kubernetes/client-node';
-import { Connection, defaultGrpcRetryOptions, type GrpcRetryOptions, makeGrpcRetryInterceptor, type WorkflowService } from '@temporalio/client';
+import {
+  Connection,
+  defaultGrpcRetryOptions,
+  type GrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  type WorkflowService,
+} from '@temporalio/client';
 import { getCACertificates } from 'node:tls';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import { referencedSecret, resolveConnection, type ResolvedConnection } from './credentials.ts';
@@ -80,7 +86,9 @@ export class TemporalClientPool {
     let lastFailure: StatusObject | undefined;
     const connection = Connection.lazy({
       address: resolved.address,
-      tls: resolved.tls ? { ...resolved.tls, serverRootCACertificate: resolved.tls.serverRootCACertificate ?? nodeDefaultRoots() } : false,
+      tls: resolved.tls
+        ? { ...resolved.tls, serverRootCACertificate: resolved.tls.serverRootCACertificate ?? nodeDefaultRoots() }
+        : false,
       ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
       // The SDK's retries; inside them, every attempt's outcome is watched.
       interceptors: [
@@ -89,12 +97,16 @@ export class TemporalClientPool {
           if (status.code === GrpcStatus.OK) return;
           // A deadline says only that time ran out; the failure before it says why.
           if (status.code !== GrpcStatus.DEADLINE_EXCEEDED) lastFailure = status;
-          if (status.code === GrpcStatus.UNAUTHENTICATED || status.code === GrpcStatus.PERMISSION_DENIED) this.discard(identity, pooled);
+          if (status.code === GrpcStatus.UNAUTHENTICATED || status.code === GrpcStatus.PERMISSION_DENIED)
+            this.discard(identity, pooled);
         }),
         ...(this.options.interceptors ?? []),
       ],
     });
-    const pooled: PooledClient = { fingerprint: resolved.fingerprint, connection: this.verified(connection, resolved.address, () => lastFailure) };
+    const pooled: PooledClient = {
+      fingerprint: resolved.fingerprint,
+      connection: this.verified(connection, resolved.address, () => lastFailure),
+    };
     void pooled.connection.catch(() => this.discard(identity, pooled));
     this.clients.set(identity, pooled);
     return pooled;
@@ -104,15 +116,28 @@ export class TemporalClientPool {
    * Connection.connect only says "Failed to connect before the deadline" when TLS fails; one call
    * with a deadline reports what went wrong (a certificate, a server name, a refused key).
    */
-  private async verified(connection: Connection, address: string, lastFailure: () => StatusObject | undefined): Promise<Connection> {
+  private async verified(
+    connection: Connection,
+    address: string,
+    lastFailure: () => StatusObject | undefined,
+  ): Promise<Connection> {
     try {
-      await connection.withDeadline(Date.now() + (this.options.connectTimeoutMs ?? 10_000), () => connection.workflowService.getSystemInfo({}));
+      await connection.withDeadline(Date.now() + (this.options.connectTimeoutMs ?? 10_000), () =>
+        connection.workflowService.getSystemInfo({}),
+      );
       return connection;
     } catch (error) {
       await connection.close();
       const status = lastFailure();
-      const why = status ? `${GrpcStatus[status.code]}: ${status.details}` : error instanceof Error ? error.message : String(error);
-      throw new TemporalConnectError(`cannot connect to Temporal at ${address}: ${why}`, { cause: error, ...(status ? { status: { code: status.code, details: status.details } } : {}) });
+      const why = status
+        ? `${GrpcStatus[status.code]}: ${status.details}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
+      throw new TemporalConnectError(`cannot connect to Temporal at ${address}: ${why}`, {
+        cause: error,
+        ...(status ? { status: { code: status.code, details: status.details } } : {}),
+      });
     }
   }
 
@@ -140,7 +165,11 @@ function nodeDefaultRoots(): Buffer {
  */
 function retriesUnlessRateLimited(): GrpcRetryOptions {
   const sdk = defaultGrpcRetryOptions();
-  return { ...sdk, retryableDecider: (attempt, status) => status.code !== GrpcStatus.RESOURCE_EXHAUSTED && sdk.retryableDecider(attempt, status) };
+  return {
+    ...sdk,
+    retryableDecider: (attempt, status) =>
+      status.code !== GrpcStatus.RESOURCE_EXHAUSTED && sdk.retryableDecider(attempt, status),
+  };
 }
 
 function identityOf(namespace: string, name: string): string {

@@ -39,11 +39,18 @@ export function referencedSecret(spec: TemporalConnection['spec']): string | und
 }
 
 /** `secret` is the Secret named by referencedSecret(spec) as cached, undefined when it does not exist. */
-export function resolveConnection(namespace: string, spec: TemporalConnection['spec'], secret: V1Secret | undefined): ResolvedConnection {
+export function resolveConnection(
+  namespace: string,
+  spec: TemporalConnection['spec'],
+  secret: V1Secret | undefined,
+): ResolvedConnection {
   const secretName = referencedSecret(spec);
   if (secretName !== undefined && secret === undefined) {
     const field = spec.mutualTLSSecretRef ? 'mutualTLSSecretRef' : 'apiKeySecretRef';
-    throw new CredentialsError('SecretNotFound', `Secret ${namespace}/${secretName} does not exist: create it or fix the TemporalConnection's ${field}`);
+    throw new CredentialsError(
+      'SecretNotFound',
+      `Secret ${namespace}/${secretName} does not exist: create it or fix the TemporalConnection's ${field}`,
+    );
   }
   const data = new SecretData(`${namespace}/${secretName ?? ''}`, secret);
   const serverName = spec.tls?.serverName;
@@ -53,12 +60,20 @@ export function resolveConnection(namespace: string, spec: TemporalConnection['s
     const ca = data.optional(MUTUAL_TLS_KEYS.ca);
     tls = {
       ...tls,
-      clientCertPair: { crt: data.certificate(MUTUAL_TLS_KEYS.certificate), key: data.privateKey(MUTUAL_TLS_KEYS.privateKey) },
+      clientCertPair: {
+        crt: data.certificate(MUTUAL_TLS_KEYS.certificate),
+        key: data.privateKey(MUTUAL_TLS_KEYS.privateKey),
+      },
       ...(ca === undefined ? {} : { serverRootCACertificate: data.certificate(MUTUAL_TLS_KEYS.ca) }),
     };
   }
   const apiKey = spec.apiKeySecretRef ? data.text(spec.apiKeySecretRef.key) : undefined;
-  return { address: spec.hostPort, ...(tls ? { tls } : {}), ...(apiKey === undefined ? {} : { apiKey }), fingerprint: fingerprint(spec.hostPort, tls) };
+  return {
+    address: spec.hostPort,
+    ...(tls ? { tls } : {}),
+    ...(apiKey === undefined ? {} : { apiKey }),
+    fingerprint: fingerprint(spec.hostPort, tls),
+  };
 }
 
 /** Reads keys of one Secret; every failure names the Secret and the key. */
@@ -110,7 +125,12 @@ class SecretData {
 function fingerprint(address: string, tls: TLSConfig | undefined): string {
   const hash = createHash('sha256').update(address);
   if (tls) {
-    for (const part of [tls.serverNameOverride, tls.serverRootCACertificate, tls.clientCertPair?.crt, tls.clientCertPair?.key]) {
+    for (const part of [
+      tls.serverNameOverride,
+      tls.serverRootCACertificate,
+      tls.clientCertPair?.crt,
+      tls.clientCertPair?.key,
+    ]) {
       hash.update('\0').update(part ?? '');
     }
   }

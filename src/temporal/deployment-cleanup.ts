@@ -16,24 +16,46 @@ export async function cleanUpDeployment(target: CleanupTarget): Promise<CleanupP
   const { service, namespace, deploymentName, identity } = target;
   let state = await describeDeployment(service, namespace, deploymentName);
   if (!state.exists) return { done: true, reason: `Temporal has no Worker Deployment ${deploymentName}` };
-  if (state.managerIdentity && state.managerIdentity !== identity) throw new ManagedElsewhereError(deploymentName, state.managerIdentity);
+  if (state.managerIdentity && state.managerIdentity !== identity)
+    throw new ManagedElsewhereError(deploymentName, state.managerIdentity);
 
   if (state.rampingBuildId) {
-    await service.setWorkerDeploymentRampingVersion({ namespace, deploymentName, buildId: '', percentage: 0, conflictToken: state.conflictToken ?? null, identity });
+    await service.setWorkerDeploymentRampingVersion({
+      namespace,
+      deploymentName,
+      buildId: '',
+      percentage: 0,
+      conflictToken: state.conflictToken ?? null,
+      identity,
+    });
     state = await describeDeployment(service, namespace, deploymentName);
   }
   if (state.currentBuildId) {
     // The deleted workers' task queues will never be polled again: do not wait for them.
-    await service.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId: '', conflictToken: state.conflictToken ?? null, identity, ignoreMissingTaskQueues: true });
+    await service.setWorkerDeploymentCurrentVersion({
+      namespace,
+      deploymentName,
+      buildId: '',
+      conflictToken: state.conflictToken ?? null,
+      identity,
+      ignoreMissingTaskQueues: true,
+    });
   }
   for (const version of state.versions) {
     const deletion = await deleteVersionRecord(target, version.buildId, { skipDrainage: true });
-    if (!deletion.deleted) return { done: false, reason: `waiting to delete version ${version.buildId} of ${deploymentName} from Temporal: ${deletion.waitingFor}` };
+    if (!deletion.deleted)
+      return {
+        done: false,
+        reason: `waiting to delete version ${version.buildId} of ${deploymentName} from Temporal: ${deletion.waitingFor}`,
+      };
   }
   try {
     await service.deleteWorkerDeployment({ namespace, deploymentName, identity });
   } catch (error) {
     if (!(isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND)) throw error;
   }
-  return { done: true, reason: `deleted Worker Deployment ${deploymentName} and its ${state.versions.length} version records from Temporal` };
+  return {
+    done: true,
+    reason: `deleted Worker Deployment ${deploymentName} and its ${state.versions.length} version records from Temporal`,
+  };
 }

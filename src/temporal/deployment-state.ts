@@ -38,12 +38,19 @@ export class TemporalNamespaceNotFoundError extends Error {
   override name = 'TemporalNamespaceNotFoundError';
   readonly namespace: string;
   constructor(namespace: string, options?: ErrorOptions) {
-    super(`Temporal namespace "${namespace}" does not exist: create it or fix spec.workerOptions.temporalNamespace`, options);
+    super(
+      `Temporal namespace "${namespace}" does not exist: create it or fix spec.workerOptions.temporalNamespace`,
+      options,
+    );
     this.namespace = namespace;
   }
 }
 
-export async function describeDeployment(service: WorkflowService, namespace: string, deploymentName: string): Promise<TemporalDeploymentState> {
+export async function describeDeployment(
+  service: WorkflowService,
+  namespace: string,
+  deploymentName: string,
+): Promise<TemporalDeploymentState> {
   try {
     return deploymentState(await service.describeWorkerDeployment({ namespace, deploymentName }));
   } catch (error) {
@@ -86,7 +93,15 @@ export function deploymentState(response: DescribeResponse): TemporalDeploymentS
     const drainedSince = status === 'Drained' ? optionalTsToDate(summary.drainageInfo?.lastChangedTime) : undefined;
     const lastCurrentAt = optionalTsToDate(summary.lastCurrentTime);
     const everActive = status !== 'Inactive' || Boolean(summary.firstActivationTime) || lastCurrentAt !== undefined;
-    return [{ buildId, status, everActive, ...(drainedSince ? { drainedSince } : {}), ...(lastCurrentAt ? { lastCurrentAt } : {}) }];
+    return [
+      {
+        buildId,
+        status,
+        everActive,
+        ...(drainedSince ? { drainedSince } : {}),
+        ...(lastCurrentAt ? { lastCurrentAt } : {}),
+      },
+    ];
   });
   const rampChangedAt = optionalTsToDate(routing?.rampingVersionPercentageChangedTime);
   return {

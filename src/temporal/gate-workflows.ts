@@ -9,7 +9,8 @@ import proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import type { GateRun } from '../planner/gates.ts';
 
-const { WorkflowExecutionStatus, WorkflowIdReusePolicy, HistoryEventFilterType, TaskQueueType } = proto.temporal.api.enums.v1;
+const { WorkflowExecutionStatus, WorkflowIdReusePolicy, HistoryEventFilterType, TaskQueueType } =
+  proto.temporal.api.enums.v1;
 const { PinnedOverrideBehavior } = proto.temporal.api.workflow.v1.VersioningOverride;
 
 /** A gate that has not decided within this long counts as failed (timed out). */
@@ -34,10 +35,20 @@ export function gateWorkflowId(deploymentName: string, buildId: string, stage: s
  * a workflow pinned to the build to the queue's current build (its rule for a queue the pinned
  * version lacks), and the gate would judge the build it is to replace.
  */
-export async function workflowTaskQueues({ service, namespace, deploymentName, buildId }: GateTarget): Promise<string[]> {
-  const version = await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: { deploymentName, buildId } });
+export async function workflowTaskQueues({
+  service,
+  namespace,
+  deploymentName,
+  buildId,
+}: GateTarget): Promise<string[]> {
+  const version = await service.describeWorkerDeploymentVersion({
+    namespace,
+    deploymentVersion: { deploymentName, buildId },
+  });
   const queues = version.workerDeploymentVersionInfo?.taskQueueInfos ?? [];
-  const withActivities = new Set(queues.filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY).map((q) => q.name));
+  const withActivities = new Set(
+    queues.filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY).map((q) => q.name),
+  );
   return queues
     .filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name && withActivities.has(q.name))
     .map((q) => q.name ?? '')
@@ -56,7 +67,8 @@ export async function readGate(target: GateTarget, workflowId: string): Promise<
   }
   const status = described.workflowExecutionInfo?.status;
   if (status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) return { workflowId, status: 'Running' };
-  if (status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED) return { workflowId, status: 'Completed' };
+  if (status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED)
+    return { workflowId, status: 'Completed' };
   const runId = described.workflowExecutionInfo?.execution?.runId ?? '';
   return { workflowId, status: 'Failed', message: await howItClosed(target, workflowId, runId, status) };
 }
@@ -81,7 +93,12 @@ export async function startGate(target: GateTarget, gate: GateStart): Promise<vo
       ...(gate.input === undefined ? {} : { input: { payloads: [defaultPayloadConverter.toPayload(gate.input)] } }),
       workflowExecutionTimeout: msToTs(GATE_TIMEOUT_SECONDS * 1000),
       workflowIdReusePolicy: WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
-      versioningOverride: { pinned: { behavior: PinnedOverrideBehavior.PINNED_OVERRIDE_BEHAVIOR_PINNED, version: { deploymentName, buildId } } },
+      versioningOverride: {
+        pinned: {
+          behavior: PinnedOverrideBehavior.PINNED_OVERRIDE_BEHAVIOR_PINNED,
+          version: { deploymentName, buildId },
+        },
+      },
       identity,
       requestId: randomUUID(),
     });
@@ -91,8 +108,14 @@ export async function startGate(target: GateTarget, gate: GateStart): Promise<vo
   }
 }
 
-async function howItClosed(target: GateTarget, workflowId: string, runId: string, status: number | null | undefined): Promise<string> {
-  const name = WorkflowExecutionStatus[status ?? 0]?.replace('WORKFLOW_EXECUTION_STATUS_', '').toLowerCase() ?? 'closed';
+async function howItClosed(
+  target: GateTarget,
+  workflowId: string,
+  runId: string,
+  status: number | null | undefined,
+): Promise<string> {
+  const name =
+    WorkflowExecutionStatus[status ?? 0]?.replace('WORKFLOW_EXECUTION_STATUS_', '').toLowerCase() ?? 'closed';
   const history = await target.service.getWorkflowExecutionHistory({
     namespace: target.namespace,
     execution: { workflowId, runId },
@@ -102,7 +125,9 @@ async function howItClosed(target: GateTarget, workflowId: string, runId: string
   const detail =
     event?.workflowExecutionFailedEventAttributes?.failure?.message ??
     event?.workflowExecutionTerminatedEventAttributes?.reason ??
-    (event?.workflowExecutionTimedOutEventAttributes ? `no decision within ${GATE_TIMEOUT_SECONDS / 60} minutes` : undefined) ??
+    (event?.workflowExecutionTimedOutEventAttributes
+      ? `no decision within ${GATE_TIMEOUT_SECONDS / 60} minutes`
+      : undefined) ??
     (event?.workflowExecutionCanceledEventAttributes ? 'canceled' : undefined);
   return detail ? `${name}: ${detail}` : name;
 }

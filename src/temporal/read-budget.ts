@@ -8,7 +8,13 @@ import { realTimers, type Timers } from '../runtime/timers.ts';
 import { TokenBucket } from '../runtime/token-bucket.ts';
 
 /** The reads of Worker Deployment state the reconciler makes: each takes a token. */
-export const BUDGETED_READS: ReadonlySet<string> = new Set(['describeWorkerDeployment', 'describeWorkerDeploymentVersion', 'describeTaskQueue', 'describeWorkflowExecution', 'describeNamespace']);
+export const BUDGETED_READS: ReadonlySet<string> = new Set([
+  'describeWorkerDeployment',
+  'describeWorkerDeploymentVersion',
+  'describeTaskQueue',
+  'describeWorkflowExecution',
+  'describeNamespace',
+]);
 
 export const DEFAULT_READS_PER_SECOND = 20;
 

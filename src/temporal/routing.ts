@@ -26,13 +26,24 @@ export interface RoutingTarget {
 }
 
 /** Applies the decision; resolves with the conflict token of the resulting state, if anything was changed. */
-export async function applyRouting(target: RoutingTarget, state: TemporalDeploymentState, decision: RoutingDecision): Promise<Uint8Array | undefined> {
+export async function applyRouting(
+  target: RoutingTarget,
+  state: TemporalDeploymentState,
+  decision: RoutingDecision,
+): Promise<Uint8Array | undefined> {
   if (decision.action === 'none' || decision.action === 'wait') return undefined;
   const { service, namespace, deploymentName, identity } = target;
   let conflictToken = state.conflictToken;
-  if (state.managerIdentity && state.managerIdentity !== identity) throw new ManagedElsewhereError(deploymentName, state.managerIdentity);
+  if (state.managerIdentity && state.managerIdentity !== identity)
+    throw new ManagedElsewhereError(deploymentName, state.managerIdentity);
   if (!state.managerIdentity) {
-    const claimed = await service.setWorkerDeploymentManager({ namespace, deploymentName, self: true, conflictToken, identity });
+    const claimed = await service.setWorkerDeploymentManager({
+      namespace,
+      deploymentName,
+      self: true,
+      conflictToken,
+      identity,
+    });
     conflictToken = claimed.conflictToken;
   }
   const common = { namespace, deploymentName, conflictToken, identity };
@@ -40,7 +51,13 @@ export async function applyRouting(target: RoutingTarget, state: TemporalDeploym
     case 'setCurrent':
       return (await service.setWorkerDeploymentCurrentVersion({ ...common, buildId: decision.buildId })).conflictToken;
     case 'setRamp':
-      return (await service.setWorkerDeploymentRampingVersion({ ...common, buildId: decision.buildId, percentage: decision.percentage })).conflictToken;
+      return (
+        await service.setWorkerDeploymentRampingVersion({
+          ...common,
+          buildId: decision.buildId,
+          percentage: decision.percentage,
+        })
+      ).conflictToken;
     case 'clearRamp':
       return (await service.setWorkerDeploymentRampingVersion({ ...common, buildId: '', percentage: 0 })).conflictToken;
   }

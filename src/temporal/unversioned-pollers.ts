@@ -21,7 +21,13 @@ export interface PollersMatterInput {
  * a current build the question does not arise, and an unready target waits either way.
  */
 export function unversionedPollersMatter({ strategy, currentBuildId, target }: PollersMatterInput): boolean {
-  return strategy === 'Progressive' && !currentBuildId && target !== undefined && target.status !== 'NotRegistered' && target.healthy;
+  return (
+    strategy === 'Progressive' &&
+    !currentBuildId &&
+    target !== undefined &&
+    target.status !== 'NotRegistered' &&
+    target.healthy
+  );
 }
 
 /** A poller that is not a versioned worker: no deployment options, or versioning turned off. */
@@ -41,19 +47,33 @@ export interface UnversionedPollersQuery {
  * queues its pod template does not name), each asked for its pollers. Undefined while the build
  * lists no workflow task queue yet: Temporal records them a little after the version appears.
  */
-export async function allTaskQueuesHaveUnversionedPollers(query: UnversionedPollersQuery): Promise<boolean | undefined> {
+export async function allTaskQueuesHaveUnversionedPollers(
+  query: UnversionedPollersQuery,
+): Promise<boolean | undefined> {
   const { service, namespace, deploymentName, buildId } = query;
-  const version = await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: { deploymentName, buildId } });
-  const queues = (version.workerDeploymentVersionInfo?.taskQueueInfos ?? []).filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name).map((q) => q.name ?? '');
+  const version = await service.describeWorkerDeploymentVersion({
+    namespace,
+    deploymentVersion: { deploymentName, buildId },
+  });
+  const queues = (version.workerDeploymentVersionInfo?.taskQueueInfos ?? [])
+    .filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name)
+    .map((q) => q.name ?? '');
   if (queues.length === 0) return undefined;
   for (const name of queues) {
-    const described = await service.describeTaskQueue({ namespace, taskQueue: { name }, taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW });
+    const described = await service.describeTaskQueue({
+      namespace,
+      taskQueue: { name },
+      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
     if (!(described.pollers ?? []).some(isUnversionedPoller)) return false;
   }
   return true;
 }
 
 /** What the routing planner takes as `unversionedPollersConfirmed`: Temporal is asked only when it matters. */
-export async function unversionedPollersConfirmed(query: UnversionedPollersQuery, input: PollersMatterInput): Promise<boolean | undefined> {
+export async function unversionedPollersConfirmed(
+  query: UnversionedPollersQuery,
+  input: PollersMatterInput,
+): Promise<boolean | undefined> {
   return unversionedPollersMatter(input) ? allTaskQueuesHaveUnversionedPollers(query) : false;
 }

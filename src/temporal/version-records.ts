@@ -15,15 +15,27 @@ export interface VersionRecordTarget {
 export type VersionRecordDeletion = { deleted: true } | { deleted: false; waitingFor: string };
 
 /** `skipDrainage`: delete even if pinned workflows may still run (only when the whole deployment goes). */
-export async function deleteVersionRecord(target: VersionRecordTarget, buildId: string, options: { skipDrainage?: boolean } = {}): Promise<VersionRecordDeletion> {
+export async function deleteVersionRecord(
+  target: VersionRecordTarget,
+  buildId: string,
+  options: { skipDrainage?: boolean } = {},
+): Promise<VersionRecordDeletion> {
   const { service, namespace, deploymentName, identity } = target;
   try {
-    await service.deleteWorkerDeploymentVersion({ namespace, deploymentVersion: { deploymentName, buildId }, identity, ...(options.skipDrainage ? { skipDrainage: true } : {}) });
+    await service.deleteWorkerDeploymentVersion({
+      namespace,
+      deploymentVersion: { deploymentName, buildId },
+      identity,
+      ...(options.skipDrainage ? { skipDrainage: true } : {}),
+    });
     return { deleted: true };
   } catch (error) {
     if (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return { deleted: true };
     if (isGrpcServiceError(error) && error.code === GrpcStatus.FAILED_PRECONDITION && /pollers/i.test(error.details)) {
-      return { deleted: false, waitingFor: `Temporal keeps the record of build ${buildId} while it remembers its pollers: ${error.details}` };
+      return {
+        deleted: false,
+        waitingFor: `Temporal keeps the record of build ${buildId} while it remembers its pollers: ${error.details}`,
+      };
     }
     throw error;
   }

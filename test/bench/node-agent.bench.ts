@@ -8,7 +8,9 @@ import { SHARED_ENVIRONMENT_VARIABLE } from '../support/environment.ts';
 import { sampleDeployment } from '../support/sample-deployment.ts';
 import { until } from './poll.ts';
 
-const { values } = parseArgs({ options: { deployments: { type: 'string', default: '4' }, replicas: { type: 'string', default: '10' } } });
+const { values } = parseArgs({
+  options: { deployments: { type: 'string', default: '4' }, replicas: { type: 'string', default: '10' } },
+});
 const deployments = Number(values.deployments);
 const replicas = Number(values.replicas);
 
@@ -29,13 +31,22 @@ try {
     Array.from({ length: deployments }, (_, i) =>
       apps.createNamespacedDeployment({
         namespace,
-        body: sampleDeployment({ namespace, name: `bench-${i}`, replicas, deploymentName: `bench-${i}`, buildId: 'b1', taskQueue: `bench-${i}` }),
+        body: sampleDeployment({
+          namespace,
+          name: `bench-${i}`,
+          replicas,
+          deploymentName: `bench-${i}`,
+          buildId: 'b1',
+          taskQueue: `bench-${i}`,
+        }),
       }),
     ),
   );
   const ready = await until(async () => {
     const pods = (await core.listNamespacedPod({ namespace })).items;
-    return pods.filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === total;
+    return (
+      pods.filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === total
+    );
   });
   const readySeconds = (ready - created) / 1000;
   const agent = environment.processes.find((p) => p.name === 'node agent');
@@ -46,11 +57,21 @@ try {
   });
 
   const scaledDown = performance.now();
-  await Promise.all(Array.from({ length: deployments }, (_, i) => apps.patchNamespacedDeploymentScale({ namespace, name: `bench-${i}`, body: [{ op: 'replace', path: '/spec/replicas', value: 0 }] })));
+  await Promise.all(
+    Array.from({ length: deployments }, (_, i) =>
+      apps.patchNamespacedDeploymentScale({
+        namespace,
+        name: `bench-${i}`,
+        body: [{ op: 'replace', path: '/spec/replicas', value: 0 }],
+      }),
+    ),
+  );
   const gone = await until(async () => (await core.listNamespacedPod({ namespace })).items.length === 0);
 
   console.log(`environment start:                  ${startSeconds.toFixed(1)} s`);
-  console.log(`Pods created -> all Ready:          ${total} Pods in ${readySeconds.toFixed(1)} s = ${(total / readySeconds).toFixed(1)} Pods/s`);
+  console.log(
+    `Pods created -> all Ready:          ${total} Pods in ${readySeconds.toFixed(1)} s = ${(total / readySeconds).toFixed(1)} Pods/s`,
+  );
   console.log(`Deployments created -> Available:   ${((available - created) / 1000).toFixed(1)} s`);
   console.log(`scale to 0 -> all Pods deleted:     ${((gone - scaledDown) / 1000).toFixed(1)} s`);
   console.log(`node agent memory with ${total} workers: ${agentMiB.toFixed(0)} MiB RSS`);

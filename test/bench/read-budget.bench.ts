@@ -34,7 +34,15 @@ const READ_METHODS = new Set([...BUDGETED_READS].map((m) => m[0]?.toUpperCase() 
 
 const environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(line) });
 const metrics = new Metrics();
-const controller = new Controller({ kubeconfig: environment.kubeconfig, identity: 'twc-bench', namespace, pollIntervalMs, temporalReadBudget: budget, metrics, log: () => {} });
+const controller = new Controller({
+  kubeconfig: environment.kubeconfig,
+  identity: 'twc-bench',
+  namespace,
+  pollIntervalMs,
+  temporalReadBudget: budget,
+  metrics,
+  log: () => {},
+});
 const temporal = await Connection.connect({ address: environment.temporalAddress });
 try {
   const custom = environment.kubeconfig.makeApiClient(CustomObjectsApi);
@@ -42,22 +50,54 @@ try {
   await controller.start();
   const object = { group: GROUP, version: VERSION, namespace };
   const names = Array.from({ length: count }, (_, i) => `reads-${i}`);
-  await custom.createNamespacedCustomObject({ ...object, plural: KINDS.TemporalConnection.plural, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: { hostPort: environment.temporalAddress } } });
+  await custom.createNamespacedCustomObject({
+    ...object,
+    plural: KINDS.TemporalConnection.plural,
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'TemporalConnection',
+      metadata: { name: 'temporal' },
+      spec: { hostPort: environment.temporalAddress },
+    },
+  });
   for (const name of names) {
-    const template = { spec: { containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: name }] }] } };
+    const template = {
+      spec: {
+        containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: name }] }],
+      },
+    };
     await custom.createNamespacedCustomObject({
       ...object,
       plural: KINDS.TemporalWorkerDeployment.plural,
-      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'TemporalWorkerDeployment', metadata: { name }, spec: { replicas: 0, rollout: { strategy: 'Manual' }, workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace }, template } },
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'TemporalWorkerDeployment',
+        metadata: { name },
+        spec: {
+          replicas: 0,
+          rollout: { strategy: 'Manual' },
+          workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace },
+          template,
+        },
+      },
     });
   }
-  const list = async () => ((await custom.listNamespacedCustomObject({ ...object, plural: KINDS.TemporalWorkerDeployment.plural })) as { items: TemporalWorkerDeployment[] }).items;
-  await until(async () => (await list()).filter((twd) => twd.status?.targetVersion?.buildID).length === count, { intervalMs: 1000 });
+  const list = async () =>
+    (
+      (await custom.listNamespacedCustomObject({ ...object, plural: KINDS.TemporalWorkerDeployment.plural })) as {
+        items: TemporalWorkerDeployment[];
+      }
+    ).items;
+  await until(async () => (await list()).filter((twd) => twd.status?.targetVersion?.buildID).length === count, {
+    intervalMs: 1000,
+  });
   // A versioned poll registers its build, as its first worker would; the server may take longer
   // than the poll to do so, so builds still unregistered are polled again.
   const unregistered = async () => (await list()).filter((twd) => twd.status?.targetVersion?.status !== 'Inactive');
   for (let waiting = await unregistered(); waiting.length > 0; waiting = await unregistered()) {
-    await temporal.withDeadline(Date.now() + 10_000, () => Promise.all(waiting.map((twd) => register(twd).catch(() => undefined))));
+    await temporal.withDeadline(Date.now() + 10_000, () =>
+      Promise.all(waiting.map((twd) => register(twd).catch(() => undefined))),
+    );
   }
 
   // Unchanged from here on: polls alone bring reconciles.
@@ -65,11 +105,20 @@ try {
   const before = await reads(metrics);
   await new Promise((resolve) => setTimeout(resolve, steadySeconds * 1000));
   const after = await reads(metrics);
-  const perSecond = (method?: string) => ([...after].filter(([m]) => method === undefined || m === method).reduce((sum, [m, n]) => sum + n - (before.get(m) ?? 0), 0)) / steadySeconds;
+  const perSecond = (method?: string) =>
+    [...after]
+      .filter(([m]) => method === undefined || m === method)
+      .reduce((sum, [m, n]) => sum + n - (before.get(m) ?? 0), 0) / steadySeconds;
   const describes = perSecond('DescribeWorkerDeployment');
-  console.log(`Temporal reads at steady state: ${count} worker deployments in one namespace, poll interval ${pollIntervalMs} ms (${(count / (pollIntervalMs / 1000)).toFixed(0)} reads/s wanted), budget ${budget} reads/s:`);
-  console.log(`  ${perSecond().toFixed(1)} reads/s measured over ${steadySeconds} s (${[...after.keys()].map((m) => `${m} ${perSecond(m).toFixed(1)}`).join(', ')})`);
-  console.log(`  each worker deployment described every ${describes > 0 ? (count / describes).toFixed(1) : '-'} s on average (poll interval ${pollIntervalMs / 1000} s)`);
+  console.log(
+    `Temporal reads at steady state: ${count} worker deployments in one namespace, poll interval ${pollIntervalMs} ms (${(count / (pollIntervalMs / 1000)).toFixed(0)} reads/s wanted), budget ${budget} reads/s:`,
+  );
+  console.log(
+    `  ${perSecond().toFixed(1)} reads/s measured over ${steadySeconds} s (${[...after.keys()].map((m) => `${m} ${perSecond(m).toFixed(1)}`).join(', ')})`,
+  );
+  console.log(
+    `  each worker deployment described every ${describes > 0 ? (count / describes).toFixed(1) : '-'} s on average (poll interval ${pollIntervalMs / 1000} s)`,
+  );
 } finally {
   await temporal.close();
   await controller.stop();

@@ -1,7 +1,14 @@
 // `npm run bench`, part two: how long the controller takes from a new build's Deployment becoming
 // available to that build being Current, and what a reconcile of an unchanged worker deployment
 // costs in Kubernetes and Temporal calls. Prints figures; asserts nothing.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Deployment } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Deployment,
+} from '@kubernetes/client-node';
 import { parseArgs } from 'node:util';
 import { CRD_DIR } from '../../src/api/generate.ts';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
@@ -12,7 +19,13 @@ import { LABELS } from '../../src/k8s/names.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import { until } from './poll.ts';
 
-const { values } = parseArgs({ options: { rollouts: { type: 'string', default: '5' }, replicas: { type: 'string', default: '2' }, 'steady-seconds': { type: 'string', default: '20' } } });
+const { values } = parseArgs({
+  options: {
+    rollouts: { type: 'string', default: '5' },
+    replicas: { type: 'string', default: '2' },
+    'steady-seconds': { type: 'string', default: '20' },
+  },
+});
 const rollouts = Number(values.rollouts);
 const replicas = Number(values.replicas);
 const steadySeconds = Number(values['steady-seconds']);
@@ -23,32 +36,79 @@ const POLL = { intervalMs: 50 };
 
 const environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(line) });
 const metrics = new Metrics();
-const controller = new Controller({ kubeconfig: environment.kubeconfig, identity: 'twc-bench', namespace, pollIntervalMs, metrics, log: () => {} });
+const controller = new Controller({
+  kubeconfig: environment.kubeconfig,
+  identity: 'twc-bench',
+  namespace,
+  pollIntervalMs,
+  metrics,
+  log: () => {},
+});
 try {
   const apps = environment.kubeconfig.makeApiClient(AppsV1Api);
   const custom = environment.kubeconfig.makeApiClient(CustomObjectsApi);
   await environment.kubeconfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
   await controller.start();
   const object = { group: GROUP, version: VERSION, namespace, name: 'orders' };
-  const template = (build: number) => ({ spec: { containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: 'bench' }, { name: 'SAMPLE_BEHAVIOUR', value: `build-${build}` }] }] } });
-  await custom.createNamespacedCustomObject({ ...object, plural: KINDS.TemporalConnection.plural, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: { hostPort: environment.temporalAddress } } });
+  const template = (build: number) => ({
+    spec: {
+      containers: [
+        {
+          name: 'worker',
+          image: 'sample-worker',
+          env: [
+            { name: 'TEMPORAL_TASK_QUEUE', value: 'bench' },
+            { name: 'SAMPLE_BEHAVIOUR', value: `build-${build}` },
+          ],
+        },
+      ],
+    },
+  });
+  await custom.createNamespacedCustomObject({
+    ...object,
+    plural: KINDS.TemporalConnection.plural,
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'TemporalConnection',
+      metadata: { name: 'temporal' },
+      spec: { hostPort: environment.temporalAddress },
+    },
+  });
   await custom.createNamespacedCustomObject({
     ...object,
     plural: KINDS.TemporalWorkerDeployment.plural,
-    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'TemporalWorkerDeployment', metadata: { name: 'orders' }, spec: { replicas, workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace }, template: template(0) } },
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'TemporalWorkerDeployment',
+      metadata: { name: 'orders' },
+      spec: {
+        replicas,
+        workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace },
+        template: template(0),
+      },
+    },
   });
-  const read = async () => (await custom.getNamespacedCustomObject({ ...object, plural: KINDS.TemporalWorkerDeployment.plural })) as TemporalWorkerDeployment;
+  const read = async () =>
+    (await custom.getNamespacedCustomObject({
+      ...object,
+      plural: KINDS.TemporalWorkerDeployment.plural,
+    })) as TemporalWorkerDeployment;
   await until(async () => (await read()).status?.currentVersion?.buildID !== undefined);
 
   const latencies: number[] = [];
   for (let build = 1; build <= rollouts; build++) {
     const before = (await read()).status?.currentVersion?.buildID;
-    await custom.patchNamespacedCustomObject({ ...object, plural: KINDS.TemporalWorkerDeployment.plural, body: { spec: { template: template(build) } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await custom.patchNamespacedCustomObject(
+      { ...object, plural: KINDS.TemporalWorkerDeployment.plural, body: { spec: { template: template(build) } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     let target: string | undefined;
     const available = await until(async () => {
       target ??= (await read()).status?.targetVersion?.buildID;
-      if (!target || target === before) return (target = undefined), false;
-      const deployments = (await apps.listNamespacedDeployment({ namespace, labelSelector: `${LABELS.buildId}=${target}` })).items;
+      if (!target || target === before) return ((target = undefined), false);
+      const deployments = (
+        await apps.listNamespacedDeployment({ namespace, labelSelector: `${LABELS.buildId}=${target}` })
+      ).items;
       return deployments.length > 0 && deployments.every(isAvailable);
     }, POLL);
     const current = await until(async () => (await read()).status?.currentVersion?.buildID === target, POLL);
@@ -67,13 +127,21 @@ try {
       .filter(([, n]) => n > 0)
       .map(([key, n]) => `${key} ${n.toFixed(2)}`)
       .join(', ') || 'none';
-  const writes = [...after.kubernetes].filter(([key]) => !/^(get|list|watch) /.test(key)).reduce((sum, [key, n]) => sum + n - (before.kubernetes.get(key) ?? 0), 0);
+  const writes = [...after.kubernetes]
+    .filter(([key]) => !/^(get|list|watch) /.test(key))
+    .reduce((sum, [key, n]) => sum + n - (before.kubernetes.get(key) ?? 0), 0);
 
   const sorted = [...latencies].sort((a, b) => a - b);
   console.log(`Deployment available -> build Current (${rollouts} rollouts, ${replicas} replicas, AllAtOnce):`);
-  console.log(`  median ${ms(sorted[Math.floor(sorted.length / 2)])}, min ${ms(sorted[0])}, max ${ms(sorted.at(-1))}  (polled every 50 ms)`);
-  console.log(`unchanged worker deployment: ${reconciles} reconciles in ${steadySeconds} s (poll interval ${pollIntervalMs} ms); per reconcile:`);
-  console.log(`  Kubernetes requests (informer watches excluded): ${perReconcile(before.kubernetes, after.kubernetes)}`);
+  console.log(
+    `  median ${ms(sorted[Math.floor(sorted.length / 2)])}, min ${ms(sorted[0])}, max ${ms(sorted.at(-1))}  (polled every 50 ms)`,
+  );
+  console.log(
+    `unchanged worker deployment: ${reconciles} reconciles in ${steadySeconds} s (poll interval ${pollIntervalMs} ms); per reconcile:`,
+  );
+  console.log(
+    `  Kubernetes requests (informer watches excluded): ${perReconcile(before.kubernetes, after.kubernetes)}`,
+  );
   console.log(`  Kubernetes writes: ${writes}`);
   console.log(`  Temporal calls: ${perReconcile(before.temporal, after.temporal)}`);
 } finally {
@@ -83,7 +151,11 @@ try {
 
 function isAvailable(d: V1Deployment): boolean {
   const wanted = d.spec?.replicas ?? 1;
-  return (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0) && (d.status?.availableReplicas ?? 0) >= wanted && d.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') === true;
+  return (
+    (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0) &&
+    (d.status?.availableReplicas ?? 0) >= wanted &&
+    d.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') === true
+  );
 }
 
 async function settled(read: () => Promise<TemporalWorkerDeployment>): Promise<void> {
@@ -104,7 +176,8 @@ async function counts(from: Metrics) {
     kubernetes.set(key, (kubernetes.get(key) ?? 0) + v.value);
   }
   const temporal = new Map<string, number>();
-  for (const v of await total('twc_temporal_requests_total')) temporal.set(String(v.labels.method), (temporal.get(String(v.labels.method)) ?? 0) + v.value);
+  for (const v of await total('twc_temporal_requests_total'))
+    temporal.set(String(v.labels.method), (temporal.get(String(v.labels.method)) ?? 0) + v.value);
   const reconciles = (await total('controller_runtime_reconcile_total')).reduce((sum, v) => sum + v.value, 0);
   return { kubernetes, temporal, reconciles };
 }

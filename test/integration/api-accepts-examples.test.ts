@@ -21,17 +21,27 @@ for (const file of files) {
   test(`${path.relative(root, file)} is accepted with defaults filled in`, async (t) => {
     const namespace = await testNamespace(t, 'example');
     const manifests = readManifests(file);
-    assert.ok(manifests.some((m) => m.apiVersion === `${GROUP}/${VERSION}`), 'the file holds a resource of ours');
+    assert.ok(
+      manifests.some((m) => m.apiVersion === `${GROUP}/${VERSION}`),
+      'the file holds a resource of ours',
+    );
     for (const manifest of manifests) {
       const stored = await create(manifest, namespace);
       const definition = Object.values(KINDS).find((k) => k.kind === manifest.kind);
       if (!definition) continue;
       const expected = withDefaults(definition.schema, manifest) as { spec: unknown };
-      assert.deepEqual(stored.spec, expected.spec, `${manifest.kind} ${manifest.metadata?.name}: stored as the controller's defaulting predicts`);
+      assert.deepEqual(
+        stored.spec,
+        expected.spec,
+        `${manifest.kind} ${manifest.metadata?.name}: stored as the controller's defaulting predicts`,
+      );
       assert.deepEqual(validate(definition.schema, stored), [], 'and the controller finds it valid');
       if (manifest.kind === 'TemporalWorkerDeployment') {
         const spec = stored.spec as { sunset: unknown; progressDeadlineSeconds: number };
-        assert.deepEqual(spec.sunset, { scaledownDelay: (manifest.spec as { sunset?: { scaledownDelay?: string } }).sunset?.scaledownDelay ?? '1h', deleteDelay: (manifest.spec as { sunset?: { deleteDelay?: string } }).sunset?.deleteDelay ?? '24h' });
+        assert.deepEqual(spec.sunset, {
+          scaledownDelay: (manifest.spec as { sunset?: { scaledownDelay?: string } }).sunset?.scaledownDelay ?? '1h',
+          deleteDelay: (manifest.spec as { sunset?: { deleteDelay?: string } }).sunset?.deleteDelay ?? '24h',
+        });
         assert.equal(spec.progressDeadlineSeconds, 600);
       }
     }
@@ -47,22 +57,36 @@ test('kubectl get shows the printer columns', async (t) => {
   await create(readManifests(path.join(root, 'examples/twor-pdb.yaml'))[0]!, namespace);
   await kubeConfig()
     .makeApiClient(CustomObjectsApi)
-    .patchNamespacedCustomObjectStatus({
-      group: GROUP,
-      version: VERSION,
-      namespace,
-      plural: KINDS.TemporalWorkerDeployment.plural,
-      name: 'orders',
-      body: {
-        status: {
-          targetVersion: { buildID: 'build-b', status: 'Ramping', rampPercentage: 25 },
-          currentVersion: { buildID: 'build-a', status: 'Current' },
-          conditions: [{ type: 'Ready', status: 'False', reason: 'Ramping', message: 'ramping build-b', lastTransitionTime: new Date().toISOString() }],
+    .patchNamespacedCustomObjectStatus(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: KINDS.TemporalWorkerDeployment.plural,
+        name: 'orders',
+        body: {
+          status: {
+            targetVersion: { buildID: 'build-b', status: 'Ramping', rampPercentage: 25 },
+            currentVersion: { buildID: 'build-a', status: 'Current' },
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'False',
+                reason: 'Ramping',
+                message: 'ramping build-b',
+                lastTransitionTime: new Date().toISOString(),
+              },
+            ],
+          },
         },
       },
-    }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
   const { kubeBinary, kubeconfigPath } = sharedEnvironment();
-  const kubectl = (...args: string[]): string => execFileSync(kubeBinary, ['kubectl', `--kubeconfig=${kubeconfigPath}`, '-n', namespace, ...args], { encoding: 'utf8' });
+  const kubectl = (...args: string[]): string =>
+    execFileSync(kubeBinary, ['kubectl', `--kubeconfig=${kubeconfigPath}`, '-n', namespace, ...args], {
+      encoding: 'utf8',
+    });
 
   const twd = kubectl('get', 'twd').split('\n');
   assert.match(twd[0] ?? '', /^NAME\s+TARGET\s+CURRENT\s+RAMP %\s+READY\s+AGE/);

@@ -16,15 +16,24 @@ test('admission refuses each invalid manifest and names the field', async (t) =>
         const name = c.expect === 'metadata.name' ? (c.manifest.metadata as { name: string }).name : `case-${i}`;
         const manifest = { ...c.manifest, metadata: { name } } as Manifest;
         const attempt = c.before
-          ? create({ ...c.before, metadata: { ...(c.before.metadata as object), name } }, namespace).then((stored) => replace(manifest, stored, namespace))
+          ? create({ ...c.before, metadata: { ...(c.before.metadata as object), name } }, namespace).then((stored) =>
+              replace(manifest, stored, namespace),
+            )
           : create(manifest, namespace);
         const error = await attempt.then(
           () => assert.fail(`admitted: ${JSON.stringify(manifest.spec)}`),
           (e: unknown) => e as { code?: number; body?: unknown },
         );
         // 422 from validation; 400 from strict decoding of an unknown field.
-        assert.ok(error.code === 422 || error.code === 400, `refused as invalid, not ${String(error.code)}: ${String(error.body)}`);
-        const message = (typeof error.body === 'string' ? (JSON.parse(error.body) as { message: string }) : (error.body as { message: string })).message;
+        assert.ok(
+          error.code === 422 || error.code === 400,
+          `refused as invalid, not ${String(error.code)}: ${String(error.body)}`,
+        );
+        const message = (
+          typeof error.body === 'string'
+            ? (JSON.parse(error.body) as { message: string })
+            : (error.body as { message: string })
+        ).message;
         assert.ok(message.includes(c.expect), `the message names ${c.expect}: ${message}`);
       }),
     ),

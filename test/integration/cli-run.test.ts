@@ -51,8 +51,12 @@ async function startReplica(t: TestContext, namespace: string, lease: string): P
   return {
     get,
     sample: async (name, labels) => {
-      const lines = (await get('/metrics')).body.split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
-      return lines.filter((line) => !labels || labels.test(line)).reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+      const lines = (await get('/metrics')).body
+        .split('\n')
+        .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
+      return lines
+        .filter((line) => !labels || labels.test(line))
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
     },
     terminate: () => {
       child.kill('SIGTERM');
@@ -70,13 +74,29 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
   const leaderStatus = new RegExp(`name="${lease}"`);
 
   const first = await startReplica(t, namespace, lease);
-  await eventually('the first replica to lead', async () => ((await first.sample('leader_election_master_status', leaderStatus)) === 1 ? true : undefined), 30_000).catch((error: Error) => {
+  await eventually(
+    'the first replica to lead',
+    async () => ((await first.sample('leader_election_master_status', leaderStatus)) === 1 ? true : undefined),
+    30_000,
+  ).catch((error: Error) => {
     throw new Error(`${error.message}\n${first.output()}`);
   });
-  await eventually('the leader to be ready', async () => ((await first.get('/readyz')).status === 200 ? true : undefined), 30_000);
+  await eventually(
+    'the leader to be ready',
+    async () => ((await first.get('/readyz')).status === 200 ? true : undefined),
+    30_000,
+  );
   assert.deepEqual(await first.get('/healthz'), { status: 200, body: 'ok\n' });
 
-  await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: { hostPort: temporalAddress } }, namespace);
+  await create(
+    {
+      apiVersion: 'temporal.io/v1alpha1',
+      kind: 'TemporalConnection',
+      metadata: { name: 'temporal' },
+      spec: { hostPort: temporalAddress },
+    },
+    namespace,
+  );
   await create(
     {
       apiVersion: 'temporal.io/v1alpha1',
@@ -85,7 +105,17 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
       spec: {
         replicas: 1,
         workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace },
-        template: { spec: { containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: uniqueName('q') }] }] } },
+        template: {
+          spec: {
+            containers: [
+              {
+                name: 'worker',
+                image: 'sample-worker',
+                env: [{ name: 'TEMPORAL_TASK_QUEUE', value: uniqueName('q') }],
+              },
+            ],
+          },
+        },
       },
     },
     namespace,
@@ -102,11 +132,19 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
     ['process_cpu_seconds_total', /./],
   ];
   for (const [name, labels] of counted) {
-    await eventually(`${name} ${labels.source} to count`, async () => ((await first.sample(name, labels)) > 0 ? true : undefined), 30_000);
+    await eventually(
+      `${name} ${labels.source} to count`,
+      async () => ((await first.sample(name, labels)) > 0 ? true : undefined),
+      30_000,
+    );
   }
 
   const second = await startReplica(t, namespace, lease);
-  await eventually('the standby to be ready', async () => ((await second.get('/readyz')).status === 200 ? true : undefined), 30_000);
+  await eventually(
+    'the standby to be ready',
+    async () => ((await second.get('/readyz')).status === 200 ? true : undefined),
+    30_000,
+  );
   assert.equal(await second.sample('leader_election_master_status', leaderStatus), 0);
   assert.equal(await second.sample('controller_runtime_reconcile_total'), 0, 'a standby does not reconcile');
   const coordination = kubeConfig().makeApiClient(CoordinationV1Api);
@@ -114,14 +152,29 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
 
   assert.equal(await first.terminate(), 0, `a graceful stop exits 0\n${first.output()}`);
   // The lease lasts 15s: taking over well within it shows that the first released it.
-  await eventually('the standby to lead', async () => ((await second.sample('leader_election_master_status', leaderStatus)) === 1 ? true : undefined), 10_000);
+  await eventually(
+    'the standby to lead',
+    async () => ((await second.sample('leader_election_master_status', leaderStatus)) === 1 ? true : undefined),
+    10_000,
+  );
   const holderAfter = (await coordination.readNamespacedLease({ namespace, name: lease })).spec?.holderIdentity;
   assert.ok(holderAfter && holderAfter !== holderBefore, `the lease changed hands: ${holderBefore} -> ${holderAfter}`);
-  await eventually('the new leader to reconcile', async () => ((await second.sample('controller_runtime_reconcile_total', /result="(success|requeue_after)"/)) > 0 ? true : undefined), 30_000);
+  await eventually(
+    'the new leader to reconcile',
+    async () =>
+      (await second.sample('controller_runtime_reconcile_total', /result="(success|requeue_after)"/)) > 0
+        ? true
+        : undefined,
+    30_000,
+  );
 
   await eventually('another holder to write the lease', async () => {
     const current = await coordination.readNamespacedLease({ namespace, name: lease });
-    await coordination.replaceNamespacedLease({ namespace, name: lease, body: { ...current, spec: { ...current.spec, holderIdentity: 'intruder' } } });
+    await coordination.replaceNamespacedLease({
+      namespace,
+      name: lease,
+      body: { ...current, spec: { ...current.spec, holderIdentity: 'intruder' } },
+    });
     return true;
   });
   assert.equal(await second.exited, 1, 'a lost lease ends the process, so that Kubernetes restarts it');

@@ -12,16 +12,32 @@ test('a build stuck past progressDeadlineSeconds is Stalled, takes no traffic, a
   const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID;
 
   const broken = ns.template('green') as { spec: { containers: { env: object[] }[] } };
-  broken.spec.containers[0]?.env.push({ name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'no-such-secret', key: 'password' } } });
+  broken.spec.containers[0]?.env.push({
+    name: 'PASSWORD',
+    valueFrom: { secretKeyRef: { name: 'no-such-secret', key: 'password' } },
+  });
   await ns.patchSpec('orders', { template: broken });
-  const stalled = await ns.until('orders', 'the broken build to be reported Stalled', (twd) => condition(twd, 'Stalled')?.reason === 'BuildNotAvailable', 90_000);
+  const stalled = await ns.until(
+    'orders',
+    'the broken build to be reported Stalled',
+    (twd) => condition(twd, 'Stalled')?.reason === 'BuildNotAvailable',
+    90_000,
+  );
   const message = condition(stalled, 'Stalled')?.message ?? '';
   assert.match(message, /ProgressDeadlineExceeded/);
-  assert.match(message, new RegExp(`Deployment orders-${stalled.status?.targetVersion?.buildID}`), 'names the Deployment');
+  assert.match(
+    message,
+    new RegExp(`Deployment orders-${stalled.status?.targetVersion?.buildID}`),
+    'names the Deployment',
+  );
   assert.equal(stalled.status?.currentVersion?.buildID, v1, 'the good build keeps the traffic');
   assert.equal(condition(stalled, 'Ready')?.status, 'False');
 
   await ns.patchSpec('orders', { template: ns.template('yellow') });
-  const fixed = await ns.until('orders', 'the fixed build to be current', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1);
+  const fixed = await ns.until(
+    'orders',
+    'the fixed build to be current',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
+  );
   assert.equal(condition(fixed, 'Stalled'), undefined, 'nothing stalls any more');
 });

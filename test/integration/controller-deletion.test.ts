@@ -28,25 +28,52 @@ test('deleting a worker deployment removes its Deployments and its Worker Deploy
   const apps = kubeConfig().makeApiClient(AppsV1Api);
   const ns = await controlledNamespace(t, namespace);
   const deploymentName = `${namespace}/orders`;
-  await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'AllAtOnce' }, template: ns.template('blue') });
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    rollout: { strategy: 'AllAtOnce' },
+    template: ns.template('blue'),
+  });
   const rolled = await ns.until('orders', 'the build to be current', rolledOut);
   assert.deepEqual(rolled.metadata.finalizers, [FINALIZER]);
-  const connection = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: plural('TemporalConnection'), name: 'temporal' })) as { metadata: { finalizers?: string[] } };
-  assert.deepEqual(connection.metadata.finalizers, [FINALIZER], 'the connection is held while a worker deployment uses it');
+  const connection = (await custom.getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: plural('TemporalConnection'),
+    name: 'temporal',
+  })) as { metadata: { finalizers?: string[] } };
+  assert.deepEqual(
+    connection.metadata.finalizers,
+    [FINALIZER],
+    'the connection is held while a worker deployment uses it',
+  );
 
-  await custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: plural('TemporalWorkerDeployment'), name: 'orders' });
+  await custom.deleteNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: plural('TemporalWorkerDeployment'),
+    name: 'orders',
+  });
   await eventually('the worker deployment to be gone', () => gone(() => ns.read('orders')), 90_000);
   assert.equal((await apps.listNamespacedDeployment({ namespace })).items.length, 0, 'no Deployment left');
   const state = await describeDeployment(client.workflowService, sharedEnvironment().temporalNamespace, deploymentName);
   assert.equal(state.exists, false, `Temporal still has ${deploymentName}: ${JSON.stringify(state.versions)}`);
   await eventually('the connection to be let go', async () => {
-    const after = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: plural('TemporalConnection'), name: 'temporal' })) as { metadata: { finalizers?: string[] } };
+    const after = (await custom.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: plural('TemporalConnection'),
+      name: 'temporal',
+    })) as { metadata: { finalizers?: string[] } };
     return (after.metadata.finalizers ?? []).length === 0 ? true : undefined;
   });
 
   const events = await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
   const reasons = new Set(events.items.filter((e) => e.involvedObject.name === 'orders').map((e) => e.reason));
-  for (const reason of ['DeploymentCreated', 'VersionPromoted', 'DeploymentDeleted', 'TemporalCleanedUp']) assert.ok(reasons.has(reason), `an event ${reason} (saw ${[...reasons].join(', ')})`);
+  for (const reason of ['DeploymentCreated', 'VersionPromoted', 'DeploymentDeleted', 'TemporalCleanedUp'])
+    assert.ok(reasons.has(reason), `an event ${reason} (saw ${[...reasons].join(', ')})`);
 });
 
 test('a connection deleted first waits, Terminating, until the worker deployment that uses it is cleaned up', async (t) => {
@@ -54,18 +81,44 @@ test('a connection deleted first waits, Terminating, until the worker deployment
   const client = await temporalClient(t);
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
   const ns = await controlledNamespace(t, namespace);
-  const connectionObject = { group: GROUP, version: VERSION, namespace, plural: plural('TemporalConnection'), name: 'temporal' };
-  await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'Manual' }, template: ns.template('blue') });
+  const connectionObject = {
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: plural('TemporalConnection'),
+    name: 'temporal',
+  };
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    rollout: { strategy: 'Manual' },
+    template: ns.template('blue'),
+  });
   await ns.until('orders', 'the build to register', (twd) => twd.status?.targetVersion?.status === 'Inactive');
 
   await custom.deleteNamespacedCustomObject(connectionObject);
   await new Promise((resolve) => setTimeout(resolve, 3000));
-  const terminating = (await custom.getNamespacedCustomObject(connectionObject)) as { metadata: { deletionTimestamp?: string } };
+  const terminating = (await custom.getNamespacedCustomObject(connectionObject)) as {
+    metadata: { deletionTimestamp?: string };
+  };
   assert.ok(terminating.metadata.deletionTimestamp, 'the connection is held while a worker deployment uses it');
 
-  await custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: plural('TemporalWorkerDeployment'), name: 'orders' });
+  await custom.deleteNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: plural('TemporalWorkerDeployment'),
+    name: 'orders',
+  });
   await eventually('the worker deployment to be gone', () => gone(() => ns.read('orders')), 90_000);
-  await eventually('the connection to be gone', () => gone(() => custom.getNamespacedCustomObject(connectionObject)), 30_000);
-  const state = await describeDeployment(client.workflowService, sharedEnvironment().temporalNamespace, `${namespace}/orders`);
+  await eventually(
+    'the connection to be gone',
+    () => gone(() => custom.getNamespacedCustomObject(connectionObject)),
+    30_000,
+  );
+  const state = await describeDeployment(
+    client.workflowService,
+    sharedEnvironment().temporalNamespace,
+    `${namespace}/orders`,
+  );
   assert.equal(state.exists, false, 'cleaned up in Temporal through the held connection');
 });

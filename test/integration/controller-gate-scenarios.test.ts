@@ -8,7 +8,8 @@ import { testNamespace } from '../support/environment.ts';
 
 const gate = (pass: boolean) => ({ workflowType: 'gate', input: { pass } });
 const step = { rampPercentage: 5, pauseDuration: '1h' };
-const gatePassed = (twd: TemporalWorkerDeployment) => twd.status?.targetVersion?.gates?.every((g) => g.status === 'Completed') === true;
+const gatePassed = (twd: TemporalWorkerDeployment) =>
+  twd.status?.targetVersion?.gates?.every((g) => g.status === 'Completed') === true;
 
 interface Scenario {
   title: string;
@@ -94,10 +95,15 @@ suite('gates under each strategy', { concurrency: true }, () => {
       let previous: string | undefined;
       if (scenario.withCurrent) {
         await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
-        previous = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID;
+        previous = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion
+          ?.buildID;
         await ns.patchSpec('orders', { rollout: scenario.rollout, template: ns.template('green') });
       } else {
-        await ns.createWorkerDeployment('orders', { replicas: 1, rollout: scenario.rollout, template: ns.template('green') });
+        await ns.createWorkerDeployment('orders', {
+          replicas: 1,
+          rollout: scenario.rollout,
+          template: ns.template('green'),
+        });
       }
       const reached = await ns.until('orders', scenario.until, (twd) => scenario.done(twd, previous));
       // Still so a moment later: the controller does not change its mind.

@@ -15,28 +15,49 @@ test('a failed gate stops the rollout with the workflow named; a spec change run
   await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
   const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID;
 
-  const gate = (pass: boolean) => ({ strategy: 'AllAtOnce', gate: { workflowType: 'gate', input: { pass, message: 'the canary found errors' } } });
+  const gate = (pass: boolean) => ({
+    strategy: 'AllAtOnce',
+    gate: { workflowType: 'gate', input: { pass, message: 'the canary found errors' } },
+  });
   await ns.patchSpec('orders', { rollout: gate(false), template: ns.template('green') });
-  const failed = await ns.until('orders', 'the gate to fail', (twd) => condition(twd, 'Stalled')?.reason === 'GateFailed');
+  const failed = await ns.until(
+    'orders',
+    'the gate to fail',
+    (twd) => condition(twd, 'Stalled')?.reason === 'GateFailed',
+  );
   const v2 = failed.status?.targetVersion?.buildID ?? '';
   const message = condition(failed, 'Stalled')?.message ?? '';
   assert.match(message, /the canary found errors/, 'says how the gate failed');
-  assert.match(message, new RegExp(`temporal-worker-controller/gate/${namespace}/orders/${v2}/rollout/${ns.taskQueue}`), 'names the workflow');
+  assert.match(
+    message,
+    new RegExp(`temporal-worker-controller/gate/${namespace}/orders/${v2}/rollout/${ns.taskQueue}`),
+    'names the workflow',
+  );
   assert.equal(failed.status?.currentVersion?.buildID, v1, 'the current build keeps the traffic');
   assert.equal(failed.status?.targetVersion?.gateFailure?.generation, failed.metadata.generation);
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const still = await ns.read('orders');
   assert.equal(condition(still, 'Stalled')?.reason, 'GateFailed', 'not retried while the spec is the same');
   assert.equal(still.status?.currentVersion?.buildID, v1);
-  const warnings = (await core.listNamespacedEvent({ namespace })).items.filter((e) => e.type === 'Warning' && e.reason === 'GateFailed');
+  const warnings = (await core.listNamespacedEvent({ namespace })).items.filter(
+    (e) => e.type === 'Warning' && e.reason === 'GateFailed',
+  );
   assert.equal(warnings.length, 1, 'the failure is one Warning event, however many reconciles repeat it');
   assert.match(warnings[0]?.message ?? '', /the canary found errors/);
 
   await ns.patchSpec('orders', { rollout: gate(true) });
-  const passed = await ns.until('orders', 'the gate to pass on the new generation and the build to be promoted', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID === v2);
+  const passed = await ns.until(
+    'orders',
+    'the gate to pass on the new generation and the build to be promoted',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID === v2,
+  );
   assert.equal(condition(passed, 'Stalled'), undefined);
   assert.equal(passed.status?.targetVersion?.gateFailure, undefined, 'the failure is forgotten once the gate passed');
-  assert.equal(await gateRanOn(client, gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue)), v2, 'the gate ran on the build it judged, not on the current one');
+  assert.equal(
+    await gateRanOn(client, gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue)),
+    v2,
+    'the gate ran on the build it judged, not on the current one',
+  );
 });
 
 test('a step gate that fails mid-ramp aborts the ramp: new workflows go back to the current build, pinned ones finish on the failed build', async (t) => {
@@ -44,15 +65,24 @@ test('a step gate that fails mid-ramp aborts the ramp: new workflows go back to 
   const client = await temporalClient(t);
   const ns = await controlledNamespace(t, namespace);
   await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
-  const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  const v1 =
+    (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
 
   const steps = [
     // The gate decides after a while, so the ramp is seen in place first.
-    { rampPercentage: 20, pauseDuration: '30s', gate: { workflowType: 'gate', input: { pass: false, message: 'error rate too high', delayMs: 4000 } } },
+    {
+      rampPercentage: 20,
+      pauseDuration: '30s',
+      gate: { workflowType: 'gate', input: { pass: false, message: 'error rate too high', delayMs: 4000 } },
+    },
     { rampPercentage: 60, pauseDuration: '30s' },
   ];
   await ns.patchSpec('orders', { rollout: { strategy: 'Progressive', steps }, template: ns.template('green') });
-  const ramping = await ns.until('orders', 'the new build to ramp at step 1', (twd) => twd.status?.targetVersion?.rampPercentage === 20);
+  const ramping = await ns.until(
+    'orders',
+    'the new build to ramp at step 1',
+    (twd) => twd.status?.targetVersion?.rampPercentage === 20,
+  );
   const v2 = ramping.status?.targetVersion?.buildID ?? '';
   const pinned = await client.workflow.start('pinnedUntilSignalled', {
     taskQueue: ns.taskQueue,
@@ -60,12 +90,24 @@ test('a step gate that fails mid-ramp aborts the ramp: new workflows go back to 
     versioningOverride: { pinnedTo: { deploymentName: `${namespace}/orders`, buildId: v2 } },
   });
 
-  const aborted = await ns.until('orders', 'the step gate to fail and the ramp to be removed', (twd) => condition(twd, 'Stalled')?.reason === 'RolloutAborted' && twd.status?.targetVersion?.rampPercentage === undefined);
+  const aborted = await ns.until(
+    'orders',
+    'the step gate to fail and the ramp to be removed',
+    (twd) =>
+      condition(twd, 'Stalled')?.reason === 'RolloutAborted' && twd.status?.targetVersion?.rampPercentage === undefined,
+  );
   assert.match(condition(aborted, 'Stalled')?.message ?? '', /error rate too high/);
   assert.match(condition(aborted, 'Stalled')?.message ?? '', /ramp is removed/);
   assert.equal(aborted.status?.currentVersion?.buildID, v1);
-  const described = await client.workflowService.describeWorkerDeployment({ namespace: client.options.namespace, deploymentName: `${namespace}/orders` });
-  assert.equal(described.workerDeploymentInfo?.routingConfig?.rampingDeploymentVersion?.buildId ?? '', '', 'Temporal ramps nothing');
+  const described = await client.workflowService.describeWorkerDeployment({
+    namespace: client.options.namespace,
+    deploymentName: `${namespace}/orders`,
+  });
+  assert.equal(
+    described.workerDeploymentInfo?.routingConfig?.rampingDeploymentVersion?.buildId ?? '',
+    '',
+    'Temporal ramps nothing',
+  );
   assert.equal(described.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId, v1);
   assert.ok(aborted.status?.targetVersion?.deployments?.length, 'the failed build keeps its Deployment');
 
@@ -73,7 +115,11 @@ test('a step gate that fails mid-ramp aborts the ramp: new workflows go back to 
   const report = (await pinned.result()) as { finishedOn: { buildId: string } };
   assert.equal(report.finishedOn.buildId, v2, 'the pinned workflow finished on the failed build');
   await new Promise((resolve) => setTimeout(resolve, 3000));
-  assert.equal((await ns.read('orders')).status?.targetVersion?.rampPercentage, undefined, 'the ramp is not started again for the same spec');
+  assert.equal(
+    (await ns.read('orders')).status?.targetVersion?.rampPercentage,
+    undefined,
+    'the ramp is not started again for the same spec',
+  );
 });
 
 test('a gate input read from a Secret reaches the gate and appears nowhere the controller writes', async (t) => {
@@ -83,28 +129,55 @@ test('a gate input read from a Secret reaches the gate and appears nowhere the c
   const ns = await controlledNamespace(t, namespace, { log: (line) => lines.push(line) });
   const secretValue = `s3cr3t-${namespace}`;
   const inputFrom = { secretKeyRef: { name: 'gate-input', key: 'input.json' } };
-  await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'AllAtOnce', gate: { workflowType: 'gate', inputFrom } }, template: ns.template('blue') });
-  const missing = await ns.until('orders', 'the missing Secret to be reported', (twd) => condition(twd, 'Stalled')?.reason === 'GateInputInvalid');
-  assert.match(condition(missing, 'Stalled')?.message ?? '', new RegExp(`Secret ${namespace}/gate-input does not exist`));
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    rollout: { strategy: 'AllAtOnce', gate: { workflowType: 'gate', inputFrom } },
+    template: ns.template('blue'),
+  });
+  const missing = await ns.until(
+    'orders',
+    'the missing Secret to be reported',
+    (twd) => condition(twd, 'Stalled')?.reason === 'GateInputInvalid',
+  );
+  assert.match(
+    condition(missing, 'Stalled')?.message ?? '',
+    new RegExp(`Secret ${namespace}/gate-input does not exist`),
+  );
 
   // Not JSON first: the parser's complaint would quote the value.
-  const write = (text: string) => core.replaceNamespacedSecret({ namespace, name: 'gate-input', body: { metadata: { name: 'gate-input' }, stringData: { 'input.json': text } } });
-  await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'gate-input' }, stringData: { 'input.json': `not json ${secretValue}` } } });
-  const invalid = await ns.until('orders', 'the invalid input to be reported', (twd) => /is not JSON/.test(condition(twd, 'Stalled')?.message ?? ''));
+  const write = (text: string) =>
+    core.replaceNamespacedSecret({
+      namespace,
+      name: 'gate-input',
+      body: { metadata: { name: 'gate-input' }, stringData: { 'input.json': text } },
+    });
+  await core.createNamespacedSecret({
+    namespace,
+    body: { metadata: { name: 'gate-input' }, stringData: { 'input.json': `not json ${secretValue}` } },
+  });
+  const invalid = await ns.until('orders', 'the invalid input to be reported', (twd) =>
+    /is not JSON/.test(condition(twd, 'Stalled')?.message ?? ''),
+  );
   assert.doesNotMatch(JSON.stringify(invalid.status), new RegExp(secretValue));
   await write(JSON.stringify({ pass: true, token: secretValue }));
-  const current = await ns.until('orders', 'the gate to pass with the Secret\'s input', rolledOut);
+  const current = await ns.until('orders', "the gate to pass with the Secret's input", rolledOut);
 
   const client = await temporalClient(t);
   const build = current.status?.currentVersion?.buildID ?? '';
   const gate = client.workflow.getHandle(gateWorkflowId(`${namespace}/orders`, build, 'rollout', ns.taskQueue));
   assert.equal(await gateRanOn(client, gate.workflowId), build, 'the gate ran on the build it judged');
   const history = JSON.stringify((await gate.fetchHistory()).events?.[0]);
-  assert.ok(history.includes(Buffer.from(JSON.stringify({ pass: true, token: secretValue })).toString('base64')), 'the gate received the Secret\'s JSON');
+  assert.ok(
+    history.includes(Buffer.from(JSON.stringify({ pass: true, token: secretValue })).toString('base64')),
+    "the gate received the Secret's JSON",
+  );
   const events = await core.listNamespacedEvent({ namespace });
   const written = [...lines, JSON.stringify(current.status), ...events.items.map((e) => e.message ?? '')].join('\n');
-  assert.ok(events.items.some((e) => e.reason === 'GateStarted'), 'the gate start is an event');
-  assert.doesNotMatch(written, new RegExp(secretValue), 'the Secret\'s value is in no log line, status or event');
+  assert.ok(
+    events.items.some((e) => e.reason === 'GateStarted'),
+    'the gate start is an event',
+  );
+  assert.doesNotMatch(written, new RegExp(secretValue), "the Secret's value is in no log line, status or event");
 });
 
 test('a gate input read from a ConfigMap reaches the gate on the target build; while it is missing, one Warning event counts the repeats', async (t) => {
@@ -114,27 +187,59 @@ test('a gate input read from a ConfigMap reaches the gate on the target build; w
   // The count of a repeated event is written once per window: 2 s here instead of 10 min.
   const ns = await controlledNamespace(t, namespace, { eventRepeatWindowMs: 2000 });
   await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
-  const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  const v1 =
+    (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
 
-  const rollout = { strategy: 'AllAtOnce', gate: { workflowType: 'gate', inputFrom: { configMapKeyRef: { name: 'canary', key: 'input.json' } } } };
+  const rollout = {
+    strategy: 'AllAtOnce',
+    gate: { workflowType: 'gate', inputFrom: { configMapKeyRef: { name: 'canary', key: 'input.json' } } },
+  };
   await ns.patchSpec('orders', { rollout, template: ns.template('green') });
-  const missing = await ns.until('orders', 'the missing ConfigMap to be reported', (twd) => condition(twd, 'Stalled')?.reason === 'GateInputInvalid');
-  assert.match(condition(missing, 'Stalled')?.message ?? '', new RegExp(`ConfigMap ${namespace}/canary does not exist`));
+  const missing = await ns.until(
+    'orders',
+    'the missing ConfigMap to be reported',
+    (twd) => condition(twd, 'Stalled')?.reason === 'GateInputInvalid',
+  );
+  assert.match(
+    condition(missing, 'Stalled')?.message ?? '',
+    new RegExp(`ConfigMap ${namespace}/canary does not exist`),
+  );
   // Reconciled every second meanwhile: the same Warning each time, written once and then counted.
-  const warnings = async () => (await core.listNamespacedEvent({ namespace })).items.filter((e) => e.type === 'Warning' && e.reason === 'GateInputInvalid');
-  const counted = await eventually('the repeated Warning to be counted', async () => {
-    const found = await warnings();
-    return found.length === 1 && (found[0]?.count ?? 0) >= 3 ? found[0] : undefined;
-  }, 30_000);
+  const warnings = async () =>
+    (await core.listNamespacedEvent({ namespace })).items.filter(
+      (e) => e.type === 'Warning' && e.reason === 'GateInputInvalid',
+    );
+  const counted = await eventually(
+    'the repeated Warning to be counted',
+    async () => {
+      const found = await warnings();
+      return found.length === 1 && (found[0]?.count ?? 0) >= 3 ? found[0] : undefined;
+    },
+    30_000,
+  );
   assert.match(counted.message ?? '', /ConfigMap .*canary does not exist/);
   assert.equal((await warnings()).length, 1, 'still one Event object');
 
   const input = { pass: true, message: `from the ConfigMap of ${namespace}` };
-  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'canary' }, data: { 'input.json': JSON.stringify(input) } } });
-  const promoted = await ns.until('orders', 'the gate to pass with the ConfigMap\'s input and the new build to be current', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1);
+  await core.createNamespacedConfigMap({
+    namespace,
+    body: { metadata: { name: 'canary' }, data: { 'input.json': JSON.stringify(input) } },
+  });
+  const promoted = await ns.until(
+    'orders',
+    "the gate to pass with the ConfigMap's input and the new build to be current",
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
+  );
   const v2 = promoted.status?.currentVersion?.buildID ?? '';
   const gate = client.workflow.getHandle(gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue));
-  assert.equal(await gateRanOn(client, gate.workflowId), v2, 'the gate ran on the target build, not on the current one');
+  assert.equal(
+    await gateRanOn(client, gate.workflowId),
+    v2,
+    'the gate ran on the target build, not on the current one',
+  );
   const started = JSON.stringify((await gate.fetchHistory()).events?.[0]);
-  assert.ok(started.includes(Buffer.from(JSON.stringify(input)).toString('base64')), 'the gate received the ConfigMap\'s JSON');
+  assert.ok(
+    started.includes(Buffer.from(JSON.stringify(input)).toString('base64')),
+    "the gate received the ConfigMap's JSON",
+  );
 });

@@ -9,11 +9,18 @@ import { temporalClient, testNamespace } from '../support/environment.ts';
 import { temporalOperator, type TemporalOperator } from '../support/temporal-operator.ts';
 
 const registered = (twd: Awaited<ReturnType<ControlledNamespace['read']>>, previous: string | undefined) =>
-  twd.status?.targetVersion?.buildID !== previous && twd.status?.targetVersion?.status === 'Inactive' && twd.status.targetVersion.healthySince !== undefined;
+  twd.status?.targetVersion?.buildID !== previous &&
+  twd.status?.targetVersion?.status === 'Inactive' &&
+  twd.status.targetVersion.healthySince !== undefined;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** v0 is current (promoted by `promote`), then the operator claims the manager identity and the spec moves to v1, which runs and registers. */
-async function blockedRollout(t: TestContext, prefix: string, rollout: Rollout, promote: (ns: ControlledNamespace, operator: TemporalOperator) => Promise<string>) {
+async function blockedRollout(
+  t: TestContext,
+  prefix: string,
+  rollout: Rollout,
+  promote: (ns: ControlledNamespace, operator: TemporalOperator) => Promise<string>,
+) {
   const namespace = await testNamespace(t, prefix);
   const ns = await controlledNamespace(t, namespace);
   const operator = temporalOperator(await temporalClient(t), temporalDeploymentName(namespace, 'orders'));
@@ -34,15 +41,23 @@ async function blockedRollout(t: TestContext, prefix: string, rollout: Rollout, 
 }
 
 /** The controller promotes the first build itself (there is no current build yet). */
-const promotedByController = async (ns: ControlledNamespace) => (await ns.until('orders', 'v0 to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+const promotedByController = async (ns: ControlledNamespace) =>
+  (await ns.until('orders', 'v0 to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
 
 suite('manager identity held by another client', { concurrency: true }, () => {
   test('Manual: v1 stays Inactive while another client manages the deployment, and after it lets go', async (t) => {
-    const { operator, v0, later } = await blockedRollout(t, 'mgr-manual', { strategy: 'Manual' }, async (ns, operator) => {
-      const v0 = (await ns.until('orders', 'v0 to register', (twd) => registered(twd, undefined))).status?.targetVersion?.buildID ?? '';
-      await operator.setCurrent(v0);
-      return v0;
-    });
+    const { operator, v0, later } = await blockedRollout(
+      t,
+      'mgr-manual',
+      { strategy: 'Manual' },
+      async (ns, operator) => {
+        const v0 =
+          (await ns.until('orders', 'v0 to register', (twd) => registered(twd, undefined))).status?.targetVersion
+            ?.buildID ?? '';
+        await operator.setCurrent(v0);
+        return v0;
+      },
+    );
     assert.equal(later.status?.managerIdentity, operator.identity, 'the status shows who manages it');
     await operator.releaseManager();
     await pause(5000);
@@ -52,12 +67,21 @@ suite('manager identity held by another client', { concurrency: true }, () => {
   });
 
   test('AllAtOnce: v1 waits with ManagedElsewhere naming the holder, then is promoted once the identity is released', async (t) => {
-    const { ns, operator, v0, v1, later } = await blockedRollout(t, 'mgr-allatonce', { strategy: 'AllAtOnce' }, promotedByController);
+    const { ns, operator, v0, v1, later } = await blockedRollout(
+      t,
+      'mgr-allatonce',
+      { strategy: 'AllAtOnce' },
+      promotedByController,
+    );
     const stalled = condition(later, 'Stalled');
     assert.equal(stalled?.reason, 'ManagedElsewhere');
     assert.match(stalled?.message ?? '', new RegExp(`managed by "${operator.identity}".*manager-identity unset`));
     await operator.releaseManager();
-    const promoted = await ns.until('orders', 'v1 to be current and v0 drained', (twd) => rolledOut(twd) && twd.status?.deprecatedVersions?.find((v) => v.buildID === v0)?.status === 'Drained');
+    const promoted = await ns.until(
+      'orders',
+      'v1 to be current and v0 drained',
+      (twd) => rolledOut(twd) && twd.status?.deprecatedVersions?.find((v) => v.buildID === v0)?.status === 'Drained',
+    );
     assert.equal(promoted.status?.currentVersion?.buildID, v1);
     assert.equal(promoted.status?.managerIdentity, ns.identity, 'the controller claimed the released identity');
     assert.equal(condition(promoted, 'Stalled'), undefined);

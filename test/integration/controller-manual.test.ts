@@ -7,10 +7,22 @@ import { testNamespace } from '../support/environment.ts';
 test('Manual with 2 replicas: both run, the build registers and stays Inactive, Progressing says it waits on you', async (t) => {
   const namespace = await testNamespace(t, 'manual2');
   const ns = await controlledNamespace(t, namespace);
-  await ns.createWorkerDeployment('orders', { replicas: 2, rollout: { strategy: 'Manual' }, template: ns.template('blue') });
-  const registered = await ns.until('orders', 'the build to register with both replicas available', (twd) => twd.status?.targetVersion?.status === 'Inactive' && twd.status.targetVersion.healthySince !== undefined);
+  await ns.createWorkerDeployment('orders', {
+    replicas: 2,
+    rollout: { strategy: 'Manual' },
+    template: ns.template('blue'),
+  });
+  const registered = await ns.until(
+    'orders',
+    'the build to register with both replicas available',
+    (twd) => twd.status?.targetVersion?.status === 'Inactive' && twd.status.targetVersion.healthySince !== undefined,
+  );
   const build = registered.status?.targetVersion?.buildID ?? '';
-  assert.deepEqual((await ns.buildDeployments()).get(build), { name: registered.status?.targetVersion?.deployments?.[0], replicas: 2, availableReplicas: 2 });
+  assert.deepEqual((await ns.buildDeployments()).get(build), {
+    name: registered.status?.targetVersion?.deployments?.[0],
+    replicas: 2,
+    availableReplicas: 2,
+  });
   // Several reconciles later (one a second): still not promoted.
   await new Promise((resolve) => setTimeout(resolve, 5000));
   const later = await ns.read('orders');

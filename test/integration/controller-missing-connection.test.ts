@@ -13,25 +13,63 @@ test('a missing connection sets Stalled/ConnectionNotFound and keeps every Deplo
   const ns = await controlledNamespace(t, namespace);
   const apps = kubeConfig().makeApiClient(AppsV1Api);
   await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
-  const current = await eventually('the build to be current', async () => {
-    const twd = await ns.read('orders');
-    return twd.status?.currentVersion ? twd : undefined;
-  }, 90_000);
+  const current = await eventually(
+    'the build to be current',
+    async () => {
+      const twd = await ns.read('orders');
+      return twd.status?.currentVersion ? twd : undefined;
+    },
+    90_000,
+  );
 
-  await ns.patchSpec('orders', { workerOptions: { connectionRef: { name: 'elsewhere' } }, template: ns.template('green') });
+  await ns.patchSpec('orders', {
+    workerOptions: { connectionRef: { name: 'elsewhere' } },
+    template: ns.template('green'),
+  });
   const stalled = await eventually('the Stalled condition', async () => {
     const twd = await ns.read('orders');
-    return twd.status?.conditions?.find((c) => c.type === 'Stalled' && c.reason === 'ConnectionNotFound') ? twd : undefined;
+    return twd.status?.conditions?.find((c) => c.type === 'Stalled' && c.reason === 'ConnectionNotFound')
+      ? twd
+      : undefined;
   });
-  assert.match(stalled.status?.conditions?.find((c) => c.type === 'Stalled')?.message ?? '', new RegExp(`TemporalConnection ${namespace}/elsewhere does not exist`));
-  assert.equal(stalled.status?.currentVersion?.buildID, current.status?.currentVersion?.buildID, 'the known builds are kept');
-  assert.equal((await apps.listNamespacedDeployment({ namespace })).items.length, 1, 'no Deployment created or deleted meanwhile');
+  assert.match(
+    stalled.status?.conditions?.find((c) => c.type === 'Stalled')?.message ?? '',
+    new RegExp(`TemporalConnection ${namespace}/elsewhere does not exist`),
+  );
+  assert.equal(
+    stalled.status?.currentVersion?.buildID,
+    current.status?.currentVersion?.buildID,
+    'the known builds are kept',
+  );
+  assert.equal(
+    (await apps.listNamespacedDeployment({ namespace })).items.length,
+    1,
+    'no Deployment created or deleted meanwhile',
+  );
 
-  await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'elsewhere' }, spec: { hostPort: sharedEnvironment().temporalAddress } }, namespace);
-  const resumed = await eventually('the rollout to go on once the connection is back', async () => {
-    const twd = await ns.read('orders');
-    const build = twd.status?.currentVersion?.buildID;
-    return build && build !== current.status?.currentVersion?.buildID && build === twd.status?.targetVersion?.buildID ? twd : undefined;
-  }, 90_000);
-  assert.equal(resumed.status?.conditions?.some((c) => c.type === 'Stalled'), false, 'and the Stalled condition is gone');
+  await create(
+    {
+      apiVersion: 'temporal.io/v1alpha1',
+      kind: 'TemporalConnection',
+      metadata: { name: 'elsewhere' },
+      spec: { hostPort: sharedEnvironment().temporalAddress },
+    },
+    namespace,
+  );
+  const resumed = await eventually(
+    'the rollout to go on once the connection is back',
+    async () => {
+      const twd = await ns.read('orders');
+      const build = twd.status?.currentVersion?.buildID;
+      return build && build !== current.status?.currentVersion?.buildID && build === twd.status?.targetVersion?.buildID
+        ? twd
+        : undefined;
+    },
+    90_000,
+  );
+  assert.equal(
+    resumed.status?.conditions?.some((c) => c.type === 'Stalled'),
+    false,
+    'and the Stalled condition is gone',
+  );
 });

@@ -17,13 +17,29 @@ const SERVER_NAME = 'temporal.twc.test';
 test('a worker deployment becomes Current through a frontend that requires client certificates, its workers using the mounted Secret', async (t) => {
   const namespace = await testNamespace(t, 'mtls');
   const certs = await makeCertificates(t, SERVER_NAME);
-  const proxy = new GrpcProxy({ upstream: sharedEnvironment().temporalAddress, server: certs.server, clientCA: certs.ca });
+  const proxy = new GrpcProxy({
+    upstream: sharedEnvironment().temporalAddress,
+    server: certs.server,
+    clientCA: certs.ca,
+  });
   await proxy.listen();
   t.after(() => proxy.close());
   const core = kubeConfig().makeApiClient(CoreV1Api);
   // No process trusts the CA: the controller and the workers take it from ca.crt of the Secret.
-  await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'temporal-mtls' }, stringData: { 'tls.crt': certs.client.cert, 'tls.key': certs.client.key, 'ca.crt': certs.ca } } });
-  const ns = await controlledNamespace(t, namespace, { connectionSpec: { hostPort: proxy.address, tls: { serverName: SERVER_NAME }, mutualTLSSecretRef: { name: 'temporal-mtls' } } });
+  await core.createNamespacedSecret({
+    namespace,
+    body: {
+      metadata: { name: 'temporal-mtls' },
+      stringData: { 'tls.crt': certs.client.cert, 'tls.key': certs.client.key, 'ca.crt': certs.ca },
+    },
+  });
+  const ns = await controlledNamespace(t, namespace, {
+    connectionSpec: {
+      hostPort: proxy.address,
+      tls: { serverName: SERVER_NAME },
+      mutualTLSSecretRef: { name: 'temporal-mtls' },
+    },
+  });
 
   await ns.createWorkerDeployment('orders', { replicas: 2, template: ns.template('blue') });
   const orders = await ns.until('orders', 'the build to be current through the mutual TLS front', rolledOut);
@@ -43,7 +59,11 @@ test('a Pod whose Secret volume does not exist waits in ContainerCreating, namin
   const namespace = await testNamespace(t, 'volume');
   const core = kubeConfig().makeApiClient(CoreV1Api);
   const certs = await makeCertificates(t, SERVER_NAME);
-  const proxy = new GrpcProxy({ upstream: sharedEnvironment().temporalAddress, server: certs.server, clientCA: certs.ca });
+  const proxy = new GrpcProxy({
+    upstream: sharedEnvironment().temporalAddress,
+    server: certs.server,
+    clientCA: certs.ca,
+  });
   await proxy.listen();
   t.after(() => proxy.close());
   const env = {
@@ -61,13 +81,28 @@ test('a Pod whose Secret volume does not exist waits in ContainerCreating, namin
     body: {
       metadata: { name: 'worker' },
       spec: {
-        containers: [{ name: 'worker', image: 'sample-worker', env: Object.entries(env).map(([name, value]) => ({ name, value })), volumeMounts: [{ name: 'certs', mountPath: '/var/run/certs' }] }],
+        containers: [
+          {
+            name: 'worker',
+            image: 'sample-worker',
+            env: Object.entries(env).map(([name, value]) => ({ name, value })),
+            volumeMounts: [{ name: 'certs', mountPath: '/var/run/certs' }],
+          },
+        ],
         volumes: [
           {
             name: 'certs',
             projected: {
               sources: [
-                { secret: { name: 'client', items: [{ key: 'tls.crt', path: 'client/tls.crt' }, { key: 'tls.key', path: 'client/tls.key' }] } },
+                {
+                  secret: {
+                    name: 'client',
+                    items: [
+                      { key: 'tls.crt', path: 'client/tls.crt' },
+                      { key: 'tls.key', path: 'client/tls.key' },
+                    ],
+                  },
+                },
                 { configMap: { name: 'roots', items: [{ key: 'ca.crt', path: 'roots/ca.pem' }] } },
               ],
             },
@@ -76,18 +111,31 @@ test('a Pod whose Secret volume does not exist waits in ContainerCreating, namin
       },
     },
   });
-  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'roots' }, data: { 'ca.crt': certs.ca } } });
+  await core.createNamespacedConfigMap({
+    namespace,
+    body: { metadata: { name: 'roots' }, data: { 'ca.crt': certs.ca } },
+  });
   const waiting = await eventually('the Pod to wait for its Secret', async () => {
     const pod = await core.readNamespacedPod({ namespace, name: 'worker' });
     return pod.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ContainerCreating' ? pod : undefined;
   });
-  assert.match(waiting.status?.containerStatuses?.[0]?.state?.waiting?.message ?? '', new RegExp(`Secret ${namespace}/client not found`));
+  assert.match(
+    waiting.status?.containerStatuses?.[0]?.state?.waiting?.message ?? '',
+    new RegExp(`Secret ${namespace}/client not found`),
+  );
   assert.equal(waiting.status?.phase, 'Pending');
 
-  await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'client' }, stringData: { 'tls.crt': certs.client.cert, 'tls.key': certs.client.key } } });
-  await eventually('the worker to poll through the mutual TLS front', async () => {
-    const pod = await core.readNamespacedPod({ namespace, name: 'worker' });
-    return pod.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? pod : undefined;
-  }, 90_000);
+  await core.createNamespacedSecret({
+    namespace,
+    body: { metadata: { name: 'client' }, stringData: { 'tls.crt': certs.client.cert, 'tls.key': certs.client.key } },
+  });
+  await eventually(
+    'the worker to poll through the mutual TLS front',
+    async () => {
+      const pod = await core.readNamespacedPod({ namespace, name: 'worker' });
+      return pod.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? pod : undefined;
+    },
+    90_000,
+  );
   assert.ok(proxy.connections >= 1, 'the worker connected with its client certificate');
 });

@@ -18,13 +18,25 @@ test('pools: a gate runs on the task queue of every pool, each run on the target
     { name: 'batch', taskQueue: `${ns.taskQueue}-batch` },
   ];
   await ns.createWorkerDeployment('orders', { replicas: 1, pools, template: ns.template('blue') });
-  const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  const v1 =
+    (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
 
-  await ns.patchSpec('orders', { rollout: { strategy: 'AllAtOnce', gate: { workflowType: 'gate', input: { pass: true } } }, template: ns.template('green') });
-  const promoted = await ns.until('orders', 'the second build to pass its gates and be current', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1);
+  await ns.patchSpec('orders', {
+    rollout: { strategy: 'AllAtOnce', gate: { workflowType: 'gate', input: { pass: true } } },
+    template: ns.template('green'),
+  });
+  const promoted = await ns.until(
+    'orders',
+    'the second build to pass its gates and be current',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
+  );
   const v2 = promoted.status?.currentVersion?.buildID ?? '';
   for (const { taskQueue } of pools) {
-    assert.equal(await gateRanOn(client, gateWorkflowId(`${namespace}/orders`, v2, 'rollout', taskQueue)), v2, `the gate on ${taskQueue} ran on the target build, not on the current one`);
+    assert.equal(
+      await gateRanOn(client, gateWorkflowId(`${namespace}/orders`, v2, 'rollout', taskQueue)),
+      v2,
+      `the gate on ${taskQueue} ran on the target build, not on the current one`,
+    );
   }
 });
 
@@ -37,26 +49,57 @@ test('pools: a pool removed from the spec keeps its Deployments while its build 
     { name: 'main', taskQueue: `${ns.taskQueue}-main` },
     { name: 'batch', taskQueue: `${ns.taskQueue}-batch` },
   ];
-  await ns.createWorkerDeployment('orders', { replicas: 1, pools: [main, batch], sunset: { scaledownDelay: '1s', deleteDelay: '1s' }, template: ns.template('blue') });
-  const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    pools: [main, batch],
+    sunset: { scaledownDelay: '1s', deleteDelay: '1s' },
+    template: ns.template('blue'),
+  });
+  const v1 =
+    (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
   const pools = async (buildId: string) =>
-    (await apps.listNamespacedDeployment({ namespace, labelSelector: `${LABELS.buildId}=${buildId}` })).items.map((d) => `${d.metadata?.labels?.[LABELS.pool]} ${d.spec?.replicas}`).sort();
+    (await apps.listNamespacedDeployment({ namespace, labelSelector: `${LABELS.buildId}=${buildId}` })).items
+      .map((d) => `${d.metadata?.labels?.[LABELS.pool]} ${d.spec?.replicas}`)
+      .sort();
   assert.deepEqual(await pools(v1), ['batch 1', 'main 1']);
   // A workflow on the batch pool's queue, pinned to v1: v1 is needed until it ends.
-  const pinned = await client.workflow.start('pinnedUntilSignalled', { taskQueue: batch.taskQueue, workflowId: `pinned-${namespace}` });
+  const pinned = await client.workflow.start('pinnedUntilSignalled', {
+    taskQueue: batch.taskQueue,
+    workflowId: `pinned-${namespace}`,
+  });
 
   await ns.patchSpec('orders', { pools: [main], template: ns.template('green') });
-  const second = await ns.until('orders', 'the second build to be current', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1);
+  const second = await ns.until(
+    'orders',
+    'the second build to be current',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
+  );
   const v2 = second.status?.currentVersion?.buildID ?? '';
   assert.deepEqual(await pools(v2), ['main 1'], 'the new build runs only the pools in the spec');
-  await ns.until('orders', 'v1 to drain', (twd) => twd.status?.deprecatedVersions?.some((v) => v.buildID === v1 && v.status === 'Draining') === true);
+  await ns.until(
+    'orders',
+    'v1 to drain',
+    (twd) => twd.status?.deprecatedVersions?.some((v) => v.buildID === v1 && v.status === 'Draining') === true,
+  );
   // Well past both sunset delays: a draining build is not one of them.
   await new Promise((resolve) => setTimeout(resolve, 5000));
-  assert.deepEqual(await pools(v1), ['batch 1', 'main 1'], 'while v1 drains, the removed pool keeps its Deployment and its replica');
+  assert.deepEqual(
+    await pools(v1),
+    ['batch 1', 'main 1'],
+    'while v1 drains, the removed pool keeps its Deployment and its replica',
+  );
 
   await pinned.signal('finish');
   const report = (await pinned.result()) as { startedOn: { buildId: string }; finishedOn: { buildId: string } };
-  assert.deepEqual([report.startedOn.buildId, report.finishedOn.buildId], [v1, v1], 'the pinned workflow ran to its end on v1, in the removed pool');
-  await eventually('every Deployment of v1, the removed pool\'s included, to be deleted once v1 is drained', async () => ((await pools(v1)).length === 0 ? true : undefined), 90_000);
+  assert.deepEqual(
+    [report.startedOn.buildId, report.finishedOn.buildId],
+    [v1, v1],
+    'the pinned workflow ran to its end on v1, in the removed pool',
+  );
+  await eventually(
+    "every Deployment of v1, the removed pool's included, to be deleted once v1 is drained",
+    async () => ((await pools(v1)).length === 0 ? true : undefined),
+    90_000,
+  );
   assert.deepEqual(await pools(v2), ['main 1']);
 });

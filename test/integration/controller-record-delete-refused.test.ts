@@ -14,22 +14,56 @@ test('a version record Temporal refuses to delete sets Progressing=False/Version
   const core = kubeConfig().makeApiClient(CoreV1Api);
   const ns = await controlledNamespace(t, namespace);
   const operator = temporalOperator(await temporalClient(t), temporalDeploymentName(namespace, 'orders'));
-  await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'AllAtOnce' }, sunset: { scaledownDelay: '1s', deleteDelay: '1s' }, template: ns.template('v0') });
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    rollout: { strategy: 'AllAtOnce' },
+    sunset: { scaledownDelay: '1s', deleteDelay: '1s' },
+    template: ns.template('v0'),
+  });
   const v0 = (await ns.until('orders', 'v0 to be current', rolledOut, 90_000)).status?.currentVersion?.buildID ?? '';
   await ns.patchSpec('orders', { template: ns.template('v1') });
-  await ns.until('orders', 'v1 to be current', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v0, 90_000);
+  await ns.until(
+    'orders',
+    'v1 to be current',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v0,
+    90_000,
+  );
   // v0 drains, is scaled down and deleted: its record is next, and another client now manages the deployment.
   await operator.claimManager();
 
-  const refused = await ns.until('orders', 'Progressing=False/VersionRecordDeleteFailed', (twd) => condition(twd, 'Progressing')?.reason === 'VersionRecordDeleteFailed', 120_000);
-  assert.match(condition(refused, 'Progressing')?.message ?? '', new RegExp(`cannot delete the record of build ${v0} .*: .+; the controller tries again`));
-  assert.ok((await operator.describe()).versions.some((v) => v.buildId === v0), 'the record is still there');
-  await eventually('a Warning event VersionRecordDeleteFailed', async () => {
-    const events = await core.listNamespacedEvent({ namespace, fieldSelector: 'reason=VersionRecordDeleteFailed' });
-    return events.items.some((e) => e.type === 'Warning' && e.message?.includes(v0)) || undefined;
-  }, 30_000);
+  const refused = await ns.until(
+    'orders',
+    'Progressing=False/VersionRecordDeleteFailed',
+    (twd) => condition(twd, 'Progressing')?.reason === 'VersionRecordDeleteFailed',
+    120_000,
+  );
+  assert.match(
+    condition(refused, 'Progressing')?.message ?? '',
+    new RegExp(`cannot delete the record of build ${v0} .*: .+; the controller tries again`),
+  );
+  assert.ok(
+    (await operator.describe()).versions.some((v) => v.buildId === v0),
+    'the record is still there',
+  );
+  await eventually(
+    'a Warning event VersionRecordDeleteFailed',
+    async () => {
+      const events = await core.listNamespacedEvent({ namespace, fieldSelector: 'reason=VersionRecordDeleteFailed' });
+      return events.items.some((e) => e.type === 'Warning' && e.message?.includes(v0)) || undefined;
+    },
+    30_000,
+  );
 
   await operator.releaseManager();
-  await eventually('the record of v0 to be deleted', async () => ((await operator.describe()).versions.some((v) => v.buildId === v0) ? undefined : true), 60_000);
-  await ns.until('orders', 'the condition to clear', (twd) => condition(twd, 'Progressing')?.reason !== 'VersionRecordDeleteFailed', 30_000);
+  await eventually(
+    'the record of v0 to be deleted',
+    async () => ((await operator.describe()).versions.some((v) => v.buildId === v0) ? undefined : true),
+    60_000,
+  );
+  await ns.until(
+    'orders',
+    'the condition to clear',
+    (twd) => condition(twd, 'Progressing')?.reason !== 'VersionRecordDeleteFailed',
+    30_000,
+  );
 });

@@ -16,7 +16,11 @@ test('Progressive: stopped during step 1 and restarted after its pause, the cont
     { rampPercentage: 10, pauseDuration: '30s' },
     { rampPercentage: 50, pauseDuration: '30s' },
   ];
-  await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'Progressive', steps }, template: ns.template('blue') });
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    rollout: { strategy: 'Progressive', steps },
+    template: ns.template('blue'),
+  });
   const v0 = (await ns.until('orders', 'v0 to be current', rolledOut)).status?.currentVersion?.buildID;
   await ns.patchSpec('orders', { template: ns.template('green') });
   const step1 = await ns.until('orders', 'v1 at step 1', (twd) => twd.status?.targetVersion?.rampPercentage === 10);
@@ -27,17 +31,27 @@ test('Progressive: stopped during step 1 and restarted after its pause, the cont
   // Stopped until step 1's pause is over: nothing moves without a controller.
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, step1At.getTime() + 32_000 - Date.now())));
   const stopped = await operator.describe();
-  assert.deepEqual([stopped.rampingBuildId, stopped.rampPercentage, stopped.rampChangedAt?.getTime()], [v1, 10, step1At.getTime()]);
+  assert.deepEqual(
+    [stopped.rampingBuildId, stopped.rampPercentage, stopped.rampChangedAt?.getTime()],
+    [v1, 10, step1At.getTime()],
+  );
 
   const restartedAt = Date.now();
   await ns.startController();
   const seen: string[] = [];
-  const promoted = await eventually('v1 to go through step 2 to current', async () => {
-    const state = await operator.describe();
-    const entry = state.currentBuildId === v1 && !state.rampingBuildId ? 'current' : `${state.rampPercentage}% since ${state.rampChangedAt?.toISOString()}`;
-    if (seen.at(-1) !== entry) seen.push(entry);
-    return entry === 'current' ? state : undefined;
-  }, 120_000);
+  const promoted = await eventually(
+    'v1 to go through step 2 to current',
+    async () => {
+      const state = await operator.describe();
+      const entry =
+        state.currentBuildId === v1 && !state.rampingBuildId
+          ? 'current'
+          : `${state.rampPercentage}% since ${state.rampChangedAt?.toISOString()}`;
+      if (seen.at(-1) !== entry) seen.push(entry);
+      return entry === 'current' ? state : undefined;
+    },
+    120_000,
+  );
   const promotedAt = Date.now();
   // The server may describe the ramp as gone a moment before it names the new current build.
   const settled = seen.filter((entry, i) => !(entry.startsWith('undefined%') && seen[i + 1] === 'current'));
@@ -48,7 +62,11 @@ test('Progressive: stopped during step 1 and restarted after its pause, the cont
   assert.equal(last, 'current');
   assert.equal(settled.length, 2, `no other state in between, step 1 not started over: ${seen.join(', ')}`);
   const events = await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
-  assert.equal(events.items.filter((e) => e.reason === 'RampCleared').length, 0, 'the controller never removed the ramp');
+  assert.equal(
+    events.items.filter((e) => e.reason === 'RampCleared').length,
+    0,
+    'the controller never removed the ramp',
+  );
   const step2At = new Date(step2?.replace(/^50% since /, '') ?? '');
   assert.ok(step2At.getTime() >= restartedAt - 1000, 'step 2 began only after the restart');
   assert.ok(promotedAt - step2At.getTime() >= 30_000, 'step 2 lasted its pause: not skipped');

@@ -11,21 +11,49 @@ test('a build current within the rollback window is promoted at once, without st
   const lines: string[] = [];
   const ns = await controlledNamespace(t, namespace, { log: (line) => lines.push(line) });
   // An hour before scale-down: the first build still runs when it is asked for again.
-  await ns.createWorkerDeployment('orders', { replicas: 1, sunset: { scaledownDelay: '1h' }, template: ns.template('blue') });
-  const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    sunset: { scaledownDelay: '1h' },
+    template: ns.template('blue'),
+  });
+  const v1 =
+    (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
   await ns.patchSpec('orders', { template: ns.template('green') });
-  const second = await ns.until('orders', 'the second build to be current', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1);
-  assert.ok(second.status?.deprecatedVersions?.find((v) => v.buildID === v1)?.lastCurrentTime, 'the status remembers when the first build stopped being current');
+  const second = await ns.until(
+    'orders',
+    'the second build to be current',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
+  );
+  assert.ok(
+    second.status?.deprecatedVersions?.find((v) => v.buildID === v1)?.lastCurrentTime,
+    'the status remembers when the first build stopped being current',
+  );
 
-  const slow = { strategy: 'Progressive', steps: [{ rampPercentage: 10, pauseDuration: '1h' }], gate: { workflowType: 'gate', input: { pass: false } } };
+  const slow = {
+    strategy: 'Progressive',
+    steps: [{ rampPercentage: 10, pauseDuration: '1h' }],
+    gate: { workflowType: 'gate', input: { pass: false } },
+  };
   await ns.patchSpec('orders', { rollout: slow, template: ns.template('blue') });
-  const rolledBack = await ns.until('orders', 'the first build to be current again', (twd) => twd.status?.currentVersion?.buildID === v1);
+  const rolledBack = await ns.until(
+    'orders',
+    'the first build to be current again',
+    (twd) => twd.status?.currentVersion?.buildID === v1,
+  );
   assert.equal(rolledBack.status?.targetVersion?.rampPercentage, undefined, 'no ramp');
   assert.equal(condition(rolledBack, 'Stalled'), undefined, 'no gate stood in the way');
-  assert.equal(rolledBack.status?.deprecatedVersions?.find((v) => v.buildID === second.status?.currentVersion?.buildID)?.status !== undefined, true, 'the second build is kept, deprecated');
+  assert.equal(
+    rolledBack.status?.deprecatedVersions?.find((v) => v.buildID === second.status?.currentVersion?.buildID)?.status !==
+      undefined,
+    true,
+    'the second build is kept, deprecated',
+  );
 
   await new Promise((resolve) => setTimeout(resolve, 3000));
   assert.equal(lines.filter((line) => /rolling back/.test(line)).length, 1, `logged once: ${lines.join('\n')}`);
   const events = await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
-  assert.ok(events.items.some((e) => e.reason === 'VersionPromoted' && /rolling back/.test(e.message ?? '')), 'and an event says so');
+  assert.ok(
+    events.items.some((e) => e.reason === 'VersionPromoted' && /rolling back/.test(e.message ?? '')),
+    'and an event says so',
+  );
 });

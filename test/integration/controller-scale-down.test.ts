@@ -9,7 +9,9 @@ import { temporalOperator } from '../support/temporal-operator.ts';
 
 type Read = Awaited<ReturnType<ControlledNamespace['read']>>;
 const registeredOther = (previous: string[]) => (twd: Read) =>
-  !previous.includes(twd.status?.targetVersion?.buildID ?? '') && twd.status?.targetVersion?.status === 'Inactive' && twd.status.targetVersion.healthySince !== undefined;
+  !previous.includes(twd.status?.targetVersion?.buildID ?? '') &&
+  twd.status?.targetVersion?.status === 'Inactive' &&
+  twd.status.targetVersion.healthySince !== undefined;
 const buildOf = (twd: Read) => twd.status?.targetVersion?.buildID ?? '';
 
 /** v0 Drained with its replica, v1 Inactive scaled to 0, the target v2 as `expected`. */
@@ -20,7 +22,11 @@ async function expectScaledDown(ns: ControlledNamespace, v0: string, v1: string,
   });
   const deployments = await ns.buildDeployments();
   assert.equal(deployments.get(v1)?.replicas, 0, 'the never-promoted build is scaled to 0');
-  assert.equal(deployments.get(v0)?.replicas, 1, 'the drained build keeps its replica: scaledownDelay (1h) has not passed');
+  assert.equal(
+    deployments.get(v0)?.replicas,
+    1,
+    'the drained build keeps its replica: scaledownDelay (1h) has not passed',
+  );
   assert.equal(deployments.get(buildOf(settled))?.replicas, 1);
   return settled;
 }
@@ -30,7 +36,11 @@ suite('scale-down of superseded builds', { concurrency: true }, () => {
     const namespace = await testNamespace(t, 'sd-manual');
     const ns = await controlledNamespace(t, namespace);
     const operator = temporalOperator(await temporalClient(t), temporalDeploymentName(namespace, 'orders'));
-    await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'Manual' }, template: ns.template('blue') });
+    await ns.createWorkerDeployment('orders', {
+      replicas: 1,
+      rollout: { strategy: 'Manual' },
+      template: ns.template('blue'),
+    });
     const v0 = buildOf(await ns.until('orders', 'v0 to register', registeredOther([])));
     // What a person does under Manual: make v0 current, then route back to unversioned; v0 drains.
     await operator.setCurrent(v0);
@@ -46,7 +56,11 @@ suite('scale-down of superseded builds', { concurrency: true }, () => {
   test('AllAtOnce: v2 current, v0 drained keeps its replica, v1 never promoted goes to 0', async (t) => {
     const namespace = await testNamespace(t, 'sd-allatonce');
     const ns = await controlledNamespace(t, namespace);
-    await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'AllAtOnce' }, template: ns.template('blue') });
+    await ns.createWorkerDeployment('orders', {
+      replicas: 1,
+      rollout: { strategy: 'AllAtOnce' },
+      template: ns.template('blue'),
+    });
     const v0 = buildOf(await ns.until('orders', 'v0 to be current', rolledOut));
     // v1 is held back by switching to Manual with it, so it registers without ever taking traffic.
     await ns.patchSpec('orders', { rollout: { strategy: 'Manual' }, template: ns.template('green') });

@@ -23,15 +23,19 @@ test('ten worker deployments against a namespace limit of 10 calls/s: rate limit
   const template = (name: string) => ns.template('v0', `${ns.taskQueue}-${name}`);
   await Promise.all(names.map((name) => ns.createWorkerDeployment(name, { replicas: 0, template: template(name) })));
 
-  const limited = await eventually('a worker deployment to say Temporal rate-limits it', async () => {
-    for (const name of names) {
-      const progressing = condition(await ns.read(name), 'Progressing');
-      if (progressing?.reason === 'TemporalRateLimited') return progressing;
-    }
-    return undefined;
-  }, 60_000);
+  const limited = await eventually(
+    'a worker deployment to say Temporal rate-limits it',
+    async () => {
+      for (const name of names) {
+        const progressing = condition(await ns.read(name), 'Progressing');
+        if (progressing?.reason === 'TemporalRateLimited') return progressing;
+      }
+      return undefined;
+    },
+    60_000,
+  );
   assert.equal(limited.status, 'False');
-  assert.match(limited.message, /RESOURCE_EXHAUSTED: namespace rate limit exceeded/, 'the server\'s own words');
+  assert.match(limited.message, /RESOURCE_EXHAUSTED: namespace rate limit exceeded/, "the server's own words");
 
   await ns.stopController();
   await ns.startController({ temporalReadBudget: 1 });

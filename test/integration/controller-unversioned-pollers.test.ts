@@ -12,9 +12,21 @@ suite('with unversioned pollers on the task queue', { concurrency: true }, () =>
     const ns = await controlledNamespace(t, namespace);
     await runUnversionedWorker(t, ns.taskQueue);
     const steps = [{ rampPercentage: 5, pauseDuration: '1h' }];
-    await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'Progressive', steps }, template: ns.template('blue') });
-    const ramping = await ns.until('orders', 'the first build to ramp', (twd) => twd.status?.targetVersion?.status === 'Ramping' || twd.status?.currentVersion !== undefined);
-    assert.equal(ramping.status?.currentVersion, undefined, 'not promoted: unversioned workers keep the rest of the traffic');
+    await ns.createWorkerDeployment('orders', {
+      replicas: 1,
+      rollout: { strategy: 'Progressive', steps },
+      template: ns.template('blue'),
+    });
+    const ramping = await ns.until(
+      'orders',
+      'the first build to ramp',
+      (twd) => twd.status?.targetVersion?.status === 'Ramping' || twd.status?.currentVersion !== undefined,
+    );
+    assert.equal(
+      ramping.status?.currentVersion,
+      undefined,
+      'not promoted: unversioned workers keep the rest of the traffic',
+    );
     assert.equal(ramping.status?.targetVersion?.rampPercentage, 5);
   });
 
@@ -22,7 +34,11 @@ suite('with unversioned pollers on the task queue', { concurrency: true }, () =>
     const namespace = await testNamespace(t, 'unv-allatonce');
     const ns = await controlledNamespace(t, namespace);
     await runUnversionedWorker(t, ns.taskQueue);
-    await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'AllAtOnce' }, template: ns.template('blue') });
+    await ns.createWorkerDeployment('orders', {
+      replicas: 1,
+      rollout: { strategy: 'AllAtOnce' },
+      template: ns.template('blue'),
+    });
     await ns.until('orders', 'the first build to be current', rolledOut);
   });
 
@@ -30,8 +46,16 @@ suite('with unversioned pollers on the task queue', { concurrency: true }, () =>
     const namespace = await testNamespace(t, 'unv-manual');
     const ns = await controlledNamespace(t, namespace);
     await runUnversionedWorker(t, ns.taskQueue);
-    await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'Manual' }, template: ns.template('blue') });
-    await ns.until('orders', 'the build to register and be available', (twd) => twd.status?.targetVersion?.status === 'Inactive' && twd.status.targetVersion.healthySince !== undefined);
+    await ns.createWorkerDeployment('orders', {
+      replicas: 1,
+      rollout: { strategy: 'Manual' },
+      template: ns.template('blue'),
+    });
+    await ns.until(
+      'orders',
+      'the build to register and be available',
+      (twd) => twd.status?.targetVersion?.status === 'Inactive' && twd.status.targetVersion.healthySince !== undefined,
+    );
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const later = await ns.read('orders');
     assert.equal(later.status?.targetVersion?.status, 'Inactive');

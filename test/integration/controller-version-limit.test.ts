@@ -9,14 +9,28 @@ import { testNamespace } from '../support/environment.ts';
 test('at 3 builds not yet eligible for deletion, a new build is blocked (AllAtOnce, Manual, Progressive) until the sunset is shortened', async (t) => {
   const namespace = await testNamespace(t, 'limit');
   const ns = await controlledNamespace(t, namespace, { maxIneligibleVersions: 3 });
-  await ns.createWorkerDeployment('orders', { replicas: 1, rollout: { strategy: 'AllAtOnce' }, sunset: { scaledownDelay: '1h', deleteDelay: '1h' }, template: ns.template('v0') });
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    rollout: { strategy: 'AllAtOnce' },
+    sunset: { scaledownDelay: '1h', deleteDelay: '1h' },
+    template: ns.template('v0'),
+  });
   const builds: string[] = [];
   for (const behaviour of ['v0', 'v1', 'v2']) {
     if (behaviour !== 'v0') await ns.patchSpec('orders', { template: ns.template(behaviour) });
-    const twd = await ns.until('orders', `${behaviour} to be current`, (w) => rolledOut(w) && !builds.includes(w.status?.currentVersion?.buildID ?? ''));
+    const twd = await ns.until(
+      'orders',
+      `${behaviour} to be current`,
+      (w) => rolledOut(w) && !builds.includes(w.status?.currentVersion?.buildID ?? ''),
+    );
     builds.push(twd.status?.currentVersion?.buildID ?? '');
   }
-  await ns.until('orders', 'v0 and v1 to drain (keeping their replicas)', (twd) => twd.status?.deprecatedVersions?.filter((v) => v.status === 'Drained' && !v.eligibleForDeletion).length === 2);
+  await ns.until(
+    'orders',
+    'v0 and v1 to drain (keeping their replicas)',
+    (twd) =>
+      twd.status?.deprecatedVersions?.filter((v) => v.status === 'Drained' && !v.eligibleForDeletion).length === 2,
+  );
 
   const strategies: [string, Rollout][] = [
     ['v3', { strategy: 'AllAtOnce' }],
@@ -25,21 +39,41 @@ test('at 3 builds not yet eligible for deletion, a new build is blocked (AllAtOn
   ];
   for (const [behaviour, rollout] of strategies) {
     await ns.patchSpec('orders', { rollout, template: ns.template(behaviour) });
-    const blocked = await ns.until('orders', `${behaviour} to be blocked (${rollout.strategy})`, (twd) => !builds.includes(twd.status?.targetVersion?.buildID ?? '') && condition(twd, 'Stalled')?.reason === 'VersionLimitReached');
+    const blocked = await ns.until(
+      'orders',
+      `${behaviour} to be blocked (${rollout.strategy})`,
+      (twd) =>
+        !builds.includes(twd.status?.targetVersion?.buildID ?? '') &&
+        condition(twd, 'Stalled')?.reason === 'VersionLimitReached',
+    );
     builds.push(blocked.status?.targetVersion?.buildID ?? '');
-    assert.match(condition(blocked, 'Stalled')?.message ?? '', /3 older builds are not yet drained and scaled down \(limit 3\)/);
+    assert.match(
+      condition(blocked, 'Stalled')?.message ?? '',
+      /3 older builds are not yet drained and scaled down \(limit 3\)/,
+    );
     assert.equal(blocked.status?.targetVersion?.status, 'NotRegistered');
     assert.equal(blocked.status?.currentVersion?.buildID, builds[2], `${rollout.strategy}: v2 stays current`);
-    assert.deepEqual([...(await ns.buildDeployments()).keys()].sort(), builds.slice(0, 3).sort(), `${rollout.strategy}: no Deployment for the blocked build`);
+    assert.deepEqual(
+      [...(await ns.buildDeployments()).keys()].sort(),
+      builds.slice(0, 3).sort(),
+      `${rollout.strategy}: no Deployment for the blocked build`,
+    );
   }
 
   // v0 and v1 scaled to 0 are eligible: room for v5, which starts its first step.
   await ns.patchSpec('orders', { sunset: { scaledownDelay: '1s', deleteDelay: '1h' } });
-  const ramping = await ns.until('orders', 'v5 to be created and ramp', (twd) => twd.status?.targetVersion?.status === 'Ramping');
+  const ramping = await ns.until(
+    'orders',
+    'v5 to be created and ramp',
+    (twd) => twd.status?.targetVersion?.status === 'Ramping',
+  );
   assert.equal(ramping.status?.targetVersion?.buildID, builds[5]);
   assert.equal(condition(ramping, 'Stalled'), undefined);
   assert.deepEqual(
-    (ramping.status?.deprecatedVersions ?? []).filter((v) => v.eligibleForDeletion).map((v) => v.buildID).sort(),
+    (ramping.status?.deprecatedVersions ?? [])
+      .filter((v) => v.eligibleForDeletion)
+      .map((v) => v.buildID)
+      .sort(),
     builds.slice(0, 2).sort(),
   );
 });

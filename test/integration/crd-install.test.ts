@@ -21,7 +21,19 @@ test('CRDs installed from a folder become Established and serve their kind', asy
         group,
         scope: 'Namespaced',
         names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', minimum: 1 } } } } } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', properties: { size: { type: 'integer', minimum: 1 } } } },
+              },
+            },
+          },
+        ],
       },
     }),
   );
@@ -32,10 +44,22 @@ test('CRDs installed from a folder become Established and serve their kind', asy
 
   const namespace = await testNamespace(t, 'crd');
   const objects = kubeConfig().makeApiClient(CustomObjectsApi);
-  const created = (await objects.createNamespacedCustomObject({ group, version: 'v1', namespace, plural: 'widgets', body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3 } } })) as { spec: { size: number } };
+  const created = (await objects.createNamespacedCustomObject({
+    group,
+    version: 'v1',
+    namespace,
+    plural: 'widgets',
+    body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3 } },
+  })) as { spec: { size: number } };
   assert.equal(created.spec.size, 3);
   await assert.rejects(
-    objects.createNamespacedCustomObject({ group, version: 'v1', namespace, plural: 'widgets', body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'bad' }, spec: { size: 0 } } }),
+    objects.createNamespacedCustomObject({
+      group,
+      version: 'v1',
+      namespace,
+      plural: 'widgets',
+      body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'bad' }, spec: { size: 0 } },
+    }),
     /spec\.size/,
     'the installed schema is enforced',
   );

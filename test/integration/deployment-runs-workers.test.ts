@@ -20,7 +20,10 @@ test('a Deployment of the sample worker runs real versioned workers, and its del
   const taskQueue = uniqueName('smoke-queue');
   const buildId = 'build-a';
 
-  await apps.createNamespacedDeployment({ namespace, body: sampleDeployment({ namespace, name: 'workers', replicas: 2, deploymentName, buildId, taskQueue }) });
+  await apps.createNamespacedDeployment({
+    namespace,
+    body: sampleDeployment({ namespace, name: 'workers', replicas: 2, deploymentName, buildId, taskQueue }),
+  });
 
   const available = await eventually('Deployment workers to be Available', async () => {
     const d = await apps.readNamespacedDeployment({ namespace, name: 'workers' });
@@ -38,7 +41,10 @@ test('a Deployment of the sample worker runs real versioned workers, and its del
   }
 
   const described = await eventually('Temporal to list the build', async () => {
-    const response = await client.workflowService.describeWorkerDeployment({ namespace: client.options.namespace, deploymentName });
+    const response = await client.workflowService.describeWorkerDeployment({
+      namespace: client.options.namespace,
+      deploymentName,
+    });
     return response.workerDeploymentInfo?.versionSummaries?.find((v) => v.deploymentVersion?.buildId === buildId);
   });
   assert.equal(described.deploymentVersion?.deploymentName, deploymentName);
@@ -50,7 +56,11 @@ test('a Deployment of the sample worker runs real versioned workers, and its del
       taskQueue: { name: taskQueue },
       taskQueueType: WORKFLOW_QUEUE,
     });
-    const identities = new Set((response.pollers ?? []).filter((p) => p.deploymentOptions?.buildId === buildId).map((p) => p.identity?.split('@')[0]));
+    const identities = new Set(
+      (response.pollers ?? [])
+        .filter((p) => p.deploymentOptions?.buildId === buildId)
+        .map((p) => p.identity?.split('@')[0]),
+    );
     return identities.size === 2 ? identities : undefined;
   });
   assert.deepEqual([...pollers].sort(), pods.map((p) => `${namespace}/${p.metadata?.name}`).sort());
@@ -64,11 +74,17 @@ test('a Deployment of the sample worker runs real versioned workers, and its del
   const report = (await workflow.result()) as RunReport;
   assert.equal(report.startedOn.buildId, buildId);
   assert.equal(report.finishedOn.buildId, buildId);
-  assert.ok(pollers.has(report.finishedOn.identity.split('@')[0]), `ran on one of the Pods: ${report.finishedOn.identity}`);
+  assert.ok(
+    pollers.has(report.finishedOn.identity.split('@')[0]),
+    `ran on one of the Pods: ${report.finishedOn.identity}`,
+  );
 
   await apps.deleteNamespacedDeployment({ namespace, name: 'workers', propagationPolicy: 'Background' });
   await eventually('the garbage collector to delete the ReplicaSet and its Pods', async () => {
-    const [replicaSets, remaining] = await Promise.all([apps.listNamespacedReplicaSet({ namespace }), core.listNamespacedPod({ namespace })]);
+    const [replicaSets, remaining] = await Promise.all([
+      apps.listNamespacedReplicaSet({ namespace }),
+      core.listNamespacedPod({ namespace }),
+    ]);
     return replicaSets.items.length === 0 && remaining.items.length === 0 ? true : undefined;
   });
   // The dev server forgets a poller 10s after its last poll: only stopped workers go quiet.

@@ -58,7 +58,11 @@ test('a component that fails to start is named, its log shown, and nothing is le
   assert.equal(error.component, 'temporal dev server');
   assert.match(error.message, /last lines of temporal dev server's log/);
   assert.match(error.message, /invalid JSON value for key/, 'the log tail shows why the CLI refused to start');
-  await eventually('every started process to end', () => Promise.resolve(descendants(process.pid).length === 0 ? true : undefined), 20_000);
+  await eventually(
+    'every started process to end',
+    () => Promise.resolve(descendants(process.pid).length === 0 ? true : undefined),
+    20_000,
+  );
 });
 
 /** Runs `npm start`'s script and resolves with the process once it printed the environment. */
@@ -71,7 +75,9 @@ async function startLocalEnvironment(): Promise<ChildProcessWithoutNullStreams> 
       // Printed once the controller made the sample worker deployment Current.
       if (/^kubeconfig: /m.test(out) && /^sample: .* is Current at build \S+/m.test(out)) resolve();
     });
-    owner.on('exit', (code) => reject(new Error(`npm start exited with ${code} before its environment was ready: ${out}`)));
+    owner.on('exit', (code) =>
+      reject(new Error(`npm start exited with ${code} before its environment was ready: ${out}`)),
+    );
   });
   return owner;
 }
@@ -83,6 +89,10 @@ for (const signal of ['SIGINT', 'SIGKILL'] as const) {
     // etcd, kube-apiserver, kube-controller-manager, the Temporal server, the node agent, the controller.
     assert.ok(started.length >= 6, `the environment runs its components as processes (${started.length})`);
     owner.kill(signal);
-    await eventually(`every process to end after ${signal}`, () => Promise.resolve(started.every((pid) => !alive(pid)) ? true : undefined), 30_000);
+    await eventually(
+      `every process to end after ${signal}`,
+      () => Promise.resolve(started.every((pid) => !alive(pid)) ? true : undefined),
+      30_000,
+    );
   });
 }

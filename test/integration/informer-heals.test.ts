@@ -15,7 +15,20 @@ test('after the connection is cut and restored, the informer lists again and see
   t.after(() => proxy.cut());
 
   const viaProxy = new KubeConfig();
-  viaProxy.loadFromString(JSON.stringify({ ...JSON.parse(direct.exportConfig()), clusters: [{ name: 'local', cluster: { server: `https://127.0.0.1:${proxy.port}`, 'certificate-authority-data': direct.getCurrentCluster()?.caData } }] }));
+  viaProxy.loadFromString(
+    JSON.stringify({
+      ...JSON.parse(direct.exportConfig()),
+      clusters: [
+        {
+          name: 'local',
+          cluster: {
+            server: `https://127.0.0.1:${proxy.port}`,
+            'certificate-authority-data': direct.getCurrentCluster()?.caData,
+          },
+        },
+      ],
+    }),
+  );
   const api = viaProxy.makeApiClient(CoreV1Api);
   const events: string[] = [];
   const failures: string[] = [];
@@ -37,12 +50,24 @@ test('after the connection is cut and restored, the informer lists again and see
   await proxy.cut();
   await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'during' } } });
   await core.deleteNamespacedConfigMap({ namespace, name: 'before' });
-  await eventually('the informer to notice the failure', () => Promise.resolve(failures.length > 0 ? true : undefined), 30_000);
+  await eventually(
+    'the informer to notice the failure',
+    () => Promise.resolve(failures.length > 0 ? true : undefined),
+    30_000,
+  );
   await proxy.listen();
 
-  await eventually('the cache to catch up', () => Promise.resolve(informer.get(namespace, 'during') && !informer.get(namespace, 'before') ? true : undefined), 30_000);
+  await eventually(
+    'the cache to catch up',
+    () => Promise.resolve(informer.get(namespace, 'during') && !informer.get(namespace, 'before') ? true : undefined),
+    30_000,
+  );
   assert.ok(events.includes('add during'), `events: ${events.join(', ')}`);
   assert.ok(events.includes('delete before'), `events: ${events.join(', ')}`);
   await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'after' } } });
-  await eventually('events to flow again', () => Promise.resolve(events.includes('add after') ? true : undefined), 30_000);
+  await eventually(
+    'events to flow again',
+    () => Promise.resolve(events.includes('add after') ? true : undefined),
+    30_000,
+  );
 });

@@ -12,7 +12,13 @@ interface Candidate {
 }
 
 /** An elector on the test's Lease, stopped (and so releasing) when the test ends. */
-function candidate(t: TestContext, namespace: string, name: string, timings: Partial<LeaderElectionOptions>, api: LeaseApi = kubeConfig().makeApiClient(CoordinationV1Api)): Candidate {
+function candidate(
+  t: TestContext,
+  namespace: string,
+  name: string,
+  timings: Partial<LeaderElectionOptions>,
+  api: LeaseApi = kubeConfig().makeApiClient(CoordinationV1Api),
+): Candidate {
   const identity = uniqueName('candidate');
   const result: Candidate = {
     identity,
@@ -47,7 +53,11 @@ test('two candidates on one Lease: one leads, and when it releases the Lease the
   const timings = { leaseDurationMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: 250 };
   const a = candidate(t, namespace, name, timings);
   const b = candidate(t, namespace, name, timings);
-  const [leader, other] = await until('a leader', () => (a.elector.isLeader ? [a, b] : b.elector.isLeader ? [b, a] : undefined), 10_000);
+  const [leader, other] = await until(
+    'a leader',
+    () => (a.elector.isLeader ? [a, b] : b.elector.isLeader ? [b, a] : undefined),
+    10_000,
+  );
   for (let i = 0; i < 10; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(other.elector.isLeader, false, 'never two leaders');
@@ -85,9 +95,15 @@ test('when the leader stops renewing, it stops leading at its renew deadline, an
   cutOff = true;
   await until('the second to lead', () => b.startedAt, 15_000);
   assert.match(a.stopped?.reason ?? '', /not renewed within 2s/);
-  assert.ok(a.stopped && b.startedAt && a.stopped.at < b.startedAt, 'the old leader stopped before the new one started');
+  assert.ok(
+    a.stopped && b.startedAt && a.stopped.at < b.startedAt,
+    'the old leader stopped before the new one started',
+  );
   // The second saw the last renewal at most one retry period after it was made, before the cut.
-  assert.ok((b.startedAt ?? 0) - cutAt >= 3_000 - 250, `the second waited out the lease duration (took over ${(b.startedAt ?? 0) - cutAt}ms after the cut)`);
+  assert.ok(
+    (b.startedAt ?? 0) - cutAt >= 3_000 - 250,
+    `the second waited out the lease duration (took over ${(b.startedAt ?? 0) - cutAt}ms after the cut)`,
+  );
   assert.equal((await lease(namespace, name)).spec?.holderIdentity, b.identity);
 });
 
@@ -100,7 +116,11 @@ test('a leader whose Lease another holder wrote itself into stops leading at its
   // Written the way another controller would: on the resourceVersion just read, retried on conflict.
   await eventually('the intruder to write the lease', async () => {
     const current = await api.readNamespacedLease({ namespace, name });
-    await api.replaceNamespacedLease({ namespace, name, body: { ...current, spec: { ...current.spec, holderIdentity: 'intruder' } } });
+    await api.replaceNamespacedLease({
+      namespace,
+      name,
+      body: { ...current, spec: { ...current.spec, holderIdentity: 'intruder' } },
+    });
     return true;
   });
   await until('the leader to notice', () => a.stopped, 5_000);

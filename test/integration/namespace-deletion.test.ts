@@ -10,10 +10,22 @@ test('deleting a namespace removes its contents and then the namespace (namespac
   const namespace = uniqueName('gone');
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'settings' }, data: { a: '1' } } });
-  await apps.createNamespacedDeployment({ namespace, body: sampleDeployment({ namespace, name: 'w', replicas: 1, deploymentName: uniqueName('gone'), buildId: 'b1', taskQueue: uniqueName('q') }) });
+  await apps.createNamespacedDeployment({
+    namespace,
+    body: sampleDeployment({
+      namespace,
+      name: 'w',
+      replicas: 1,
+      deploymentName: uniqueName('gone'),
+      buildId: 'b1',
+      taskQueue: uniqueName('q'),
+    }),
+  });
   await eventually('the Pod to be Ready', async () => {
     const pods = (await core.listNamespacedPod({ namespace })).items;
-    return pods.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) ? true : undefined;
+    return pods.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+      ? true
+      : undefined;
   });
 
   await core.deleteNamespace({ name: namespace });

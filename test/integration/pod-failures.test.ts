@@ -18,7 +18,16 @@ test('a worker whose Temporal namespace does not exist fails its Pod (restartPol
     namespace,
     body: {
       metadata: { name: 'once' },
-      spec: { restartPolicy: 'Never', containers: [{ name: 'worker', image: 'sample-worker', env: Object.entries(env).map(([name, value]) => ({ name, value })) }] },
+      spec: {
+        restartPolicy: 'Never',
+        containers: [
+          {
+            name: 'worker',
+            image: 'sample-worker',
+            env: Object.entries(env).map(([name, value]) => ({ name, value })),
+          },
+        ],
+      },
     },
   });
   const pod = await eventually('the Pod to fail', async () => {
@@ -34,7 +43,14 @@ test('a Deployment whose worker lacks its configuration is never Available and s
   const namespace = await testNamespace(t, 'config');
   const apps = kubeConfig().makeApiClient(AppsV1Api);
   const core = kubeConfig().makeApiClient(CoreV1Api);
-  const body = sampleDeployment({ namespace, name: 'unconfigured', replicas: 1, deploymentName: uniqueName('cfg'), buildId: 'b1', taskQueue: uniqueName('q') });
+  const body = sampleDeployment({
+    namespace,
+    name: 'unconfigured',
+    replicas: 1,
+    deploymentName: uniqueName('cfg'),
+    buildId: 'b1',
+    taskQueue: uniqueName('q'),
+  });
   const container = body.spec?.template.spec?.containers[0];
   assert.ok(container);
   container.env = container.env?.filter((e) => e.name !== 'TEMPORAL_ADDRESS');
@@ -42,20 +58,33 @@ test('a Deployment whose worker lacks its configuration is never Available and s
 
   const pod = await eventually('the Pod to report its configuration error', async () => {
     const pods = (await core.listNamespacedPod({ namespace })).items;
-    return pods.find((p: V1Pod) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError');
+    return pods.find(
+      (p: V1Pod) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError',
+    );
   });
   assert.match(pod.status?.containerStatuses?.[0]?.state?.waiting?.message ?? '', /TEMPORAL_ADDRESS/);
   assert.equal(pod.status?.phase, 'Pending');
   const deployment = await apps.readNamespacedDeployment({ namespace, name: 'unconfigured' });
   assert.equal(deployment.status?.availableReplicas ?? 0, 0);
-  assert.equal((await core.listNamespacedPod({ namespace })).items.length, 1, 'a waiting Pod is not replaced over and over');
+  assert.equal(
+    (await core.listNamespacedPod({ namespace })).items.length,
+    1,
+    'a waiting Pod is not replaced over and over',
+  );
 });
 
 test('a Deployment whose worker keeps failing is restarted with backoff and shows the failure', async (t) => {
   const namespace = await testNamespace(t, 'crash');
   const apps = kubeConfig().makeApiClient(AppsV1Api);
   const core = kubeConfig().makeApiClient(CoreV1Api);
-  const body = sampleDeployment({ namespace, name: 'crashing', replicas: 1, deploymentName: uniqueName('crash'), buildId: 'b1', taskQueue: uniqueName('q') });
+  const body = sampleDeployment({
+    namespace,
+    name: 'crashing',
+    replicas: 1,
+    deploymentName: uniqueName('crash'),
+    buildId: 'b1',
+    taskQueue: uniqueName('q'),
+  });
   const namespaceVariable = body.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'TEMPORAL_NAMESPACE');
   assert.ok(namespaceVariable);
   namespaceVariable.value = 'no-such-namespace';
@@ -69,5 +98,9 @@ test('a Deployment whose worker keeps failing is restarted with backoff and show
   assert.equal(container?.state?.waiting?.reason, 'CrashLoopBackOff');
   assert.match(container?.lastState?.terminated?.message ?? '', /no-such-namespace/);
   assert.equal(pod.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'False');
-  assert.equal((await core.listNamespacedPod({ namespace })).items.length, 1, 'the same Pod restarts; it is not replaced');
+  assert.equal(
+    (await core.listNamespacedPod({ namespace })).items.length,
+    1,
+    'the same Pod restarts; it is not replaced',
+  );
 });

@@ -10,11 +10,18 @@ test('only the named Secrets are cached and reported, until they are no longer w
   const namespace = await testNamespace(t, 'secrets');
   const core = kubeConfig().makeApiClient(CoreV1Api);
   const changes: string[] = [];
-  const secrets = new SecretWatches({ kubeconfig: kubeConfig(), onChange: (ns, name) => changes.push(`${ns}/${name}`) });
+  const secrets = new SecretWatches({
+    kubeconfig: kubeConfig(),
+    onChange: (ns, name) => changes.push(`${ns}/${name}`),
+  });
   t.after(() => secrets.stop());
   const touch = (name: string, value: string) =>
-    core.patchNamespacedSecret({ namespace, name, body: { stringData: { value } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
-  for (const name of ['wanted', 'other']) await core.createNamespacedSecret({ namespace, body: { metadata: { name }, stringData: { value: '1' } } });
+    core.patchNamespacedSecret(
+      { namespace, name, body: { stringData: { value } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  for (const name of ['wanted', 'other'])
+    await core.createNamespacedSecret({ namespace, body: { metadata: { name }, stringData: { value: '1' } } });
 
   secrets.watchOnly([{ namespace, name: 'wanted' }]);
   assert.equal((await secrets.get(namespace, 'wanted'))?.metadata?.name, 'wanted');
@@ -28,7 +35,9 @@ test('only the named Secrets are cached and reported, until they are no longer w
   await touch('wanted', '3');
   await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'marker' }, stringData: { value: '1' } } });
   secrets.watchOnly([{ namespace, name: 'marker' }]);
-  await eventually('the marker Secret to be reported', () => Promise.resolve(changes.includes(`${namespace}/marker`) ? true : undefined));
+  await eventually('the marker Secret to be reported', () =>
+    Promise.resolve(changes.includes(`${namespace}/marker`) ? true : undefined),
+  );
   assert.deepEqual(changes, [`${namespace}/marker`], 'a Secret no longer wanted is no longer watched');
   assert.equal(await secrets.get(namespace, 'missing'), undefined, 'a Secret that does not exist reads as undefined');
 });

@@ -17,19 +17,35 @@ test('a status write carries the resourceVersion it was decided on: a stale one 
   const [, manifest] = readManifests(path.join(import.meta.dirname, '../../examples/minimal.yaml'));
   const stale = (await create(manifest!, namespace)) as unknown as TemporalWorkerDeployment;
   const deps = { customObjects: custom, now: () => new Date(), recordEvent: () => Promise.resolve() };
-  const read = async () => (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalWorkerDeployment.plural, name: 'orders' })) as TemporalWorkerDeployment;
+  const read = async () =>
+    (await custom.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: KINDS.TemporalWorkerDeployment.plural,
+      name: 'orders',
+    })) as TemporalWorkerDeployment;
 
-  assert.equal(await writeStatus(deps, stale, { versionCount: 1 }, [progressing('True', 'RollingOut', 'first')]), undefined, 'a fresh read is written');
+  assert.equal(
+    await writeStatus(deps, stale, { versionCount: 1 }, [progressing('True', 'RollingOut', 'first')]),
+    undefined,
+    'a fresh read is written',
+  );
   const written = await read();
   assert.equal(written.status?.versionCount, 1);
 
   // Decided on the read from before that write: refused by the API server, nothing replaced.
-  assert.deepEqual(await writeStatus(deps, stale, { versionCount: 2 }, [progressing('True', 'RollingOut', 'second')]), { requeueAfterMs: 0 });
+  assert.deepEqual(await writeStatus(deps, stale, { versionCount: 2 }, [progressing('True', 'RollingOut', 'second')]), {
+    requeueAfterMs: 0,
+  });
   const after = await read();
   assert.equal(after.metadata.resourceVersion, written.metadata.resourceVersion, 'nothing was written');
   assert.equal(after.status?.versionCount, 1);
 
   // Decided again on the fresh read: written.
-  assert.equal(await writeStatus(deps, after, { versionCount: 2 }, [progressing('True', 'RollingOut', 'second')]), undefined);
+  assert.equal(
+    await writeStatus(deps, after, { versionCount: 2 }, [progressing('True', 'RollingOut', 'second')]),
+    undefined,
+  );
   assert.equal((await read()).status?.versionCount, 2);
 });

@@ -38,11 +38,17 @@ async function fixture(t: TestContext): Promise<Fixture> {
   });
   const { temporalNamespace, temporalAddress } = sharedEnvironment();
   const secret = async (name: string, data: Record<string, string>): Promise<void> => {
-    const body = { metadata: { name }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) };
+    const body = {
+      metadata: { name },
+      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+    };
     try {
       await core.createNamespacedSecret({ namespace, body });
     } catch {
-      await core.patchNamespacedSecret({ namespace, name, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await core.patchNamespacedSecret(
+        { namespace, name, body },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
     }
   };
   return {
@@ -61,13 +67,17 @@ async function fixture(t: TestContext): Promise<Fixture> {
       return proxy;
     },
     secret,
-    tlsSecret: (name, pair, ca) => secret(name, { 'tls.crt': pair.cert, 'tls.key': pair.key, ...(ca ? { 'ca.crt': ca } : {}) }),
+    tlsSecret: (name, pair, ca) =>
+      secret(name, { 'tls.crt': pair.cert, 'tls.key': pair.key, ...(ca ? { 'ca.crt': ca } : {}) }),
   };
 }
 
 test('plaintext reaches the dev server', async (t) => {
   const f = await fixture(t);
-  assert.equal(await f.describe({ hostPort: sharedEnvironment().temporalAddress }), sharedEnvironment().temporalNamespace);
+  assert.equal(
+    await f.describe({ hostPort: sharedEnvironment().temporalAddress }),
+    sharedEnvironment().temporalNamespace,
+  );
 });
 
 test('server TLS with a server name: verified against the process roots, refused without them', async (t) => {
@@ -83,7 +93,11 @@ test('mutual TLS: accepted with a trusted client certificate, refused with a wro
   const f = await fixture(t);
   const proxy = await f.proxy({ clientCA: f.certs.ca });
   await f.tlsSecret('client-cert', f.certs.client, f.certs.ca);
-  const spec = { hostPort: proxy.address, tls: { serverName: SERVER_NAME }, mutualTLSSecretRef: { name: 'client-cert' } };
+  const spec = {
+    hostPort: proxy.address,
+    tls: { serverName: SERVER_NAME },
+    mutualTLSSecretRef: { name: 'client-cert' },
+  };
   assert.equal(await f.describe(spec), sharedEnvironment().temporalNamespace);
 
   await assert.rejects(f.describe({ ...spec, tls: { serverName: 'elsewhere.twc.test' } }), {
@@ -93,15 +107,29 @@ test('mutual TLS: accepted with a trusted client certificate, refused with a wro
 
   // No client certificate: the server ends the handshake with the alert "certificate required", a refusal of credentials.
   trustProcessWide(f.certs.ca);
-  const refused = await f.describe({ hostPort: proxy.address, tls: { serverName: SERVER_NAME } }).then(() => undefined, (error: unknown) => error);
+  const refused = await f.describe({ hostPort: proxy.address, tls: { serverName: SERVER_NAME } }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   assert.ok(refused instanceof TemporalConnectError, String(refused));
   assert.equal(troubleOf(refused), 'TemporalCredentialsRefused', refused.message);
 
   // A changed certificate in the Secret replaces the client: the stranger is refused, the trusted one accepted again.
   await f.tlsSecret('client-cert', f.certs.strangerClient, f.certs.ca);
-  await eventually('the stranger certificate to be refused', () => f.describe(spec).then(() => undefined, (error: Error) => error), 30_000);
+  await eventually(
+    'the stranger certificate to be refused',
+    () =>
+      f.describe(spec).then(
+        () => undefined,
+        (error: Error) => error,
+      ),
+    30_000,
+  );
   await f.tlsSecret('client-cert', f.certs.client, f.certs.ca);
-  assert.equal(await eventually('the trusted certificate to be accepted again', () => f.describe(spec), 30_000), sharedEnvironment().temporalNamespace);
+  assert.equal(
+    await eventually('the trusted certificate to be accepted again', () => f.describe(spec), 30_000),
+    sharedEnvironment().temporalNamespace,
+  );
 });
 
 test('API key: accepted, a wrong key refused, and a rotated key used without a restart', async (t) => {
@@ -109,18 +137,32 @@ test('API key: accepted, a wrong key refused, and a rotated key used without a r
   trustProcessWide(f.certs.ca);
   const proxy = await f.proxy({ apiKey: 'key-one' });
   await f.secret('temporal-api-key', { key: 'key-one' });
-  const spec = { hostPort: proxy.address, tls: { serverName: SERVER_NAME }, apiKeySecretRef: { name: 'temporal-api-key', key: 'key' } };
+  const spec = {
+    hostPort: proxy.address,
+    tls: { serverName: SERVER_NAME },
+    apiKeySecretRef: { name: 'temporal-api-key', key: 'key' },
+  };
   assert.equal(await f.describe(spec), sharedEnvironment().temporalNamespace);
 
   await f.secret('wrong-api-key', { key: 'not-the-key' });
-  await assert.rejects(f.describe({ ...spec, apiKeySecretRef: { name: 'wrong-api-key', key: 'key' } }), { message: /UNAUTHENTICATED: the proxy refused the API key/ });
+  await assert.rejects(f.describe({ ...spec, apiKeySecretRef: { name: 'wrong-api-key', key: 'key' } }), {
+    message: /UNAUTHENTICATED: the proxy refused the API key/,
+  });
 
-  assert.equal(await f.describe(spec), sharedEnvironment().temporalNamespace, 'the refused client was dropped, the right key connects again');
+  assert.equal(
+    await f.describe(spec),
+    sharedEnvironment().temporalNamespace,
+    'the refused client was dropped, the right key connects again',
+  );
 
   // Rotated in the Secret first, then on the server: the next call sends the new key on the same connection.
   const connections = proxy.connections;
   await f.secret('temporal-api-key', { key: 'key-two' });
-  await eventually('the Secret cache to hold the new key', async () => ((await f.secrets.get(f.namespace, 'temporal-api-key'))?.data?.key === Buffer.from('key-two').toString('base64') ? true : undefined));
+  await eventually('the Secret cache to hold the new key', async () =>
+    (await f.secrets.get(f.namespace, 'temporal-api-key'))?.data?.key === Buffer.from('key-two').toString('base64')
+      ? true
+      : undefined,
+  );
   proxy.apiKey = 'key-two';
   assert.equal(await f.describe(spec), sharedEnvironment().temporalNamespace);
   assert.equal(proxy.connections, connections, 'no new connection for a new key');
@@ -130,8 +172,14 @@ test('API key: accepted, a wrong key refused, and a rotated key used without a r
   await assert.rejects(f.describe(spec), { message: /UNAUTHENTICATED/ });
   const refusedOn = proxy.connections;
   await f.secret('temporal-api-key', { key: 'key-three' });
-  assert.equal(await eventually('the rotated key to be used', () => f.describe(spec), 30_000), sharedEnvironment().temporalNamespace);
-  assert.ok(proxy.connections > refusedOn, 'the refused client was dropped: the next call connected anew, with what the Secret holds');
+  assert.equal(
+    await eventually('the rotated key to be used', () => f.describe(spec), 30_000),
+    sharedEnvironment().temporalNamespace,
+  );
+  assert.ok(
+    proxy.connections > refusedOn,
+    'the refused client was dropped: the next call connected anew, with what the Secret holds',
+  );
 });
 
 test('a missing Secret or key is an error naming it, and a Secret created later is picked up', async (t) => {
@@ -145,13 +193,16 @@ test('a missing Secret or key is an error naming it, and a Secret created later 
   });
   await f.secret('late-key', { other: 'x' });
   await eventually('the key to be reported missing', () =>
-    f.describe(spec).then(
-      () => undefined,
-      (error: unknown) => (error instanceof CredentialsError && error.reason === 'InvalidSecret' ? error : undefined),
-    ).then((error) => {
-      if (error) assert.match(error.message, new RegExp(`Secret ${f.namespace}/late-key key apiKey is missing`));
-      return error;
-    }),
+    f
+      .describe(spec)
+      .then(
+        () => undefined,
+        (error: unknown) => (error instanceof CredentialsError && error.reason === 'InvalidSecret' ? error : undefined),
+      )
+      .then((error) => {
+        if (error) assert.match(error.message, new RegExp(`Secret ${f.namespace}/late-key key apiKey is missing`));
+        return error;
+      }),
   );
   await f.tlsSecret('late-cert', { cert: 'not a certificate', key: 'not a key' });
   await assert.rejects(f.describe({ hostPort: spec.hostPort, mutualTLSSecretRef: { name: 'late-cert' } }), {

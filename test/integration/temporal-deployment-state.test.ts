@@ -24,24 +24,49 @@ test('describeDeployment follows a build from registered to current, ramping, dr
     return state.versions.length === 2 ? state : undefined;
   });
   assert.equal(registered.exists, true);
-  assert.deepEqual(registered.versions.map((v) => [v.buildId, v.status, v.everActive]).sort(), [['v1', 'Inactive', false], ['v2', 'Inactive', false]]);
+  assert.deepEqual(registered.versions.map((v) => [v.buildId, v.status, v.everActive]).sort(), [
+    ['v1', 'Inactive', false],
+    ['v2', 'Inactive', false],
+  ]);
   assert.equal(registered.currentBuildId, undefined);
   assert.ok(registered.conflictToken, 'a conflict token to carry');
 
-  await service.setWorkerDeploymentCurrentVersion({ namespace: temporalNamespace, deploymentName, buildId: 'v1', conflictToken: registered.conflictToken, identity: 'test' });
+  await service.setWorkerDeploymentCurrentVersion({
+    namespace: temporalNamespace,
+    deploymentName,
+    buildId: 'v1',
+    conflictToken: registered.conflictToken,
+    identity: 'test',
+  });
   const current = await describe();
   assert.equal(current.currentBuildId, 'v1');
   assert.equal(current.versions.find((v) => v.buildId === 'v1')?.status, 'Current');
 
   const before = new Date();
-  await service.setWorkerDeploymentRampingVersion({ namespace: temporalNamespace, deploymentName, buildId: 'v2', percentage: 20, conflictToken: current.conflictToken, identity: 'test' });
+  await service.setWorkerDeploymentRampingVersion({
+    namespace: temporalNamespace,
+    deploymentName,
+    buildId: 'v2',
+    percentage: 20,
+    conflictToken: current.conflictToken,
+    identity: 'test',
+  });
   const ramping = await describe();
   assert.equal(ramping.rampingBuildId, 'v2');
   assert.equal(ramping.rampPercentage, 20);
   assert.equal(ramping.versions.find((v) => v.buildId === 'v2')?.status, 'Ramping');
-  assert.ok(ramping.rampChangedAt && ramping.rampChangedAt.getTime() >= before.getTime() - 1000, `the ramp's change time: ${String(ramping.rampChangedAt)}`);
+  assert.ok(
+    ramping.rampChangedAt && ramping.rampChangedAt.getTime() >= before.getTime() - 1000,
+    `the ramp's change time: ${String(ramping.rampChangedAt)}`,
+  );
 
-  await service.setWorkerDeploymentCurrentVersion({ namespace: temporalNamespace, deploymentName, buildId: 'v2', conflictToken: ramping.conflictToken, identity: 'test' });
+  await service.setWorkerDeploymentCurrentVersion({
+    namespace: temporalNamespace,
+    deploymentName,
+    buildId: 'v2',
+    conflictToken: ramping.conflictToken,
+    identity: 'test',
+  });
   // No workflow is pinned to v1, so it drains at once (the environment refreshes drainage every second).
   const drained = await eventually('v1 to be drained', async () => {
     const state = await describe();

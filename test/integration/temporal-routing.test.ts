@@ -14,7 +14,12 @@ test('applyRouting claims a free manager identity, carries the conflict token an
   const client = await temporalClient(t);
   const deploymentName = uniqueName('routing');
   const taskQueue = uniqueName('routing-queue');
-  const target: RoutingTarget = { service: client.workflowService, namespace: client.options.namespace, deploymentName, identity: `twc-test-${uniqueName('install')}` };
+  const target: RoutingTarget = {
+    service: client.workflowService,
+    namespace: client.options.namespace,
+    deploymentName,
+    identity: `twc-test-${uniqueName('install')}`,
+  };
   const describe = () => describeDeployment(target.service, target.namespace, deploymentName);
   await runSampleBuilds(apps, namespace, deploymentName, taskQueue, ['v1', 'v2']);
   const registered = await eventually('both builds to register', async () => {
@@ -29,7 +34,14 @@ test('applyRouting claims a free manager identity, carries the conflict token an
   assert.equal(current.managerIdentity, target.identity, 'the free manager identity was claimed');
   assert.equal(current.lastModifierIdentity, target.identity);
 
-  await assert.rejects(applyRouting(target, { ...registered, managerIdentity: target.identity }, { action: 'setRamp', buildId: 'v2', percentage: 20, reason: 'test' }), 'a change decided on stale state is refused');
+  await assert.rejects(
+    applyRouting(
+      target,
+      { ...registered, managerIdentity: target.identity },
+      { action: 'setRamp', buildId: 'v2', percentage: 20, reason: 'test' },
+    ),
+    'a change decided on stale state is refused',
+  );
   assert.equal((await describe()).rampingBuildId, undefined, 'and changed nothing');
 
   await applyRouting(target, current, { action: 'setRamp', buildId: 'v2', percentage: 20, reason: 'test' });
@@ -39,13 +51,22 @@ test('applyRouting claims a free manager identity, carries the conflict token an
   const cleared = await describe();
   assert.equal(cleared.rampingBuildId, undefined);
 
-  await target.service.setWorkerDeploymentManager({ namespace: target.namespace, deploymentName, managerIdentity: 'ops-team', conflictToken: cleared.conflictToken, identity: 'ops-team' });
-  const elsewhere = await describe();
-  await assert.rejects(applyRouting(target, elsewhere, { action: 'setCurrent', buildId: 'v2', reason: 'test' }), (error: unknown) => {
-    assert.ok(error instanceof ManagedElsewhereError);
-    assert.equal(error.holder, 'ops-team');
-    assert.match(error.message, /manager-identity unset/);
-    return true;
+  await target.service.setWorkerDeploymentManager({
+    namespace: target.namespace,
+    deploymentName,
+    managerIdentity: 'ops-team',
+    conflictToken: cleared.conflictToken,
+    identity: 'ops-team',
   });
+  const elsewhere = await describe();
+  await assert.rejects(
+    applyRouting(target, elsewhere, { action: 'setCurrent', buildId: 'v2', reason: 'test' }),
+    (error: unknown) => {
+      assert.ok(error instanceof ManagedElsewhereError);
+      assert.equal(error.holder, 'ops-team');
+      assert.match(error.message, /manager-identity unset/);
+      return true;
+    },
+  );
   assert.equal((await describe()).currentBuildId, 'v1', 'nothing changed under another manager');
 });

@@ -16,13 +16,20 @@ test('the versioned Deployment of the minimal example registers its build in Tem
   const namespace = await testNamespace(t, 'versioned');
   const apps = kubeConfig().makeApiClient(AppsV1Api);
   const client = await temporalClient(t);
-  const worker = readManifests(path.join(import.meta.dirname, '../../examples/minimal.yaml')).find((m) => m.kind === 'TemporalWorkerDeployment');
+  const worker = readManifests(path.join(import.meta.dirname, '../../examples/minimal.yaml')).find(
+    (m) => m.kind === 'TemporalWorkerDeployment',
+  );
   assert.ok(worker);
-  (worker.spec as TemporalWorkerDeployment['spec']).workerOptions.temporalNamespace = sharedEnvironment().temporalNamespace;
+  (worker.spec as TemporalWorkerDeployment['spec']).workerOptions.temporalNamespace =
+    sharedEnvironment().temporalNamespace;
   const stored = (await create(worker, namespace)) as unknown as TemporalWorkerDeployment;
   const buildId = buildIdOf(stored.spec.template, stored.spec.workerOptions.unsafeCustomBuildID);
 
-  const deployment = versionedDeployment({ workerDeployment: stored, connection: { hostPort: sharedEnvironment().temporalAddress }, buildId });
+  const deployment = versionedDeployment({
+    workerDeployment: stored,
+    connection: { hostPort: sharedEnvironment().temporalAddress },
+    buildId,
+  });
   await apps.createNamespacedDeployment({ namespace, body: deployment });
   const name = deployment.metadata?.name ?? '';
   await eventually('the Deployment to be available', async () => {
@@ -31,13 +38,22 @@ test('the versioned Deployment of the minimal example registers its build in Tem
   });
   const deploymentName = temporalDeploymentName(namespace, 'orders');
   await eventually('Temporal to know the build', async () => {
-    const response = await client.workflowService.describeWorkerDeployment({ namespace: client.options.namespace, deploymentName });
-    return response.workerDeploymentInfo?.versionSummaries?.some((v) => v.deploymentVersion?.buildId === buildId) ? true : undefined;
+    const response = await client.workflowService.describeWorkerDeployment({
+      namespace: client.options.namespace,
+      deploymentName,
+    });
+    return response.workerDeploymentInfo?.versionSummaries?.some((v) => v.deploymentVersion?.buildId === buildId)
+      ? true
+      : undefined;
   });
 
-  await kubeConfig()
-    .makeApiClient(CustomObjectsApi)
-    .deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalWorkerDeployment.plural, name: 'orders' });
+  await kubeConfig().makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: KINDS.TemporalWorkerDeployment.plural,
+    name: 'orders',
+  });
   await eventually('the garbage collector to delete the owned Deployment', async () => {
     const list = await apps.listNamespacedDeployment({ namespace });
     return list.items.length === 0 ? true : undefined;

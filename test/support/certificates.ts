@@ -56,7 +56,24 @@ async function leaf(dir: string, ca: string, name: string, commonName: string, e
   const base = join(dir, name);
   await writeFile(`${base}.ext`, `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\n${extensions}\n`);
   await run(OPENSSL, ['req', ...newKey(base), '-out', `${base}.csr`, '-subj', `/CN=${commonName}`]);
-  await run(OPENSSL, ['x509', '-req', '-in', `${base}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-set_serial', String(Date.now()), '-days', '1', '-extfile', `${base}.ext`, '-out', `${base}.crt`]);
+  await run(OPENSSL, [
+    'x509',
+    '-req',
+    '-in',
+    `${base}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-set_serial',
+    String(Date.now()),
+    '-days',
+    '1',
+    '-extfile',
+    `${base}.ext`,
+    '-out',
+    `${base}.crt`,
+  ]);
   return { cert: await readFile(`${base}.crt`, 'utf8'), key: await readFile(`${base}.key`, 'utf8') };
 }
 

@@ -54,12 +54,21 @@ export interface ControlledNamespace {
   patchSpec(name: string, spec: Record<string, unknown>): Promise<void>;
   read(name: string): Promise<TemporalWorkerDeployment>;
   /** Reads `name` until `check` holds, and returns it as read then. */
-  until(name: string, what: string, check: (twd: TemporalWorkerDeployment) => boolean, timeoutMs?: number): Promise<TemporalWorkerDeployment>;
+  until(
+    name: string,
+    what: string,
+    check: (twd: TemporalWorkerDeployment) => boolean,
+    timeoutMs?: number,
+  ): Promise<TemporalWorkerDeployment>;
   /** The Deployments of each build in the namespace, by build ID. */
   buildDeployments(): Promise<Map<string, BuildDeployment>>;
 }
 
-export async function controlledNamespace(t: TestContext, namespace: string, options: ControlledNamespaceOptions = {}): Promise<ControlledNamespace> {
+export async function controlledNamespace(
+  t: TestContext,
+  namespace: string,
+  options: ControlledNamespaceOptions = {},
+): Promise<ControlledNamespace> {
   const { temporalNamespace } = sharedEnvironment();
   const temporalAddress = options.temporalAddress ?? sharedEnvironment().temporalAddress;
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
@@ -72,7 +81,9 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
   };
   // One registry across restarts: a test reads what every controller it ran has done.
   const metrics = new Metrics();
-  const startController = async (changes: Pick<ControlledNamespaceOptions, 'temporalReadBudget'> = {}): Promise<void> => {
+  const startController = async (
+    changes: Pick<ControlledNamespaceOptions, 'temporalReadBudget'> = {},
+  ): Promise<void> => {
     options = { ...options, ...changes };
     // Scoped to the test's namespace: tests run side by side, each with its own controller.
     controller = new Controller({
@@ -81,36 +92,70 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
       namespace,
       pollIntervalMs: 1000,
       ...(options.maxIneligibleVersions === undefined ? {} : { maxIneligibleVersions: options.maxIneligibleVersions }),
-      ...(options.maxVersionsInDeployment === undefined ? {} : { maxVersionsInDeployment: options.maxVersionsInDeployment }),
+      ...(options.maxVersionsInDeployment === undefined
+        ? {}
+        : { maxVersionsInDeployment: options.maxVersionsInDeployment }),
       ...(options.temporalReadBudget === undefined ? {} : { temporalReadBudget: options.temporalReadBudget }),
       ...(options.eventRepeatWindowMs === undefined ? {} : { eventRepeatWindowMs: options.eventRepeatWindowMs }),
       // TWC_TEST_CONTROLLER_LOG=1 shows what the controller says, when a test needs explaining.
-      log: options.log ?? (process.env.TWC_TEST_CONTROLLER_LOG ? (line) => console.error(`[controller ${namespace}] ${line}`) : () => {}),
+      log:
+        options.log ??
+        (process.env.TWC_TEST_CONTROLLER_LOG ? (line) => console.error(`[controller ${namespace}] ${line}`) : () => {}),
       metrics,
     });
     await controller.start();
   };
   await startController();
   t.after(stopController);
-  await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: options.connectionSpec ?? { hostPort: temporalAddress } }, namespace);
+  await create(
+    {
+      apiVersion: 'temporal.io/v1alpha1',
+      kind: 'TemporalConnection',
+      metadata: { name: 'temporal' },
+      spec: options.connectionSpec ?? { hostPort: temporalAddress },
+    },
+    namespace,
+  );
   const taskQueue = uniqueName('q');
   const object = { group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalWorkerDeployment.plural };
-  const read = async (name: string) => (await custom.getNamespacedCustomObject({ ...object, name })) as TemporalWorkerDeployment;
+  const read = async (name: string) =>
+    (await custom.getNamespacedCustomObject({ ...object, name })) as TemporalWorkerDeployment;
   return {
     taskQueue,
     metrics,
     identity,
     stopController,
     startController,
-    template: (behaviour, queue = taskQueue) => ({ spec: { containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: queue }, { name: 'SAMPLE_BEHAVIOUR', value: behaviour }] }] } }),
+    template: (behaviour, queue = taskQueue) => ({
+      spec: {
+        containers: [
+          {
+            name: 'worker',
+            image: 'sample-worker',
+            env: [
+              { name: 'TEMPORAL_TASK_QUEUE', value: queue },
+              { name: 'SAMPLE_BEHAVIOUR', value: behaviour },
+            ],
+          },
+        ],
+      },
+    }),
     createWorkerDeployment: async (name, spec) => {
       await create(
-        { apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalWorkerDeployment', metadata: { name }, spec: { workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace }, ...spec } },
+        {
+          apiVersion: 'temporal.io/v1alpha1',
+          kind: 'TemporalWorkerDeployment',
+          metadata: { name },
+          spec: { workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace }, ...spec },
+        },
         namespace,
       );
     },
     patchSpec: async (name, spec) => {
-      await custom.patchNamespacedCustomObject({ ...object, name, body: { spec } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await custom.patchNamespacedCustomObject(
+        { ...object, name, body: { spec } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
     },
     read,
     until: (name, what, check, timeoutMs = 90_000) =>
@@ -126,7 +171,11 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
       new Map(
         (await apps.listNamespacedDeployment({ namespace })).items.map((d) => [
           d.metadata?.labels?.[LABELS.buildId] ?? '',
-          { name: d.metadata?.name ?? '', replicas: d.spec?.replicas, availableReplicas: d.status?.availableReplicas ?? 0 },
+          {
+            name: d.metadata?.name ?? '',
+            replicas: d.spec?.replicas,
+            availableReplicas: d.status?.availableReplicas ?? 0,
+          },
         ]),
       ),
   };
@@ -135,11 +184,18 @@ export async function controlledNamespace(t: TestContext, namespace: string, opt
 /** The target build is current and nothing ramps: the rollout is done. */
 export function rolledOut(twd: TemporalWorkerDeployment): boolean {
   const current = twd.status?.currentVersion?.buildID;
-  return current !== undefined && current === twd.status?.targetVersion?.buildID && twd.status.targetVersion.rampPercentage === undefined;
+  return (
+    current !== undefined &&
+    current === twd.status?.targetVersion?.buildID &&
+    twd.status.targetVersion.rampPercentage === undefined
+  );
 }
 
 /** The condition of that type, if the status has it. */
-export function condition(twd: TemporalWorkerDeployment, type: string): { status: string; reason: string; message: string } | undefined {
+export function condition(
+  twd: TemporalWorkerDeployment,
+  type: string,
+): { status: string; reason: string; message: string } | undefined {
   return twd.status?.conditions?.find((c) => c.type === type);
 }
 

@@ -18,7 +18,9 @@ export interface SharedEnvironment {
 export function sharedEnvironment(): SharedEnvironment {
   const value = process.env[SHARED_ENVIRONMENT_VARIABLE];
   if (!value) {
-    throw new Error(`${SHARED_ENVIRONMENT_VARIABLE} is not set: integration tests run under \`npm test\`, whose global setup starts the environment`);
+    throw new Error(
+      `${SHARED_ENVIRONMENT_VARIABLE} is not set: integration tests run under \`npm test\`, whose global setup starts the environment`,
+    );
   }
   return JSON.parse(value) as SharedEnvironment;
 }
@@ -64,7 +66,9 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
       last = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs / 1000}s waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -2,7 +2,17 @@
 // sits before a real frontend: it terminates TLS (optionally requiring a client certificate of
 // one CA), optionally requires `authorization: Bearer <key>`, and forwards every gRPC call
 // unchanged (headers, messages, trailers) to the real server. The key can change at runtime.
-import { constants, connect, createSecureServer, type ClientHttp2Session, type Http2SecureServer, type Http2Session, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import {
+  constants,
+  connect,
+  createSecureServer,
+  type ClientHttp2Session,
+  type Http2SecureServer,
+  type Http2Session,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import type { KeyPair } from './certificates.ts';
 
 export interface GrpcProxyOptions {
@@ -68,11 +78,20 @@ export class GrpcProxy {
   private forward(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
     stream.on('error', () => stream.destroy());
     if (this.apiKey !== undefined && headers.authorization !== `Bearer ${this.apiKey}`) {
-      stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': UNAUTHENTICATED, 'grpc-message': 'the proxy refused the API key' }, { endStream: true });
+      stream.respond(
+        {
+          ':status': 200,
+          'content-type': 'application/grpc',
+          'grpc-status': UNAUTHENTICATED,
+          'grpc-message': 'the proxy refused the API key',
+        },
+        { endStream: true },
+      );
       return;
     }
     const request: OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(headers)) if (name !== ':authority' && name !== ':scheme') request[name] = value;
+    for (const [name, value] of Object.entries(headers))
+      if (name !== ':authority' && name !== ':scheme') request[name] = value;
     const upstream = this.session().request(request);
     let trailers: OutgoingHttpHeaders = {};
     stream.pipe(upstream);
@@ -90,7 +109,16 @@ export class GrpcProxy {
     upstream.on('error', (error: Error) => {
       if (stream.destroyed) return;
       if (stream.headersSent) stream.close(constants.NGHTTP2_INTERNAL_ERROR);
-      else stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': UNAVAILABLE, 'grpc-message': encodeURIComponent(error.message) }, { endStream: true });
+      else
+        stream.respond(
+          {
+            ':status': 200,
+            'content-type': 'application/grpc',
+            'grpc-status': UNAVAILABLE,
+            'grpc-message': encodeURIComponent(error.message),
+          },
+          { endStream: true },
+        );
     });
     // The client gave up: so does the call upstream.
     stream.on('close', () => {

@@ -31,7 +31,12 @@ export function validWorkerDeployment(): Json {
 }
 
 export function validConnection(): Json {
-  return { apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec: { hostPort: 'temporal.example.com:7233' } };
+  return {
+    apiVersion: 'temporal.io/v1alpha1',
+    kind: 'TemporalConnection',
+    metadata: { name: 'temporal' },
+    spec: { hostPort: 'temporal.example.com:7233' },
+  };
 }
 
 export function validOwnedResource(): Json {
@@ -39,7 +44,14 @@ export function validOwnedResource(): Json {
     apiVersion: 'temporal.io/v1alpha1',
     kind: 'TemporalWorkerOwnedResource',
     metadata: { name: 'orders-pdb' },
-    spec: { workerRef: { name: 'orders' }, object: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', spec: { minAvailable: 1, selector: { matchLabels: {} } } } },
+    spec: {
+      workerRef: { name: 'orders' },
+      object: {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        spec: { minAvailable: 1, selector: { matchLabels: {} } },
+      },
+    },
   };
 }
 
@@ -60,118 +72,421 @@ function edit(base: Json, changes: Record<string, unknown>): Json {
 const twd = (changes: Record<string, unknown>): Json => edit(validWorkerDeployment(), changes);
 const conn = (changes: Record<string, unknown>): Json => edit(validConnection(), changes);
 const twor = (changes: Record<string, unknown>): Json => edit(validOwnedResource(), changes);
-const steps = (...ramps: [number, string][]): Json[] => ramps.map(([rampPercentage, pauseDuration]) => ({ rampPercentage, pauseDuration }));
+const steps = (...ramps: [number, string][]): Json[] =>
+  ramps.map(([rampPercentage, pauseDuration]) => ({ rampPercentage, pauseDuration }));
 const progressive = (stepList: Json[]): Json => ({ strategy: 'Progressive', steps: stepList });
 
 export const invalidManifests: InvalidManifest[] = [
   // TemporalWorkerDeployment: names
-  { title: 'a name with a dot', kind: 'TemporalWorkerDeployment', manifest: twd({ 'metadata.name': 'orders.v2' }), expect: 'metadata.name' },
-  { title: 'a name longer than 63 characters', kind: 'TemporalWorkerDeployment', manifest: twd({ 'metadata.name': 'w'.repeat(64) }), expect: 'metadata.name' },
+  {
+    title: 'a name with a dot',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'metadata.name': 'orders.v2' }),
+    expect: 'metadata.name',
+  },
+  {
+    title: 'a name longer than 63 characters',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'metadata.name': 'w'.repeat(64) }),
+    expect: 'metadata.name',
+  },
   // spec
   { title: 'no spec', kind: 'TemporalWorkerDeployment', manifest: twd({ spec: undefined }), expect: 'spec' },
-  { title: 'no template', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.template': undefined }), expect: 'spec.template' },
-  { title: 'a template without containers', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.template.spec': {} }), expect: 'spec.template.spec.containers' },
-  { title: 'an empty container list', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.template.spec.containers': [] }), expect: 'spec.template.spec.containers' },
-  { title: 'a container without a name', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.template.spec.containers': [{ image: 'w:1' }] }), expect: 'spec.template.spec.containers[0].name' },
-  { title: 'negative replicas', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.replicas': -1 }), expect: 'spec.replicas' },
-  { title: 'replicas as a word', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.replicas': 'three' }), expect: 'spec.replicas' },
-  { title: 'negative minReadySeconds', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.minReadySeconds': -5 }), expect: 'spec.minReadySeconds' },
-  { title: 'a zero progress deadline', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.progressDeadlineSeconds': 0 }), expect: 'spec.progressDeadlineSeconds' },
+  {
+    title: 'no template',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.template': undefined }),
+    expect: 'spec.template',
+  },
+  {
+    title: 'a template without containers',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.template.spec': {} }),
+    expect: 'spec.template.spec.containers',
+  },
+  {
+    title: 'an empty container list',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.template.spec.containers': [] }),
+    expect: 'spec.template.spec.containers',
+  },
+  {
+    title: 'a container without a name',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.template.spec.containers': [{ image: 'w:1' }] }),
+    expect: 'spec.template.spec.containers[0].name',
+  },
+  {
+    title: 'negative replicas',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.replicas': -1 }),
+    expect: 'spec.replicas',
+  },
+  {
+    title: 'replicas as a word',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.replicas': 'three' }),
+    expect: 'spec.replicas',
+  },
+  {
+    title: 'negative minReadySeconds',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.minReadySeconds': -5 }),
+    expect: 'spec.minReadySeconds',
+  },
+  {
+    title: 'a zero progress deadline',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.progressDeadlineSeconds': 0 }),
+    expect: 'spec.progressDeadlineSeconds',
+  },
   // workerOptions
-  { title: 'no workerOptions', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.workerOptions': undefined }), expect: 'spec.workerOptions' },
-  { title: 'no connectionRef', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.workerOptions.connectionRef': undefined }), expect: 'spec.workerOptions.connectionRef' },
-  { title: 'a connection name that is not a DNS label', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.workerOptions.connectionRef.name': 'Temporal_Conn' }), expect: 'spec.workerOptions.connectionRef.name' },
-  { title: 'no Temporal namespace', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.workerOptions.temporalNamespace': undefined }), expect: 'spec.workerOptions.temporalNamespace' },
-  { title: 'an empty Temporal namespace', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.workerOptions.temporalNamespace': '' }), expect: 'spec.workerOptions.temporalNamespace' },
-  { title: 'a custom build ID of 64 characters', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.workerOptions.unsafeCustomBuildID': 'b'.repeat(64) }), expect: 'spec.workerOptions.unsafeCustomBuildID' },
-  { title: 'a custom build ID with a space', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.workerOptions.unsafeCustomBuildID': 'build 1' }), expect: 'spec.workerOptions.unsafeCustomBuildID' },
-  { title: 'a custom build ID starting with a dash', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.workerOptions.unsafeCustomBuildID': '-build' }), expect: 'spec.workerOptions.unsafeCustomBuildID' },
+  {
+    title: 'no workerOptions',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.workerOptions': undefined }),
+    expect: 'spec.workerOptions',
+  },
+  {
+    title: 'no connectionRef',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.workerOptions.connectionRef': undefined }),
+    expect: 'spec.workerOptions.connectionRef',
+  },
+  {
+    title: 'a connection name that is not a DNS label',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.workerOptions.connectionRef.name': 'Temporal_Conn' }),
+    expect: 'spec.workerOptions.connectionRef.name',
+  },
+  {
+    title: 'no Temporal namespace',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.workerOptions.temporalNamespace': undefined }),
+    expect: 'spec.workerOptions.temporalNamespace',
+  },
+  {
+    title: 'an empty Temporal namespace',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.workerOptions.temporalNamespace': '' }),
+    expect: 'spec.workerOptions.temporalNamespace',
+  },
+  {
+    title: 'a custom build ID of 64 characters',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.workerOptions.unsafeCustomBuildID': 'b'.repeat(64) }),
+    expect: 'spec.workerOptions.unsafeCustomBuildID',
+  },
+  {
+    title: 'a custom build ID with a space',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.workerOptions.unsafeCustomBuildID': 'build 1' }),
+    expect: 'spec.workerOptions.unsafeCustomBuildID',
+  },
+  {
+    title: 'a custom build ID starting with a dash',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.workerOptions.unsafeCustomBuildID': '-build' }),
+    expect: 'spec.workerOptions.unsafeCustomBuildID',
+  },
   {
     title: "seed 003's unadapted buildID field",
     kind: 'TemporalWorkerDeployment',
     manifest: twd({ 'spec.workerOptions.buildID': 'wf-a1b2c3d4' }),
     expect: 'spec.workerOptions.buildID',
-    apiServerOnly: 'unknown fields are refused by strict field validation (kubectl\'s default) and pruned otherwise; the controller never sees them',
+    apiServerOnly:
+      "unknown fields are refused by strict field validation (kubectl's default) and pruned otherwise; the controller never sees them",
   },
   // rollout
-  { title: 'an unknown strategy', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': { strategy: 'Canary' } }), expect: 'spec.rollout.strategy' },
-  { title: 'Progressive without steps', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': { strategy: 'Progressive' } }), expect: 'spec.rollout.steps' },
-  { title: 'Progressive with an empty step list', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': progressive([]) }), expect: 'spec.rollout.steps' },
+  {
+    title: 'an unknown strategy',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'Canary' } }),
+    expect: 'spec.rollout.strategy',
+  },
+  {
+    title: 'Progressive without steps',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'Progressive' } }),
+    expect: 'spec.rollout.steps',
+  },
+  {
+    title: 'Progressive with an empty step list',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': progressive([]) }),
+    expect: 'spec.rollout.steps',
+  },
   {
     title: 'Progressive with 21 steps',
     kind: 'TemporalWorkerDeployment',
-    manifest: twd({ 'spec.rollout': progressive(Array.from({ length: 21 }, (_, i) => ({ rampPercentage: i + 1, pauseDuration: '1m' }))) }),
+    manifest: twd({
+      'spec.rollout': progressive(
+        Array.from({ length: 21 }, (_, i) => ({ rampPercentage: i + 1, pauseDuration: '1m' })),
+      ),
+    }),
     expect: 'spec.rollout.steps',
   },
-  { title: 'a ramp of 0%', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': progressive(steps([0, '1m'])) }), expect: 'spec.rollout.steps[0].rampPercentage' },
-  { title: 'a ramp of 100%', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': progressive(steps([10, '1m'], [100, '1m'])) }), expect: 'spec.rollout.steps[1].rampPercentage' },
-  { title: 'a decreasing ramp', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': progressive(steps([50, '1m'], [20, '1m'])) }), expect: 'spec.rollout.steps' },
-  { title: 'a repeated ramp', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': progressive(steps([20, '1m'], [20, '1m'])) }), expect: 'spec.rollout.steps' },
-  { title: 'a pause shorter than 30s', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': progressive(steps([10, '10s'])) }), expect: 'spec.rollout.steps[0].pauseDuration' },
-  { title: 'a pause that is not a duration', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': progressive(steps([10, 'soon'])) }), expect: 'spec.rollout.steps[0].pauseDuration' },
-  { title: 'a negative pause', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': progressive(steps([10, '-5m'])) }), expect: 'spec.rollout.steps[0].pauseDuration' },
-  { title: 'a step without a pause', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': progressive([{ rampPercentage: 10 }]) }), expect: 'spec.rollout.steps[0].pauseDuration' },
-  { title: 'steps with AllAtOnce', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', steps: steps([10, '1m']) } }), expect: 'spec.rollout.steps' },
-  { title: 'rollout and cutover together', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': { strategy: 'Manual' }, 'spec.cutover': { strategy: 'Manual' } }), expect: 'cutover' },
-  { title: 'a deprecated cutover that is invalid too', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.cutover': { strategy: 'Progressive' } }), expect: 'spec.cutover.steps' },
+  {
+    title: 'a ramp of 0%',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': progressive(steps([0, '1m'])) }),
+    expect: 'spec.rollout.steps[0].rampPercentage',
+  },
+  {
+    title: 'a ramp of 100%',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': progressive(steps([10, '1m'], [100, '1m'])) }),
+    expect: 'spec.rollout.steps[1].rampPercentage',
+  },
+  {
+    title: 'a decreasing ramp',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': progressive(steps([50, '1m'], [20, '1m'])) }),
+    expect: 'spec.rollout.steps',
+  },
+  {
+    title: 'a repeated ramp',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': progressive(steps([20, '1m'], [20, '1m'])) }),
+    expect: 'spec.rollout.steps',
+  },
+  {
+    title: 'a pause shorter than 30s',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': progressive(steps([10, '10s'])) }),
+    expect: 'spec.rollout.steps[0].pauseDuration',
+  },
+  {
+    title: 'a pause that is not a duration',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': progressive(steps([10, 'soon'])) }),
+    expect: 'spec.rollout.steps[0].pauseDuration',
+  },
+  {
+    title: 'a negative pause',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': progressive(steps([10, '-5m'])) }),
+    expect: 'spec.rollout.steps[0].pauseDuration',
+  },
+  {
+    title: 'a step without a pause',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': progressive([{ rampPercentage: 10 }]) }),
+    expect: 'spec.rollout.steps[0].pauseDuration',
+  },
+  {
+    title: 'steps with AllAtOnce',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', steps: steps([10, '1m']) } }),
+    expect: 'spec.rollout.steps',
+  },
+  {
+    title: 'rollout and cutover together',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'Manual' }, 'spec.cutover': { strategy: 'Manual' } }),
+    expect: 'cutover',
+  },
+  {
+    title: 'a deprecated cutover that is invalid too',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.cutover': { strategy: 'Progressive' } }),
+    expect: 'spec.cutover.steps',
+  },
   // gates
-  { title: 'a gate without a workflow type', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', gate: {} } }), expect: 'spec.rollout.gate.workflowType' },
+  {
+    title: 'a gate without a workflow type',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', gate: {} } }),
+    expect: 'spec.rollout.gate.workflowType',
+  },
   {
     title: 'gate input and inputFrom together',
     kind: 'TemporalWorkerDeployment',
-    manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', gate: { workflowType: 'Check', input: { a: 1 }, inputFrom: { secretKeyRef: { name: 's', key: 'k' } } } } }),
+    manifest: twd({
+      'spec.rollout': {
+        strategy: 'AllAtOnce',
+        gate: { workflowType: 'Check', input: { a: 1 }, inputFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+      },
+    }),
     expect: 'spec.rollout.gate',
   },
   {
     title: 'gate inputFrom naming both a ConfigMap and a Secret',
     kind: 'TemporalWorkerDeployment',
-    manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', gate: { workflowType: 'Check', inputFrom: { secretKeyRef: { name: 's', key: 'k' }, configMapKeyRef: { name: 'c', key: 'k' } } } } }),
+    manifest: twd({
+      'spec.rollout': {
+        strategy: 'AllAtOnce',
+        gate: {
+          workflowType: 'Check',
+          inputFrom: { secretKeyRef: { name: 's', key: 'k' }, configMapKeyRef: { name: 'c', key: 'k' } },
+        },
+      },
+    }),
     expect: 'spec.rollout.gate.inputFrom',
   },
-  { title: 'gate inputFrom naming nothing', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', gate: { workflowType: 'Check', inputFrom: {} } } }), expect: 'spec.rollout.gate.inputFrom' },
+  {
+    title: 'gate inputFrom naming nothing',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', gate: { workflowType: 'Check', inputFrom: {} } } }),
+    expect: 'spec.rollout.gate.inputFrom',
+  },
   {
     title: 'a gate Secret reference without a key',
     kind: 'TemporalWorkerDeployment',
-    manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', gate: { workflowType: 'Check', inputFrom: { secretKeyRef: { name: 's' } } } } }),
+    manifest: twd({
+      'spec.rollout': {
+        strategy: 'AllAtOnce',
+        gate: { workflowType: 'Check', inputFrom: { secretKeyRef: { name: 's' } } },
+      },
+    }),
     expect: 'spec.rollout.gate.inputFrom.secretKeyRef.key',
   },
-  { title: 'a gate input that is a string', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', gate: { workflowType: 'Check', input: 'go' } } }), expect: 'spec.rollout.gate.input' },
+  {
+    title: 'a gate input that is a string',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', gate: { workflowType: 'Check', input: 'go' } } }),
+    expect: 'spec.rollout.gate.input',
+  },
   {
     title: 'a step gate input that is a list',
     kind: 'TemporalWorkerDeployment',
-    manifest: twd({ 'spec.rollout': progressive([{ rampPercentage: 10, pauseDuration: '1m', gate: { workflowType: 'Check', input: [1, 2] } }]) }),
+    manifest: twd({
+      'spec.rollout': progressive([
+        { rampPercentage: 10, pauseDuration: '1m', gate: { workflowType: 'Check', input: [1, 2] } },
+      ]),
+    }),
     expect: 'spec.rollout.steps[0].gate.input',
   },
   // sunset
-  { title: 'a scale-down delay in words', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.sunset': { scaledownDelay: '1 hour' } }), expect: 'spec.sunset.scaledownDelay' },
-  { title: 'a delete delay as a number', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.sunset': { deleteDelay: 5 } }), expect: 'spec.sunset.deleteDelay' },
+  {
+    title: 'a scale-down delay in words',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.sunset': { scaledownDelay: '1 hour' } }),
+    expect: 'spec.sunset.scaledownDelay',
+  },
+  {
+    title: 'a delete delay as a number',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.sunset': { deleteDelay: 5 } }),
+    expect: 'spec.sunset.deleteDelay',
+  },
   // pools
-  { title: 'two pools with one name', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.pools': [{ name: 'spot' }, { name: 'spot' }] }), expect: 'spec.pools' },
-  { title: 'a pool name that is not a DNS label', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.pools': [{ name: 'Spot_Nodes' }] }), expect: 'spec.pools[0].name' },
-  { title: 'a pool name of 21 characters', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.pools': [{ name: 'p'.repeat(21) }] }), expect: 'spec.pools[0].name' },
-  { title: 'negative pool replicas', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.pools': [{ name: 'spot', replicas: -1 }] }), expect: 'spec.pools[0].replicas' },
-  { title: 'a pool node selector with a number', kind: 'TemporalWorkerDeployment', manifest: twd({ 'spec.pools': [{ name: 'spot', nodeSelector: { zone: 1 } }] }), expect: 'spec.pools[0].nodeSelector' },
+  {
+    title: 'two pools with one name',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.pools': [{ name: 'spot' }, { name: 'spot' }] }),
+    expect: 'spec.pools',
+  },
+  {
+    title: 'a pool name that is not a DNS label',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.pools': [{ name: 'Spot_Nodes' }] }),
+    expect: 'spec.pools[0].name',
+  },
+  {
+    title: 'a pool name of 21 characters',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.pools': [{ name: 'p'.repeat(21) }] }),
+    expect: 'spec.pools[0].name',
+  },
+  {
+    title: 'negative pool replicas',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.pools': [{ name: 'spot', replicas: -1 }] }),
+    expect: 'spec.pools[0].replicas',
+  },
+  {
+    title: 'a pool node selector with a number',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.pools': [{ name: 'spot', nodeSelector: { zone: 1 } }] }),
+    expect: 'spec.pools[0].nodeSelector',
+  },
   // TemporalConnection
-  { title: 'a host without a port', kind: 'TemporalConnection', manifest: conn({ 'spec.hostPort': 'temporal.example.com' }), expect: 'spec.hostPort' },
-  { title: 'a host with a scheme', kind: 'TemporalConnection', manifest: conn({ 'spec.hostPort': 'https://temporal.example.com:7233' }), expect: 'spec.hostPort' },
-  { title: 'no host', kind: 'TemporalConnection', manifest: conn({ 'spec.hostPort': undefined }), expect: 'spec.hostPort' },
+  {
+    title: 'a host without a port',
+    kind: 'TemporalConnection',
+    manifest: conn({ 'spec.hostPort': 'temporal.example.com' }),
+    expect: 'spec.hostPort',
+  },
+  {
+    title: 'a host with a scheme',
+    kind: 'TemporalConnection',
+    manifest: conn({ 'spec.hostPort': 'https://temporal.example.com:7233' }),
+    expect: 'spec.hostPort',
+  },
+  {
+    title: 'no host',
+    kind: 'TemporalConnection',
+    manifest: conn({ 'spec.hostPort': undefined }),
+    expect: 'spec.hostPort',
+  },
   {
     title: 'mutual TLS and an API key together',
     kind: 'TemporalConnection',
     manifest: conn({ 'spec.mutualTLSSecretRef': { name: 'cert' }, 'spec.apiKeySecretRef': { name: 'key', key: 'k' } }),
     expect: 'mutualTLSSecretRef',
   },
-  { title: 'an API key reference without a key', kind: 'TemporalConnection', manifest: conn({ 'spec.apiKeySecretRef': { name: 'key' } }), expect: 'spec.apiKeySecretRef.key' },
-  { title: 'a mutual TLS reference without a name', kind: 'TemporalConnection', manifest: conn({ 'spec.mutualTLSSecretRef': {} }), expect: 'spec.mutualTLSSecretRef.name' },
-  { title: 'a TLS server name with a space', kind: 'TemporalConnection', manifest: conn({ 'spec.tls': { serverName: 'temporal example' } }), expect: 'spec.tls.serverName' },
+  {
+    title: 'an API key reference without a key',
+    kind: 'TemporalConnection',
+    manifest: conn({ 'spec.apiKeySecretRef': { name: 'key' } }),
+    expect: 'spec.apiKeySecretRef.key',
+  },
+  {
+    title: 'a mutual TLS reference without a name',
+    kind: 'TemporalConnection',
+    manifest: conn({ 'spec.mutualTLSSecretRef': {} }),
+    expect: 'spec.mutualTLSSecretRef.name',
+  },
+  {
+    title: 'a TLS server name with a space',
+    kind: 'TemporalConnection',
+    manifest: conn({ 'spec.tls': { serverName: 'temporal example' } }),
+    expect: 'spec.tls.serverName',
+  },
   // TemporalWorkerOwnedResource
-  { title: 'no workerRef', kind: 'TemporalWorkerOwnedResource', manifest: twor({ 'spec.workerRef': undefined }), expect: 'spec.workerRef' },
-  { title: 'a workerRef without a name', kind: 'TemporalWorkerOwnedResource', manifest: twor({ 'spec.workerRef': {} }), expect: 'spec.workerRef.name' },
-  { title: 'an object without apiVersion', kind: 'TemporalWorkerOwnedResource', manifest: twor({ 'spec.object.apiVersion': undefined }), expect: 'spec.object.apiVersion' },
-  { title: 'an object without kind', kind: 'TemporalWorkerOwnedResource', manifest: twor({ 'spec.object.kind': undefined }), expect: 'spec.object.kind' },
-  { title: 'an object with a name', kind: 'TemporalWorkerOwnedResource', manifest: twor({ 'spec.object.metadata': { name: 'mine' } }), expect: 'spec.object.metadata' },
-  { title: 'an object with a namespace', kind: 'TemporalWorkerOwnedResource', manifest: twor({ 'spec.object.metadata': { namespace: 'other' } }), expect: 'spec.object.metadata' },
-  { title: 'no object', kind: 'TemporalWorkerOwnedResource', manifest: twor({ 'spec.object': undefined }), expect: 'spec.object' },
+  {
+    title: 'no workerRef',
+    kind: 'TemporalWorkerOwnedResource',
+    manifest: twor({ 'spec.workerRef': undefined }),
+    expect: 'spec.workerRef',
+  },
+  {
+    title: 'a workerRef without a name',
+    kind: 'TemporalWorkerOwnedResource',
+    manifest: twor({ 'spec.workerRef': {} }),
+    expect: 'spec.workerRef.name',
+  },
+  {
+    title: 'an object without apiVersion',
+    kind: 'TemporalWorkerOwnedResource',
+    manifest: twor({ 'spec.object.apiVersion': undefined }),
+    expect: 'spec.object.apiVersion',
+  },
+  {
+    title: 'an object without kind',
+    kind: 'TemporalWorkerOwnedResource',
+    manifest: twor({ 'spec.object.kind': undefined }),
+    expect: 'spec.object.kind',
+  },
+  {
+    title: 'an object with a name',
+    kind: 'TemporalWorkerOwnedResource',
+    manifest: twor({ 'spec.object.metadata': { name: 'mine' } }),
+    expect: 'spec.object.metadata',
+  },
+  {
+    title: 'an object with a namespace',
+    kind: 'TemporalWorkerOwnedResource',
+    manifest: twor({ 'spec.object.metadata': { namespace: 'other' } }),
+    expect: 'spec.object.metadata',
+  },
+  {
+    title: 'no object',
+    kind: 'TemporalWorkerOwnedResource',
+    manifest: twor({ 'spec.object': undefined }),
+    expect: 'spec.object',
+  },
   {
     title: 'a changed workerRef',
     kind: 'TemporalWorkerOwnedResource',

@@ -23,16 +23,35 @@ function pluralOf(kind: string | undefined): string {
 /** Creates the object in `namespace` and returns it as stored, defaults filled in. */
 export async function create(manifest: Manifest, namespace: string): Promise<Manifest> {
   const body = { ...manifest, metadata: { ...manifest.metadata, namespace } };
-  if (manifest.apiVersion !== `${GROUP}/${VERSION}`) return (await KubernetesObjectApi.makeApiClient(kubeConfig()).create(body));
+  if (manifest.apiVersion !== `${GROUP}/${VERSION}`)
+    return await KubernetesObjectApi.makeApiClient(kubeConfig()).create(body);
   return (await kubeConfig()
     .makeApiClient(CustomObjectsApi)
-    .createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: pluralOf(manifest.kind), body, fieldValidation: 'Strict' })) as Manifest;
+    .createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: pluralOf(manifest.kind),
+      body,
+      fieldValidation: 'Strict',
+    })) as Manifest;
 }
 
 /** Replaces an object of ours with `manifest`, keeping the stored resourceVersion. */
 export async function replace(manifest: Manifest, stored: Manifest, namespace: string): Promise<Manifest> {
-  const body = { ...manifest, metadata: { ...manifest.metadata, namespace, resourceVersion: stored.metadata?.resourceVersion } };
+  const body = {
+    ...manifest,
+    metadata: { ...manifest.metadata, namespace, resourceVersion: stored.metadata?.resourceVersion },
+  };
   return (await kubeConfig()
     .makeApiClient(CustomObjectsApi)
-    .replaceNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: pluralOf(manifest.kind), name: manifest.metadata?.name ?? '', body, fieldValidation: 'Strict' })) as Manifest;
+    .replaceNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: pluralOf(manifest.kind),
+      name: manifest.metadata?.name ?? '',
+      body,
+      fieldValidation: 'Strict',
+    })) as Manifest;
 }

@@ -23,10 +23,20 @@ export interface OwnTemporal {
  * test ends. `keepState` keeps its state in a SQLite file across stop and start; otherwise it is
  * kept in memory, which stays fast while the whole suite loads the machine.
  */
-export async function ownTemporal(t: TestContext, dynamicConfig: Record<string, unknown>, { keepState = false } = {}): Promise<OwnTemporal> {
+export async function ownTemporal(
+  t: TestContext,
+  dynamicConfig: Record<string, unknown>,
+  { keepState = false } = {},
+): Promise<OwnTemporal> {
   const dir = mkdtempSync(path.join(tmpdir(), 'twc-temporal-'));
   const storage = keepState ? { dbFilename: path.join(dir, 'temporal.db') } : {};
-  const launch = (port?: number) => startTemporal(dir, binaryPaths(), { ...FAST_DYNAMIC_CONFIG, ...dynamicConfig }, { ...storage, ...(port === undefined ? {} : { port }) });
+  const launch = (port?: number) =>
+    startTemporal(
+      dir,
+      binaryPaths(),
+      { ...FAST_DYNAMIC_CONFIG, ...dynamicConfig },
+      { ...storage, ...(port === undefined ? {} : { port }) },
+    );
   let server: TemporalServer = await launch();
   const port = Number(server.address.slice(server.address.lastIndexOf(':') + 1));
   const connection = await Connection.connect({ address: server.address });

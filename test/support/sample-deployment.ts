@@ -31,15 +31,32 @@ export function sampleDeployment(d: SampleDeployment): V1Deployment {
       selector: { matchLabels: { app: d.name } },
       template: {
         metadata: { labels: { app: d.name } },
-        spec: { containers: [{ name: 'worker', image: 'sample-worker', env: Object.entries(env).map(([name, value]) => ({ name, value })) }] },
+        spec: {
+          containers: [
+            {
+              name: 'worker',
+              image: 'sample-worker',
+              env: Object.entries(env).map(([name, value]) => ({ name, value })),
+            },
+          ],
+        },
       },
     },
   };
 }
 
 /** Runs one single-replica Deployment of the sample worker per build, all of one Temporal deployment. */
-export async function runSampleBuilds(apps: AppsV1Api, namespace: string, deploymentName: string, taskQueue: string, buildIds: string[]): Promise<void> {
+export async function runSampleBuilds(
+  apps: AppsV1Api,
+  namespace: string,
+  deploymentName: string,
+  taskQueue: string,
+  buildIds: string[],
+): Promise<void> {
   for (const buildId of buildIds) {
-    await apps.createNamespacedDeployment({ namespace, body: sampleDeployment({ namespace, name: buildId, replicas: 1, deploymentName, buildId, taskQueue }) });
+    await apps.createNamespacedDeployment({
+      namespace,
+      body: sampleDeployment({ namespace, name: buildId, replicas: 1, deploymentName, buildId, taskQueue }),
+    });
   }
 }

@@ -15,14 +15,21 @@ export interface TemporalOperator {
   describe(): Promise<TemporalDeploymentState>;
 }
 
-export function temporalOperator(client: Client, deploymentName: string, identity = 'some-other-cli-user'): TemporalOperator {
+export function temporalOperator(
+  client: Client,
+  deploymentName: string,
+  identity = 'some-other-cli-user',
+): TemporalOperator {
   const service = client.workflowService;
   const namespace = client.options.namespace;
   return {
     identity,
-    claimManager: async () => void (await service.setWorkerDeploymentManager({ namespace, deploymentName, self: true, identity })),
-    releaseManager: async () => void (await service.setWorkerDeploymentManager({ namespace, deploymentName, managerIdentity: '', identity })),
-    setCurrent: async (buildId) => void (await service.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity })),
+    claimManager: async () =>
+      void (await service.setWorkerDeploymentManager({ namespace, deploymentName, self: true, identity })),
+    releaseManager: async () =>
+      void (await service.setWorkerDeploymentManager({ namespace, deploymentName, managerIdentity: '', identity })),
+    setCurrent: async (buildId) =>
+      void (await service.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity })),
     describe: () => describeDeployment(service, namespace, deploymentName),
   };
 }

@@ -7,7 +7,11 @@ import { CRD_DIR, crdFiles, README } from '../../src/api/generate.ts';
 
 test('config/crd is what `npm run generate` writes from the schemas', () => {
   const generated = crdFiles();
-  assert.deepEqual(readdirSync(CRD_DIR).sort(), [...generated.keys()].map((f) => path.basename(f)).sort(), 'the same files');
+  assert.deepEqual(
+    readdirSync(CRD_DIR).sort(),
+    [...generated.keys()].map((f) => path.basename(f)).sort(),
+    'the same files',
+  );
   for (const [file, content] of generated) {
     assert.equal(readFileSync(file, 'utf8'), content, `${path.basename(file)} is stale: run \`npm run generate\``);
   }

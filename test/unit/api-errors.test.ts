@@ -4,8 +4,14 @@ import { test } from 'node:test';
 import { ApiException } from '@kubernetes/client-node';
 import { apiServerMessage } from '../../src/k8s/api-errors.ts';
 
-test('an API server refusal is its Status message and code, without client-node\'s dump of the body and headers', () => {
-  const body = JSON.stringify({ kind: 'Status', status: 'Failure', message: 'deployments.apps "w" is forbidden: denied', reason: 'Invalid', code: 422 });
+test("an API server refusal is its Status message and code, without client-node's dump of the body and headers", () => {
+  const body = JSON.stringify({
+    kind: 'Status',
+    status: 'Failure',
+    message: 'deployments.apps "w" is forbidden: denied',
+    reason: 'Invalid',
+    code: 422,
+  });
   const error = new ApiException(422, 'Unknown API Status Code!', body, { 'audit-id': 'x' });
   assert.match(error.message, /Unknown API Status Code!/);
   assert.equal(apiServerMessage(error), 'deployments.apps "w" is forbidden: denied (HTTP 422)');

@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KINDS } from '../../src/api/kinds.ts';
 import { validate, withDefaults } from '../../src/api/validate.ts';
-import { invalidManifests, validConnection, validOwnedResource, validWorkerDeployment } from '../support/invalid-manifests.ts';
+import {
+  invalidManifests,
+  validConnection,
+  validOwnedResource,
+  validWorkerDeployment,
+} from '../support/invalid-manifests.ts';
 
 for (const c of invalidManifests.filter((c) => !c.apiServerOnly)) {
   test(`the validator refuses ${c.kind}: ${c.title}`, () => {

@@ -3,7 +3,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { BinaryBuildError, binaryPaths, cacheRoot, ensureBinaries, kubernetesVersion, TEMPORAL_CLI_VERSION } from '../../src/localenv/binaries.ts';
+import {
+  BinaryBuildError,
+  binaryPaths,
+  cacheRoot,
+  ensureBinaries,
+  kubernetesVersion,
+  TEMPORAL_CLI_VERSION,
+} from '../../src/localenv/binaries.ts';
 
 test('the Kubernetes version comes from the wrapper module, and every staging module follows it', () => {
   const version = kubernetesVersion();
@@ -11,7 +18,8 @@ test('the Kubernetes version comes from the wrapper module, and every staging mo
   const goMod = readFileSync(path.join(import.meta.dirname, '../../tools/k8s-testbin/go.mod'), 'utf8');
   const replaced = [...goMod.matchAll(/^\s*k8s\.io\/(\S+) => k8s\.io\/\S+ (v\S+)$/gm)];
   assert.ok(replaced.length >= 31, `all staging modules are replaced (${replaced.length})`);
-  for (const [, module, v] of replaced) assert.equal(v, version.replace(/^v1\./, 'v0.'), `k8s.io/${module} matches Kubernetes ${version}`);
+  for (const [, module, v] of replaced)
+    assert.equal(v, version.replace(/^v1\./, 'v0.'), `k8s.io/${module} matches Kubernetes ${version}`);
 });
 
 test('binaries are cached outside the clone, keyed by version', () => {

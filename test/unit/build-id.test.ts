@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildIdOf, labelValue, templateHash } from '../../src/k8s/build-id.ts';
 
-const template = (image: string, extra: Record<string, unknown> = {}) => ({ spec: { containers: [{ name: 'worker', image, ...extra }] } });
+const template = (image: string, extra: Record<string, unknown> = {}) => ({
+  spec: { containers: [{ name: 'worker', image, ...extra }] },
+});
 
 test('the build ID is pinned: these values must never change between releases', () => {
   // A changed value here means every existing worker deployment would roll to a "new" build on

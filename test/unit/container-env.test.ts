@@ -3,10 +3,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ContainerEnvError, resolveEnv, type EnvSources } from '../../src/node-agent/container-env.ts';
 
-const pod: V1Pod = { metadata: { name: 'p-1', namespace: 'ns', uid: 'u-1', labels: { app: 'w' } }, spec: { containers: [] } };
+const pod: V1Pod = {
+  metadata: { name: 'p-1', namespace: 'ns', uid: 'u-1', labels: { app: 'w' } },
+  spec: { containers: [] },
+};
 const sources: EnvSources = {
-  secretValue: (namespace, name, key) => Promise.resolve(namespace === 'ns' && name === 's' && key === 'k' ? 'secret-value' : undefined),
-  configMapValue: (namespace, name, key) => Promise.resolve(namespace === 'ns' && name === 'c' && key === 'k' ? 'config-value' : undefined),
+  secretValue: (namespace, name, key) =>
+    Promise.resolve(namespace === 'ns' && name === 's' && key === 'k' ? 'secret-value' : undefined),
+  configMapValue: (namespace, name, key) =>
+    Promise.resolve(namespace === 'ns' && name === 'c' && key === 'k' ? 'config-value' : undefined),
 };
 
 test('values, field references, Secret and ConfigMap keys resolve as a kubelet resolves them', async () => {
@@ -33,7 +38,10 @@ test('values, field references, Secret and ConfigMap keys resolve as a kubelet r
 });
 
 test('a missing required Secret key names the variable and the Secret', async () => {
-  const container: V1Container = { name: 'worker', env: [{ name: 'TEMPORAL_API_KEY', valueFrom: { secretKeyRef: { name: 'creds', key: 'api-key' } } }] };
+  const container: V1Container = {
+    name: 'worker',
+    env: [{ name: 'TEMPORAL_API_KEY', valueFrom: { secretKeyRef: { name: 'creds', key: 'api-key' } } }],
+  };
   await assert.rejects(resolveEnv(pod, container, sources), (error: unknown) => {
     assert.ok(error instanceof ContainerEnvError);
     assert.match(error.message, /TEMPORAL_API_KEY: key api-key of Secret ns\/creds not found/);

@@ -11,11 +11,19 @@ import { type WorkerConnection, workerConnection } from '../../src/k8s/worker-co
 const plaintext = { hostPort: 'temporal:7233' };
 const apiKey = { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } };
 
-function build(spec: Partial<TemporalWorkerDeployment['spec']> = {}, connection: WorkerConnection = plaintext): V1Deployment {
+function build(
+  spec: Partial<TemporalWorkerDeployment['spec']> = {},
+  connection: WorkerConnection = plaintext,
+): V1Deployment {
   return versionedDeployment({
     workerDeployment: {
       metadata: { name: 'orders', namespace: 'team-a', uid: 'uid-1' },
-      spec: { replicas: 2, workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: 'ns', unsafeCustomBuildID: 'stable' }, template: { spec: { containers: [{ name: 'worker', image: 'w:1' }] } }, ...spec },
+      spec: {
+        replicas: 2,
+        workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: 'ns', unsafeCustomBuildID: 'stable' },
+        template: { spec: { containers: [{ name: 'worker', image: 'w:1' }] } },
+        ...spec,
+      },
     },
     connection,
     buildId: 'stable',
@@ -24,30 +32,86 @@ function build(spec: Partial<TemporalWorkerDeployment['spec']> = {}, connection:
 
 /** As the API server returns it: with a resourceVersion, status and a replica count an autoscaler may have changed. */
 function live(deployment: V1Deployment, replicas = 2): V1Deployment {
-  return { ...deployment, metadata: { ...deployment.metadata, resourceVersion: '42' }, spec: { ...deployment.spec!, replicas, revisionHistoryLimit: 10 } };
+  return {
+    ...deployment,
+    metadata: { ...deployment.metadata, resourceVersion: '42' },
+    spec: { ...deployment.spec!, replicas, revisionHistoryLimit: 10 },
+  };
 }
 
 const observed = (deployment: V1Deployment) => observeDeployment(live(deployment))!;
 const template = { spec: { containers: [{ name: 'worker', image: 'w:2' }] } };
 
 /** The API-key connection as the workers see it with this Secret data (values as the API server gives them, base64). */
-const keyed = (data: Record<string, string>) => workerConnection(apiKey, { data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) });
+const keyed = (data: Record<string, string>) =>
+  workerConnection(apiKey, {
+    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  });
 const mtls = { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'client-cert' } };
-const certified = (crt: string, ca?: string) => workerConnection(mtls, { data: { 'tls.crt': crt, 'tls.key': 'k', ...(ca ? { 'ca.crt': ca } : {}) } });
+const certified = (crt: string, ca?: string) =>
+  workerConnection(mtls, { data: { 'tls.crt': crt, 'tls.key': 'k', ...(ca ? { 'ca.crt': ca } : {}) } });
 
 const cases: [string, V1Deployment, V1Deployment | undefined, WorkerConnection, RegExp | undefined][] = [
   ['the target as built: nothing to do', build(), build(), plaintext, undefined],
   ['an old build on the same connection: nothing to do', build(), undefined, plaintext, undefined],
-  ['the connection changed: the target rolls', build(), build({}, apiKey), apiKey, /TemporalConnection or the credentials in its Secret changed/],
-  ['the connection changed: an old build rolls too', build(), undefined, apiKey, /TemporalConnection or the credentials in its Secret changed/],
+  [
+    'the connection changed: the target rolls',
+    build(),
+    build({}, apiKey),
+    apiKey,
+    /TemporalConnection or the credentials in its Secret changed/,
+  ],
+  [
+    'the connection changed: an old build rolls too',
+    build(),
+    undefined,
+    apiKey,
+    /TemporalConnection or the credentials in its Secret changed/,
+  ],
   ['a new template under the custom build ID', build(), build({ template }), plaintext, /unsafeCustomBuildID/],
   ['new timings', build(), build({ minReadySeconds: 10 }), plaintext, /minReadySeconds/],
-  ['another replica count is not drift: scaling is separate', build({ replicas: 2 }), build({ replicas: 5 }), plaintext, undefined],
-  ['a rotated API key: the target rolls', build({}, keyed({ 'api-key': 'one' })), build({}, keyed({ 'api-key': 'two' })), keyed({ 'api-key': 'two' }), /credentials in its Secret changed/],
-  ['a rotated API key: an old build rolls too', build({}, keyed({ 'api-key': 'one' })), undefined, keyed({ 'api-key': 'two' }), /credentials in its Secret changed/],
-  ['a key the workers do not read changed: nothing to do', build({}, keyed({ 'api-key': 'one', other: 'a' })), undefined, keyed({ 'api-key': 'one', other: 'b' }), undefined],
-  ['a renewed client certificate: an old build rolls', build({}, certified('c1')), undefined, certified('c2'), /credentials in its Secret changed/],
-  ['a CA added to the mutual TLS Secret: an old build rolls', build({}, certified('c1')), undefined, certified('c1', 'ca'), /credentials in its Secret changed/],
+  [
+    'another replica count is not drift: scaling is separate',
+    build({ replicas: 2 }),
+    build({ replicas: 5 }),
+    plaintext,
+    undefined,
+  ],
+  [
+    'a rotated API key: the target rolls',
+    build({}, keyed({ 'api-key': 'one' })),
+    build({}, keyed({ 'api-key': 'two' })),
+    keyed({ 'api-key': 'two' }),
+    /credentials in its Secret changed/,
+  ],
+  [
+    'a rotated API key: an old build rolls too',
+    build({}, keyed({ 'api-key': 'one' })),
+    undefined,
+    keyed({ 'api-key': 'two' }),
+    /credentials in its Secret changed/,
+  ],
+  [
+    'a key the workers do not read changed: nothing to do',
+    build({}, keyed({ 'api-key': 'one', other: 'a' })),
+    undefined,
+    keyed({ 'api-key': 'one', other: 'b' }),
+    undefined,
+  ],
+  [
+    'a renewed client certificate: an old build rolls',
+    build({}, certified('c1')),
+    undefined,
+    certified('c2'),
+    /credentials in its Secret changed/,
+  ],
+  [
+    'a CA added to the mutual TLS Secret: an old build rolls',
+    build({}, certified('c1')),
+    undefined,
+    certified('c1', 'ca'),
+    /credentials in its Secret changed/,
+  ],
 ];
 
 for (const [title, existing, wanted, connection, expected] of cases) {
@@ -62,7 +126,7 @@ test('the replacement of the target is the new build, on the live resourceVersio
   const wanted = build({ template }, apiKey);
   const replacement = replacementOf(live(build(), 7), wanted, apiKey);
   assert.equal(replacement.metadata?.resourceVersion, '42');
-  assert.equal(replacement.spec?.replicas, 7, 'an autoscaler\'s count is kept');
+  assert.equal(replacement.spec?.replicas, 7, "an autoscaler's count is kept");
   assert.equal(replacement.spec?.revisionHistoryLimit, 10, 'server defaults are kept');
   assert.deepEqual(replacement.spec?.template, wanted.spec?.template);
   assert.equal(driftOf(observeDeployment(replacement)!, wanted, apiKey), undefined, 'and it no longer drifts');

@@ -13,21 +13,29 @@ test('bind addresses are read as controller-runtime flags write them', () => {
     ['0', undefined],
   ];
   for (const [value, expected] of cases) assert.deepEqual(parseBindAddress(value), expected, value);
-  for (const value of ['8080', ':', ':65536', 'host:port', '::1:8080', '']) assert.throws(() => parseBindAddress(value), /not a bind address/, value);
+  for (const value of ['8080', ':', ':65536', 'host:port', '::1:8080', ''])
+    assert.throws(() => parseBindAddress(value), /not a bind address/, value);
 });
 
 test('the server answers its routes, 503 with the reason when not ready, and 404 elsewhere', async (t) => {
   const registry = new Registry();
   new Counter({ name: 'twc_test_total', help: 'a test counter', registers: [registry] }).inc(3);
   let notReady: string | undefined = 'informers not synced';
-  const server = await serve({ host: '127.0.0.1', port: 0 }, { '/healthz': healthz, '/readyz': readyz(() => notReady), '/metrics': metrics(registry) });
+  const server = await serve(
+    { host: '127.0.0.1', port: 0 },
+    { '/healthz': healthz, '/readyz': readyz(() => notReady), '/metrics': metrics(registry) },
+  );
   t.after(() => server.close());
   const get = async (path: string) => {
     const response = await fetch(`http://127.0.0.1:${server.port}${path}`);
     return { status: response.status, body: await response.text(), type: response.headers.get('content-type') };
   };
   assert.deepEqual(await get('/healthz'), { status: 200, body: 'ok\n', type: 'text/plain; charset=utf-8' });
-  assert.deepEqual(await get('/readyz'), { status: 503, body: 'informers not synced\n', type: 'text/plain; charset=utf-8' });
+  assert.deepEqual(await get('/readyz'), {
+    status: 503,
+    body: 'informers not synced\n',
+    type: 'text/plain; charset=utf-8',
+  });
   notReady = undefined;
   assert.equal((await get('/readyz?verbose')).status, 200);
   const scraped = await get('/metrics');

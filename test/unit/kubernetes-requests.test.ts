@@ -13,7 +13,12 @@ test('requests are labelled with the API server verb and resource', () => {
     ['PATCH', '/apis/apps/v1/namespaces/ns/deployments/web/scale', 'patch', 'deployments/scale'],
     ['DELETE', '/apis/apps/v1/namespaces/ns/deployments/web', 'delete', 'deployments'],
     ['DELETE', '/apis/apps/v1/namespaces/ns/deployments', 'deletecollection', 'deployments'],
-    ['PUT', '/apis/temporal.io/v1alpha1/namespaces/ns/temporalworkerdeployments/w/status', 'update', 'temporalworkerdeployments/status'],
+    [
+      'PUT',
+      '/apis/temporal.io/v1alpha1/namespaces/ns/temporalworkerdeployments/w/status',
+      'update',
+      'temporalworkerdeployments/status',
+    ],
     ['PUT', '/apis/coordination.k8s.io/v1/namespaces/ns/leases/l', 'update', 'leases'],
     ['GET', '/api/v1/namespaces/ns/secrets/s', 'get', 'secrets'],
     ['GET', '/api/v1/namespaces', 'list', 'namespaces'],

@@ -11,30 +11,38 @@ class FakeLeaseApi implements LeaseApi {
   failure: 'error' | 'hang' | undefined;
   private version = 0;
 
-  readNamespacedLease = (): Promise<V1Lease> => this.call(() => {
-    if (!this.lease) throw apiError(404);
-    return structuredClone(this.lease);
-  });
+  readNamespacedLease = (): Promise<V1Lease> =>
+    this.call(() => {
+      if (!this.lease) throw apiError(404);
+      return structuredClone(this.lease);
+    });
 
-  createNamespacedLease = ({ body }: { body: V1Lease }): Promise<V1Lease> => this.call(() => {
-    if (this.lease) throw apiError(409);
-    return this.store(body);
-  });
+  createNamespacedLease = ({ body }: { body: V1Lease }): Promise<V1Lease> =>
+    this.call(() => {
+      if (this.lease) throw apiError(409);
+      return this.store(body);
+    });
 
-  replaceNamespacedLease = ({ body }: { body: V1Lease }): Promise<V1Lease> => this.call(() => {
-    if (body.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) throw apiError(409);
-    return this.store(body);
-  });
+  replaceNamespacedLease = ({ body }: { body: V1Lease }): Promise<V1Lease> =>
+    this.call(() => {
+      if (body.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) throw apiError(409);
+      return this.store(body);
+    });
 
   /** Another process writes itself in as holder. */
   holdAs(holder: string): void {
-    this.store({ metadata: { name: 'lease' }, spec: { ...this.lease?.spec, holderIdentity: holder, leaseDurationSeconds: 15 } });
+    this.store({
+      metadata: { name: 'lease' },
+      spec: { ...this.lease?.spec, holderIdentity: holder, leaseDurationSeconds: 15 },
+    });
   }
 
   private store(body: V1Lease): V1Lease {
     this.writes++;
     // The JSON round trip is what the API server stores: dates become strings.
-    this.lease = JSON.parse(JSON.stringify({ ...body, metadata: { ...body.metadata, resourceVersion: String(++this.version) } })) as V1Lease;
+    this.lease = JSON.parse(
+      JSON.stringify({ ...body, metadata: { ...body.metadata, resourceVersion: String(++this.version) } }),
+    ) as V1Lease;
     return structuredClone(this.lease);
   }
 
@@ -82,7 +90,11 @@ test('a candidate takes a Lease that does not exist, and renews it every retry p
   const acquired = api.lease?.spec?.acquireTime;
   await timers.advance(6_000);
   assert.equal(api.writes, 4, 'created, then renewed at 2s, 4s and 6s');
-  assert.equal(String(api.lease?.spec?.renewTime), new Date(6_000).toISOString().replace('Z', '000Z'), 'renewTime in microseconds');
+  assert.equal(
+    String(api.lease?.spec?.renewTime),
+    new Date(6_000).toISOString().replace('Z', '000Z'),
+    'renewTime in microseconds',
+  );
   assert.equal(api.lease?.spec?.acquireTime, acquired, 'a renewal keeps the acquire time');
   await a.elector.stop();
 });

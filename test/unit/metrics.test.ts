@@ -15,7 +15,11 @@ async function value(registry: Registry, sample: string): Promise<number | undef
 test('the work queue observer feeds the reconcile and workqueue metrics', async () => {
   const registry = new Registry();
   const observer = new Metrics(registry).workQueueObserver('c', 4);
-  assert.equal(await value(registry, 'controller_runtime_reconcile_total{controller="c",result="error"}'), 0, 'every result is there from the start');
+  assert.equal(
+    await value(registry, 'controller_runtime_reconcile_total{controller="c",result="error"}'),
+    0,
+    'every result is there from the start',
+  );
   observer.added(1);
   observer.added(2);
   observer.started(1, 1, 250);
@@ -50,7 +54,10 @@ test('Kubernetes API calls are counted by verb, resource and status, and by "err
   t.after(() => server.close());
   const kubeconfig = (port: number) => {
     const config = new KubeConfig();
-    config.loadFromClusterAndUser({ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }, { name: 'u', token: 't' });
+    config.loadFromClusterAndUser(
+      { name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true },
+      { name: 'u', token: 't' },
+    );
     return config;
   };
   const registry = new Registry();
@@ -65,8 +72,16 @@ test('Kubernetes API calls are counted by verb, resource and status, and by "err
       probe.close(() => resolve(port));
     });
   });
-  await assert.rejects(metrics.kubeconfig(kubeconfig(closedPort)).makeApiClient(CoreV1Api).deleteNamespacedSecret({ namespace: 'ns', name: 'x' }));
+  await assert.rejects(
+    metrics
+      .kubeconfig(kubeconfig(closedPort))
+      .makeApiClient(CoreV1Api)
+      .deleteNamespacedSecret({ namespace: 'ns', name: 'x' }),
+  );
   assert.equal(await value(registry, 'twc_kubernetes_requests_total{verb="get",resource="secrets",code="200"}'), 2);
   assert.equal(await value(registry, 'twc_kubernetes_requests_total{verb="get",resource="secrets",code="404"}'), 1);
-  assert.equal(await value(registry, 'twc_kubernetes_requests_total{verb="delete",resource="secrets",code="error"}'), 1);
+  assert.equal(
+    await value(registry, 'twc_kubernetes_requests_total{verb="delete",resource="secrets",code="error"}'),
+    1,
+  );
 });

@@ -14,17 +14,42 @@ const progressive: Rollout = {
     { rampPercentage: 80, pauseDuration: '1m', gate: gate('canary-80') },
   ],
 };
-const stage = (changes: Partial<StageInput>): StageInput => ({ rollout: progressive, targetBuildId: 'v2', currentBuildId: 'v1', ...changes });
+const stage = (changes: Partial<StageInput>): StageInput => ({
+  rollout: progressive,
+  targetBuildId: 'v2',
+  currentBuildId: 'v1',
+  ...changes,
+});
 
 const stages: [string, StageInput, { name: string; workflowType: string } | undefined][] = [
   ['the rollout gate stands before any traffic', stage({}), { name: 'rollout', workflowType: 'smoke' }],
   ['no gate configured: nothing stands', stage({ rollout: { strategy: 'AllAtOnce' } }), undefined],
-  ['AllAtOnce: the rollout gate', stage({ rollout: { strategy: 'AllAtOnce', gate: gate('smoke') } }), { name: 'rollout', workflowType: 'smoke' }],
-  ['ramping at step 1: its gate', stage({ rampingBuildId: 'v2', rampPercentage: 10 }), { name: 'step-1', workflowType: 'canary-10' }],
+  [
+    'AllAtOnce: the rollout gate',
+    stage({ rollout: { strategy: 'AllAtOnce', gate: gate('smoke') } }),
+    { name: 'rollout', workflowType: 'smoke' },
+  ],
+  [
+    'ramping at step 1: its gate',
+    stage({ rampingBuildId: 'v2', rampPercentage: 10 }),
+    { name: 'step-1', workflowType: 'canary-10' },
+  ],
   ['ramping at a step without a gate: nothing stands', stage({ rampingBuildId: 'v2', rampPercentage: 50 }), undefined],
-  ['ramping at step 3: its gate', stage({ rampingBuildId: 'v2', rampPercentage: 80 }), { name: 'step-3', workflowType: 'canary-80' }],
-  ['a ramp changed by hand counts as the step below it', stage({ rampingBuildId: 'v2', rampPercentage: 85 }), { name: 'step-3', workflowType: 'canary-80' }],
-  ['another build ramping: the target still faces the rollout gate', stage({ rampingBuildId: 'v9', rampPercentage: 10 }), { name: 'rollout', workflowType: 'smoke' }],
+  [
+    'ramping at step 3: its gate',
+    stage({ rampingBuildId: 'v2', rampPercentage: 80 }),
+    { name: 'step-3', workflowType: 'canary-80' },
+  ],
+  [
+    'a ramp changed by hand counts as the step below it',
+    stage({ rampingBuildId: 'v2', rampPercentage: 85 }),
+    { name: 'step-3', workflowType: 'canary-80' },
+  ],
+  [
+    'another build ramping: the target still faces the rollout gate',
+    stage({ rampingBuildId: 'v9', rampPercentage: 10 }),
+    { name: 'rollout', workflowType: 'smoke' },
+  ],
   ['the target is current: nothing stands', stage({ currentBuildId: 'v2' }), undefined],
 ];
 
@@ -35,17 +60,55 @@ for (const [title, given, expected] of stages) {
   });
 }
 
-const run = (status: GateRun['status'], message?: string): GateRun => ({ workflowId: `gate-${status}`, status, ...(message ? { message } : {}) });
-const check = (runs: GateCheck['runs'], changes: Partial<GateCheck> = {}): GateCheck => ({ stage: 'rollout', taskQueues: ['a', 'b'], runs, retry: false, ...changes });
+const run = (status: GateRun['status'], message?: string): GateRun => ({
+  workflowId: `gate-${status}`,
+  status,
+  ...(message ? { message } : {}),
+});
+const check = (runs: GateCheck['runs'], changes: Partial<GateCheck> = {}): GateCheck => ({
+  stage: 'rollout',
+  taskQueues: ['a', 'b'],
+  runs,
+  retry: false,
+  ...changes,
+});
 
 const verdicts: [string, GateCheck, { state: string; start?: string[]; reason: RegExp }][] = [
-  ['nothing started: start on every queue', check({}), { state: 'pending', start: ['a', 'b'], reason: /starts on a, b/ }],
-  ['one running, one not started: start the other', check({ a: run('Running') }), { state: 'pending', start: ['b'], reason: /starts on b/ }],
-  ['all running: wait', check({ a: run('Running'), b: run('Running') }), { state: 'pending', start: [], reason: /runs on a, b/ }],
-  ['all completed: passed', check({ a: run('Completed'), b: run('Completed') }), { state: 'passed', reason: /completed on every task queue/ }],
-  ['one failed: failed, with how', check({ a: run('Completed'), b: run('Failed', 'failed: bad canary') }), { state: 'failed', reason: /task queue b: workflow gate-Failed failed: bad canary/ }],
-  ['one failed at an older generation: start it again', check({ a: run('Completed'), b: run('Failed') }, { retry: true }), { state: 'pending', start: ['b'], reason: /starts on b/ }],
-  ['no task queue registered for workflows and activities yet: wait', check({}, { taskQueues: [] }), { state: 'pending', start: [], reason: /register a task queue for workflows and activities/ }],
+  [
+    'nothing started: start on every queue',
+    check({}),
+    { state: 'pending', start: ['a', 'b'], reason: /starts on a, b/ },
+  ],
+  [
+    'one running, one not started: start the other',
+    check({ a: run('Running') }),
+    { state: 'pending', start: ['b'], reason: /starts on b/ },
+  ],
+  [
+    'all running: wait',
+    check({ a: run('Running'), b: run('Running') }),
+    { state: 'pending', start: [], reason: /runs on a, b/ },
+  ],
+  [
+    'all completed: passed',
+    check({ a: run('Completed'), b: run('Completed') }),
+    { state: 'passed', reason: /completed on every task queue/ },
+  ],
+  [
+    'one failed: failed, with how',
+    check({ a: run('Completed'), b: run('Failed', 'failed: bad canary') }),
+    { state: 'failed', reason: /task queue b: workflow gate-Failed failed: bad canary/ },
+  ],
+  [
+    'one failed at an older generation: start it again',
+    check({ a: run('Completed'), b: run('Failed') }, { retry: true }),
+    { state: 'pending', start: ['b'], reason: /starts on b/ },
+  ],
+  [
+    'no task queue registered for workflows and activities yet: wait',
+    check({}, { taskQueues: [] }),
+    { state: 'pending', start: [], reason: /register a task queue for workflows and activities/ },
+  ],
 ];
 
 for (const [title, given, expected] of verdicts) {

@@ -16,7 +16,13 @@ const progressive: Rollout = {
   ],
 };
 
-function input(changes: { rollout?: Rollout; target?: Partial<RoutingInput['target']>; routing?: Partial<RoutingInput['routing']> } = {}): RoutingInput {
+function input(
+  changes: {
+    rollout?: Rollout;
+    target?: Partial<RoutingInput['target']>;
+    routing?: Partial<RoutingInput['routing']>;
+  } = {},
+): RoutingInput {
   return {
     now,
     rollout: changes.rollout ?? { strategy: 'AllAtOnce' },
@@ -26,37 +32,117 @@ function input(changes: { rollout?: Rollout; target?: Partial<RoutingInput['targ
   };
 }
 
-type Expected = { action: RoutingDecision['action']; buildId?: string; percentage?: number; recheckAt?: Date; reason?: RegExp };
+type Expected = {
+  action: RoutingDecision['action'];
+  buildId?: string;
+  percentage?: number;
+  recheckAt?: Date;
+  reason?: RegExp;
+};
 
 const cases: [string, RoutingInput, Expected][] = [
   ['Manual never changes routing', input({ rollout: { strategy: 'Manual' } }), { action: 'none' }],
-  ['Manual leaves even a stale ramp alone', input({ rollout: { strategy: 'Manual' }, routing: { currentBuildId: 'v2', rampingBuildId: 'v1', rampPercentage: 10 } }), { action: 'none' }],
-  ['an unregistered target waits for its pollers', input({ target: { status: 'NotRegistered' } }), { action: 'wait', reason: /register/ }],
-  ['an unhealthy target waits for its Deployments', input({ target: { healthy: false } }), { action: 'wait', reason: /available/ }],
+  [
+    'Manual leaves even a stale ramp alone',
+    input({
+      rollout: { strategy: 'Manual' },
+      routing: { currentBuildId: 'v2', rampingBuildId: 'v1', rampPercentage: 10 },
+    }),
+    { action: 'none' },
+  ],
+  [
+    'an unregistered target waits for its pollers',
+    input({ target: { status: 'NotRegistered' } }),
+    { action: 'wait', reason: /register/ },
+  ],
+  [
+    'an unhealthy target waits for its Deployments',
+    input({ target: { healthy: false } }),
+    { action: 'wait', reason: /available/ },
+  ],
   ['AllAtOnce promotes a registered, healthy target', input(), { action: 'setCurrent', buildId: 'v2' }],
-  ['a current target with no ramp needs nothing', input({ target: { status: 'Current' }, routing: { currentBuildId: 'v2' } }), { action: 'none' }],
-  ['a current target clears a leftover ramp', input({ target: { status: 'Current' }, routing: { currentBuildId: 'v2', rampingBuildId: 'v3', rampPercentage: 20 } }), { action: 'clearRamp' }],
-  ['a gate not yet passed holds the promotion', input({ target: { gate: 'pending' } }), { action: 'wait', reason: /gate/ }],
-  ['a rollback within the window skips the gate', input({ target: { gate: 'pending', lastCurrentAt: ago(600) } }), { action: 'setCurrent', buildId: 'v2', reason: /rolling back/ }],
-  ['a failed gate stops the rollout where it is', input({ target: { gate: 'failed' } }), { action: 'none', reason: /failed.*until the spec changes/ }],
+  [
+    'a current target with no ramp needs nothing',
+    input({ target: { status: 'Current' }, routing: { currentBuildId: 'v2' } }),
+    { action: 'none' },
+  ],
+  [
+    'a current target clears a leftover ramp',
+    input({
+      target: { status: 'Current' },
+      routing: { currentBuildId: 'v2', rampingBuildId: 'v3', rampPercentage: 20 },
+    }),
+    { action: 'clearRamp' },
+  ],
+  [
+    'a gate not yet passed holds the promotion',
+    input({ target: { gate: 'pending' } }),
+    { action: 'wait', reason: /gate/ },
+  ],
+  [
+    'a rollback within the window skips the gate',
+    input({ target: { gate: 'pending', lastCurrentAt: ago(600) } }),
+    { action: 'setCurrent', buildId: 'v2', reason: /rolling back/ },
+  ],
+  [
+    'a failed gate stops the rollout where it is',
+    input({ target: { gate: 'failed' } }),
+    { action: 'none', reason: /failed.*until the spec changes/ },
+  ],
   [
     'a failed step gate aborts the ramp: new workflows go back to the current build',
-    input({ rollout: progressive, target: { gate: 'failed', status: 'Ramping' }, routing: { rampingBuildId: 'v2', rampPercentage: 25, rampChangedAt: ago(600) } }),
+    input({
+      rollout: progressive,
+      target: { gate: 'failed', status: 'Ramping' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 25, rampChangedAt: ago(600) },
+    }),
     { action: 'clearRamp', reason: /aborting its ramp, new workflows go to build v1/ },
   ],
-  ['a failed gate of a build that is already current changes nothing', input({ target: { gate: 'failed', status: 'Current' }, routing: { currentBuildId: 'v2' } }), { action: 'none', reason: /is current/ }],
-  ['a rollback within the window skips the steps', input({ rollout: progressive, target: { lastCurrentAt: ago(3599) } }), { action: 'setCurrent', buildId: 'v2', reason: /rolling back/ }],
-  ['a target current longer ago than the window is no rollback', input({ rollout: progressive, target: { lastCurrentAt: ago(3601) } }), { action: 'setRamp', buildId: 'v2', percentage: 10 }],
-  ['a rollback still waits for availability', input({ target: { healthy: false, lastCurrentAt: ago(60) } }), { action: 'wait' }],
-  ['Manual is never rolled back', input({ rollout: { strategy: 'Manual' }, target: { lastCurrentAt: ago(60) } }), { action: 'none' }],
-  ['no current version: Progressive promotes directly', input({ rollout: progressive, routing: { currentBuildId: undefined } }), { action: 'setCurrent', buildId: 'v2', reason: /no build is current/ }],
+  [
+    'a failed gate of a build that is already current changes nothing',
+    input({ target: { gate: 'failed', status: 'Current' }, routing: { currentBuildId: 'v2' } }),
+    { action: 'none', reason: /is current/ },
+  ],
+  [
+    'a rollback within the window skips the steps',
+    input({ rollout: progressive, target: { lastCurrentAt: ago(3599) } }),
+    { action: 'setCurrent', buildId: 'v2', reason: /rolling back/ },
+  ],
+  [
+    'a target current longer ago than the window is no rollback',
+    input({ rollout: progressive, target: { lastCurrentAt: ago(3601) } }),
+    { action: 'setRamp', buildId: 'v2', percentage: 10 },
+  ],
+  [
+    'a rollback still waits for availability',
+    input({ target: { healthy: false, lastCurrentAt: ago(60) } }),
+    { action: 'wait' },
+  ],
+  [
+    'Manual is never rolled back',
+    input({ rollout: { strategy: 'Manual' }, target: { lastCurrentAt: ago(60) } }),
+    { action: 'none' },
+  ],
+  [
+    'no current version: Progressive promotes directly',
+    input({ rollout: progressive, routing: { currentBuildId: undefined } }),
+    { action: 'setCurrent', buildId: 'v2', reason: /no build is current/ },
+  ],
   [
     'no current version and the task queues not yet known: wait rather than promote past unversioned workers',
     input({ rollout: progressive, routing: { currentBuildId: undefined, unversionedPollersConfirmed: undefined } }),
     { action: 'wait', reason: /register its task queues/ },
   ],
-  ['no current version but unversioned pollers: Progressive ramps from them', input({ rollout: progressive, routing: { currentBuildId: undefined, unversionedPollersConfirmed: true } }), { action: 'setRamp', buildId: 'v2', percentage: 10 }],
-  ['Progressive starts at the first step', input({ rollout: progressive }), { action: 'setRamp', buildId: 'v2', percentage: 10 }],
+  [
+    'no current version but unversioned pollers: Progressive ramps from them',
+    input({ rollout: progressive, routing: { currentBuildId: undefined, unversionedPollersConfirmed: true } }),
+    { action: 'setRamp', buildId: 'v2', percentage: 10 },
+  ],
+  [
+    'Progressive starts at the first step',
+    input({ rollout: progressive }),
+    { action: 'setRamp', buildId: 'v2', percentage: 10 },
+  ],
   [
     'a new target mid-ramp of another build restarts from the first step',
     input({ rollout: progressive, routing: { rampingBuildId: 'v1b', rampPercentage: 50, rampChangedAt: ago(10) } }),
@@ -64,37 +150,65 @@ const cases: [string, RoutingInput, Expected][] = [
   ],
   [
     'a step waits out its pause, timed from the ramp change in Temporal',
-    input({ rollout: progressive, target: { status: 'Ramping' }, routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(299) } }),
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(299) },
+    }),
     { action: 'wait', recheckAt: new Date(now.getTime() + 1000) },
   ],
   [
     'after the pause, the next step',
-    input({ rollout: progressive, target: { status: 'Ramping' }, routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(300) } }),
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(300) },
+    }),
     { action: 'setRamp', buildId: 'v2', percentage: 50 },
   ],
   [
     'after the last pause, promotion',
-    input({ rollout: progressive, target: { status: 'Ramping' }, routing: { rampingBuildId: 'v2', rampPercentage: 50, rampChangedAt: ago(600) } }),
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 50, rampChangedAt: ago(600) },
+    }),
     { action: 'setCurrent', buildId: 'v2' },
   ],
   [
     'a ramp changed by hand between steps snaps back to the step below',
-    input({ rollout: progressive, target: { status: 'Ramping' }, routing: { rampingBuildId: 'v2', rampPercentage: 30, rampChangedAt: ago(10) } }),
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 30, rampChangedAt: ago(10) },
+    }),
     { action: 'setRamp', buildId: 'v2', percentage: 10 },
   ],
   [
     'a ramp changed by hand below the first step goes to the first step',
-    input({ rollout: progressive, target: { status: 'Ramping' }, routing: { rampingBuildId: 'v2', rampPercentage: 3, rampChangedAt: ago(10) } }),
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 3, rampChangedAt: ago(10) },
+    }),
     { action: 'setRamp', buildId: 'v2', percentage: 10 },
   ],
   [
     'a ramp above every step snaps to the last step',
-    input({ rollout: progressive, target: { status: 'Ramping' }, routing: { rampingBuildId: 'v2', rampPercentage: 80, rampChangedAt: ago(10) } }),
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 80, rampChangedAt: ago(10) },
+    }),
     { action: 'setRamp', buildId: 'v2', percentage: 50 },
   ],
   [
     'a ramp with no change time yet waits',
-    input({ rollout: progressive, target: { status: 'Ramping' }, routing: { rampingBuildId: 'v2', rampPercentage: 10 } }),
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10 },
+    }),
     { action: 'wait' },
   ],
   ['Progressive without steps changes nothing', input({ rollout: { strategy: 'Progressive' } }), { action: 'none' }],

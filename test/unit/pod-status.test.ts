@@ -6,26 +6,46 @@ import { podStatus, type WorkerState } from '../../src/node-agent/pod-status.ts'
 const now = new Date('2026-01-02T03:04:05Z');
 const pod: V1Pod = { spec: { containers: [{ name: 'worker', image: 'sample' }] } };
 
-const cases: { name: string; state: WorkerState; phase: string; ready: string; container: string; restarts: number }[] = [
-  { name: 'a polling worker makes the Pod Running and Ready', state: { kind: 'running', restarts: 0 }, phase: 'Running', ready: 'True', container: 'running', restarts: 0 },
-  {
-    name: 'a worker that was never configured leaves the Pod Pending',
-    state: { kind: 'waiting', reason: 'CreateContainerConfigError', message: 'TEMPORAL_ADDRESS is not set', restarts: 0 },
-    phase: 'Pending',
-    ready: 'False',
-    container: 'waiting',
-    restarts: 0,
-  },
-  {
-    name: 'a crashed worker waiting for its restart keeps the Pod Running but not Ready',
-    state: { kind: 'waiting', reason: 'CrashLoopBackOff', message: 'back-off', restarts: 2, lastFailure: 'boom' },
-    phase: 'Running',
-    ready: 'False',
-    container: 'waiting',
-    restarts: 2,
-  },
-  { name: 'a worker that may not restart fails the Pod', state: { kind: 'failed', message: 'boom', restarts: 0 }, phase: 'Failed', ready: 'False', container: 'terminated', restarts: 0 },
-];
+const cases: { name: string; state: WorkerState; phase: string; ready: string; container: string; restarts: number }[] =
+  [
+    {
+      name: 'a polling worker makes the Pod Running and Ready',
+      state: { kind: 'running', restarts: 0 },
+      phase: 'Running',
+      ready: 'True',
+      container: 'running',
+      restarts: 0,
+    },
+    {
+      name: 'a worker that was never configured leaves the Pod Pending',
+      state: {
+        kind: 'waiting',
+        reason: 'CreateContainerConfigError',
+        message: 'TEMPORAL_ADDRESS is not set',
+        restarts: 0,
+      },
+      phase: 'Pending',
+      ready: 'False',
+      container: 'waiting',
+      restarts: 0,
+    },
+    {
+      name: 'a crashed worker waiting for its restart keeps the Pod Running but not Ready',
+      state: { kind: 'waiting', reason: 'CrashLoopBackOff', message: 'back-off', restarts: 2, lastFailure: 'boom' },
+      phase: 'Running',
+      ready: 'False',
+      container: 'waiting',
+      restarts: 2,
+    },
+    {
+      name: 'a worker that may not restart fails the Pod',
+      state: { kind: 'failed', message: 'boom', restarts: 0 },
+      phase: 'Failed',
+      ready: 'False',
+      container: 'terminated',
+      restarts: 0,
+    },
+  ];
 
 for (const c of cases) {
   test(c.name, () => {
@@ -42,7 +62,17 @@ for (const c of cases) {
 }
 
 test('the reason a worker is not running reaches the Ready condition and the last state', () => {
-  const status = podStatus(pod, { kind: 'waiting', reason: 'CrashLoopBackOff', message: 'back-off 4s', restarts: 1, lastFailure: 'worker stopped: lost' }, now);
+  const status = podStatus(
+    pod,
+    {
+      kind: 'waiting',
+      reason: 'CrashLoopBackOff',
+      message: 'back-off 4s',
+      restarts: 1,
+      lastFailure: 'worker stopped: lost',
+    },
+    now,
+  );
   const ready = status.conditions?.find((x) => x.type === 'Ready');
   assert.equal(ready?.message, 'back-off 4s');
   assert.equal(status.containerStatuses?.[0]?.lastState?.terminated?.message, 'worker stopped: lost');

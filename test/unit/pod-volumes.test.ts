@@ -6,14 +6,20 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { mountVolumes, PodVolumeError, underMounts, type VolumeSources } from '../../src/node-agent/pod-volumes.ts';
 
-const bytes = (data: Record<string, string>) => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v)]));
+const bytes = (data: Record<string, string>) =>
+  Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v)]));
 const sources: VolumeSources = {
-  secret: (_namespace, name) => Promise.resolve(name === 'tls' ? bytes({ 'tls.crt': 'CERT', 'tls.key': 'KEY', 'ca.crt': 'CA' }) : undefined),
-  configMap: (_namespace, name) => Promise.resolve(name === 'settings' ? bytes({ 'app.json': '{}', other: 'x' }) : undefined),
+  secret: (_namespace, name) =>
+    Promise.resolve(name === 'tls' ? bytes({ 'tls.crt': 'CERT', 'tls.key': 'KEY', 'ca.crt': 'CA' }) : undefined),
+  configMap: (_namespace, name) =>
+    Promise.resolve(name === 'settings' ? bytes({ 'app.json': '{}', other: 'x' }) : undefined),
 };
 
 function pod(volumes: object[], mounts: object[]): V1Pod {
-  return { metadata: { namespace: 'team', name: 'p', uid: 'u' }, spec: { volumes, containers: [{ name: 'worker', volumeMounts: mounts }] } } as V1Pod;
+  return {
+    metadata: { namespace: 'team', name: 'p', uid: 'u' },
+    spec: { volumes, containers: [{ name: 'worker', volumeMounts: mounts }] },
+  } as V1Pod;
 }
 
 async function tempDir(t: TestContext): Promise<string> {
@@ -25,7 +31,9 @@ async function tempDir(t: TestContext): Promise<string> {
 async function files(dir: string): Promise<Record<string, string>> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   const found = entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
-  const contents = await Promise.all(found.map(async (f): Promise<[string, string]> => [path.relative(dir, f), await readFile(f, 'utf8')]));
+  const contents = await Promise.all(
+    found.map(async (f): Promise<[string, string]> => [path.relative(dir, f), await readFile(f, 'utf8')]),
+  );
   return Object.fromEntries(contents);
 }
 
@@ -42,11 +50,19 @@ test('a Secret volume is every key as a file; items pick keys and name their pat
     ],
   );
   const mounts = await mountVolumes(p, p.spec!.containers[0]!, sources, dir);
-  assert.deepEqual(await files(dir), { 'certs/tls.crt': 'CERT', 'certs/tls.key': 'KEY', 'certs/ca.crt': 'CA', 'picked/roots/ca.pem': 'CA' });
-  assert.deepEqual([...mounts], [
-    ['/etc/temporal/tls', path.join(dir, 'certs')],
-    ['/etc/ca', path.join(dir, 'picked')],
-  ]);
+  assert.deepEqual(await files(dir), {
+    'certs/tls.crt': 'CERT',
+    'certs/tls.key': 'KEY',
+    'certs/ca.crt': 'CA',
+    'picked/roots/ca.pem': 'CA',
+  });
+  assert.deepEqual(
+    [...mounts],
+    [
+      ['/etc/temporal/tls', path.join(dir, 'certs')],
+      ['/etc/ca', path.join(dir, 'picked')],
+    ],
+  );
 });
 
 test('a projected volume joins its Secret and ConfigMap sources; an optional missing source is empty', async (t) => {
@@ -56,7 +72,11 @@ test('a projected volume joins its Secret and ConfigMap sources; an optional mis
       {
         name: 'all',
         projected: {
-          sources: [{ secret: { name: 'tls', items: [{ key: 'tls.crt', path: 'client.crt' }] } }, { configMap: { name: 'settings', items: [{ key: 'app.json', path: 'app.json' }] } }, { secret: { name: 'gone', optional: true } }],
+          sources: [
+            { secret: { name: 'tls', items: [{ key: 'tls.crt', path: 'client.crt' }] } },
+            { configMap: { name: 'settings', items: [{ key: 'app.json', path: 'app.json' }] } },
+            { secret: { name: 'gone', optional: true } },
+          ],
         },
       },
     ],
@@ -68,10 +88,26 @@ test('a projected volume joins its Secret and ConfigMap sources; an optional mis
 
 test('a missing Secret, a missing key or an unsupported volume is a PodVolumeError naming it', async (t) => {
   const dir = await tempDir(t);
-  const attempt = (volume: object) => mountVolumes(pod([{ name: 'v', ...volume }], [{ name: 'v', mountPath: '/v' }]), { name: 'worker', volumeMounts: [{ name: 'v', mountPath: '/v' }] }, sources, dir);
-  await assert.rejects(attempt({ secret: { secretName: 'gone' } }), (error: unknown) => error instanceof PodVolumeError && /volume "v": Secret team\/gone not found/.test(error.message));
-  await assert.rejects(attempt({ secret: { secretName: 'tls', items: [{ key: 'nope', path: 'x' }] } }), { name: 'PodVolumeError', message: /Secret team\/tls has no key nope/ });
-  await assert.rejects(attempt({ emptyDir: {} }), { name: 'PodVolumeError', message: /only Secret, ConfigMap and projected volumes/ });
+  const attempt = (volume: object) =>
+    mountVolumes(
+      pod([{ name: 'v', ...volume }], [{ name: 'v', mountPath: '/v' }]),
+      { name: 'worker', volumeMounts: [{ name: 'v', mountPath: '/v' }] },
+      sources,
+      dir,
+    );
+  await assert.rejects(
+    attempt({ secret: { secretName: 'gone' } }),
+    (error: unknown) =>
+      error instanceof PodVolumeError && /volume "v": Secret team\/gone not found/.test(error.message),
+  );
+  await assert.rejects(attempt({ secret: { secretName: 'tls', items: [{ key: 'nope', path: 'x' }] } }), {
+    name: 'PodVolumeError',
+    message: /Secret team\/tls has no key nope/,
+  });
+  await assert.rejects(attempt({ emptyDir: {} }), {
+    name: 'PodVolumeError',
+    message: /only Secret, ConfigMap and projected volumes/,
+  });
 });
 
 test('values under a mountPath point into the directory that stands for it, the longest mountPath first', () => {
@@ -79,11 +115,23 @@ test('values under a mountPath point into the directory that stands for it, the 
     ['/etc/temporal', '/tmp/p/outer'],
     ['/etc/temporal/tls', '/tmp/p/tls'],
   ]);
-  assert.deepEqual(underMounts({ CERT: '/etc/temporal/tls/tls.crt', CONF: '/etc/temporal/app.json', DIR: '/etc/temporal/tls', NEAR: '/etc/temporal-other/x', PLAIN: 'host:7233' }, mounts), {
-    CERT: '/tmp/p/tls/tls.crt',
-    CONF: '/tmp/p/outer/app.json',
-    DIR: '/tmp/p/tls',
-    NEAR: '/etc/temporal-other/x',
-    PLAIN: 'host:7233',
-  });
+  assert.deepEqual(
+    underMounts(
+      {
+        CERT: '/etc/temporal/tls/tls.crt',
+        CONF: '/etc/temporal/app.json',
+        DIR: '/etc/temporal/tls',
+        NEAR: '/etc/temporal-other/x',
+        PLAIN: 'host:7233',
+      },
+      mounts,
+    ),
+    {
+      CERT: '/tmp/p/tls/tls.crt',
+      CONF: '/tmp/p/outer/app.json',
+      DIR: '/tmp/p/tls',
+      NEAR: '/etc/temporal-other/x',
+      PLAIN: 'host:7233',
+    },
+  );
 });

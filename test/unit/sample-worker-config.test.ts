@@ -2,54 +2,94 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readConfig, SampleWorkerConfigError } from '../../src/sample-worker/config.ts';
 
-const base = { TEMPORAL_ADDRESS: 'host:7233', TEMPORAL_NAMESPACE: 'ns', TEMPORAL_DEPLOYMENT_NAME: 'ns/workers', TEMPORAL_WORKER_BUILD_ID: 'b1' };
+const base = {
+  TEMPORAL_ADDRESS: 'host:7233',
+  TEMPORAL_NAMESPACE: 'ns',
+  TEMPORAL_DEPLOYMENT_NAME: 'ns/workers',
+  TEMPORAL_WORKER_BUILD_ID: 'b1',
+};
 
 test('the worker is configured from the variables the controller injects', () => {
-  assert.deepEqual(readConfig({ ...base, TEMPORAL_TASK_QUEUE: 'q', SAMPLE_BEHAVIOUR: 'fail-gate', TEMPORAL_API_KEY: 'k' }), {
-    address: 'host:7233',
-    namespace: 'ns',
-    deploymentName: 'ns/workers',
-    buildId: 'b1',
-    taskQueue: 'q',
-    behaviour: 'fail-gate',
-    apiKey: 'k',
-    tls: {},
-  });
+  assert.deepEqual(
+    readConfig({ ...base, TEMPORAL_TASK_QUEUE: 'q', SAMPLE_BEHAVIOUR: 'fail-gate', TEMPORAL_API_KEY: 'k' }),
+    {
+      address: 'host:7233',
+      namespace: 'ns',
+      deploymentName: 'ns/workers',
+      buildId: 'b1',
+      taskQueue: 'q',
+      behaviour: 'fail-gate',
+      apiKey: 'k',
+      tls: {},
+    },
+  );
 });
 
 test('TLS is on with an API key, TEMPORAL_TLS, a server name or a server CA', () => {
   assert.equal(readConfig(base).tls, undefined);
   assert.deepEqual(readConfig({ ...base, TEMPORAL_TLS: 'true' }).tls, {});
-  assert.deepEqual(readConfig({ ...base, TEMPORAL_TLS_SERVER_NAME: 'temporal.example.com', TEMPORAL_TLS_SERVER_CA_CERT_DATA: 'PEM' }).tls, {
-    serverName: 'temporal.example.com',
-    serverCACertificate: 'PEM',
-  });
+  assert.deepEqual(
+    readConfig({ ...base, TEMPORAL_TLS_SERVER_NAME: 'temporal.example.com', TEMPORAL_TLS_SERVER_CA_CERT_DATA: 'PEM' })
+      .tls,
+    {
+      serverName: 'temporal.example.com',
+      serverCACertificate: 'PEM',
+    },
+  );
 });
 
 test('mutual TLS: the client certificate, its key and the server CA are read from the files the variables name', () => {
   const files: Record<string, string> = { '/tls/tls.crt': 'CERT', '/tls/tls.key': 'KEY', '/tls/ca.crt': 'CA' };
   const read = (path: string) => files[path];
-  const env = { ...base, TEMPORAL_TLS_CLIENT_CERT_PATH: '/tls/tls.crt', TEMPORAL_TLS_CLIENT_KEY_PATH: '/tls/tls.key', TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/tls/ca.crt' };
-  assert.deepEqual(readConfig(env, read).tls, { serverCACertificate: 'CA', clientCertPair: { crt: 'CERT', key: 'KEY' } });
-  assert.deepEqual(readConfig({ ...env, TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/tls/absent.crt' }, read).tls, { clientCertPair: { crt: 'CERT', key: 'KEY' } }, 'no CA file: the default roots');
-  assert.throws(() => readConfig({ ...env, TEMPORAL_TLS_CLIENT_KEY_PATH: '/tls/absent.key' }, read), { name: 'SampleWorkerConfigError', message: /TEMPORAL_TLS_CLIENT_KEY_PATH: file \/tls\/absent.key does not exist/ });
+  const env = {
+    ...base,
+    TEMPORAL_TLS_CLIENT_CERT_PATH: '/tls/tls.crt',
+    TEMPORAL_TLS_CLIENT_KEY_PATH: '/tls/tls.key',
+    TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/tls/ca.crt',
+  };
+  assert.deepEqual(readConfig(env, read).tls, {
+    serverCACertificate: 'CA',
+    clientCertPair: { crt: 'CERT', key: 'KEY' },
+  });
+  assert.deepEqual(
+    readConfig({ ...env, TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/tls/absent.crt' }, read).tls,
+    { clientCertPair: { crt: 'CERT', key: 'KEY' } },
+    'no CA file: the default roots',
+  );
+  assert.throws(() => readConfig({ ...env, TEMPORAL_TLS_CLIENT_KEY_PATH: '/tls/absent.key' }, read), {
+    name: 'SampleWorkerConfigError',
+    message: /TEMPORAL_TLS_CLIENT_KEY_PATH: file \/tls\/absent.key does not exist/,
+  });
   const certOnly: Record<string, string> = { ...env };
   delete certOnly.TEMPORAL_TLS_CLIENT_KEY_PATH;
   assert.throws(() => readConfig(certOnly, read), { name: 'SampleWorkerConfigError', message: /go together/ });
 });
 
 test('the task queue defaults to the deployment name and the older variable names are accepted', () => {
-  const config = readConfig({ TEMPORAL_HOST_PORT: 'old:7233', TEMPORAL_NAMESPACE: 'ns', TEMPORAL_DEPLOYMENT_NAME: 'd', WORKER_BUILD_ID: 'b2' });
+  const config = readConfig({
+    TEMPORAL_HOST_PORT: 'old:7233',
+    TEMPORAL_NAMESPACE: 'ns',
+    TEMPORAL_DEPLOYMENT_NAME: 'd',
+    WORKER_BUILD_ID: 'b2',
+  });
   assert.equal(config.address, 'old:7233');
   assert.equal(config.buildId, 'b2');
   assert.equal(config.taskQueue, 'd');
   assert.equal(config.behaviour, 'default');
 });
 
-for (const missing of ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_DEPLOYMENT_NAME', 'TEMPORAL_WORKER_BUILD_ID']) {
+for (const missing of [
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'TEMPORAL_DEPLOYMENT_NAME',
+  'TEMPORAL_WORKER_BUILD_ID',
+]) {
   test(`a missing ${missing} is refused by name`, () => {
     const env: Record<string, string> = { ...base };
     delete env[missing];
-    assert.throws(() => readConfig(env), (error: unknown) => error instanceof SampleWorkerConfigError && error.message.includes(missing));
+    assert.throws(
+      () => readConfig(env),
+      (error: unknown) => error instanceof SampleWorkerConfigError && error.message.includes(missing),
+    );
   });
 }

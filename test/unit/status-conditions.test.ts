@@ -14,7 +14,11 @@ test('one condition per type: the first said wins, later ones of the same status
     progressing('False', 'DeploymentCreateFailed', 'cannot create Deployment a'),
     stalled('VersionLimitReached', 'too many builds; also the gate failed'),
   ]);
-  assert.deepEqual(onePerType([stalled('A', 'same'), stalled('B', 'same')]), [stalled('A', 'same')], 'a repeated message is not repeated');
+  assert.deepEqual(
+    onePerType([stalled('A', 'same'), stalled('B', 'same')]),
+    [stalled('A', 'same')],
+    'a repeated message is not repeated',
+  );
 });
 
 test('the transition time moves only when the status does', () => {

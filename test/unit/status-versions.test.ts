@@ -9,9 +9,19 @@ import type { TemporalDeploymentState } from '../../src/temporal/deployment-stat
 
 const since = '2026-11-22T10:00:00.000Z';
 
-function deployment(name: string, buildId: string, replicas: number | undefined, status: V1Deployment['status'], pool?: string): V1Deployment {
+function deployment(
+  name: string,
+  buildId: string,
+  replicas: number | undefined,
+  status: V1Deployment['status'],
+  pool?: string,
+): V1Deployment {
   return {
-    metadata: { name, generation: 2, labels: { 'temporal.io/build-id': buildId, ...(pool ? { 'temporal.io/pool': pool } : {}) } },
+    metadata: {
+      name,
+      generation: 2,
+      labels: { 'temporal.io/build-id': buildId, ...(pool ? { 'temporal.io/pool': pool } : {}) },
+    },
     spec: { selector: {}, template: {}, ...(replicas === undefined ? {} : { replicas }) },
     status,
   };
@@ -22,15 +32,39 @@ const availableStatus = (n: number): V1Deployment['status'] => ({
   replicas: n,
   updatedReplicas: n,
   availableReplicas: n,
-  conditions: [{ type: 'Available', status: 'True', lastTransitionTime: new Date(since), reason: 'MinimumReplicasAvailable' }],
+  conditions: [
+    { type: 'Available', status: 'True', lastTransitionTime: new Date(since), reason: 'MinimumReplicasAvailable' },
+  ],
 });
 
 test('a Deployment is available only when every wanted replica is updated and available', () => {
-  assert.deepEqual(observeDeployment(deployment('w-v1', 'v1', 2, availableStatus(2))), { name: 'w-v1', buildId: 'v1', replicas: 2, available: true, availableSince: new Date(since) });
-  assert.equal(observeDeployment(deployment('w-v1', 'v1', 3, availableStatus(2)))?.available, false, 'one replica short');
-  assert.equal(observeDeployment(deployment('w-v1', 'v1', 2, { ...availableStatus(2), observedGeneration: 1 }))?.available, false, 'a newer spec not yet seen');
-  assert.equal(observeDeployment(deployment('w-v1', 'v1', 2, { ...availableStatus(2), replicas: 3 }))?.available, false, 'old replicas still rolling out');
-  assert.equal(observeDeployment(deployment('w-v1', 'v1', undefined, availableStatus(1)))?.available, true, 'unset replicas means one');
+  assert.deepEqual(observeDeployment(deployment('w-v1', 'v1', 2, availableStatus(2))), {
+    name: 'w-v1',
+    buildId: 'v1',
+    replicas: 2,
+    available: true,
+    availableSince: new Date(since),
+  });
+  assert.equal(
+    observeDeployment(deployment('w-v1', 'v1', 3, availableStatus(2)))?.available,
+    false,
+    'one replica short',
+  );
+  assert.equal(
+    observeDeployment(deployment('w-v1', 'v1', 2, { ...availableStatus(2), observedGeneration: 1 }))?.available,
+    false,
+    'a newer spec not yet seen',
+  );
+  assert.equal(
+    observeDeployment(deployment('w-v1', 'v1', 2, { ...availableStatus(2), replicas: 3 }))?.available,
+    false,
+    'old replicas still rolling out',
+  );
+  assert.equal(
+    observeDeployment(deployment('w-v1', 'v1', undefined, availableStatus(1)))?.available,
+    true,
+    'unset replicas means one',
+  );
   assert.equal(observeDeployment({ metadata: { name: 'stranger' } }), undefined, 'not ours without a build label');
 });
 
@@ -48,29 +82,76 @@ const temporal: TemporalDeploymentState = {
   ],
 };
 
-test('versions join Kubernetes and Temporal per build; a build is healthy when all its pools are', () => {
+test('versions join Kubernetes and Temporal per build', () => {
   const observed = [
     deployment('w-v1', 'v1', 0, availableStatus(0)),
     deployment('w-v2', 'v2', 2, availableStatus(2)),
-    deployment('w-a-v3', 'v3', 2, availableStatus(2), 'a'),
-    deployment('w-b-v3', 'v3', 2, availableStatus(1), 'b'),
+    deployment('w-v3', 'v3', 2, availableStatus(1)),
   ].map((d) => observeDeployment(d)!);
   const joined = joinVersions(observed, temporal, 'v3');
-  assert.deepEqual(joined.map((v) => [v.buildId, v.status, v.healthy, v.deployments.length]), [
-    ['v0', 'Drained', false, 0],
-    ['v1', 'Drained', true, 1],
-    ['v2', 'Current', true, 1],
-    ['v3', 'Ramping', false, 2],
-  ]);
-  assert.equal(joinVersions([], { exists: false, versions: [] }, 'v9')[0]?.status, 'NotRegistered', 'a target Temporal has not seen');
+  assert.deepEqual(
+    joined.map((v) => [v.buildId, v.status, v.healthy, v.deployments.length]),
+    [
+      ['v0', 'Drained', false, 0],
+      ['v1', 'Drained', true, 1],
+      ['v2', 'Current', true, 1],
+      ['v3', 'Ramping', false, 1],
+    ],
+  );
+  assert.equal(
+    joinVersions([], { exists: false, versions: [] }, 'v9')[0]?.status,
+    'NotRegistered',
+    'a target Temporal has not seen',
+  );
+});
+
+test('a target build is healthy only when every pool has an available Deployment', () => {
+  const pools = ['a', 'b'];
+  const poolDeployment = (pool: string, available: number) =>
+    observeDeployment(deployment(`w-${pool}-v3`, 'v3', 2, availableStatus(available), pool))!;
+  const targetHealthy = (deployments: ReturnType<typeof poolDeployment>[]) =>
+    joinVersions(deployments, temporal, 'v3', pools).find((v) => v.buildId === 'v3')?.healthy;
+  assert.equal(targetHealthy([poolDeployment('a', 2), poolDeployment('b', 2)]), true, 'both pools available');
+  assert.equal(targetHealthy([poolDeployment('a', 2), poolDeployment('b', 1)]), false, 'pool b one replica short');
+  assert.equal(targetHealthy([poolDeployment('a', 2)]), false, 'pool b has no Deployment yet');
+  assert.equal(
+    joinVersions([poolDeployment('a', 2)], temporal, 'v2', pools).find((v) => v.buildId === 'v3')?.healthy,
+    true,
+    'an old build is judged by the Deployments it still has',
+  );
 });
 
 test('the status lists target, current and the builds that still have Deployments, in the published schema', () => {
-  const observed = [deployment('w-v1', 'v1', 0, availableStatus(0)), deployment('w-v2', 'v2', 2, availableStatus(2)), deployment('w-v3', 'v3', 2, availableStatus(2))].map((d) => observeDeployment(d)!);
+  const observed = [
+    deployment('w-v1', 'v1', 0, availableStatus(0)),
+    deployment('w-v2', 'v2', 2, availableStatus(2)),
+    deployment('w-v3', 'v3', 2, availableStatus(2)),
+  ].map((d) => observeDeployment(d)!);
   const status = versionsStatus(joinVersions(observed, temporal, 'v3'), temporal, 'v3');
-  assert.deepEqual(status.targetVersion, { buildID: 'v3', status: 'Ramping', healthySince: since, deployments: ['w-v3'], rampPercentage: 25, rampLastModifiedAt: '2026-11-22T11:00:00.000Z' });
-  assert.deepEqual(status.currentVersion, { buildID: 'v2', status: 'Current', healthySince: since, deployments: ['w-v2'] });
-  assert.deepEqual(status.deprecatedVersions, [{ buildID: 'v1', status: 'Drained', healthySince: since, deployments: ['w-v1'], drainedSince: '2026-11-22T09:00:00.000Z', eligibleForDeletion: true }]);
+  assert.deepEqual(status.targetVersion, {
+    buildID: 'v3',
+    status: 'Ramping',
+    healthySince: since,
+    deployments: ['w-v3'],
+    rampPercentage: 25,
+    rampLastModifiedAt: '2026-11-22T11:00:00.000Z',
+  });
+  assert.deepEqual(status.currentVersion, {
+    buildID: 'v2',
+    status: 'Current',
+    healthySince: since,
+    deployments: ['w-v2'],
+  });
+  assert.deepEqual(status.deprecatedVersions, [
+    {
+      buildID: 'v1',
+      status: 'Drained',
+      healthySince: since,
+      deployments: ['w-v1'],
+      drainedSince: '2026-11-22T09:00:00.000Z',
+      eligibleForDeletion: true,
+    },
+  ]);
   assert.equal(status.versionCount, 4);
   const statusSchema = KINDS.TemporalWorkerDeployment.schema.properties.status;
   assert.deepEqual(validate(statusSchema, status), []);
@@ -82,15 +163,37 @@ test('the status remembers when builds stopped being current, for rollbacks (Tem
     currentVersion: { buildID: 'v2', status: 'Current' },
     deprecatedVersions: [{ buildID: 'v1', status: 'Drained', lastCurrentTime: '2026-11-22T11:00:00.000Z' }],
   };
-  assert.deepEqual(rememberedCurrentTimes(previous, 'v2', now), { v1: new Date('2026-11-22T11:00:00Z') }, 'what was recorded');
-  assert.deepEqual(rememberedCurrentTimes(previous, 'v3', now), { v1: new Date('2026-11-22T11:00:00Z'), v2: now }, 'the build the status called current stopped being current now');
+  assert.deepEqual(
+    rememberedCurrentTimes(previous, 'v2', now),
+    { v1: new Date('2026-11-22T11:00:00Z') },
+    'what was recorded',
+  );
+  assert.deepEqual(
+    rememberedCurrentTimes(previous, 'v3', now),
+    { v1: new Date('2026-11-22T11:00:00Z'), v2: now },
+    'the build the status called current stopped being current now',
+  );
   assert.deepEqual(rememberedCurrentTimes(undefined, 'v1', now), {}, 'nothing known yet');
 
-  const observed = [deployment('w-v1', 'v1', 1, availableStatus(1)), deployment('w-v2', 'v2', 1, availableStatus(1))].map((d) => observeDeployment(d)!);
-  const state: TemporalDeploymentState = { exists: true, versions: [{ buildId: 'v1', status: 'Drained', everActive: true }, { buildId: 'v2', status: 'Current', everActive: true }], currentBuildId: 'v2' };
+  const observed = [
+    deployment('w-v1', 'v1', 1, availableStatus(1)),
+    deployment('w-v2', 'v2', 1, availableStatus(1)),
+  ].map((d) => observeDeployment(d)!);
+  const state: TemporalDeploymentState = {
+    exists: true,
+    versions: [
+      { buildId: 'v1', status: 'Drained', everActive: true },
+      { buildId: 'v2', status: 'Current', everActive: true },
+    ],
+    currentBuildId: 'v2',
+  };
   const joined = joinVersions(observed, state, 'v1', [undefined], { v1: new Date('2026-11-22T11:00:00Z'), v2: now });
   assert.deepEqual(joined.find((v) => v.buildId === 'v1')?.lastCurrentAt, new Date('2026-11-22T11:00:00Z'));
   const status = versionsStatus(joined, state, 'v1');
-  assert.equal(status.targetVersion?.lastCurrentTime, '2026-11-22T11:00:00.000Z', 'kept on a build that is not current');
+  assert.equal(
+    status.targetVersion?.lastCurrentTime,
+    '2026-11-22T11:00:00.000Z',
+    'kept on a build that is not current',
+  );
   assert.equal(status.currentVersion?.lastCurrentTime, undefined, 'not on the current build');
 });

@@ -7,7 +7,8 @@ import { FakeTimers, settle } from '../support/fake-timers.ts';
 /** A service that records when each call reached it: only the calls matter here, not Temporal. */
 function recordingService(timers: FakeTimers) {
   const calls: string[] = [];
-  const record = (method: string) => (request: { namespace?: string }) => Promise.resolve(void calls.push(`${timers.now()} ${method} ${request.namespace ?? ''}`));
+  const record = (method: string) => (request: { namespace?: string }) =>
+    Promise.resolve(void calls.push(`${timers.now()} ${method} ${request.namespace ?? ''}`));
   const service = {
     describeWorkerDeployment: record('describeWorkerDeployment'),
     describeTaskQueue: record('describeTaskQueue'),
@@ -32,16 +33,24 @@ test('reads of one namespace at one address share one budget; writes and other n
     budget.paced(service, 'elsewhere:7233').describeWorkerDeployment({ namespace: 'orders' }),
   ];
   await settle();
-  assert.deepEqual(calls.toSorted(), [
-    '0 describeTaskQueue orders',
-    '0 describeWorkerDeployment billing',
-    '0 describeWorkerDeployment orders',
-    '0 describeWorkerDeployment orders',
-    '0 setWorkerDeploymentCurrentVersion orders',
-  ], 'the burst of 2 for orders at temporal:7233, the write, and the other namespace and address at once');
+  assert.deepEqual(
+    calls.toSorted(),
+    [
+      '0 describeTaskQueue orders',
+      '0 describeWorkerDeployment billing',
+      '0 describeWorkerDeployment orders',
+      '0 describeWorkerDeployment orders',
+      '0 setWorkerDeploymentCurrentVersion orders',
+    ],
+    'the burst of 2 for orders at temporal:7233, the write, and the other namespace and address at once',
+  );
   await timers.advance(1000);
   await Promise.all(pending);
-  assert.deepEqual(calls.slice(5), ['500 describeWorkerDeployment orders', '1000 describeWorkerDeployment orders'], 'past the burst of 2, one read every 500 ms');
+  assert.deepEqual(
+    calls.slice(5),
+    ['500 describeWorkerDeployment orders', '1000 describeWorkerDeployment orders'],
+    'past the burst of 2, one read every 500 ms',
+  );
 });
 
 test('a poll waits while no token is free, spread by a random part of the spread; it never borrows', async () => {
@@ -51,7 +60,11 @@ test('a poll waits while no token is free, spread by a random part of the spread
   const { service } = recordingService(timers);
   assert.equal(budget.pollDelay('t:7233', 'orders', 10_000), 0, 'a token is there');
   const read = budget.paced(service, 't:7233').describeWorkerDeployment({ namespace: 'orders' });
-  assert.equal(budget.pollDelay('t:7233', 'orders', 10_000), 1000 + 5000, 'the next token in 1 s, plus half the spread');
+  assert.equal(
+    budget.pollDelay('t:7233', 'orders', 10_000),
+    1000 + 5000,
+    'the next token in 1 s, plus half the spread',
+  );
   assert.equal(budget.pollDelay('t:7233', 'orders', 10_000), 1000, 'asking took nothing');
   await read;
   await timers.advance(1000);

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
-import { ANNOTATIONS, TLS_MOUNT_PATH, versionedDeployment, withConnection } from '../../src/k8s/versioned-deployment.ts';
+import {
+  ANNOTATIONS,
+  TLS_MOUNT_PATH,
+  versionedDeployment,
+  withConnection,
+} from '../../src/k8s/versioned-deployment.ts';
 
 function workerDeployment(spec: Partial<TemporalWorkerDeployment['spec']> = {}): TemporalWorkerDeployment {
   return {
@@ -11,24 +16,56 @@ function workerDeployment(spec: Partial<TemporalWorkerDeployment['spec']> = {}):
       workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: 'orders-ns' },
       template: {
         metadata: { labels: { app: 'orders' }, annotations: { team: 'a' } },
-        spec: { containers: [{ name: 'worker', image: 'w:1', env: [{ name: 'LOG_LEVEL', value: 'debug' }, { name: 'TEMPORAL_NAMESPACE', value: 'wrong' }] } as never] },
+        spec: {
+          containers: [
+            {
+              name: 'worker',
+              image: 'w:1',
+              env: [
+                { name: 'LOG_LEVEL', value: 'debug' },
+                { name: 'TEMPORAL_NAMESPACE', value: 'wrong' },
+              ],
+            } as never,
+          ],
+        },
       },
       ...spec,
     },
   };
 }
 
-const env = (d: ReturnType<typeof versionedDeployment>) => Object.fromEntries((d.spec?.template.spec?.containers[0]?.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+const env = (d: ReturnType<typeof versionedDeployment>) =>
+  Object.fromEntries((d.spec?.template.spec?.containers[0]?.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
 
 test('a plaintext connection: names, labels, owner, timings and the worker environment', () => {
-  const d = versionedDeployment({ workerDeployment: workerDeployment(), connection: { hostPort: 'temporal:7233' }, buildId: 'w-1-abc' });
+  const d = versionedDeployment({
+    workerDeployment: workerDeployment(),
+    connection: { hostPort: 'temporal:7233' },
+    buildId: 'w-1-abc',
+  });
   assert.equal(d.metadata?.name, 'orders-w-1-abc');
   assert.equal(d.metadata?.namespace, 'team-a');
-  assert.deepEqual(d.spec?.selector.matchLabels, { 'temporal.io/deployment-name': 'orders', 'temporal.io/build-id': 'w-1-abc' });
-  assert.deepEqual(d.spec?.template.metadata?.labels, { app: 'orders', 'temporal.io/deployment-name': 'orders', 'temporal.io/build-id': 'w-1-abc' });
+  assert.deepEqual(d.spec?.selector.matchLabels, {
+    'temporal.io/deployment-name': 'orders',
+    'temporal.io/build-id': 'w-1-abc',
+  });
+  assert.deepEqual(d.spec?.template.metadata?.labels, {
+    app: 'orders',
+    'temporal.io/deployment-name': 'orders',
+    'temporal.io/build-id': 'w-1-abc',
+  });
   assert.equal(d.spec?.template.metadata?.annotations?.team, 'a');
   assert.match(d.spec?.template.metadata?.annotations?.[ANNOTATIONS.templateHash] ?? '', /^[0-9a-f]{64}$/);
-  assert.deepEqual(d.metadata?.ownerReferences, [{ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalWorkerDeployment', name: 'orders', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
+  assert.deepEqual(d.metadata?.ownerReferences, [
+    {
+      apiVersion: 'temporal.io/v1alpha1',
+      kind: 'TemporalWorkerDeployment',
+      name: 'orders',
+      uid: 'uid-1',
+      controller: true,
+      blockOwnerDeletion: true,
+    },
+  ]);
   assert.equal(d.spec?.replicas, 3);
   assert.equal(d.spec?.minReadySeconds, 0);
   assert.equal(d.spec?.progressDeadlineSeconds, 600);
@@ -44,14 +81,24 @@ test('a plaintext connection: names, labels, owner, timings and the worker envir
 });
 
 test('unset replicas stay unset, for an autoscaler to own', () => {
-  const d = versionedDeployment({ workerDeployment: workerDeployment({ replicas: undefined }), connection: { hostPort: 'temporal:7233' }, buildId: 'b' });
+  const d = versionedDeployment({
+    workerDeployment: workerDeployment({ replicas: undefined }),
+    connection: { hostPort: 'temporal:7233' },
+    buildId: 'b',
+  });
   assert.equal('replicas' in (d.spec ?? {}), false);
 });
 
 test('mutual TLS mounts the Secret in every container and points the SDK at it', () => {
-  const d = versionedDeployment({ workerDeployment: workerDeployment(), connection: { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'client-cert' } }, buildId: 'b' });
+  const d = versionedDeployment({
+    workerDeployment: workerDeployment(),
+    connection: { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'client-cert' } },
+    buildId: 'b',
+  });
   assert.deepEqual(d.spec?.template.spec?.volumes, [{ name: 'temporal-tls', secret: { secretName: 'client-cert' } }]);
-  assert.deepEqual(d.spec?.template.spec?.containers[0]?.volumeMounts, [{ name: 'temporal-tls', mountPath: TLS_MOUNT_PATH, readOnly: true }]);
+  assert.deepEqual(d.spec?.template.spec?.containers[0]?.volumeMounts, [
+    { name: 'temporal-tls', mountPath: TLS_MOUNT_PATH, readOnly: true },
+  ]);
   const vars = env(d);
   assert.equal(vars.TEMPORAL_TLS, 'true');
   assert.equal(vars.TEMPORAL_TLS_CLIENT_CERT_PATH, `${TLS_MOUNT_PATH}/tls.crt`);
@@ -61,12 +108,20 @@ test('mutual TLS mounts the Secret in every container and points the SDK at it',
 });
 
 test('an API key comes from its Secret, with TLS on; switching auth mode changes the connection hash', () => {
-  const apiKey = versionedDeployment({ workerDeployment: workerDeployment(), connection: { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } }, buildId: 'b' });
+  const apiKey = versionedDeployment({
+    workerDeployment: workerDeployment(),
+    connection: { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } },
+    buildId: 'b',
+  });
   const vars = env(apiKey);
   assert.deepEqual(vars.TEMPORAL_API_KEY, { secretKeyRef: { name: 'key', key: 'api-key' } });
   assert.equal(vars.TEMPORAL_TLS, 'true');
   assert.equal(apiKey.spec?.template.spec?.volumes, undefined);
-  const mtls = versionedDeployment({ workerDeployment: workerDeployment(), connection: { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'key' } }, buildId: 'b' });
+  const mtls = versionedDeployment({
+    workerDeployment: workerDeployment(),
+    connection: { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'key' } },
+    buildId: 'b',
+  });
   const hash = (d: typeof mtls) => d.spec?.template.metadata?.annotations?.[ANNOTATIONS.connectionHash];
   assert.notEqual(hash(apiKey), hash(mtls));
 });
@@ -76,7 +131,14 @@ test('a pool adds its label, task queue, placement and resources', () => {
     workerDeployment: workerDeployment(),
     connection: { hostPort: 'temporal:7233' },
     buildId: 'b',
-    pool: { name: 'metastore', taskQueue: 'metastore-tq', replicas: 1, nodeSelector: { pool: 'on-demand' }, tolerations: [{ key: 'dedicated', operator: 'Exists' }], resources: { requests: { cpu: '2' } } },
+    pool: {
+      name: 'metastore',
+      taskQueue: 'metastore-tq',
+      replicas: 1,
+      nodeSelector: { pool: 'on-demand' },
+      tolerations: [{ key: 'dedicated', operator: 'Exists' }],
+      resources: { requests: { cpu: '2' } },
+    },
   });
   assert.equal(d.metadata?.name, 'orders-metastore-b');
   assert.equal(d.spec?.selector.matchLabels?.['temporal.io/pool'], 'metastore');
@@ -90,14 +152,30 @@ test('a pool adds its label, task queue, placement and resources', () => {
 test('the user template is not changed by building from it', () => {
   const twd = workerDeployment();
   const before = structuredClone(twd);
-  versionedDeployment({ workerDeployment: twd, connection: { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'c' } }, buildId: 'b', pool: { name: 'p', nodeSelector: { a: 'b' } } });
+  versionedDeployment({
+    workerDeployment: twd,
+    connection: { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'c' } },
+    buildId: 'b',
+    pool: { name: 'p', nodeSelector: { a: 'b' } },
+  });
   assert.deepEqual(twd, before);
 });
 
 test('switching a running build from mutual TLS to an API key leaves no TLS mount, volume or variable behind', () => {
-  const mtls = versionedDeployment({ workerDeployment: workerDeployment(), connection: { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'client-cert' } }, buildId: 'b' });
-  const switched = withConnection(mtls.spec?.template ?? {}, { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } });
-  const fresh = versionedDeployment({ workerDeployment: workerDeployment(), connection: { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } }, buildId: 'b' });
+  const mtls = versionedDeployment({
+    workerDeployment: workerDeployment(),
+    connection: { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'client-cert' } },
+    buildId: 'b',
+  });
+  const switched = withConnection(mtls.spec?.template ?? {}, {
+    hostPort: 'cloud:7233',
+    apiKeySecretRef: { name: 'key', key: 'api-key' },
+  });
+  const fresh = versionedDeployment({
+    workerDeployment: workerDeployment(),
+    connection: { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } },
+    buildId: 'b',
+  });
   assert.deepEqual(switched, fresh.spec?.template, 'the same template as a build made with the new connection');
   assert.equal(switched.spec?.volumes, undefined);
   assert.equal(switched.spec?.containers[0]?.volumeMounts, undefined);
@@ -106,7 +184,12 @@ test('switching a running build from mutual TLS to an API key leaves no TLS moun
 });
 
 test('the spec hash covers everything but replicas', () => {
-  const hash = (spec: Partial<TemporalWorkerDeployment['spec']>) => versionedDeployment({ workerDeployment: workerDeployment(spec), connection: { hostPort: 'temporal:7233' }, buildId: 'b' }).metadata?.annotations?.[ANNOTATIONS.specHash];
+  const hash = (spec: Partial<TemporalWorkerDeployment['spec']>) =>
+    versionedDeployment({
+      workerDeployment: workerDeployment(spec),
+      connection: { hostPort: 'temporal:7233' },
+      buildId: 'b',
+    }).metadata?.annotations?.[ANNOTATIONS.specHash];
   assert.equal(hash({ replicas: 1 }), hash({ replicas: 9 }));
   assert.notEqual(hash({ minReadySeconds: 5 }), hash({}));
   assert.notEqual(hash({ progressDeadlineSeconds: 60 }), hash({}));

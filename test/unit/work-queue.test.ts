@@ -12,7 +12,10 @@ function deferred(): { promise: Promise<undefined>; resolve: () => void } {
 test('a key added many times while waiting is reconciled once', async () => {
   const runs: string[] = [];
   const gate = deferred();
-  const queue = new WorkQueue<string>({ concurrency: 1, reconcile: async (key) => (runs.push(key), key === 'blocker' ? gate.promise : undefined) });
+  const queue = new WorkQueue<string>({
+    concurrency: 1,
+    reconcile: async (key) => (runs.push(key), key === 'blocker' ? gate.promise : undefined),
+  });
   queue.add('blocker');
   for (let i = 0; i < 5; i++) queue.add('a');
   queue.add('b');
@@ -56,7 +59,10 @@ test('different keys run concurrently up to the limit', async () => {
   let running = 0;
   let most = 0;
   const gate = deferred();
-  const queue = new WorkQueue<number>({ concurrency: 3, reconcile: async () => ((most = Math.max(most, ++running)), await gate.promise, running--, undefined) });
+  const queue = new WorkQueue<number>({
+    concurrency: 3,
+    reconcile: async () => ((most = Math.max(most, ++running)), await gate.promise, running--, undefined),
+  });
   for (let i = 0; i < 10; i++) queue.add(i);
   await settle();
   assert.equal(most, 3);
@@ -97,7 +103,11 @@ test('failures back off exponentially per key, and a success resets the backoff'
 test('requeueAfter runs the key again after that delay', async () => {
   const timers = new FakeTimers();
   const attempts: number[] = [];
-  const queue = new WorkQueue<string>({ concurrency: 1, timers, reconcile: () => (attempts.push(timers.now()), Promise.resolve({ requeueAfterMs: 30_000 })) });
+  const queue = new WorkQueue<string>({
+    concurrency: 1,
+    timers,
+    reconcile: () => (attempts.push(timers.now()), Promise.resolve({ requeueAfterMs: 30_000 })),
+  });
   queue.add('a');
   await settle();
   await timers.advance(29_999);
@@ -127,7 +137,10 @@ test('an error storm is held to the retry bucket across keys', async () => {
 test('shutdown waits for running reconciles and drops waiting keys', async () => {
   const gate = deferred();
   const runs: string[] = [];
-  const queue = new WorkQueue<string>({ concurrency: 1, reconcile: async (key) => (runs.push(key), await gate.promise, undefined) });
+  const queue = new WorkQueue<string>({
+    concurrency: 1,
+    reconcile: async (key) => (runs.push(key), await gate.promise, undefined),
+  });
   queue.add('a');
   queue.add('b');
   await settle();
@@ -150,7 +163,10 @@ test('the observer sees each add, wait, reconcile and retry, timed on the queue 
     timers,
     backoff: { baseMs: 1000, maxMs: 1000 },
     // 'a' takes 50ms and succeeds, 'b' fails after 10ms.
-    reconcile: (key) => new Promise((resolve, reject) => timers.setTimeout(() => (key === 'b' ? reject(new Error('down')) : resolve(undefined)), key === 'b' ? 10 : 50)),
+    reconcile: (key) =>
+      new Promise((resolve, reject) =>
+        timers.setTimeout(() => (key === 'b' ? reject(new Error('down')) : resolve(undefined)), key === 'b' ? 10 : 50),
+      ),
     observer: {
       added: (depth) => events.push(`added depth=${depth}`),
       started: (depth, active, waitedMs) => events.push(`started depth=${depth} active=${active} waited=${waitedMs}`),
