@@ -5,6 +5,7 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Deploym
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { clusterClient } from '../k8s/cluster-client.ts';
 import { LABELS } from '../k8s/names.ts';
 import { Backoff } from '../runtime/backoff.ts';
 import { SelfHealingInformer } from '../runtime/informer.ts';
@@ -14,10 +15,12 @@ import { WorkQueue } from '../runtime/work-queue.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { referencedSecret } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
+import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { releaseConnection } from './deletion.ts';
-import { isBeingDeleted } from './finalizers.ts';
+import { isBeingDeleted } from '../domain/finalizer.ts';
 import { EventRecorder } from './events.ts';
-import { reconcile, type ReconcilerDependencies } from './reconciler.ts';
+import type { ReconcilerDependencies } from './dependencies.ts';
+import { reconcile } from './reconciler.ts';
 
 /** Queue keys: `namespace/name` of a worker deployment, or this prefix and `namespace/name` of a connection. */
 const CONNECTION_KEY = 'connection:';
@@ -163,17 +166,18 @@ export class Controller {
       ...(options.eventRepeatWindowMs === undefined ? {} : { repeatWindowMs: options.eventRepeatWindowMs }),
     });
     const dependencies: ReconcilerDependencies = {
-      apps,
-      core,
-      customObjects,
+      cluster: clusterClient({ apps, core, customObjects }),
       recordEvent: events.record,
       log,
       workerDeployment: (namespace: string, name: string) => this.workerDeployments.get(namespace, name),
       workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
-      temporal: async (connection: TemporalConnection) =>
-        this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+      temporal: async (connection: TemporalConnection, address: WorkerDeploymentAddress) =>
+        workerDeploymentClient(
+          this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+          address,
+        ),
       secret: (namespace: string, name: string) => this.secrets.get(namespace, name),
       identity: options.identity,
       now: () => new Date(),

@@ -3,7 +3,7 @@
 import { durationSeconds } from '../api/schema.ts';
 import type { Rollout } from '../api/temporal-worker-deployment.ts';
 
-export type VersionStatus = 'NotRegistered' | 'Inactive' | 'Ramping' | 'Current' | 'Draining' | 'Drained';
+import type { TemporalDeploymentState, TemporalVersion, VersionStatus } from '../domain/snapshot.ts';
 
 export interface RoutingInput {
   now: Date;
@@ -37,6 +37,18 @@ export type RoutingDecision =
   | { action: 'setCurrent'; buildId: string; reason: string }
   | { action: 'setRamp'; buildId: string; percentage: number; reason: string }
   | { action: 'clearRamp'; reason: string };
+
+/** A routing decision as the executor carries it out. */
+export type RoutingChange = (
+  | { action: 'setCurrent'; buildId: string }
+  | { action: 'setRamp'; buildId: string; percentage: number }
+  | { action: 'clearRamp' }
+) & {
+  /** Nobody manages the deployment: the controller becomes its manager first. */
+  claimManager: boolean;
+  /** The token of the state the change was decided on. */
+  conflictToken?: Uint8Array;
+};
 
 export function decideRouting(input: RoutingInput): RoutingDecision {
   const { now, rollout, target, routing } = input;
@@ -152,4 +164,79 @@ export function stepAtOrBelow(steps: NonNullable<Rollout['steps']>, ramp: number
 
 function minutesAgo(now: Date, then: Date): string {
   return `${Math.round((now.getTime() - then.getTime()) / 60_000)} minutes ago`;
+}
+
+export function managedElsewhere(temporalName: string, holder: string): string {
+  return (
+    `Worker Deployment ${temporalName} is managed by "${holder}", so the controller does not change its routing; ` +
+    `release it with \`temporal worker deployment manager-identity unset --deployment-name ${temporalName}\``
+  );
+}
+
+export interface PollersMatterInput {
+  strategy: Rollout['strategy'];
+  currentBuildId?: string | undefined;
+  target?: { status: VersionStatus; healthy: boolean } | undefined;
+}
+
+/**
+ * Whether Temporal must be asked if unversioned workers poll the target's task queues (one read
+ * per queue). Only a Progressive rollout with no current build and a registered, available target
+ * decides differently with them: Manual never routes, AllAtOnce promotes either way, with a
+ * current build the question does not arise, and an unready target waits either way.
+ */
+export function unversionedPollersMatter({ strategy, currentBuildId, target }: PollersMatterInput): boolean {
+  return (
+    strategy === 'Progressive' &&
+    !currentBuildId &&
+    target !== undefined &&
+    target.status !== 'NotRegistered' &&
+    target.healthy
+  );
+}
+
+/**
+ * Temporal's state once a routing change succeeded, without reading it again: a change made with
+ * the conflict token of `state` leaves exactly this routing. A build that stops being current or
+ * ramping starts draining.
+ */
+export function routedState(
+  state: TemporalDeploymentState,
+  decision: RoutingDecision,
+  managerIdentity: string,
+  now: Date,
+): TemporalDeploymentState {
+  if (decision.action === 'none' || decision.action === 'wait') return state;
+  const current = decision.action === 'setCurrent' ? decision.buildId : state.currentBuildId;
+  const ramping =
+    decision.action === 'setRamp'
+      ? { buildId: decision.buildId, percentage: decision.percentage }
+      : decision.action === 'clearRamp' || state.rampingBuildId === current
+        ? undefined
+        : state.rampingBuildId
+          ? { buildId: state.rampingBuildId, percentage: state.rampPercentage ?? 0 }
+          : undefined;
+  const statusOf = (v: TemporalVersion): TemporalVersion['status'] => {
+    if (v.buildId === current) return 'Current';
+    if (v.buildId === ramping?.buildId) return 'Ramping';
+    return v.status === 'Current' || v.status === 'Ramping' ? 'Draining' : v.status;
+  };
+  const next: TemporalDeploymentState = {
+    exists: state.exists,
+    versions: state.versions.map((v) => ({
+      ...v,
+      status: statusOf(v),
+      everActive: v.everActive || statusOf(v) !== v.status,
+    })),
+    managerIdentity: state.managerIdentity ?? managerIdentity,
+    lastModifierIdentity: managerIdentity,
+  };
+  if (current) next.currentBuildId = current;
+  if (ramping) {
+    next.rampingBuildId = ramping.buildId;
+    next.rampPercentage = ramping.percentage;
+    const changed = decision.action === 'setRamp' ? now : state.rampChangedAt;
+    if (changed) next.rampChangedAt = changed;
+  }
+  return next;
 }

@@ -4,7 +4,7 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node'
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
-import { FINALIZER } from '../../src/controller/finalizers.ts';
+import { FINALIZER } from '../../src/domain/finalizer.ts';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
 import { controlledNamespace, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, temporalClient, testNamespace } from '../support/environment.ts';

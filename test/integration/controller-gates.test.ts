@@ -3,7 +3,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { gateWorkflowId } from '../../src/temporal/gate-workflows.ts';
+import { gateWorkflowId } from '../../src/planner/gates.ts';
 import { condition, controlledNamespace, gateRanOn, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
 

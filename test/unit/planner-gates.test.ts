@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Rollout } from '../../src/api/temporal-worker-deployment.ts';
-import { type GateCheck, type GateRun, gateStage, judgeGate, type StageInput } from '../../src/planner/gates.ts';
+import type { GateRun } from '../../src/domain/snapshot.ts';
+import { type GateCheck, gateStage, judgeGate, type StageInput } from '../../src/planner/gates.ts';
 
 const gate = (workflowType: string) => ({ workflowType });
 const progressive: Rollout = {

@@ -5,7 +5,7 @@ import { KINDS } from '../../src/api/kinds.ts';
 import { validate } from '../../src/api/validate.ts';
 import { observeDeployment } from '../../src/k8s/observed-deployment.ts';
 import { joinVersions, rememberedCurrentTimes, versionsStatus } from '../../src/status/versions.ts';
-import type { TemporalDeploymentState } from '../../src/temporal/deployment-state.ts';
+import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 
 const since = '2026-11-22T10:00:00.000Z';
 
