@@ -67,5 +67,7 @@ function startedGates(plan: Plan, execution: Execution): Plan['gates'] {
       .map((a) => (a.action === 'startGate' ? a.start.workflowId : '')),
   );
   if (notStarted.size === 0 || !plan.gates.gates) return plan.gates;
-  return { ...plan.gates, gates: plan.gates.gates.filter((g) => !notStarted.has(g.workflowID)) };
+  const { gates, ...rest } = plan.gates;
+  const started = gates.filter((g) => !notStarted.has(g.workflowID));
+  return started.length > 0 ? { ...rest, gates: started } : rest;
 }
