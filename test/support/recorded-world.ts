@@ -170,7 +170,7 @@ export function workerDeployment(
       ...rest,
     },
     ...(status ? { status } : {}),
-  } as TemporalWorkerDeployment;
+  };
 }
 
 export function connection(finalizers = ['temporal.io/delete-protection']): TemporalConnection {
@@ -179,7 +179,7 @@ export function connection(finalizers = ['temporal.io/delete-protection']): Temp
     kind: 'TemporalConnection',
     metadata: { name: 'temporal', namespace: NAMESPACE, finalizers },
     spec: { hostPort: 'temporal:7233' },
-  } as TemporalConnection;
+  };
 }
 
 /** The Deployment the controller makes for a build of `owner`, available since `since` at `replicas`. */

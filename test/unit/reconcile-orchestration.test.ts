@@ -104,7 +104,8 @@ test('AllAtOnce: a registered, available target is promoted, and nothing else is
 });
 
 test('a free manager identity is claimed with the first routing change', async () => {
-  const { managerIdentity: _held, ...free } = v1Current;
+  const free = { ...v1Current };
+  delete free.managerIdentity;
   const run = await recordedReconcile(rolloutWorld({ buildId: 'v2' }, free));
   assert.deepEqual(run.calls.slice(1, 2), ['temporal.changeRouting setCurrent v2 (claiming the manager identity)']);
   assert.equal(run.status?.managerIdentity, IDENTITY);
@@ -379,7 +380,6 @@ test('pools: the target gets one Deployment per pool, and is promoted only once 
 
 test('a failed Kubernetes action stops the reconcile: no routing, no record deletion, the failure is reported', async () => {
   const world = rolloutWorld();
-  const owner = world.workerDeployment;
   const run = await recordedReconcile({
     ...world,
     temporal: {
@@ -399,7 +399,7 @@ test('deletion: the Deployments go, Temporal is cleaned up, then the finalizer c
     ...world.workerDeployment,
     metadata: { ...world.workerDeployment.metadata, deletionTimestamp: now },
   };
-  const run = await recordedReconcile({ ...world, workerDeployment: deleting as typeof world.workerDeployment });
+  const run = await recordedReconcile({ ...world, workerDeployment: deleting });
   assert.deepEqual(run.calls, [
     'k8s.deleteDeployment orders-v1',
     'k8s.deleteDeployment orders-v2',
