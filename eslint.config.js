@@ -23,5 +23,35 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  {
+    // The pure core decides on plain data: no arrow runs from it to an adapter or the runtime.
+    files: ['src/planner/**', 'src/status/**', 'src/domain/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '../k8s/*',
+                '../temporal/*',
+                '../controller/*',
+                '../runtime/*',
+                '../cli/*',
+                '../localenv/*',
+                '../node-agent/*',
+              ],
+              message: 'the planner, the status mapper and the domain import only src/api and each other',
+            },
+            {
+              group: ['@kubernetes/*', '@temporalio/*', '@grpc/*', 'node:*'],
+              allowTypeImports: true,
+              message: 'types only in the pure core',
+            },
+          ],
+        },
+      ],
+    },
+  },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
 );
