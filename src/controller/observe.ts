@@ -139,6 +139,7 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
       const runs: NonNullable<TargetObservation['gateRuns']> = {};
       for (const queue of gateTaskQueues(target.taskQueues))
         runs[queue] = await temporal.readGate(gateWorkflowId(temporalName, buildId, stage, queue));
+      target.gateStage = stage;
       target.gateRuns = runs;
     } catch (error) {
       const what = `cannot read gate ${stage} of build ${buildId}`;

@@ -30,7 +30,9 @@ export interface TargetObservation {
   taskQueues: BuildTaskQueues;
   /** Asked only when it matters; undefined while the build lists no workflow task queue. */
   unversionedPollers?: boolean;
-  /** The gate's latest run per gate task queue. */
+  /** The gate whose runs were read (see readsNeeded). */
+  gateStage?: string;
+  /** That gate's latest run per gate task queue. */
   gateRuns?: Record<string, GateRun | undefined>;
   /** The gate's runs could not be read, for a reason other than Temporal being out of reach. */
   gateReadFailure?: string;

@@ -20,21 +20,33 @@ export interface StageInput {
   rampPercentage?: number | undefined;
 }
 
-/** The rollout gate stands before any traffic moves; while the target ramps at a step, that step's gate stands before the ramp advances. */
-export function gateStage({
+/**
+ * The gates that stand before the target's next routing change, in the order they run: the
+ * rollout gate before any traffic moves, and each step's gate before that step's ramp is set, so
+ * the ramp of the step before holds while it runs. Empty once the target is current.
+ */
+export function gateStages({
   rollout,
   targetBuildId,
   currentBuildId,
   rampingBuildId,
   rampPercentage,
-}: StageInput): GateStage | undefined {
-  if (currentBuildId === targetBuildId) return undefined;
-  if (rollout.strategy === 'Progressive' && rampingBuildId === targetBuildId && rampPercentage !== undefined) {
-    const index = stepAtOrBelow(rollout.steps ?? [], rampPercentage);
-    const gate = rollout.steps?.[index]?.gate;
-    return gate ? { name: `step-${index + 1}`, gate } : undefined;
+}: StageInput): GateStage[] {
+  if (currentBuildId === targetBuildId) return [];
+  const steps = rollout.steps ?? [];
+  const progressive = rollout.strategy === 'Progressive';
+  const stepGate = (index: number): GateStage[] => {
+    const gate = steps[index]?.gate;
+    return gate ? [{ name: `step-${index + 1}`, gate }] : [];
+  };
+  if (progressive && rampingBuildId === targetBuildId && rampPercentage !== undefined) {
+    const index = stepAtOrBelow(steps, rampPercentage);
+    const at = steps[index]?.rampPercentage ?? rampPercentage;
+    // A ramp changed by hand snaps to a step: up to it needs its gate, down to it does not.
+    if (rampPercentage < at) return stepGate(index);
+    return rampPercentage === at ? stepGate(index + 1) : [];
   }
-  return rollout.gate ? { name: 'rollout', gate: rollout.gate } : undefined;
+  return [...(rollout.gate ? [{ name: 'rollout', gate: rollout.gate }] : []), ...(progressive ? stepGate(0) : [])];
 }
 
 export interface GateCheck {
@@ -102,7 +114,8 @@ export type GateMemory = Pick<TargetStatus, 'gates' | 'gateFailure'>;
 type GateFailure = NonNullable<TargetStatus['gateFailure']>;
 
 export interface GateContext {
-  stage: GateStage | undefined;
+  /** The gates before the next routing change, in order (see gateStages). */
+  stages: GateStage[];
   buildId: string;
   temporalName: string;
   generation: number;
@@ -110,13 +123,16 @@ export interface GateContext {
   previous: GateMemory | undefined;
 }
 
-/** Whether Temporal must be asked about the gate's runs: not when the status already tells. */
-export function gateNeedsRuns({ stage, previous, generation }: GateContext): boolean {
+/** The first gate whose runs Temporal must be asked about: none when the status tells they all completed. */
+export function gateToRead({ stages, previous, generation }: GateContext): GateStage | undefined {
   const failure = previous?.gateFailure;
-  if (failure && failure.generation === generation) return false;
-  if (!stage) return false;
+  if (failure && failure.generation === generation) return undefined;
+  return stages.find((stage) => !completed(previous, stage));
+}
+
+function completed(previous: GateMemory | undefined, stage: GateStage): boolean {
   const known = (previous?.gates ?? []).filter((g) => g.stage === stage.name);
-  return failure !== undefined || known.length === 0 || !known.every((g) => g.status === 'Completed');
+  return known.length > 0 && known.every((g) => g.status === 'Completed');
 }
 
 export interface GateStart {
@@ -136,24 +152,39 @@ export interface GateDecision {
   failure?: { reason: 'RolloutAborted' | 'GateFailed'; message: string };
 }
 
-/** `runs` and `taskQueues` as observed when gateNeedsRuns asked for them. */
-export function decideGate(
-  context: GateContext,
-  observed: { taskQueues: string[]; runs: Record<string, GateRun | undefined> } | undefined,
-): GateDecision {
-  const { stage, previous, generation, buildId } = context;
+export interface ObservedGate {
+  stage: string;
+  taskQueues: string[];
+  runs: Record<string, GateRun | undefined>;
+}
+
+/** The verdict on the gates before the next routing change; `observed`: the runs of the stage gateToRead named. */
+export function decideGates(context: GateContext, observed: ObservedGate | undefined): GateDecision {
+  const { stages, previous, generation, buildId } = context;
   const failure = previous?.gateFailure;
   if (failure && failure.generation === generation) return failed(buildId, failure, previous?.gates);
-  if (!stage) return { gate: 'passed', memory: {}, starts: [] };
-  if (!observed) {
-    const known = (previous?.gates ?? []).filter((g) => g.stage === stage.name);
-    return known.length > 0 && known.every((g) => g.status === 'Completed')
-      ? { gate: 'passed', memory: { gates: known }, starts: [] }
-      : { gate: 'pending', memory: {}, starts: [] };
+  const gates: NonNullable<GateMemory['gates']> = [];
+  let passed: string | undefined;
+  for (const stage of stages) {
+    if (observed?.stage === stage.name) {
+      const decision = decideStage(context, stage, observed);
+      gates.push(...(decision.memory.gates ?? []));
+      if (decision.gate !== 'passed') return { ...decision, memory: { ...decision.memory, gates } };
+      passed = decision.passed;
+    } else if (completed(previous, stage)) {
+      gates.push(...(previous?.gates ?? []).filter((g) => g.stage === stage.name));
+    } else {
+      return { gate: 'pending', memory: gates.length > 0 ? { gates } : {}, starts: [], ...(passed ? { passed } : {}) };
+    }
   }
+  return { gate: 'passed', memory: gates.length > 0 ? { gates } : {}, starts: [], ...(passed ? { passed } : {}) };
+}
+
+function decideStage(context: GateContext, stage: GateStage, observed: ObservedGate): GateDecision {
+  const { previous, generation, buildId } = context;
   const { taskQueues, runs } = observed;
   const idOf = (taskQueue: string) => gateWorkflowId(context.temporalName, buildId, stage.name, taskQueue);
-  const verdict = judgeGate({ stage: stage.name, taskQueues, runs, retry: failure !== undefined });
+  const verdict = judgeGate({ stage: stage.name, taskQueues, runs, retry: previous?.gateFailure !== undefined });
   const starts =
     verdict.state === 'pending'
       ? verdict.start.map((taskQueue) => ({
@@ -171,9 +202,10 @@ export function decideGate(
     status: started.has(taskQueue) ? 'Running' : (runs[taskQueue]?.status ?? 'Running'),
   }));
   if (verdict.state === 'failed') {
+    const run = verdict.run;
     return failed(
       buildId,
-      { generation, stage: stage.name, workflowID: verdict.run.workflowId, message: verdict.reason },
+      { generation, stage: stage.name, workflowID: run.workflowId, message: verdict.reason },
       gates,
     );
   }

@@ -8,12 +8,12 @@ import type { TemporalDeploymentState } from '../domain/snapshot.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { type JoinedVersion, joinVersions, rememberedCurrentTimes } from '../status/versions.ts';
 import {
-  decideGate,
+  decideGates,
   type GateContext,
   type GateMemory,
-  gateNeedsRuns,
+  gateToRead,
   type GateStart,
-  gateStage,
+  gateStages,
   gateTaskQueues,
 } from './gates.ts';
 import {
@@ -83,6 +83,7 @@ const KUBERNETES_ORDER = ['create', 'update', 'delete', 'scale'] as const;
 
 export function readsNeeded(observation: Omit<Observation, 'target'>, config: PlannerConfig): ReadsNeeded {
   const { versions, target, gate, rollout } = situation(observation, config);
+  const read = gateToRead(gate);
   const registered = target !== undefined && target.status !== 'NotRegistered';
   return {
     unversionedPollers: unversionedPollersMatter({
@@ -90,7 +91,7 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
       currentBuildId: observation.temporal.currentBuildId,
       target: versions.find((v) => v.buildId === observation.buildId),
     }),
-    ...(registered && gate.stage && gateNeedsRuns(gate) ? { gateStage: gate.stage.name } : {}),
+    ...(registered && read ? { gateStage: read.name } : {}),
   };
 }
 
@@ -124,10 +125,14 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
 
   const registered = target !== undefined && target.status !== 'NotRegistered';
   const observedGate = observation.target;
-  const gateDecision = decideGate(
+  const gateDecision = decideGates(
     gate,
-    registered && observedGate?.gateRuns && gate.stage
-      ? { taskQueues: gateTaskQueues(observedGate.taskQueues), runs: observedGate.gateRuns }
+    registered && observedGate?.gateRuns && observedGate.gateStage
+      ? {
+          stage: observedGate.gateStage,
+          taskQueues: gateTaskQueues(observedGate.taskQueues),
+          runs: observedGate.gateRuns,
+        }
       : undefined,
   );
   if (gateDecision.failure) conditions.push(stalled(gateDecision.failure.reason, gateDecision.failure.message));
@@ -285,9 +290,9 @@ function situation(observation: Omit<Observation, 'target'>, config: PlannerConf
   const spec = workerDeployment.spec;
   const rollout = spec.rollout ?? spec.cutover ?? { strategy: 'AllAtOnce' as const };
   const previousTarget = stored?.targetVersion?.buildID === buildId ? stored.targetVersion : undefined;
-  const stage = isRollback(now, target?.lastCurrentAt, config.rollbackWindowMs)
-    ? undefined
-    : gateStage({
+  const stages = isRollback(now, target?.lastCurrentAt, config.rollbackWindowMs)
+    ? []
+    : gateStages({
         rollout,
         targetBuildId: buildId,
         currentBuildId: temporal.currentBuildId,
@@ -300,7 +305,7 @@ function situation(observation: Omit<Observation, 'target'>, config: PlannerConf
     rollout,
     previousTarget,
     gate: {
-      stage,
+      stages,
       buildId,
       temporalName: observation.temporalName,
       generation: workerDeployment.metadata.generation ?? 0,

@@ -81,7 +81,9 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
       buildId: target.buildId,
       reason: `rolling back to ${build}, current ${minutesAgo(now, lastCurrentAt)}: promoting it at once, without steps or gates`,
     };
-  if (target.gate === 'pending')
+  // While the target ramps, a step's pause runs beside the gate of the next step (see progressive).
+  const ramps = rollout.strategy === 'Progressive' && routing.rampingBuildId === target.buildId;
+  if (target.gate === 'pending' && !ramps)
     return { action: 'wait', reason: `waiting for the gate workflows of ${build} to complete` };
   if (!routing.currentBuildId && routing.unversionedPollersConfirmed === undefined) {
     return {
@@ -118,9 +120,11 @@ function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDe
       percentage: first.rampPercentage,
       reason: `starting the ramp of ${build} at step 1: ${first.rampPercentage}%`,
     };
-  // A ramp changed by hand snaps back to a step.
+  // A ramp changed by hand snaps back to a step; up to it only once the step's gate passed.
   const index = stepAtOrBelow(steps, ramp);
   const step = steps[index] ?? first;
+  if (ramp < step.rampPercentage && target.gate === 'pending')
+    return { action: 'wait', reason: `waiting for the gate of step ${index + 1} of ${build} before its ramp` };
   if (step.rampPercentage !== ramp) {
     return {
       action: 'setRamp',
@@ -141,6 +145,10 @@ function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDe
   const next = steps[index + 1];
   if (!next)
     return { action: 'setCurrent', buildId: target.buildId, reason: `the last step of ${build} is over: promoting it` };
+  if (target.gate === 'pending') {
+    const reason = `step ${index + 1} of ${build} is over: waiting for the gate of step ${index + 2} before its ramp of ${next.rampPercentage}%`;
+    return { action: 'wait', reason };
+  }
   return {
     action: 'setRamp',
     buildId: target.buildId,

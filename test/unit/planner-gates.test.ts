@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Rollout } from '../../src/api/temporal-worker-deployment.ts';
 import type { GateRun } from '../../src/domain/snapshot.ts';
-import { type GateCheck, gateStage, judgeGate, type StageInput } from '../../src/planner/gates.ts';
+import {
+  decideGates,
+  type GateCheck,
+  gateStages,
+  gateToRead,
+  gateWorkflowId,
+  judgeGate,
+  type StageInput,
+} from '../../src/planner/gates.ts';
 
 const gate = (workflowType: string) => ({ workflowType });
 const progressive: Rollout = {
@@ -22,42 +30,50 @@ const stage = (changes: Partial<StageInput>): StageInput => ({
   ...changes,
 });
 
-const stages: [string, StageInput, { name: string; workflowType: string } | undefined][] = [
-  ['the rollout gate stands before any traffic', stage({}), { name: 'rollout', workflowType: 'smoke' }],
-  ['no gate configured: nothing stands', stage({ rollout: { strategy: 'AllAtOnce' } }), undefined],
+const stages: [string, StageInput, string[]][] = [
+  ['before any traffic: the rollout gate, then the gate of step 1', stage({}), ['rollout smoke', 'step-1 canary-10']],
+  ['no gate configured: nothing stands', stage({ rollout: { strategy: 'AllAtOnce' } }), []],
   [
     'AllAtOnce: the rollout gate',
     stage({ rollout: { strategy: 'AllAtOnce', gate: gate('smoke') } }),
-    { name: 'rollout', workflowType: 'smoke' },
+    ['rollout smoke'],
+  ],
+  ['ramping at step 1: step 2 has no gate, nothing stands', stage({ rampingBuildId: 'v2', rampPercentage: 10 }), []],
+  [
+    "ramping at step 2: step 3's gate stands before its ramp is set",
+    stage({ rampingBuildId: 'v2', rampPercentage: 50 }),
+    ['step-3 canary-80'],
   ],
   [
-    'ramping at step 1: its gate',
-    stage({ rampingBuildId: 'v2', rampPercentage: 10 }),
-    { name: 'step-1', workflowType: 'canary-10' },
-  ],
-  ['ramping at a step without a gate: nothing stands', stage({ rampingBuildId: 'v2', rampPercentage: 50 }), undefined],
-  [
-    'ramping at step 3: its gate',
+    'ramping at the last step: nothing stands before the promotion',
     stage({ rampingBuildId: 'v2', rampPercentage: 80 }),
-    { name: 'step-3', workflowType: 'canary-80' },
+    [],
   ],
   [
-    'a ramp changed by hand counts as the step below it',
+    'a ramp changed by hand above a step snaps down to it: no gate',
     stage({ rampingBuildId: 'v2', rampPercentage: 85 }),
-    { name: 'step-3', workflowType: 'canary-80' },
+    [],
+  ],
+  ['between two steps: down to the lower one, no gate', stage({ rampingBuildId: 'v2', rampPercentage: 60 }), []],
+  [
+    'below the first step: up to it, behind its gate',
+    stage({ rampingBuildId: 'v2', rampPercentage: 5 }),
+    ['step-1 canary-10'],
   ],
   [
-    'another build ramping: the target still faces the rollout gate',
+    'another build ramping: the target still faces the gates before any traffic',
     stage({ rampingBuildId: 'v9', rampPercentage: 10 }),
-    { name: 'rollout', workflowType: 'smoke' },
+    ['rollout smoke', 'step-1 canary-10'],
   ],
-  ['the target is current: nothing stands', stage({ currentBuildId: 'v2' }), undefined],
+  ['the target is current: nothing stands', stage({ currentBuildId: 'v2' }), []],
 ];
 
 for (const [title, given, expected] of stages) {
-  test(`stage: ${title}`, () => {
-    const found = gateStage(given);
-    assert.deepEqual(found && { name: found.name, workflowType: found.gate.workflowType }, expected);
+  test(`stages: ${title}`, () => {
+    assert.deepEqual(
+      gateStages(given).map((s) => `${s.name} ${s.gate.workflowType}`),
+      expected,
+    );
   });
 }
 
@@ -120,3 +136,50 @@ for (const [title, given, expected] of verdicts) {
     if (expected.start) assert.deepEqual(verdict.state === 'pending' ? verdict.start : undefined, expected.start);
   });
 }
+
+const twoStages = {
+  stages: [
+    { name: 'rollout', gate: gate('smoke') },
+    { name: 'step-1', gate: gate('canary-10') },
+  ],
+  buildId: 'v2',
+  temporalName: 'shop/orders',
+  generation: 3,
+};
+const remembered = (stage: string, status: string) => ({
+  stage,
+  taskQueue: 'a',
+  workflowID: gateWorkflowId('shop/orders', 'v2', stage, 'a'),
+  status,
+});
+
+test('gates in order: the first not known complete is read; each passes before the next is asked', () => {
+  assert.equal(gateToRead({ ...twoStages, previous: undefined })?.name, 'rollout');
+  const rolloutDone = { gates: [remembered('rollout', 'Completed')] };
+  assert.equal(gateToRead({ ...twoStages, previous: rolloutDone })?.name, 'step-1');
+  const both = { gates: [remembered('rollout', 'Completed'), remembered('step-1', 'Completed')] };
+  assert.equal(gateToRead({ ...twoStages, previous: both }), undefined, 'the status tells: nothing to read');
+  assert.deepEqual(decideGates({ ...twoStages, previous: both }, undefined), {
+    gate: 'passed',
+    memory: both,
+    starts: [],
+  });
+
+  const rolloutPasses = decideGates(
+    { ...twoStages, previous: undefined },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Completed' } } },
+  );
+  assert.equal(rolloutPasses.gate, 'pending', 'step 1 still stands');
+  assert.deepEqual(rolloutPasses.memory, rolloutDone);
+  assert.equal(rolloutPasses.passed, 'gate rollout completed on every task queue for build v2');
+
+  const stepStarts = decideGates(
+    { ...twoStages, previous: rolloutDone },
+    { stage: 'step-1', taskQueues: ['a'], runs: {} },
+  );
+  assert.deepEqual(
+    stepStarts.starts.map((s) => `${s.stage} ${s.taskQueue} ${s.gate.workflowType}`),
+    ['step-1 a canary-10'],
+  );
+  assert.deepEqual(stepStarts.memory, { gates: [remembered('rollout', 'Completed'), remembered('step-1', 'Running')] });
+});

@@ -167,6 +167,42 @@ const cases: [string, RoutingInput, Expected][] = [
     { action: 'setRamp', buildId: 'v2', percentage: 50 },
   ],
   [
+    "the gate of the next step runs beside the pause: the pause's end is still the recheck time",
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping', gate: 'pending' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(299) },
+    }),
+    { action: 'wait', recheckAt: new Date(now.getTime() + 1000) },
+  ],
+  [
+    "after the pause, the next step's ramp waits for its gate",
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping', gate: 'pending' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(300) },
+    }),
+    { action: 'wait', reason: /step 1 of build v2 is over: waiting for the gate of step 2 before its ramp of 50%/ },
+  ],
+  [
+    'a ramp changed by hand below the first step waits for its gate before going up to it',
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping', gate: 'pending' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 3, rampChangedAt: ago(10) },
+    }),
+    { action: 'wait', reason: /gate of step 1/ },
+  ],
+  [
+    'a ramp changed by hand above a step snaps down at once, gate or not',
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping', gate: 'pending' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 30, rampChangedAt: ago(10) },
+    }),
+    { action: 'setRamp', buildId: 'v2', percentage: 10 },
+  ],
+  [
     'after the last pause, promotion',
     input({
       rollout: progressive,

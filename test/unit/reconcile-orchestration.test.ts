@@ -219,17 +219,46 @@ test('a failed gate stops the rollout: no routing call, the failure is remembere
   assert.equal(run.status?.conditions?.find((c) => c.type === 'Stalled')?.reason, 'GateFailed');
 });
 
-test("a step's gate that failed while ramping aborts the ramp", async () => {
-  const stepGated = { ...progressive, steps: [{ ...progressive.steps[0]!, gate }, progressive.steps[1]!] };
-  const id = gateWorkflowId(temporalName, 'v2', 'step-1', TASK_QUEUE);
+const stepTwoGated = { ...progressive, steps: [progressive.steps[0]!, { ...progressive.steps[1]!, gate }] };
+const stepTwoGate = gateWorkflowId(temporalName, 'v2', 'step-2', TASK_QUEUE);
+
+test("a step's gate runs before that step's ramp is set: the ramp of the step before holds meanwhile", async () => {
+  const run = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 6)));
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.taskQueues v2',
+    `temporal.readGate ${stepTwoGate}`,
+    `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.status?.targetVersion?.rampPercentage, 10);
+  assert.match(
+    run.status?.conditions?.find((c) => c.type === 'Progressing')?.message ?? '',
+    /step 1 of build v2 is over: waiting for the gate of step 2 before its ramp of 50%/,
+  );
+});
+
+test("a step's gate that passed lets its ramp be set", async () => {
   const run = await recordedReconcile({
-    ...rolloutWorld({ buildId: 'v2', rollout: stepGated }, ramping(10, 6)),
-    gateRuns: { [id]: { workflowId: id, status: 'Failed', message: 'failed' } },
+    ...rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 6)),
+    gateRuns: { [stepTwoGate]: { workflowId: stepTwoGate, status: 'Completed' } },
+  });
+  assert.deepEqual(run.calls.slice(2), [
+    `temporal.readGate ${stepTwoGate}`,
+    'temporal.changeRouting setRamp v2 50%',
+    'k8s.replaceStatus orders@10',
+  ]);
+});
+
+test("a step's gate that failed aborts the ramp of the step before: its own ramp is never set", async () => {
+  const run = await recordedReconcile({
+    ...rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 2)),
+    gateRuns: { [stepTwoGate]: { workflowId: stepTwoGate, status: 'Failed', message: 'failed' } },
   });
   assert.deepEqual(run.calls, [
     'temporal.describe',
     'temporal.taskQueues v2',
-    `temporal.readGate ${id}`,
+    `temporal.readGate ${stepTwoGate}`,
     'temporal.changeRouting clearRamp',
     'k8s.replaceStatus orders@10',
   ]);
