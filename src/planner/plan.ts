@@ -184,7 +184,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
       start,
       reason: `started gate ${start.stage} (${start.gate.workflowType}) of build ${buildId} on task queue ${start.taskQueue}, pinned to the build`,
     })),
-    ...(change && !heldElsewhere ? [{ action: 'route' as const, change, reason: routing.reason }] : []),
+    ...(change && !heldElsewhere ? [{ action: 'route' as const, change, reason: routeReason(routing, change) }] : []),
     ...versionsPlan.actions.filter((a) => a.action === 'deleteTemporalVersion'),
   ];
   const recheck = [versionsPlan.recheckAt, routing.action === 'wait' ? routing.recheckAt : undefined]
@@ -250,14 +250,26 @@ function kubernetesActions(actions: VersionAction[], observation: Observation): 
   );
 }
 
+function routeReason(routing: RoutingDecision, change: RoutingChange): string {
+  const cleared = change.action === 'setCurrent' && change.clearingRampOf;
+  return cleared ? `${routing.reason}; the ramp of build ${cleared} is cleared in the same change` : routing.reason;
+}
+
 function routingChange(routing: RoutingDecision, temporal: TemporalDeploymentState): RoutingChange | undefined {
   const common = {
     claimManager: !temporal.managerIdentity,
     ...(temporal.conflictToken ? { conflictToken: temporal.conflictToken } : {}),
   };
   switch (routing.action) {
-    case 'setCurrent':
-      return { action: 'setCurrent', buildId: routing.buildId, ...common };
+    case 'setCurrent': {
+      const abandoned = temporal.rampingBuildId && temporal.rampingBuildId !== routing.buildId;
+      return {
+        action: 'setCurrent',
+        buildId: routing.buildId,
+        ...(abandoned ? { clearingRampOf: temporal.rampingBuildId } : {}),
+        ...common,
+      };
+    }
     case 'setRamp':
       return { action: 'setRamp', buildId: routing.buildId, percentage: routing.percentage, ...common };
     case 'clearRamp':

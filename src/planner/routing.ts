@@ -39,16 +39,18 @@ export type RoutingDecision =
   | { action: 'clearRamp'; reason: string };
 
 /** A routing decision as the executor carries it out. */
-export type RoutingChange = (
-  | { action: 'setCurrent'; buildId: string }
-  | { action: 'setRamp'; buildId: string; percentage: number }
-  | { action: 'clearRamp' }
-) & {
-  /** Nobody manages the deployment: the controller becomes its manager first. */
-  claimManager: boolean;
-  /** The token of the state the change was decided on. */
-  conflictToken?: Uint8Array;
-};
+export type RoutingChange =
+  /** `clearingRampOf`: another build ramps; its ramp is cleared first, in the same change. */
+  (
+    | { action: 'setCurrent'; buildId: string; clearingRampOf?: string }
+    | { action: 'setRamp'; buildId: string; percentage: number }
+    | { action: 'clearRamp' }
+  ) & {
+    /** Nobody manages the deployment: the controller becomes its manager first. */
+    claimManager: boolean;
+    /** The token of the state the change was decided on. */
+    conflictToken?: Uint8Array;
+  };
 
 export function decideRouting(input: RoutingInput): RoutingDecision {
   const { now, rollout, target, routing } = input;
@@ -205,8 +207,8 @@ export function unversionedPollersMatter({ strategy, currentBuildId, target }: P
 
 /**
  * Temporal's state once a routing change succeeded, without reading it again: a change made with
- * the conflict token of `state` leaves exactly this routing. A build that stops being current or
- * ramping starts draining.
+ * the conflict token of `state` leaves exactly this routing (a promotion clears any ramp, see
+ * RoutingChange). A build that stops being current or ramping starts draining.
  */
 export function routedState(
   state: TemporalDeploymentState,
@@ -219,7 +221,7 @@ export function routedState(
   const ramping =
     decision.action === 'setRamp'
       ? { buildId: decision.buildId, percentage: decision.percentage }
-      : decision.action === 'clearRamp' || state.rampingBuildId === current
+      : decision.action === 'clearRamp' || decision.action === 'setCurrent'
         ? undefined
         : state.rampingBuildId
           ? { buildId: state.rampingBuildId, percentage: state.rampPercentage ?? 0 }

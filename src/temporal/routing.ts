@@ -23,6 +23,12 @@ export async function changeRouting(target: RoutingTarget, change: RoutingChange
   const common = { namespace, deploymentName, conflictToken, identity };
   switch (change.action) {
     case 'setCurrent':
+      // Promoting a build leaves another build's ramp in place: new workflows would keep going to
+      // an abandoned target. Clearing it first sends them to the current build meanwhile.
+      if (change.clearingRampOf) {
+        const cleared = await service.setWorkerDeploymentRampingVersion({ ...common, buildId: '', percentage: 0 });
+        common.conflictToken = cleared.conflictToken;
+      }
       await service.setWorkerDeploymentCurrentVersion({ ...common, buildId: change.buildId });
       return;
     case 'setRamp':

@@ -116,7 +116,11 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
             ? [change.buildId, `${change.percentage}%`]
             : [];
       const claim = change.claimManager ? ['(claiming the manager identity)'] : [];
-      return Promise.resolve(call(['temporal.changeRouting', change.action, ...to, ...claim].join(' ')));
+      const clearing =
+        change.action === 'setCurrent' && change.clearingRampOf
+          ? [`clearing the ramp of ${change.clearingRampOf}`]
+          : [];
+      return Promise.resolve(call(['temporal.changeRouting', change.action, ...to, ...clearing, ...claim].join(' ')));
     },
     cleanUp: () =>
       Promise.resolve(call('temporal.cleanUp')).then(() => ({ done: true as const, reason: 'cleaned up' })),

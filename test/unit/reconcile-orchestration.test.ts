@@ -103,6 +103,44 @@ test('AllAtOnce: a registered, available target is promoted, and nothing else is
   );
 });
 
+test('a build promoted while an older target ramps clears that ramp in the same change', async () => {
+  const owner = workerDeployment({ buildId: 'v3' });
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { since: minutesAgo(60) }),
+      deployment(owner, 'v2', { since: minutesAgo(30) }),
+      deployment(owner, 'v3', { since: minutesAgo(2) }),
+    ],
+    temporal: {
+      ...v1Current,
+      rampingBuildId: 'v2',
+      rampPercentage: 40,
+      rampChangedAt: minutesAgo(20),
+      versions: [
+        { buildId: 'v1', status: 'Current', everActive: true },
+        { buildId: 'v2', status: 'Ramping', everActive: true },
+        { buildId: 'v3', status: 'Inactive', everActive: false },
+      ],
+    },
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setCurrent v3 clearing the ramp of v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.status?.targetVersion?.rampPercentage, undefined);
+  assert.deepEqual(
+    run.status?.deprecatedVersions?.map((v) => [v.buildID, v.status]),
+    [
+      ['v1', 'Draining'],
+      ['v2', 'Draining'],
+    ],
+  );
+});
+
 test('a free manager identity is claimed with the first routing change', async () => {
   const free = { ...v1Current };
   delete free.managerIdentity;
