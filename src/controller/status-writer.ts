@@ -7,7 +7,7 @@ import canonicalize from 'canonicalize';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
-import { blocking, type Condition, mergeConditions, onePerType } from '../status/conditions.ts';
+import { blocking, type Condition, conditionSet, mergeConditions } from '../status/conditions.ts';
 import { apiServerMessage } from '../k8s/api-errors.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
 import type { RecordEvent } from './events.ts';
@@ -30,7 +30,7 @@ export async function writeStatus(
 ): Promise<ReconcileResult> {
   const now = deps.now().toISOString();
   const generation = stored.metadata.generation;
-  const merged = mergeConditions(stored.status?.conditions ?? [], onePerType(conditions), now, generation);
+  const merged = mergeConditions(stored.status?.conditions ?? [], conditionSet(conditions), now, generation);
   const status = {
     ...versions,
     ...(generation === undefined ? {} : { observedGeneration: generation }),

@@ -3,8 +3,8 @@
 import type { Observation } from '../domain/observation.ts';
 import { LABELS } from '../domain/labels.ts';
 import type { Execution, Plan } from '../planner/plan.ts';
-import { type Condition, progressing, stalled } from './conditions.ts';
-import { joinVersions, rememberedCurrentTimes, versionsStatus } from './versions.ts';
+import { type Condition, MANUAL_PROMOTION, progressing, stalled } from './conditions.ts';
+import { type JoinedVersion, joinVersions, rememberedCurrentTimes, versionsStatus } from './versions.ts';
 
 export interface Report {
   versions: ReturnType<typeof versionsStatus>;
@@ -30,14 +30,6 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
       ),
     );
   }
-  const reason = plan.routing.reason;
-  conditions.push(
-    done
-      ? { type: 'Ready', status: 'True', reason: 'TargetCurrent', message: `build ${buildId} is current` }
-      : { type: 'Ready', status: 'False', reason: 'RollingOut', message: reason },
-    done ? progressing('False', 'Done', `build ${buildId} is current`) : progressing('True', 'RollingOut', reason),
-  );
-
   const joined = joinVersions(
     deployments,
     temporal,
@@ -45,6 +37,7 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
     observation.wanted.map((w) => w.pool),
     rememberedCurrentTimes(workerDeployment.status, temporal.currentBuildId, now),
   );
+  conditions.push(...summary(observation, plan, joined, done));
   const versions = versionsStatus(joined, temporal, buildId);
   const previous = workerDeployment.status?.targetVersion;
   const madeRoom = execution.done.some((a) => a.action === 'deleteTemporalVersion' && a.makesRoom);
@@ -57,6 +50,32 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
     };
   }
   return { versions, conditions, requeueAfterMs: execution.failed?.requeueAfterMs ?? plan.requeueAfterMs };
+}
+
+/** Ready and Progressing when nothing went wrong: current, waiting for people (Manual), or rolling out. */
+function summary(observation: Observation, plan: Plan, joined: JoinedVersion[], done: boolean): Condition[] {
+  const { buildId, workerDeployment } = observation;
+  if (done) {
+    const text = `build ${buildId} is current`;
+    return [
+      { type: 'Ready', status: 'True', reason: 'TargetCurrent', message: text },
+      progressing('False', 'Done', text),
+    ];
+  }
+  const target = joined.find((v) => v.buildId === buildId);
+  const strategy = (workerDeployment.spec.rollout ?? workerDeployment.spec.cutover)?.strategy;
+  if (strategy === 'Manual' && target?.healthy && target.status !== 'NotRegistered') {
+    const text = `build ${buildId} runs and is registered in Temporal; the Manual strategy leaves routing to you: temporal worker deployment set-current-version --deployment-name ${observation.temporalName} --build-id ${buildId}`;
+    return [
+      { type: 'Ready', status: 'False', reason: MANUAL_PROMOTION, message: text },
+      progressing('False', MANUAL_PROMOTION, text),
+    ];
+  }
+  const reason = plan.routing.reason;
+  return [
+    { type: 'Ready', status: 'False', reason: 'RollingOut', message: reason },
+    progressing('True', 'RollingOut', reason),
+  ];
 }
 
 /** The gate memory, without runs whose start was planned but not carried out. */

@@ -41,7 +41,7 @@ test('a build current within the rollback window is promoted at once, without st
     (twd) => twd.status?.currentVersion?.buildID === v1,
   );
   assert.equal(rolledBack.status?.targetVersion?.rampPercentage, undefined, 'no ramp');
-  assert.equal(condition(rolledBack, 'Stalled'), undefined, 'no gate stood in the way');
+  assert.equal(condition(rolledBack, 'Stalled')?.status, 'False', 'no gate stood in the way');
   assert.equal(
     rolledBack.status?.deprecatedVersions?.find((v) => v.buildID === second.status?.currentVersion?.buildID)?.status !==
       undefined,

@@ -1,7 +1,15 @@
 // The conditions of a worker deployment: one per type, transition times kept while unchanged.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { blocking, mergeConditions, onePerType, progressing, stalled } from '../../src/status/conditions.ts';
+import {
+  blocking,
+  conditionSet,
+  MANUAL_PROMOTION,
+  mergeConditions,
+  onePerType,
+  progressing,
+  stalled,
+} from '../../src/status/conditions.ts';
 
 test('one condition per type: the first said wins, later ones of the same status add to its message', () => {
   const merged = onePerType([
@@ -35,4 +43,65 @@ test('what is worth a Warning event', () => {
   assert.equal(blocking(progressing('False', 'TemporalUnreachable', 'x')), true);
   assert.equal(blocking(progressing('False', 'Done', 'x')), false);
   assert.equal(blocking(progressing('True', 'RollingOut', 'x')), false);
+});
+
+/** `type=status/reason` of Ready, Progressing and Stalled, in that order. */
+const triple = (said: Parameters<typeof conditionSet>[0]) =>
+  conditionSet(said).map((c) => `${c.type}=${c.status}/${c.reason}`);
+const ready = (status: 'True' | 'False', reason: string) => ({ type: 'Ready', status, reason, message: reason });
+
+// One row per state of the README's table of conditions.
+const states: [string, Parameters<typeof conditionSet>[0], string[]][] = [
+  [
+    'rolling out',
+    [ready('False', 'RollingOut'), progressing('True', 'RollingOut', 'waiting')],
+    ['Ready=False/RollingOut', 'Progressing=True/RollingOut', 'Stalled=False/RollingOut'],
+  ],
+  [
+    'the target is current',
+    [ready('True', 'TargetCurrent'), progressing('False', 'Done', 'current')],
+    ['Ready=True/TargetCurrent', 'Progressing=False/Done', 'Stalled=False/Done'],
+  ],
+  [
+    'Manual: the target waits for people to promote it',
+    [ready('False', MANUAL_PROMOTION), progressing('False', MANUAL_PROMOTION, 'yours')],
+    ['Ready=False/ManualPromotion', 'Progressing=False/ManualPromotion', 'Stalled=False/ManualPromotion'],
+  ],
+  [
+    'a human must act: Stalled wins over the rollout summary',
+    [stalled('GateFailed', 'failed'), ready('False', 'RollingOut'), progressing('True', 'RollingOut', 'waiting')],
+    ['Ready=False/GateFailed', 'Progressing=False/GateFailed', 'Stalled=True/GateFailed'],
+  ],
+  [
+    'a stall said alone (InvalidSpec) still sets all three',
+    [stalled('InvalidSpec', 'spec.replicas: bad')],
+    ['Ready=False/InvalidSpec', 'Progressing=False/InvalidSpec', 'Stalled=True/InvalidSpec'],
+  ],
+  [
+    'a failure that passes with time is not a stall',
+    [progressing('False', 'TemporalUnreachable', 'down'), ready('False', 'RollingOut')],
+    ['Ready=False/TemporalUnreachable', 'Progressing=False/TemporalUnreachable', 'Stalled=False/TemporalUnreachable'],
+  ],
+  [
+    'deleting',
+    [progressing('True', 'Deleting', 'waiting for pollers')],
+    ['Ready=False/Deleting', 'Progressing=True/Deleting', 'Stalled=False/Deleting'],
+  ],
+];
+
+for (const [title, said, expected] of states) {
+  test(`conditions of a state: ${title}`, () => {
+    assert.deepEqual(triple(said), expected);
+    const set = conditionSet(said);
+    assert.ok(!(set[1]?.status === 'True' && set[2]?.status === 'True'), 'never Progressing and Stalled at once');
+  });
+}
+
+test("a stall's message is what Ready and Progressing say too", () => {
+  const [readyC, progressingC] = conditionSet([
+    stalled('GateFailed', 'gate rollout failed: boom'),
+    progressing('True', 'RollingOut', 'x'),
+  ]);
+  assert.equal(readyC?.message, 'gate rollout failed: boom');
+  assert.equal(progressingC?.message, 'gate rollout failed: boom');
 });
