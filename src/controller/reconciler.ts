@@ -17,6 +17,7 @@ import { gateStage } from '../planner/gates.ts';
 import { decideRouting, isRollback, type RoutingDecision } from '../planner/routing.ts';
 import { planVersions, type VersionAction } from '../planner/versions.ts';
 import type { Backoff } from '../runtime/backoff.ts';
+import type { Logger } from '../runtime/logger.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { joinVersions, rememberedCurrentTimes, versionsStatus } from '../status/versions.ts';
@@ -46,7 +47,7 @@ export interface ReconcilerDependencies {
   secret(namespace: string, name: string): Promise<V1Secret | undefined>;
   identity: string;
   /** One line per routing change: rollouts are rare, and each is worth a line. */
-  log(message: string): void;
+  log: Logger;
   recordEvent: RecordEvent;
   now(): Date;
   pollIntervalMs: number;
@@ -307,7 +308,7 @@ export async function reconcile(
         reason: ROUTING_REASON[routing.action],
         message: routing.reason,
       });
-      deps.log(`${key}: ${routing.reason}`);
+      deps.log.info({ build: buildId }, routing.reason);
       after = await describeDeployment(service, spec.workerOptions.temporalNamespace, deploymentName);
     }
   } catch (error) {
