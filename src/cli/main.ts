@@ -20,6 +20,11 @@ const run = program.command('run').description('run the controller');
 for (const option of commandOptions()) run.addOption(option);
 run.action(async (options: Config) => {
   const log = await createLogger({ level: options.logLevel, format: options.logFormat });
+  // An error that ends the process is logged like any other line (unhandled rejections become these).
+  process.on('uncaughtException', (error) => {
+    log.error({ error: error.message, stack: error.stack }, 'exiting on an uncaught error');
+    process.exit(1);
+  });
   const kubeconfig = new KubeConfig();
   if (options.kubeconfig) kubeconfig.loadFromFile(options.kubeconfig);
   else kubeconfig.loadFromDefault();
@@ -46,6 +51,7 @@ run.action(async (options: Config) => {
     process.send?.({ type: 'ready' });
   };
   const lease = options.leaderElectionId;
+  const leaseLog = log.child({ lease: `${options.leaderElectionNamespace}/${lease}` });
   const elector = options.leaderElect
     ? new LeaderElector({
         api: metrics.kubeconfig(kubeconfig).makeApiClient(CoordinationV1Api),
@@ -60,10 +66,10 @@ run.action(async (options: Config) => {
         onStoppedLeading: (reason) => {
           metrics.setLeader(lease, false);
           // Another replica may be reconciling already: stop now, and let Kubernetes restart us.
-          log.error(`lost leadership (${reason}); exiting`);
+          leaseLog.error(`lost leadership (${reason}); exiting`);
           process.exit(1);
         },
-        log: log.child({ lease: `${options.leaderElectionNamespace}/${lease}` }),
+        log: leaseLog,
       })
     : undefined;
 
@@ -104,7 +110,7 @@ run.action(async (options: Config) => {
   process.on('disconnect', () => void stop());
   if (!elector) return run();
   metrics.setLeader(lease, false);
-  log.info({ lease: `${options.leaderElectionNamespace}/${lease}` }, 'waiting to lead');
+  leaseLog.info('waiting to lead');
   elector.start();
 });
 
