@@ -35,7 +35,7 @@ export interface LogDestination {
 }
 
 export interface LoggerOptions {
-  level: LogLevel | 'silent';
+  level: LogLevel;
   format: LogFormat;
   destination?: LogDestination;
   /** Whether a person reads the destination (default: whether stderr is a terminal): picks `auto`'s format and pretty's colours. */
@@ -64,8 +64,8 @@ export async function createLogger(options: LoggerOptions): Promise<Logger> {
   return logger;
 }
 
-/** JSON lines: `time` (ISO 8601), `level` (its name), `msg`, then the bindings and fields. */
-export function jsonLogger(level: LogLevel | 'silent', destination: LogDestination): Logger {
+/** JSON lines: `level` (its name), `time` (ISO 8601), the bindings and fields, and `msg`. */
+export function jsonLogger(level: LogLevel, destination: LogDestination): Logger {
   return pino(
     {
       level,

@@ -15,15 +15,16 @@ import {
 
 /** `twc run`'s options parsed from these arguments, with only these TWC_ variables set. */
 function parse(args: string[], env: Record<string, string> = {}): Config {
-  const saved = { ...process.env };
-  for (const key of Object.keys(process.env)) if (key.startsWith('TWC_')) delete process.env[key];
+  const saved = Object.entries(process.env).filter(([key]) => key.startsWith('TWC_'));
+  for (const [key] of saved) delete process.env[key];
   Object.assign(process.env, env);
   try {
     const command = new Command('run').exitOverride().configureOutput({ writeErr: () => {} });
     for (const option of commandOptions()) command.addOption(option);
     return command.parse(args, { from: 'user' }).opts<Config>();
   } finally {
-    process.env = saved;
+    for (const key of Object.keys(env)) delete process.env[key];
+    Object.assign(process.env, Object.fromEntries(saved));
   }
 }
 
