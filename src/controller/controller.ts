@@ -9,9 +9,10 @@ import { clusterClient } from '../k8s/cluster-client.ts';
 import { LABELS } from '../k8s/names.ts';
 import { Backoff } from '../runtime/backoff.ts';
 import { SelfHealingInformer } from '../runtime/informer.ts';
+import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
-import { WorkQueue } from '../runtime/work-queue.ts';
+import { type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { referencedSecret } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
@@ -39,7 +40,8 @@ export interface ControllerOptions {
   rollbackWindowMs?: number;
   /** Reads per second of each Temporal namespace through each frontend, shared by all reconciles (default 20). */
   temporalReadBudget?: number;
-  log?: (message: string) => void;
+  /** Default: none. Each reconcile logs through a child with its `kind`, `object` (`namespace/name`) and `reconcile` (a count). */
+  log?: Logger;
   /** Where the controller counts its reconciles and requests; default: a registry of its own. */
   metrics?: Metrics;
   /** How long a repeated event is only counted before its count is written (default 10 min; tests shorten it). */
@@ -64,7 +66,7 @@ export class Controller {
     this.metrics = options.metrics ?? new Metrics();
     const kubeconfig = this.metrics.kubeconfig(options.kubeconfig);
     const watch = this.metrics.watch(kubeconfig);
-    const log = options.log ?? ((m: string) => console.error(m));
+    const log = options.log ?? silentLogger;
     const apps = kubeconfig.makeApiClient(AppsV1Api);
     const customObjects = kubeconfig.makeApiClient(CustomObjectsApi);
     const scope = options.namespace ? `/namespaces/${options.namespace}` : '';
@@ -188,6 +190,24 @@ export class Controller {
       temporalBackoff: new Backoff({ baseMs: options.pollIntervalMs ?? 10_000, maxMs: 300_000, jitter: 0.2 }),
     };
     this.reads = new TemporalReadBudget({ perSecond: options.temporalReadBudget ?? DEFAULT_READS_PER_SECOND });
+    let reconciles = 0;
+    /** Runs one reconcile with a logger of its own, which also says why it failed (the queue then retries it with backoff). */
+    const logged = async <T extends ReconcileResult | void>(
+      kind: string,
+      namespace: string,
+      name: string,
+      run: (deps: ReconcilerDependencies) => Promise<T>,
+    ): Promise<T> => {
+      const child = log.child({ kind, object: `${namespace}/${name}`, reconcile: ++reconciles });
+      try {
+        const result = await run({ ...dependencies, log: child });
+        child.debug(result ? { requeueAfterMs: result.requeueAfterMs } : {}, 'reconciled');
+        return result;
+      } catch (error) {
+        child.error({ error: error instanceof Error ? error.message : String(error) }, 'reconcile failed');
+        throw error;
+      }
+    };
     const concurrency = options.concurrency ?? 4;
     this.queue = new WorkQueue<string>({
       concurrency,
@@ -198,16 +218,16 @@ export class Controller {
         const byEvent = this.eventDriven.delete(key);
         if (!connection) {
           const wait = byEvent ? 0 : this.pollDelay(namespace, name, dependencies.pollIntervalMs);
-          return wait > 0 ? { requeueAfterMs: wait } : reconcile(dependencies, namespace, name);
+          if (wait > 0) return { requeueAfterMs: wait };
+          return logged(KINDS.TemporalWorkerDeployment.kind, namespace, name, (deps) =>
+            reconcile(deps, namespace, name),
+          );
         }
         const object = this.connections.get(namespace, name);
-        if (object) await releaseConnection(dependencies, object);
+        if (object)
+          await logged(KINDS.TemporalConnection.kind, namespace, name, (deps) => releaseConnection(deps, object));
         return undefined;
       },
-      onError: (key, error, retryInMs) =>
-        log(
-          `reconcile of ${key} failed, retrying in ${retryInMs}ms: ${error instanceof Error ? error.message : String(error)}`,
-        ),
     });
   }
 

@@ -6,6 +6,7 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import type { ClusterClient } from '../k8s/cluster-client.ts';
 import type { PlannerConfig } from '../planner/plan.ts';
 import type { Backoff } from '../runtime/backoff.ts';
+import type { Logger } from '../runtime/logger.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { RecordEvent } from './events.ts';
 
@@ -19,8 +20,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   secret(namespace: string, name: string): Promise<V1Secret | undefined>;
   /** A client of one Worker Deployment, through the connection's pooled and paced client. */
   temporal(connection: TemporalConnection, address: WorkerDeploymentAddress): Promise<WorkerDeploymentClient>;
-  /** One line per routing change: rollouts are rare, and each is worth a line. */
-  log(message: string): void;
+  /** This reconcile's logger (its object and id bound): a line per action taken. */
+  log: Logger;
   recordEvent: RecordEvent;
   now(): Date;
   /** Per `namespace/name`: how long to wait after Temporal rate-limited a reconcile. */

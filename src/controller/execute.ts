@@ -11,6 +11,7 @@ import type { ClusterClient } from '../k8s/cluster-client.ts';
 import type { Execution, PlannedAction } from '../planner/plan.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import type { Logger } from '../runtime/logger.ts';
 import type { EventTarget, RecordEvent } from './events.ts';
 import { addFinalizer } from './finalizers.ts';
 import { GateInputError, gateInput } from './gate-input.ts';
@@ -20,7 +21,7 @@ import { type TemporalTrouble, temporalTrouble, type TroubleDependencies } from 
 export interface ExecutorDependencies extends TroubleDependencies {
   cluster: ClusterClient;
   recordEvent: RecordEvent;
-  log(message: string): void;
+  log: Logger;
 }
 
 export interface ExecutionContext {
@@ -63,12 +64,15 @@ export async function executePlan(
         }
       }
     } catch (error) {
-      return { stored, done, failed: { action, ...failureOf(deps, context, action, error) } };
+      const failed = { action, ...failureOf(deps, context, action, error) };
+      deps.log.warn({ action: action.action, reason: failed.condition.reason }, failed.condition.message);
+      return { stored, done, failed };
     }
     done.push(action);
     const event = eventOf(action);
     if (event) await deps.recordEvent(about(), { type: 'Normal', ...event });
-    if (action.action === 'route') deps.log(`${context.key}: ${action.reason}`);
+    // Actions are rare (a rollout's few steps): each is worth a line.
+    deps.log.info({ action: action.action }, action.reason);
   }
   return { stored, done };
 }

@@ -41,7 +41,7 @@ export async function reconcile(
   const { observation, temporal } = observed;
   const plan = planReconcile(observation, deps);
   const execution = await executePlan(
-    deps,
+    { ...deps, log: deps.log.child({ build: observation.buildId }) },
     { key, workerDeployment: observation.workerDeployment, connection: observation.connection, temporal },
     plan.actions,
     plan.notes,

@@ -41,7 +41,6 @@ const controller = new Controller({
   pollIntervalMs,
   temporalReadBudget: budget,
   metrics,
-  log: () => {},
 });
 const temporal = await Connection.connect({ address: environment.temporalAddress });
 try {

@@ -50,7 +50,19 @@ test('a build current within the rollback window is promoted at once, without st
   );
 
   await new Promise((resolve) => setTimeout(resolve, 3000));
-  assert.equal(lines.filter((line) => /rolling back/.test(line)).length, 1, `logged once: ${lines.join('\n')}`);
+  const logged = lines.filter((line) => /rolling back/.test(line));
+  assert.equal(logged.length, 1, `logged once: ${lines.join('\n')}`);
+  assert.deepEqual(
+    Object.keys(JSON.parse(logged[0] ?? '') as object),
+    ['level', 'time', 'kind', 'object', 'reconcile', 'build', 'msg'],
+    'one JSON line',
+  );
+  assert.partialDeepStrictEqual(JSON.parse(logged[0] ?? ''), {
+    level: 'info',
+    kind: 'TemporalWorkerDeployment',
+    object: `${namespace}/orders`,
+    build: v1,
+  });
   const events = await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
   assert.ok(
     events.items.some((e) => e.reason === 'VersionPromoted' && /rolling back/.test(e.message ?? '')),

@@ -11,6 +11,7 @@ import { replacementOf } from '../../src/k8s/deployment-drift.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
 import type { PlannedAction } from '../../src/planner/plan.ts';
 import { Backoff } from '../../src/runtime/backoff.ts';
+import { silentLogger } from '../../src/runtime/logger.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { create } from '../support/manifests.ts';
 
@@ -42,7 +43,7 @@ test('Kubernetes actions run in the order given, are idempotent, and a failure s
       customObjects: kubeConfig().makeApiClient(CustomObjectsApi),
     }),
     recordEvent: (_about, event) => Promise.resolve(void events.push(event.reason)),
-    log: () => {},
+    log: silentLogger,
     pollIntervalMs: 10_000,
     temporalBackoff: new Backoff({ baseMs: 1000, maxMs: 1000 }),
   };

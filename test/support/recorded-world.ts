@@ -11,6 +11,7 @@ import type { BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../sr
 import type { ClusterClient } from '../../src/k8s/cluster-client.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
 import { Backoff } from '../../src/runtime/backoff.ts';
+import { silentLogger } from '../../src/runtime/logger.ts';
 import type { ReconcileResult } from '../../src/runtime/work-queue.ts';
 import type { WorkerDeploymentClient } from '../../src/temporal/worker-deployment-client.ts';
 
@@ -135,7 +136,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     deployments: () => world.deployments,
     secret: () => Promise.resolve(undefined),
     temporal: () => Promise.resolve(temporal),
-    log: () => {},
+    log: silentLogger,
     recordEvent: (_about, event) => Promise.resolve(void events.push(`${event.type} ${event.reason}`)),
     now: () => world.now,
     temporalBackoff: new Backoff({ baseMs: 10_000, maxMs: 300_000 }),
