@@ -2,7 +2,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Rollout } from '../../src/api/temporal-worker-deployment.ts';
-import { type GateCheck, type GateRun, gateStage, judgeGate, type StageInput } from '../../src/planner/gates.ts';
+import {
+  type GateCheck,
+  type GateRun,
+  type GateVerdict,
+  gateStage,
+  judgeGate,
+  type StageInput,
+} from '../../src/planner/gates.ts';
 
 const gate = (workflowType: string) => ({ workflowType });
 const progressive: Rollout = {
@@ -118,4 +125,91 @@ for (const [title, given, expected] of verdicts) {
     assert.match(verdict.reason, expected.reason);
     if (expected.start) assert.deepEqual(verdict.state === 'pending' ? verdict.start : undefined, expected.start);
   });
+}
+
+const edgeStages: [string, StageInput, { name: string; workflowType: string } | undefined][] = [
+  [
+    'AllAtOnce, the target ramped by hand: the rollout gate, as there are no steps',
+    stage({ rollout: { strategy: 'AllAtOnce', gate: gate('smoke') }, rampingBuildId: 'v2', rampPercentage: 10 }),
+    { name: 'rollout', workflowType: 'smoke' },
+  ],
+  [
+    'the target ramping at a percentage not yet known: the rollout gate',
+    stage({ rampingBuildId: 'v2' }),
+    { name: 'rollout', workflowType: 'smoke' },
+  ],
+  [
+    'Progressive without steps, the target ramping: no step, so no gate',
+    stage({ rollout: { strategy: 'Progressive', gate: gate('smoke') }, rampingBuildId: 'v2', rampPercentage: 10 }),
+    undefined,
+  ],
+  [
+    'Progressive with an empty list of steps, the target ramping: no step, so no gate',
+    stage({
+      rollout: { strategy: 'Progressive', gate: gate('smoke'), steps: [] },
+      rampingBuildId: 'v2',
+      rampPercentage: 10,
+    }),
+    undefined,
+  ],
+];
+
+for (const [title, given, expected] of edgeStages) {
+  test(`stage: ${title}`, () => {
+    const found = gateStage(given);
+    assert.deepEqual(found && { name: found.name, workflowType: found.gate.workflowType }, expected);
+  });
+}
+
+// Every verdict whole, its reason word for word.
+const wholeVerdicts: [string, GateCheck, GateVerdict][] = [
+  ['nothing started', check({}), { state: 'pending', start: ['a', 'b'], reason: 'gate rollout starts on a, b' }],
+  [
+    'one completed, one still running: wait on the running one',
+    check({ a: run('Completed'), b: run('Running') }),
+    { state: 'pending', start: [], reason: 'gate rollout runs on b' },
+  ],
+  [
+    'one completed, one failed before: start the failed one again',
+    check({ a: run('Completed'), b: run('Failed') }, { retry: true, stage: 'step-2' }),
+    { state: 'pending', start: ['b'], reason: 'gate step-2 starts on b' },
+  ],
+  [
+    'all completed',
+    check({ a: run('Completed'), b: run('Completed') }),
+    { state: 'passed', reason: 'gate rollout completed on every task queue' },
+  ],
+  [
+    'a failed run with how it ended',
+    check({ a: run('Failed', 'failed: bad canary'), b: run('Running') }),
+    {
+      state: 'failed',
+      taskQueue: 'a',
+      run: run('Failed', 'failed: bad canary'),
+      reason: 'gate rollout failed on task queue a: workflow gate-Failed failed: bad canary',
+    },
+  ],
+  [
+    'a failed run that does not say how',
+    check({ a: run('Completed'), b: run('Failed') }),
+    {
+      state: 'failed',
+      taskQueue: 'b',
+      run: run('Failed'),
+      reason: 'gate rollout failed on task queue b: workflow gate-Failed failed',
+    },
+  ],
+  [
+    'no task queue yet',
+    check({}, { taskQueues: [], stage: 'step-1' }),
+    {
+      state: 'pending',
+      start: [],
+      reason: "gate step-1 waits for the build's workers to register a task queue for workflows and activities",
+    },
+  ],
+];
+
+for (const [title, given, expected] of wholeVerdicts) {
+  test(`verdict, whole: ${title}`, () => assert.deepEqual(judgeGate(given), expected));
 }

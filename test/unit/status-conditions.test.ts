@@ -36,3 +36,29 @@ test('what is worth a Warning event', () => {
   assert.equal(blocking(progressing('False', 'Done', 'x')), false);
   assert.equal(blocking(progressing('True', 'RollingOut', 'x')), false);
 });
+
+test('a condition keeps only the transition time of its own type, and no generation unless one is given', () => {
+  const previous = [
+    {
+      type: 'Ready',
+      status: 'True' as const,
+      reason: 'Done',
+      message: 'r',
+      lastTransitionTime: '2026-11-22T10:00:00Z',
+    },
+  ];
+  assert.deepEqual(
+    mergeConditions(previous, [progressing('True', 'RollingOut', 'p')], '2026-11-22T11:00:00Z', undefined),
+    [{ ...progressing('True', 'RollingOut', 'p'), lastTransitionTime: '2026-11-22T11:00:00Z' }],
+  );
+});
+
+test('only a Stalled condition that is True, or a Progressing one that is False and not Done, is worth a Warning', () => {
+  assert.equal(blocking({ type: 'Stalled', status: 'False', reason: 'VersionLimitReached', message: 'x' }), false);
+  assert.equal(blocking({ type: 'Stalled', status: 'Unknown', reason: 'VersionLimitReached', message: 'x' }), false);
+  assert.equal(blocking({ type: 'Ready', status: 'False', reason: 'RollingOut', message: 'x' }), false);
+  assert.equal(
+    blocking({ type: 'Progressing', status: 'Unknown', reason: 'TemporalUnreachable', message: 'x' }),
+    false,
+  );
+});
