@@ -625,6 +625,29 @@ const edgeCases: [string, VersionsInput, string[]][] = [
     ),
     ['scale w-c-v2 2'],
   ],
+  // The planner's own safety, whatever its input says: the status alone decides what may go.
+  [
+    'a build Temporal does not list and with no Deployment asks for nothing: there is no record to delete',
+    input([current, version('v2', 'NotRegistered', { deployments: [] })]),
+    [],
+  ],
+  [
+    'a draining build is never retired, even given a drain time: only Drained counts',
+    input([
+      current,
+      version('v2', 'Draining', {
+        everActive: true,
+        drainedSince: ago(30 * HOUR),
+        deployments: [{ name: 'w-v2', replicas: 0, drift }],
+      }),
+    ]),
+    ['update w-v2', 'scale w-v2 2'],
+  ],
+  [
+    'a draining build is never scaled down, even if Temporal never reported it active: only Inactive builds are',
+    input([current, version('v2', 'Draining', { everActive: false })]),
+    [],
+  ],
 ];
 
 for (const [title, given, expected] of edgeCases) {
