@@ -196,7 +196,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     notes,
     gates: gateDecision.memory,
     routing,
-    routed: change && !heldElsewhere ? routedState(temporal, routing, config.identity, now) : temporal,
+    routed: change && !heldElsewhere ? routedState(temporal, routing, config.identity) : temporal,
     requeueAfterMs: Math.min(config.pollIntervalMs, ...recheck),
   };
 }

@@ -214,7 +214,6 @@ export function routedState(
   state: TemporalDeploymentState,
   decision: RoutingDecision,
   managerIdentity: string,
-  now: Date,
 ): TemporalDeploymentState {
   if (decision.action === 'none' || decision.action === 'wait') return state;
   const current = decision.action === 'setCurrent' ? decision.buildId : state.currentBuildId;
@@ -245,8 +244,8 @@ export function routedState(
   if (ramping) {
     next.rampingBuildId = ramping.buildId;
     next.rampPercentage = ramping.percentage;
-    const changed = decision.action === 'setRamp' ? now : state.rampChangedAt;
-    if (changed) next.rampChangedAt = changed;
+    // Temporal's own time of a new ramp is known at the next read (see reportOutcome).
+    if (decision.action !== 'setRamp' && state.rampChangedAt) next.rampChangedAt = state.rampChangedAt;
   }
   return next;
 }

@@ -49,7 +49,11 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
       ...(madeRoomAt ? { madeRoomAt } : {}),
     };
   }
-  return { versions, conditions, requeueAfterMs: execution.failed?.requeueAfterMs ?? plan.requeueAfterMs };
+  // After a routing change, look again at once: the status then gives Temporal's own account
+  // (the ramp's change time, drainage) rather than the controller's expectation.
+  const routed = execution.done.some((a) => a.action === 'route');
+  const requeueAfterMs = execution.failed?.requeueAfterMs ?? (routed ? 0 : plan.requeueAfterMs);
+  return { versions, conditions, requeueAfterMs };
 }
 
 /** Ready and Progressing when nothing went wrong: current, waiting for people (Manual), or rolling out. */

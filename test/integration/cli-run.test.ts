@@ -141,26 +141,34 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
   }
 
   // Its output is a pipe: JSON, each line an object.
-  const entries = first
-    .output()
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const entries = () =>
+    first
+      .output()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
   assert.ok(
-    entries.every((e) => typeof e.time === 'string' && typeof e.level === 'string' && typeof e.msg === 'string'),
+    entries().every((e) => typeof e.time === 'string' && typeof e.level === 'string' && typeof e.msg === 'string'),
     first.output(),
   );
-  assert.ok(
-    entries.some(
-      (e) =>
-        e.level === 'debug' &&
-        e.msg === 'reconciled' &&
-        e.kind === 'TemporalWorkerDeployment' &&
-        e.object === `${namespace}/worker` &&
-        typeof e.reconcile === 'number',
-    ),
-    `--log-level=debug logs each reconcile with its object and count:\n${first.output()}`,
-  );
+  // The worker deployment's reconcile may still be writing its status when its Deployment is counted.
+  await eventually(
+    '--log-level=debug to log the reconcile of the worker deployment with its object and count',
+    async () =>
+      entries().some(
+        (e) =>
+          e.level === 'debug' &&
+          e.msg === 'reconciled' &&
+          e.kind === 'TemporalWorkerDeployment' &&
+          e.object === `${namespace}/worker` &&
+          typeof e.reconcile === 'number',
+      )
+        ? true
+        : undefined,
+    30_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${first.output()}`);
+  });
 
   const second = await startReplica(t, namespace, lease);
   await eventually(

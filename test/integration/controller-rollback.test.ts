@@ -54,7 +54,7 @@ test('a build current within the rollback window is promoted at once, without st
   assert.equal(logged.length, 1, `logged once: ${lines.join('\n')}`);
   assert.deepEqual(
     Object.keys(JSON.parse(logged[0] ?? '') as object),
-    ['level', 'time', 'kind', 'object', 'reconcile', 'build', 'msg'],
+    ['level', 'time', 'kind', 'object', 'reconcile', 'build', 'action', 'msg'],
     'one JSON line',
   );
   assert.partialDeepStrictEqual(JSON.parse(logged[0] ?? ''), {
@@ -62,6 +62,7 @@ test('a build current within the rollback window is promoted at once, without st
     kind: 'TemporalWorkerDeployment',
     object: `${namespace}/orders`,
     build: v1,
+    action: 'route',
   });
   const events = await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
   assert.ok(

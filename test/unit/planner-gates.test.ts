@@ -9,6 +9,7 @@ import {
   gateStages,
   gateToRead,
   gateWorkflowId,
+  type GateVerdict,
   judgeGate,
   type StageInput,
 } from '../../src/planner/gates.ts';
@@ -183,3 +184,92 @@ test('gates in order: the first not known complete is read; each passes before t
   );
   assert.deepEqual(stepStarts.memory, { gates: [remembered('rollout', 'Completed'), remembered('step-1', 'Running')] });
 });
+
+const edgeStages: [string, StageInput, string[]][] = [
+  [
+    'AllAtOnce, the target ramped by hand: the rollout gate, as there are no steps',
+    stage({ rollout: { strategy: 'AllAtOnce', gate: gate('smoke') }, rampingBuildId: 'v2', rampPercentage: 10 }),
+    ['rollout smoke'],
+  ],
+  [
+    'the target ramping at a percentage not yet known: the gates before any traffic',
+    stage({ rampingBuildId: 'v2' }),
+    ['rollout smoke', 'step-1 canary-10'],
+  ],
+  [
+    'Progressive without steps, the target ramping: no step, so no gate',
+    stage({ rollout: { strategy: 'Progressive', gate: gate('smoke') }, rampingBuildId: 'v2', rampPercentage: 10 }),
+    [],
+  ],
+  [
+    'Progressive with an empty list of steps, the target ramping: no step, so no gate',
+    stage({
+      rollout: { strategy: 'Progressive', gate: gate('smoke'), steps: [] },
+      rampingBuildId: 'v2',
+      rampPercentage: 10,
+    }),
+    [],
+  ],
+];
+
+for (const [title, given, expected] of edgeStages) {
+  test(`stages: ${title}`, () => {
+    assert.deepEqual(
+      gateStages(given).map((s) => `${s.name} ${s.gate.workflowType}`),
+      expected,
+    );
+  });
+}
+
+// Every verdict whole, its reason word for word.
+const wholeVerdicts: [string, GateCheck, GateVerdict][] = [
+  ['nothing started', check({}), { state: 'pending', start: ['a', 'b'], reason: 'gate rollout starts on a, b' }],
+  [
+    'one completed, one still running: wait on the running one',
+    check({ a: run('Completed'), b: run('Running') }),
+    { state: 'pending', start: [], reason: 'gate rollout runs on b' },
+  ],
+  [
+    'one completed, one failed before: start the failed one again',
+    check({ a: run('Completed'), b: run('Failed') }, { retry: true, stage: 'step-2' }),
+    { state: 'pending', start: ['b'], reason: 'gate step-2 starts on b' },
+  ],
+  [
+    'all completed',
+    check({ a: run('Completed'), b: run('Completed') }),
+    { state: 'passed', reason: 'gate rollout completed on every task queue' },
+  ],
+  [
+    'a failed run with how it ended',
+    check({ a: run('Failed', 'failed: bad canary'), b: run('Running') }),
+    {
+      state: 'failed',
+      taskQueue: 'a',
+      run: run('Failed', 'failed: bad canary'),
+      reason: 'gate rollout failed on task queue a: workflow gate-Failed failed: bad canary',
+    },
+  ],
+  [
+    'a failed run that does not say how',
+    check({ a: run('Completed'), b: run('Failed') }),
+    {
+      state: 'failed',
+      taskQueue: 'b',
+      run: run('Failed'),
+      reason: 'gate rollout failed on task queue b: workflow gate-Failed failed',
+    },
+  ],
+  [
+    'no task queue yet',
+    check({}, { taskQueues: [], stage: 'step-1' }),
+    {
+      state: 'pending',
+      start: [],
+      reason: "gate step-1 waits for the build's workers to register a task queue for workflows and activities",
+    },
+  ],
+];
+
+for (const [title, given, expected] of wholeVerdicts) {
+  test(`verdict, whole: ${title}`, () => assert.deepEqual(judgeGate(given), expected));
+}

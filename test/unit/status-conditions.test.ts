@@ -105,3 +105,29 @@ test("a stall's message is what Ready and Progressing say too", () => {
   assert.equal(readyC?.message, 'gate rollout failed: boom');
   assert.equal(progressingC?.message, 'gate rollout failed: boom');
 });
+
+test('a condition keeps only the transition time of its own type, and no generation unless one is given', () => {
+  const previous = [
+    {
+      type: 'Ready',
+      status: 'True' as const,
+      reason: 'Done',
+      message: 'r',
+      lastTransitionTime: '2026-11-22T10:00:00Z',
+    },
+  ];
+  assert.deepEqual(
+    mergeConditions(previous, [progressing('True', 'RollingOut', 'p')], '2026-11-22T11:00:00Z', undefined),
+    [{ ...progressing('True', 'RollingOut', 'p'), lastTransitionTime: '2026-11-22T11:00:00Z' }],
+  );
+});
+
+test('only a Stalled condition that is True, or a Progressing one that is False and not Done, is worth a Warning', () => {
+  assert.equal(blocking({ type: 'Stalled', status: 'False', reason: 'VersionLimitReached', message: 'x' }), false);
+  assert.equal(blocking({ type: 'Stalled', status: 'Unknown', reason: 'VersionLimitReached', message: 'x' }), false);
+  assert.equal(blocking({ type: 'Ready', status: 'False', reason: 'RollingOut', message: 'x' }), false);
+  assert.equal(
+    blocking({ type: 'Progressing', status: 'Unknown', reason: 'TemporalUnreachable', message: 'x' }),
+    false,
+  );
+});
