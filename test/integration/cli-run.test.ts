@@ -154,17 +154,19 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
   // The worker deployment's reconcile may still be writing its status when its Deployment is counted.
   await eventually(
     '--log-level=debug to log the reconcile of the worker deployment with its object and count',
-    async () =>
-      entries().some(
-        (e) =>
-          e.level === 'debug' &&
-          e.msg === 'reconciled' &&
-          e.kind === 'TemporalWorkerDeployment' &&
-          e.object === `${namespace}/worker` &&
-          typeof e.reconcile === 'number',
-      )
-        ? true
-        : undefined,
+    () =>
+      Promise.resolve(
+        entries().some(
+          (e) =>
+            e.level === 'debug' &&
+            e.msg === 'reconciled' &&
+            e.kind === 'TemporalWorkerDeployment' &&
+            e.object === `${namespace}/worker` &&
+            typeof e.reconcile === 'number',
+        )
+          ? true
+          : undefined,
+      ),
     30_000,
   ).catch((error: Error) => {
     throw new Error(`${error.message}\n${first.output()}`);
