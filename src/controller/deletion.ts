@@ -7,7 +7,8 @@ import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
-import { progressing } from '../status/conditions.ts';
+import canonicalize from 'canonicalize';
+import { mergeConditions, progressing } from '../status/conditions.ts';
 import { ManagedElsewhereError } from '../temporal/deployment-cleanup.ts';
 import { FINALIZER, hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
@@ -100,5 +101,33 @@ export async function releaseConnection(
       (twd) => twd.metadata.uid !== leaving && twd.spec.workerOptions.connectionRef.name === connection.metadata.name,
     )
     .filter((twd) => !isBeingDeleted(twd) || hasFinalizer(twd));
-  if (users.length === 0) await removeFinalizer(deps.cluster, KINDS.TemporalConnection.plural, connection);
+  if (users.length === 0) {
+    await removeFinalizer(deps.cluster, KINDS.TemporalConnection.plural, connection);
+    return;
+  }
+  if (isBeingDeleted(connection)) await sayConnectionInUse(deps, connection, users);
+}
+
+/** A connection deleted while in use stays Terminating: its status and a Warning event say which worker deployments hold it. */
+async function sayConnectionInUse(
+  deps: ReconcilerDependencies,
+  connection: TemporalConnection,
+  users: TemporalWorkerDeployment[],
+): Promise<void> {
+  const namespace = connection.metadata.namespace ?? '';
+  const names = users.map((twd) => `${namespace}/${twd.metadata.name ?? ''}`).join(', ');
+  const message = `TemporalConnection ${namespace}/${connection.metadata.name ?? ''} is kept (finalizer ${FINALIZER}) while worker deployments use it: ${names}; delete them or point their spec.workerOptions.connectionRef at another connection`;
+  await deps.recordEvent(
+    { apiVersion: API_VERSION, kind: KINDS.TemporalConnection.kind, metadata: connection.metadata },
+    { type: 'Warning', reason: 'ConnectionInUse', message },
+  );
+  const now = deps.now().toISOString();
+  const said = [
+    { type: 'Ready', status: 'False' as const, reason: 'InUse', message },
+    { type: 'Progressing', status: 'True' as const, reason: 'InUse', message },
+  ];
+  const conditions = mergeConditions(connection.status?.conditions ?? [], said, now, connection.metadata.generation);
+  if (canonicalize(connection.status?.conditions ?? []) === canonicalize(conditions)) return;
+  // A conflict means the connection changed since the cache was read: its event brings this back.
+  await deps.cluster.replaceConnectionStatus({ ...connection, status: { ...connection.status, conditions } });
 }

@@ -10,6 +10,7 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { httpStatus, unless } from './api-errors.ts';
 
@@ -35,6 +36,8 @@ export interface ClusterClient {
   scaleDeployment(namespace: string, name: string, replicas: number): Promise<void>;
   /** Replaces the status; 'conflict' when the object changed since the resourceVersion it carries. */
   replaceStatus(object: TemporalWorkerDeployment): Promise<'written' | 'conflict'>;
+  /** The same for a TemporalConnection. */
+  replaceConnectionStatus(object: TemporalConnection): Promise<'written' | 'conflict'>;
   /** The text under a key; `exists: false` when the object does not exist. */
   readKey(namespace: string, ref: KeyRef): Promise<{ exists: false } | { exists: true; text?: string }>;
 }
@@ -46,6 +49,23 @@ export function clusterClient(apis: {
 }): ClusterClient {
   const { apps, core, customObjects } = apis;
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  const replaceStatusOf = async (plural: string, object: Finalizable): Promise<'written' | 'conflict'> => {
+    const { namespace = '', name = '' } = object.metadata;
+    try {
+      await customObjects.replaceNamespacedCustomObjectStatus({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural,
+        name,
+        body: object,
+      });
+      return 'written';
+    } catch (error) {
+      if (httpStatus(error) === 409) return 'conflict';
+      throw error;
+    }
+  };
   return {
     async setFinalizers(plural, object, finalizers) {
       const { name = '', namespace = '', resourceVersion } = object.metadata;
@@ -72,17 +92,8 @@ export function clusterClient(apis: {
     async scaleDeployment(namespace, name, replicas) {
       await apps.patchNamespacedDeploymentScale({ namespace, name, body: { spec: { replicas } } }, mergePatch);
     },
-    async replaceStatus(object) {
-      const { namespace = '', name = '' } = object.metadata;
-      const where = { group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalWorkerDeployment.plural, name };
-      try {
-        await customObjects.replaceNamespacedCustomObjectStatus({ ...where, body: object });
-        return 'written';
-      } catch (error) {
-        if (httpStatus(error) === 409) return 'conflict';
-        throw error;
-      }
-    },
+    replaceStatus: (object) => replaceStatusOf(KINDS.TemporalWorkerDeployment.plural, object),
+    replaceConnectionStatus: (object) => replaceStatusOf(KINDS.TemporalConnection.plural, object),
     async readKey(namespace, { kind, name, key }) {
       try {
         if (kind === 'Secret') {

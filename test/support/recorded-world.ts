@@ -84,6 +84,10 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
       status = object.status;
       return Promise.resolve('written');
     },
+    replaceConnectionStatus: (object) => {
+      call(`k8s.replaceConnectionStatus ${object.metadata.name}`);
+      return Promise.resolve('written');
+    },
     readKey: (_ns, ref) => {
       call(`k8s.readKey ${ref.kind}/${ref.name}`);
       const text = world.keys?.[`${ref.kind}/${ref.name}/${ref.key}`];
