@@ -14,6 +14,7 @@ import { WorkQueue } from '../runtime/work-queue.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { referencedSecret } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
+import { PollerRefusals } from '../temporal/version-records.ts';
 import { releaseConnection } from './deletion.ts';
 import { isBeingDeleted } from './finalizers.ts';
 import { EventRecorder } from './events.ts';
@@ -52,6 +53,7 @@ export class Controller {
   private readonly clients: TemporalClientPool;
   private readonly metrics: Metrics;
   private readonly reads: TemporalReadBudget;
+  private readonly refusals: PollerRefusals;
   /** Keys an event queued since they last ran: such a reconcile reads first, a poll waits for a free read. */
   private readonly eventDriven = new Set<string>();
   /** Per worker deployment, what of it calls for a reconcile when it changes (see changeOf). */
@@ -173,7 +175,10 @@ export class Controller {
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
       temporal: async (connection: TemporalConnection) =>
-        this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+        this.refusals.remembering(
+          this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+          connection.spec.hostPort,
+        ),
       secret: (namespace: string, name: string) => this.secrets.get(namespace, name),
       identity: options.identity,
       now: () => new Date(),
@@ -184,6 +189,8 @@ export class Controller {
       temporalBackoff: new Backoff({ baseMs: options.pollIntervalMs ?? 10_000, maxMs: 300_000, jitter: 0.2 }),
     };
     this.reads = new TemporalReadBudget({ perSecond: options.temporalReadBudget ?? DEFAULT_READS_PER_SECOND });
+    // A refused deletion is asked again at the next poll, not at every event.
+    this.refusals = new PollerRefusals(dependencies.pollIntervalMs);
     const concurrency = options.concurrency ?? 4;
     this.queue = new WorkQueue<string>({
       concurrency,
