@@ -17,6 +17,7 @@ import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { referencedSecret } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import { PollerRefusals } from '../temporal/version-records.ts';
 import { releaseConnection } from './deletion.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { EventRecorder } from './events.ts';
@@ -57,6 +58,7 @@ export class Controller {
   private readonly clients: TemporalClientPool;
   private readonly metrics: Metrics;
   private readonly reads: TemporalReadBudget;
+  private readonly refusals: PollerRefusals;
   /** Keys an event queued since they last ran: such a reconcile reads first, a poll waits for a free read. */
   private readonly eventDriven = new Set<string>();
   /** Per worker deployment, what of it calls for a reconcile when it changes (see changeOf). */
@@ -177,7 +179,10 @@ export class Controller {
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
       temporal: async (connection: TemporalConnection, address: WorkerDeploymentAddress) =>
         workerDeploymentClient(
-          this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+          this.refusals.remembering(
+            this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+            connection.spec.hostPort,
+          ),
           address,
         ),
       secret: (namespace: string, name: string) => this.secrets.get(namespace, name),
@@ -190,6 +195,8 @@ export class Controller {
       temporalBackoff: new Backoff({ baseMs: options.pollIntervalMs ?? 10_000, maxMs: 300_000, jitter: 0.2 }),
     };
     this.reads = new TemporalReadBudget({ perSecond: options.temporalReadBudget ?? DEFAULT_READS_PER_SECOND });
+    // A refused deletion is asked again at the next poll, not at every event.
+    this.refusals = new PollerRefusals(dependencies.pollIntervalMs);
     let reconciles = 0;
     /** Runs one reconcile with a logger of its own, which also says why it failed (the queue then retries it with backoff). */
     const logged = async <T extends ReconcileResult | void>(

@@ -1,17 +1,27 @@
 // Counting every request the controller makes to the Kubernetes API, by verb and resource as the
 // API server names them: API clients made from a counted kubeconfig get an HTTP library that
 // counts each response, informers a Watch that counts each watch once the server answered it.
+// The counted kubeconfig also keeps connections open between requests: client-node makes a new
+// undici Agent for each request, so each request and each watch paid a TCP and TLS handshake,
+// and each left an idle connection behind for a while (most of an idle controller's CPU).
+import { createHash } from 'node:crypto';
 import {
   type ApiConstructor,
   type ApiType,
+  type Cluster,
   createConfiguration,
+  type DispatcherOptions,
   IsomorphicFetchHttpLibrary,
   KubeConfig,
+  type RequestContext,
   ServerConfiguration,
   setHeaderMiddleware,
   Watch,
   wrapHttpLibrary,
 } from '@kubernetes/client-node';
+import type { AgentOptions } from 'node:https';
+
+type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 
 /** Called once per request; code is the HTTP status, or "error" when no response came. */
 export type KubernetesRequestCounter = (verb: string, resource: string, code: string) => void;
@@ -49,10 +59,38 @@ export function countedKubeConfig(kubeconfig: KubeConfig, count: KubernetesReque
 
 class CountedKubeConfig extends KubeConfig {
   private readonly count: KubernetesRequestCounter;
+  /** The dispatcher of the connection settings in use, by their fingerprint. */
+  private shared: { fingerprint: string; dispatcher: Dispatcher } | undefined;
+  /** Of the settings client-node last made a dispatcher for. */
+  private latestFingerprint = '';
 
   constructor(count: KubernetesRequestCounter) {
     super();
     this.count = count;
+  }
+
+  override createDispatcherOptions(cluster: Cluster | null, agentOptions: AgentOptions): DispatcherOptions {
+    const options = super.createDispatcherOptions(cluster, agentOptions);
+    // Certificates are read again for every request: a rotated one changes the fingerprint.
+    this.latestFingerprint = createHash('sha256').update(JSON.stringify(options)).digest('hex');
+    return options;
+  }
+
+  /** Authenticates as client-node does, but gives the request the shared dispatcher of its settings. */
+  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
+    const setDispatcher = context.setDispatcher.bind(context);
+    // client-node makes the dispatcher right after its options, in one synchronous step: the
+    // fingerprint recorded then is this request's.
+    context.setDispatcher = (created) => setDispatcher(this.dispatcherFor(this.latestFingerprint, created));
+    await super.applySecurityAuthentication(context);
+  }
+
+  private dispatcherFor(fingerprint: string, created: Dispatcher): Dispatcher {
+    if (this.shared?.fingerprint === fingerprint) return this.shared.dispatcher;
+    // New settings: the old connections close once their requests (watches included) end.
+    this.shared?.dispatcher.close().catch(() => {});
+    this.shared = { fingerprint, dispatcher: created };
+    return created;
   }
 
   /** What KubeConfig.makeApiClient builds, with an HTTP library that counts. */

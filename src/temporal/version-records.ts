@@ -4,6 +4,7 @@
 // for the caller to report: nothing here decides that a refusal does not matter.
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, type WorkflowService } from '@temporalio/client';
+import { realTimers, type Timers } from '../runtime/timers.ts';
 
 export interface VersionRecordTarget {
   service: WorkflowService;
@@ -31,12 +32,59 @@ export async function deleteVersionRecord(
     return { deleted: true };
   } catch (error) {
     if (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return { deleted: true };
-    if (isGrpcServiceError(error) && error.code === GrpcStatus.FAILED_PRECONDITION && /pollers/i.test(error.details)) {
+    if (refusedForPollers(error)) {
       return {
         deleted: false,
         waitingFor: `Temporal keeps the record of build ${buildId} while it remembers its pollers: ${error.details}`,
       };
     }
     throw error;
+  }
+}
+
+function refusedForPollers(error: unknown): error is Error & { details: string } {
+  return isGrpcServiceError(error) && error.code === GrpcStatus.FAILED_PRECONDITION && /pollers/i.test(error.details);
+}
+
+/**
+ * Remembers the deletions the server refused for recent pollers, and gives reconciles that refusal
+ * again for `retryAfterMs` without asking. The server remembers pollers for minutes, and each
+ * refused deletion is an update of its Worker Deployment workflow: resent by every reconcile (one
+ * per Deployment event while old builds retire), they kept that workflow busy and its
+ * DescribeWorkerDeployment, which a reconcile waits for before it acts, slow.
+ */
+export class PollerRefusals {
+  private readonly retryAfterMs: number;
+  private readonly timers: Timers;
+  /** By address, namespace, deployment and build: when the server refused, and its answer. */
+  private readonly refused = new Map<string, { at: number; error: unknown }>();
+
+  constructor(retryAfterMs: number, timers: Timers = realTimers) {
+    this.retryAfterMs = retryAfterMs;
+    this.timers = timers;
+  }
+
+  /** The service of Temporal at `address`, whose deletions of version records go through this memory. */
+  remembering(service: WorkflowService, address: string): WorkflowService {
+    return new Proxy(service, {
+      get: (target, property, receiver) => {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (property !== 'deleteWorkerDeploymentVersion' || typeof value !== 'function') return value;
+        return async (request: Parameters<WorkflowService['deleteWorkerDeploymentVersion']>[0]) => {
+          const { deploymentName, buildId } = request.deploymentVersion ?? {};
+          const key = JSON.stringify([address, request.namespace, deploymentName, buildId]);
+          const now = this.timers.now();
+          for (const [k, { at }] of this.refused) if (now - at >= this.retryAfterMs) this.refused.delete(k);
+          const earlier = this.refused.get(key);
+          if (earlier) throw earlier.error;
+          try {
+            return await (value as (r: unknown) => Promise<unknown>).call(target, request);
+          } catch (error) {
+            if (refusedForPollers(error)) this.refused.set(key, { at: this.timers.now(), error });
+            throw error;
+          }
+        };
+      },
+    });
   }
 }

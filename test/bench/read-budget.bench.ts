@@ -1,21 +1,13 @@
 // `npm run bench`, part three: Temporal reads per second of many worker deployments at steady
-// state, against the read budget. Each worker deployment is registered in Temporal (one versioned
-// poll of its build, made here) and runs no Pod (`replicas: 0`, Manual, so nothing is routed):
-// an unchanged worker deployment's reconcile is then what it is in production, one
-// DescribeWorkerDeployment, without 200 worker processes on a laptop. Prints figures; asserts nothing.
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { Connection } from '@temporalio/client';
-import proto from '@temporalio/proto';
+// state, against the read budget (see objects.ts for how they are made cheaply).
+// Prints figures; asserts nothing.
 import { parseArgs } from 'node:util';
 import { CRD_DIR } from '../../src/api/generate.ts';
-import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
-import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { Controller } from '../../src/controller/controller.ts';
-import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import { BUDGETED_READS, DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
-import { until } from './poll.ts';
+import { createNamespace, idleWorkerDeployments } from './objects.ts';
 
 const { values } = parseArgs({
   options: {
@@ -42,62 +34,10 @@ const controller = new Controller({
   temporalReadBudget: budget,
   metrics,
 });
-const temporal = await Connection.connect({ address: environment.temporalAddress });
 try {
-  const custom = environment.kubeconfig.makeApiClient(CustomObjectsApi);
-  await environment.kubeconfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+  await createNamespace(environment, namespace);
   await controller.start();
-  const object = { group: GROUP, version: VERSION, namespace };
-  const names = Array.from({ length: count }, (_, i) => `reads-${i}`);
-  await custom.createNamespacedCustomObject({
-    ...object,
-    plural: KINDS.TemporalConnection.plural,
-    body: {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'TemporalConnection',
-      metadata: { name: 'temporal' },
-      spec: { hostPort: environment.temporalAddress },
-    },
-  });
-  for (const name of names) {
-    const template = {
-      spec: {
-        containers: [{ name: 'worker', image: 'sample-worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: name }] }],
-      },
-    };
-    await custom.createNamespacedCustomObject({
-      ...object,
-      plural: KINDS.TemporalWorkerDeployment.plural,
-      body: {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'TemporalWorkerDeployment',
-        metadata: { name },
-        spec: {
-          replicas: 0,
-          rollout: { strategy: 'Manual' },
-          workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace },
-          template,
-        },
-      },
-    });
-  }
-  const list = async () =>
-    (
-      (await custom.listNamespacedCustomObject({ ...object, plural: KINDS.TemporalWorkerDeployment.plural })) as {
-        items: TemporalWorkerDeployment[];
-      }
-    ).items;
-  await until(async () => (await list()).filter((twd) => twd.status?.targetVersion?.buildID).length === count, {
-    intervalMs: 1000,
-  });
-  // A versioned poll registers its build, as its first worker would; the server may take longer
-  // than the poll to do so, so builds still unregistered are polled again.
-  const unregistered = async () => (await list()).filter((twd) => twd.status?.targetVersion?.status !== 'Inactive');
-  for (let waiting = await unregistered(); waiting.length > 0; waiting = await unregistered()) {
-    await temporal.withDeadline(Date.now() + 10_000, () =>
-      Promise.all(waiting.map((twd) => register(twd).catch(() => undefined))),
-    );
-  }
+  await idleWorkerDeployments(environment, namespace, count);
 
   // Unchanged from here on: polls alone bring reconciles.
   await new Promise((resolve) => setTimeout(resolve, 5000));
@@ -119,22 +59,8 @@ try {
     `  each worker deployment described every ${describes > 0 ? (count / describes).toFixed(1) : '-'} s on average (poll interval ${pollIntervalMs / 1000} s)`,
   );
 } finally {
-  await temporal.close();
   await controller.stop();
   await environment.stop();
-}
-
-function register(twd: TemporalWorkerDeployment): Promise<unknown> {
-  return temporal.workflowService.pollWorkflowTaskQueue({
-    namespace: environment.temporalNamespace,
-    taskQueue: { name: twd.metadata.name ?? '' },
-    identity: 'twc-bench',
-    deploymentOptions: {
-      deploymentName: temporalDeploymentName(namespace, twd.metadata.name ?? ''),
-      buildId: twd.status?.targetVersion?.buildID ?? '',
-      workerVersioningMode: proto.temporal.api.enums.v1.WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED,
-    },
-  });
 }
 
 /** Reads so far, by Temporal method. */

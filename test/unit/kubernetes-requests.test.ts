@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { requestLabels } from '../../src/runtime/kubernetes-requests.ts';
+import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { countedKubeConfig, requestLabels } from '../../src/runtime/kubernetes-requests.ts';
 
 test('requests are labelled with the API server verb and resource', () => {
   const server = 'https://127.0.0.1:6443';
@@ -31,4 +34,34 @@ test('requests are labelled with the API server verb and resource', () => {
   for (const [method, path, verb, resource] of cases) {
     assert.deepEqual(requestLabels(method, server + path), { verb, resource }, `${method} ${path}`);
   }
+});
+
+test('the API clients of a counted kubeconfig keep one connection open across requests, as client-go does', async (t) => {
+  let connections = 0;
+  const server = createServer((_request, response) =>
+    response
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } })),
+  );
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  const kubeconfig = new KubeConfig();
+  kubeconfig.loadFromOptions({
+    clusters: [
+      { name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
+    ],
+    users: [{ name: 'u', token: 'token' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  const counted = countedKubeConfig(kubeconfig, () => {});
+  const [core, apps] = [counted.makeApiClient(CoreV1Api), counted.makeApiClient(AppsV1Api)];
+  for (let i = 0; i < 3; i++) {
+    await core.readNamespace({ name: 'ns' });
+    await apps.getAPIResources();
+  }
+  // Six requests: one connection each before; a request sent as the previous one ends may open a
+  // second while undici puts the first back in its pool.
+  assert.ok(connections <= 2, `${connections} connections for 6 requests`);
 });

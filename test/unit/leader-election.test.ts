@@ -7,12 +7,14 @@ import { FakeTimers } from '../support/fake-timers.ts';
 /** One Lease with the API server's optimistic concurrency; `failure` makes every call fail or hang. */
 class FakeLeaseApi implements LeaseApi {
   lease: V1Lease | undefined;
+  reads = 0;
   writes = 0;
   failure: 'error' | 'hang' | undefined;
   private version = 0;
 
   readNamespacedLease = (): Promise<V1Lease> =>
     this.call(() => {
+      this.reads++;
       if (!this.lease) throw apiError(404);
       return structuredClone(this.lease);
     });
@@ -96,6 +98,7 @@ test('a candidate takes a Lease that does not exist, and renews it every retry p
     'renewTime in microseconds',
   );
   assert.equal(api.lease?.spec?.acquireTime, acquired, 'a renewal keeps the acquire time');
+  assert.equal(api.reads, 1, 'a renewal writes what the leader last wrote, without reading first (client-go)');
   await a.elector.stop();
 });
 

@@ -1,0 +1,187 @@
+// `npm run bench`, part four: the footprint of the controller process as users run it: `bin/twc
+// run` as a child process with its default flags (leader election on, 10 s poll), idle over a
+// set of worker deployments made as in objects.ts. CPU comes from
+// /proc/<pid>/stat over an idle window, peak RSS from VmHWM (the whole life of the process:
+// start, first reconciles, window), calls from the process's own /metrics. With --profile DIR,
+// the window is also CPU-profiled and ends with a heap snapshot (profile-hook.ts), which changes
+// the figures: profile and measure in separate runs. Prints figures; asserts nothing.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CRD_DIR } from '../../src/api/generate.ts';
+import { startEnvironment } from '../../src/localenv/environment.ts';
+import { freePort } from '../../src/localenv/ports.ts';
+import { createNamespace, idleWorkerDeployments } from './objects.ts';
+import { until } from './poll.ts';
+
+const { values } = parseArgs({
+  options: {
+    'worker-deployments': { type: 'string', default: '1,200' },
+    'window-seconds': { type: 'string', default: '60' },
+    profile: { type: 'string' },
+  },
+});
+const counts = (values['worker-deployments'] ?? '').split(',').map(Number);
+const windowSeconds = Number(values['window-seconds']);
+const profileDir = values.profile && path.resolve(values.profile);
+const POLL_INTERVAL_S = 10; // twc run's default
+const GOALS = { cpuSecondsPerMinute: 0.1, peakMiB: 128 };
+// Measured earlier side by side on this local environment (issue 11): one worker deployment,
+// 60 s windows, 10 s poll.
+const GO = { cpuSecondsPerMinute: 0.05, peakMiB: 58 };
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+const TWC = path.join(import.meta.dirname, '../../bin/twc');
+
+interface Figures {
+  count: number;
+  cpuSecondsPerMinute: number;
+  peakMiB: number;
+  endMiB: number;
+  kubernetesWrites: Map<string, number>;
+  temporalCalls: Map<string, number>;
+}
+
+const environment = await startEnvironment({ crdDir: CRD_DIR, nodeAgent: false, log: (line) => console.error(line) });
+const results: Figures[] = [];
+try {
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  for (const count of counts) results.push(await measure(count));
+} finally {
+  await environment.stop();
+}
+
+const mib = (n: number) => `${n.toFixed(0)} MiB`;
+const calls = (m: Map<string, number>, per: number) =>
+  [...m].map(([key, n]) => `${key} ${(n / per).toFixed(1)}`).join(', ') || 'none';
+console.log(
+  `controller footprint: \`bin/twc run\` (leader election on, poll interval ${POLL_INTERVAL_S} s), idle for ${windowSeconds} s${profileDir ? ' (PROFILED: figures perturbed)' : ''}:`,
+);
+for (const r of results) {
+  const polls = windowSeconds / POLL_INTERVAL_S;
+  const writes = [...r.kubernetesWrites].filter(([key]) => !key.endsWith(' leases'));
+  const leaseWrites = [...r.kubernetesWrites].filter(([key]) => key.endsWith(' leases'));
+  const cpuGoal =
+    r.count === 1
+      ? ` (goal ≤ ${GOALS.cpuSecondsPerMinute}${r.cpuSecondsPerMinute <= GOALS.cpuSecondsPerMinute ? ', met' : ', NOT MET'})`
+      : '';
+  const peakGoal =
+    r.count === 1
+      ? ' (goal: as far below 100 MiB as the profile allows)'
+      : ` (goal ≤ ${GOALS.peakMiB} MiB${r.peakMiB <= GOALS.peakMiB ? ', met' : ', NOT MET'})`;
+  console.log(`  ${r.count} worker deployment${r.count === 1 ? '' : 's'}:`);
+  console.log(`    idle CPU ${r.cpuSecondsPerMinute.toFixed(3)} s a minute${cpuGoal}`);
+  console.log(`    peak RSS ${mib(r.peakMiB)}${peakGoal}; RSS after the window ${mib(r.endMiB)}`);
+  console.log(
+    `    per poll interval: Kubernetes writes ${writes.reduce((sum, [, n]) => sum + n, 0) / polls} (goal 0)${leaseWrites.length > 0 ? `, besides the Lease renewals of leader election (${calls(new Map(leaseWrites), polls)})` : ''}; Temporal calls ${calls(r.temporalCalls, polls)} (goal: one read a worker deployment)`,
+  );
+}
+console.log(
+  `  Go controller, measured earlier (issue 11; one worker deployment, 60 s windows, 10 s poll): idle CPU ${GO.cpuSecondsPerMinute} s a minute, peak RSS ${GO.peakMiB} MiB`,
+);
+
+async function measure(count: number): Promise<Figures> {
+  const namespace = `bench-footprint-${count}`;
+  await createNamespace(environment, namespace);
+  const [metricsPort, probePort] = [await freePort(), await freePort()];
+  const name = `twc-${count}`;
+  const child = spawn(
+    TWC,
+    [
+      'run',
+      `--kubeconfig=${environment.kubeconfigPath}`,
+      `--namespace=${namespace}`,
+      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      `--health-probe-bind-address=127.0.0.1:${probePort}`,
+      `--leader-election-namespace=${namespace}`,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: profileDir
+        ? {
+            ...process.env,
+            NODE_OPTIONS: `--import=${path.join(import.meta.dirname, 'profile-hook.ts')}`,
+            TWC_PROFILE_DIR: profileDir,
+            TWC_PROFILE_NAME: name,
+          }
+        : process.env,
+    },
+  );
+  let log = '';
+  child.stderr.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-10_000)));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const pid = child.pid ?? 0;
+  try {
+    await until(async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`).catch(() => undefined))?.ok ?? false, {
+      timeoutMs: 60_000,
+    }).catch((error: unknown) => {
+      throw new Error(`twc run did not become ready: ${String(error)}\n${log}`);
+    });
+    await idleWorkerDeployments(environment, namespace, count);
+    // Two poll intervals for the last status writes of the registrations to land.
+    await new Promise((resolve) => setTimeout(resolve, 2 * POLL_INTERVAL_S * 1000));
+
+    const scrape = async () => parseMetrics(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
+    const before = await scrape();
+    const cpuBefore = cpuTicks(pid);
+    if (profileDir) child.kill('SIGUSR2');
+    await new Promise((resolve) => setTimeout(resolve, windowSeconds * 1000));
+    const cpuAfter = cpuTicks(pid);
+    const memory = memoryOf(pid);
+    const after = await scrape();
+    if (profileDir) {
+      child.kill('SIGUSR2');
+      await until(() => Promise.resolve(existsSync(path.join(profileDir, `${name}.heapsnapshot`))), {
+        timeoutMs: 120_000,
+      });
+    }
+    const delta = (pattern: RegExp, label: (labels: Record<string, string>) => string) => {
+      const sums = new Map<string, number>();
+      for (const [series, value] of after) {
+        const labels = pattern.exec(series)?.groups;
+        if (!labels) continue;
+        const key = label(labels);
+        sums.set(key, (sums.get(key) ?? 0) + value - (before.get(series) ?? 0));
+      }
+      return new Map([...sums].filter(([, n]) => n > 0));
+    };
+    return {
+      count,
+      cpuSecondsPerMinute: ((cpuAfter - cpuBefore) / TICKS_PER_SECOND / windowSeconds) * 60,
+      peakMiB: memory.peakMiB,
+      endMiB: memory.rssMiB,
+      kubernetesWrites: delta(
+        /^twc_kubernetes_requests_total\{verb="(?<verb>create|update|patch|delete|deletecollection)",resource="(?<resource>[^"]*)"/,
+        (l) => `${l.verb} ${l.resource}`,
+      ),
+      temporalCalls: delta(/^twc_temporal_requests_total\{method="(?<method>[^"]*)"/, (l) => l.method ?? ''),
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/** utime + stime of a process, in clock ticks. */
+function cpuTicks(pid: number): number {
+  // The command name, in parentheses, may hold spaces: count fields after it.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+function memoryOf(pid: number): { peakMiB: number; rssMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+  return { peakMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024 };
+}
+
+/** Prometheus text: each series (name and labels) to its value. */
+function parseMetrics(text: string): Map<string, number> {
+  const series = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const at = line.lastIndexOf(' ');
+    series.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return series;
+}
