@@ -7,6 +7,7 @@ import {
   decideGates,
   type GateCheck,
   gateStages,
+  gateTaskQueues,
   gateToRead,
   gateWorkflowId,
   type GateVerdict,
@@ -273,3 +274,134 @@ const wholeVerdicts: [string, GateCheck, GateVerdict][] = [
 for (const [title, given, expected] of wholeVerdicts) {
   test(`verdict, whole: ${title}`, () => assert.deepEqual(judgeGate(given), expected));
 }
+
+test("a gate run's workflow ID names the deployment, build, stage and queue", () => {
+  assert.equal(
+    gateWorkflowId('shop/orders', 'v2', 'step-1', 'a'),
+    'temporal-worker-controller/gate/shop/orders/v2/step-1/a',
+  );
+});
+
+test('gates run on the workflow task queues that also take activities, sorted', () => {
+  assert.deepEqual(gateTaskQueues({ workflow: ['c', 'b', 'a'], activity: ['a', 'c', 'd'] }), ['a', 'c']);
+});
+
+const failureAt = (generation: number, failedStage: string) => ({
+  generation,
+  stage: failedStage,
+  workflowID: 'gate-x',
+  message: 'gate x failed',
+});
+
+test('a failure seen at this generation: nothing is read, the rollout stays stopped', () => {
+  const previous = { gates: [remembered('rollout', 'Failed')], gateFailure: failureAt(3, 'rollout') };
+  assert.equal(gateToRead({ ...twoStages, previous }), undefined);
+  assert.deepEqual(decideGates({ ...twoStages, previous }, undefined), {
+    gate: 'failed',
+    memory: previous,
+    starts: [],
+    failure: {
+      reason: 'GateFailed',
+      message:
+        'gate x failed; the rollout of build v2 stops, its Pods stay for the workflows already on it; change the spec to run the gate again',
+    },
+  });
+  const stepFailed = { gateFailure: failureAt(3, 'step-1') };
+  assert.deepEqual(decideGates({ ...twoStages, previous: stepFailed }, undefined), {
+    gate: 'failed',
+    memory: stepFailed,
+    starts: [],
+    failure: {
+      reason: 'RolloutAborted',
+      message:
+        'gate x failed; the rollout of build v2 stops and its ramp is removed, its Pods stay for the workflows already on it; change the spec to run the gate again',
+    },
+  });
+});
+
+test('a failure of an older generation: the gate is read and its failed run started again', () => {
+  const previous = { gates: [remembered('rollout', 'Failed')], gateFailure: failureAt(2, 'rollout') };
+  assert.equal(gateToRead({ ...twoStages, previous })?.name, 'rollout');
+  const again = decideGates(
+    { ...twoStages, previous },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Failed', message: 'boom' } } },
+  );
+  assert.deepEqual(again, {
+    gate: 'pending',
+    memory: { gates: [remembered('rollout', 'Running')] },
+    starts: [
+      {
+        stage: 'rollout',
+        taskQueue: 'a',
+        workflowId: gateWorkflowId('shop/orders', 'v2', 'rollout', 'a'),
+        gate: gate('smoke'),
+      },
+    ],
+  });
+});
+
+test('a stage is complete only when every remembered run of it completed', () => {
+  const previous = {
+    gates: [remembered('rollout', 'Completed'), { ...remembered('rollout', 'Running'), taskQueue: 'b' }],
+  };
+  assert.equal(gateToRead({ ...twoStages, previous })?.name, 'rollout');
+});
+
+test('nothing known nor read: pending, nothing remembered, nothing started', () => {
+  assert.deepEqual(decideGates({ ...twoStages, previous: undefined }, undefined), {
+    gate: 'pending',
+    memory: {},
+    starts: [],
+  });
+  assert.deepEqual(decideGates({ ...twoStages, stages: [], previous: undefined }, undefined), {
+    gate: 'passed',
+    memory: {},
+    starts: [],
+  });
+});
+
+test('a failed run stops the gate; a queue without a run is remembered as running', () => {
+  const decision = decideGates(
+    { ...twoStages, previous: undefined },
+    {
+      stage: 'rollout',
+      taskQueues: ['a', 'b'],
+      runs: { a: { workflowId: 'gate-a', status: 'Failed', message: 'boom' } },
+    },
+  );
+  assert.deepEqual(decision, {
+    gate: 'failed',
+    memory: {
+      gates: [
+        remembered('rollout', 'Failed'),
+        {
+          ...remembered('rollout', 'Running'),
+          taskQueue: 'b',
+          workflowID: gateWorkflowId('shop/orders', 'v2', 'rollout', 'b'),
+        },
+      ],
+      gateFailure: {
+        generation: 3,
+        stage: 'rollout',
+        workflowID: 'gate-a',
+        message: 'gate rollout failed on task queue a: workflow gate-a boom',
+      },
+    },
+    starts: [],
+    failure: {
+      reason: 'GateFailed',
+      message:
+        'gate rollout failed on task queue a: workflow gate-a boom; the rollout of build v2 stops, its Pods stay for the workflows already on it; change the spec to run the gate again',
+    },
+  });
+});
+
+test('a gate still running: pending, its runs remembered, no pass said', () => {
+  assert.deepEqual(
+    decideGates(
+      { ...twoStages, previous: undefined },
+      { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Running' } } },
+    ),
+    { gate: 'pending', memory: { gates: [remembered('rollout', 'Running')] }, starts: [] },
+  );
+});

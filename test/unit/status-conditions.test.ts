@@ -131,3 +131,36 @@ test('only a Stalled condition that is True, or a Progressing one that is False 
     false,
   );
 });
+
+test('Manual: Ready keeps what was said of it, not the message of Progressing', () => {
+  const readyC = { type: 'Ready', status: 'False' as const, reason: MANUAL_PROMOTION, message: 'promote it yourself' };
+  const progressC = progressing('False', MANUAL_PROMOTION, 'waiting for you');
+  assert.deepEqual(conditionSet([readyC, progressC]), [
+    readyC,
+    progressC,
+    { ...progressC, type: 'Stalled', status: 'False' },
+  ]);
+});
+
+test('only Ready said: Progressing is made up from it, False when Ready is True, True otherwise', () => {
+  const done = { type: 'Ready', status: 'True' as const, reason: 'TargetCurrent', message: 'current' };
+  assert.deepEqual(conditionSet([done]), [
+    done,
+    { type: 'Progressing', status: 'False', reason: 'TargetCurrent', message: 'current' },
+    { type: 'Stalled', status: 'False', reason: 'TargetCurrent', message: 'current' },
+  ]);
+  const notYet = { type: 'Ready', status: 'False' as const, reason: 'RollingOut', message: 'waiting' };
+  assert.deepEqual(conditionSet([notYet]), [
+    notYet,
+    { type: 'Progressing', status: 'True', reason: 'RollingOut', message: 'waiting' },
+    { type: 'Stalled', status: 'False', reason: 'RollingOut', message: 'waiting' },
+  ]);
+});
+
+test('nothing said: reconciling', () => {
+  assert.deepEqual(conditionSet([]), [
+    { type: 'Ready', status: 'False', reason: 'Reconciling', message: 'nothing said yet' },
+    { type: 'Progressing', status: 'True', reason: 'Reconciling', message: 'nothing said yet' },
+    { type: 'Stalled', status: 'False', reason: 'Reconciling', message: 'nothing said yet' },
+  ]);
+});
