@@ -18,7 +18,7 @@ import { referencedSecret } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { PollerRefusals } from '../temporal/version-records.ts';
-import { releaseConnection } from './deletion.ts';
+import { releaseConnection } from './connection-release.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { EventRecorder } from './events.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';

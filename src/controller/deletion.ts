@@ -1,18 +1,21 @@
-// What happens when a TemporalWorkerDeployment is deleted: its Deployments go first (their
-// pollers must leave before Temporal lets go of a version), then its Worker Deployment is removed
-// from Temporal, then the finalizers let Kubernetes finish. A TemporalConnection keeps its
-// finalizer while a worker deployment still needs it for that cleanup.
+// A reconcile of a TemporalWorkerDeployment being deleted, in the same stages as any other:
+// observe its Deployments and Temporal's view of its builds (with the workflows still running on
+// those that may have some), plan the deletion (planner/deletion.ts), carry it out, write the
+// status. The finalizer comes off only when nothing of it is left in Kubernetes or Temporal.
 import { API_VERSION, KINDS } from '../api/kinds.ts';
-import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { FINALIZER, hasFinalizer } from '../domain/finalizer.ts';
+import type { DeletionObservation } from '../domain/observation.ts';
+import type { ObservedDeployment } from '../domain/snapshot.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
+import { observeDeployment } from '../k8s/observed-deployment.ts';
+import { planDeletion, workflowsToCount } from '../planner/deletion.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
-import canonicalize from 'canonicalize';
-import { mergeConditions, progressing } from '../status/conditions.ts';
-import { ManagedElsewhereError } from '../temporal/deployment-cleanup.ts';
-import { FINALIZER, hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
-import type { ReconcilerDependencies } from './dependencies.ts';
+import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { removeFinalizer } from './finalizers.ts';
+import type { ReconcilerDependencies } from './dependencies.ts';
+import { executePlan } from './execute.ts';
+import { describeInTemporal, ownedDeployments } from './observe.ts';
 import { errorMessage, lastKnownVersions, writeStatus } from './status-writer.ts';
 
 export async function finalizeWorkerDeployment(
@@ -21,113 +24,83 @@ export async function finalizeWorkerDeployment(
 ): Promise<ReconcileResult> {
   if (!hasFinalizer(stored)) return undefined;
   const namespace = stored.metadata.namespace ?? '';
-  const deploymentName = temporalDeploymentName(namespace, stored.metadata.name ?? '');
+  const key = `${namespace}/${stored.metadata.name ?? ''}`;
+  const temporalName = temporalDeploymentName(namespace, stored.metadata.name ?? '');
   const temporalNamespace = stored.spec.workerOptions.temporalNamespace;
-  const about = { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata };
   const connectionName = stored.spec.workerOptions.connectionRef.name;
   const connection = deps.connection(namespace, connectionName);
   if (!connection) {
-    // Its finalizer kept it while we could use it; without it there is no way to reach Temporal.
-    await deps.recordEvent(about, {
-      type: 'Warning',
-      reason: 'TemporalCleanupSkipped',
-      message: `TemporalConnection ${namespace}/${connectionName} does not exist, so Worker Deployment ${deploymentName} is left in Temporal namespace ${temporalNamespace}; remove it with \`temporal worker deployment delete --name ${deploymentName}\``,
-    });
+    // Its finalizer kept it while we could use it: someone removed that, and Temporal is out of reach.
+    await deps.recordEvent(
+      { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata },
+      {
+        type: 'Warning',
+        reason: 'TemporalCleanupSkipped',
+        message: `TemporalConnection ${namespace}/${connectionName} does not exist, so Worker Deployment ${temporalName} is left in Temporal namespace ${temporalNamespace}; remove it with \`temporal worker deployment delete --name ${temporalName}\``,
+      },
+    );
     await removeFinalizer(deps.cluster, KINDS.TemporalWorkerDeployment.plural, stored);
     return undefined;
   }
 
-  for (const deployment of deps
-    .deployments(namespace)
-    .filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === stored.metadata.uid))) {
-    const name = deployment.metadata?.name ?? '';
-    await deps.cluster.deleteDeployment(namespace, name);
-    await deps.recordEvent(about, {
-      type: 'Normal',
-      reason: 'DeploymentDeleted',
-      message: `deleted Deployment ${name}: the worker deployment is being deleted`,
-    });
+  const described = await describeInTemporal(deps, key, connection, {
+    namespace: temporalNamespace,
+    deploymentName: temporalName,
+    identity: deps.identity,
+  });
+  if ('condition' in described) {
+    const { condition } = described;
+    const cannot = {
+      ...condition,
+      message: `the worker deployment is being deleted, but ${condition.message}; its Deployments stay until Temporal says which builds pinned workflows still need (to delete without that cleanup, remove the finalizer ${FINALIZER})`,
+    };
+    return writeStatus(deps, stored, lastKnownVersions(stored), [cannot], described.requeueAfterMs);
   }
+  const { temporal, state } = described;
+  const runningWorkflows = await countWorkflows(deps, temporal, workflowsToCount({ temporal: state }));
+  const observation: DeletionObservation = {
+    now: deps.now(),
+    workerDeployment: stored,
+    temporalName,
+    deployments: ownedDeployments(deps, stored)
+      .map(observeDeployment)
+      .filter((d): d is ObservedDeployment => d !== undefined),
+    temporal: state,
+    runningWorkflows,
+  };
 
-  let progress;
-  try {
-    const temporal = await deps.temporal(connection, {
-      namespace: temporalNamespace,
-      deploymentName,
-      identity: deps.identity,
-    });
-    progress = await temporal.cleanUp();
-  } catch (error) {
-    const text = `cannot remove Worker Deployment ${deploymentName} from Temporal: ${errorMessage(error)}; to delete without that cleanup, remove the finalizer ${FINALIZER}`;
-    return writeStatus(
-      deps,
-      stored,
-      lastKnownVersions(stored),
-      [
-        progressing(
-          'False',
-          error instanceof ManagedElsewhereError ? 'ManagedElsewhere' : 'TemporalCleanupFailed',
-          text,
-        ),
-      ],
-      deps.pollIntervalMs,
+  const plan = planDeletion(observation, deps);
+  if (plan.warning)
+    await deps.recordEvent(
+      { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata },
+      { type: 'Warning', ...plan.warning },
     );
-  }
-  if (!progress.done)
-    return writeStatus(
-      deps,
-      stored,
-      lastKnownVersions(stored),
-      [progressing('True', 'Deleting', progress.reason)],
-      deps.pollIntervalMs,
-    );
-
-  await deps.recordEvent(about, { type: 'Normal', reason: 'TemporalCleanedUp', message: progress.reason });
-  await releaseConnection(deps, connection, stored.metadata.uid);
-  await removeFinalizer(deps.cluster, KINDS.TemporalWorkerDeployment.plural, stored);
-  return undefined;
+  const execution = await executePlan(deps, { key, workerDeployment: stored, connection, temporal }, plan.actions);
+  const gone = execution.done.some((a) => a.action === 'removeFinalizer' && a.kind === 'TemporalWorkerDeployment');
+  if (gone) return undefined;
+  const conditions = [...(execution.failed ? [execution.failed.condition] : []), ...plan.conditions];
+  const allDone = execution.done.length === plan.actions.length;
+  const requeueAfterMs = execution.failed?.requeueAfterMs ?? (allDone ? plan.requeueAfterMs : deps.pollIntervalMs);
+  return writeStatus(deps, execution.stored, lastKnownVersions(execution.stored), conditions, requeueAfterMs);
 }
 
-/** Lets a connection go once no worker deployment (other than `leaving`) may still need it. */
-export async function releaseConnection(
+/** Workflows running per build; a count that cannot be read is left out, and said so. */
+async function countWorkflows(
   deps: ReconcilerDependencies,
-  connection: TemporalConnection,
-  leaving?: string,
-): Promise<void> {
-  if (!hasFinalizer(connection)) return;
-  const users = deps
-    .workerDeployments(connection.metadata.namespace ?? '')
-    .filter(
-      (twd) => twd.metadata.uid !== leaving && twd.spec.workerOptions.connectionRef.name === connection.metadata.name,
-    )
-    .filter((twd) => !isBeingDeleted(twd) || hasFinalizer(twd));
-  if (users.length === 0) {
-    await removeFinalizer(deps.cluster, KINDS.TemporalConnection.plural, connection);
-    return;
+  temporal: WorkerDeploymentClient,
+  buildIds: string[],
+): Promise<Record<string, number | undefined>> {
+  const counts: Record<string, number | undefined> = {};
+  for (const buildId of buildIds) {
+    try {
+      counts[buildId] = await temporal.countRunningWorkflows(buildId);
+    } catch (error) {
+      deps.log.warn(
+        { build: buildId },
+        `cannot count the workflows running on build ${buildId}: ${errorMessage(error)}`,
+      );
+      counts[buildId] = undefined;
+    }
   }
-  if (isBeingDeleted(connection)) await sayConnectionInUse(deps, connection, users);
-}
-
-/** A connection deleted while in use stays Terminating: its status and a Warning event say which worker deployments hold it. */
-async function sayConnectionInUse(
-  deps: ReconcilerDependencies,
-  connection: TemporalConnection,
-  users: TemporalWorkerDeployment[],
-): Promise<void> {
-  const namespace = connection.metadata.namespace ?? '';
-  const names = users.map((twd) => `${namespace}/${twd.metadata.name ?? ''}`).join(', ');
-  const message = `TemporalConnection ${namespace}/${connection.metadata.name ?? ''} is kept (finalizer ${FINALIZER}) while worker deployments use it: ${names}; delete them or point their spec.workerOptions.connectionRef at another connection`;
-  await deps.recordEvent(
-    { apiVersion: API_VERSION, kind: KINDS.TemporalConnection.kind, metadata: connection.metadata },
-    { type: 'Warning', reason: 'ConnectionInUse', message },
-  );
-  const now = deps.now().toISOString();
-  const said = [
-    { type: 'Ready', status: 'False' as const, reason: 'InUse', message },
-    { type: 'Progressing', status: 'True' as const, reason: 'InUse', message },
-  ];
-  const conditions = mergeConditions(connection.status?.conditions ?? [], said, now, connection.metadata.generation);
-  if (canonicalize(connection.status?.conditions ?? []) === canonicalize(conditions)) return;
-  // A conflict means the connection changed since the cache was read: its event brings this back.
-  await deps.cluster.replaceConnectionStatus({ ...connection, status: { ...connection.status, conditions } });
+  return counts;
 }

@@ -6,6 +6,7 @@
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { FINALIZER } from '../domain/finalizer.ts';
 import { httpStatus } from '../k8s/api-errors.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
 import type { Execution, PlannedAction } from '../planner/plan.ts';
@@ -13,12 +14,13 @@ import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { EventTarget, RecordEvent } from './events.ts';
-import { addFinalizer } from './finalizers.ts';
+import { type ConnectionReleaseDependencies, releaseConnection } from './connection-release.ts';
+import { addFinalizer, removeFinalizer } from './finalizers.ts';
 import { GateInputError, gateInput } from './gate-input.ts';
 import { errorMessage } from './status-writer.ts';
 import { type TemporalTrouble, temporalTrouble, type TroubleDependencies } from './temporal-trouble.ts';
 
-export interface ExecutorDependencies extends TroubleDependencies {
+export interface ExecutorDependencies extends TroubleDependencies, ConnectionReleaseDependencies {
   cluster: ClusterClient;
   recordEvent: RecordEvent;
   log: Logger;
@@ -88,6 +90,11 @@ async function carryOut(
     case 'addFinalizer':
       await addFinalizer(deps.cluster, KINDS.TemporalConnection.plural, context.connection);
       return;
+    case 'removeFinalizer':
+      // The connection's finalizer stays while another worker deployment uses it.
+      if (action.kind === 'TemporalConnection')
+        return releaseConnection(deps, context.connection, context.workerDeployment.metadata.uid);
+      return removeFinalizer(deps.cluster, KINDS.TemporalWorkerDeployment.plural, context.workerDeployment);
     case 'create':
       return deps.cluster.createDeployment(action.deployment);
     case 'update':
@@ -109,9 +116,14 @@ async function carryOut(
     case 'route':
       return temporalOf(context).changeRouting(action.change);
     case 'deleteTemporalVersion': {
-      const deletion = await temporalOf(context).deleteVersionRecord(action.buildId);
+      const deletion = await temporalOf(context).deleteVersionRecord(
+        action.buildId,
+        action.skipDrainage ? { skipDrainage: true } : {},
+      );
       return deletion.deleted ? undefined : `${deletion.waitingFor}; trying again`;
     }
+    case 'deleteTemporalDeployment':
+      return temporalOf(context).deleteDeployment();
   }
 }
 
@@ -127,8 +139,14 @@ const EVENTS = {
   delete: 'DeploymentDeleted',
   startGate: 'GateStarted',
   deleteTemporalVersion: 'VersionRecordDeleted',
+  deleteTemporalDeployment: 'TemporalCleanedUp',
 } as const;
-const ROUTING_EVENTS = { setCurrent: 'VersionPromoted', setRamp: 'VersionRamped', clearRamp: 'RampCleared' } as const;
+const ROUTING_EVENTS = {
+  setCurrent: 'VersionPromoted',
+  setRamp: 'VersionRamped',
+  clearRamp: 'RampCleared',
+  setUnversioned: 'RoutingCleared',
+} as const;
 const KUBERNETES_FAILURES = {
   create: 'DeploymentCreateFailed',
   update: 'DeploymentUpdateFailed',
@@ -139,6 +157,7 @@ const KUBERNETES_FAILURES = {
 function eventOf(action: PlannedAction): { reason: string; message: string } | undefined {
   switch (action.action) {
     case 'addFinalizer':
+    case 'removeFinalizer':
       return undefined;
     case 'route':
       return { reason: ROUTING_EVENTS[action.change.action], message: action.reason };
@@ -161,6 +180,11 @@ function failureOf(
   const trouble = (what: string): TemporalTrouble | undefined =>
     temporalTrouble(deps, context.key, error, what, context.connection);
   switch (action.action) {
+    case 'removeFinalizer':
+      return {
+        condition: progressing('False', 'FinalizerNotRemoved', `${action.reason}, but: ${errorMessage(error)}`),
+        ...(httpStatus(error) === 409 ? { requeueAfterMs: 0 } : {}),
+      };
     case 'addFinalizer': {
       const text = `cannot add the finalizer to ${action.kind} ${context.key.split('/')[0]}/${action.kind === 'TemporalConnection' ? context.connection.metadata.name : context.workerDeployment.metadata.name}: ${errorMessage(error)}`;
       // Written meanwhile: decide again at once on what the cache then holds.
@@ -199,6 +223,18 @@ function failureOf(
       return (
         trouble(what) ?? {
           condition: progressing('False', 'VersionRecordDeleteFailed', `${what}: ${errorMessage(error)}; ${advice}`),
+        }
+      );
+    }
+    case 'deleteTemporalDeployment': {
+      const what = `cannot delete Worker Deployment ${context.key} from Temporal`;
+      return (
+        trouble(what) ?? {
+          condition: progressing(
+            'False',
+            'TemporalCleanupFailed',
+            `${what}: ${errorMessage(error)}; to delete without that cleanup, remove the finalizer ${FINALIZER}`,
+          ),
         }
       );
     }

@@ -4,10 +4,11 @@
 // gate runs. A read that fails is reported as exactly that, and nothing is decided on half an answer.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { KINDS } from '../api/kinds.ts';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { validate, withDefaults } from '../api/validate.ts';
 import type { FailedObservation, Observation, TargetObservation } from '../domain/observation.ts';
-import type { ObservedDeployment } from '../domain/snapshot.ts';
+import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { buildIdOf } from '../k8s/build-id.ts';
 import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
 import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
@@ -16,10 +17,10 @@ import { versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
 import { gateTaskQueues, gateWorkflowId } from '../planner/gates.ts';
 import { readsNeeded } from '../planner/plan.ts';
-import { progressing, stalled } from '../status/conditions.ts';
+import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
-import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { errorMessage } from './status-writer.ts';
 import { temporalTrouble } from './temporal-trouble.ts';
@@ -57,28 +58,13 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
     return trouble && failed(trouble.condition, trouble.requeueAfterMs);
   };
 
-  let temporal: WorkerDeploymentClient;
-  let state;
-  try {
-    temporal = await deps.temporal(connection, {
-      namespace: spec.workerOptions.temporalNamespace,
-      deploymentName: temporalName,
-      identity: deps.identity,
-    });
-    state = await temporal.describe();
-  } catch (error) {
-    // A Secret event brings the next reconcile: no requeue.
-    if (error instanceof CredentialsError)
-      return failed(stalled(error.reason, `TemporalConnection ${namespace}/${connectionName}: ${error.message}`));
-    const cannot = `cannot read Worker Deployment ${temporalName} from ${connection.spec.hostPort}`;
-    if (error instanceof TemporalNamespaceNotFoundError)
-      return failed(stalled('TemporalNamespaceNotFound', `${cannot}: ${errorMessage(error)}`), deps.pollIntervalMs);
-    // Nothing is deleted or scaled down while Temporal cannot say what still runs.
-    return (
-      troubled(error, cannot) ??
-      failed(progressing('False', 'TemporalUnreachable', `${cannot}: ${errorMessage(error)}`), deps.pollIntervalMs)
-    );
-  }
+  const described = await describeInTemporal(deps, key, connection, {
+    namespace: spec.workerOptions.temporalNamespace,
+    deploymentName: temporalName,
+    identity: deps.identity,
+  });
+  if ('condition' in described) return failed(described.condition, described.requeueAfterMs);
+  const { temporal, state } = described;
 
   // After the client: it has read the Secret into the cache, so this read does not wait on a watch.
   const secretName = referencedSecret(connection.spec);
@@ -90,9 +76,7 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
     ...(pool ? { pool: pool.name } : {}),
     deployment: versionedDeployment({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) }),
   }));
-  const live = deps
-    .deployments(namespace)
-    .filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === cached.metadata.uid));
+  const live = ownedDeployments(deps, cached);
   const deployments = observeOwn(live, buildId, wanted, workers);
   const replacements: Record<string, V1Deployment> = {};
   for (const d of deployments) {
@@ -149,6 +133,47 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
     }
   }
   return { observation: { ...observation, target }, temporal };
+}
+
+/** Temporal's description of the Worker Deployment and a client of it, or the condition that says why not. */
+export async function describeInTemporal(
+  deps: ReconcilerDependencies,
+  key: string,
+  connection: TemporalConnection,
+  address: WorkerDeploymentAddress,
+): Promise<
+  | { temporal: WorkerDeploymentClient; state: TemporalDeploymentState }
+  | { condition: Condition; requeueAfterMs?: number }
+> {
+  const { namespace, name } = connection.metadata;
+  try {
+    const temporal = await deps.temporal(connection, address);
+    return { temporal, state: await temporal.describe() };
+  } catch (error) {
+    // A Secret event brings the next reconcile: no requeue.
+    if (error instanceof CredentialsError)
+      return { condition: stalled(error.reason, `TemporalConnection ${namespace}/${name}: ${error.message}`) };
+    const cannot = `cannot read Worker Deployment ${address.deploymentName} from ${connection.spec.hostPort}`;
+    if (error instanceof TemporalNamespaceNotFoundError)
+      return {
+        condition: stalled('TemporalNamespaceNotFound', `${cannot}: ${errorMessage(error)}`),
+        requeueAfterMs: deps.pollIntervalMs,
+      };
+    // Nothing is deleted or scaled down while Temporal cannot say what still runs.
+    return (
+      temporalTrouble(deps, key, error, cannot, connection) ?? {
+        condition: progressing('False', 'TemporalUnreachable', `${cannot}: ${errorMessage(error)}`),
+        requeueAfterMs: deps.pollIntervalMs,
+      }
+    );
+  }
+}
+
+/** The Kubernetes Deployments a worker deployment owns, from the cache. */
+export function ownedDeployments(deps: ReconcilerDependencies, owner: TemporalWorkerDeployment): V1Deployment[] {
+  return deps
+    .deployments(owner.metadata.namespace ?? '')
+    .filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === owner.metadata.uid));
 }
 
 /** What each owned Deployment says of its build, and why it must be rolled in place if it must. */

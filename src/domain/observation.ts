@@ -47,3 +47,17 @@ export interface FailedObservation {
   /** Undefined: wait for an event (a fixed spec, a changed Secret). */
   requeueAfterMs?: number;
 }
+
+/** What a reconcile of a worker deployment being deleted observed. */
+export interface DeletionObservation {
+  now: Date;
+  /** As stored: its status says what the last reconcile said. */
+  workerDeployment: TemporalWorkerDeployment;
+  /** The Worker Deployment's name in Temporal. */
+  temporalName: string;
+  /** The Kubernetes Deployments it owns. */
+  deployments: ObservedDeployment[];
+  temporal: TemporalDeploymentState;
+  /** Workflows still running per build (see workflowsToCount); undefined where the count could not be read. */
+  runningWorkflows: Record<string, number | undefined>;
+}

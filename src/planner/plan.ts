@@ -40,14 +40,19 @@ type KubernetesAction<A extends string> = Extract<VersionAction, { action: A }>;
 
 /** One step of the plan; the executor takes them in the order given and stops at the first failure. */
 export type PlannedAction =
-  | { action: 'addFinalizer'; kind: 'TemporalWorkerDeployment' | 'TemporalConnection'; reason: string }
+  | { action: 'addFinalizer'; kind: FinalizedKind; reason: string }
+  | { action: 'removeFinalizer'; kind: FinalizedKind; reason: string }
   | (KubernetesAction<'create'> & { deployment: V1Deployment })
   | (KubernetesAction<'update'> & { replacement: V1Deployment })
   | KubernetesAction<'delete'>
   | KubernetesAction<'scale'>
   | { action: 'startGate'; buildId: string; start: GateStart; reason: string }
   | { action: 'route'; change: RoutingChange; reason: string }
-  | KubernetesAction<'deleteTemporalVersion'>;
+  /** `skipDrainage`: only when the worker deployment is deleted and its force annotation set. */
+  | (KubernetesAction<'deleteTemporalVersion'> & { skipDrainage?: true })
+  | { action: 'deleteTemporalDeployment'; reason: string };
+
+type FinalizedKind = 'TemporalWorkerDeployment' | 'TemporalConnection';
 
 /** What the executor did with a plan. */
 export interface Execution {

@@ -45,6 +45,8 @@ export type RoutingChange =
     | { action: 'setCurrent'; buildId: string; clearingRampOf?: string }
     | { action: 'setRamp'; buildId: string; percentage: number }
     | { action: 'clearRamp' }
+    /** New workflows go to unversioned workers, whether any poll or not: the worker deployment is being deleted. */
+    | { action: 'setUnversioned'; clearingRampOf?: string }
   ) & {
     /** Nobody manages the deployment: the controller becomes its manager first. */
     claimManager: boolean;

@@ -21,14 +21,14 @@ export async function changeRouting(target: RoutingTarget, change: RoutingChange
     ).conflictToken;
   }
   const common = { namespace, deploymentName, conflictToken, identity };
+  // Promoting a build (or leaving every build) leaves another build's ramp in place: new workflows
+  // would keep going to an abandoned target. Clearing it first is part of the same change.
+  if ((change.action === 'setCurrent' || change.action === 'setUnversioned') && change.clearingRampOf) {
+    const cleared = await service.setWorkerDeploymentRampingVersion({ ...common, buildId: '', percentage: 0 });
+    common.conflictToken = cleared.conflictToken;
+  }
   switch (change.action) {
     case 'setCurrent':
-      // Promoting a build leaves another build's ramp in place: new workflows would keep going to
-      // an abandoned target. Clearing it first sends them to the current build meanwhile.
-      if (change.clearingRampOf) {
-        const cleared = await service.setWorkerDeploymentRampingVersion({ ...common, buildId: '', percentage: 0 });
-        common.conflictToken = cleared.conflictToken;
-      }
       await service.setWorkerDeploymentCurrentVersion({ ...common, buildId: change.buildId });
       return;
     case 'setRamp':
@@ -40,6 +40,10 @@ export async function changeRouting(target: RoutingTarget, change: RoutingChange
       return;
     case 'clearRamp':
       await service.setWorkerDeploymentRampingVersion({ ...common, buildId: '', percentage: 0 });
+      return;
+    case 'setUnversioned':
+      // No unversioned worker need poll: the builds' workers go away with their worker deployment.
+      await service.setWorkerDeploymentCurrentVersion({ ...common, buildId: '', ignoreMissingTaskQueues: true });
       return;
   }
 }

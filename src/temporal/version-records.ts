@@ -15,7 +15,7 @@ export interface VersionRecordTarget {
 
 export type VersionRecordDeletion = { deleted: true } | { deleted: false; waitingFor: string };
 
-/** `skipDrainage`: delete even if pinned workflows may still run (only when the whole deployment goes). */
+/** `skipDrainage`: delete even if pinned workflows may still run (only when a deletion is forced). */
 export async function deleteVersionRecord(
   target: VersionRecordTarget,
   buildId: string,

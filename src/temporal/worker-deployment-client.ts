@@ -3,11 +3,12 @@
 // recorded in a test. Each method is one of the thin adapters beside this file.
 import type { WorkflowService } from '@temporalio/client';
 import type { BuildTaskQueues, GateRun, TemporalDeploymentState } from '../domain/snapshot.ts';
-import { type CleanupProgress, cleanUpDeployment } from './deployment-cleanup.ts';
+import { deleteWorkerDeployment } from './deployment-deletion.ts';
 import { describeDeployment } from './deployment-state.ts';
 import { type GateStart, readGate, startGate } from './gate-workflows.ts';
 import type { RoutingChange } from '../planner/routing.ts';
 import { changeRouting } from './routing.ts';
+import { countRunningWorkflows } from './running-workflows.ts';
 import { buildTaskQueues, unversionedPollersOnAll } from './task-queues.ts';
 import { deleteVersionRecord, type VersionRecordDeletion } from './version-records.ts';
 
@@ -19,10 +20,13 @@ export interface WorkerDeploymentClient {
   /** Undefined when no run was ever started under that ID. */
   readGate(workflowId: string): Promise<GateRun | undefined>;
   startGate(buildId: string, gate: GateStart): Promise<void>;
-  deleteVersionRecord(buildId: string): Promise<VersionRecordDeletion>;
+  /** `skipDrainage`: even if pinned workflows may still run on it. */
+  deleteVersionRecord(buildId: string, options?: { skipDrainage?: boolean }): Promise<VersionRecordDeletion>;
   changeRouting(change: RoutingChange): Promise<void>;
-  /** Routing back to unversioned workers, every version record and the deployment: see deployment-cleanup.ts. */
-  cleanUp(): Promise<CleanupProgress>;
+  /** The workflows still running on a build, as visibility counts them. */
+  countRunningWorkflows(buildId: string): Promise<number>;
+  /** The Worker Deployment itself, once it has no version left. */
+  deleteDeployment(): Promise<void>;
 }
 
 export interface WorkerDeploymentAddress {
@@ -45,8 +49,9 @@ export function workerDeploymentClient(
     unversionedPollersOnAll: (queues) => unversionedPollersOnAll(target, queues),
     readGate: (workflowId) => readGate(target, workflowId),
     startGate: (buildId, gate) => startGate(target, buildId, gate),
-    deleteVersionRecord: (buildId) => deleteVersionRecord(target, buildId),
+    deleteVersionRecord: (buildId, options) => deleteVersionRecord(target, buildId, options),
     changeRouting: (change) => changeRouting(target, change),
-    cleanUp: () => cleanUpDeployment(target),
+    countRunningWorkflows: (buildId) => countRunningWorkflows(target, buildId),
+    deleteDeployment: () => deleteWorkerDeployment(target),
   };
 }

@@ -44,6 +44,8 @@ test('Kubernetes actions run in the order given, are idempotent, and a failure s
     }),
     recordEvent: (_about, event) => Promise.resolve(void events.push(event.reason)),
     log: silentLogger,
+    workerDeployments: () => [],
+    now: () => new Date(),
     pollIntervalMs: 10_000,
     temporalBackoff: new Backoff({ baseMs: 1000, maxMs: 1000 }),
   };

@@ -36,6 +36,8 @@ export interface World {
   failures?: Record<string, unknown>;
   /** What deleteVersionRecord answers for a build whose pollers Temporal still remembers. */
   recordsWaiting?: string[];
+  /** Workflows running per build, as visibility counts them; 0 when unsaid. */
+  runningWorkflows?: Record<string, number>;
 }
 
 export interface Recorded {
@@ -107,8 +109,10 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     readGate: (id) => Promise.resolve(call(`temporal.readGate ${id}`)).then(() => world.gateRuns?.[id]),
     startGate: (buildId, gate) =>
       Promise.resolve(call(`temporal.startGate ${buildId} ${gate.workflowType} on ${gate.taskQueue}`)),
-    deleteVersionRecord: (buildId) =>
-      Promise.resolve(call(`temporal.deleteVersionRecord ${buildId}`)).then(() =>
+    deleteVersionRecord: (buildId, options) =>
+      Promise.resolve(
+        call(`temporal.deleteVersionRecord ${buildId}${options?.skipDrainage ? ' (skipping drainage)' : ''}`),
+      ).then(() =>
         world.recordsWaiting?.includes(buildId)
           ? { deleted: false as const, waitingFor: `pollers of ${buildId}` }
           : { deleted: true as const },
@@ -122,13 +126,16 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
             : [];
       const claim = change.claimManager ? ['(claiming the manager identity)'] : [];
       const clearing =
-        change.action === 'setCurrent' && change.clearingRampOf
+        (change.action === 'setCurrent' || change.action === 'setUnversioned') && change.clearingRampOf
           ? [`clearing the ramp of ${change.clearingRampOf}`]
           : [];
       return Promise.resolve(call(['temporal.changeRouting', change.action, ...to, ...clearing, ...claim].join(' ')));
     },
-    cleanUp: () =>
-      Promise.resolve(call('temporal.cleanUp')).then(() => ({ done: true as const, reason: 'cleaned up' })),
+    countRunningWorkflows: (buildId) =>
+      Promise.resolve(call(`temporal.countRunningWorkflows ${buildId}`)).then(
+        () => world.runningWorkflows?.[buildId] ?? 0,
+      ),
+    deleteDeployment: () => Promise.resolve(call('temporal.deleteDeployment')),
   };
   const deps: ReconcilerDependencies = {
     ...config,

@@ -460,18 +460,171 @@ test('a failed Kubernetes action stops the reconcile: no routing, no record dele
   assert.equal(run.status?.conditions?.find((c) => c.type === 'Progressing')?.reason, 'DeploymentScaleFailed');
 });
 
-test('deletion: the Deployments go, Temporal is cleaned up, then the finalizer comes off', async () => {
-  const world = rolloutWorld();
-  const deleting = {
-    ...world.workerDeployment,
-    metadata: { ...world.workerDeployment.metadata, deletionTimestamp: now },
+/** The world of `world`, its worker deployment being deleted. */
+function deleting(
+  world: World,
+  annotations: Record<string, string> = {},
+  status?: World['workerDeployment']['status'],
+): World {
+  const owner = world.workerDeployment;
+  // The informers' objects carry the deletion time, which the API's type does not list.
+  const metadata = { ...owner.metadata, deletionTimestamp: now, annotations };
+  return {
+    ...world,
+    workerDeployment: {
+      ...owner,
+      metadata,
+      ...(status ? { status } : {}),
+    },
   };
-  const run = await recordedReconcile({ ...world, workerDeployment: deleting });
+}
+const progressingOf = (run: { status: World['workerDeployment']['status'] }) =>
+  run.status?.conditions?.find((c) => c.type === 'Progressing');
+
+test('deletion: new workflows go back to unversioned workers, a build that never took traffic goes, the current one stays until drained', async () => {
+  const run = await recordedReconcile(deleting(rolloutWorld()));
   assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.countRunningWorkflows v1',
+    'temporal.changeRouting setUnversioned',
+    'k8s.deleteDeployment orders-v2',
+    'temporal.deleteVersionRecord v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.events, ['Normal RoutingCleared', 'Normal DeploymentDeleted', 'Normal VersionRecordDeleted']);
+  assert.equal(progressingOf(run)?.reason, 'DeletionWaitsForDrainage');
+  assert.deepEqual(run.result, { requeueAfterMs: 10_000 });
+});
+
+test('deletion waits while pinned workflows run on a draining build: a Warning says how many and how to go on, once', async () => {
+  const world = deleting(
+    rolloutWorld(
+      { buildId: 'v2' },
+      {
+        exists: true,
+        managerIdentity: IDENTITY,
+        versions: [{ buildId: 'v1', status: 'Draining', everActive: true }],
+      },
+    ),
+  );
+  world.deployments = world.deployments.slice(0, 1);
+  const run = await recordedReconcile({ ...world, runningWorkflows: { v1: 3 } });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.countRunningWorkflows v1',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.events, ['Warning DeletionWaitsForWorkflows']);
+  const said = progressingOf(run);
+  assert.equal(
+    said?.message,
+    `deletion waits for 3 running workflows on build v1 to finish: until Temporal reports build v1 drained, its Deployments stay. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "(TemporalWorkerDeploymentVersion = '${temporalName}:v1') AND ExecutionStatus = 'Running'"\`), or annotate the worker deployment temporal.io/force-delete=true to delete it now and strand them`,
+  );
+
+  const again = await recordedReconcile({ ...deleting(world, {}, run.status), runningWorkflows: { v1: 3 } });
+  assert.deepEqual(again.calls, ['temporal.describe', 'temporal.countRunningWorkflows v1']);
+  assert.deepEqual(again.events, [], 'nothing new to say');
+});
+
+test("deletion once every build is drained: Deployments and records go, then Temporal's Worker Deployment and the finalizers", async () => {
+  const world = deleting(
+    rolloutWorld(
+      { buildId: 'v2' },
+      {
+        exists: true,
+        managerIdentity: IDENTITY,
+        versions: [
+          { buildId: 'v1', status: 'Drained', everActive: true },
+          { buildId: 'v2', status: 'Drained', everActive: true },
+        ],
+      },
+    ),
+  );
+  const drained = await recordedReconcile(world);
+  assert.deepEqual(drained.calls, [
+    'temporal.describe',
     'k8s.deleteDeployment orders-v1',
     'k8s.deleteDeployment orders-v2',
-    'temporal.cleanUp',
+    'temporal.deleteVersionRecord v1',
+    'temporal.deleteVersionRecord v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(drained.result, { requeueAfterMs: 0 }, 'the records are gone: the Worker Deployment can go at once');
+
+  const empty = await recordedReconcile({
+    ...world,
+    deployments: [],
+    temporal: { exists: true, managerIdentity: IDENTITY, versions: [] },
+  });
+  assert.deepEqual(empty.calls, [
+    'temporal.describe',
+    'temporal.deleteDeployment',
     'k8s.setFinalizers temporalconnections/temporal []',
     'k8s.setFinalizers temporalworkerdeployments/orders []',
   ]);
+  assert.deepEqual(empty.events, ['Normal TemporalCleanedUp']);
+  assert.equal(empty.result, undefined);
+});
+
+test('deletion whose record Temporal keeps for its pollers: nothing more until the next poll', async () => {
+  const world = deleting(
+    rolloutWorld(
+      { buildId: 'v2' },
+      {
+        exists: true,
+        managerIdentity: IDENTITY,
+        versions: [{ buildId: 'v1', status: 'Drained', everActive: true }],
+      },
+    ),
+  );
+  const run = await recordedReconcile({ ...world, deployments: [], recordsWaiting: ['v1'] });
+  assert.deepEqual(run.calls, ['temporal.describe', 'temporal.deleteVersionRecord v1', 'k8s.replaceStatus orders@10']);
+  assert.deepEqual(run.result, { requeueAfterMs: 10_000 });
+  assert.equal(progressingOf(run)?.reason, 'Deleting');
+});
+
+test('forced deletion: every build goes at once, records skip drainage, and a Warning says what is stranded', async () => {
+  const world = deleting(
+    rolloutWorld(
+      { buildId: 'v2' },
+      {
+        ...v1Current,
+        versions: [
+          { buildId: 'v1', status: 'Current', everActive: true },
+          { buildId: 'v2', status: 'Draining', everActive: true },
+        ],
+      },
+    ),
+    { 'temporal.io/force-delete': 'true' },
+  );
+  const run = await recordedReconcile({ ...world, runningWorkflows: { v1: 1, v2: 2 } });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.countRunningWorkflows v1',
+    'temporal.countRunningWorkflows v2',
+    'temporal.changeRouting setUnversioned',
+    'k8s.deleteDeployment orders-v1',
+    'k8s.deleteDeployment orders-v2',
+    'temporal.deleteVersionRecord v1 (skipping drainage)',
+    'temporal.deleteVersionRecord v2 (skipping drainage)',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.events[0], 'Warning ForcedDeletion');
+  assert.equal(
+    progressingOf(run)?.message,
+    'deleting now, as the annotation temporal.io/force-delete asks: 1 running workflow on build v1, 2 running workflows on build v2 are left without workers',
+  );
+});
+
+test('deletion of a Worker Deployment managed elsewhere: routing is left alone, the routed build stays, and it says who holds it', async () => {
+  const world = deleting(rolloutWorld({ buildId: 'v2' }, { ...v1Current, managerIdentity: 'someone-else' }));
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.countRunningWorkflows v1',
+    'k8s.deleteDeployment orders-v2',
+    'temporal.deleteVersionRecord v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.status?.conditions?.find((c) => c.type === 'Stalled')?.reason, 'ManagedElsewhere');
 });

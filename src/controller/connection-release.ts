@@ -1,0 +1,63 @@
+// A TemporalConnection keeps its finalizer while any worker deployment may still need it to
+// reach Temporal, and lets it go once none does. Deleted while in use, it stays Terminating and
+// says which worker deployments hold it.
+import canonicalize from 'canonicalize';
+import { API_VERSION, KINDS } from '../api/kinds.ts';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { FINALIZER, hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
+import type { ClusterClient } from '../k8s/cluster-client.ts';
+import { mergeConditions } from '../status/conditions.ts';
+import type { RecordEvent } from './events.ts';
+import { removeFinalizer } from './finalizers.ts';
+
+export interface ConnectionReleaseDependencies {
+  cluster: ClusterClient;
+  workerDeployments(namespace: string): readonly TemporalWorkerDeployment[];
+  recordEvent: RecordEvent;
+  now(): Date;
+}
+
+/** Lets a connection go once no worker deployment (other than `leaving`) may still need it. */
+export async function releaseConnection(
+  deps: ConnectionReleaseDependencies,
+  connection: TemporalConnection,
+  leaving?: string,
+): Promise<void> {
+  if (!hasFinalizer(connection)) return;
+  const users = deps
+    .workerDeployments(connection.metadata.namespace ?? '')
+    .filter(
+      (twd) => twd.metadata.uid !== leaving && twd.spec.workerOptions.connectionRef.name === connection.metadata.name,
+    )
+    .filter((twd) => !isBeingDeleted(twd) || hasFinalizer(twd));
+  if (users.length === 0) {
+    await removeFinalizer(deps.cluster, KINDS.TemporalConnection.plural, connection);
+    return;
+  }
+  if (isBeingDeleted(connection)) await sayConnectionInUse(deps, connection, users);
+}
+
+/** A connection deleted while in use stays Terminating: its status and a Warning event say which worker deployments hold it. */
+async function sayConnectionInUse(
+  deps: ConnectionReleaseDependencies,
+  connection: TemporalConnection,
+  users: TemporalWorkerDeployment[],
+): Promise<void> {
+  const namespace = connection.metadata.namespace ?? '';
+  const names = users.map((twd) => `${namespace}/${twd.metadata.name ?? ''}`).join(', ');
+  const message = `TemporalConnection ${namespace}/${connection.metadata.name ?? ''} is kept (finalizer ${FINALIZER}) while worker deployments use it: ${names}; delete them or point their spec.workerOptions.connectionRef at another connection`;
+  await deps.recordEvent(
+    { apiVersion: API_VERSION, kind: KINDS.TemporalConnection.kind, metadata: connection.metadata },
+    { type: 'Warning', reason: 'ConnectionInUse', message },
+  );
+  const now = deps.now().toISOString();
+  const said = [
+    { type: 'Ready', status: 'False' as const, reason: 'InUse', message },
+    { type: 'Progressing', status: 'True' as const, reason: 'InUse', message },
+  ];
+  const conditions = mergeConditions(connection.status?.conditions ?? [], said, now, connection.metadata.generation);
+  if (canonicalize(connection.status?.conditions ?? []) === canonicalize(conditions)) return;
+  // A conflict means the connection changed since the cache was read: its event brings this back.
+  await deps.cluster.replaceConnectionStatus({ ...connection, status: { ...connection.status, conditions } });
+}

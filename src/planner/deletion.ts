@@ -1,0 +1,168 @@
+// What deleting a worker deployment does, decided from one observation. New workflows stop going
+// to its builds at once (routing back to unversioned workers); a build whose pinned workflows may
+// still run keeps its Deployments until Temporal reports it drained; every other build goes with
+// its version record; once nothing is left, Temporal's Worker Deployment goes, then the finalizers.
+// The force annotation skips the wait, and says what that strands. Pure.
+import type { DeletionObservation } from '../domain/observation.ts';
+import type { TemporalVersion } from '../domain/snapshot.ts';
+import { runningWorkflowsQuery } from '../domain/visibility.ts';
+import { type Condition, progressing, stalled } from '../status/conditions.ts';
+import type { PlannedAction, PlannerConfig } from './plan.ts';
+import { managedElsewhere } from './routing.ts';
+
+/** Set to "true" on a worker deployment: delete it now, stranding whatever still runs on its builds. */
+export const FORCE_DELETE_ANNOTATION = 'temporal.io/force-delete';
+
+export interface DeletionPlan {
+  actions: PlannedAction[];
+  conditions: Condition[];
+  /** Said as a Warning event before acting, once: only when it differs from what the status already says. */
+  warning?: { reason: string; message: string };
+  /** Once every action is done; a record Temporal would not delete yet makes it a poll interval. */
+  requeueAfterMs: number;
+}
+
+/** The builds whose running workflows the deletion counts: those Temporal may still dispatch pinned workflows to. */
+export function workflowsToCount(observation: Pick<DeletionObservation, 'temporal'>): string[] {
+  return observation.temporal.versions.filter(mayHaveWorkflows).map((v) => v.buildId);
+}
+
+export function planDeletion(observation: DeletionObservation, config: PlannerConfig): DeletionPlan {
+  const { temporal, deployments, temporalName } = observation;
+  const force = observation.workerDeployment.metadata.annotations?.[FORCE_DELETE_ANNOTATION] === 'true';
+  const busy = workflowsToCount(observation);
+  const keep = new Set(force ? [] : busy);
+  const holder =
+    temporal.managerIdentity && temporal.managerIdentity !== config.identity ? temporal.managerIdentity : undefined;
+  const actions: PlannedAction[] = [];
+  const conditions: Condition[] = [];
+  const token = temporal.conflictToken ? { conflictToken: temporal.conflictToken } : {};
+
+  if (holder) {
+    const text = `cannot route new workflows away from its builds nor delete it from Temporal: ${managedElsewhere(temporalName, holder)}`;
+    conditions.push(stalled('ManagedElsewhere', text));
+  } else if (temporal.currentBuildId) {
+    actions.push({
+      action: 'route',
+      change: {
+        action: 'setUnversioned',
+        ...(temporal.rampingBuildId ? { clearingRampOf: temporal.rampingBuildId } : {}),
+        claimManager: false,
+        ...token,
+      },
+      reason: `the worker deployment is being deleted: new workflows go to unversioned workers instead of build ${temporal.currentBuildId}`,
+    });
+  } else if (temporal.rampingBuildId) {
+    actions.push({
+      action: 'route',
+      change: { action: 'clearRamp', claimManager: false, ...token },
+      reason: `the worker deployment is being deleted: new workflows no longer ramp to build ${temporal.rampingBuildId}`,
+    });
+  }
+
+  const versionOf = (buildId: string) => temporal.versions.find((v) => v.buildId === buildId);
+  for (const d of deployments.filter((d) => !keep.has(d.buildId)))
+    actions.push({
+      action: 'delete',
+      buildId: d.buildId,
+      deployment: d.name,
+      reason: `deleted Deployment ${d.name}: the worker deployment is being deleted and build ${d.buildId} ${leavesBecause(versionOf(d.buildId), force)}`,
+    });
+  const records = temporal.versions.filter((v) => !keep.has(v.buildId));
+  for (const v of records)
+    actions.push({
+      action: 'deleteTemporalVersion',
+      buildId: v.buildId,
+      reason: `the worker deployment is being deleted and build ${v.buildId} ${leavesBecause(v, force)}`,
+      ...(mayHaveWorkflows(v) ? { skipDrainage: true } : {}),
+    });
+
+  let said: Condition | undefined;
+  let warn = false;
+  if (keep.size > 0) {
+    const kept = [...keep];
+    const counted = kept.map((b) => observation.runningWorkflows[b]);
+    const builds = `build${kept.length === 1 ? '' : 's'} ${kept.join(', ')}`;
+    // None counted: Temporal confirms drainage after its visibility grace period. Anything else needs a person.
+    warn = counted.some((n) => n !== 0);
+    said = warn
+      ? progressing(
+          'True',
+          'DeletionWaitsForWorkflows',
+          `deletion waits for ${workflowsOn(observation, kept)} to finish: until Temporal reports ${builds} drained, ${kept.length === 1 ? 'its' : 'their'} Deployments stay. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "${runningWorkflowsQuery(temporalName, kept)}"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
+        )
+      : progressing(
+          'True',
+          'DeletionWaitsForDrainage',
+          `deletion waits for Temporal to report ${builds} drained: no running workflow is counted on ${kept.length === 1 ? 'it' : 'them'}, and Temporal confirms that after its visibility grace period`,
+        );
+  } else if (force && busy.length > 0) {
+    warn = true;
+    said = progressing(
+      'True',
+      'ForcedDeletion',
+      `deleting now, as the annotation ${FORCE_DELETE_ANNOTATION} asks: ${workflowsOn(observation, busy)} are left without workers`,
+    );
+  }
+  if (said) conditions.push(said);
+
+  const leftovers = [
+    ...deployments.map((d) => `Deployment ${d.name}`),
+    ...records.map((v) => `the record of build ${v.buildId}`),
+  ];
+  if (keep.size === 0 && leftovers.length === 0 && !holder) {
+    if (temporal.exists)
+      actions.push({
+        action: 'deleteTemporalDeployment',
+        reason: `deleted Worker Deployment ${temporalName} from Temporal: it has no version left`,
+      });
+    actions.push(
+      {
+        action: 'removeFinalizer',
+        kind: 'TemporalConnection',
+        reason: 'the worker deployment no longer needs its connection to reach Temporal',
+      },
+      {
+        action: 'removeFinalizer',
+        kind: 'TemporalWorkerDeployment',
+        reason: 'nothing of the worker deployment is left in Kubernetes or Temporal',
+      },
+    );
+  } else if (!said && !holder) {
+    conditions.push(progressing('True', 'Deleting', `the worker deployment is being deleted: ${leftovers.join(', ')}`));
+  }
+
+  const before = observation.workerDeployment.status?.conditions?.find((c) => c.type === 'Progressing');
+  return {
+    actions,
+    conditions,
+    ...(said && warn && before?.message !== said.message
+      ? { warning: { reason: said.reason, message: said.message } }
+      : {}),
+    // Records deleted, the Worker Deployment can go at once; drainage and pollers are the poll's to see.
+    requeueAfterMs: records.length > 0 && keep.size === 0 ? 0 : config.pollIntervalMs,
+  };
+}
+
+/** Current, ramping or draining: Temporal may still dispatch pinned workflows to it. */
+function mayHaveWorkflows(version: TemporalVersion): boolean {
+  return version.status === 'Current' || version.status === 'Ramping' || version.status === 'Draining';
+}
+
+function leavesBecause(version: TemporalVersion | undefined, force: boolean): string {
+  if (!version) return 'never registered with Temporal';
+  if (force && mayHaveWorkflows(version)) return `is ${version.status}, but ${FORCE_DELETE_ANNOTATION} is set`;
+  return version.status === 'Drained' ? 'is drained' : 'never took traffic';
+}
+
+/** "3 running workflows on build b1, 1 running workflow on build b2", as far as they were counted. */
+function workflowsOn(observation: DeletionObservation, buildIds: string[]): string {
+  return buildIds
+    .map((buildId) => {
+      const count = observation.runningWorkflows[buildId];
+      return count === undefined
+        ? `the workflows pinned to build ${buildId} (their number could not be read)`
+        : `${count} running workflow${count === 1 ? '' : 's'} on build ${buildId}`;
+    })
+    .join(', ');
+}

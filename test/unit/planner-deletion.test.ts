@@ -1,0 +1,199 @@
+// The deletion planner: what goes at once, what waits for pinned workflows, and what it says.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import type { DeletionObservation } from '../../src/domain/observation.ts';
+import type { ObservedDeployment, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import { FORCE_DELETE_ANNOTATION, planDeletion, workflowsToCount } from '../../src/planner/deletion.ts';
+
+const config = {
+  identity: 'twc',
+  pollIntervalMs: 10_000,
+  maxIneligibleVersions: 75,
+  maxVersionsInDeployment: 100,
+  rollbackWindowMs: 3_600_000,
+};
+const token = new Uint8Array([7]);
+
+function observation(
+  temporal: Partial<TemporalDeploymentState>,
+  deployments: string[] = [],
+  more: {
+    annotations?: Record<string, string>;
+    progressing?: string;
+    running?: Record<string, number | undefined>;
+  } = {},
+): DeletionObservation {
+  const workerDeployment = {
+    metadata: { name: 'orders', namespace: 'shop', annotations: more.annotations ?? {} },
+    spec: {},
+    ...(more.progressing
+      ? {
+          status: {
+            conditions: [
+              { type: 'Progressing', status: 'True', reason: 'X', message: more.progressing, lastTransitionTime: '' },
+            ],
+          },
+        }
+      : {}),
+  } as unknown as TemporalWorkerDeployment;
+  return {
+    now: new Date('2026-11-23T12:00:00Z'),
+    workerDeployment,
+    temporalName: 'shop/orders',
+    deployments: deployments.map((buildId): ObservedDeployment => ({
+      name: `orders-${buildId}`,
+      buildId,
+      available: true,
+    })),
+    temporal: { exists: true, versions: [], managerIdentity: 'twc', conflictToken: token, ...temporal },
+    runningWorkflows: more.running ?? {},
+  };
+}
+
+const summary = (plan: ReturnType<typeof planDeletion>) =>
+  plan.actions.map((a) =>
+    a.action === 'route'
+      ? `route ${a.change.action}${'clearingRampOf' in a.change && a.change.clearingRampOf ? ` clearing ${a.change.clearingRampOf}` : ''}`
+      : 'buildId' in a
+        ? `${a.action} ${a.buildId}${'skipDrainage' in a && a.skipDrainage ? ' skipping drainage' : ''}`
+        : 'kind' in a
+          ? `${a.action} ${a.kind}`
+          : a.action,
+  );
+
+test('a build Temporal never listed goes at once, with why', () => {
+  const plan = planDeletion(observation({ exists: false }, ['b1']), config);
+  assert.deepEqual(summary(plan), ['delete b1']);
+  assert.equal(
+    plan.actions[0]?.reason,
+    'deleted Deployment orders-b1: the worker deployment is being deleted and build b1 never registered with Temporal',
+  );
+  assert.deepEqual(plan.conditions, [
+    {
+      type: 'Progressing',
+      status: 'True',
+      reason: 'Deleting',
+      message: 'the worker deployment is being deleted: Deployment orders-b1',
+    },
+  ]);
+  assert.equal(plan.requeueAfterMs, 10_000);
+});
+
+test('nothing left and nothing in Temporal: only the finalizers come off', () => {
+  const plan = planDeletion(observation({ exists: false }), config);
+  assert.deepEqual(summary(plan), ['removeFinalizer TemporalConnection', 'removeFinalizer TemporalWorkerDeployment']);
+  assert.deepEqual(plan.conditions, []);
+});
+
+test('nothing left but the Worker Deployment in Temporal: it goes before the finalizers', () => {
+  const plan = planDeletion(observation({}), config);
+  assert.deepEqual(summary(plan), [
+    'deleteTemporalDeployment',
+    'removeFinalizer TemporalConnection',
+    'removeFinalizer TemporalWorkerDeployment',
+  ]);
+});
+
+test('a ramp without a current build is cleared, with the conflict token; the ramping build stays', () => {
+  const plan = planDeletion(
+    observation({ rampingBuildId: 'b2', versions: [{ buildId: 'b2', status: 'Ramping', everActive: true }] }, ['b2']),
+    config,
+  );
+  assert.deepEqual(summary(plan), ['route clearRamp']);
+  const route = plan.actions[0];
+  assert.ok(route?.action === 'route');
+  assert.equal(route.change.conflictToken, token);
+  assert.equal(route.change.claimManager, false);
+});
+
+test('current and ramping: the ramp is cleared in the same change that sends new workflows to unversioned workers', () => {
+  const plan = planDeletion(
+    observation(
+      {
+        currentBuildId: 'b1',
+        rampingBuildId: 'b2',
+        versions: [
+          { buildId: 'b1', status: 'Current', everActive: true },
+          { buildId: 'b2', status: 'Ramping', everActive: true },
+          { buildId: 'b0', status: 'Drained', everActive: true },
+          { buildId: 'b3', status: 'Inactive', everActive: false },
+        ],
+      },
+      ['b0', 'b1', 'b2', 'b3'],
+      { running: { b1: 0, b2: 0 } },
+    ),
+    config,
+  );
+  assert.deepEqual(summary(plan), [
+    'route setUnversioned clearing b2',
+    'delete b0',
+    'delete b3',
+    'deleteTemporalVersion b0',
+    'deleteTemporalVersion b3',
+  ]);
+  assert.match(plan.actions[2]?.reason ?? '', /build b3 never took traffic$/);
+  assert.match(plan.actions[3]?.reason ?? '', /build b0 is drained$/);
+  assert.equal(plan.conditions[0]?.reason, 'DeletionWaitsForDrainage');
+  assert.equal(plan.warning, undefined, 'no workflow counted: nothing for a person to do');
+  assert.equal(plan.requeueAfterMs, 10_000);
+});
+
+test('workflows counted on a kept build: a Warning names them and the ways on; a count that failed says so', () => {
+  const draining = {
+    versions: [
+      { buildId: 'b1', status: 'Draining' as const, everActive: true },
+      { buildId: 'b2', status: 'Draining' as const, everActive: true },
+    ],
+  };
+  assert.deepEqual(workflowsToCount(observation(draining)), ['b1', 'b2']);
+  const plan = planDeletion(observation(draining, ['b1', 'b2'], { running: { b1: 0, b2: undefined } }), config);
+  assert.deepEqual(summary(plan), []);
+  assert.equal(plan.warning?.reason, 'DeletionWaitsForWorkflows');
+  assert.equal(
+    plan.warning?.message,
+    `deletion waits for 0 running workflows on build b1, the workflows pinned to build b2 (their number could not be read) to finish: until Temporal reports builds b1, b2 drained, their Deployments stay. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "(TemporalWorkerDeploymentVersion = 'shop/orders:b1' OR TemporalWorkerDeploymentVersion = 'shop/orders:b2') AND ExecutionStatus = 'Running'"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
+  );
+
+  const again = planDeletion(
+    observation(draining, ['b1', 'b2'], { running: { b1: 0, b2: undefined }, progressing: plan.warning?.message }),
+    config,
+  );
+  assert.equal(again.warning, undefined, 'said once, while nothing changes');
+  assert.equal(again.conditions[0]?.message, plan.warning?.message);
+});
+
+test('the force annotation only with "true": then every build goes, draining records skip drainage', () => {
+  const draining = { versions: [{ buildId: 'b1', status: 'Draining' as const, everActive: true }] };
+  const notForced = planDeletion(
+    observation(draining, ['b1'], { annotations: { [FORCE_DELETE_ANNOTATION]: 'yes' } }),
+    config,
+  );
+  assert.deepEqual(summary(notForced), []);
+
+  const forced = planDeletion(
+    observation(draining, ['b1'], { annotations: { [FORCE_DELETE_ANNOTATION]: 'true' }, running: { b1: 4 } }),
+    config,
+  );
+  assert.deepEqual(summary(forced), ['delete b1', 'deleteTemporalVersion b1 skipping drainage']);
+  assert.match(forced.actions[0]?.reason ?? '', /build b1 is Draining, but temporal.io\/force-delete is set$/);
+  assert.deepEqual(forced.warning, {
+    reason: 'ForcedDeletion',
+    message: `deleting now, as the annotation ${FORCE_DELETE_ANNOTATION} asks: 4 running workflows on build b1 are left without workers`,
+  });
+  assert.equal(forced.requeueAfterMs, 0, 'the records are deleted: look again at once to finish');
+});
+
+test('managed elsewhere: routing and the Worker Deployment are left alone, and it says who holds them', () => {
+  const plan = planDeletion(
+    observation({ managerIdentity: 'other', versions: [{ buildId: 'b0', status: 'Drained', everActive: true }] }, [
+      'b0',
+    ]),
+    config,
+  );
+  assert.deepEqual(summary(plan), ['delete b0', 'deleteTemporalVersion b0']);
+  assert.equal(plan.conditions[0]?.type, 'Stalled');
+  assert.equal(plan.conditions[0]?.reason, 'ManagedElsewhere');
+  const empty = planDeletion(observation({ managerIdentity: 'other' }), config);
+  assert.deepEqual(summary(empty), [], 'no deletion from Temporal, no finalizer off, while another manager holds it');
+});
