@@ -80,11 +80,12 @@ export function planDeletion(observation: DeletionObservation, config: PlannerCo
   let said: Condition | undefined;
   let warn = false;
   if (keep.size > 0) {
-    const kept = [...keep];
-    const counted = kept.map((b) => observation.runningWorkflows[b]);
+    // What needs a person: the builds with workflows counted (or that could not be counted). A
+    // build with none goes by itself once Temporal confirms it, after its visibility grace period.
+    const waiting = [...keep].filter((b) => observation.runningWorkflows[b] !== 0);
+    warn = waiting.length > 0;
+    const kept = warn ? waiting : [...keep];
     const builds = `build${kept.length === 1 ? '' : 's'} ${kept.join(', ')}`;
-    // None counted: Temporal confirms drainage after its visibility grace period. Anything else needs a person.
-    warn = counted.some((n) => n !== 0);
     said = warn
       ? progressing(
           'True',

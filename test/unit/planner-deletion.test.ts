@@ -147,12 +147,23 @@ test('workflows counted on a kept build: a Warning names them and the ways on; a
     ],
   };
   assert.deepEqual(workflowsToCount(observation(draining)), ['b1', 'b2']);
-  const plan = planDeletion(observation(draining, ['b1', 'b2'], { running: { b1: 0, b2: undefined } }), config);
+  const plan = planDeletion(observation(draining, ['b1', 'b2'], { running: { b1: 0, b2: undefined, b3: 2 } }), config);
   assert.deepEqual(summary(plan), []);
   assert.equal(plan.warning?.reason, 'DeletionWaitsForWorkflows');
   assert.equal(
     plan.warning?.message,
-    `deletion waits for 0 running workflows on build b1, the workflows pinned to build b2 (their number could not be read) to finish: until Temporal reports builds b1, b2 drained, their Deployments stay. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "(TemporalWorkerDeploymentVersion = 'shop/orders:b1' OR TemporalWorkerDeploymentVersion = 'shop/orders:b2') AND ExecutionStatus = 'Running'"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
+    `deletion waits for the workflows pinned to build b2 (their number could not be read) to finish: until Temporal reports build b2 drained, its Deployments stay. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "(TemporalWorkerDeploymentVersion = 'shop/orders:b2') AND ExecutionStatus = 'Running'"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
+    'b1, where none is counted, goes by itself: only what needs a person is named',
+  );
+  const two = planDeletion(
+    observation({ versions: [...draining.versions, { buildId: 'b3', status: 'Draining', everActive: true }] }, [], {
+      running: { b1: 0, b2: 1, b3: 2 },
+    }),
+    config,
+  );
+  assert.match(
+    two.warning?.message ?? '',
+    /^deletion waits for 1 running workflow on build b2, 2 running workflows on build b3 to finish: until Temporal reports builds b2, b3 drained, their Deployments stay\. .*'shop\/orders:b2' OR TemporalWorkerDeploymentVersion = 'shop\/orders:b3'\)/,
   );
 
   const again = planDeletion(
