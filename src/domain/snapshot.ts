@@ -50,6 +50,17 @@ export interface ObservedDeployment {
   drift?: string;
 }
 
+/** What one Pod of a worker deployment says keeps it from running, in the kubelet's words. */
+export interface PodProblem {
+  pod: string;
+  buildId: string;
+  /** The container that cannot run; absent when the Pod as a whole failed (evicted, say). */
+  container?: string;
+  /** The kubelet's reason: CreateContainerConfigError, ImagePullBackOff, CrashLoopBackOff... */
+  reason: string;
+  message: string;
+}
+
 export type GateRunStatus = 'Running' | 'Completed' | 'Failed';
 
 /** One gate workflow as Temporal reports it. */

@@ -191,6 +191,42 @@ test('Progressive: a pause that is over moves to the next step, and the last one
   assert.deepEqual(last.events, ['Normal VersionPromoted']);
 });
 
+test("the target's failing Pods are said and warned of, read from the cache: no call beyond the status", async () => {
+  const world = rolloutWorld();
+  const failing = (name: string, deploymentName: string) => ({
+    metadata: {
+      name,
+      namespace: NAMESPACE,
+      labels: { 'temporal.io/deployment-name': deploymentName, 'temporal.io/build-id': 'v2' },
+    },
+    status: {
+      phase: 'Pending',
+      containerStatuses: [
+        {
+          name: 'worker',
+          image: 'orders:v2',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { waiting: { reason: 'ImagePullBackOff', message: 'no such image' } },
+        },
+      ],
+    },
+  });
+  const run = await recordedReconcile({
+    ...world,
+    deployments: [world.deployments[0]!, deployment(world.workerDeployment, 'v2', { available: false })],
+    temporal: { ...v1Current, versions: [v1Current.versions[0]!] },
+    pods: [failing('orders-v2-a', 'orders'), failing('payments-v2-a', 'payments')],
+  });
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.deepEqual(run.events, ['Warning PodsFailing']);
+  const progressing = run.status?.conditions?.find((c) => c.type === 'Progressing');
+  assert.equal(progressing?.reason, 'PodsFailing');
+  assert.match(progressing?.message ?? '', /Pod orders-v2-a container worker: ImagePullBackOff: no such image/);
+  assert.doesNotMatch(progressing?.message ?? '', /payments/, "another worker deployment's Pods are not this one's");
+});
+
 test('a gate with no run yet: its task queues and run are read, it starts pinned to the target, and routing waits', async () => {
   const run = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }));
   const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
