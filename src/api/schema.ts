@@ -102,6 +102,7 @@ export function objectMeta() {
       generation: Type.Optional(Type.Integer()),
       resourceVersion: Type.Optional(Type.String()),
       finalizers: Type.Optional(Type.Array(Type.String())),
+      annotations: Type.Optional(Type.Record(Type.String(), Type.String())),
     },
     { additionalProperties: true },
   );

@@ -66,9 +66,14 @@ export type GateRunStatus = 'Running' | 'Completed' | 'Failed';
 /** One gate workflow as Temporal reports it. */
 export interface GateRun {
   workflowId: string;
+  /** The run read: a replacement terminates exactly this one. */
+  runId?: string;
+  workflowType?: string;
   status: GateRunStatus;
   /** How a failed run ended. */
   message?: string;
+  /** Why a running run cannot progress: its workflow task keeps failing. */
+  stuck?: string;
 }
 
 /** The task queues Temporal registered for a build, by the kind of task its workers poll. */

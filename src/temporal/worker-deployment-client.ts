@@ -5,7 +5,7 @@ import type { WorkflowService } from '@temporalio/client';
 import type { BuildTaskQueues, GateRun, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { type CleanupProgress, cleanUpDeployment } from './deployment-cleanup.ts';
 import { describeDeployment } from './deployment-state.ts';
-import { type GateStart, readGate, startGate } from './gate-workflows.ts';
+import { type GateStart, readGate, startGate, terminateGate } from './gate-workflows.ts';
 import type { RoutingChange } from '../planner/routing.ts';
 import { changeRouting } from './routing.ts';
 import { buildTaskQueues, unversionedPollersOnAll } from './task-queues.ts';
@@ -19,6 +19,8 @@ export interface WorkerDeploymentClient {
   /** Undefined when no run was ever started under that ID. */
   readGate(workflowId: string): Promise<GateRun | undefined>;
   startGate(buildId: string, gate: GateStart): Promise<void>;
+  /** Terminates that run of a gate, saying why; one already closed counts as terminated. */
+  terminateGate(workflowId: string, runId: string, reason: string): Promise<void>;
   deleteVersionRecord(buildId: string): Promise<VersionRecordDeletion>;
   changeRouting(change: RoutingChange): Promise<void>;
   /** Routing back to unversioned workers, every version record and the deployment: see deployment-cleanup.ts. */
@@ -45,6 +47,7 @@ export function workerDeploymentClient(
     unversionedPollersOnAll: (queues) => unversionedPollersOnAll(target, queues),
     readGate: (workflowId) => readGate(target, workflowId),
     startGate: (buildId, gate) => startGate(target, buildId, gate),
+    terminateGate: (workflowId, runId, reason) => terminateGate(target, workflowId, runId, reason),
     deleteVersionRecord: (buildId) => deleteVersionRecord(target, buildId),
     changeRouting: (change) => changeRouting(target, change),
     cleanUp: () => cleanUpDeployment(target),

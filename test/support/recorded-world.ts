@@ -109,6 +109,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     readGate: (id) => Promise.resolve(call(`temporal.readGate ${id}`)).then(() => world.gateRuns?.[id]),
     startGate: (buildId, gate) =>
       Promise.resolve(call(`temporal.startGate ${buildId} ${gate.workflowType} on ${gate.taskQueue}`)),
+    terminateGate: (id, runId) => Promise.resolve(call(`temporal.terminateGate ${id} ${runId}`)),
     deleteVersionRecord: (buildId) =>
       Promise.resolve(call(`temporal.deleteVersionRecord ${buildId}`)).then(() =>
         world.recordsWaiting?.includes(buildId)
