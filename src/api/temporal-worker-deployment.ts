@@ -310,6 +310,13 @@ const status = Type.Object(
                   taskQueue: Type.String({ description: 'Workflow task queue the gate ran on.' }),
                   workflowID: Type.String({ description: 'Workflow ID of the gate run.' }),
                   status: Type.String({ description: 'Running, Completed or Failed.' }),
+                  generation: Type.Optional(
+                    Type.Integer({
+                      description:
+                        'The generation the run was started for: a run of an older generation that has not completed is terminated and started again.',
+                      format: 'int64',
+                    }),
+                  ),
                 },
                 { description: 'One gate workflow of the target build.' },
               ),
@@ -327,8 +334,17 @@ const status = Type.Object(
                 workflowID: Type.String({ description: 'The failed gate run.' }),
                 message: Type.String({ description: 'How it failed.' }),
               },
-              { description: 'A failed gate: the rollout of this build waits for a change of the spec.' },
+              {
+                description:
+                  'A failed gate: the rollout of this build waits for a change of the spec or of the retry annotation.',
+              },
             ),
+          ),
+          gateRetry: Type.Optional(
+            Type.String({
+              description:
+                'The value of the temporal.io/retry-gate annotation last acted on: a new value runs a failed or stuck gate again.',
+            }),
           ),
         },
         { description: 'The build the spec asks for.' },

@@ -1,12 +1,20 @@
 // Wires the reconciler to events: informers fill the caches and queue the affected worker
 // deployments, the work queue runs reconciles, and each reconcile asks to be run again when
 // Temporal may have changed (drainage) or a pause or delay runs out.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type V1Deployment,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { clusterClient } from '../k8s/cluster-client.ts';
 import { LABELS } from '../k8s/names.ts';
+import { podProblems } from '../k8s/pod-problems.ts';
 import { Backoff } from '../runtime/backoff.ts';
 import { SelfHealingInformer } from '../runtime/informer.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
@@ -54,6 +62,9 @@ export class Controller {
   private readonly workerDeployments: SelfHealingInformer<TemporalWorkerDeployment>;
   private readonly connections: SelfHealingInformer<TemporalConnection>;
   private readonly deployments: SelfHealingInformer<V1Deployment>;
+  private readonly pods: SelfHealingInformer<V1Pod>;
+  /** Per Pod uid, what it last said was wrong: only a change of that brings a reconcile. */
+  private readonly podTrouble = new Map<string, string>();
   private readonly secrets: SecretWatches;
   private readonly clients: TemporalClientPool;
   private readonly metrics: Metrics;
@@ -164,6 +175,27 @@ export class Controller {
     });
 
     const core = kubeconfig.makeApiClient(CoreV1Api);
+    // Only the Pods of the controller's Deployments: both labels are on every Pod template it makes.
+    const ownPods = `${LABELS.deploymentName},${LABELS.buildId}`;
+    this.pods = new SelfHealingInformer<V1Pod>({
+      kubeconfig,
+      watch,
+      path: `/api/v1${scope}/pods`,
+      list: () =>
+        options.namespace
+          ? core.listNamespacedPod({ namespace: options.namespace, labelSelector: ownPods })
+          : core.listPodForAllNamespaces({ labelSelector: ownPods }),
+      labelSelector: ownPods,
+      onEvent: (event, pod) => {
+        const uid = pod.metadata?.uid ?? '';
+        const trouble = event === 'delete' ? '[]' : JSON.stringify(podProblems(pod));
+        if ((this.podTrouble.get(uid) ?? '[]') === trouble) return;
+        if (trouble === '[]') this.podTrouble.delete(uid);
+        else this.podTrouble.set(uid, trouble);
+        enqueue(pod.metadata?.namespace, pod.metadata?.labels?.[LABELS.deploymentName]);
+      },
+      log,
+    });
     const events = new EventRecorder({
       core,
       instance: options.identity,
@@ -177,6 +209,7 @@ export class Controller {
       workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
+      pods: (namespace: string) => this.pods.list(namespace),
       temporal: async (connection: TemporalConnection, address: WorkerDeploymentAddress) =>
         workerDeploymentClient(
           this.refusals.remembering(
@@ -248,8 +281,8 @@ export class Controller {
   }
 
   async start(): Promise<void> {
-    // Connections and Deployments first, so the first reconciles read full caches.
-    await Promise.all([this.connections.start(), this.deployments.start()]);
+    // Connections, Deployments and Pods first, so the first reconciles read full caches.
+    await Promise.all([this.connections.start(), this.deployments.start(), this.pods.start()]);
     await this.workerDeployments.start();
   }
 
@@ -258,6 +291,7 @@ export class Controller {
       this.workerDeployments.stop(),
       this.connections.stop(),
       this.deployments.stop(),
+      this.pods.stop(),
       this.secrets.stop(),
     ]);
     await this.queue.shutdown();

@@ -1,6 +1,6 @@
 // What a reconcile works with: the informers' caches to read, the adapters to Kubernetes and
 // Temporal to act through, the clock, and the configuration the planner decides with.
-import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
@@ -16,6 +16,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   workerDeployments(namespace: string): readonly TemporalWorkerDeployment[];
   connection(namespace: string, name: string): TemporalConnection | undefined;
   deployments(namespace: string): V1Deployment[];
+  /** The Pods of the controller's Deployments in the namespace, as cached. */
+  pods(namespace: string): readonly V1Pod[];
   /** A Secret as cached, undefined when it does not exist. */
   secret(namespace: string, name: string): Promise<V1Secret | undefined>;
   /** A client of one Worker Deployment, through the connection's pooled and paced client. */

@@ -1,5 +1,5 @@
 // Carries out a plan's actions in the order the planner gave them: finalizers, Kubernetes
-// Deployments, gate starts, the routing change, Temporal's version records. It stops at the first
+// Deployments, gate runs terminated and started, the routing change, Temporal's version records. It stops at the first
 // failure, since the rest of the plan may no longer hold, and says which action failed and why in
 // a condition (which the status writer also reports as a Warning event). It writes an event for
 // every action done and decides nothing.
@@ -103,6 +103,8 @@ async function carryOut(
       return deps.cluster.deleteDeployment(namespace, action.deployment);
     case 'scale':
       return deps.cluster.scaleDeployment(namespace, action.deployment, action.replicas);
+    case 'terminateGate':
+      return temporalOf(context).terminateGate(action.workflowId, action.runId, action.reason);
     case 'startGate': {
       const { start } = action;
       const input = await gateInput(deps.cluster, namespace, start.gate);
@@ -137,6 +139,7 @@ const EVENTS = {
   update: 'DeploymentUpdated',
   scale: 'DeploymentScaled',
   delete: 'DeploymentDeleted',
+  terminateGate: 'GateTerminated',
   startGate: 'GateStarted',
   deleteTemporalVersion: 'VersionRecordDeleted',
   deleteTemporalDeployment: 'TemporalCleanedUp',
@@ -204,6 +207,12 @@ function failureOf(
           `${action.reason}: ${errorMessage(error)}; nothing more is changed until it succeeds`,
         ),
       };
+    case 'terminateGate': {
+      const what = `cannot terminate a gate run of build ${action.buildId} (${action.reason})`;
+      return (
+        trouble(what) ?? { condition: progressing('False', 'GateTerminateFailed', `${what}: ${errorMessage(error)}`) }
+      );
+    }
     case 'startGate': {
       const what = `gate ${action.start.stage} of build ${action.buildId} cannot start`;
       if (error instanceof GateInputError)

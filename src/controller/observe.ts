@@ -1,7 +1,8 @@
 // Gathers what one reconcile decides on into one plain value: the worker deployment and its
-// connection from the caches, its Kubernetes Deployments, Temporal's description of the Worker
-// Deployment (read once), and, only when the planner asks, the target's task queues, pollers and
-// gate runs. A read that fails is reported as exactly that, and nothing is decided on half an answer.
+// connection from the caches, its Kubernetes Deployments and what its Pods say is wrong with them,
+// Temporal's description of the Worker Deployment (read once), and, only when the planner asks,
+// the target's task queues, pollers and gate runs. A read that fails is reported as exactly that,
+// and nothing is decided on half an answer.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
@@ -13,6 +14,7 @@ import { buildIdOf } from '../k8s/build-id.ts';
 import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
 import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
 import { observeDeployment } from '../k8s/observed-deployment.ts';
+import { podProblems } from '../k8s/pod-problems.ts';
 import { versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
 import { gateTaskQueues, gateWorkflowId } from '../planner/gates.ts';
@@ -96,6 +98,10 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
     wanted,
     replacements,
     temporal: state,
+    podProblems: deps
+      .pods(namespace)
+      .filter((p) => p.metadata?.labels?.[LABELS.deploymentName] === name)
+      .flatMap(podProblems),
   };
 
   const needs = readsNeeded(observation, deps);

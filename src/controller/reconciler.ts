@@ -48,5 +48,12 @@ export async function reconcile(
   );
   const report = reportOutcome(observation, plan, execution);
   if (execution.failed?.requeueAfterMs === undefined) deps.temporalBackoff.reset(key);
-  return writeStatus(deps, execution.stored, report.versions, report.conditions, report.requeueAfterMs);
+  return writeStatus(
+    deps,
+    execution.stored,
+    report.versions,
+    report.conditions,
+    report.requeueAfterMs,
+    report.warnings,
+  );
 }

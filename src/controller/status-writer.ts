@@ -1,7 +1,7 @@
 // Writes a TemporalWorkerDeployment's status once per reconcile, and only when it changed: at
 // steady state a reconcile writes nothing. Every condition that says a rollout cannot go on is
-// also reported as a Warning event on the object. The write carries the resourceVersion the
-// reconcile read: the status is the controller's memory (when builds were last current, gate runs,
+// also reported as a Warning event on the object, as is each warning the report adds (a failing
+// Pod). The write carries the resourceVersion the reconcile read: the status is the controller's memory (when builds were last current, gate runs,
 // room made at the cap), so a write decided on a stale cache must never replace a newer one.
 import canonicalize from 'canonicalize';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
@@ -27,6 +27,7 @@ export async function writeStatus(
   versions: VersionsStatus,
   conditions: Condition[],
   requeueAfterMs?: number,
+  warnings: { reason: string; message: string }[] = [],
 ): Promise<ReconcileResult> {
   const now = deps.now().toISOString();
   const generation = stored.metadata.generation;
@@ -36,13 +37,10 @@ export async function writeStatus(
     ...(generation === undefined ? {} : { observedGeneration: generation }),
     conditions: merged,
   };
-  for (const c of conditions) {
-    if (blocking(c))
-      await deps.recordEvent(
-        { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata },
-        { type: 'Warning', reason: c.reason, message: c.message },
-      );
-  }
+  const about = { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata };
+  for (const c of conditions)
+    if (blocking(c)) await deps.recordEvent(about, { type: 'Warning', reason: c.reason, message: c.message });
+  for (const w of warnings) await deps.recordEvent(about, { type: 'Warning', ...w });
   // Canonical JSON: the API server returns keys in its own order, not in ours.
   if (canonicalize(stored.status ?? {}) !== canonicalize(status)) {
     // The whole status is replaced: a merge patch would keep every field this status leaves out

@@ -4,7 +4,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { Condition } from '../status/conditions.ts';
-import type { BuildTaskQueues, GateRun, ObservedDeployment, TemporalDeploymentState } from './snapshot.ts';
+import type { BuildTaskQueues, GateRun, ObservedDeployment, PodProblem, TemporalDeploymentState } from './snapshot.ts';
 
 export interface Observation {
   now: Date;
@@ -22,6 +22,8 @@ export interface Observation {
   /** What replaces each Deployment that drifted, by name. */
   replacements: Record<string, V1Deployment>;
   temporal: TemporalDeploymentState;
+  /** What its Pods say keeps them from running (none when absent). */
+  podProblems?: PodProblem[];
   /** Read only when the planner asks for it (see readsNeeded). */
   target?: TargetObservation;
 }

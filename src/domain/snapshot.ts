@@ -50,14 +50,30 @@ export interface ObservedDeployment {
   drift?: string;
 }
 
+/** What one Pod of a worker deployment says keeps it from running, in the kubelet's words. */
+export interface PodProblem {
+  pod: string;
+  buildId: string;
+  /** The container that cannot run; absent when the Pod as a whole failed (evicted, say). */
+  container?: string;
+  /** The kubelet's reason: CreateContainerConfigError, ImagePullBackOff, CrashLoopBackOff... */
+  reason: string;
+  message: string;
+}
+
 export type GateRunStatus = 'Running' | 'Completed' | 'Failed';
 
 /** One gate workflow as Temporal reports it. */
 export interface GateRun {
   workflowId: string;
+  /** The run read: a replacement terminates exactly this one. */
+  runId?: string;
+  workflowType?: string;
   status: GateRunStatus;
   /** How a failed run ended. */
   message?: string;
+  /** Why a running run cannot progress: its workflow task keeps failing. */
+  stuck?: string;
 }
 
 /** The task queues Temporal registered for a build, by the kind of task its workers poll. */

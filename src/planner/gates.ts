@@ -1,6 +1,7 @@
 // Which gate stands before the next routing change, and what to do about it: start what has not
 // run, wait for what runs, pass when every run completed, stop when one failed. Pure.
 import type { Rollout, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
 import type { BuildTaskQueues, GateRun } from '../domain/snapshot.ts';
 import { stepAtOrBelow } from './routing.ts';
 
@@ -55,16 +56,24 @@ export interface GateCheck {
   taskQueues: string[];
   /** The latest run per task queue; absent when none was started. */
   runs: Record<string, GateRun | undefined>;
-  /** A failure was reported for an older generation of the spec: failed runs start again. */
+  /** Failed runs start again: a failure of an older generation, or the retry annotation asked for it. */
   retry: boolean;
+  /** Running runs that no longer count (an older generation's, or stuck ones a retry replaces): terminated, then started again. */
+  replace: string[];
 }
 
 export type GateVerdict =
   | { state: 'passed'; reason: string }
-  | { state: 'pending'; start: string[]; reason: string }
+  | {
+      state: 'pending';
+      start: string[];
+      /** A run that cannot progress: its workflow task keeps failing. */
+      stuck?: { taskQueue: string; run: GateRun };
+      reason: string;
+    }
   | { state: 'failed'; taskQueue: string; run: GateRun; reason: string };
 
-export function judgeGate({ stage, taskQueues, runs, retry }: GateCheck): GateVerdict {
+export function judgeGate({ stage, taskQueues, runs, retry, replace }: GateCheck): GateVerdict {
   if (taskQueues.length === 0)
     return {
       state: 'pending',
@@ -81,10 +90,21 @@ export function judgeGate({ stage, taskQueues, runs, retry }: GateCheck): GateVe
       reason: `gate ${stage} failed on task queue ${failed}: workflow ${failedRun.workflowId} ${failedRun.message ?? 'failed'}`,
     };
   }
-  const start = taskQueues.filter((q) => runs[q] === undefined || runs[q]?.status === 'Failed');
+  const start = taskQueues.filter((q) => runs[q] === undefined || runs[q]?.status === 'Failed' || replace.includes(q));
   if (start.length === 0 && taskQueues.every((q) => runs[q]?.status === 'Completed'))
     return { state: 'passed', reason: `gate ${stage} completed on every task queue` };
-  const running = taskQueues.filter((q) => runs[q]?.status === 'Running');
+  const running = taskQueues.filter((q) => runs[q]?.status === 'Running' && !start.includes(q));
+  const stuckQueue = running.find((q) => runs[q]?.stuck !== undefined);
+  const stuckRun = stuckQueue === undefined ? undefined : runs[stuckQueue];
+  if (stuckQueue !== undefined && stuckRun) {
+    const type = stuckRun.workflowType ? ` (${stuckRun.workflowType})` : '';
+    return {
+      state: 'pending',
+      start,
+      stuck: { taskQueue: stuckQueue, run: stuckRun },
+      reason: `gate ${stage} cannot progress on task queue ${stuckQueue}: workflow ${stuckRun.workflowId}${type} runs, but ${stuckRun.stuck}`,
+    };
+  }
   return {
     state: 'pending',
     start,
@@ -110,7 +130,7 @@ export function gateTaskQueues(taskQueues: BuildTaskQueues): string[] {
 
 type TargetStatus = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['targetVersion']>;
 /** What the status remembers of the target's gates. */
-export type GateMemory = Pick<TargetStatus, 'gates' | 'gateFailure'>;
+export type GateMemory = Pick<TargetStatus, 'gates' | 'gateFailure' | 'gateRetry'>;
 type GateFailure = NonNullable<TargetStatus['gateFailure']>;
 
 export interface GateContext {
@@ -121,12 +141,14 @@ export interface GateContext {
   generation: number;
   /** What the status said of this same target build, if anything. */
   previous: GateMemory | undefined;
+  /** The retry annotation's value, when it asks for a retry not yet acted on. */
+  retry?: string | undefined;
 }
 
 /** The first gate whose runs Temporal must be asked about: none when the status tells they all completed. */
-export function gateToRead({ stages, previous, generation }: GateContext): GateStage | undefined {
+export function gateToRead({ stages, previous, generation, retry }: GateContext): GateStage | undefined {
   const failure = previous?.gateFailure;
-  if (failure && failure.generation === generation) return undefined;
+  if (failure && failure.generation === generation && retry === undefined) return undefined;
   return stages.find((stage) => !completed(previous, stage));
 }
 
@@ -140,6 +162,8 @@ export interface GateStart {
   taskQueue: string;
   workflowId: string;
   gate: Gate;
+  /** The running run this start replaces: it is terminated first, for this reason. */
+  replaces?: { runId: string; why: string };
 }
 
 export interface GateDecision {
@@ -149,7 +173,8 @@ export interface GateDecision {
   starts: GateStart[];
   /** What was learned, for an event: the gate passed. */
   passed?: string;
-  failure?: { reason: 'RolloutAborted' | 'GateFailed'; message: string };
+  /** What blocks the rollout until someone acts: a failed gate, or one that cannot progress. */
+  failure?: { reason: 'RolloutAborted' | 'GateFailed' | 'GateStuck'; message: string };
 }
 
 export interface ObservedGate {
@@ -160,9 +185,17 @@ export interface ObservedGate {
 
 /** The verdict on the gates before the next routing change; `observed`: the runs of the stage gateToRead named. */
 export function decideGates(context: GateContext, observed: ObservedGate | undefined): GateDecision {
-  const { stages, previous, generation, buildId } = context;
+  const decision = decideStages(context, observed);
+  // The retry asked is acted on by this decision (there may be nothing to retry): once per value.
+  const gateRetry = context.retry ?? context.previous?.gateRetry;
+  return gateRetry === undefined ? decision : { ...decision, memory: { ...decision.memory, gateRetry } };
+}
+
+function decideStages(context: GateContext, observed: ObservedGate | undefined): GateDecision {
+  const { stages, previous, generation, buildId, retry } = context;
   const failure = previous?.gateFailure;
-  if (failure && failure.generation === generation) return failed(buildId, failure, previous?.gates);
+  if (failure && failure.generation === generation && retry === undefined)
+    return failed(buildId, failure, previous?.gates);
   const gates: NonNullable<GateMemory['gates']> = [];
   let passed: string | undefined;
   for (const stage of stages) {
@@ -181,26 +214,58 @@ export function decideGates(context: GateContext, observed: ObservedGate | undef
 }
 
 function decideStage(context: GateContext, stage: GateStage, observed: ObservedGate): GateDecision {
-  const { previous, generation, buildId } = context;
+  const { previous, generation, buildId, retry } = context;
   const { taskQueues, runs } = observed;
   const idOf = (taskQueue: string) => gateWorkflowId(context.temporalName, buildId, stage.name, taskQueue);
-  const verdict = judgeGate({ stage: stage.name, taskQueues, runs, retry: previous?.gateFailure !== undefined });
+  const startedFor = (taskQueue: string) =>
+    previous?.gates?.find((g) => g.stage === stage.name && g.taskQueue === taskQueue)?.generation;
+  const replacing = new Map<string, { runId: string; why: string }>();
+  for (const taskQueue of taskQueues) {
+    const run = runs[taskQueue];
+    if (run?.status !== 'Running') continue;
+    const generationOfRun = startedFor(taskQueue);
+    if (generationOfRun !== undefined && generationOfRun < generation)
+      replacing.set(taskQueue, {
+        runId: run.runId ?? '',
+        why: `it was started for generation ${generationOfRun} of the spec, which is now at generation ${generation}`,
+      });
+    else if (run.stuck !== undefined && retry !== undefined)
+      replacing.set(taskQueue, {
+        runId: run.runId ?? '',
+        why: `it cannot progress and annotation ${RETRY_GATE_ANNOTATION}=${retry} asks for a new run`,
+      });
+  }
+  const verdict = judgeGate({
+    stage: stage.name,
+    taskQueues,
+    runs,
+    retry: previous?.gateFailure !== undefined || retry !== undefined,
+    replace: [...replacing.keys()],
+  });
   const starts =
     verdict.state === 'pending'
-      ? verdict.start.map((taskQueue) => ({
-          stage: stage.name,
-          taskQueue,
-          workflowId: idOf(taskQueue),
-          gate: stage.gate,
-        }))
+      ? verdict.start.map((taskQueue) => {
+          const replaces = replacing.get(taskQueue);
+          return {
+            stage: stage.name,
+            taskQueue,
+            workflowId: idOf(taskQueue),
+            gate: stage.gate,
+            ...(replaces ? { replaces } : {}),
+          };
+        })
       : [];
   const started = new Set(starts.map((s) => s.taskQueue));
-  const gates = taskQueues.map((taskQueue) => ({
-    stage: stage.name,
-    taskQueue,
-    workflowID: idOf(taskQueue),
-    status: started.has(taskQueue) ? 'Running' : (runs[taskQueue]?.status ?? 'Running'),
-  }));
+  const gates = taskQueues.map((taskQueue) => {
+    const known = started.has(taskQueue) ? generation : startedFor(taskQueue);
+    return {
+      stage: stage.name,
+      taskQueue,
+      workflowID: idOf(taskQueue),
+      status: started.has(taskQueue) ? 'Running' : (runs[taskQueue]?.status ?? 'Running'),
+      ...(known === undefined ? {} : { generation: known }),
+    };
+  });
   if (verdict.state === 'failed') {
     const run = verdict.run;
     return failed(
@@ -209,17 +274,27 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
       gates,
     );
   }
+  const stuck =
+    verdict.state === 'pending' && verdict.stuck
+      ? {
+          failure: {
+            reason: 'GateStuck' as const,
+            message: `${verdict.reason}; traffic stays where it is: fix the gate in the spec (a new generation replaces the run) or set annotation ${RETRY_GATE_ANNOTATION} to a new value to run it again`,
+          },
+        }
+      : {};
   return {
     gate: verdict.state,
     memory: { gates },
     starts,
+    ...stuck,
     ...(verdict.state === 'passed' ? { passed: `${verdict.reason} for build ${buildId}` } : {}),
   };
 }
 
 function failed(buildId: string, failure: GateFailure, gates: GateMemory['gates']): GateDecision {
   const aborted = failure.stage !== 'rollout';
-  const message = `${failure.message}; the rollout of build ${buildId} stops${aborted ? ' and its ramp is removed' : ''}, its Pods stay for the workflows already on it; change the spec to run the gate again`;
+  const message = `${failure.message}; the rollout of build ${buildId} stops${aborted ? ' and its ramp is removed' : ''}, its Pods stay for the workflows already on it; change the spec or set annotation ${RETRY_GATE_ANNOTATION} to a new value to run the gate again`;
   return {
     gate: 'failed',
     memory: { ...(gates ? { gates } : {}), gateFailure: failure },

@@ -2,6 +2,7 @@
 // in the order the executor takes them, each with its reason, and what the status will say.
 // Pure: the observation and the configuration in, the plan out.
 import type { V1Deployment } from '@kubernetes/client-node';
+import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import type { Observation } from '../domain/observation.ts';
 import type { TemporalDeploymentState } from '../domain/snapshot.ts';
@@ -46,6 +47,7 @@ export type PlannedAction =
   | (KubernetesAction<'update'> & { replacement: V1Deployment })
   | KubernetesAction<'delete'>
   | KubernetesAction<'scale'>
+  | { action: 'terminateGate'; buildId: string; workflowId: string; runId: string; reason: string }
   | { action: 'startGate'; buildId: string; start: GateStart; reason: string }
   | { action: 'route'; change: RoutingChange; reason: string }
   /** `skipDrainage`: only when the worker deployment is deleted and its force annotation set. */
@@ -183,6 +185,19 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
   const actions: PlannedAction[] = [
     ...finalizers(observation),
     ...kubernetesActions(versionsPlan.actions, observation),
+    ...gateDecision.starts.flatMap((start) =>
+      start.replaces
+        ? [
+            {
+              action: 'terminateGate' as const,
+              buildId,
+              workflowId: start.workflowId,
+              runId: start.replaces.runId,
+              reason: `terminated gate ${start.stage} of build ${buildId} on task queue ${start.taskQueue} (run ${start.replaces.runId}): ${start.replaces.why}`,
+            },
+          ]
+        : [],
+    ),
     ...gateDecision.starts.map((start) => ({
       action: 'startGate' as const,
       buildId,
@@ -327,6 +342,16 @@ function situation(observation: Omit<Observation, 'target'>, config: PlannerConf
       temporalName: observation.temporalName,
       generation: workerDeployment.metadata.generation ?? 0,
       previous: previousTarget,
+      retry: retryAsked(workerDeployment, previousTarget),
     },
   };
+}
+
+/** The retry annotation's value when the status does not say it was acted on. */
+function retryAsked(
+  workerDeployment: Observation['workerDeployment'],
+  previousTarget: Situation['previousTarget'],
+): string | undefined {
+  const value = workerDeployment.metadata.annotations?.[RETRY_GATE_ANNOTATION];
+  return value !== undefined && value !== previousTarget?.gateRetry ? value : undefined;
 }

@@ -1,14 +1,16 @@
 // What the status says after a reconcile: the builds as Temporal and Kubernetes left them, the
 // conditions of the plan and of its execution, and when to look again. Pure.
 import type { Observation } from '../domain/observation.ts';
-import { LABELS } from '../domain/labels.ts';
 import type { Execution, Plan } from '../planner/plan.ts';
 import { type Condition, MANUAL_PROMOTION, progressing, stalled } from './conditions.ts';
+import { describePods, PODS_FAILING, podsSay } from './pods-say.ts';
 import { type JoinedVersion, joinVersions, rememberedCurrentTimes, versionsStatus } from './versions.ts';
 
 export interface Report {
   versions: ReturnType<typeof versionsStatus>;
   conditions: Condition[];
+  /** Warning events of what is wrong but waits for no one's action yet (a failing Pod). */
+  warnings: { reason: string; message: string }[];
   requeueAfterMs: number;
 }
 
@@ -21,14 +23,23 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   conditions.push(...plan.conditions);
   const done = temporal.currentBuildId === buildId && !temporal.rampingBuildId;
   const stuck = deployments.filter((d) => d.buildId === buildId && d.stuck);
+  const pods = done ? undefined : podsSay(observation.podProblems ?? [], buildId);
+  const metadata = workerDeployment.metadata;
+  const describe = describePods(metadata.namespace ?? '', metadata.name ?? '', buildId);
   if (stuck.length > 0 && !done) {
     const why = stuck.map((d) => `Deployment ${d.name}: ${d.stuck}`).join('; ');
     conditions.push(
       stalled(
         'BuildNotAvailable',
-        `build ${buildId} cannot become available (${why}); its Pods say why: kubectl describe pods -l ${LABELS.buildId}=${buildId}`,
+        `build ${buildId} cannot become available (${why}); its Pods say why: ${pods ? `${pods.text}; ` : ''}${describe}`,
       ),
     );
+  } else if (pods) {
+    // Before the progress deadline the Deployment may still make it (a Secret created, an image
+    // pushed): the rollout waits, and says on what.
+    const text = `build ${buildId} cannot run yet: ${pods.text}; ${describe}`;
+    conditions.push({ type: 'Ready', status: 'False', reason: PODS_FAILING, message: text });
+    conditions.push(progressing('True', PODS_FAILING, text));
   }
   const joined = joinVersions(
     deployments,
@@ -53,7 +64,7 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   // (the ramp's change time, drainage) rather than the controller's expectation.
   const routed = execution.done.some((a) => a.action === 'route');
   const requeueAfterMs = execution.failed?.requeueAfterMs ?? (routed ? 0 : plan.requeueAfterMs);
-  return { versions, conditions, requeueAfterMs };
+  return { versions, conditions, warnings: pods?.events ?? [], requeueAfterMs };
 }
 
 /** Ready and Progressing when nothing went wrong: current, waiting for people (Manual), or rolling out. */

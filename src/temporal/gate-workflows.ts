@@ -1,6 +1,7 @@
 // Gate workflows in Temporal: started pinned to the build they judge, on each of its workflow
-// task queues, and read back as Running, Completed or Failed. A failed run may be started again
-// under the same workflow ID (the spec changed); a running or completed one never is.
+// task queues, and read back as Running (stuck when its workflow task keeps failing), Completed or
+// Failed. A failed or terminated run may be started again under the same workflow ID; a running
+// one is terminated first when it no longer belongs to the spec; a completed one is never replaced.
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, type WorkflowService } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -32,12 +33,49 @@ export async function readGate(target: GateTarget, workflowId: string): Promise<
     if (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return undefined;
     throw error;
   }
-  const status = described.workflowExecutionInfo?.status;
-  if (status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) return { workflowId, status: 'Running' };
-  if (status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED)
-    return { workflowId, status: 'Completed' };
-  const runId = described.workflowExecutionInfo?.execution?.runId ?? '';
-  return { workflowId, status: 'Failed', message: await howItClosed(target, workflowId, runId, status) };
+  const info = described.workflowExecutionInfo;
+  const status = info?.status;
+  const runId = info?.execution?.runId ?? '';
+  const run = { workflowId, runId, ...(info?.type?.name ? { workflowType: info.type.name } : {}) };
+  if (status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+    // A workflow task that failed is tried again for as long as the run lasts, without an end.
+    const attempt = described.pendingWorkflowTask?.attempt ?? 1;
+    if (attempt <= 1) return { ...run, status: 'Running' };
+    return { ...run, status: 'Running', stuck: await whyWorkflowTaskFails(target, workflowId, runId) };
+  }
+  if (status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED) return { ...run, status: 'Completed' };
+  return { ...run, status: 'Failed', message: await howItClosed(target, workflowId, runId, status) };
+}
+
+/** Terminates exactly that run; one already closed counts as terminated. */
+export async function terminateGate(target: GateTarget, workflowId: string, runId: string, reason: string) {
+  const { service, namespace, identity } = target;
+  try {
+    await service.terminateWorkflowExecution({
+      namespace,
+      workflowExecution: { workflowId, ...(runId ? { runId } : {}) },
+      reason,
+      identity,
+    });
+  } catch (error) {
+    if (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return;
+    throw error;
+  }
+}
+
+/** Temporal keeps the first failure of a workflow task that keeps failing in the history, not the retries. */
+async function whyWorkflowTaskFails(target: GateTarget, workflowId: string, runId: string): Promise<string> {
+  const history = await target.service.getWorkflowExecutionHistory({
+    namespace: target.namespace,
+    execution: { workflowId, runId },
+  });
+  const events = history.history?.events ?? [];
+  const last = events.findLast((e) => e.workflowTaskFailedEventAttributes || e.workflowTaskTimedOutEventAttributes);
+  const failure = last?.workflowTaskFailedEventAttributes?.failure?.message;
+  if (failure) return `its workflow task fails: ${failure}`;
+  return last?.workflowTaskTimedOutEventAttributes
+    ? 'its workflow task times out: no worker of the build completes it'
+    : 'its workflow task fails';
 }
 
 export interface GateStart {

@@ -5,7 +5,7 @@ import type { WorkflowService } from '@temporalio/client';
 import type { BuildTaskQueues, GateRun, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { deleteWorkerDeployment } from './deployment-deletion.ts';
 import { describeDeployment } from './deployment-state.ts';
-import { type GateStart, readGate, startGate } from './gate-workflows.ts';
+import { type GateStart, readGate, startGate, terminateGate } from './gate-workflows.ts';
 import type { RoutingChange } from '../planner/routing.ts';
 import { changeRouting } from './routing.ts';
 import { countRunningWorkflows } from './running-workflows.ts';
@@ -20,6 +20,8 @@ export interface WorkerDeploymentClient {
   /** Undefined when no run was ever started under that ID. */
   readGate(workflowId: string): Promise<GateRun | undefined>;
   startGate(buildId: string, gate: GateStart): Promise<void>;
+  /** Terminates that run of a gate, saying why; one already closed counts as terminated. */
+  terminateGate(workflowId: string, runId: string, reason: string): Promise<void>;
   /** `skipDrainage`: even if pinned workflows may still run on it. */
   deleteVersionRecord(buildId: string, options?: { skipDrainage?: boolean }): Promise<VersionRecordDeletion>;
   changeRouting(change: RoutingChange): Promise<void>;
@@ -49,6 +51,7 @@ export function workerDeploymentClient(
     unversionedPollersOnAll: (queues) => unversionedPollersOnAll(target, queues),
     readGate: (workflowId) => readGate(target, workflowId),
     startGate: (buildId, gate) => startGate(target, buildId, gate),
+    terminateGate: (workflowId, runId, reason) => terminateGate(target, workflowId, runId, reason),
     deleteVersionRecord: (buildId, options) => deleteVersionRecord(target, buildId, options),
     changeRouting: (change) => changeRouting(target, change),
     countRunningWorkflows: (buildId) => countRunningWorkflows(target, buildId),

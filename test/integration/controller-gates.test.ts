@@ -1,6 +1,7 @@
 // Gate workflows on the real environment: the sample worker's `gate` workflow passes or fails as
 // its input says, pinned to the build it judges (it returns the build of the worker that ran it).
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { gateWorkflowId } from '../../src/planner/gates.ts';
@@ -251,4 +252,84 @@ test('a gate input read from a ConfigMap reaches the gate on the target build; w
     started.includes(Buffer.from(JSON.stringify(input)).toString('base64')),
     "the gate received the ConfigMap's JSON",
   );
+});
+
+test('a gate whose workflow type the build does not register is reported within seconds; fixing the type replaces the run and the rollout completes', async (t) => {
+  const namespace = await testNamespace(t, 'gate-stuck');
+  const client = await temporalClient(t);
+  const ns = await controlledNamespace(t, namespace);
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
+  const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID;
+
+  const rollout = (workflowType: string) => ({ strategy: 'AllAtOnce', gate: { workflowType } });
+  await ns.patchSpec('orders', { rollout: rollout('LedgerSmokeTest'), template: ns.template('green') });
+  // A failing workflow task is retried for the gate's hour: the status must not wait that long.
+  const stuck = await ns.until(
+    'orders',
+    'the stuck gate to be reported',
+    (twd) => condition(twd, 'Stalled')?.reason === 'GateStuck',
+    30_000,
+  );
+  const v2 = stuck.status?.targetVersion?.buildID ?? '';
+  const id = gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue);
+  const message = condition(stuck, 'Stalled')?.message ?? '';
+  assert.match(message, /gate rollout/, 'names the gate');
+  assert.ok(message.includes(id), `names the workflow: ${message}`);
+  assert.match(message, /LedgerSmokeTest/, "gives the workflow task's failure");
+  assert.equal(stuck.status?.currentVersion?.buildID, v1, 'the current build keeps the traffic');
+  const firstRun = (await client.workflow.getHandle(id).describe()).runId;
+
+  await ns.patchSpec('orders', { rollout: rollout('gate') });
+  await ns.until(
+    'orders',
+    'the new gate to pass and the build to be promoted',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID === v2,
+  );
+  const old = await client.workflow.getHandle(id, firstRun).describe();
+  assert.equal(old.status.name, 'TERMINATED', 'the run of the old spec was terminated');
+  assert.equal(await gateRanOn(client, id), v2, 'the new run passed on the target build');
+});
+
+test('the retry annotation runs a failed gate again, once per value', async (t) => {
+  const namespace = await testNamespace(t, 'gate-retry');
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  const ns = await controlledNamespace(t, namespace);
+  const canary = (pass: boolean) => ({
+    metadata: { name: 'canary' },
+    data: { 'input.json': JSON.stringify({ pass, message: 'the canary found errors' }) },
+  });
+  await core.createNamespacedConfigMap({ namespace, body: canary(false) });
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
+  const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID;
+  const rollout = {
+    strategy: 'AllAtOnce',
+    gate: { workflowType: 'gate', inputFrom: { configMapKeyRef: { name: 'canary', key: 'input.json' } } },
+  };
+  await ns.patchSpec('orders', { rollout, template: ns.template('green') });
+  await ns.until('orders', 'the gate to fail', (twd) => condition(twd, 'Stalled')?.reason === 'GateFailed');
+
+  // The input is fixed; the spec is not changed.
+  await core.replaceNamespacedConfigMap({ namespace, name: 'canary', body: canary(true) });
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  assert.equal(condition(await ns.read('orders'), 'Stalled')?.reason, 'GateFailed', 'nothing retries on its own');
+
+  await custom.patchNamespacedCustomObject(
+    {
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: KINDS.TemporalWorkerDeployment.plural,
+      name: 'orders',
+      body: { metadata: { annotations: { 'temporal.io/retry-gate': 'after-canary-fix' } } },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+  const passed = await ns.until(
+    'orders',
+    'the gate to run again and the build to be promoted',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
+  );
+  assert.equal(passed.status?.targetVersion?.gateRetry, 'after-canary-fix', 'the value acted on is remembered');
+  assert.equal(passed.metadata.generation, 2, 'no spec change was needed');
 });

@@ -2,7 +2,7 @@
 // WorkerDeploymentClient) over plain data, and records every call it makes, in order, as one line
 // each: the orchestration tests assert that exact list. Nothing here imitates a server: each
 // adapter method answers from the world the test describes, or throws the error the test gives it.
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { ReconcilerDependencies } from '../../src/controller/dependencies.ts';
@@ -24,6 +24,8 @@ export interface World {
   workerDeployment: TemporalWorkerDeployment;
   connection: TemporalConnection;
   deployments: V1Deployment[];
+  /** The Pods of those Deployments; default: none. */
+  pods?: V1Pod[];
   temporal: TemporalDeploymentState;
   /** The target's task queues; default: one queue polled for workflows and activities. */
   taskQueues?: BuildTaskQueues;
@@ -109,6 +111,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     readGate: (id) => Promise.resolve(call(`temporal.readGate ${id}`)).then(() => world.gateRuns?.[id]),
     startGate: (buildId, gate) =>
       Promise.resolve(call(`temporal.startGate ${buildId} ${gate.workflowType} on ${gate.taskQueue}`)),
+    terminateGate: (id, runId) => Promise.resolve(call(`temporal.terminateGate ${id} ${runId}`)),
     deleteVersionRecord: (buildId, options) =>
       Promise.resolve(
         call(`temporal.deleteVersionRecord ${buildId}${options?.skipDrainage ? ' (skipping drainage)' : ''}`),
@@ -145,6 +148,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     workerDeployments: () => [world.workerDeployment],
     connection: (_namespace, name) => (name === world.connection.metadata.name ? world.connection : undefined),
     deployments: () => world.deployments,
+    pods: () => world.pods ?? [],
     secret: () => Promise.resolve(undefined),
     temporal: () => Promise.resolve(temporal),
     log: silentLogger,

@@ -89,6 +89,7 @@ const check = (runs: GateCheck['runs'], changes: Partial<GateCheck> = {}): GateC
   taskQueues: ['a', 'b'],
   runs,
   retry: false,
+  replace: [],
   ...changes,
 });
 
@@ -148,11 +149,13 @@ const twoStages = {
   temporalName: 'shop/orders',
   generation: 3,
 };
-const remembered = (stage: string, status: string) => ({
+/** `startedFor`: the generation a run was started for, as the status remembers it. */
+const remembered = (stage: string, status: string, startedFor?: number) => ({
   stage,
   taskQueue: 'a',
   workflowID: gateWorkflowId('shop/orders', 'v2', stage, 'a'),
   status,
+  ...(startedFor === undefined ? {} : { generation: startedFor }),
 });
 
 test('gates in order: the first not known complete is read; each passes before the next is asked', () => {
@@ -183,7 +186,9 @@ test('gates in order: the first not known complete is read; each passes before t
     stepStarts.starts.map((s) => `${s.stage} ${s.taskQueue} ${s.gate.workflowType}`),
     ['step-1 a canary-10'],
   );
-  assert.deepEqual(stepStarts.memory, { gates: [remembered('rollout', 'Completed'), remembered('step-1', 'Running')] });
+  assert.deepEqual(stepStarts.memory, {
+    gates: [remembered('rollout', 'Completed'), remembered('step-1', 'Running', 3)],
+  });
 });
 
 const edgeStages: [string, StageInput, string[]][] = [
@@ -303,7 +308,7 @@ test('a failure seen at this generation: nothing is read, the rollout stays stop
     failure: {
       reason: 'GateFailed',
       message:
-        'gate x failed; the rollout of build v2 stops, its Pods stay for the workflows already on it; change the spec to run the gate again',
+        'gate x failed; the rollout of build v2 stops, its Pods stay for the workflows already on it; change the spec or set annotation temporal.io/retry-gate to a new value to run the gate again',
     },
   });
   const stepFailed = { gateFailure: failureAt(3, 'step-1') };
@@ -314,7 +319,7 @@ test('a failure seen at this generation: nothing is read, the rollout stays stop
     failure: {
       reason: 'RolloutAborted',
       message:
-        'gate x failed; the rollout of build v2 stops and its ramp is removed, its Pods stay for the workflows already on it; change the spec to run the gate again',
+        'gate x failed; the rollout of build v2 stops and its ramp is removed, its Pods stay for the workflows already on it; change the spec or set annotation temporal.io/retry-gate to a new value to run the gate again',
     },
   });
 });
@@ -328,7 +333,7 @@ test('a failure of an older generation: the gate is read and its failed run star
   );
   assert.deepEqual(again, {
     gate: 'pending',
-    memory: { gates: [remembered('rollout', 'Running')] },
+    memory: { gates: [remembered('rollout', 'Running', 3)] },
     starts: [
       {
         stage: 'rollout',
@@ -391,7 +396,7 @@ test('a failed run stops the gate; a queue without a run is remembered as runnin
     failure: {
       reason: 'GateFailed',
       message:
-        'gate rollout failed on task queue a: workflow gate-a boom; the rollout of build v2 stops, its Pods stay for the workflows already on it; change the spec to run the gate again',
+        'gate rollout failed on task queue a: workflow gate-a boom; the rollout of build v2 stops, its Pods stay for the workflows already on it; change the spec or set annotation temporal.io/retry-gate to a new value to run the gate again',
     },
   });
 });
@@ -404,4 +409,96 @@ test('a gate still running: pending, its runs remembered, no pass said', () => {
     ),
     { gate: 'pending', memory: { gates: [remembered('rollout', 'Running')] }, starts: [] },
   );
+});
+
+const stuckRun = (runId = 'r1'): GateRun => ({
+  workflowId: gateWorkflowId('shop/orders', 'v2', 'rollout', 'a'),
+  runId,
+  workflowType: 'smoke',
+  status: 'Running',
+  stuck: 'its workflow task fails: no such workflow type',
+});
+
+test('a run whose workflow task keeps failing is said to be stuck: the gate still holds traffic', () => {
+  const decision = decideGates(
+    { ...twoStages, previous: { gates: [remembered('rollout', 'Running', 3)] } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: stuckRun() } },
+  );
+  assert.equal(decision.gate, 'pending');
+  assert.deepEqual(decision.starts, []);
+  assert.deepEqual(decision.failure, {
+    reason: 'GateStuck',
+    message: `gate rollout cannot progress on task queue a: workflow ${stuckRun().workflowId} (smoke) runs, but its workflow task fails: no such workflow type; traffic stays where it is: fix the gate in the spec (a new generation replaces the run) or set annotation temporal.io/retry-gate to a new value to run it again`,
+  });
+  assert.deepEqual(decision.memory, { gates: [remembered('rollout', 'Running', 3)] });
+});
+
+test('a running run started for an older generation is terminated and started again; a completed one stays', () => {
+  const older = { ...twoStages, previous: { gates: [remembered('rollout', 'Running', 2)] } };
+  const running: GateRun = { workflowId: 'x', runId: 'r1', status: 'Running' };
+  const replaced = decideGates(older, { stage: 'rollout', taskQueues: ['a'], runs: { a: running } });
+  assert.deepEqual(replaced.starts, [
+    {
+      stage: 'rollout',
+      taskQueue: 'a',
+      workflowId: gateWorkflowId('shop/orders', 'v2', 'rollout', 'a'),
+      gate: gate('smoke'),
+      replaces: {
+        runId: 'r1',
+        why: 'it was started for generation 2 of the spec, which is now at generation 3',
+      },
+    },
+  ]);
+  assert.deepEqual(replaced.memory, { gates: [remembered('rollout', 'Running', 3)] });
+  const same = decideGates(
+    { ...twoStages, previous: { gates: [remembered('rollout', 'Running', 3)] } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
+  );
+  assert.deepEqual(same.starts, [], 'a run of this generation is left to run');
+  const unknown = decideGates(
+    { ...twoStages, previous: undefined },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
+  );
+  assert.deepEqual(unknown.starts, [], 'a run the status does not date is left to run');
+  const completed = decideGates(
+    { ...twoStages, previous: { gates: [remembered('rollout', 'Completed', 2)] } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Completed' } } },
+  );
+  assert.deepEqual(completed.starts, []);
+  assert.equal(completed.passed, 'gate rollout completed on every task queue for build v2');
+});
+
+test('the retry annotation: a failure of this generation is read and run again, a stuck run replaced, each value once', () => {
+  const failedNow = { gates: [remembered('rollout', 'Failed', 3)], gateFailure: failureAt(3, 'rollout') };
+  const failedRun: GateRun = { workflowId: 'x', status: 'Failed', message: 'boom' };
+  assert.equal(gateToRead({ ...twoStages, previous: failedNow }), undefined, 'without a retry nothing is read');
+  assert.equal(gateToRead({ ...twoStages, previous: failedNow, retry: 'one' })?.name, 'rollout');
+  const retried = decideGates(
+    { ...twoStages, previous: failedNow, retry: 'one' },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: failedRun } },
+  );
+  assert.deepEqual(
+    retried.starts.map((s) => s.taskQueue),
+    ['a'],
+  );
+  assert.deepEqual(retried.memory, { gates: [remembered('rollout', 'Running', 3)], gateRetry: 'one' });
+
+  const stuckNow = { gates: [remembered('rollout', 'Running', 3)] };
+  const replaced = decideGates(
+    { ...twoStages, previous: stuckNow, retry: 'two' },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: stuckRun('r7') } },
+  );
+  assert.deepEqual(
+    replaced.starts.map((s) => s.replaces),
+    [{ runId: 'r7', why: 'it cannot progress and annotation temporal.io/retry-gate=two asks for a new run' }],
+  );
+  assert.equal(replaced.failure, undefined, 'the new run is not yet stuck');
+  assert.equal(replaced.memory.gateRetry, 'two');
+
+  const actedOn = decideGates(
+    { ...twoStages, previous: { ...failedNow, gateRetry: 'one' } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: failedRun } },
+  );
+  assert.equal(actedOn.gate, 'failed', 'a value acted on does not retry again');
+  assert.equal(actedOn.memory.gateRetry, 'one', 'and stays remembered');
 });

@@ -191,6 +191,42 @@ test('Progressive: a pause that is over moves to the next step, and the last one
   assert.deepEqual(last.events, ['Normal VersionPromoted']);
 });
 
+test("the target's failing Pods are said and warned of, read from the cache: no call beyond the status", async () => {
+  const world = rolloutWorld();
+  const failing = (name: string, deploymentName: string) => ({
+    metadata: {
+      name,
+      namespace: NAMESPACE,
+      labels: { 'temporal.io/deployment-name': deploymentName, 'temporal.io/build-id': 'v2' },
+    },
+    status: {
+      phase: 'Pending',
+      containerStatuses: [
+        {
+          name: 'worker',
+          image: 'orders:v2',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { waiting: { reason: 'ImagePullBackOff', message: 'no such image' } },
+        },
+      ],
+    },
+  });
+  const run = await recordedReconcile({
+    ...world,
+    deployments: [world.deployments[0]!, deployment(world.workerDeployment, 'v2', { available: false })],
+    temporal: { ...v1Current, versions: [v1Current.versions[0]!] },
+    pods: [failing('orders-v2-a', 'orders'), failing('payments-v2-a', 'payments')],
+  });
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.deepEqual(run.events, ['Warning PodsFailing']);
+  const progressing = run.status?.conditions?.find((c) => c.type === 'Progressing');
+  assert.equal(progressing?.reason, 'PodsFailing');
+  assert.match(progressing?.message ?? '', /Pod orders-v2-a container worker: ImagePullBackOff: no such image/);
+  assert.doesNotMatch(progressing?.message ?? '', /payments/, "another worker deployment's Pods are not this one's");
+});
+
 test('a gate with no run yet: its task queues and run are read, it starts pinned to the target, and routing waits', async () => {
   const run = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }));
   const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
@@ -202,8 +238,75 @@ test('a gate with no run yet: its task queues and run are read, it starts pinned
     'k8s.replaceStatus orders@10',
   ]);
   assert.deepEqual(run.status?.targetVersion?.gates, [
-    { stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: id, status: 'Running' },
+    { stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: id, status: 'Running', generation: 1 },
   ]);
+});
+
+test('a gate run of an older generation is terminated, then the gate of the new spec starts under the same ID', async () => {
+  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
+  const started = { stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: id, status: 'Running', generation: 1 };
+  const owner = workerDeployment(
+    { buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } },
+    { generation: 2 },
+    { targetVersion: { buildID: 'v2', status: 'Inactive', gates: [started] } },
+  );
+  const run = await recordedReconcile({
+    ...rolloutWorld(),
+    workerDeployment: owner,
+    gateRuns: { [id]: { workflowId: id, runId: 'run-1', workflowType: 'Old', status: 'Running' } },
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.taskQueues v2',
+    `temporal.readGate ${id}`,
+    `temporal.terminateGate ${id} run-1`,
+    `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.events, ['Normal GateTerminated', 'Normal GateStarted']);
+  assert.deepEqual(run.status?.targetVersion?.gates, [{ ...started, generation: 2 }]);
+});
+
+test('a stuck gate run is reported and left alone; the retry annotation replaces it, once', async () => {
+  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
+  const started = { stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: id, status: 'Running', generation: 1 };
+  const stuck = {
+    workflowId: id,
+    runId: 'run-1',
+    workflowType: 'Smoke',
+    status: 'Running' as const,
+    stuck: 'its workflow task fails: unknown workflow type',
+  };
+  const world = (annotations: Record<string, string>, gateRetry?: string): World => ({
+    ...rolloutWorld(),
+    workerDeployment: workerDeployment(
+      { buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } },
+      { annotations },
+      { targetVersion: { buildID: 'v2', status: 'Inactive', gates: [started], ...(gateRetry ? { gateRetry } : {}) } },
+    ),
+    gateRuns: { [id]: stuck },
+  });
+  const reported = await recordedReconcile(world({}));
+  assert.deepEqual(reported.calls, [
+    'temporal.describe',
+    'temporal.taskQueues v2',
+    `temporal.readGate ${id}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(reported.events, ['Warning GateStuck']);
+  const stalled = reported.status?.conditions?.find((c) => c.type === 'Stalled');
+  assert.equal(stalled?.reason, 'GateStuck');
+  assert.match(stalled?.message ?? '', /unknown workflow type/);
+
+  const retried = await recordedReconcile(world({ 'temporal.io/retry-gate': 'a' }));
+  assert.deepEqual(retried.calls.slice(3), [
+    `temporal.terminateGate ${id} run-1`,
+    `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(retried.status?.targetVersion?.gateRetry, 'a');
+  const again = await recordedReconcile(world({ 'temporal.io/retry-gate': 'a' }, 'a'));
+  assert.ok(!again.calls.some((c) => c.startsWith('temporal.terminateGate')), 'a value already acted on is not');
 });
 
 test('a gate input from a ConfigMap is read when the gate starts; a missing one stalls, naming it', async () => {

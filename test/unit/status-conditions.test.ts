@@ -58,6 +58,15 @@ const states: [string, Parameters<typeof conditionSet>[0], string[]][] = [
     ['Ready=False/RollingOut', 'Progressing=True/RollingOut', 'Stalled=False/RollingOut'],
   ],
   [
+    "the target's Pods fail before the progress deadline",
+    [
+      ready('False', 'PodsFailing'),
+      progressing('True', 'PodsFailing', 'Pod p: ImagePullBackOff'),
+      ready('False', 'RollingOut'),
+    ],
+    ['Ready=False/PodsFailing', 'Progressing=True/PodsFailing', 'Stalled=False/PodsFailing'],
+  ],
+  [
     'the target is current',
     [ready('True', 'TargetCurrent'), progressing('False', 'Done', 'current')],
     ['Ready=True/TargetCurrent', 'Progressing=False/Done', 'Stalled=False/Done'],

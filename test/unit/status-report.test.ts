@@ -119,6 +119,7 @@ test("rolling out: the plan's conditions, then Ready=False and Progressing=True 
       versionCount: 2,
     },
     conditions: [stalled('GateFailed', 'the gate failed'), ...rollingOut],
+    warnings: [],
     requeueAfterMs: 10_000,
   });
 });
@@ -207,7 +208,7 @@ test('a stuck Deployment of the target stalls the rollout, saying why and where 
   assert.deepEqual(report.conditions, [
     stalled(
       'BuildNotAvailable',
-      'build v2 cannot become available (Deployment orders-v2-a: ProgressDeadlineExceeded; Deployment orders-v2-c: no room); its Pods say why: kubectl describe pods -l temporal.io/build-id=v2',
+      'build v2 cannot become available (Deployment orders-v2-a: ProgressDeadlineExceeded; Deployment orders-v2-c: no room); its Pods say why: kubectl describe pods -n shop -l temporal.io/deployment-name=orders,temporal.io/build-id=v2',
     ),
     ...rollingOut,
   ]);
@@ -363,4 +364,72 @@ test('the gate memory keeps only the runs whose start was carried out', () => {
   const noRuns = reportOutcome(observation(), plan({ actions, gates: { gateFailure: failure } }), { done: [] });
   assert.equal('gates' in (noRuns.versions.targetVersion ?? {}), false);
   assert.deepEqual(noRuns.versions.targetVersion?.gateFailure, failure);
+});
+
+const configError = (pod: string, buildId = 'v2') => ({
+  pod,
+  buildId,
+  container: 'worker',
+  reason: 'CreateContainerConfigError',
+  message: 'secret "db" not found',
+});
+const describeV2 = 'kubectl describe pods -n shop -l temporal.io/deployment-name=orders,temporal.io/build-id=v2';
+
+test("the target's failing Pods are said at once, each problem once, with a Warning event per problem", () => {
+  const problems = [
+    configError('orders-v2-b'),
+    configError('orders-v2-a'),
+    { pod: 'orders-v2-c', buildId: 'v2', container: 'worker', reason: 'ImagePullBackOff', message: 'no such image' },
+    configError('orders-v1-a', 'v1'),
+  ];
+  const report = reportOutcome(observation({ podProblems: problems }), plan(), { done: [] });
+  const said =
+    'build v2 cannot run yet: Pod orders-v2-a container worker: CreateContainerConfigError: secret "db" not found (and 1 more Pods); ' +
+    `Pod orders-v2-c container worker: ImagePullBackOff: no such image; ${describeV2}`;
+  assert.deepEqual(report.conditions, [
+    { type: 'Ready', status: 'False', reason: 'PodsFailing', message: said },
+    progressing('True', 'PodsFailing', said),
+    ...rollingOut,
+  ]);
+  assert.deepEqual(report.warnings, [
+    {
+      reason: 'PodsFailing',
+      message: 'build v2: Pod orders-v2-a container worker: CreateContainerConfigError: secret "db" not found',
+    },
+    { reason: 'PodsFailing', message: 'build v2: Pod orders-v2-c container worker: ImagePullBackOff: no such image' },
+  ]);
+});
+
+test("failing Pods of other builds, or of a target already current, are not the rollout's concern", () => {
+  const others = reportOutcome(observation({ podProblems: [configError('orders-v1-a', 'v1')] }), plan(), { done: [] });
+  assert.deepEqual(others.conditions, rollingOut);
+  assert.deepEqual(others.warnings, []);
+  const current = reportOutcome(
+    observation({ temporal: v2Current, podProblems: [configError('orders-v2-a')] }),
+    plan(),
+    {
+      done: [],
+    },
+  );
+  assert.deepEqual(current.conditions, targetCurrent);
+  assert.deepEqual(current.warnings, []);
+});
+
+test("past the progress deadline the stall carries the Pods' words", () => {
+  const report = reportOutcome(
+    observation({
+      deployments: [observed('orders-v1', 'v1'), observed('orders-v2', 'v2', { available: false, stuck: 'late' })],
+      podProblems: [{ pod: 'orders-v2-a', buildId: 'v2', reason: 'Evicted', message: '' }],
+    }),
+    plan(),
+    { done: [] },
+  );
+  assert.deepEqual(report.conditions, [
+    stalled(
+      'BuildNotAvailable',
+      `build v2 cannot become available (Deployment orders-v2: late); its Pods say why: Pod orders-v2-a: Evicted; ${describeV2}`,
+    ),
+    ...rollingOut,
+  ]);
+  assert.deepEqual(report.warnings, [{ reason: 'PodsFailing', message: 'build v2: Pod orders-v2-a: Evicted' }]);
 });
