@@ -10,6 +10,7 @@ import type { ObservedDeployment } from '../domain/snapshot.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
 import { observeDeployment } from '../k8s/observed-deployment.ts';
 import { planDeletion, workflowsToCount } from '../planner/deletion.ts';
+import { readFailureCondition } from '../status/read-failures.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { removeFinalizer } from './finalizers.ts';
@@ -48,8 +49,8 @@ export async function finalizeWorkerDeployment(
     deploymentName: temporalName,
     identity: deps.identity,
   });
-  if ('condition' in described) {
-    const { condition } = described;
+  if ('failure' in described) {
+    const condition = readFailureCondition(described.failure);
     const cannot = {
       ...condition,
       message: `the worker deployment is being deleted, but ${condition.message}; its Deployments stay until Temporal says which builds pinned workflows still need (to delete without that cleanup, remove the finalizer ${FINALIZER})`,

@@ -9,6 +9,7 @@ import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { validate, withDefaults } from '../api/validate.ts';
 import type { FailedObservation, Observation, TargetObservation } from '../domain/observation.ts';
+import type { ReadFailure } from '../domain/read-failure.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { buildIdOf } from '../k8s/build-id.ts';
 import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
@@ -19,7 +20,6 @@ import { versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
 import { gateTaskQueues, gateWorkflowId } from '../planner/gates.ts';
 import { readsNeeded } from '../planner/plan.ts';
-import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
@@ -34,30 +34,28 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
   const schema = KINDS.TemporalWorkerDeployment.schema;
   const workerDeployment = withDefaults(schema, cached);
   const invalid = validate(schema, workerDeployment);
-  if (invalid.length > 0) {
-    const text = invalid.map((e) => `${e.field}: ${e.message}`).join('; ');
-    return { failed: { workerDeployment: cached, condition: stalled('InvalidSpec', text) } };
-  }
+  if (invalid.length > 0)
+    return { failed: { workerDeployment: cached, failure: { kind: 'InvalidSpec', errors: invalid } } };
   const namespace = cached.metadata.namespace ?? '';
   const name = cached.metadata.name ?? '';
   const key = `${namespace}/${name}`;
   const spec = workerDeployment.spec;
   const connectionName = spec.workerOptions.connectionRef.name;
   const connection = deps.connection(namespace, connectionName);
-  if (!connection) {
-    const text = `TemporalConnection ${namespace}/${connectionName} does not exist: create it or fix spec.workerOptions.connectionRef.name`;
-    return { failed: { workerDeployment: cached, condition: stalled('ConnectionNotFound', text) } };
-  }
+  if (!connection)
+    return {
+      failed: { workerDeployment: cached, failure: { kind: 'ConnectionNotFound', namespace, name: connectionName } },
+    };
 
   const temporalName = temporalDeploymentName(namespace, name);
   const buildId = buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID);
-  const failed = (condition: FailedObservation['condition'], requeueAfterMs?: number): Observed => ({
-    failed: { workerDeployment, connection, condition, ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }) },
+  const failed = (failure: ReadFailure, requeueAfterMs?: number): Observed => ({
+    failed: { workerDeployment, connection, failure, ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }) },
   });
   /** Temporal out of reach, over its limit or refusing the credentials: say so and stop. */
   const troubled = (error: unknown, what: string): Observed | undefined => {
     const trouble = temporalTrouble(deps, key, error, what, connection);
-    return trouble && failed(trouble.condition, trouble.requeueAfterMs);
+    return trouble && failed(trouble.failure, trouble.requeueAfterMs);
   };
 
   const described = await describeInTemporal(deps, key, connection, {
@@ -65,7 +63,7 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
     deploymentName: temporalName,
     identity: deps.identity,
   });
-  if ('condition' in described) return failed(described.condition, described.requeueAfterMs);
+  if ('failure' in described) return failed(described.failure, described.requeueAfterMs);
   const { temporal, state } = described;
 
   // After the client: it has read the Secret into the cache, so this read does not wait on a watch.
@@ -141,7 +139,7 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
   return { observation: { ...observation, target }, temporal };
 }
 
-/** Temporal's description of the Worker Deployment and a client of it, or the condition that says why not. */
+/** Temporal's description of the Worker Deployment and a client of it, or why not. */
 export async function describeInTemporal(
   deps: ReconcilerDependencies,
   key: string,
@@ -149,29 +147,27 @@ export async function describeInTemporal(
   address: WorkerDeploymentAddress,
 ): Promise<
   | { temporal: WorkerDeploymentClient; state: TemporalDeploymentState }
-  | { condition: Condition; requeueAfterMs?: number }
+  | { failure: ReadFailure; requeueAfterMs?: number }
 > {
-  const { namespace, name } = connection.metadata;
   try {
     const temporal = await deps.temporal(connection, address);
     return { temporal, state: await temporal.describe() };
   } catch (error) {
     // A Secret event brings the next reconcile: no requeue.
     if (error instanceof CredentialsError)
-      return { condition: stalled(error.reason, `TemporalConnection ${namespace}/${name}: ${error.message}`) };
-    const cannot = `cannot read Worker Deployment ${address.deploymentName} from ${connection.spec.hostPort}`;
+      return { failure: { kind: 'ConnectionCredentials', reason: error.reason, connection, message: error.message } };
+    const what = `cannot read Worker Deployment ${address.deploymentName} from ${connection.spec.hostPort}`;
+    const detail = errorMessage(error);
     if (error instanceof TemporalNamespaceNotFoundError)
-      return {
-        condition: stalled('TemporalNamespaceNotFound', `${cannot}: ${errorMessage(error)}`),
-        requeueAfterMs: deps.pollIntervalMs,
-      };
+      return { failure: { kind: 'TemporalNamespaceNotFound', what, detail }, requeueAfterMs: deps.pollIntervalMs };
     // Nothing is deleted or scaled down while Temporal cannot say what still runs.
-    return (
-      temporalTrouble(deps, key, error, cannot, connection) ?? {
-        condition: progressing('False', 'TemporalUnreachable', `${cannot}: ${errorMessage(error)}`),
-        requeueAfterMs: deps.pollIntervalMs,
-      }
-    );
+    const trouble = temporalTrouble(deps, key, error, what, connection);
+    return trouble
+      ? { failure: trouble.failure, requeueAfterMs: trouble.requeueAfterMs }
+      : {
+          failure: { kind: 'Temporal', trouble: 'TemporalUnreachable', what, detail, connection },
+          requeueAfterMs: deps.pollIntervalMs,
+        };
   }
 }
 

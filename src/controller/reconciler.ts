@@ -5,6 +5,7 @@
 // being deleted goes through deletion.ts instead.
 import { finalizers, planReconcile } from '../planner/plan.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
+import { readFailureCondition } from '../status/read-failures.ts';
 import { reportOutcome } from '../status/report.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
@@ -34,7 +35,10 @@ export async function reconcile(
           finalizers(failed),
         )
       : { stored: failed.workerDeployment, done: [] };
-    const conditions = [...(execution.failed ? [execution.failed.condition] : []), failed.condition];
+    const conditions = [
+      ...(execution.failed ? [execution.failed.condition] : []),
+      readFailureCondition(failed.failure),
+    ];
     return writeStatus(deps, execution.stored, lastKnownVersions(execution.stored), conditions, failed.requeueAfterMs);
   }
 

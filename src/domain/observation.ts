@@ -3,7 +3,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import type { Condition } from '../status/conditions.ts';
+import type { ReadFailure } from './read-failure.ts';
 import type { BuildTaskQueues, GateRun, ObservedDeployment, PodProblem, TemporalDeploymentState } from './snapshot.ts';
 
 export interface Observation {
@@ -45,7 +45,7 @@ export interface FailedObservation {
   workerDeployment: TemporalWorkerDeployment;
   /** Known when the spec named an existing connection: the finalizers still go on. */
   connection?: TemporalConnection;
-  condition: Condition;
+  failure: ReadFailure;
   /** Undefined: wait for an event (a fixed spec, a changed Secret). */
   requeueAfterMs?: number;
 }

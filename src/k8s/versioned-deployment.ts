@@ -4,7 +4,7 @@ import type { V1Container, V1Deployment, V1EnvVar, V1PodTemplateSpec, V1Tolerati
 import { API_VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { Pool, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import { MUTUAL_TLS_KEYS } from '../temporal/credentials.ts';
+import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import { templateHash } from './build-id.ts';
 import { selectorLabels, temporalDeploymentName, versionedDeploymentName } from './names.ts';
 import type { WorkerConnection } from './worker-connection.ts';

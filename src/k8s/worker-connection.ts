@@ -7,7 +7,7 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
-import { MUTUAL_TLS_KEYS } from '../temporal/credentials.ts';
+import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 
 export type WorkerConnection = TemporalConnection['spec'] & {
   /** Of the Secret keys the workers read; absent for a connection without a Secret. */

@@ -5,11 +5,10 @@
 import { type Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import type { TemporalTrouble } from '../domain/read-failure.ts';
 import { TemporalConnectError } from './client-pool.ts';
 
 const { ResourceExhaustedCause } = proto.temporal.api.enums.v1;
-
-export type TemporalTrouble = 'TemporalRateLimited' | 'TemporalUnreachable' | 'TemporalCredentialsRefused';
 
 /** Undefined when the error is about the request (a refused change, a missing object...). */
 export function troubleOf(error: unknown): TemporalTrouble | undefined {

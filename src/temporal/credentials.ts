@@ -5,6 +5,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import type { TLSConfig } from '@temporalio/client';
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
+import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 
 export type CredentialsProblem = 'SecretNotFound' | 'InvalidSecret';
 
@@ -18,8 +19,6 @@ export class CredentialsError extends Error {
     this.reason = reason;
   }
 }
-
-export const MUTUAL_TLS_KEYS = { certificate: 'tls.crt', privateKey: 'tls.key', ca: 'ca.crt' } as const;
 
 export interface ResolvedConnection {
   address: string;

@@ -1,0 +1,25 @@
+// Why a reconcile could not observe what it decides on, as plain data: the observer says what
+// happened, status/read-failures.ts says it to people. Temporal's own troubles (over its rate limit,
+// out of reach, refusing the credentials) are also how a Temporal action can fail.
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+
+export type TemporalTrouble = 'TemporalRateLimited' | 'TemporalUnreachable' | 'TemporalCredentialsRefused';
+
+export type ReadFailure =
+  | { kind: 'InvalidSpec'; errors: { field: string; message: string }[] }
+  /** `name`: the connection the spec names, in the worker deployment's namespace. */
+  | { kind: 'ConnectionNotFound'; namespace: string; name: string }
+  /** The connection's Secret is missing or unusable: `reason` says which (SecretNotFound, InvalidSecret). */
+  | { kind: 'ConnectionCredentials'; reason: string; connection: TemporalConnection; message: string }
+  | { kind: 'TemporalNamespaceNotFound'; what: string; detail: string }
+  | {
+      kind: 'Temporal';
+      trouble: TemporalTrouble;
+      /** What could not be done: "cannot read Worker Deployment …". */
+      what: string;
+      /** The server's or the network's words. */
+      detail: string;
+      /** How the server refused the credentials, in words that do not change between attempts. */
+      refusal?: string;
+      connection: TemporalConnection;
+    };

@@ -1,0 +1,59 @@
+// The condition that says why a reconcile could not look, or why Temporal refused an action:
+// Stalled where a person must fix something, Progressing=False where time may fix it. The message
+// keeps the server's words and no changing figure, so a repeated failure does not rewrite the
+// status, which would bring the reconcile straight back. Pure.
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import type { ReadFailure } from '../domain/read-failure.ts';
+import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
+import { type Condition, progressing, stalled } from './conditions.ts';
+
+export function readFailureCondition(failure: ReadFailure): Condition {
+  switch (failure.kind) {
+    case 'InvalidSpec':
+      return stalled('InvalidSpec', failure.errors.map((e) => `${e.field}: ${e.message}`).join('; '));
+    case 'ConnectionNotFound':
+      return stalled(
+        'ConnectionNotFound',
+        `TemporalConnection ${failure.namespace}/${failure.name} does not exist: create it or fix spec.workerOptions.connectionRef.name`,
+      );
+    case 'ConnectionCredentials': {
+      const { namespace, name } = failure.connection.metadata;
+      return stalled(failure.reason, `TemporalConnection ${namespace}/${name}: ${failure.message}`);
+    }
+    case 'TemporalNamespaceNotFound':
+      return stalled('TemporalNamespaceNotFound', `${failure.what}: ${failure.detail}`);
+    case 'Temporal':
+      switch (failure.trouble) {
+        case 'TemporalRateLimited':
+          return progressing(
+            'False',
+            failure.trouble,
+            `${failure.what}: ${failure.detail}; Temporal is rate limiting the controller, which tries again after a growing delay and scales down and deletes nothing meanwhile`,
+          );
+        case 'TemporalUnreachable':
+          return progressing('False', failure.trouble, `${failure.what}: ${failure.detail}`);
+        case 'TemporalCredentialsRefused':
+          return stalled(
+            failure.trouble,
+            `${failure.what}: Temporal refused ${credentialsOf(failure.connection)} (${failure.refusal ?? ''}): ${remedyOf(failure.connection)}; the controller scales down and deletes nothing meanwhile`,
+          );
+      }
+  }
+}
+
+/** Names the credentials the controller sent, never their value. */
+function credentialsOf(connection: TemporalConnection): string {
+  const namespace = connection.metadata.namespace ?? '';
+  const of = `of TemporalConnection ${namespace}/${connection.metadata.name ?? ''}`;
+  const { mutualTLSSecretRef: mtls, apiKeySecretRef: apiKey } = connection.spec;
+  if (mtls)
+    return `the client certificate ${of} (Secret ${namespace}/${mtls.name}, keys ${MUTUAL_TLS_KEYS.certificate} and ${MUTUAL_TLS_KEYS.privateKey})`;
+  if (apiKey) return `the API key ${of} (Secret ${namespace}/${apiKey.name}, key ${apiKey.key})`;
+  return `the connection without credentials ${of}`;
+}
+
+function remedyOf(connection: TemporalConnection): string {
+  if (!connection.spec.mutualTLSSecretRef && !connection.spec.apiKeySecretRef)
+    return 'give the TemporalConnection a mutualTLSSecretRef or an apiKeySecretRef that this server accepts';
+  return 'put credentials that this server accepts in the Secret (the controller tries again as soon as it changes)';
+}
