@@ -2,14 +2,15 @@
 // keeps its Deployment and Pods until the workflow is done, and the worker deployment says why;
 // the force annotation deletes at once and says what it strands.
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { type Client, WorkflowIdReusePolicy } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import { condition, type ControlledNamespace, controlledNamespace, rolledOut } from '../support/controller.ts';
-import { eventually, kubeConfig, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
+import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
+import { pinnedWorkflow } from '../support/pinned-workflow.ts';
 import { temporalOperator } from '../support/temporal-operator.ts';
 
 /** v1 current with a workflow pinned to it, then v2 current while v1 drains. */
@@ -23,15 +24,7 @@ async function pinnedToDrainingBuild(t: TestContext, prefix: string) {
     template: ns.template('blue'),
   });
   const v1 = (await ns.until('orders', 'v1 to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
-  const workflow = await client.workflow.start('pinnedUntilSignalled', {
-    taskQueue: ns.taskQueue,
-    workflowId: uniqueName('pinned'),
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-  });
-  await eventually('the workflow to be pinned to v1', async () => {
-    const info = (await workflow.describe()).raw.workflowExecutionInfo?.versioningInfo;
-    return info?.deploymentVersion?.buildId === v1 ? true : undefined;
-  });
+  const workflow = await pinnedWorkflow(client, ns.taskQueue, v1);
   await ns.patchSpec('orders', { template: ns.template('green') });
   const draining = await ns.until(
     'orders',

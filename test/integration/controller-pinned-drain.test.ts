@@ -1,13 +1,13 @@
 // A pinned workflow keeps its build alive: after a new build becomes current, the old one drains
 // with its Pods running, the workflow finishes on it, and only then is it scaled down, deleted,
 // and its Temporal record removed.
-import { WorkflowIdReusePolicy } from '@temporalio/client';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
-import { eventually, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
+import { eventually, temporalClient, testNamespace } from '../support/environment.ts';
+import { pinnedWorkflow } from '../support/pinned-workflow.ts';
 import { temporalOperator } from '../support/temporal-operator.ts';
 
 test('AllAtOnce v1 to v2 with a workflow pinned to v1: v1 drains with its Pods, the workflow ends on v1, then v1 goes', async (t) => {
@@ -26,15 +26,7 @@ test('AllAtOnce v1 to v2 with a workflow pinned to v1: v1 drains with its Pods, 
   assert.equal(condition(first, 'Ready')?.reason, 'TargetCurrent');
   assert.equal(condition(first, 'Progressing')?.status, 'False');
 
-  const workflow = await client.workflow.start('pinnedUntilSignalled', {
-    taskQueue: ns.taskQueue,
-    workflowId: uniqueName('pinned'),
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-  });
-  await eventually('the workflow to be pinned to v1', async () => {
-    const info = (await workflow.describe()).raw.workflowExecutionInfo?.versioningInfo;
-    return info?.deploymentVersion?.buildId === v1 ? true : undefined;
-  });
+  const workflow = await pinnedWorkflow(client, ns.taskQueue, v1);
 
   await ns.patchSpec('orders', { template: ns.template('green') });
   const draining = await ns.until(
