@@ -18,8 +18,8 @@ import { observeDeployment } from '../k8s/observed-deployment.ts';
 import { podProblems } from '../k8s/pod-problems.ts';
 import { versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
-import { gateTaskQueues, gateWorkflowId } from '../planner/gates.ts';
-import { readsNeeded } from '../planner/plan.ts';
+import { gateWorkflowId } from '../planner/gates.ts';
+import { gateQueues, readsNeeded } from '../planner/plan.ts';
 import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
@@ -125,7 +125,7 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
     const stage = needs.gateStage;
     try {
       const runs: NonNullable<TargetObservation['gateRuns']> = {};
-      for (const queue of gateTaskQueues(target.taskQueues))
+      for (const queue of gateQueues(observation, target.taskQueues))
         runs[queue] = await temporal.readGate(gateWorkflowId(temporalName, buildId, stage, queue));
       target.gateStage = stage;
       target.gateRuns = runs;

@@ -78,7 +78,7 @@ export function judgeGate({ stage, taskQueues, runs, retry, replace }: GateCheck
     return {
       state: 'pending',
       start: [],
-      reason: `gate ${stage} waits for the build's workers to register a task queue for workflows and activities`,
+      reason: `gate ${stage} waits for the build's workers to register a task queue for workflows and activities (a build whose workers poll no activities runs its gates on its workflow queues once its registration grace has passed)`,
     };
   const failed = taskQueues.find((q) => runs[q]?.status === 'Failed');
   const failedRun = failed === undefined ? undefined : runs[failed];
@@ -121,9 +121,11 @@ export function gateWorkflowId(temporalName: string, buildId: string, stage: str
  * The workflow task queues a build's gates run on. A queue counts once the build's workers poll it
  * for activities too: until then Temporal sends the activities of a workflow pinned to the build
  * to the queue's current build (its rule for a queue the pinned version lacks), and the gate would
- * judge the build it is to replace.
+ * judge the build it is to replace. A build whose workers still poll no queue for activities once
+ * the registration grace has passed has no activities at all: its gates run on its workflow queues.
  */
-export function gateTaskQueues(taskQueues: BuildTaskQueues): string[] {
+export function gateTaskQueues(taskQueues: BuildTaskQueues, pastRegistrationGrace: boolean): string[] {
+  if (pastRegistrationGrace && taskQueues.activity.length === 0) return [...taskQueues.workflow].sort();
   const withActivities = new Set(taskQueues.activity);
   return taskQueues.workflow.filter((q) => withActivities.has(q)).sort();
 }
@@ -173,6 +175,8 @@ export interface GateDecision {
   starts: GateStart[];
   /** What was learned, for an event: the gate passed. */
   passed?: string;
+  /** What a pending gate waits for, when its runs were read. */
+  waiting?: string;
   /** What blocks the rollout until someone acts: a failed gate, or one that cannot progress. */
   failure?: { reason: 'RolloutAborted' | 'GateFailed' | 'GateStuck'; message: string };
 }
@@ -288,7 +292,9 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
     memory: { gates },
     starts,
     ...stuck,
-    ...(verdict.state === 'passed' ? { passed: `${verdict.reason} for build ${buildId}` } : {}),
+    ...(verdict.state === 'passed'
+      ? { passed: `${verdict.reason} for build ${buildId}` }
+      : { waiting: verdict.reason }),
   };
 }
 

@@ -5,7 +5,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import type { Observation } from '../domain/observation.ts';
-import type { TemporalDeploymentState } from '../domain/snapshot.ts';
+import type { BuildTaskQueues, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { type JoinedVersion, joinVersions, rememberedCurrentTimes } from '../status/versions.ts';
 import {
@@ -26,7 +26,7 @@ import {
   routedState,
   unversionedPollersMatter,
 } from './routing.ts';
-import { planVersions, type VersionAction } from './versions.ts';
+import { planVersions, REGISTRATION_GRACE_MS, type VersionAction } from './versions.ts';
 
 export interface PlannerConfig {
   /** This installation's identity: the manager identity it claims in Temporal. */
@@ -102,6 +102,15 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
   };
 }
 
+/** The task queues the target's gates run on (see gateTaskQueues): the observer reads their runs, the planner judges them. */
+export function gateQueues(observation: Omit<Observation, 'target'>, taskQueues: BuildTaskQueues): string[] {
+  const own = observation.deployments.filter((d) => d.buildId === observation.buildId);
+  const since = own.map((d) => d.availableSince?.getTime());
+  const lastAvailable = since.every((t) => t !== undefined) && own.length > 0 ? Math.max(...since) : undefined;
+  const pastGrace = lastAvailable !== undefined && observation.now.getTime() - lastAvailable >= REGISTRATION_GRACE_MS;
+  return gateTaskQueues(taskQueues, pastGrace);
+}
+
 export function planReconcile(observation: Observation, config: PlannerConfig): Plan {
   const { now, buildId, temporal, workerDeployment } = observation;
   const spec = workerDeployment.spec;
@@ -137,7 +146,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     registered && observedGate?.gateRuns && observedGate.gateStage
       ? {
           stage: observedGate.gateStage,
-          taskQueues: gateTaskQueues(observedGate.taskQueues),
+          taskQueues: gateQueues(observation, observedGate.taskQueues),
           runs: observedGate.gateRuns,
         }
       : undefined,
@@ -162,6 +171,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
       status: target?.status ?? 'NotRegistered',
       healthy: target?.healthy ?? false,
       gate: gateState,
+      ...(gateState === 'pending' && gateDecision.waiting ? { gateWaiting: gateDecision.waiting } : {}),
       ...(target?.lastCurrentAt ? { lastCurrentAt: target.lastCurrentAt } : {}),
     },
     routing: {

@@ -17,6 +17,8 @@ export interface RoutingInput {
     lastCurrentAt?: Date;
     /** The gate that stands before the next routing change: passed (or none), still pending, or failed. */
     gate: 'passed' | 'pending' | 'failed';
+    /** What a pending gate waits for, in its own words. */
+    gateWaiting?: string;
   };
   routing: {
     currentBuildId?: string;
@@ -88,7 +90,12 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
   // While the target ramps, a step's pause runs beside the gate of the next step (see progressive).
   const ramps = rollout.strategy === 'Progressive' && routing.rampingBuildId === target.buildId;
   if (target.gate === 'pending' && !ramps)
-    return { action: 'wait', reason: `waiting for the gate workflows of ${build} to complete` };
+    return {
+      action: 'wait',
+      reason: target.gateWaiting
+        ? `waiting for the gate of ${build}: ${target.gateWaiting}`
+        : `waiting for the gate workflows of ${build} to complete`,
+    };
   if (!routing.currentBuildId && routing.unversionedPollersConfirmed === undefined) {
     return {
       action: 'wait',

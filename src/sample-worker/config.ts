@@ -8,7 +8,10 @@ export interface SampleWorkerConfig {
   deploymentName: string;
   buildId: string;
   taskQueue: string;
-  /** `SAMPLE_BEHAVIOUR`: reported by every activity, so builds visibly differ; `fail-gate` fails gates. */
+  /**
+   * `SAMPLE_BEHAVIOUR`: reported by every activity, so builds visibly differ; `fail-gate` fails
+   * gates; one that starts with `workflows-only` registers no activities.
+   */
   behaviour: string;
   apiKey?: string;
   /** On with TEMPORAL_TLS=true, an API key, a server name, a server CA or a client certificate. */
@@ -75,3 +78,6 @@ function readIfExists(path: string): string | undefined {
     throw error;
   }
 }
+
+/** The start of a SAMPLE_BEHAVIOUR whose worker registers no activities (see worker.ts). */
+export const WORKFLOWS_ONLY = 'workflows-only';

@@ -6,7 +6,7 @@ import {
   type WorkflowBundle,
 } from '@temporalio/worker';
 import { createActivities } from './activities.ts';
-import type { SampleWorkerConfig } from './config.ts';
+import { type SampleWorkerConfig, WORKFLOWS_ONLY } from './config.ts';
 
 export const workflowsPath = new URL('./workflows.ts', import.meta.url).pathname;
 
@@ -60,12 +60,15 @@ export function createSampleWorker(
     namespace: config.namespace,
     taskQueue: config.taskQueue,
     identity,
-    activities: createActivities({
-      deploymentName: config.deploymentName,
-      buildId: config.buildId,
-      behaviour: config.behaviour,
-      identity,
-    }),
+    // A worker with no activities polls no activity task queue: what some real workers are.
+    activities: config.behaviour.startsWith(WORKFLOWS_ONLY)
+      ? {}
+      : createActivities({
+          deploymentName: config.deploymentName,
+          buildId: config.buildId,
+          behaviour: config.behaviour,
+          identity,
+        }),
     workerDeploymentOptions: {
       version: { deploymentName: config.deploymentName, buildId: config.buildId },
       useWorkerVersioning: true,

@@ -65,3 +65,11 @@ export async function gate(input: GateInput = {}): Promise<WorkerIdentity> {
   return worker;
 }
 setWorkflowOptions({ versioningBehavior: 'PINNED' }, gate);
+
+/** A gate that calls no activity, for builds whose workers register none: passes unless its input says `pass: false`. */
+export async function workflowOnlyGate(input: GateInput = {}): Promise<void> {
+  if (input.delayMs) await sleep(input.delayMs);
+  if (input.pass === false)
+    throw ApplicationFailure.nonRetryable(input.message ?? 'the gate input asked to fail', 'GateFailed');
+}
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, workflowOnlyGate);

@@ -333,3 +333,31 @@ test('the retry annotation runs a failed gate again, once per value', async (t) 
   assert.equal(passed.status?.targetVersion?.gateRetry, 'after-canary-fix', 'the value acted on is remembered');
   assert.equal(passed.metadata.generation, 2, 'no spec change was needed');
 });
+
+test('a build whose workers register no activities runs its gate on its workflow queue once its registration grace has passed', async (t) => {
+  const namespace = await testNamespace(t, 'gate-no-activities');
+  const client = await temporalClient(t);
+  const ns = await controlledNamespace(t, namespace);
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('workflows-only-blue') });
+  await ns.until('orders', 'the first build to be current', rolledOut);
+
+  await ns.patchSpec('orders', {
+    rollout: { strategy: 'AllAtOnce', gate: { workflowType: 'workflowOnlyGate' } },
+    template: ns.template('workflows-only-green'),
+  });
+  const promoted = await ns.until(
+    'orders',
+    'the gate to run on the workflow queue and the build to be promoted',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID === twd.status?.targetVersion?.buildID,
+    120_000,
+  );
+  const v2 = promoted.status?.currentVersion?.buildID ?? '';
+  const id = gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue);
+  const gateRun = await client.workflow.getHandle(id).describe();
+  assert.equal(gateRun.status.name, 'COMPLETED');
+  assert.equal(
+    gateRun.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId,
+    v2,
+    'the gate ran pinned to the new build',
+  );
+});

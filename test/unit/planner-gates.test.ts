@@ -271,7 +271,8 @@ const wholeVerdicts: [string, GateCheck, GateVerdict][] = [
     {
       state: 'pending',
       start: [],
-      reason: "gate step-1 waits for the build's workers to register a task queue for workflows and activities",
+      reason:
+        "gate step-1 waits for the build's workers to register a task queue for workflows and activities (a build whose workers poll no activities runs its gates on its workflow queues once its registration grace has passed)",
     },
   ],
 ];
@@ -288,7 +289,21 @@ test("a gate run's workflow ID names the deployment, build, stage and queue", ()
 });
 
 test('gates run on the workflow task queues that also take activities, sorted', () => {
-  assert.deepEqual(gateTaskQueues({ workflow: ['c', 'b', 'a'], activity: ['a', 'c', 'd'] }), ['a', 'c']);
+  assert.deepEqual(gateTaskQueues({ workflow: ['c', 'b', 'a'], activity: ['a', 'c', 'd'] }, false), ['a', 'c']);
+  assert.deepEqual(
+    gateTaskQueues({ workflow: ['c', 'b', 'a'], activity: ['a', 'c', 'd'] }, true),
+    ['a', 'c'],
+    'a build that polls activities somewhere keeps the rule after the grace',
+  );
+});
+
+test('a build that polls no activities at all runs its gates on its workflow queues, once the registration grace has passed', () => {
+  assert.deepEqual(
+    gateTaskQueues({ workflow: ['b', 'a'], activity: [] }, false),
+    [],
+    'within the grace: it may yet poll',
+  );
+  assert.deepEqual(gateTaskQueues({ workflow: ['b', 'a'], activity: [] }, true), ['a', 'b']);
 });
 
 const failureAt = (generation: number, failedStage: string) => ({
@@ -342,6 +357,7 @@ test('a failure of an older generation: the gate is read and its failed run star
         gate: gate('smoke'),
       },
     ],
+    waiting: 'gate rollout starts on a',
   });
 });
 
@@ -407,7 +423,12 @@ test('a gate still running: pending, its runs remembered, no pass said', () => {
       { ...twoStages, previous: undefined },
       { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Running' } } },
     ),
-    { gate: 'pending', memory: { gates: [remembered('rollout', 'Running')] }, starts: [] },
+    {
+      gate: 'pending',
+      memory: { gates: [remembered('rollout', 'Running')] },
+      starts: [],
+      waiting: 'gate rollout runs on a',
+    },
   );
 });
 

@@ -333,6 +333,11 @@ const reasons: [string, RoutingInput, string][] = [
   ],
   ['a pending gate', input({ target: { gate: 'pending' } }), 'waiting for the gate workflows of build v2 to complete'],
   [
+    'a pending gate that says what it waits for',
+    input({ target: { gate: 'pending', gateWaiting: 'gate rollout runs on q' } }),
+    'waiting for the gate of build v2: gate rollout runs on q',
+  ],
+  [
     'task queues not yet known',
     input({ routing: { currentBuildId: undefined, unversionedPollersConfirmed: undefined } }),
     'waiting for build v2 to register its task queues, to tell whether unversioned workers poll them',

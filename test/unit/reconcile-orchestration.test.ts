@@ -242,6 +242,35 @@ test('a gate with no run yet: its task queues and run are read, it starts pinned
   ]);
 });
 
+test('a build whose workers poll no activities gets its gate on its workflow queue once its registration grace has passed', async () => {
+  const world = rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } });
+  const workflowsOnly = { workflow: [TASK_QUEUE], activity: [] };
+  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
+  const owner = world.workerDeployment;
+  const young = await recordedReconcile({
+    ...world,
+    taskQueues: workflowsOnly,
+    deployments: [
+      deployment(owner, 'v1', { since: minutesAgo(60) }),
+      deployment(owner, 'v2', { since: minutesAgo(0.25) }),
+    ],
+  });
+  assert.deepEqual(young.calls, ['temporal.describe', 'temporal.taskQueues v2', 'k8s.replaceStatus orders@10']);
+  assert.match(
+    young.status?.conditions?.find((c) => c.type === 'Progressing')?.message ?? '',
+    /gate rollout waits for the build's workers to register a task queue for workflows and activities/,
+  );
+
+  const grown = await recordedReconcile({ ...world, taskQueues: workflowsOnly });
+  assert.deepEqual(grown.calls, [
+    'temporal.describe',
+    'temporal.taskQueues v2',
+    `temporal.readGate ${id}`,
+    `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+});
+
 test('a gate run of an older generation is terminated, then the gate of the new spec starts under the same ID', async () => {
   const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
   const started = { stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: id, status: 'Running', generation: 1 };
