@@ -339,7 +339,7 @@ test('a build whose workers register no activities runs its gate on its workflow
   const client = await temporalClient(t);
   const ns = await controlledNamespace(t, namespace);
   await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('workflows-only-blue') });
-  await ns.until('orders', 'the first build to be current', rolledOut);
+  const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID;
 
   await ns.patchSpec('orders', {
     rollout: { strategy: 'AllAtOnce', gate: { workflowType: 'workflowOnlyGate' } },
@@ -348,7 +348,7 @@ test('a build whose workers register no activities runs its gate on its workflow
   const promoted = await ns.until(
     'orders',
     'the gate to run on the workflow queue and the build to be promoted',
-    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID === twd.status?.targetVersion?.buildID,
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
     120_000,
   );
   const v2 = promoted.status?.currentVersion?.buildID ?? '';
