@@ -32,7 +32,9 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
   const workerDeployment = withDefaults(schema, cached);
   const invalid = validate(schema, workerDeployment);
   if (invalid.length > 0) {
-    const text = invalid.map((e) => `${e.field}: ${e.message}`).join('; ');
+    const errors = invalid.map((e) => `${e.field}: ${e.message}`).join('; ');
+    // An object stored before a rule existed (or with admission skipped) is left running as it is.
+    const text = `${errors}; the running builds are left as they are until the spec is fixed`;
     return { failed: { workerDeployment: cached, condition: stalled('InvalidSpec', text) } };
   }
   const namespace = cached.metadata.namespace ?? '';

@@ -354,6 +354,27 @@ test("at the server's cap, the oldest drained build's record is deleted to make 
   assert.ok(run.status?.targetVersion?.madeRoomAt, 'the status remembers when room was made');
 });
 
+test('a stored object that admission now refuses (a reserved env name): nothing runs but the status, which says so', async () => {
+  const world = rolloutWorld();
+  Object.assign(world.workerDeployment.spec.template.spec.containers[0]!, {
+    env: [{ name: 'TEMPORAL_API_KEY', value: 'mine' }],
+  });
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, ['k8s.replaceStatus orders@10']);
+  assert.deepEqual(run.events, ['Warning InvalidSpec']);
+  const stalled = run.status?.conditions?.find((c) => c.type === 'Stalled');
+  assert.deepEqual(
+    [stalled?.status, stalled?.reason, stalled?.message],
+    [
+      'True',
+      'InvalidSpec',
+      'spec.template.spec.containers[0].env: container worker sets TEMPORAL_API_KEY, which only the controller sets ' +
+        '(from the TemporalConnection and the build): remove it from the template; ' +
+        'the running builds are left as they are until the spec is fixed',
+    ],
+  );
+});
+
 test('Temporal unreachable: nothing is written but the status, which keeps what it last said of the builds', async () => {
   const world = rolloutWorld();
   const run = await recordedReconcile({
