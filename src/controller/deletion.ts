@@ -13,7 +13,8 @@ import { ManagedElsewhereError } from '../temporal/deployment-cleanup.ts';
 import { FINALIZER, hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { removeFinalizer } from './finalizers.ts';
-import { errorMessage, lastKnownVersions, writeStatus } from './status-writer.ts';
+import { errorMessage } from '../k8s/api-errors.ts';
+import { lastKnownVersions, writeStatus } from './status-writer.ts';
 
 export async function finalizeWorkerDeployment(
   deps: ReconcilerDependencies,

@@ -16,7 +16,7 @@ import type { EventTarget, RecordEvent } from './events.ts';
 import { doneMessage } from './action-messages.ts';
 import { addFinalizer } from './finalizers.ts';
 import { GateInputError, gateInput } from './gate-input.ts';
-import { errorMessage } from './status-writer.ts';
+import { errorMessage } from '../k8s/api-errors.ts';
 import { type TemporalTrouble, temporalTrouble, type TroubleDependencies } from './temporal-trouble.ts';
 
 export interface ExecutorDependencies extends TroubleDependencies {
