@@ -153,6 +153,11 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
     entries().every((e) => typeof e.time === 'string' && typeof e.level === 'string' && typeof e.msg === 'string'),
     first.output(),
   );
+  assert.doesNotMatch(
+    first.output(),
+    /Unknown API Status Code|HTTP-Code:/,
+    "API errors are logged in the server's words",
+  );
   // The worker deployment's reconcile may still be writing its status when its Deployment is counted.
   await eventually(
     '--log-level=debug to log the reconcile of the worker deployment with its object and count',
