@@ -19,6 +19,8 @@ export interface EnvironmentOptions {
   temporalDynamicConfig?: Record<string, unknown>;
   /** Serve Temporal's web UI (default: headless). */
   temporalUi?: boolean;
+  /** Temporal namespaces to create besides `default`. */
+  temporalNamespaces?: string[];
   /** Keep the temporary folder (logs, etcd data, kubeconfig) after stop(). */
   keepDir?: boolean;
   log?: Log;
@@ -57,6 +59,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       startKubernetes(dir, binaries).then((k) => (components.push(...k.components), k)),
       startTemporal(dir, binaries, options.temporalDynamicConfig ?? FAST_DYNAMIC_CONFIG, {
         ui: options.temporalUi ?? false,
+        namespaces: options.temporalNamespaces ?? [],
       }).then((t) => (components.push(t.component), t)),
     ]);
     const kubeconfig = new KubeConfig();

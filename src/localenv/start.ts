@@ -8,12 +8,18 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import { BinaryBuildError } from './binaries.ts';
 import { superviseController } from './controller-supervisor.ts';
 import { startEnvironment } from './environment.ts';
+import { EXAMPLE_CONNECTION, exampleTemporalNamespaces } from './examples.ts';
 import { startMessage } from './start-message.ts';
 
 const started = Date.now();
 let environment;
 try {
-  environment = await startEnvironment({ crdDir: CRD_DIR, temporalUi: true });
+  // The examples' Temporal namespaces and connection name too, so that each runs unchanged.
+  environment = await startEnvironment({
+    crdDir: CRD_DIR,
+    temporalUi: true,
+    temporalNamespaces: exampleTemporalNamespaces().filter((n) => n !== 'default'),
+  });
 } catch (error) {
   console.error(error instanceof BinaryBuildError ? error.message : error);
   process.exit(1);
@@ -68,7 +74,7 @@ try {
   await create(KINDS.TemporalConnection.plural, {
     apiVersion: `${GROUP}/${VERSION}`,
     kind: 'TemporalConnection',
-    metadata: { name: 'local' },
+    metadata: { name: EXAMPLE_CONNECTION },
     spec: { hostPort: env.temporalAddress },
   });
   await create(KINDS.TemporalWorkerDeployment.plural, {
@@ -77,7 +83,7 @@ try {
     metadata: { name: 'sample' },
     spec: {
       replicas: 2,
-      workerOptions: { connectionRef: { name: 'local' }, temporalNamespace: env.temporalNamespace },
+      workerOptions: { connectionRef: { name: EXAMPLE_CONNECTION }, temporalNamespace: env.temporalNamespace },
       sunset: { scaledownDelay: '1m', deleteDelay: '5m' },
       template: sample('blue'),
     },

@@ -35,6 +35,8 @@ export interface TemporalServerOptions {
   dbFilename?: string;
   /** Serve the web UI (default: headless, as tests need no UI). */
   ui?: boolean;
+  /** Temporal namespaces created at start besides `default`. */
+  namespaces?: string[];
 }
 
 /** Tries a few times: a port found free may be taken by another process before the server binds it. */
@@ -78,7 +80,7 @@ async function startTemporalOnce(
       `--port=${port}`,
       `--http-port=${await freePort()}`,
       `--metrics-port=${await freePort()}`,
-      `--namespace=${TEMPORAL_NAMESPACE}`,
+      ...[TEMPORAL_NAMESPACE, ...(options.namespaces ?? [])].map((n) => `--namespace=${n}`),
       ...(options.dbFilename ? [`--db-filename=${options.dbFilename}`] : []),
       '--log-level=warn',
       ...Object.entries(dynamicConfig).flatMap(([key, value]) => [

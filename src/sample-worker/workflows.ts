@@ -65,3 +65,9 @@ export async function gate(input: GateInput = {}): Promise<WorkerIdentity> {
   return worker;
 }
 setWorkflowOptions({ versioningBehavior: 'PINNED' }, gate);
+
+/** The gate of examples/gate-input-from-secret.yaml, so that the example runs on `npm start`'s environment. */
+export async function LedgerSmokeTest(input: GateInput = {}): Promise<WorkerIdentity> {
+  return gate(input);
+}
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, LedgerSmokeTest);
