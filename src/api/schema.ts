@@ -12,6 +12,8 @@ export interface Rule<Self = never> {
   cel: string;
   /** Shown to the user; it names what to change. */
   message: string;
+  /** A message built from the value, in place of `message`: in CEL (`messageExpression`) and the same in TypeScript. */
+  explanation?: { cel: string; text: (self: Self) => string };
   /** Where the API server points the error, relative to the object the rule sits on (`.steps`). */
   fieldPath?: string;
   /** The same rule in TypeScript; `old` is given on update for transition rules. */
@@ -32,6 +34,7 @@ export function withRules<T extends TSchema>(schema: T, ...attached: Rule<T['sta
     'x-kubernetes-validations': all.map((r) => ({
       rule: r.cel,
       message: r.message,
+      ...(r.explanation ? { messageExpression: r.explanation.cel } : {}),
       ...(r.fieldPath ? { fieldPath: r.fieldPath } : {}),
     })),
   });

@@ -1,6 +1,7 @@
 // TemporalWorkerDeployment (twd): one Temporal Worker Deployment, run as one Kubernetes
 // Deployment per build (per build and pool, with pools).
 import { type Static, Type } from '@sinclair/typebox';
+import { RESERVED_ENV } from './reserved-env.ts';
 import { conditions } from './status.ts';
 import {
   DNS_LABEL,
@@ -14,6 +15,7 @@ import {
   stringMap,
   withRules,
   objectMeta,
+  type Rule,
 } from './schema.ts';
 
 /** The shortest pause of a Progressive step: at least one metrics scrape (15-30s) must land in it for anyone to judge the step. */
@@ -144,6 +146,30 @@ const pool = Type.Object(
   { description: 'A task queue and pod placement of every build.' },
 );
 
+// Bounds that let the API server afford the reserved-name rule (it refuses a CRD whose CEL could cost too much).
+const MAX_CONTAINERS = 32;
+const MAX_ENV = 512;
+const MAX_ENV_NAME_LENGTH = 256;
+
+/** A container may not set a variable the controller sets: its value would be replaced without a word. */
+function reservedEnvRule(): Rule<{ name: string; env?: { name: string }[] }> {
+  const reserved = `[${RESERVED_ENV.map((n) => `'${n}'`).join(', ')}]`;
+  const advice =
+    ', which only the controller sets (from the TemporalConnection and the build): remove it from the template';
+  return {
+    cel: `!has(self.env) || self.env.all(e, !(e.name in ${reserved}))`,
+    message: `a container may not set ${RESERVED_ENV.join(', ')}: the controller sets them`,
+    fieldPath: '.env',
+    // The first reserved name only: a list joined in CEL costs more than the API server allows here.
+    explanation: {
+      cel: `'container ' + self.name + ' sets ' + self.env.filter(e, e.name in ${reserved})[0].name + '${advice}'`,
+      text: (self) =>
+        `container ${self.name} sets ${self.env?.find((e) => RESERVED_ENV.includes(e.name))?.name}${advice}`,
+    },
+    check: (self) => !self.env?.some((e) => RESERVED_ENV.includes(e.name)),
+  };
+}
+
 const podTemplate = Type.Object(
   {
     metadata: Type.Optional(
@@ -158,17 +184,38 @@ const podTemplate = Type.Object(
     spec: Type.Object(
       {
         containers: Type.Array(
-          Type.Object(
-            {
-              name: dnsLabel('Container name.'),
-              image: Type.Optional(Type.String({ description: 'Container image.' })),
-            },
-            {
-              description: 'A core/v1 Container; the controller injects the Temporal environment.',
-              'x-kubernetes-preserve-unknown-fields': true,
-            },
+          withRules(
+            Type.Object(
+              {
+                name: dnsLabel('Container name.'),
+                image: Type.Optional(Type.String({ description: 'Container image.' })),
+                env: Type.Optional(
+                  Type.Array(
+                    Type.Object(
+                      {
+                        name: Type.String({
+                          description: 'Variable name.',
+                          minLength: 1,
+                          maxLength: MAX_ENV_NAME_LENGTH,
+                        }),
+                      },
+                      { description: 'A core/v1 EnvVar.', 'x-kubernetes-preserve-unknown-fields': true },
+                    ),
+                    {
+                      description: `Environment variables; ${RESERVED_ENV.join(', ')} are set by the controller.`,
+                      maxItems: MAX_ENV,
+                    },
+                  ),
+                ),
+              },
+              {
+                description: 'A core/v1 Container; the controller injects the Temporal environment.',
+                'x-kubernetes-preserve-unknown-fields': true,
+              },
+            ),
+            reservedEnvRule(),
           ),
-          { description: 'Containers of the worker Pod.', minItems: 1 },
+          { description: 'Containers of the worker Pod.', minItems: 1, maxItems: MAX_CONTAINERS },
         ),
       },
       { description: 'A core/v1 PodSpec.', 'x-kubernetes-preserve-unknown-fields': true },

@@ -42,7 +42,8 @@ function checkRules(schema: TSchema, value: unknown, old: unknown, path: string,
   if (value === undefined) return;
   for (const rule of rulesOf(schema)) {
     if (rule.transition && old === undefined) continue;
-    if (!rule.check(value, old)) errors.push({ field: join(path, rule.fieldPath ?? ''), message: rule.message });
+    if (!rule.check(value, old))
+      errors.push({ field: join(path, rule.fieldPath ?? ''), message: rule.explanation?.text(value) ?? rule.message });
   }
   if (schema.type === 'object' && schema.properties && typeof value === 'object' && value !== null) {
     for (const [key, child] of Object.entries(schema.properties as Record<string, TSchema>)) {

@@ -188,6 +188,42 @@ export const SETTINGS = {
     description: 'name of the Lease',
     parse: text,
   },
+  leaderElectLeaseDuration: {
+    value: '<duration>',
+    env: 'TWC_LEADER_ELECT_LEASE_DURATION',
+    default: '15s',
+    description: 'how long a standby waits after the last renewal before it takes the Lease',
+    parse: duration,
+  },
+  leaderElectRenewDeadline: {
+    value: '<duration>',
+    env: 'TWC_LEADER_ELECT_RENEW_DEADLINE',
+    default: '10s',
+    description:
+      'how long the leader keeps trying to renew before it stops reconciling and exits; shorter than the lease duration',
+    parse: duration,
+  },
+  leaderElectRetryPeriod: {
+    value: '<duration>',
+    env: 'TWC_LEADER_ELECT_RETRY_PERIOD',
+    default: '2s',
+    description: 'how often the Lease is tried, to take or to renew it',
+    parse: duration,
+  },
+  kubeApiQps: {
+    value: '<requests per second>',
+    env: 'TWC_KUBE_API_QPS',
+    default: '20',
+    description: 'requests per second to the Kubernetes API, watches aside, beyond the burst',
+    parse: rate,
+  },
+  kubeApiBurst: {
+    value: '<n>',
+    env: 'TWC_KUBE_API_BURST',
+    default: '30',
+    description: 'requests to the Kubernetes API that may go at once before --kube-api-qps applies',
+    parse: positive,
+  },
   logLevel: {
     value: `<${LOG_LEVELS.join('|')}>`,
     env: 'TWC_LOG_LEVEL',
@@ -228,17 +264,20 @@ function flagsOf(key: string, s: Setting<unknown>): string[] {
   return s.switch ? [`${flag} ${s.value}`, `--no-${flag.slice(2)}`] : [`${flag} ${s.value}`];
 }
 
+/** Commander's own help adds defaults and variables; ours are in each description already. */
+export const HELP_CONFIGURATION = { optionDescription: (option: Option): string => option.description };
+
 /** The options of `twc run`, defaults computed now. */
 export function commandOptions(): Option[] {
   return settings.flatMap(([key, s]) => {
     const [flags = '', negation] = flagsOf(key, s);
-    // A default that the controller finds later (all namespaces, client-node's kubeconfig): the help says how.
-    const later = s.default === undefined && !s.computeDefault;
-    const description = later ? `${s.description} (default: ${plain(s.defaultText ?? '')})` : s.description;
-    const option = new Option(flags, description).argParser(s.parse);
+    // The help shows each default as it is written (`10s`, `:8080`), or how it is found, and the
+    // variable, in one bracket: commander would show only defaults it holds, as JSON.
+    const shown = [`default: ${s.default ?? plain(s.defaultText ?? '')}`, ...(s.env ? [`env: ${s.env}`] : [])];
+    const option = new Option(flags, `${s.description} (${shown.join(', ')})`).argParser(s.parse);
     if (s.env) option.env(s.env);
-    if (s.default !== undefined) option.default(s.parse(s.default), s.default);
-    else if (s.computeDefault) option.default(s.computeDefault(), plain(s.defaultText ?? ''));
+    if (s.default !== undefined) option.default(s.parse(s.default));
+    else if (s.computeDefault) option.default(s.computeDefault());
     if (!negation) return [option];
     option.preset('true');
     return [option, new Option(negation, `the same as ${flagOf(key)}=false`)];

@@ -3,20 +3,25 @@
 import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { collectDefaultMetrics } from 'prom-client';
 import { Controller } from '../controller/controller.ts';
 import { healthz, metrics as metricsRoute, readyz, type Route, serve } from '../runtime/http-server.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
-import { type BindAddress, commandOptions, type Config } from './config.ts';
+import { type BindAddress, commandOptions, type Config, HELP_CONFIGURATION } from './config.ts';
 
-const program = new Command('twc').description(
-  'Temporal Worker Controller: runs Temporal workers on Kubernetes with Worker Versioning',
-);
+const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
+  version: string;
+};
+const program = new Command('twc')
+  .description('Temporal Worker Controller: runs Temporal workers on Kubernetes with Worker Versioning')
+  .version(version);
 
-const run = program.command('run').description('run the controller');
+const run = program.command('run').description('run the controller').configureHelp(HELP_CONFIGURATION);
 for (const option of commandOptions()) run.addOption(option);
 run.action(async (options: Config) => {
   const log = await createLogger({ level: options.logLevel, format: options.logFormat });
@@ -26,8 +31,17 @@ run.action(async (options: Config) => {
     process.exit(1);
   });
   const kubeconfig = new KubeConfig();
-  if (options.kubeconfig) kubeconfig.loadFromFile(options.kubeconfig);
-  else kubeconfig.loadFromDefault();
+  try {
+    if (options.kubeconfig) kubeconfig.loadFromFile(options.kubeconfig);
+    else kubeconfig.loadFromDefault();
+  } catch (error) {
+    const file = options.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config';
+    program.error(`error: cannot read the kubeconfig ${file}: ${(error as Error).message}`);
+  }
+  if (options.leaderElectRenewDeadline >= options.leaderElectLeaseDuration)
+    program.error(
+      `error: --leader-elect-renew-deadline (${options.leaderElectRenewDeadline / 1000}s) must be shorter than --leader-elect-lease-duration (${options.leaderElectLeaseDuration / 1000}s)`,
+    );
   const metrics = new Metrics();
   // prom-client samples the event loop every 10 ms by default: most of an idle controller's CPU.
   collectDefaultMetrics({ register: metrics.registry, eventLoopMonitoringPrecision: 1000 });
@@ -41,6 +55,7 @@ run.action(async (options: Config) => {
     maxVersionsInDeployment: options.temporalMaxVersionsInDeployment,
     rollbackWindowMs: options.rollbackWindow,
     temporalReadBudget: options.temporalReadBudget,
+    kubernetesRate: { perSecond: options.kubeApiQps, burst: options.kubeApiBurst },
     metrics,
     log,
   });
@@ -60,6 +75,9 @@ run.action(async (options: Config) => {
         name: lease,
         // The pod name, made unique: a restarted container must not pass for its predecessor.
         identity: `${process.env.POD_NAME ?? hostname()}_${randomBytes(4).toString('hex')}`,
+        leaseDurationMs: options.leaderElectLeaseDuration,
+        renewDeadlineMs: options.leaderElectRenewDeadline,
+        retryPeriodMs: options.leaderElectRetryPeriod,
         onStartedLeading: () => {
           metrics.setLeader(lease, true);
           void run();

@@ -20,6 +20,7 @@ import { SelfHealingInformer } from '../runtime/informer.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
+import type { TokenRate } from '../runtime/token-bucket.ts';
 import { type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { referencedSecret } from '../temporal/credentials.ts';
@@ -31,6 +32,7 @@ import { isBeingDeleted } from '../domain/finalizer.ts';
 import { EventRecorder } from './events.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { reconcile } from './reconciler.ts';
+import { errorMessage } from '../k8s/api-errors.ts';
 
 /** Queue keys: `namespace/name` of a worker deployment, or this prefix and `namespace/name` of a connection. */
 const CONNECTION_KEY = 'connection:';
@@ -49,6 +51,8 @@ export interface ControllerOptions {
   rollbackWindowMs?: number;
   /** Reads per second of each Temporal namespace through each frontend, shared by all reconciles (default 20). */
   temporalReadBudget?: number;
+  /** Requests per second to the Kubernetes API beyond a burst (default: unlimited). */
+  kubernetesRate?: TokenRate;
   /** Default: none. Each reconcile logs through a child with its `kind`, `object` (`namespace/name`) and `reconcile` (a count). */
   log?: Logger;
   /** Where the controller counts its reconciles and requests; default: a registry of its own. */
@@ -77,7 +81,7 @@ export class Controller {
 
   constructor(options: ControllerOptions) {
     this.metrics = options.metrics ?? new Metrics();
-    const kubeconfig = this.metrics.kubeconfig(options.kubeconfig);
+    const kubeconfig = this.metrics.kubeconfig(options.kubeconfig, options.kubernetesRate);
     const watch = this.metrics.watch(kubeconfig);
     const log = options.log ?? silentLogger;
     const apps = kubeconfig.makeApiClient(AppsV1Api);
@@ -244,7 +248,7 @@ export class Controller {
         child.debug(result ? { requeueAfterMs: result.requeueAfterMs } : {}, 'reconciled');
         return result;
       } catch (error) {
-        child.error({ error: error instanceof Error ? error.message : String(error) }, 'reconcile failed');
+        child.error({ error: errorMessage(error) }, 'reconcile failed');
         throw error;
       }
     };

@@ -14,10 +14,11 @@ import { readFailureCondition } from '../status/read-failures.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { removeFinalizer } from './finalizers.ts';
+import { errorMessage } from '../k8s/api-errors.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { executePlan } from './execute.ts';
 import { describeInTemporal, ownedDeployments } from './observe.ts';
-import { errorMessage, lastKnownVersions, writeStatus } from './status-writer.ts';
+import { lastKnownVersions, writeStatus } from './status-writer.ts';
 
 export async function finalizeWorkerDeployment(
   deps: ReconcilerDependencies,

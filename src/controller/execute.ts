@@ -14,10 +14,11 @@ import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { EventTarget, RecordEvent } from './events.ts';
+import { doneMessage } from './action-messages.ts';
 import { type ConnectionReleaseDependencies, releaseConnection } from './connection-release.ts';
 import { addFinalizer, removeFinalizer } from './finalizers.ts';
 import { GateInputError, gateInput } from './gate-input.ts';
-import { errorMessage } from './status-writer.ts';
+import { errorMessage } from '../k8s/api-errors.ts';
 import { type TemporalTrouble, temporalTrouble, type TroubleDependencies } from './temporal-trouble.ts';
 
 export interface ExecutorDependencies extends TroubleDependencies, ConnectionReleaseDependencies {
@@ -74,7 +75,7 @@ export async function executePlan(
     const event = eventOf(action);
     if (event) await deps.recordEvent(about(), { type: 'Normal', ...event });
     // Actions are rare (a rollout's few steps): each is worth a line.
-    deps.log.info({ action: action.action }, action.reason);
+    deps.log.info({ action: action.action }, event?.message ?? action.reason);
   }
   return { stored, done };
 }
@@ -158,20 +159,11 @@ const KUBERNETES_FAILURES = {
 } as const;
 
 function eventOf(action: PlannedAction): { reason: string; message: string } | undefined {
-  switch (action.action) {
-    case 'addFinalizer':
-    case 'removeFinalizer':
-      return undefined;
-    case 'route':
-      return { reason: ROUTING_EVENTS[action.change.action], message: action.reason };
-    case 'deleteTemporalVersion':
-      return {
-        reason: EVENTS.deleteTemporalVersion,
-        message: `deleted version ${action.buildId} from Temporal: ${action.reason}`,
-      };
-    default:
-      return { reason: EVENTS[action.action], message: action.reason };
-  }
+  if (action.action === 'addFinalizer' || action.action === 'removeFinalizer') return undefined;
+  return {
+    reason: action.action === 'route' ? ROUTING_EVENTS[action.change.action] : EVENTS[action.action],
+    message: doneMessage(action),
+  };
 }
 
 function failureOf(

@@ -24,7 +24,7 @@ import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
-import { errorMessage } from './status-writer.ts';
+import { errorMessage } from '../k8s/api-errors.ts';
 import { temporalTrouble } from './temporal-trouble.ts';
 
 export type Observed =

@@ -8,7 +8,6 @@ import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { blocking, type Condition, conditionSet, mergeConditions } from '../status/conditions.ts';
-import { apiServerMessage } from '../k8s/api-errors.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
 import type { RecordEvent } from './events.ts';
 
@@ -58,8 +57,4 @@ export function lastKnownVersions(stored: TemporalWorkerDeployment): VersionsSta
   delete versions.conditions;
   delete versions.observedGeneration;
   return versions;
-}
-
-export function errorMessage(error: unknown): string {
-  return apiServerMessage(error) ?? (error instanceof Error ? error.message : String(error));
 }

@@ -8,7 +8,7 @@ import type { Backoff } from '../runtime/backoff.ts';
 import type { Condition } from '../status/conditions.ts';
 import { readFailureCondition } from '../status/read-failures.ts';
 import { credentialsRefusal, troubleOf } from '../temporal/call-failures.ts';
-import { errorMessage } from './status-writer.ts';
+import { errorMessage } from '../k8s/api-errors.ts';
 
 export interface TroubleDependencies {
   pollIntervalMs: number;

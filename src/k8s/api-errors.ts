@@ -27,3 +27,8 @@ export function apiServerMessage(error: unknown): string | undefined {
     return `HTTP ${code}`;
   }
 }
+
+/** One line for a log, a condition or an event: the API server's words when it answered, else the error's message. */
+export function errorMessage(error: unknown): string {
+  return apiServerMessage(error) ?? (error instanceof Error ? error.message : String(error));
+}

@@ -2,6 +2,7 @@
 // template plus everything a worker needs to find its Temporal deployment and version. Pure.
 import type { V1Container, V1Deployment, V1EnvVar, V1PodTemplateSpec, V1Toleration } from '@kubernetes/client-node';
 import { API_VERSION } from '../api/kinds.ts';
+import { CONNECTION_ENV } from '../api/reserved-env.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { Pool, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
@@ -20,18 +21,6 @@ export const ANNOTATIONS = {
 
 export const TLS_VOLUME = 'temporal-tls';
 export const TLS_MOUNT_PATH = '/etc/temporal/tls';
-
-/** Every variable a connection may set: all are removed before the current connection's are added, so switching auth mode leaves nothing behind. */
-const CONNECTION_ENV = [
-  'TEMPORAL_ADDRESS',
-  'TEMPORAL_HOST_PORT',
-  'TEMPORAL_TLS',
-  'TEMPORAL_TLS_SERVER_NAME',
-  'TEMPORAL_TLS_CLIENT_CERT_PATH',
-  'TEMPORAL_TLS_CLIENT_KEY_PATH',
-  'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
-  'TEMPORAL_API_KEY',
-];
 
 export interface VersionedDeploymentInput {
   workerDeployment: Pick<TemporalWorkerDeployment, 'metadata' | 'spec'> & {
@@ -190,7 +179,7 @@ function value(name: string, text: string): V1EnvVar {
 }
 
 /** The container with `env` in place of any variable of the same name, or of the `owned` names. */
-function replaceEnv(container: V1Container, env: V1EnvVar[], owned: string[] = []): V1Container {
+function replaceEnv(container: V1Container, env: V1EnvVar[], owned: readonly string[] = []): V1Container {
   const ours = new Set([...owned, ...env.map((e) => e.name)]);
   return { ...container, env: [...(container.env ?? []).filter((e) => !ours.has(e.name)), ...env] };
 }

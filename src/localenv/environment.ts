@@ -17,6 +17,10 @@ export interface EnvironmentOptions {
   nodeAgent?: boolean;
   /** Temporal dynamic config; defaults to short versioning intervals. */
   temporalDynamicConfig?: Record<string, unknown>;
+  /** Serve Temporal's web UI (default: headless). */
+  temporalUi?: boolean;
+  /** Temporal namespaces to create besides `default`. */
+  temporalNamespaces?: string[];
   /** Keep the temporary folder (logs, etcd data, kubeconfig) after stop(). */
   keepDir?: boolean;
   log?: Log;
@@ -29,6 +33,8 @@ export interface Environment {
   kubeconfig: KubeConfig;
   temporalAddress: string;
   temporalNamespace: string;
+  /** Temporal's web UI, when asked for. */
+  temporalUiUrl?: string;
   binaries: Binaries;
   /** The processes it runs, for inspection. */
   processes: { name: string; pid: number | undefined }[];
@@ -51,9 +57,10 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   try {
     const [kubernetes, temporal] = await Promise.all([
       startKubernetes(dir, binaries).then((k) => (components.push(...k.components), k)),
-      startTemporal(dir, binaries, options.temporalDynamicConfig ?? FAST_DYNAMIC_CONFIG).then(
-        (t) => (components.push(t.component), t),
-      ),
+      startTemporal(dir, binaries, options.temporalDynamicConfig ?? FAST_DYNAMIC_CONFIG, {
+        ui: options.temporalUi ?? false,
+        namespaces: options.temporalNamespaces ?? [],
+      }).then((t) => (components.push(t.component), t)),
     ]);
     const kubeconfig = new KubeConfig();
     kubeconfig.loadFromFile(kubernetes.kubeconfigPath);
@@ -65,6 +72,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       kubeconfig,
       temporalAddress: temporal.address,
       temporalNamespace: temporal.namespace,
+      ...(temporal.uiUrl ? { temporalUiUrl: temporal.uiUrl } : {}),
       binaries,
       processes: components.map((c) => ({ name: c.name, pid: c.child.pid })),
       stop,

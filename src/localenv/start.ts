@@ -1,18 +1,25 @@
 // `npm start`: the local environment with the controller running and a sample worker deployment
-// rolled out, until Ctrl-C.
+// rolled out, until Ctrl-C. A controller that dies is restarted (see controller-supervisor.ts).
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import path from 'node:path';
 import { CRD_DIR } from '../api/generate.ts';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { BinaryBuildError } from './binaries.ts';
+import { superviseController } from './controller-supervisor.ts';
 import { startEnvironment } from './environment.ts';
-import { Component } from './process.ts';
+import { EXAMPLE_CONNECTION, exampleTemporalNamespaces } from './examples.ts';
+import { startMessage } from './start-message.ts';
 
 const started = Date.now();
 let environment;
 try {
-  environment = await startEnvironment({ crdDir: CRD_DIR });
+  // The examples' Temporal namespaces and connection name too, so that each runs unchanged.
+  environment = await startEnvironment({
+    crdDir: CRD_DIR,
+    temporalUi: true,
+    temporalNamespaces: exampleTemporalNamespaces().filter((n) => n !== 'default'),
+  });
 } catch (error) {
   console.error(error instanceof BinaryBuildError ? error.message : error);
   process.exit(1);
@@ -33,22 +40,27 @@ process.on('SIGTERM', () => void stop());
 // Probes and metrics on one loopback port of the kernel's choosing (controller.log names it):
 // environments side by side must not collide on the default ports.
 const ENDPOINTS = ['--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0'];
-const controller = new Component({
-  name: 'controller',
-  command: process.execPath,
-  args: [
-    path.join(import.meta.dirname, '../cli/main.ts'),
-    'run',
-    `--kubeconfig=${env.kubeconfigPath}`,
-    '--identity=twc-local',
-    '--poll-interval=2s',
-    ...ENDPOINTS,
-  ],
-  logFile: path.join(env.dir, 'controller.log'),
-  ipc: true,
+const controller = superviseController({
+  spec: {
+    name: 'controller',
+    command: process.execPath,
+    args: [
+      path.join(import.meta.dirname, '../cli/main.ts'),
+      'run',
+      `--kubeconfig=${env.kubeconfigPath}`,
+      '--identity=twc-local',
+      '--poll-interval=2s',
+      ...ENDPOINTS,
+    ],
+    logFile: path.join(env.dir, 'controller.log'),
+    ipc: true,
+  },
+  say: (line) => console.log(line),
+  giveUp: (message) => {
+    console.error(message);
+    void stop(1);
+  },
 });
-let controllerReady = false;
-controller.child.on('message', (message: { type?: string }) => (controllerReady ||= message.type === 'ready'));
 const custom = env.kubeconfig.makeApiClient(CustomObjectsApi);
 const sample = (behaviour: string) => ({
   spec: {
@@ -56,13 +68,13 @@ const sample = (behaviour: string) => ({
   },
 });
 try {
-  await controller.waitUntil('ready', () => Promise.resolve(controllerReady || undefined), 60_000);
+  await controller.ready(60_000);
   const create = (plural: string, body: object) =>
     custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural, body });
   await create(KINDS.TemporalConnection.plural, {
     apiVersion: `${GROUP}/${VERSION}`,
     kind: 'TemporalConnection',
-    metadata: { name: 'local' },
+    metadata: { name: EXAMPLE_CONNECTION },
     spec: { hostPort: env.temporalAddress },
   });
   await create(KINDS.TemporalWorkerDeployment.plural, {
@@ -71,12 +83,12 @@ try {
     metadata: { name: 'sample' },
     spec: {
       replicas: 2,
-      workerOptions: { connectionRef: { name: 'local' }, temporalNamespace: env.temporalNamespace },
+      workerOptions: { connectionRef: { name: EXAMPLE_CONNECTION }, temporalNamespace: env.temporalNamespace },
       sunset: { scaledownDelay: '1m', deleteDelay: '5m' },
       template: sample('blue'),
     },
   });
-  const current = await controller.waitUntil(
+  const current = await controller.current.waitUntil(
     'making the sample worker deployment Current',
     async () => {
       const twd = (await custom.getNamespacedCustomObject({
@@ -91,16 +103,20 @@ try {
     },
     120_000,
   );
-  const kubectl = `KUBECONFIG=${env.kubeconfigPath} ${env.binaries.kube} kubectl`;
-  console.log(`local environment and controller ready in ${((Date.now() - started) / 1000).toFixed(1)}s
-kubeconfig: ${env.kubeconfigPath}
-temporal:   ${env.temporalAddress} (namespace ${env.temporalNamespace})
-logs:       ${env.dir} (controller.log, node-agent.log, ...)
-sample:     TemporalWorkerDeployment default/sample is Current at build ${current}
-
-watch it:          ${kubectl} get twd,deployments -w
-roll out a build:  ${kubectl} patch twd sample --type merge -p '${JSON.stringify({ spec: { template: sample('green') } })}'
-Ctrl-C stops everything.`);
+  console.log(
+    startMessage({
+      seconds: (Date.now() - started) / 1000,
+      kubeconfigPath: env.kubeconfigPath,
+      kubeBinary: env.binaries.kube,
+      temporalBinary: env.binaries.temporal,
+      temporalAddress: env.temporalAddress,
+      temporalNamespace: env.temporalNamespace,
+      ...(env.temporalUiUrl ? { temporalUiUrl: env.temporalUiUrl } : {}),
+      logDir: env.dir,
+      sample: { namespace: 'default', name: 'sample', build: current },
+      rolloutPatch: { spec: { template: sample('green') } },
+    }),
+  );
 } catch (error) {
   console.error(error);
   await stop(1);

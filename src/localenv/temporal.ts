@@ -23,6 +23,8 @@ export const FAST_DYNAMIC_CONFIG: Record<string, unknown> = {
 export interface TemporalServer {
   address: string;
   namespace: string;
+  /** The web UI's address, when it was asked for. */
+  uiUrl?: string;
   component: Component;
 }
 
@@ -31,6 +33,10 @@ export interface TemporalServerOptions {
   port?: number;
   /** A SQLite file that keeps the server's state across restarts; default: memory only. */
   dbFilename?: string;
+  /** Serve the web UI (default: headless, as tests need no UI). */
+  ui?: boolean;
+  /** Temporal namespaces created at start besides `default`. */
+  namespaces?: string[];
 }
 
 /** Tries a few times: a port found free may be taken by another process before the server binds it. */
@@ -59,6 +65,7 @@ async function startTemporalOnce(
 ): Promise<TemporalServer> {
   const port = options.port ?? (await freePort());
   const address = `127.0.0.1:${port}`;
+  const uiPort = options.ui ? await freePort() : undefined;
   const component = new Component({
     name: 'temporal dev server',
     // Through the kube binary's `exec`, which makes the server die with our process.
@@ -68,12 +75,12 @@ async function startTemporalOnce(
       binaries.temporal,
       'server',
       'start-dev',
-      '--headless',
+      ...(uiPort ? [`--ui-port=${uiPort}`] : ['--headless']),
       '--ip=127.0.0.1',
       `--port=${port}`,
       `--http-port=${await freePort()}`,
       `--metrics-port=${await freePort()}`,
-      `--namespace=${TEMPORAL_NAMESPACE}`,
+      ...[TEMPORAL_NAMESPACE, ...(options.namespaces ?? [])].map((n) => `--namespace=${n}`),
       ...(options.dbFilename ? [`--db-filename=${options.dbFilename}`] : []),
       '--log-level=warn',
       ...Object.entries(dynamicConfig).flatMap(([key, value]) => [
@@ -101,5 +108,10 @@ async function startTemporalOnce(
     await component.stop();
     throw error;
   }
-  return { address, namespace: TEMPORAL_NAMESPACE, component };
+  return {
+    address,
+    namespace: TEMPORAL_NAMESPACE,
+    component,
+    ...(uiPort ? { uiUrl: `http://127.0.0.1:${uiPort}` } : {}),
+  };
 }

@@ -66,7 +66,7 @@ export function planDeletion(observation: DeletionObservation, config: PlannerCo
       action: 'delete',
       buildId: d.buildId,
       deployment: d.name,
-      reason: `deleted Deployment ${d.name}: the worker deployment is being deleted and build ${d.buildId} ${leavesBecause(versionOf(d.buildId), force)}`,
+      reason: `the worker deployment is being deleted and build ${d.buildId} ${leavesBecause(versionOf(d.buildId), force)}`,
     });
   const records = temporal.versions.filter((v) => !keep.has(v.buildId));
   for (const v of records)

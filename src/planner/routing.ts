@@ -3,6 +3,7 @@
 import { durationSeconds } from '../api/schema.ts';
 import type { Rollout } from '../api/temporal-worker-deployment.ts';
 
+import { count } from '../domain/count.ts';
 import type { TemporalDeploymentState, TemporalVersion, VersionStatus } from '../domain/snapshot.ts';
 
 export interface RoutingInput {
@@ -182,7 +183,7 @@ export function stepAtOrBelow(steps: NonNullable<Rollout['steps']>, ramp: number
 }
 
 function minutesAgo(now: Date, then: Date): string {
-  return `${Math.round((now.getTime() - then.getTime()) / 60_000)} minutes ago`;
+  return `${count(Math.round((now.getTime() - then.getTime()) / 60_000), 'minute')} ago`;
 }
 
 export function managedElsewhere(temporalName: string, holder: string): string {

@@ -146,7 +146,7 @@ export function planVersions(input: VersionsInput): VersionsPlan {
               deployment: d.name,
               buildId: version.buildId,
               replicas: wanted,
-              reason: `${build} is ${roleOf(version, input)}: ${wanted} replicas as ${pool.replicas === undefined ? 'spec.replicas' : `pool ${pool.name ?? ''}`} says`,
+              reason: `${build} is ${roleOf(version, input)} and ${pool.replicas === undefined ? 'spec.replicas' : `pool ${pool.name ?? ''}`} says ${wanted}`,
             });
         } else if (d.replicas === 0) {
           // Without a replica count an autoscaler owns it, but it cannot scale up from zero.
@@ -215,7 +215,7 @@ export function planVersions(input: VersionsInput): VersionsPlan {
         deployment: d.name,
         buildId: version.buildId,
         replicas,
-        reason: `${build} may still have pinned workflows (${state}): Deployment ${d.name} is scaled from 0 to ${replicas}`,
+        reason: `${build} may still have pinned workflows (${state})`,
       });
     }
   }

@@ -8,6 +8,7 @@ import {
   ListWatch,
   Watch,
 } from '@kubernetes/client-node';
+import { errorMessage } from '../k8s/api-errors.ts';
 import type { Logger } from './logger.ts';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
@@ -106,7 +107,7 @@ export class SelfHealingInformer<T extends KubernetesObject> {
     const delay = this.delayMs;
     this.delayMs = Math.min(delay * 2, this.options.backoff?.maxMs ?? 30_000);
     this.options.log?.warn(
-      { path: this.options.path, error: error instanceof Error ? error.message : String(error), retryInMs: delay },
+      { path: this.options.path, error: errorMessage(error), retryInMs: delay },
       'watch failed; listing again',
     );
     clearTimeout(this.retry);

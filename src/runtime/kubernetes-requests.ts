@@ -4,6 +4,8 @@
 // The counted kubeconfig also keeps connections open between requests: client-node makes a new
 // undici Agent for each request, so each request and each watch paid a TCP and TLS handshake,
 // and each left an idle connection behind for a while (most of an idle controller's CPU).
+// Given a rate (--kube-api-qps, --kube-api-burst), requests beyond the burst wait their turn, as
+// client-go's do; watches are long-lived and do not.
 import { createHash } from 'node:crypto';
 import {
   type ApiConstructor,
@@ -20,6 +22,8 @@ import {
   wrapHttpLibrary,
 } from '@kubernetes/client-node';
 import type { AgentOptions } from 'node:https';
+import { realTimers, type Timers } from './timers.ts';
+import { TokenBucket, type TokenRate } from './token-bucket.ts';
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 
@@ -45,9 +49,14 @@ export function requestLabels(method: string, url: string): { verb: string; reso
   return { verb, resource: resourceLabel };
 }
 
-/** A copy of kubeconfig whose API clients count each request. */
-export function countedKubeConfig(kubeconfig: KubeConfig, count: KubernetesRequestCounter): KubeConfig {
-  const counted = new CountedKubeConfig(count);
+/** A copy of kubeconfig whose API clients count each request, and send them at `rate` when given. */
+export function countedKubeConfig(
+  kubeconfig: KubeConfig,
+  count: KubernetesRequestCounter,
+  rate?: TokenRate,
+  timers: Timers = realTimers,
+): KubeConfig {
+  const counted = new CountedKubeConfig(count, rate && { bucket: new TokenBucket(rate, timers), timers });
   counted.loadFromOptions({
     clusters: kubeconfig.clusters,
     contexts: kubeconfig.contexts,
@@ -64,9 +73,19 @@ class CountedKubeConfig extends KubeConfig {
   /** Of the settings client-node last made a dispatcher for. */
   private latestFingerprint = '';
 
-  constructor(count: KubernetesRequestCounter) {
+  private readonly limit: { bucket: TokenBucket; timers: Timers } | undefined;
+
+  constructor(count: KubernetesRequestCounter, limit?: { bucket: TokenBucket; timers: Timers }) {
     super();
     this.count = count;
+    this.limit = limit;
+  }
+
+  /** Resolves when the request may go: at once within the burst, else when its token is due. */
+  private turn(): Promise<void> {
+    const waitMs = this.limit?.bucket.take() ?? 0;
+    if (waitMs === 0) return Promise.resolve();
+    return new Promise((resolve) => this.limit?.timers.setTimeout(resolve, waitMs));
   }
 
   override createDispatcherOptions(cluster: Cluster | null, agentOptions: AgentOptions): DispatcherOptions {
@@ -100,6 +119,7 @@ class CountedKubeConfig extends KubeConfig {
     const http = new IsomorphicFetchHttpLibrary();
     const httpApi = wrapHttpLibrary({
       send: async (request) => {
+        await this.turn();
         const { verb, resource } = requestLabels(request.getHttpMethod(), request.getUrl());
         try {
           const response = await http.send(request).toPromise();

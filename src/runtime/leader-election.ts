@@ -5,7 +5,7 @@
 // need not agree across nodes. A leader that cannot renew within the renew deadline (shorter than
 // the lease duration), or sees another holder, stops leading before anyone else can start.
 import { type CoordinationV1Api, type V1Lease, type V1LeaseSpec, V1MicroTime } from '@kubernetes/client-node';
-import { httpStatus } from '../k8s/api-errors.ts';
+import { errorMessage, httpStatus } from '../k8s/api-errors.ts';
 import { type Logger, silentLogger } from './logger.ts';
 import { realTimers, type Timers } from './timers.ts';
 
@@ -96,7 +96,7 @@ export class LeaderElector {
       result = await this.acquireOrRenew(sentAt);
     } catch (error) {
       log.warn(
-        `could not ${this.leading ? 'renew' : 'acquire'} the lease: ${httpStatus(error) === 409 ? 'another process wrote it first' : error instanceof Error ? error.message : String(error)}`,
+        `could not ${this.leading ? 'renew' : 'acquire'} the lease: ${httpStatus(error) === 409 ? 'another process wrote it first' : errorMessage(error)}`,
       );
       return;
     }
@@ -205,9 +205,7 @@ export class LeaderElector {
       await api.replaceNamespacedLease({ namespace, name, body: { ...held, spec } });
       log.info(`${this.options.identity} released lease ${namespace}/${name}`);
     } catch (error) {
-      log.warn(
-        `could not release the lease (it expires on its own): ${error instanceof Error ? error.message : String(error)}`,
-      );
+      log.warn(`could not release the lease (it expires on its own): ${errorMessage(error)}`);
     }
   }
 }

@@ -3,6 +3,7 @@
 // clients, watches and work queue observers that feed them.
 import type { KubeConfig, Watch } from '@kubernetes/client-node';
 import type { Interceptor } from '@grpc/grpc-js';
+import type { TokenRate } from './token-bucket.ts';
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
 import { countedKubeConfig, CountedWatch, type KubernetesRequestCounter } from './kubernetes-requests.ts';
 import { countingInterceptor } from './temporal-requests.ts';
@@ -147,9 +148,9 @@ export class Metrics {
     this.leader.set({ name: lease }, leading ? 1 : 0);
   }
 
-  /** A copy of kubeconfig whose API clients are counted. */
-  kubeconfig(kubeconfig: KubeConfig): KubeConfig {
-    return countedKubeConfig(kubeconfig, this.countKubernetesRequest);
+  /** A copy of kubeconfig whose API clients are counted, and held to `rate` when given. */
+  kubeconfig(kubeconfig: KubeConfig, rate?: TokenRate): KubeConfig {
+    return countedKubeConfig(kubeconfig, this.countKubernetesRequest, rate);
   }
 
   watch(kubeconfig: KubeConfig): Watch {

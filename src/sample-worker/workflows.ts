@@ -73,3 +73,9 @@ export async function workflowOnlyGate(input: GateInput = {}): Promise<void> {
     throw ApplicationFailure.nonRetryable(input.message ?? 'the gate input asked to fail', 'GateFailed');
 }
 setWorkflowOptions({ versioningBehavior: 'PINNED' }, workflowOnlyGate);
+
+/** The gate of examples/gate-input-from-secret.yaml, so that the example runs on `npm start`'s environment. */
+export async function LedgerSmokeTest(input: GateInput = {}): Promise<WorkerIdentity> {
+  return gate(input);
+}
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, LedgerSmokeTest);

@@ -10,7 +10,11 @@ import { type Condition, progressing, stalled } from './conditions.ts';
 export function readFailureCondition(failure: ReadFailure): Condition {
   switch (failure.kind) {
     case 'InvalidSpec':
-      return stalled('InvalidSpec', failure.errors.map((e) => `${e.field}: ${e.message}`).join('; '));
+      // An object stored before a rule existed (or with admission skipped) is left running as it is.
+      return stalled(
+        'InvalidSpec',
+        `${failure.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}; the running builds are left as they are until the spec is fixed`,
+      );
     case 'ConnectionNotFound':
       return stalled(
         'ConnectionNotFound',

@@ -35,6 +35,7 @@ test('admission refuses each invalid manifest and names the field', async (t) =>
             : (error.body as { message: string })
         ).message;
         assert.ok(message.includes(c.expect), `the message names ${c.expect}: ${message}`);
+        if (c.says) assert.ok(message.includes(c.says), `the message says ${c.says}: ${message}`);
       }),
     ),
   );

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { CoordinationV1Api } from '@kubernetes/client-node';
@@ -151,6 +153,11 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
     entries().every((e) => typeof e.time === 'string' && typeof e.level === 'string' && typeof e.msg === 'string'),
     first.output(),
   );
+  assert.doesNotMatch(
+    first.output(),
+    /Unknown API Status Code|HTTP-Code:/,
+    "API errors are logged in the server's words",
+  );
   // The worker deployment's reconcile may still be writing its status when its Deployment is counted.
   await eventually(
     '--log-level=debug to log the reconcile of the worker deployment with its object and count',
@@ -212,4 +219,51 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
   });
   assert.equal(await second.exited, 1, 'a lost lease ends the process, so that Kubernetes restarts it');
   assert.match(second.output(), /lost leadership \(the lease is now held by intruder\)/);
+});
+
+/** `twc` with these arguments, to its end: exit code and everything it wrote. */
+function twc(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(path.join(import.meta.dirname, '../../bin/twc'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+test('`twc --version` prints the version of package.json', async () => {
+  const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
+    version: string;
+  };
+  assert.deepEqual(await twc(['--version']), { code: 0, stdout: `${version}\n`, stderr: '' });
+});
+
+test('a kubeconfig file that does not exist is one line naming it, and exit code 1', async () => {
+  const missing = path.join(tmpdir(), uniqueName('no-kubeconfig'));
+  const { code, stdout, stderr } = await twc(['run', `--kubeconfig=${missing}`]);
+  assert.equal(code, 1);
+  assert.equal(stdout, '');
+  assert.equal(
+    stderr,
+    `error: cannot read the kubeconfig ${missing}: ENOENT: no such file or directory, open '${missing}'\n`,
+  );
+});
+
+test('the lease timing flags reach the Lease the controller writes', async (t) => {
+  const namespace = await testNamespace(t, 'cli-lease');
+  const lease = uniqueName('lease');
+  const replica = await startReplica(t, namespace, lease, [
+    '--leader-elect-lease-duration=40s',
+    '--leader-elect-renew-deadline=30s',
+    '--leader-elect-retry-period=1s',
+  ]);
+  const coordination = kubeConfig().makeApiClient(CoordinationV1Api);
+  const written = await eventually(
+    'the replica to write its Lease',
+    async () => (await coordination.readNamespacedLease({ namespace, name: lease })).spec,
+    30_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${replica.output()}`);
+  });
+  assert.equal(written.leaseDurationSeconds, 40);
 });

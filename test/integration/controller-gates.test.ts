@@ -262,7 +262,7 @@ test('a gate whose workflow type the build does not register is reported within 
   const v1 = (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID;
 
   const rollout = (workflowType: string) => ({ strategy: 'AllAtOnce', gate: { workflowType } });
-  await ns.patchSpec('orders', { rollout: rollout('LedgerSmokeTest'), template: ns.template('green') });
+  await ns.patchSpec('orders', { rollout: rollout('UnregisteredSmokeTest'), template: ns.template('green') });
   // A failing workflow task is retried for the gate's hour: the status must not wait that long.
   const stuck = await ns.until(
     'orders',
@@ -275,7 +275,7 @@ test('a gate whose workflow type the build does not register is reported within 
   const message = condition(stuck, 'Stalled')?.message ?? '';
   assert.match(message, /gate rollout/, 'names the gate');
   assert.ok(message.includes(id), `names the workflow: ${message}`);
-  assert.match(message, /LedgerSmokeTest/, "gives the workflow task's failure");
+  assert.match(message, /UnregisteredSmokeTest/, "gives the workflow task's failure");
   assert.equal(stuck.status?.currentVersion?.buildID, v1, 'the current build keeps the traffic');
   const firstRun = (await client.workflow.getHandle(id).describe()).runId;
 

@@ -1,47 +1,11 @@
 // startEnvironment() owns every process it starts: a failed start names the component and shows
 // its log, and nothing outlives the owner, not even when the owner is killed outright.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { ComponentError } from '../../src/localenv/process.ts';
 import { eventually } from '../support/environment.ts';
-
-/** Every live descendant of `pid`, from /proc. */
-function descendants(pid: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] !== 'Z') parents.set(Number(entry), Number(fields[1]));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  const found: number[] = [];
-  const visit = (parent: number): void => {
-    for (const [child, ppid] of parents) {
-      if (ppid !== parent) continue;
-      found.push(child);
-      visit(child);
-    }
-  };
-  visit(pid);
-  return found;
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
+import { alive, descendants, startLocalEnvironment } from '../support/npm-start.ts';
 
 test('a component that fails to start is named, its log shown, and nothing is left running', async () => {
   // The CLI splits KEY=VALUE at the first '=', so this key leaves it a value that is not JSON,
@@ -65,26 +29,9 @@ test('a component that fails to start is named, its log shown, and nothing is le
   );
 });
 
-/** Runs `npm start`'s script and resolves with the process once it printed the environment. */
-async function startLocalEnvironment(): Promise<ChildProcessWithoutNullStreams> {
-  const owner = spawn(process.execPath, [path.join(import.meta.dirname, '../../src/localenv/start.ts')]);
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    owner.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      // Printed once the controller made the sample worker deployment Current.
-      if (/^kubeconfig: /m.test(out) && /^sample: .* is Current at build \S+/m.test(out)) resolve();
-    });
-    owner.on('exit', (code) =>
-      reject(new Error(`npm start exited with ${code} before its environment was ready: ${out}`)),
-    );
-  });
-  return owner;
-}
-
 for (const signal of ['SIGINT', 'SIGKILL'] as const) {
   test(`${signal} to \`npm start\` leaves no process of the environment behind`, async () => {
-    const owner = await startLocalEnvironment();
+    const { owner } = await startLocalEnvironment();
     const started = descendants(owner.pid ?? -1);
     // etcd, kube-apiserver, kube-controller-manager, the Temporal server, the node agent, the controller.
     assert.ok(started.length >= 6, `the environment runs its components as processes (${started.length})`);

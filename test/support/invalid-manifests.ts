@@ -11,6 +11,8 @@ export interface InvalidManifest {
   expect: string;
   /** For an update: the valid object that the manifest replaces. */
   before?: Record<string, unknown>;
+  /** A second text the message must contain, beside the field: the offending value, when the field alone does not name it. */
+  says?: string;
   /** Why the controller's validator does not see this case, when it does not. */
   apiServerOnly?: string;
 }
@@ -115,6 +117,49 @@ export const invalidManifests: InvalidManifest[] = [
     kind: 'TemporalWorkerDeployment',
     manifest: twd({ 'spec.template.spec.containers': [{ image: 'w:1' }] }),
     expect: 'spec.template.spec.containers[0].name',
+  },
+  {
+    title: 'an API key in the env of a container, which the connection sets',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.template.spec.containers': [
+        {
+          name: 'worker',
+          image: 'w:1',
+          env: [
+            { name: 'LOG_LEVEL', value: 'debug' },
+            { name: 'TEMPORAL_API_KEY', valueFrom: { secretKeyRef: { name: 'key', key: 'api-key' } } },
+          ],
+        },
+      ],
+    }),
+    expect: 'spec.template.spec.containers[0].env',
+    says: 'container worker sets TEMPORAL_API_KEY',
+  },
+  {
+    title: "a build ID in a second container's env, which the controller sets",
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.template.spec.containers': [
+        { name: 'worker', image: 'w:1' },
+        {
+          name: 'sidecar',
+          image: 's:1',
+          env: [
+            { name: 'TEMPORAL_ADDRESS', value: 'elsewhere:7233' },
+            { name: 'WORKER_BUILD_ID', value: 'mine' },
+          ],
+        },
+      ],
+    }),
+    expect: 'spec.template.spec.containers[1].env',
+    says: 'container sidecar sets TEMPORAL_ADDRESS,',
+  },
+  {
+    title: 'an env entry without a name',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.template.spec.containers': [{ name: 'worker', image: 'w:1', env: [{ value: 'x' }] }] }),
+    expect: 'spec.template.spec.containers[0].env[0].name',
   },
   {
     title: 'negative replicas',

@@ -48,6 +48,8 @@ export interface Recorded {
   calls: string[];
   /** `Type Reason` of every event. */
   events: string[];
+  /** Each event's reason and message: `Reason: message`. */
+  eventMessages: string[];
   /** The status written, if one was. */
   status: TemporalWorkerDeployment['status'];
 }
@@ -63,6 +65,7 @@ export const config = {
 export async function recordedReconcile(world: World): Promise<Recorded> {
   const calls: string[] = [];
   const events: string[] = [];
+  const eventMessages: string[] = [];
   let status: Recorded['status'];
   const failures = new Map(Object.entries(world.failures ?? {}));
   const call = (line: string): void => {
@@ -152,12 +155,16 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     secret: () => Promise.resolve(undefined),
     temporal: () => Promise.resolve(temporal),
     log: silentLogger,
-    recordEvent: (_about, event) => Promise.resolve(void events.push(`${event.type} ${event.reason}`)),
+    recordEvent: (_about, event) => {
+      events.push(`${event.type} ${event.reason}`);
+      eventMessages.push(`${event.reason}: ${event.message}`);
+      return Promise.resolve();
+    },
     now: () => world.now,
     temporalBackoff: new Backoff({ baseMs: 10_000, maxMs: 300_000 }),
   };
   const result = await reconcile(deps, NAMESPACE, world.workerDeployment.metadata.name ?? '');
-  return { result, calls, events, status };
+  return { result, calls, events, eventMessages, status };
 }
 
 /** A worker deployment as the cache holds it, with the finalizer already on unless said otherwise. */

@@ -17,8 +17,8 @@ for (const c of invalidManifests.filter((c) => !c.apiServerOnly)) {
     const errors = validate(schema, withDefaults(schema, c.manifest), c.before && withDefaults(schema, c.before));
     const described = errors.map((e) => `${e.field}: ${e.message}`);
     assert.ok(
-      described.some((d) => d.includes(c.expect)),
-      `expected an error naming ${c.expect}, got ${JSON.stringify(described)}`,
+      described.some((d) => d.includes(c.expect) && d.includes(c.says ?? '')),
+      `expected an error naming ${c.expect}${c.says ? ` that says ${c.says}` : ''}, got ${JSON.stringify(described)}`,
     );
   });
 }

@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { README } from '../../src/api/generate.ts';
 import {
   commandOptions,
+  HELP_CONFIGURATION,
   type Config,
   flagOf,
   SETTINGS,
@@ -64,6 +65,11 @@ test('without flags or variables every setting has its default', () => {
       leaderElect: true,
       leaderElectionNamespace: undefined,
       leaderElectionId: 'temporal-worker-controller',
+      leaderElectLeaseDuration: 15_000,
+      leaderElectRenewDeadline: 10_000,
+      leaderElectRetryPeriod: 2_000,
+      kubeApiQps: 20,
+      kubeApiBurst: 30,
       logLevel: 'info',
       logFormat: 'auto',
     },
@@ -97,4 +103,34 @@ test('leader election is a switch that also takes true or false, from a flag or 
   for (const [args, env, expected] of cases)
     assert.equal(parse(args, env).leaderElect, expected, `${args.join(' ')} ${JSON.stringify(env)}`);
   assert.throws(() => parse([], { TWC_LEADER_ELECT: 'yes' }), /"yes" is not true or false/);
+});
+
+test('the help shows each default as it is written and its variable, in one bracket', () => {
+  const run = new Command('run').configureHelp(HELP_CONFIGURATION);
+  for (const option of commandOptions()) run.addOption(option);
+  const help = run.helpInformation();
+  const line = (flag: string) => help.split('\n').find((l) => l.trimStart().startsWith(`${flag} `)) ?? '';
+  assert.match(line('--namespace'), /watch only this namespace \(default: all, env: TWC_NAMESPACE\)$/);
+  assert.match(line('--poll-interval'), /\(default: 10s, env: TWC_POLL_INTERVAL\)$/);
+  assert.match(line('--rollback-window'), /\(default: 1h, env: TWC_ROLLBACK_WINDOW\)$/);
+  assert.match(line('--metrics-bind-address'), /\(default: :8080, env: TWC_METRICS_BIND_ADDRESS\)$/);
+  assert.match(line('--leader-elect'), /\(default: true, env: TWC_LEADER_ELECT\)$/);
+  assert.match(
+    line('--kubeconfig'),
+    /\(default: \$KUBECONFIG, else ~\/\.kube\/config, else the in-cluster service account\)$/,
+  );
+  assert.equal(help.match(/\(default: /g)?.length, Object.keys(SETTINGS).length, 'one default per setting');
+});
+
+test('lease timings and the Kubernetes request rate are settings, durations as written', () => {
+  const config = parse(
+    ['--leader-elect-lease-duration=1m', '--leader-elect-renew-deadline=40s', '--kube-api-qps=5.5'],
+    { TWC_LEADER_ELECT_RETRY_PERIOD: '5s', TWC_KUBE_API_BURST: '8' },
+  );
+  assert.deepEqual(
+    [config.leaderElectLeaseDuration, config.leaderElectRenewDeadline, config.leaderElectRetryPeriod],
+    [60_000, 40_000, 5_000],
+  );
+  assert.deepEqual([config.kubeApiQps, config.kubeApiBurst], [5.5, 8]);
+  assert.throws(() => parse(['--kube-api-burst=0']), /"0" is not a positive whole number/);
 });

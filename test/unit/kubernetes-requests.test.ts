@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { countedKubeConfig, requestLabels } from '../../src/runtime/kubernetes-requests.ts';
+import { FakeTimers } from '../support/fake-timers.ts';
 
 test('requests are labelled with the API server verb and resource', () => {
   const server = 'https://127.0.0.1:6443';
@@ -36,13 +37,18 @@ test('requests are labelled with the API server verb and resource', () => {
   }
 });
 
-test('the API clients of a counted kubeconfig keep one connection open across requests, as client-go does', async (t) => {
+/** A local HTTP server answering every request with a Namespace, and a kubeconfig pointing at it. */
+async function namespaceServer(
+  t: TestContext,
+): Promise<{ kubeconfig: KubeConfig; connections: () => number; requests: () => number }> {
   let connections = 0;
-  const server = createServer((_request, response) =>
+  let requests = 0;
+  const server = createServer((_request, response) => {
+    requests++;
     response
       .writeHead(200, { 'Content-Type': 'application/json' })
-      .end(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } })),
-  );
+      .end(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } }));
+  });
   server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => server.close());
@@ -55,6 +61,11 @@ test('the API clients of a counted kubeconfig keep one connection open across re
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
   });
+  return { kubeconfig, connections: () => connections, requests: () => requests };
+}
+
+test('the API clients of a counted kubeconfig keep one connection open across requests, as client-go does', async (t) => {
+  const { kubeconfig, connections } = await namespaceServer(t);
   const counted = countedKubeConfig(kubeconfig, () => {});
   const [core, apps] = [counted.makeApiClient(CoreV1Api), counted.makeApiClient(AppsV1Api)];
   for (let i = 0; i < 3; i++) {
@@ -63,5 +74,24 @@ test('the API clients of a counted kubeconfig keep one connection open across re
   }
   // Six requests: one connection each before; a request sent as the previous one ends may open a
   // second while undici puts the first back in its pool.
-  assert.ok(connections <= 2, `${connections} connections for 6 requests`);
+  assert.ok(connections() <= 2, `${connections()} connections for 6 requests`);
+});
+
+test('with a rate, requests beyond the burst wait for their tokens (--kube-api-qps, --kube-api-burst)', async (t) => {
+  const { kubeconfig, requests } = await namespaceServer(t);
+  const timers = new FakeTimers();
+  const core = countedKubeConfig(kubeconfig, () => {}, { perSecond: 2, burst: 2 }, timers).makeApiClient(CoreV1Api);
+  const sent = Promise.all(Array.from({ length: 5 }, () => core.readNamespace({ name: 'ns' })));
+  const served = async (n: number) => {
+    for (let i = 0; i < 200 && requests() < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    return requests();
+  };
+  assert.equal(await served(2), 2, 'the burst goes at once');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(requests(), 2, 'the rest wait while the clock stands still');
+  await timers.advance(500);
+  assert.equal(await served(3), 3, 'one more after half a second at 2 per second');
+  await timers.advance(1000);
+  assert.equal(await served(5), 5, 'the last two a second later');
+  await sent;
 });

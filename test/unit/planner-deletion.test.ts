@@ -67,7 +67,7 @@ test('a build Temporal never listed goes at once, with why', () => {
   assert.deepEqual(summary(plan), ['delete b1']);
   assert.equal(
     plan.actions[0]?.reason,
-    'deleted Deployment orders-b1: the worker deployment is being deleted and build b1 never registered with Temporal',
+    'the worker deployment is being deleted and build b1 never registered with Temporal',
   );
   assert.deepEqual(plan.conditions, [
     {

@@ -329,7 +329,7 @@ const reasons: [string, RoutingInput, string][] = [
   [
     'a rollback rounds to the nearest minute',
     input({ target: { lastCurrentAt: ago(89) } }),
-    'rolling back to build v2, current 1 minutes ago: promoting it at once, without steps or gates',
+    'rolling back to build v2, current 1 minute ago: promoting it at once, without steps or gates',
   ],
   ['a pending gate', input({ target: { gate: 'pending' } }), 'waiting for the gate workflows of build v2 to complete'],
   [

@@ -486,6 +486,84 @@ test("at the server's cap, the oldest drained build's record is deleted to make 
   assert.ok(run.status?.targetVersion?.madeRoomAt, 'the status remembers when room was made');
 });
 
+test('a stored object that admission now refuses (a reserved env name): nothing runs but the status, which says so', async () => {
+  const world = rolloutWorld();
+  Object.assign(world.workerDeployment.spec.template.spec.containers[0]!, {
+    env: [{ name: 'TEMPORAL_API_KEY', value: 'mine' }],
+  });
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, ['k8s.replaceStatus orders@10']);
+  assert.deepEqual(run.events, ['Warning InvalidSpec']);
+  const stalled = run.status?.conditions?.find((c) => c.type === 'Stalled');
+  assert.deepEqual(
+    [stalled?.status, stalled?.reason, stalled?.message],
+    [
+      'True',
+      'InvalidSpec',
+      'spec.template.spec.containers[0].env: container worker sets TEMPORAL_API_KEY, which only the controller sets ' +
+        '(from the TemporalConnection and the build): remove it from the template; ' +
+        'the running builds are left as they are until the spec is fixed',
+    ],
+  );
+});
+
+test('each Kubernetes action is an event that says what was done, to which Deployment, and why', async () => {
+  const owner = workerDeployment({ buildId: 'v3', replicas: 1 });
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { replicas: 0, since: minutesAgo(300) }),
+      deployment(owner, 'v2', { replicas: 2, since: minutesAgo(200) }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v2',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v1', status: 'Draining', everActive: true },
+        { buildId: 'v2', status: 'Current', everActive: true },
+      ],
+    },
+  });
+  assert.deepEqual(run.eventMessages, [
+    'DeploymentCreated: created Deployment orders-v3 for build v3',
+    'DeploymentScaled: scaled Deployment orders-v1 of build v1 to 1 replica: build v1 may still have pinned workflows (draining)',
+    'DeploymentScaled: scaled Deployment orders-v2 of build v2 to 1 replica: build v2 is current and spec.replicas says 1',
+  ]);
+});
+
+test('a drained build: scaled to 0 replicas after scaledownDelay, deleted after deleteDelay, each event saying so', async () => {
+  const owner = workerDeployment({ buildId: 'v3', sunset: { scaledownDelay: '1h', deleteDelay: '2h' } });
+  const drained = (buildId: string, hoursAgo: number) => ({
+    buildId,
+    status: 'Drained' as const,
+    everActive: true,
+    drainedSince: minutesAgo(hoursAgo * 60),
+  });
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { replicas: 0, since: minutesAgo(600) }),
+      deployment(owner, 'v2', { replicas: 2, since: minutesAgo(300) }),
+      deployment(owner, 'v3', { since: minutesAgo(200) }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v3',
+      managerIdentity: IDENTITY,
+      versions: [drained('v1', 4), drained('v2', 2), { buildId: 'v3', status: 'Current', everActive: true }],
+    },
+  });
+  assert.deepEqual(run.eventMessages, [
+    'DeploymentDeleted: deleted Deployment orders-v1 of build v1: build v1 has been drained since 2026-11-23T08:00:00.000Z: past scaledownDelay + deleteDelay',
+    'DeploymentScaled: scaled Deployment orders-v2 of build v2 to 0 replicas: build v2 has been drained for longer than scaledownDelay (1h)',
+  ]);
+});
+
 test('Temporal unreachable: nothing is written but the status, which keeps what it last said of the builds', async () => {
   const world = rolloutWorld();
   const run = await recordedReconcile({

@@ -24,7 +24,8 @@ test('an invalid spec and a missing connection are stalls that name the field or
       type: 'Stalled',
       status: 'True',
       reason: 'InvalidSpec',
-      message: 'spec.replicas: must be >= 0; spec.rollout: steps must grow',
+      message:
+        'spec.replicas: must be >= 0; spec.rollout: steps must grow; the running builds are left as they are until the spec is fixed',
     },
   );
   assert.deepEqual(readFailureCondition({ kind: 'ConnectionNotFound', namespace: 'shop', name: 'prod' }), {

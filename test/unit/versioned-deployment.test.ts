@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { RESERVED_ENV } from '../../src/api/reserved-env.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import {
   ANNOTATIONS,
@@ -193,4 +194,19 @@ test('the spec hash covers everything but replicas', () => {
   assert.equal(hash({ replicas: 1 }), hash({ replicas: 9 }));
   assert.notEqual(hash({ minReadySeconds: 5 }), hash({}));
   assert.notEqual(hash({ progressDeadlineSeconds: 60 }), hash({}));
+});
+
+test('every variable the controller sets, whatever the connection, is one admission refuses in a template', () => {
+  const connections = [
+    { hostPort: 'temporal:7233' },
+    { hostPort: 'cloud:7233', tls: { serverName: 'cloud' }, mutualTLSSecretRef: { name: 'cert' } },
+    { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } },
+  ];
+  const injected = new Set(
+    connections.flatMap((connection) =>
+      Object.keys(env(versionedDeployment({ workerDeployment: workerDeployment(), connection, buildId: 'b' }))),
+    ),
+  );
+  injected.delete('LOG_LEVEL'); // the template's own
+  assert.deepEqual([...injected].sort(), [...RESERVED_ENV].sort());
 });
