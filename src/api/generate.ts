@@ -1,7 +1,9 @@
-// `npm run generate`: writes config/crd/ and the field reference in the README from the schemas.
+// `npm run generate`: writes config/crd/ and the field reference in the README from the schemas,
+// and the README's table of `twc run`'s settings from src/cli/config.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
+import { withSettingsTable } from '../cli/config.ts';
 import { allCustomResourceDefinitions } from './crd.ts';
 import { withFieldReference } from './field-reference.ts';
 
@@ -19,6 +21,6 @@ export function crdFiles(): Map<string, string> {
 
 if (import.meta.main) {
   for (const [file, content] of crdFiles()) writeFileSync(file, content);
-  writeFileSync(README, withFieldReference(readFileSync(README, 'utf8')));
-  console.log(`wrote ${CRD_DIR} and the field reference in ${README}`);
+  writeFileSync(README, withSettingsTable(withFieldReference(readFileSync(README, 'utf8'))));
+  console.log(`wrote ${CRD_DIR}, and the field reference and the settings in ${README}`);
 }

@@ -5,20 +5,24 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Deploym
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { clusterClient } from '../k8s/cluster-client.ts';
 import { LABELS } from '../k8s/names.ts';
 import { Backoff } from '../runtime/backoff.ts';
 import { SelfHealingInformer } from '../runtime/informer.ts';
+import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
-import { WorkQueue } from '../runtime/work-queue.ts';
+import { type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { referencedSecret } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
+import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { PollerRefusals } from '../temporal/version-records.ts';
 import { releaseConnection } from './deletion.ts';
-import { isBeingDeleted } from './finalizers.ts';
+import { isBeingDeleted } from '../domain/finalizer.ts';
 import { EventRecorder } from './events.ts';
-import { reconcile, type ReconcilerDependencies } from './reconciler.ts';
+import type { ReconcilerDependencies } from './dependencies.ts';
+import { reconcile } from './reconciler.ts';
 
 /** Queue keys: `namespace/name` of a worker deployment, or this prefix and `namespace/name` of a connection. */
 const CONNECTION_KEY = 'connection:';
@@ -37,7 +41,8 @@ export interface ControllerOptions {
   rollbackWindowMs?: number;
   /** Reads per second of each Temporal namespace through each frontend, shared by all reconciles (default 20). */
   temporalReadBudget?: number;
-  log?: (message: string) => void;
+  /** Default: none. Each reconcile logs through a child with its `kind`, `object` (`namespace/name`) and `reconcile` (a count). */
+  log?: Logger;
   /** Where the controller counts its reconciles and requests; default: a registry of its own. */
   metrics?: Metrics;
   /** How long a repeated event is only counted before its count is written (default 10 min; tests shorten it). */
@@ -63,7 +68,7 @@ export class Controller {
     this.metrics = options.metrics ?? new Metrics();
     const kubeconfig = this.metrics.kubeconfig(options.kubeconfig);
     const watch = this.metrics.watch(kubeconfig);
-    const log = options.log ?? ((m: string) => console.error(m));
+    const log = options.log ?? silentLogger;
     const apps = kubeconfig.makeApiClient(AppsV1Api);
     const customObjects = kubeconfig.makeApiClient(CustomObjectsApi);
     const scope = options.namespace ? `/namespaces/${options.namespace}` : '';
@@ -165,19 +170,20 @@ export class Controller {
       ...(options.eventRepeatWindowMs === undefined ? {} : { repeatWindowMs: options.eventRepeatWindowMs }),
     });
     const dependencies: ReconcilerDependencies = {
-      apps,
-      core,
-      customObjects,
+      cluster: clusterClient({ apps, core, customObjects }),
       recordEvent: events.record,
       log,
       workerDeployment: (namespace: string, name: string) => this.workerDeployments.get(namespace, name),
       workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
-      temporal: async (connection: TemporalConnection) =>
-        this.refusals.remembering(
-          this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
-          connection.spec.hostPort,
+      temporal: async (connection: TemporalConnection, address: WorkerDeploymentAddress) =>
+        workerDeploymentClient(
+          this.refusals.remembering(
+            this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+            connection.spec.hostPort,
+          ),
+          address,
         ),
       secret: (namespace: string, name: string) => this.secrets.get(namespace, name),
       identity: options.identity,
@@ -191,6 +197,24 @@ export class Controller {
     this.reads = new TemporalReadBudget({ perSecond: options.temporalReadBudget ?? DEFAULT_READS_PER_SECOND });
     // A refused deletion is asked again at the next poll, not at every event.
     this.refusals = new PollerRefusals(dependencies.pollIntervalMs);
+    let reconciles = 0;
+    /** Runs one reconcile with a logger of its own, which also says why it failed (the queue then retries it with backoff). */
+    const logged = async <T extends ReconcileResult | void>(
+      kind: string,
+      namespace: string,
+      name: string,
+      run: (deps: ReconcilerDependencies) => Promise<T>,
+    ): Promise<T> => {
+      const child = log.child({ kind, object: `${namespace}/${name}`, reconcile: ++reconciles });
+      try {
+        const result = await run({ ...dependencies, log: child });
+        child.debug(result ? { requeueAfterMs: result.requeueAfterMs } : {}, 'reconciled');
+        return result;
+      } catch (error) {
+        child.error({ error: error instanceof Error ? error.message : String(error) }, 'reconcile failed');
+        throw error;
+      }
+    };
     const concurrency = options.concurrency ?? 4;
     this.queue = new WorkQueue<string>({
       concurrency,
@@ -201,16 +225,16 @@ export class Controller {
         const byEvent = this.eventDriven.delete(key);
         if (!connection) {
           const wait = byEvent ? 0 : this.pollDelay(namespace, name, dependencies.pollIntervalMs);
-          return wait > 0 ? { requeueAfterMs: wait } : reconcile(dependencies, namespace, name);
+          if (wait > 0) return { requeueAfterMs: wait };
+          return logged(KINDS.TemporalWorkerDeployment.kind, namespace, name, (deps) =>
+            reconcile(deps, namespace, name),
+          );
         }
         const object = this.connections.get(namespace, name);
-        if (object) await releaseConnection(dependencies, object);
+        if (object)
+          await logged(KINDS.TemporalConnection.kind, namespace, name, (deps) => releaseConnection(deps, object));
         return undefined;
       },
-      onError: (key, error, retryInMs) =>
-        log(
-          `reconcile of ${key} failed, retrying in ${retryInMs}ms: ${error instanceof Error ? error.message : String(error)}`,
-        ),
     });
   }
 

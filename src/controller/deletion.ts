@@ -5,14 +5,14 @@
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import { unless } from '../k8s/api-errors.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
-import { progressing } from '../status/conditions.ts';
-import { cleanUpDeployment } from '../temporal/deployment-cleanup.ts';
-import { ManagedElsewhereError } from '../temporal/routing.ts';
-import { FINALIZER, hasFinalizer, isBeingDeleted, removeFinalizer } from './finalizers.ts';
-import type { ReconcilerDependencies } from './reconciler.ts';
+import canonicalize from 'canonicalize';
+import { mergeConditions, progressing } from '../status/conditions.ts';
+import { ManagedElsewhereError } from '../temporal/deployment-cleanup.ts';
+import { FINALIZER, hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
+import type { ReconcilerDependencies } from './dependencies.ts';
+import { removeFinalizer } from './finalizers.ts';
 import { errorMessage, lastKnownVersions, writeStatus } from './status-writer.ts';
 
 export async function finalizeWorkerDeployment(
@@ -33,7 +33,7 @@ export async function finalizeWorkerDeployment(
       reason: 'TemporalCleanupSkipped',
       message: `TemporalConnection ${namespace}/${connectionName} does not exist, so Worker Deployment ${deploymentName} is left in Temporal namespace ${temporalNamespace}; remove it with \`temporal worker deployment delete --name ${deploymentName}\``,
     });
-    await removeFinalizer(deps.customObjects, KINDS.TemporalWorkerDeployment.plural, stored);
+    await removeFinalizer(deps.cluster, KINDS.TemporalWorkerDeployment.plural, stored);
     return undefined;
   }
 
@@ -41,9 +41,7 @@ export async function finalizeWorkerDeployment(
     .deployments(namespace)
     .filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === stored.metadata.uid))) {
     const name = deployment.metadata?.name ?? '';
-    await deps.apps
-      .deleteNamespacedDeployment({ namespace, name, body: { propagationPolicy: 'Background' } })
-      .catch(unless(404));
+    await deps.cluster.deleteDeployment(namespace, name);
     await deps.recordEvent(about, {
       type: 'Normal',
       reason: 'DeploymentDeleted',
@@ -53,13 +51,12 @@ export async function finalizeWorkerDeployment(
 
   let progress;
   try {
-    const service = await deps.temporal(connection);
-    progress = await cleanUpDeployment({
-      service,
+    const temporal = await deps.temporal(connection, {
       namespace: temporalNamespace,
       deploymentName,
       identity: deps.identity,
     });
+    progress = await temporal.cleanUp();
   } catch (error) {
     const text = `cannot remove Worker Deployment ${deploymentName} from Temporal: ${errorMessage(error)}; to delete without that cleanup, remove the finalizer ${FINALIZER}`;
     return writeStatus(
@@ -87,7 +84,7 @@ export async function finalizeWorkerDeployment(
 
   await deps.recordEvent(about, { type: 'Normal', reason: 'TemporalCleanedUp', message: progress.reason });
   await releaseConnection(deps, connection, stored.metadata.uid);
-  await removeFinalizer(deps.customObjects, KINDS.TemporalWorkerDeployment.plural, stored);
+  await removeFinalizer(deps.cluster, KINDS.TemporalWorkerDeployment.plural, stored);
   return undefined;
 }
 
@@ -104,5 +101,33 @@ export async function releaseConnection(
       (twd) => twd.metadata.uid !== leaving && twd.spec.workerOptions.connectionRef.name === connection.metadata.name,
     )
     .filter((twd) => !isBeingDeleted(twd) || hasFinalizer(twd));
-  if (users.length === 0) await removeFinalizer(deps.customObjects, KINDS.TemporalConnection.plural, connection);
+  if (users.length === 0) {
+    await removeFinalizer(deps.cluster, KINDS.TemporalConnection.plural, connection);
+    return;
+  }
+  if (isBeingDeleted(connection)) await sayConnectionInUse(deps, connection, users);
+}
+
+/** A connection deleted while in use stays Terminating: its status and a Warning event say which worker deployments hold it. */
+async function sayConnectionInUse(
+  deps: ReconcilerDependencies,
+  connection: TemporalConnection,
+  users: TemporalWorkerDeployment[],
+): Promise<void> {
+  const namespace = connection.metadata.namespace ?? '';
+  const names = users.map((twd) => `${namespace}/${twd.metadata.name ?? ''}`).join(', ');
+  const message = `TemporalConnection ${namespace}/${connection.metadata.name ?? ''} is kept (finalizer ${FINALIZER}) while worker deployments use it: ${names}; delete them or point their spec.workerOptions.connectionRef at another connection`;
+  await deps.recordEvent(
+    { apiVersion: API_VERSION, kind: KINDS.TemporalConnection.kind, metadata: connection.metadata },
+    { type: 'Warning', reason: 'ConnectionInUse', message },
+  );
+  const now = deps.now().toISOString();
+  const said = [
+    { type: 'Ready', status: 'False' as const, reason: 'InUse', message },
+    { type: 'Progressing', status: 'True' as const, reason: 'InUse', message },
+  ];
+  const conditions = mergeConditions(connection.status?.conditions ?? [], said, now, connection.metadata.generation);
+  if (canonicalize(connection.status?.conditions ?? []) === canonicalize(conditions)) return;
+  // A conflict means the connection changed since the cache was read: its event brings this back.
+  await deps.cluster.replaceConnectionStatus({ ...connection, status: { ...connection.status, conditions } });
 }

@@ -3,20 +3,20 @@
 // also reported as a Warning event on the object. The write carries the resourceVersion the
 // reconcile read: the status is the controller's memory (when builds were last current, gate runs,
 // room made at the cap), so a write decided on a stale cache must never replace a newer one.
-import type { CustomObjectsApi } from '@kubernetes/client-node';
 import canonicalize from 'canonicalize';
-import { API_VERSION, GROUP, KINDS, VERSION } from '../api/kinds.ts';
+import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
-import { blocking, type Condition, mergeConditions, onePerType } from '../status/conditions.ts';
-import { apiServerMessage, httpStatus } from '../k8s/api-errors.ts';
+import { blocking, type Condition, conditionSet, mergeConditions } from '../status/conditions.ts';
+import { apiServerMessage } from '../k8s/api-errors.ts';
+import type { ClusterClient } from '../k8s/cluster-client.ts';
 import type { RecordEvent } from './events.ts';
 
 type Status = NonNullable<TemporalWorkerDeployment['status']>;
 export type VersionsStatus = Omit<Status, 'conditions' | 'observedGeneration'>;
 
 export interface StatusWriterDependencies {
-  customObjects: CustomObjectsApi;
+  cluster: ClusterClient;
   recordEvent: RecordEvent;
   now(): Date;
 }
@@ -30,7 +30,7 @@ export async function writeStatus(
 ): Promise<ReconcileResult> {
   const now = deps.now().toISOString();
   const generation = stored.metadata.generation;
-  const merged = mergeConditions(stored.status?.conditions ?? [], onePerType(conditions), now, generation);
+  const merged = mergeConditions(stored.status?.conditions ?? [], conditionSet(conditions), now, generation);
   const status = {
     ...versions,
     ...(generation === undefined ? {} : { observedGeneration: generation }),
@@ -47,21 +47,9 @@ export async function writeStatus(
   if (canonicalize(stored.status ?? {}) !== canonicalize(status)) {
     // The whole status is replaced: a merge patch would keep every field this status leaves out
     // (a finished ramp's percentage, builds long deleted), and rewrite them on every reconcile.
-    const where = {
-      group: GROUP,
-      version: VERSION,
-      namespace: stored.metadata.namespace ?? '',
-      plural: KINDS.TemporalWorkerDeployment.plural,
-      name: stored.metadata.name ?? '',
-    };
-    try {
-      await deps.customObjects.replaceNamespacedCustomObjectStatus({ ...where, body: { ...stored, status } });
-    } catch (error) {
-      // Written since the cache was read (counted as a 409 in twc_kubernetes_requests_total):
-      // decide again at once, on what the cache holds then.
-      if (httpStatus(error) === 409) return { requeueAfterMs: 0 };
-      throw error;
-    }
+    // Written since the cache was read (counted as a 409 in twc_kubernetes_requests_total):
+    // decide again at once, on what the cache holds then.
+    if ((await deps.cluster.replaceStatus({ ...stored, status })) === 'conflict') return { requeueAfterMs: 0 };
   }
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
 }

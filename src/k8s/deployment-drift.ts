@@ -4,7 +4,7 @@
 // reach Temporal through the connection, and with the credentials of its Secret, as they are now. Pure.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { templateHash } from './build-id.ts';
-import type { ObservedDeployment } from './observed-deployment.ts';
+import type { ObservedDeployment } from '../domain/snapshot.ts';
 import { ANNOTATIONS, withConnection } from './versioned-deployment.ts';
 import type { WorkerConnection } from './worker-connection.ts';
 

@@ -1,14 +1,11 @@
 // Names and labels of the objects the controller makes for a worker deployment.
 import { createHash } from 'node:crypto';
+import { LABELS } from '../domain/labels.ts';
 
 /** Kubernetes Deployment names stay at most 47 characters: Pod names add up to 16 more. */
 export const MAX_DEPLOYMENT_NAME_LENGTH = 47;
 
-export const LABELS = {
-  deploymentName: 'temporal.io/deployment-name',
-  buildId: 'temporal.io/build-id',
-  pool: 'temporal.io/pool',
-} as const;
+export { LABELS };
 
 /** Temporal's name for the worker deployment: unique per Kubernetes namespace and object. */
 export function temporalDeploymentName(namespace: string, name: string): string {

@@ -1,25 +1,8 @@
 // What the controller needs to know of one of its Deployments, read from the object. Pure.
 import type { V1Deployment } from '@kubernetes/client-node';
+import type { ObservedDeployment } from '../domain/snapshot.ts';
 import { LABELS } from './names.ts';
 import { ANNOTATIONS } from './versioned-deployment.ts';
-
-export interface ObservedDeployment {
-  name: string;
-  buildId: string;
-  pool?: string;
-  /** spec.replicas; undefined when unset. */
-  replicas?: number;
-  /** Every wanted replica runs the latest template and is available. */
-  available: boolean;
-  /** When the Deployment last became Available. */
-  availableSince?: Date;
-  /** Why the Deployment controller gave up on its rollout (progressDeadlineSeconds passed). */
-  stuck?: string;
-  /** The hashes it was built with (see ANNOTATIONS). */
-  specHash?: string;
-  templateHash?: string;
-  connectionHash?: string;
-}
 
 export function observeDeployment(deployment: V1Deployment): ObservedDeployment | undefined {
   const labels = deployment.metadata?.labels ?? {};

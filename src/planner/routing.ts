@@ -3,7 +3,7 @@
 import { durationSeconds } from '../api/schema.ts';
 import type { Rollout } from '../api/temporal-worker-deployment.ts';
 
-export type VersionStatus = 'NotRegistered' | 'Inactive' | 'Ramping' | 'Current' | 'Draining' | 'Drained';
+import type { TemporalDeploymentState, TemporalVersion, VersionStatus } from '../domain/snapshot.ts';
 
 export interface RoutingInput {
   now: Date;
@@ -38,6 +38,20 @@ export type RoutingDecision =
   | { action: 'setRamp'; buildId: string; percentage: number; reason: string }
   | { action: 'clearRamp'; reason: string };
 
+/** A routing decision as the executor carries it out. */
+export type RoutingChange =
+  /** `clearingRampOf`: another build ramps; its ramp is cleared first, in the same change. */
+  (
+    | { action: 'setCurrent'; buildId: string; clearingRampOf?: string }
+    | { action: 'setRamp'; buildId: string; percentage: number }
+    | { action: 'clearRamp' }
+  ) & {
+    /** Nobody manages the deployment: the controller becomes its manager first. */
+    claimManager: boolean;
+    /** The token of the state the change was decided on. */
+    conflictToken?: Uint8Array;
+  };
+
 export function decideRouting(input: RoutingInput): RoutingDecision {
   const { now, rollout, target, routing } = input;
   const build = `build ${target.buildId}`;
@@ -69,7 +83,9 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
       buildId: target.buildId,
       reason: `rolling back to ${build}, current ${minutesAgo(now, lastCurrentAt)}: promoting it at once, without steps or gates`,
     };
-  if (target.gate === 'pending')
+  // While the target ramps, a step's pause runs beside the gate of the next step (see progressive).
+  const ramps = rollout.strategy === 'Progressive' && routing.rampingBuildId === target.buildId;
+  if (target.gate === 'pending' && !ramps)
     return { action: 'wait', reason: `waiting for the gate workflows of ${build} to complete` };
   if (!routing.currentBuildId && routing.unversionedPollersConfirmed === undefined) {
     return {
@@ -106,9 +122,11 @@ function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDe
       percentage: first.rampPercentage,
       reason: `starting the ramp of ${build} at step 1: ${first.rampPercentage}%`,
     };
-  // A ramp changed by hand snaps back to a step.
+  // A ramp changed by hand snaps back to a step; up to it only once the step's gate passed.
   const index = stepAtOrBelow(steps, ramp);
   const step = steps[index] ?? first;
+  if (ramp < step.rampPercentage && target.gate === 'pending')
+    return { action: 'wait', reason: `waiting for the gate of step ${index + 1} of ${build} before its ramp` };
   if (step.rampPercentage !== ramp) {
     return {
       action: 'setRamp',
@@ -129,6 +147,10 @@ function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDe
   const next = steps[index + 1];
   if (!next)
     return { action: 'setCurrent', buildId: target.buildId, reason: `the last step of ${build} is over: promoting it` };
+  if (target.gate === 'pending') {
+    const reason = `step ${index + 1} of ${build} is over: waiting for the gate of step ${index + 2} before its ramp of ${next.rampPercentage}%`;
+    return { action: 'wait', reason };
+  }
   return {
     action: 'setRamp',
     buildId: target.buildId,
@@ -152,4 +174,78 @@ export function stepAtOrBelow(steps: NonNullable<Rollout['steps']>, ramp: number
 
 function minutesAgo(now: Date, then: Date): string {
   return `${Math.round((now.getTime() - then.getTime()) / 60_000)} minutes ago`;
+}
+
+export function managedElsewhere(temporalName: string, holder: string): string {
+  return (
+    `Worker Deployment ${temporalName} is managed by "${holder}", so the controller does not change its routing; ` +
+    `release it with \`temporal worker deployment manager-identity unset --deployment-name ${temporalName}\``
+  );
+}
+
+export interface PollersMatterInput {
+  strategy: Rollout['strategy'];
+  currentBuildId?: string | undefined;
+  target?: { status: VersionStatus; healthy: boolean } | undefined;
+}
+
+/**
+ * Whether Temporal must be asked if unversioned workers poll the target's task queues (one read
+ * per queue). Only a Progressive rollout with no current build and a registered, available target
+ * decides differently with them: Manual never routes, AllAtOnce promotes either way, with a
+ * current build the question does not arise, and an unready target waits either way.
+ */
+export function unversionedPollersMatter({ strategy, currentBuildId, target }: PollersMatterInput): boolean {
+  return (
+    strategy === 'Progressive' &&
+    !currentBuildId &&
+    target !== undefined &&
+    target.status !== 'NotRegistered' &&
+    target.healthy
+  );
+}
+
+/**
+ * Temporal's state once a routing change succeeded, without reading it again: a change made with
+ * the conflict token of `state` leaves exactly this routing (a promotion clears any ramp, see
+ * RoutingChange). A build that stops being current or ramping starts draining.
+ */
+export function routedState(
+  state: TemporalDeploymentState,
+  decision: RoutingDecision,
+  managerIdentity: string,
+): TemporalDeploymentState {
+  if (decision.action === 'none' || decision.action === 'wait') return state;
+  const current = decision.action === 'setCurrent' ? decision.buildId : state.currentBuildId;
+  const ramping =
+    decision.action === 'setRamp'
+      ? { buildId: decision.buildId, percentage: decision.percentage }
+      : decision.action === 'clearRamp' || decision.action === 'setCurrent'
+        ? undefined
+        : state.rampingBuildId
+          ? { buildId: state.rampingBuildId, percentage: state.rampPercentage ?? 0 }
+          : undefined;
+  const statusOf = (v: TemporalVersion): TemporalVersion['status'] => {
+    if (v.buildId === current) return 'Current';
+    if (v.buildId === ramping?.buildId) return 'Ramping';
+    return v.status === 'Current' || v.status === 'Ramping' ? 'Draining' : v.status;
+  };
+  const next: TemporalDeploymentState = {
+    exists: state.exists,
+    versions: state.versions.map((v) => ({
+      ...v,
+      status: statusOf(v),
+      everActive: v.everActive || statusOf(v) !== v.status,
+    })),
+    managerIdentity: state.managerIdentity ?? managerIdentity,
+    lastModifierIdentity: managerIdentity,
+  };
+  if (current) next.currentBuildId = current;
+  if (ramping) {
+    next.rampingBuildId = ramping.buildId;
+    next.rampPercentage = ramping.percentage;
+    // Temporal's own time of a new ramp is known at the next read (see reportOutcome).
+    if (decision.action !== 'setRamp' && state.rampChangedAt) next.rampChangedAt = state.rampChangedAt;
+  }
+  return next;
 }

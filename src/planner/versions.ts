@@ -2,7 +2,7 @@
 // current and ramping ones at their replicas, and retire old builds only when no pinned workflow
 // can need them. Pure: states and `now` in, plain actions with reasons out.
 import { durationSeconds } from '../api/schema.ts';
-import type { VersionStatus } from './routing.ts';
+import type { VersionStatus } from '../domain/snapshot.ts';
 
 export interface DeploymentState {
   name: string;

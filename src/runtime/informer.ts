@@ -8,6 +8,7 @@ import {
   ListWatch,
   Watch,
 } from '@kubernetes/client-node';
+import type { Logger } from './logger.ts';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 
@@ -22,7 +23,7 @@ export interface InformerOptions<T extends KubernetesObject> {
   /** How watches are made; default: a plain Watch of kubeconfig. */
   watch?: Watch;
   onEvent: (event: InformerEvent, object: T) => void;
-  log?: (message: string) => void;
+  log?: Logger;
   backoff?: { initialMs: number; maxMs: number };
 }
 
@@ -104,8 +105,9 @@ export class SelfHealingInformer<T extends KubernetesObject> {
     if (this.stopped) return;
     const delay = this.delayMs;
     this.delayMs = Math.min(delay * 2, this.options.backoff?.maxMs ?? 30_000);
-    this.options.log?.(
-      `watch of ${this.options.path} failed (${error instanceof Error ? error.message : String(error)}); listing again in ${delay}ms`,
+    this.options.log?.warn(
+      { path: this.options.path, error: error instanceof Error ? error.message : String(error), retryInMs: delay },
+      'watch failed; listing again',
     );
     clearTimeout(this.retry);
     this.retry = setTimeout(() => void this.attempt(), delay);

@@ -6,6 +6,7 @@
 // the lease duration), or sees another holder, stops leading before anyone else can start.
 import { type CoordinationV1Api, type V1Lease, type V1LeaseSpec, V1MicroTime } from '@kubernetes/client-node';
 import { httpStatus } from '../k8s/api-errors.ts';
+import { type Logger, silentLogger } from './logger.ts';
 import { realTimers, type Timers } from './timers.ts';
 
 export type LeaseApi = Pick<
@@ -29,7 +30,7 @@ export interface LeaderElectionOptions {
   onStartedLeading: () => void;
   /** The lease is lost: stop all work at once. Not called after stop(). */
   onStoppedLeading: (reason: string) => void;
-  log?: (message: string) => void;
+  log?: Logger;
   timers?: Timers;
 }
 
@@ -50,7 +51,7 @@ export class LeaderElector {
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
-      log: () => {},
+      log: silentLogger,
       timers: realTimers,
       ...options,
     };
@@ -94,7 +95,7 @@ export class LeaderElector {
     try {
       result = await this.acquireOrRenew(sentAt);
     } catch (error) {
-      log(
+      log.warn(
         `could not ${this.leading ? 'renew' : 'acquire'} the lease: ${httpStatus(error) === 409 ? 'another process wrote it first' : error instanceof Error ? error.message : String(error)}`,
       );
       return;
@@ -114,7 +115,7 @@ export class LeaderElector {
     );
     if (!this.leading) {
       this.leading = true;
-      log(`${identity} leads, holding lease ${this.options.namespace}/${this.options.name}`);
+      log.info(`${identity} leads, holding lease ${this.options.namespace}/${this.options.name}`);
       this.options.onStartedLeading();
     }
   }
@@ -186,7 +187,7 @@ export class LeaderElector {
     this.written = undefined;
     this.options.timers.clearTimeout(this.nextAttempt);
     this.options.timers.clearTimeout(this.renewDeadline);
-    this.options.log(`${this.options.identity} stopped leading: ${reason}`);
+    this.options.log.warn(`${this.options.identity} stopped leading: ${reason}`);
     this.options.onStoppedLeading(reason);
   }
 
@@ -202,9 +203,9 @@ export class LeaderElector {
     };
     try {
       await api.replaceNamespacedLease({ namespace, name, body: { ...held, spec } });
-      log(`${this.options.identity} released lease ${namespace}/${name}`);
+      log.info(`${this.options.identity} released lease ${namespace}/${name}`);
     } catch (error) {
-      log(
+      log.warn(
         `could not release the lease (it expires on its own): ${error instanceof Error ? error.message : String(error)}`,
       );
     }

@@ -2,6 +2,7 @@
 // (metadata.name field selector): the controller never lists or watches every Secret it could read.
 import { CoreV1Api, type KubeConfig, type V1Secret, type Watch } from '@kubernetes/client-node';
 import { SelfHealingInformer } from './informer.ts';
+import type { Logger } from './logger.ts';
 
 export interface SecretWatchesOptions {
   kubeconfig: KubeConfig;
@@ -9,7 +10,7 @@ export interface SecretWatchesOptions {
   watch?: Watch;
   /** A watched Secret was added, changed or deleted. */
   onChange: (namespace: string, name: string) => void;
-  log?: (message: string) => void;
+  log?: Logger;
   /** How long get() waits for a new watch's first list. */
   syncTimeoutMs?: number;
 }
@@ -43,7 +44,9 @@ export class SecretWatches {
       this.watches.delete(key);
       watch.informer
         .stop()
-        .catch((error: unknown) => this.options.log?.(`stopping the watch of Secret ${key} failed: ${String(error)}`));
+        .catch((error: unknown) =>
+          this.options.log?.warn({ secret: key, error: String(error) }, 'stopping the watch of a Secret failed'),
+        );
     }
   }
 

@@ -36,6 +36,35 @@ export function onePerType(conditions: Condition[]): Condition[] {
   return [...byType.values()];
 }
 
+/**
+ * Ready, Progressing and Stalled, always all three and consistent as kstatus reads them, from what
+ * a reconcile said (see onePerType): a Stalled condition makes the other two False with its reason;
+ * a failure (Progressing=False other than Done) makes Ready False with its reason and is not a stall;
+ * otherwise the Ready and Progressing said stand (one made up from the other when only one was said).
+ */
+export function conditionSet(said: Condition[]): Condition[] {
+  const one = onePerType(said);
+  const of = (type: string) => one.find((c) => c.type === type);
+  const stall = of('Stalled');
+  if (stall?.status === 'True') {
+    return [{ ...stall, type: 'Ready', status: 'False' }, { ...stall, type: 'Progressing', status: 'False' }, stall];
+  }
+  const progress = of('Progressing');
+  const ready = of('Ready');
+  if (progress?.status === 'False' && progress.reason !== 'Done' && progress.reason !== MANUAL_PROMOTION) {
+    return [{ ...progress, type: 'Ready' }, progress, { ...progress, type: 'Stalled' }];
+  }
+  const summary = progress ?? ready ?? progressing('True', 'Reconciling', 'nothing said yet');
+  return [
+    ready ?? { ...summary, type: 'Ready', status: 'False' },
+    progress ?? { ...summary, type: 'Progressing', status: ready?.status === 'True' ? 'False' : 'True' },
+    { ...summary, type: 'Stalled', status: 'False' },
+  ];
+}
+
+/** The Manual strategy leaves routing to people: a target ready for them is not progressing, nor stalled. */
+export const MANUAL_PROMOTION = 'ManualPromotion';
+
 /** Keeps lastTransitionTime where a condition's status did not change. */
 export function mergeConditions(
   previous: StoredConditions,

@@ -1,9 +1,8 @@
 // Joins what Kubernetes runs with what Temporal knows, per build: the input of the planners and
 // the versions of the TemporalWorkerDeployment's status. Pure.
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import type { ObservedDeployment } from '../k8s/observed-deployment.ts';
+import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { eligibleForDeletion, type VersionState } from '../planner/versions.ts';
-import type { TemporalDeploymentState } from '../temporal/deployment-state.ts';
 
 export interface JoinedVersion extends VersionState {
   /** Every Deployment of the build (one per pool) is available, and there is at least one. */
@@ -14,7 +13,7 @@ export interface JoinedVersion extends VersionState {
 /** `targetPools`: the pools the target must run (undefined for the single Deployment without pools). */
 /** `remembered`: when builds were last current, as the status recorded it (see `rememberedCurrentTimes`). */
 export function joinVersions(
-  deployments: (ObservedDeployment & { drift?: string })[],
+  deployments: ObservedDeployment[],
   temporal: TemporalDeploymentState,
   targetBuildId: string,
   targetPools: (string | undefined)[] = [undefined],

@@ -5,10 +5,19 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError } from '@temporalio/client';
 import { describeDeployment } from './deployment-state.ts';
-import { ManagedElsewhereError } from './routing.ts';
+import { managedElsewhere } from '../planner/routing.ts';
 import { deleteVersionRecord, type VersionRecordTarget } from './version-records.ts';
 
 export type CleanupTarget = VersionRecordTarget;
+
+export class ManagedElsewhereError extends Error {
+  override name = 'ManagedElsewhereError';
+  readonly holder: string;
+  constructor(deploymentName: string, holder: string) {
+    super(managedElsewhere(deploymentName, holder));
+    this.holder = holder;
+  }
+}
 
 export type CleanupProgress = { done: true; reason: string } | { done: false; reason: string };
 

@@ -5,33 +5,10 @@ import type { WorkflowService } from '@temporalio/client';
 import { isGrpcServiceError } from '@temporalio/client';
 import { optionalTsToDate } from '@temporalio/common/lib/time.js';
 import proto from '@temporalio/proto';
-import type { VersionStatus } from '../planner/routing.ts';
+import type { TemporalDeploymentState, TemporalVersion } from '../domain/snapshot.ts';
 
 const { VersionDrainageStatus } = proto.temporal.api.enums.v1;
 type DescribeResponse = Awaited<ReturnType<WorkflowService['describeWorkerDeployment']>>;
-
-export interface TemporalVersion {
-  buildId: string;
-  status: Exclude<VersionStatus, 'NotRegistered'>;
-  /** Since when it is Drained. */
-  drainedSince?: Date;
-  /** It has been current or ramping at some time. */
-  everActive: boolean;
-  lastCurrentAt?: Date;
-}
-
-export interface TemporalDeploymentState {
-  /** Temporal lists the deployment: some worker of it has polled. */
-  exists: boolean;
-  versions: TemporalVersion[];
-  currentBuildId?: string;
-  rampingBuildId?: string;
-  rampPercentage?: number;
-  rampChangedAt?: Date;
-  conflictToken?: Uint8Array;
-  managerIdentity?: string;
-  lastModifierIdentity?: string;
-}
 
 /** The Temporal namespace itself is missing: nothing can register until someone creates it or fixes the spec. */
 export class TemporalNamespaceNotFoundError extends Error {

@@ -7,10 +7,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
-import type { GateRun } from '../planner/gates.ts';
+import type { GateRun } from '../domain/snapshot.ts';
 
-const { WorkflowExecutionStatus, WorkflowIdReusePolicy, HistoryEventFilterType, TaskQueueType } =
-  proto.temporal.api.enums.v1;
+const { WorkflowExecutionStatus, WorkflowIdReusePolicy, HistoryEventFilterType } = proto.temporal.api.enums.v1;
 const { PinnedOverrideBehavior } = proto.temporal.api.workflow.v1.VersioningOverride;
 
 /** A gate that has not decided within this long counts as failed (timed out). */
@@ -20,39 +19,7 @@ export interface GateTarget {
   service: WorkflowService;
   namespace: string;
   deploymentName: string;
-  buildId: string;
   identity: string;
-}
-
-/** Unique per build, stage and queue, so every gate of a rollout has its own history. */
-export function gateWorkflowId(deploymentName: string, buildId: string, stage: string, taskQueue: string): string {
-  return `temporal-worker-controller/gate/${deploymentName}/${buildId}/${stage}/${taskQueue}`;
-}
-
-/**
- * The workflow task queues Temporal registered for the build: where its gates run. A queue counts
- * once the build's workers poll it for activities too: until then Temporal sends the activities of
- * a workflow pinned to the build to the queue's current build (its rule for a queue the pinned
- * version lacks), and the gate would judge the build it is to replace.
- */
-export async function workflowTaskQueues({
-  service,
-  namespace,
-  deploymentName,
-  buildId,
-}: GateTarget): Promise<string[]> {
-  const version = await service.describeWorkerDeploymentVersion({
-    namespace,
-    deploymentVersion: { deploymentName, buildId },
-  });
-  const queues = version.workerDeploymentVersionInfo?.taskQueueInfos ?? [];
-  const withActivities = new Set(
-    queues.filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY).map((q) => q.name),
-  );
-  return queues
-    .filter((q) => q.type === TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && q.name && withActivities.has(q.name))
-    .map((q) => q.name ?? '')
-    .sort();
 }
 
 /** The latest run under that ID; undefined when none was ever started. */
@@ -82,8 +49,8 @@ export interface GateStart {
 }
 
 /** Starts the gate pinned to the build; a run already going under that ID is left alone. */
-export async function startGate(target: GateTarget, gate: GateStart): Promise<void> {
-  const { service, namespace, deploymentName, buildId, identity } = target;
+export async function startGate(target: GateTarget, buildId: string, gate: GateStart): Promise<void> {
+  const { service, namespace, deploymentName, identity } = target;
   try {
     await service.startWorkflowExecution({
       namespace,

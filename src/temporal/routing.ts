@@ -1,21 +1,8 @@
-// Carries a routing decision out in Temporal. Every change carries the conflict token of the
-// state it was decided on, so a change made meanwhile by anyone else fails instead of being
-// overwritten; the controller becomes the deployment's manager only when nobody is.
+// Carries a routing change out in Temporal. The change carries the conflict token of the state it
+// was decided on, so a change made meanwhile by anyone else fails instead of being overwritten;
+// the planner decides whether the controller first claims the free manager identity.
 import type { WorkflowService } from '@temporalio/client';
-import type { RoutingDecision } from '../planner/routing.ts';
-import type { TemporalDeploymentState } from './deployment-state.ts';
-
-export class ManagedElsewhereError extends Error {
-  override name = 'ManagedElsewhereError';
-  readonly holder: string;
-  constructor(deploymentName: string, holder: string) {
-    super(
-      `Worker Deployment ${deploymentName} is managed by "${holder}", so the controller does not change its routing; ` +
-        `release it with \`temporal worker deployment manager-identity unset --deployment-name ${deploymentName}\``,
-    );
-    this.holder = holder;
-  }
-}
+import type { RoutingChange } from '../planner/routing.ts';
 
 export interface RoutingTarget {
   service: WorkflowService;
@@ -25,40 +12,34 @@ export interface RoutingTarget {
   identity: string;
 }
 
-/** Applies the decision; resolves with the conflict token of the resulting state, if anything was changed. */
-export async function applyRouting(
-  target: RoutingTarget,
-  state: TemporalDeploymentState,
-  decision: RoutingDecision,
-): Promise<Uint8Array | undefined> {
-  if (decision.action === 'none' || decision.action === 'wait') return undefined;
+export async function changeRouting(target: RoutingTarget, change: RoutingChange): Promise<void> {
   const { service, namespace, deploymentName, identity } = target;
-  let conflictToken = state.conflictToken;
-  if (state.managerIdentity && state.managerIdentity !== identity)
-    throw new ManagedElsewhereError(deploymentName, state.managerIdentity);
-  if (!state.managerIdentity) {
-    const claimed = await service.setWorkerDeploymentManager({
-      namespace,
-      deploymentName,
-      self: true,
-      conflictToken,
-      identity,
-    });
-    conflictToken = claimed.conflictToken;
+  let conflictToken = change.conflictToken;
+  if (change.claimManager) {
+    conflictToken = (
+      await service.setWorkerDeploymentManager({ namespace, deploymentName, self: true, conflictToken, identity })
+    ).conflictToken;
   }
   const common = { namespace, deploymentName, conflictToken, identity };
-  switch (decision.action) {
+  switch (change.action) {
     case 'setCurrent':
-      return (await service.setWorkerDeploymentCurrentVersion({ ...common, buildId: decision.buildId })).conflictToken;
+      // Promoting a build leaves another build's ramp in place: new workflows would keep going to
+      // an abandoned target. Clearing it first sends them to the current build meanwhile.
+      if (change.clearingRampOf) {
+        const cleared = await service.setWorkerDeploymentRampingVersion({ ...common, buildId: '', percentage: 0 });
+        common.conflictToken = cleared.conflictToken;
+      }
+      await service.setWorkerDeploymentCurrentVersion({ ...common, buildId: change.buildId });
+      return;
     case 'setRamp':
-      return (
-        await service.setWorkerDeploymentRampingVersion({
-          ...common,
-          buildId: decision.buildId,
-          percentage: decision.percentage,
-        })
-      ).conflictToken;
+      await service.setWorkerDeploymentRampingVersion({
+        ...common,
+        buildId: change.buildId,
+        percentage: change.percentage,
+      });
+      return;
     case 'clearRamp':
-      return (await service.setWorkerDeploymentRampingVersion({ ...common, buildId: '', percentage: 0 })).conflictToken;
+      await service.setWorkerDeploymentRampingVersion({ ...common, buildId: '', percentage: 0 });
+      return;
   }
 }

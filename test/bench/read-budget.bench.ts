@@ -33,7 +33,6 @@ const controller = new Controller({
   pollIntervalMs,
   temporalReadBudget: budget,
   metrics,
-  log: () => {},
 });
 try {
   await createNamespace(environment, namespace);

@@ -50,7 +50,6 @@ const controller = new Controller({
   namespace,
   pollIntervalMs,
   metrics,
-  log: () => {},
 });
 try {
   const apps = environment.kubeconfig.makeApiClient(AppsV1Api);

@@ -19,7 +19,7 @@ interface Replica {
 }
 
 /** `twc run` in a child process, scoped to the test's namespace, with its Lease there too. */
-async function startReplica(t: TestContext, namespace: string, lease: string): Promise<Replica> {
+async function startReplica(t: TestContext, namespace: string, lease: string, flags: string[] = []): Promise<Replica> {
   const [metricsPort, probePort] = [await freePort(), await freePort()];
   // The command the README gives, which runs the pinned Node whatever `node` the machine has.
   const child = spawn(
@@ -34,6 +34,7 @@ async function startReplica(t: TestContext, namespace: string, lease: string): P
       `--health-probe-bind-address=127.0.0.1:${probePort}`,
       `--leader-election-namespace=${namespace}`,
       `--leader-election-id=${lease}`,
+      ...flags,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -73,7 +74,7 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
   const { temporalAddress, temporalNamespace } = sharedEnvironment();
   const leaderStatus = new RegExp(`name="${lease}"`);
 
-  const first = await startReplica(t, namespace, lease);
+  const first = await startReplica(t, namespace, lease, ['--log-level=debug']);
   await eventually(
     'the first replica to lead',
     async () => ((await first.sample('leader_election_master_status', leaderStatus)) === 1 ? true : undefined),
@@ -138,6 +139,38 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
       30_000,
     );
   }
+
+  // Its output is a pipe: JSON, each line an object.
+  const entries = () =>
+    first
+      .output()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  assert.ok(
+    entries().every((e) => typeof e.time === 'string' && typeof e.level === 'string' && typeof e.msg === 'string'),
+    first.output(),
+  );
+  // The worker deployment's reconcile may still be writing its status when its Deployment is counted.
+  await eventually(
+    '--log-level=debug to log the reconcile of the worker deployment with its object and count',
+    () =>
+      Promise.resolve(
+        entries().some(
+          (e) =>
+            e.level === 'debug' &&
+            e.msg === 'reconciled' &&
+            e.kind === 'TemporalWorkerDeployment' &&
+            e.object === `${namespace}/worker` &&
+            typeof e.reconcile === 'number',
+        )
+          ? true
+          : undefined,
+      ),
+    30_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${first.output()}`);
+  });
 
   const second = await startReplica(t, namespace, lease);
   await eventually(

@@ -4,7 +4,7 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node'
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
-import { FINALIZER } from '../../src/controller/finalizers.ts';
+import { FINALIZER } from '../../src/domain/finalizer.ts';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
 import { controlledNamespace, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, temporalClient, testNamespace } from '../support/environment.ts';
@@ -76,7 +76,7 @@ test('deleting a worker deployment removes its Deployments and its Worker Deploy
     assert.ok(reasons.has(reason), `an event ${reason} (saw ${[...reasons].join(', ')})`);
 });
 
-test('a connection deleted first waits, Terminating, until the worker deployment that uses it is cleaned up', async (t) => {
+test('a connection deleted first waits, Terminating, saying which worker deployment holds it, until that one is cleaned up', async (t) => {
   const namespace = await testNamespace(t, 'deletion-conn');
   const client = await temporalClient(t);
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
@@ -101,6 +101,20 @@ test('a connection deleted first waits, Terminating, until the worker deployment
     metadata: { deletionTimestamp?: string };
   };
   assert.ok(terminating.metadata.deletionTimestamp, 'the connection is held while a worker deployment uses it');
+  const held = await eventually('the connection to say what holds it', async () => {
+    const read = (await custom.getNamespacedCustomObject(connectionObject)) as {
+      status?: { conditions?: { type: string; status: string; reason: string; message: string }[] };
+    };
+    return read.status?.conditions?.find((c) => c.type === 'Ready' && c.reason === 'InUse');
+  });
+  assert.match(held.message, new RegExp(`while worker deployments use it: ${namespace}/orders; delete them`));
+  const events = await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
+  assert.ok(
+    events.items.some(
+      (e) => e.reason === 'ConnectionInUse' && e.type === 'Warning' && e.involvedObject.kind === 'TemporalConnection',
+    ),
+    'and a Warning event on the connection',
+  );
 
   await custom.deleteNamespacedCustomObject({
     group: GROUP,

@@ -3,7 +3,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { gateWorkflowId } from '../../src/temporal/gate-workflows.ts';
+import { gateWorkflowId } from '../../src/planner/gates.ts';
 import { condition, controlledNamespace, gateRanOn, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
 
@@ -51,7 +51,7 @@ test('a failed gate stops the rollout with the workflow named; a spec change run
     'the gate to pass on the new generation and the build to be promoted',
     (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID === v2,
   );
-  assert.equal(condition(passed, 'Stalled'), undefined);
+  assert.equal(condition(passed, 'Stalled')?.status, 'False');
   assert.equal(passed.status?.targetVersion?.gateFailure, undefined, 'the failure is forgotten once the gate passed');
   assert.equal(
     await gateRanOn(client, gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue)),
@@ -60,7 +60,7 @@ test('a failed gate stops the rollout with the workflow named; a spec change run
   );
 });
 
-test('a step gate that fails mid-ramp aborts the ramp: new workflows go back to the current build, pinned ones finish on the failed build', async (t) => {
+test("a step's gate runs before its ramp is set, and when it fails the ramp of the step before is removed: new workflows go back to the current build, pinned ones finish on the failed build", async (t) => {
   const namespace = await testNamespace(t, 'gate-abort');
   const client = await temporalClient(t);
   const ns = await controlledNamespace(t, namespace);
@@ -69,13 +69,13 @@ test('a step gate that fails mid-ramp aborts the ramp: new workflows go back to 
     (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
 
   const steps = [
-    // The gate decides after a while, so the ramp is seen in place first.
+    { rampPercentage: 20, pauseDuration: '30s' },
+    // Step 2's gate runs while step 1 holds; it decides after a while, so step 1's ramp is seen first.
     {
-      rampPercentage: 20,
+      rampPercentage: 60,
       pauseDuration: '30s',
       gate: { workflowType: 'gate', input: { pass: false, message: 'error rate too high', delayMs: 4000 } },
     },
-    { rampPercentage: 60, pauseDuration: '30s' },
   ];
   await ns.patchSpec('orders', { rollout: { strategy: 'Progressive', steps }, template: ns.template('green') });
   const ramping = await ns.until(
@@ -110,6 +110,15 @@ test('a step gate that fails mid-ramp aborts the ramp: new workflows go back to 
   );
   assert.equal(described.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId, v1);
   assert.ok(aborted.status?.targetVersion?.deployments?.length, 'the failed build keeps its Deployment');
+  const ramps = (await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace })).items
+    .filter((e) => e.reason === 'VersionRamped')
+    .map((e) => e.message ?? '');
+  assert.ok(ramps.some((m) => m.includes('20%')));
+  assert.deepEqual(
+    ramps.filter((m) => m.includes('60%')),
+    [],
+    "step 2's ramp was never set: its gate failed first",
+  );
 
   await pinned.signal('finish');
   const report = (await pinned.result()) as { finishedOn: { buildId: string } };

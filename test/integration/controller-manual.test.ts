@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { condition, controlledNamespace } from '../support/controller.ts';
 import { testNamespace } from '../support/environment.ts';
 
-test('Manual with 2 replicas: both run, the build registers and stays Inactive, Progressing says it waits on you', async (t) => {
+test('Manual with 2 replicas: both run, the build registers and stays Inactive; the conditions say it waits on you, neither progressing nor stalled', async (t) => {
   const namespace = await testNamespace(t, 'manual2');
   const ns = await controlledNamespace(t, namespace);
   await ns.createWorkerDeployment('orders', {
@@ -28,7 +28,18 @@ test('Manual with 2 replicas: both run, the build registers and stays Inactive, 
   const later = await ns.read('orders');
   assert.equal(later.status?.targetVersion?.status, 'Inactive');
   assert.equal(later.status?.currentVersion, undefined);
-  assert.equal(condition(later, 'Progressing')?.status, 'True');
-  assert.match(condition(later, 'Progressing')?.message ?? '', /Manual strategy leaves routing to you/);
-  assert.equal(condition(later, 'Ready')?.status, 'False');
+  const states = ['Ready', 'Progressing', 'Stalled'].map(
+    (type) => `${type}=${condition(later, type)?.status}/${condition(later, type)?.reason}`,
+  );
+  assert.deepEqual(states, [
+    'Ready=False/ManualPromotion',
+    'Progressing=False/ManualPromotion',
+    'Stalled=False/ManualPromotion',
+  ]);
+  assert.match(
+    condition(later, 'Ready')?.message ?? '',
+    new RegExp(
+      `Manual strategy leaves routing to you: temporal worker deployment set-current-version --deployment-name ${namespace}/orders --build-id ${build}`,
+    ),
+  );
 });

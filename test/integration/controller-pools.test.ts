@@ -5,7 +5,7 @@ import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LABELS } from '../../src/k8s/names.ts';
-import { gateWorkflowId } from '../../src/temporal/gate-workflows.ts';
+import { gateWorkflowId } from '../../src/planner/gates.ts';
 import { controlledNamespace, gateRanOn, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
 

@@ -23,7 +23,12 @@ test('Progressive: stopped during step 1 and restarted after its pause, the cont
   });
   const v0 = (await ns.until('orders', 'v0 to be current', rolledOut)).status?.currentVersion?.buildID;
   await ns.patchSpec('orders', { template: ns.template('green') });
-  const step1 = await ns.until('orders', 'v1 at step 1', (twd) => twd.status?.targetVersion?.rampPercentage === 10);
+  const step1 = await ns.until(
+    'orders',
+    'v1 at step 1, since when Temporal says',
+    (twd) =>
+      twd.status?.targetVersion?.rampPercentage === 10 && twd.status.targetVersion.rampLastModifiedAt !== undefined,
+  );
   const v1 = step1.status?.targetVersion?.buildID;
   const step1At = new Date(step1.status?.targetVersion?.rampLastModifiedAt ?? 0);
 

@@ -41,7 +41,7 @@ test('a build current within the rollback window is promoted at once, without st
     (twd) => twd.status?.currentVersion?.buildID === v1,
   );
   assert.equal(rolledBack.status?.targetVersion?.rampPercentage, undefined, 'no ramp');
-  assert.equal(condition(rolledBack, 'Stalled'), undefined, 'no gate stood in the way');
+  assert.equal(condition(rolledBack, 'Stalled')?.status, 'False', 'no gate stood in the way');
   assert.equal(
     rolledBack.status?.deprecatedVersions?.find((v) => v.buildID === second.status?.currentVersion?.buildID)?.status !==
       undefined,
@@ -50,7 +50,20 @@ test('a build current within the rollback window is promoted at once, without st
   );
 
   await new Promise((resolve) => setTimeout(resolve, 3000));
-  assert.equal(lines.filter((line) => /rolling back/.test(line)).length, 1, `logged once: ${lines.join('\n')}`);
+  const logged = lines.filter((line) => /rolling back/.test(line));
+  assert.equal(logged.length, 1, `logged once: ${lines.join('\n')}`);
+  assert.deepEqual(
+    Object.keys(JSON.parse(logged[0] ?? '') as object),
+    ['level', 'time', 'kind', 'object', 'reconcile', 'build', 'action', 'msg'],
+    'one JSON line',
+  );
+  assert.partialDeepStrictEqual(JSON.parse(logged[0] ?? ''), {
+    level: 'info',
+    kind: 'TemporalWorkerDeployment',
+    object: `${namespace}/orders`,
+    build: v1,
+    action: 'route',
+  });
   const events = await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
   assert.ok(
     events.items.some((e) => e.reason === 'VersionPromoted' && /rolling back/.test(e.message ?? '')),

@@ -54,5 +54,5 @@ test('a Temporal namespace that does not exist stalls with TemporalNamespaceNotF
     'the rollout to go on with the namespace fixed',
     (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== running.status?.currentVersion?.buildID,
   );
-  assert.equal(condition(resumed, 'Stalled'), undefined);
+  assert.equal(condition(resumed, 'Stalled')?.status, 'False');
 });

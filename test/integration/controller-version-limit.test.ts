@@ -68,7 +68,7 @@ test('at 3 builds not yet eligible for deletion, a new build is blocked (AllAtOn
     (twd) => twd.status?.targetVersion?.status === 'Ramping',
   );
   assert.equal(ramping.status?.targetVersion?.buildID, builds[5]);
-  assert.equal(condition(ramping, 'Stalled'), undefined);
+  assert.equal(condition(ramping, 'Stalled')?.status, 'False');
   assert.deepEqual(
     (ramping.status?.deprecatedVersions ?? [])
       .filter((v) => v.eligibleForDeletion)

@@ -3,6 +3,7 @@ import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SelfHealingInformer } from '../../src/runtime/informer.ts';
+import { jsonLogger } from '../../src/runtime/logger.ts';
 import { eventually, kubeConfig, testNamespace } from '../support/environment.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 
@@ -37,7 +38,7 @@ test('after the connection is cut and restored, the informer lists again and see
     path: `/api/v1/namespaces/${namespace}/configmaps`,
     list: () => api.listNamespacedConfigMap({ namespace }),
     onEvent: (event, object) => events.push(`${event} ${object.metadata?.name}`),
-    log: (message) => failures.push(message),
+    log: jsonLogger('warn', { write: (line) => failures.push(line) }),
     backoff: { initialMs: 200, maxMs: 2000 },
   });
   t.after(() => informer.stop());

@@ -1,12 +1,13 @@
 // The status is the controller's memory: a write decided on a stale read of the object must not
 // replace what was written since. Against the real API server, with no controller running.
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { writeStatus } from '../../src/controller/status-writer.ts';
+import { clusterClient } from '../../src/k8s/cluster-client.ts';
 import { progressing } from '../../src/status/conditions.ts';
 import { kubeConfig, testNamespace } from '../support/environment.ts';
 import { create, readManifests } from '../support/manifests.ts';
@@ -16,7 +17,12 @@ test('a status write carries the resourceVersion it was decided on: a stale one 
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
   const [, manifest] = readManifests(path.join(import.meta.dirname, '../../examples/minimal.yaml'));
   const stale = (await create(manifest!, namespace)) as unknown as TemporalWorkerDeployment;
-  const deps = { customObjects: custom, now: () => new Date(), recordEvent: () => Promise.resolve() };
+  const cluster = clusterClient({
+    apps: kubeConfig().makeApiClient(AppsV1Api),
+    core: kubeConfig().makeApiClient(CoreV1Api),
+    customObjects: custom,
+  });
+  const deps = { cluster, now: () => new Date(), recordEvent: () => Promise.resolve() };
   const read = async () =>
     (await custom.getNamespacedCustomObject({
       group: GROUP,

@@ -1,14 +1,15 @@
-// Routing changes against the real server: the manager identity is claimed only when free, every
-// change carries the conflict token, and a change decided on stale state is refused.
+// Routing changes against the real server: the manager identity is claimed when the plan says so,
+// every change carries the conflict token, a change decided on stale state is refused, and so is
+// one made while another identity manages the deployment.
 import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
-import { applyRouting, ManagedElsewhereError, type RoutingTarget } from '../../src/temporal/routing.ts';
+import { changeRouting, type RoutingTarget } from '../../src/temporal/routing.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
 import { runSampleBuilds } from '../support/sample-deployment.ts';
 
-test('applyRouting claims a free manager identity, carries the conflict token and respects another manager', async (t) => {
+test('changeRouting claims the manager identity when asked, carries the conflict token and cannot override another manager', async (t) => {
   const namespace = await testNamespace(t, 'routing');
   const apps = kubeConfig().makeApiClient(AppsV1Api);
   const client = await temporalClient(t);
@@ -28,26 +29,36 @@ test('applyRouting claims a free manager identity, carries the conflict token an
   });
   assert.equal(registered.managerIdentity, undefined);
 
-  await applyRouting(target, registered, { action: 'setCurrent', buildId: 'v1', reason: 'test' });
+  const token = (state: { conflictToken?: Uint8Array }) =>
+    state.conflictToken ? { conflictToken: state.conflictToken } : {};
+  await changeRouting(target, { action: 'setCurrent', buildId: 'v1', claimManager: true, ...token(registered) });
   const current = await describe();
   assert.equal(current.currentBuildId, 'v1');
   assert.equal(current.managerIdentity, target.identity, 'the free manager identity was claimed');
   assert.equal(current.lastModifierIdentity, target.identity);
 
   await assert.rejects(
-    applyRouting(
-      target,
-      { ...registered, managerIdentity: target.identity },
-      { action: 'setRamp', buildId: 'v2', percentage: 20, reason: 'test' },
-    ),
+    changeRouting(target, {
+      action: 'setRamp',
+      buildId: 'v2',
+      percentage: 20,
+      claimManager: false,
+      ...token(registered),
+    }),
     'a change decided on stale state is refused',
   );
   assert.equal((await describe()).rampingBuildId, undefined, 'and changed nothing');
 
-  await applyRouting(target, current, { action: 'setRamp', buildId: 'v2', percentage: 20, reason: 'test' });
+  await changeRouting(target, {
+    action: 'setRamp',
+    buildId: 'v2',
+    percentage: 20,
+    claimManager: false,
+    ...token(current),
+  });
   const ramping = await describe();
   assert.deepEqual([ramping.rampingBuildId, ramping.rampPercentage], ['v2', 20]);
-  await applyRouting(target, ramping, { action: 'clearRamp', reason: 'test' });
+  await changeRouting(target, { action: 'clearRamp', claimManager: false, ...token(ramping) });
   const cleared = await describe();
   assert.equal(cleared.rampingBuildId, undefined);
 
@@ -60,13 +71,8 @@ test('applyRouting claims a free manager identity, carries the conflict token an
   });
   const elsewhere = await describe();
   await assert.rejects(
-    applyRouting(target, elsewhere, { action: 'setCurrent', buildId: 'v2', reason: 'test' }),
-    (error: unknown) => {
-      assert.ok(error instanceof ManagedElsewhereError);
-      assert.equal(error.holder, 'ops-team');
-      assert.match(error.message, /manager-identity unset/);
-      return true;
-    },
+    changeRouting(target, { action: 'setCurrent', buildId: 'v2', claimManager: false, ...token(elsewhere) }),
+    'the server refuses a change from an identity that does not manage the deployment',
   );
   assert.equal((await describe()).currentBuildId, 'v1', 'nothing changed under another manager');
 });

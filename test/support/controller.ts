@@ -7,6 +7,7 @@ import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { Controller } from '../../src/controller/controller.ts';
 import { LABELS } from '../../src/k8s/names.ts';
+import { jsonLogger } from '../../src/runtime/logger.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import type { WorkerIdentity } from '../../src/sample-worker/activities.ts';
 import { eventually, kubeConfig, sharedEnvironment, uniqueName } from './environment.ts';
@@ -23,7 +24,7 @@ export interface ControlledNamespaceOptions {
   temporalAddress?: string;
   /** The whole TemporalConnection spec, credentials included (default: the frontend above, plaintext). */
   connectionSpec?: Record<string, unknown>;
-  /** Receives every line the controller logs. */
+  /** Receives every line the controller logs, JSON, debug level and up. */
   log?: (line: string) => void;
   /** The controller option of that name (default: the controller's default). */
   eventRepeatWindowMs?: number;
@@ -85,6 +86,12 @@ export async function controlledNamespace(
     changes: Pick<ControlledNamespaceOptions, 'temporalReadBudget'> = {},
   ): Promise<void> => {
     options = { ...options, ...changes };
+    // TWC_TEST_CONTROLLER_LOG=1 shows what the controller says, when a test needs explaining.
+    const logTo =
+      options.log ??
+      (process.env.TWC_TEST_CONTROLLER_LOG
+        ? (line: string) => console.error(`[controller ${namespace}] ${line}`)
+        : undefined);
     // Scoped to the test's namespace: tests run side by side, each with its own controller.
     controller = new Controller({
       kubeconfig: kubeConfig(),
@@ -97,10 +104,7 @@ export async function controlledNamespace(
         : { maxVersionsInDeployment: options.maxVersionsInDeployment }),
       ...(options.temporalReadBudget === undefined ? {} : { temporalReadBudget: options.temporalReadBudget }),
       ...(options.eventRepeatWindowMs === undefined ? {} : { eventRepeatWindowMs: options.eventRepeatWindowMs }),
-      // TWC_TEST_CONTROLLER_LOG=1 shows what the controller says, when a test needs explaining.
-      log:
-        options.log ??
-        (process.env.TWC_TEST_CONTROLLER_LOG ? (line) => console.error(`[controller ${namespace}] ${line}`) : () => {}),
+      ...(logTo ? { log: jsonLogger('debug', { write: (line) => logTo(line.trimEnd()) }) } : {}),
       metrics,
     });
     await controller.start();

@@ -2,7 +2,8 @@
 // RPCs a person uses with the `temporal` CLI: claiming or releasing the manager identity and
 // changing routing by hand.
 import type { Client } from '@temporalio/client';
-import { describeDeployment, type TemporalDeploymentState } from '../../src/temporal/deployment-state.ts';
+import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import { describeDeployment } from '../../src/temporal/deployment-state.ts';
 
 export interface TemporalOperator {
   identity: string;

@@ -2,7 +2,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Rollout } from '../../src/api/temporal-worker-deployment.ts';
-import { type GateCheck, type GateRun, gateStage, judgeGate, type StageInput } from '../../src/planner/gates.ts';
+import type { GateRun } from '../../src/domain/snapshot.ts';
+import {
+  decideGates,
+  type GateCheck,
+  gateStages,
+  gateTaskQueues,
+  gateToRead,
+  gateWorkflowId,
+  type GateVerdict,
+  judgeGate,
+  type StageInput,
+} from '../../src/planner/gates.ts';
 
 const gate = (workflowType: string) => ({ workflowType });
 const progressive: Rollout = {
@@ -21,42 +32,50 @@ const stage = (changes: Partial<StageInput>): StageInput => ({
   ...changes,
 });
 
-const stages: [string, StageInput, { name: string; workflowType: string } | undefined][] = [
-  ['the rollout gate stands before any traffic', stage({}), { name: 'rollout', workflowType: 'smoke' }],
-  ['no gate configured: nothing stands', stage({ rollout: { strategy: 'AllAtOnce' } }), undefined],
+const stages: [string, StageInput, string[]][] = [
+  ['before any traffic: the rollout gate, then the gate of step 1', stage({}), ['rollout smoke', 'step-1 canary-10']],
+  ['no gate configured: nothing stands', stage({ rollout: { strategy: 'AllAtOnce' } }), []],
   [
     'AllAtOnce: the rollout gate',
     stage({ rollout: { strategy: 'AllAtOnce', gate: gate('smoke') } }),
-    { name: 'rollout', workflowType: 'smoke' },
+    ['rollout smoke'],
+  ],
+  ['ramping at step 1: step 2 has no gate, nothing stands', stage({ rampingBuildId: 'v2', rampPercentage: 10 }), []],
+  [
+    "ramping at step 2: step 3's gate stands before its ramp is set",
+    stage({ rampingBuildId: 'v2', rampPercentage: 50 }),
+    ['step-3 canary-80'],
   ],
   [
-    'ramping at step 1: its gate',
-    stage({ rampingBuildId: 'v2', rampPercentage: 10 }),
-    { name: 'step-1', workflowType: 'canary-10' },
-  ],
-  ['ramping at a step without a gate: nothing stands', stage({ rampingBuildId: 'v2', rampPercentage: 50 }), undefined],
-  [
-    'ramping at step 3: its gate',
+    'ramping at the last step: nothing stands before the promotion',
     stage({ rampingBuildId: 'v2', rampPercentage: 80 }),
-    { name: 'step-3', workflowType: 'canary-80' },
+    [],
   ],
   [
-    'a ramp changed by hand counts as the step below it',
+    'a ramp changed by hand above a step snaps down to it: no gate',
     stage({ rampingBuildId: 'v2', rampPercentage: 85 }),
-    { name: 'step-3', workflowType: 'canary-80' },
+    [],
+  ],
+  ['between two steps: down to the lower one, no gate', stage({ rampingBuildId: 'v2', rampPercentage: 60 }), []],
+  [
+    'below the first step: up to it, behind its gate',
+    stage({ rampingBuildId: 'v2', rampPercentage: 5 }),
+    ['step-1 canary-10'],
   ],
   [
-    'another build ramping: the target still faces the rollout gate',
+    'another build ramping: the target still faces the gates before any traffic',
     stage({ rampingBuildId: 'v9', rampPercentage: 10 }),
-    { name: 'rollout', workflowType: 'smoke' },
+    ['rollout smoke', 'step-1 canary-10'],
   ],
-  ['the target is current: nothing stands', stage({ currentBuildId: 'v2' }), undefined],
+  ['the target is current: nothing stands', stage({ currentBuildId: 'v2' }), []],
 ];
 
 for (const [title, given, expected] of stages) {
-  test(`stage: ${title}`, () => {
-    const found = gateStage(given);
-    assert.deepEqual(found && { name: found.name, workflowType: found.gate.workflowType }, expected);
+  test(`stages: ${title}`, () => {
+    assert.deepEqual(
+      gateStages(given).map((s) => `${s.name} ${s.gate.workflowType}`),
+      expected,
+    );
   });
 }
 
@@ -119,3 +138,270 @@ for (const [title, given, expected] of verdicts) {
     if (expected.start) assert.deepEqual(verdict.state === 'pending' ? verdict.start : undefined, expected.start);
   });
 }
+
+const twoStages = {
+  stages: [
+    { name: 'rollout', gate: gate('smoke') },
+    { name: 'step-1', gate: gate('canary-10') },
+  ],
+  buildId: 'v2',
+  temporalName: 'shop/orders',
+  generation: 3,
+};
+const remembered = (stage: string, status: string) => ({
+  stage,
+  taskQueue: 'a',
+  workflowID: gateWorkflowId('shop/orders', 'v2', stage, 'a'),
+  status,
+});
+
+test('gates in order: the first not known complete is read; each passes before the next is asked', () => {
+  assert.equal(gateToRead({ ...twoStages, previous: undefined })?.name, 'rollout');
+  const rolloutDone = { gates: [remembered('rollout', 'Completed')] };
+  assert.equal(gateToRead({ ...twoStages, previous: rolloutDone })?.name, 'step-1');
+  const both = { gates: [remembered('rollout', 'Completed'), remembered('step-1', 'Completed')] };
+  assert.equal(gateToRead({ ...twoStages, previous: both }), undefined, 'the status tells: nothing to read');
+  assert.deepEqual(decideGates({ ...twoStages, previous: both }, undefined), {
+    gate: 'passed',
+    memory: both,
+    starts: [],
+  });
+
+  const rolloutPasses = decideGates(
+    { ...twoStages, previous: undefined },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Completed' } } },
+  );
+  assert.equal(rolloutPasses.gate, 'pending', 'step 1 still stands');
+  assert.deepEqual(rolloutPasses.memory, rolloutDone);
+  assert.equal(rolloutPasses.passed, 'gate rollout completed on every task queue for build v2');
+
+  const stepStarts = decideGates(
+    { ...twoStages, previous: rolloutDone },
+    { stage: 'step-1', taskQueues: ['a'], runs: {} },
+  );
+  assert.deepEqual(
+    stepStarts.starts.map((s) => `${s.stage} ${s.taskQueue} ${s.gate.workflowType}`),
+    ['step-1 a canary-10'],
+  );
+  assert.deepEqual(stepStarts.memory, { gates: [remembered('rollout', 'Completed'), remembered('step-1', 'Running')] });
+});
+
+const edgeStages: [string, StageInput, string[]][] = [
+  [
+    'AllAtOnce, the target ramped by hand: the rollout gate, as there are no steps',
+    stage({ rollout: { strategy: 'AllAtOnce', gate: gate('smoke') }, rampingBuildId: 'v2', rampPercentage: 10 }),
+    ['rollout smoke'],
+  ],
+  [
+    'the target ramping at a percentage not yet known: the gates before any traffic',
+    stage({ rampingBuildId: 'v2' }),
+    ['rollout smoke', 'step-1 canary-10'],
+  ],
+  [
+    'Progressive without steps, the target ramping: no step, so no gate',
+    stage({ rollout: { strategy: 'Progressive', gate: gate('smoke') }, rampingBuildId: 'v2', rampPercentage: 10 }),
+    [],
+  ],
+  [
+    'Progressive with an empty list of steps, the target ramping: no step, so no gate',
+    stage({
+      rollout: { strategy: 'Progressive', gate: gate('smoke'), steps: [] },
+      rampingBuildId: 'v2',
+      rampPercentage: 10,
+    }),
+    [],
+  ],
+];
+
+for (const [title, given, expected] of edgeStages) {
+  test(`stages: ${title}`, () => {
+    assert.deepEqual(
+      gateStages(given).map((s) => `${s.name} ${s.gate.workflowType}`),
+      expected,
+    );
+  });
+}
+
+// Every verdict whole, its reason word for word.
+const wholeVerdicts: [string, GateCheck, GateVerdict][] = [
+  ['nothing started', check({}), { state: 'pending', start: ['a', 'b'], reason: 'gate rollout starts on a, b' }],
+  [
+    'one completed, one still running: wait on the running one',
+    check({ a: run('Completed'), b: run('Running') }),
+    { state: 'pending', start: [], reason: 'gate rollout runs on b' },
+  ],
+  [
+    'one completed, one failed before: start the failed one again',
+    check({ a: run('Completed'), b: run('Failed') }, { retry: true, stage: 'step-2' }),
+    { state: 'pending', start: ['b'], reason: 'gate step-2 starts on b' },
+  ],
+  [
+    'all completed',
+    check({ a: run('Completed'), b: run('Completed') }),
+    { state: 'passed', reason: 'gate rollout completed on every task queue' },
+  ],
+  [
+    'a failed run with how it ended',
+    check({ a: run('Failed', 'failed: bad canary'), b: run('Running') }),
+    {
+      state: 'failed',
+      taskQueue: 'a',
+      run: run('Failed', 'failed: bad canary'),
+      reason: 'gate rollout failed on task queue a: workflow gate-Failed failed: bad canary',
+    },
+  ],
+  [
+    'a failed run that does not say how',
+    check({ a: run('Completed'), b: run('Failed') }),
+    {
+      state: 'failed',
+      taskQueue: 'b',
+      run: run('Failed'),
+      reason: 'gate rollout failed on task queue b: workflow gate-Failed failed',
+    },
+  ],
+  [
+    'no task queue yet',
+    check({}, { taskQueues: [], stage: 'step-1' }),
+    {
+      state: 'pending',
+      start: [],
+      reason: "gate step-1 waits for the build's workers to register a task queue for workflows and activities",
+    },
+  ],
+];
+
+for (const [title, given, expected] of wholeVerdicts) {
+  test(`verdict, whole: ${title}`, () => assert.deepEqual(judgeGate(given), expected));
+}
+
+test("a gate run's workflow ID names the deployment, build, stage and queue", () => {
+  assert.equal(
+    gateWorkflowId('shop/orders', 'v2', 'step-1', 'a'),
+    'temporal-worker-controller/gate/shop/orders/v2/step-1/a',
+  );
+});
+
+test('gates run on the workflow task queues that also take activities, sorted', () => {
+  assert.deepEqual(gateTaskQueues({ workflow: ['c', 'b', 'a'], activity: ['a', 'c', 'd'] }), ['a', 'c']);
+});
+
+const failureAt = (generation: number, failedStage: string) => ({
+  generation,
+  stage: failedStage,
+  workflowID: 'gate-x',
+  message: 'gate x failed',
+});
+
+test('a failure seen at this generation: nothing is read, the rollout stays stopped', () => {
+  const previous = { gates: [remembered('rollout', 'Failed')], gateFailure: failureAt(3, 'rollout') };
+  assert.equal(gateToRead({ ...twoStages, previous }), undefined);
+  assert.deepEqual(decideGates({ ...twoStages, previous }, undefined), {
+    gate: 'failed',
+    memory: previous,
+    starts: [],
+    failure: {
+      reason: 'GateFailed',
+      message:
+        'gate x failed; the rollout of build v2 stops, its Pods stay for the workflows already on it; change the spec to run the gate again',
+    },
+  });
+  const stepFailed = { gateFailure: failureAt(3, 'step-1') };
+  assert.deepEqual(decideGates({ ...twoStages, previous: stepFailed }, undefined), {
+    gate: 'failed',
+    memory: stepFailed,
+    starts: [],
+    failure: {
+      reason: 'RolloutAborted',
+      message:
+        'gate x failed; the rollout of build v2 stops and its ramp is removed, its Pods stay for the workflows already on it; change the spec to run the gate again',
+    },
+  });
+});
+
+test('a failure of an older generation: the gate is read and its failed run started again', () => {
+  const previous = { gates: [remembered('rollout', 'Failed')], gateFailure: failureAt(2, 'rollout') };
+  assert.equal(gateToRead({ ...twoStages, previous })?.name, 'rollout');
+  const again = decideGates(
+    { ...twoStages, previous },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Failed', message: 'boom' } } },
+  );
+  assert.deepEqual(again, {
+    gate: 'pending',
+    memory: { gates: [remembered('rollout', 'Running')] },
+    starts: [
+      {
+        stage: 'rollout',
+        taskQueue: 'a',
+        workflowId: gateWorkflowId('shop/orders', 'v2', 'rollout', 'a'),
+        gate: gate('smoke'),
+      },
+    ],
+  });
+});
+
+test('a stage is complete only when every remembered run of it completed', () => {
+  const previous = {
+    gates: [remembered('rollout', 'Completed'), { ...remembered('rollout', 'Running'), taskQueue: 'b' }],
+  };
+  assert.equal(gateToRead({ ...twoStages, previous })?.name, 'rollout');
+});
+
+test('nothing known nor read: pending, nothing remembered, nothing started', () => {
+  assert.deepEqual(decideGates({ ...twoStages, previous: undefined }, undefined), {
+    gate: 'pending',
+    memory: {},
+    starts: [],
+  });
+  assert.deepEqual(decideGates({ ...twoStages, stages: [], previous: undefined }, undefined), {
+    gate: 'passed',
+    memory: {},
+    starts: [],
+  });
+});
+
+test('a failed run stops the gate; a queue without a run is remembered as running', () => {
+  const decision = decideGates(
+    { ...twoStages, previous: undefined },
+    {
+      stage: 'rollout',
+      taskQueues: ['a', 'b'],
+      runs: { a: { workflowId: 'gate-a', status: 'Failed', message: 'boom' } },
+    },
+  );
+  assert.deepEqual(decision, {
+    gate: 'failed',
+    memory: {
+      gates: [
+        remembered('rollout', 'Failed'),
+        {
+          ...remembered('rollout', 'Running'),
+          taskQueue: 'b',
+          workflowID: gateWorkflowId('shop/orders', 'v2', 'rollout', 'b'),
+        },
+      ],
+      gateFailure: {
+        generation: 3,
+        stage: 'rollout',
+        workflowID: 'gate-a',
+        message: 'gate rollout failed on task queue a: workflow gate-a boom',
+      },
+    },
+    starts: [],
+    failure: {
+      reason: 'GateFailed',
+      message:
+        'gate rollout failed on task queue a: workflow gate-a boom; the rollout of build v2 stops, its Pods stay for the workflows already on it; change the spec to run the gate again',
+    },
+  });
+});
+
+test('a gate still running: pending, its runs remembered, no pass said', () => {
+  assert.deepEqual(
+    decideGates(
+      { ...twoStages, previous: undefined },
+      { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Running' } } },
+    ),
+    { gate: 'pending', memory: { gates: [remembered('rollout', 'Running')] }, starts: [] },
+  );
+});

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Rollout } from '../../src/api/temporal-worker-deployment.ts';
-import { decideRouting, type RoutingDecision, type RoutingInput } from '../../src/planner/routing.ts';
+import { decideRouting, isRollback, type RoutingDecision, type RoutingInput } from '../../src/planner/routing.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const ago = (seconds: number): Date => new Date(now.getTime() - seconds * 1000);
@@ -167,6 +167,42 @@ const cases: [string, RoutingInput, Expected][] = [
     { action: 'setRamp', buildId: 'v2', percentage: 50 },
   ],
   [
+    "the gate of the next step runs beside the pause: the pause's end is still the recheck time",
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping', gate: 'pending' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(299) },
+    }),
+    { action: 'wait', recheckAt: new Date(now.getTime() + 1000) },
+  ],
+  [
+    "after the pause, the next step's ramp waits for its gate",
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping', gate: 'pending' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(300) },
+    }),
+    { action: 'wait', reason: /step 1 of build v2 is over: waiting for the gate of step 2 before its ramp of 50%/ },
+  ],
+  [
+    'a ramp changed by hand below the first step waits for its gate before going up to it',
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping', gate: 'pending' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 3, rampChangedAt: ago(10) },
+    }),
+    { action: 'wait', reason: /gate of step 1/ },
+  ],
+  [
+    'a ramp changed by hand above a step snaps down at once, gate or not',
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping', gate: 'pending' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 30, rampChangedAt: ago(10) },
+    }),
+    { action: 'setRamp', buildId: 'v2', percentage: 10 },
+  ],
+  [
     'after the last pause, promotion',
     input({
       rollout: progressive,
@@ -224,4 +260,112 @@ for (const [title, given, expected] of cases) {
     delete actual.reason;
     assert.deepEqual(actual, rest);
   });
+}
+
+test('a target current exactly the rollback window ago is still a rollback; a millisecond more is not', () => {
+  assert.equal(isRollback(now, ago(3600), HOUR), true);
+  assert.equal(isRollback(now, new Date(now.getTime() - HOUR - 1), HOUR), false);
+  assert.equal(isRollback(now, undefined, HOUR), false, 'a build never current is no rollback');
+  assert.deepEqual(decideRouting(input({ rollout: progressive, target: { lastCurrentAt: ago(3600) } })), {
+    action: 'setCurrent',
+    buildId: 'v2',
+    reason: 'rolling back to build v2, current 60 minutes ago: promoting it at once, without steps or gates',
+  });
+});
+
+const ramping = (rampPercentage: number, rampChangedAt?: Date) =>
+  input({
+    rollout: progressive,
+    target: { status: 'Ramping' },
+    routing: { rampingBuildId: 'v2', rampPercentage, ...(rampChangedAt ? { rampChangedAt } : {}) },
+  });
+
+// What the status and the events will say, word for word.
+const reasons: [string, RoutingInput, string][] = [
+  ['Manual', input({ rollout: { strategy: 'Manual' } }), 'the Manual strategy leaves routing to you'],
+  [
+    'a failed gate',
+    input({ target: { gate: 'failed' } }),
+    'a gate of build v2 failed: its rollout stops until the spec changes',
+  ],
+  [
+    'a failed gate aborting a ramp from the current build',
+    input({ rollout: progressive, target: { gate: 'failed' }, routing: { rampingBuildId: 'v2', rampPercentage: 10 } }),
+    'a gate of build v2 failed: aborting its ramp, new workflows go to build v1 again',
+  ],
+  [
+    'a failed gate aborting a ramp from unversioned workers',
+    input({
+      rollout: progressive,
+      target: { gate: 'failed' },
+      routing: { currentBuildId: undefined, rampingBuildId: 'v2', rampPercentage: 10 },
+    }),
+    'a gate of build v2 failed: aborting its ramp, new workflows go to unversioned workers again',
+  ],
+  [
+    'not registered',
+    input({ target: { status: 'NotRegistered' } }),
+    'waiting for build v2 to register in Temporal: its workers have not polled yet',
+  ],
+  [
+    'not available',
+    input({ target: { healthy: false } }),
+    'waiting for the Deployments of build v2 to become available',
+  ],
+  ['current', input({ target: { status: 'Current' }, routing: { currentBuildId: 'v2' } }), 'build v2 is current'],
+  [
+    'current with a leftover ramp',
+    input({
+      target: { status: 'Current' },
+      routing: { currentBuildId: 'v2', rampingBuildId: 'v3', rampPercentage: 5 },
+    }),
+    'build v2 is current: clearing the leftover ramp of build v3',
+  ],
+  [
+    'a rollback',
+    input({ target: { lastCurrentAt: ago(600) } }),
+    'rolling back to build v2, current 10 minutes ago: promoting it at once, without steps or gates',
+  ],
+  [
+    'a rollback rounds to the nearest minute',
+    input({ target: { lastCurrentAt: ago(89) } }),
+    'rolling back to build v2, current 1 minutes ago: promoting it at once, without steps or gates',
+  ],
+  ['a pending gate', input({ target: { gate: 'pending' } }), 'waiting for the gate workflows of build v2 to complete'],
+  [
+    'task queues not yet known',
+    input({ routing: { currentBuildId: undefined, unversionedPollersConfirmed: undefined } }),
+    'waiting for build v2 to register its task queues, to tell whether unversioned workers poll them',
+  ],
+  [
+    'no current build and no unversioned workers',
+    input({ routing: { currentBuildId: undefined } }),
+    'no build is current and no unversioned workers poll: promoting build v2 directly',
+  ],
+  ['AllAtOnce', input(), 'build v2 is registered and available: promoting it (AllAtOnce)'],
+  [
+    'Progressive without steps',
+    input({ rollout: { strategy: 'Progressive' } }),
+    'a Progressive rollout without steps changes nothing',
+  ],
+  ['the first step', input({ rollout: progressive }), 'starting the ramp of build v2 at step 1: 10%'],
+  [
+    'a ramp changed by hand, snapped back to step 1',
+    ramping(30, ago(10)),
+    'the ramp of build v2 is 30%, not a step: back to step 1 (10%)',
+  ],
+  [
+    'a ramp changed by hand, snapped back to step 2',
+    ramping(80, ago(10)),
+    'the ramp of build v2 is 80%, not a step: back to step 2 (50%)',
+  ],
+  ['no ramp change time yet', ramping(10), 'waiting for Temporal to report when the ramp of build v2 changed'],
+  ['the pause of step 1', ramping(10, ago(60)), 'build v2 at step 1 (10%) until 2026-11-22T12:04:00.000Z'],
+  ['the pause of step 2', ramping(50, ago(60)), 'build v2 at step 2 (50%) until 2026-11-22T12:09:00.000Z'],
+  ['step 1 over', ramping(10, ago(300)), 'step 1 of build v2 is over: step 2 at 50%'],
+  ['the last step over', ramping(50, ago(600)), 'the last step of build v2 is over: promoting it'],
+];
+
+for (const [title, given, expected] of reasons) {
+  test(`the reason, word for word: ${title}`, () => assert.equal(decideRouting(given).reason, expected));
 }

@@ -436,3 +436,483 @@ test('version cap: within the grace, the plan asks to look again when it ends', 
   );
   assert.deepEqual(plan.recheckAt, new Date(ago(0.25).getTime() + REGISTRATION_GRACE_MS));
 });
+
+// Each rule again, at its edges: which build counts as active, which record goes with its
+// Deployments, which drifted Deployment is rolled, and the limit that holds a new build back.
+const drift = 'the TemporalConnection changed';
+const edgeCases: [string, VersionsInput, string[]][] = [
+  [
+    'a target that has its Deployment is never held back by the version limit',
+    input([current, version('v2', 'Draining', { everActive: true })], { maxIneligibleVersions: 1 }),
+    [],
+  ],
+  [
+    'a target Temporal lists but whose Deployment is gone is held to the version limit',
+    input([current, version('v2', 'Draining', { everActive: true }), version('v4', 'Inactive', { deployments: [] })], {
+      targetBuildId: 'v4',
+      maxIneligibleVersions: 2,
+    }),
+    ['blocked v4'],
+  ],
+  [
+    'the target itself does not count against the version limit',
+    input([current, version('v2', 'Draining', { everActive: true }), version('v4', 'Inactive', { deployments: [] })], {
+      targetBuildId: 'v4',
+      maxIneligibleVersions: 3,
+    }),
+    ['create v4'],
+  ],
+  [
+    'a build superseded before it took traffic counts against the limit even at 0: it is not drained',
+    input([current, version('v2', 'Inactive', { deployments: [{ name: 'w-v2', replicas: 0 }] })], {
+      targetBuildId: 'v4',
+      maxIneligibleVersions: 2,
+    }),
+    ['blocked v4'],
+  ],
+  [
+    'pools: a drained build with one pool still up counts against the limit',
+    input(
+      [
+        current,
+        version('v1', 'Drained', {
+          everActive: true,
+          drainedSince: ago(2 * HOUR),
+          deployments: [
+            { name: 'w-a-v1', replicas: 0 },
+            { name: 'w-b-v1', replicas: 1 },
+          ],
+        }),
+      ],
+      { targetBuildId: 'v4', maxIneligibleVersions: 2 },
+    ),
+    ['blocked v4', 'scale w-b-v1 0'],
+  ],
+  [
+    'the build Temporal routes to is kept at spec.replicas, whatever its version status says',
+    input([version('v3', 'Inactive', { everActive: true, deployments: [{ name: 'w-v3', replicas: 5 }] })], {
+      targetBuildId: 'v4',
+    }),
+    ['create v4', 'scale w-v3 2'],
+  ],
+  [
+    'a build Temporal calls Current is kept at spec.replicas even when no current build is given',
+    input([version('v3', 'Current', { everActive: true, deployments: [{ name: 'w-v3', replicas: 5 }] })], {
+      targetBuildId: 'v4',
+      currentBuildId: undefined,
+    }),
+    ['create v4', 'scale w-v3 2'],
+  ],
+  [
+    'a draining build whose Deployments are gone keeps its Temporal record: pinned workflows still run on it',
+    input([current, version('v2', 'Draining', { everActive: true, deployments: [] })]),
+    [],
+  ],
+  [
+    'a build superseded before it took traffic, its Deployments gone, loses its Temporal record',
+    input([current, version('v2', 'Inactive', { deployments: [] })]),
+    ['deleteTemporalVersion v2'],
+  ],
+  [
+    'a formerly active build with unknown drainage and no Deployment keeps its Temporal record',
+    input([current, version('v2', 'Inactive', { everActive: true, deployments: [] })]),
+    [],
+  ],
+  [
+    'a drained build Temporal gives no drain time is kept as it is, and still rolled in place',
+    input([
+      current,
+      version('v2', 'Drained', { everActive: true, deployments: [{ name: 'w-v2', replicas: 2, drift }] }),
+    ]),
+    ['update w-v2'],
+  ],
+  [
+    'drained exactly scaledownDelay ago: scaled to 0',
+    input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(HOUR) })]),
+    ['scale w-v2 0'],
+  ],
+  [
+    'drained exactly scaledownDelay + deleteDelay ago and at 0: deleted',
+    input([
+      current,
+      version('v2', 'Drained', {
+        everActive: true,
+        drainedSince: ago(25 * HOUR),
+        deployments: [{ name: 'w-v2', replicas: 0 }],
+      }),
+    ]),
+    ['delete w-v2'],
+  ],
+  [
+    'drifted, drained exactly scaledownDelay + deleteDelay ago and at 0: only deleted',
+    input([
+      current,
+      version('v2', 'Drained', {
+        everActive: true,
+        drainedSince: ago(25 * HOUR),
+        deployments: [{ name: 'w-v2', replicas: 0, drift }],
+      }),
+    ]),
+    ['delete w-v2'],
+  ],
+  [
+    'drifted, drained and at 0 but not yet past deleteDelay: rolled in place',
+    input([
+      current,
+      version('v2', 'Drained', {
+        everActive: true,
+        drainedSince: ago(2 * HOUR),
+        deployments: [{ name: 'w-v2', replicas: 0, drift }],
+      }),
+    ]),
+    ['update w-v2'],
+  ],
+  [
+    'drifted, drained past both delays but not at 0: rolled in place and scaled down, not deleted',
+    input([
+      current,
+      version('v2', 'Drained', {
+        everActive: true,
+        drainedSince: ago(26 * HOUR),
+        deployments: [{ name: 'w-v2', replicas: 2, drift }],
+      }),
+    ]),
+    ['update w-v2', 'scale w-v2 0'],
+  ],
+  [
+    'pools: drifted, drained past both delays with one pool still up: rolled in place, not deleted',
+    input([
+      current,
+      version('v2', 'Drained', {
+        everActive: true,
+        drainedSince: ago(26 * HOUR),
+        deployments: [
+          { name: 'w-a-v2', replicas: 0, drift },
+          { name: 'w-b-v2', replicas: 1 },
+        ],
+      }),
+    ]),
+    ['update w-a-v2', 'scale w-b-v2 0'],
+  ],
+  [
+    'a drifted draining build at 0 is rolled in place and scaled back up',
+    input([
+      current,
+      version('v2', 'Draining', { everActive: true, deployments: [{ name: 'w-v2', replicas: 0, drift }] }),
+    ]),
+    ['update w-v2', 'scale w-v2 2'],
+  ],
+  [
+    'a drifted build Temporal does not list is only deleted',
+    input([current, version('v2', 'NotRegistered', { deployments: [{ name: 'w-v2', replicas: 2, drift }] })]),
+    ['delete w-v2'],
+  ],
+  [
+    'a drifted target Temporal does not list yet is rolled in place',
+    input([current, version('v4', 'NotRegistered', { deployments: [{ name: 'w-v4', replicas: 2, drift }] })], {
+      targetBuildId: 'v4',
+    }),
+    ['update w-v4'],
+  ],
+  [
+    'pools: a draining build at 0 in a pool removed from the spec gets spec.replicas back',
+    input(
+      [
+        pooled('v3', 'Current', [2, 1], { everActive: true }),
+        version('v2', 'Draining', { everActive: true, deployments: [{ name: 'w-c-v2', pool: 'c', replicas: 0 }] }),
+      ],
+      { pools },
+    ),
+    ['scale w-c-v2 2'],
+  ],
+  // The planner's own safety, whatever its input says: the status alone decides what may go.
+  [
+    'a build Temporal does not list and with no Deployment asks for nothing: there is no record to delete',
+    input([current, version('v2', 'NotRegistered', { deployments: [] })]),
+    [],
+  ],
+  [
+    'a draining build is never retired, even given a drain time: only Drained counts',
+    input([
+      current,
+      version('v2', 'Draining', {
+        everActive: true,
+        drainedSince: ago(30 * HOUR),
+        deployments: [{ name: 'w-v2', replicas: 0, drift }],
+      }),
+    ]),
+    ['update w-v2', 'scale w-v2 2'],
+  ],
+  [
+    'a draining build is never scaled down, even if Temporal never reported it active: only Inactive builds are',
+    input([current, version('v2', 'Draining', { everActive: false })]),
+    [],
+  ],
+];
+
+for (const [title, given, expected] of edgeCases) {
+  test(title, () => assert.deepEqual(short(planVersions(given).actions), expected));
+}
+
+test('the plan looks again at the earliest delay, whatever the order of the builds', () => {
+  const soon = version('v1', 'Drained', { everActive: true, drainedSince: ago(50) });
+  const later = version('v2', 'Drained', { everActive: true, drainedSince: ago(10) });
+  const inTenMinutes = new Date(now.getTime() + 10 * 60_000);
+  assert.deepEqual(planVersions(input([current, soon, later])).recheckAt, inTenMinutes);
+  assert.deepEqual(planVersions(input([current, later, soon])).recheckAt, inTenMinutes);
+});
+
+test('a plan with no delay running asks for no recheck', () => {
+  assert.equal('recheckAt' in planVersions(input([current])), false);
+});
+
+// Every action whole, its reason word for word: what the status and the events will say.
+const reasonCases: [string, VersionsInput, VersionAction[]][] = [
+  [
+    'a new target',
+    input([current], { targetBuildId: 'v4' }),
+    [{ action: 'create', buildId: 'v4', reason: 'build v4 has no Deployment yet' }],
+  ],
+  [
+    'a new target with pools',
+    input([pooled('v3', 'Current', [2, 1], { everActive: true })], { targetBuildId: 'v4', pools }),
+    [
+      { action: 'create', buildId: 'v4', pool: 'a', reason: 'build v4 has no Deployment for pool a yet' },
+      { action: 'create', buildId: 'v4', pool: 'b', reason: 'build v4 has no Deployment for pool b yet' },
+    ],
+  ],
+  [
+    'the version limit',
+    input([current, version('v2', 'Draining', { everActive: true })], {
+      targetBuildId: 'v4',
+      maxIneligibleVersions: 2,
+    }),
+    [
+      {
+        action: 'blocked',
+        buildId: 'v4',
+        condition: 'VersionLimitReached',
+        reason:
+          'not creating build v4: 2 older builds are not yet drained and scaled down (limit 2); shorten spec.sunset or finish their pinned workflows',
+      },
+    ],
+  ],
+  [
+    'the current build, by spec.replicas and by its pool',
+    input([pooled('v3', 'Current', [5, 5], { everActive: true }), pooled('v4', 'Inactive', [2, 1])], {
+      targetBuildId: 'v4',
+      pools,
+    }),
+    [
+      {
+        action: 'scale',
+        deployment: 'w-a-v3',
+        buildId: 'v3',
+        replicas: 2,
+        reason: 'build v3 is current: 2 replicas as spec.replicas says',
+      },
+      {
+        action: 'scale',
+        deployment: 'w-b-v3',
+        buildId: 'v3',
+        replicas: 1,
+        reason: 'build v3 is current: 1 replicas as pool b says',
+      },
+    ],
+  ],
+  [
+    'a ramping build and the target',
+    input(
+      [
+        { ...current, deployments: [{ name: 'w-v3', replicas: 2 }] },
+        version('v4', 'Ramping', { everActive: true, deployments: [{ name: 'w-v4', replicas: 1 }] }),
+        version('v5', 'Inactive', { deployments: [{ name: 'w-v5', replicas: 3 }] }),
+      ],
+      { targetBuildId: 'v5' },
+    ),
+    [
+      {
+        action: 'scale',
+        deployment: 'w-v4',
+        buildId: 'v4',
+        replicas: 2,
+        reason: 'build v4 is ramping: 2 replicas as spec.replicas says',
+      },
+      {
+        action: 'scale',
+        deployment: 'w-v5',
+        buildId: 'v5',
+        replicas: 2,
+        reason: 'build v5 is the target: 2 replicas as spec.replicas says',
+      },
+    ],
+  ],
+  [
+    'the autoscaler: the current build and the target at 0',
+    input(
+      [
+        { ...current, deployments: [{ name: 'w-v3', replicas: 0 }] },
+        version('v4', 'Inactive', { deployments: [{ name: 'w-v4', replicas: 0 }] }),
+      ],
+      { targetBuildId: 'v4', replicas: undefined },
+    ),
+    [
+      {
+        action: 'scale',
+        deployment: 'w-v3',
+        buildId: 'v3',
+        replicas: 1,
+        reason: 'build v3 is current and was at 0 replicas: 1 for the autoscaler to start from',
+      },
+      {
+        action: 'scale',
+        deployment: 'w-v4',
+        buildId: 'v4',
+        replicas: 1,
+        reason: 'build v4 is the target and was at 0 replicas: 1 for the autoscaler to start from',
+      },
+    ],
+  ],
+  [
+    'a drifted Deployment',
+    input([{ ...current, deployments: [{ name: 'w-v3', replicas: 2, drift }] }]),
+    [
+      {
+        action: 'update',
+        deployment: 'w-v3',
+        buildId: 'v3',
+        reason: 'Deployment w-v3 of build v3 is rolled in place: the TemporalConnection changed',
+      },
+    ],
+  ],
+  [
+    'a drained build: scaled down, then deleted, then its record',
+    input([
+      current,
+      version('v0', 'Drained', { everActive: true, drainedSince: ago(30 * HOUR), deployments: [] }),
+      version('v1', 'Drained', {
+        everActive: true,
+        drainedSince: ago(25 * HOUR),
+        deployments: [{ name: 'w-v1', replicas: 0 }],
+      }),
+      version('v2', 'Drained', { everActive: true, drainedSince: ago(2 * HOUR) }),
+    ]),
+    [
+      { action: 'deleteTemporalVersion', buildId: 'v0', reason: 'build v0 has no Deployment left' },
+      {
+        action: 'delete',
+        deployment: 'w-v1',
+        buildId: 'v1',
+        reason: 'build v1 has been drained since 2026-11-21T11:00:00.000Z: past scaledownDelay + deleteDelay',
+      },
+      {
+        action: 'scale',
+        deployment: 'w-v2',
+        buildId: 'v2',
+        replicas: 0,
+        reason: 'build v2 has been drained for longer than scaledownDelay (1h)',
+      },
+    ],
+  ],
+  [
+    'a superseded build Temporal does not list, and one that never took traffic',
+    input([current, version('v1', 'NotRegistered'), version('v2', 'Inactive')]),
+    [
+      {
+        action: 'delete',
+        deployment: 'w-v1',
+        buildId: 'v1',
+        reason: 'build v1 is superseded and Temporal does not list it: no workflow can be pinned to it',
+      },
+      {
+        action: 'scale',
+        deployment: 'w-v2',
+        buildId: 'v2',
+        replicas: 0,
+        reason: 'build v2 was superseded before it ever took traffic',
+      },
+    ],
+  ],
+  [
+    'builds that may have pinned workflows, scaled up from 0: draining, and drainage not yet known',
+    input([
+      current,
+      version('v1', 'Draining', { everActive: true, deployments: [{ name: 'w-v1', replicas: 0 }] }),
+      version('v2', 'Inactive', { everActive: true, deployments: [{ name: 'w-v2', replicas: 0 }] }),
+    ]),
+    [
+      {
+        action: 'scale',
+        deployment: 'w-v1',
+        buildId: 'v1',
+        replicas: 2,
+        reason: 'build v1 may still have pinned workflows (draining): Deployment w-v1 is scaled from 0 to 2',
+      },
+      {
+        action: 'scale',
+        deployment: 'w-v2',
+        buildId: 'v2',
+        replicas: 2,
+        reason:
+          'build v2 may still have pinned workflows (drainage not yet known): Deployment w-v2 is scaled from 0 to 2',
+      },
+    ],
+  ],
+];
+
+for (const [title, given, expected] of reasonCases) {
+  test(`every action whole, with its reason: ${title}`, () => assert.deepEqual(planVersions(given).actions, expected));
+}
+
+const capEdgeCases: [string, VersionsInput, string[]][] = [
+  [
+    'one pool at 0 replicas and another with workers: the cap is still the cause',
+    atCap([drainedAt0('v0', 15), unregistered(grace * 2)], {
+      pools: [
+        { name: 'a', replicas: 0 },
+        { name: 'b', replicas: 1 },
+      ],
+    }),
+    ['v0'],
+  ],
+  [
+    'room made exactly the grace ago and still unregistered: the next record goes',
+    atCap([drainedAt0('v1', 10), unregistered(grace * 3)], { madeRoomAt: ago(grace) }),
+    ['v1'],
+  ],
+  [
+    'a drained build whose Deployments are gone loses its record anyway: room is made from another',
+    atCap([
+      version('v0', 'Drained', { everActive: true, drainedSince: ago(15), deployments: [] }),
+      drainedAt0('v1', 10),
+      unregistered(grace),
+    ]),
+    ['v1', 'v0'],
+  ],
+];
+for (const [title, given, expected] of capEdgeCases) {
+  test(`version cap: ${title}`, () =>
+    assert.deepEqual(
+      planVersions(given).actions.flatMap((a) => (a.action === 'deleteTemporalVersion' ? [a.buildId] : [])),
+      expected,
+    ));
+}
+
+test('version cap: making room is one whole action, marked as making room, with its reason word for word', () => {
+  assert.deepEqual(planVersions(atCap([drainedAt0('v0', 15), unregistered(grace + 0.5)])).actions, [
+    {
+      action: 'deleteTemporalVersion',
+      makesRoom: true,
+      buildId: 'v0',
+      reason:
+        'build v4 has run for 60s without registering in Temporal and Temporal records 2 versions of this deployment, its cap of 2 (matching.maxVersionsInDeployment): the record of build v0 (drained and scaled down) is deleted to make room',
+    },
+  ]);
+});
+
+test('version cap: room made less than the grace ago, the plan looks again when that grace ends', () => {
+  const madeRoomAt = ago(grace / 2);
+  const plan = planVersions(atCap([drainedAt0('v1', 10), unregistered(grace * 2)], { madeRoomAt }));
+  assert.deepEqual(plan.actions, []);
+  assert.deepEqual(plan.recheckAt, new Date(madeRoomAt.getTime() + REGISTRATION_GRACE_MS));
+});

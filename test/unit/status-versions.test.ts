@@ -5,7 +5,7 @@ import { KINDS } from '../../src/api/kinds.ts';
 import { validate } from '../../src/api/validate.ts';
 import { observeDeployment } from '../../src/k8s/observed-deployment.ts';
 import { joinVersions, rememberedCurrentTimes, versionsStatus } from '../../src/status/versions.ts';
-import type { TemporalDeploymentState } from '../../src/temporal/deployment-state.ts';
+import type { ObservedDeployment, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 
 const since = '2026-11-22T10:00:00.000Z';
 
@@ -196,4 +196,135 @@ test('the status remembers when builds stopped being current, for rollbacks (Tem
     'kept on a build that is not current',
   );
   assert.equal(status.currentVersion?.lastCurrentTime, undefined, 'not on the current build');
+});
+
+const at = (time: string) => new Date(`2026-11-22T${time}Z`);
+const observed = (name: string, buildId: string, changes: Partial<ObservedDeployment> = {}): ObservedDeployment => ({
+  name,
+  buildId,
+  replicas: 2,
+  available: true,
+  availableSince: at('10:00:00'),
+  ...changes,
+});
+
+test('a joined build, whole: its Deployments as the planner sees them, healthy since the last became available', () => {
+  const state: TemporalDeploymentState = {
+    exists: true,
+    versions: [
+      { buildId: 'v3', status: 'Ramping', everActive: true },
+      {
+        buildId: 'v1',
+        status: 'Drained',
+        everActive: true,
+        drainedSince: at('09:00:00'),
+        lastCurrentAt: at('08:00:00'),
+      },
+    ],
+    currentBuildId: 'v2',
+  };
+  const joined = joinVersions(
+    [
+      observed('w-a-v3', 'v3', { pool: 'a', replicas: undefined, drift: 'the pod template changed' }),
+      observed('w-b-v3', 'v3', { pool: 'b', availableSince: at('10:05:00') }),
+      observed('w-v9', 'v9', { available: false, availableSince: undefined }),
+    ],
+    state,
+    'v3',
+    ['a', 'b'],
+    { v9: at('07:00:00') },
+  );
+  assert.deepEqual(joined, [
+    {
+      buildId: 'v1',
+      status: 'Drained',
+      everActive: true,
+      deployments: [],
+      healthy: false,
+      drainedSince: at('09:00:00'),
+      lastCurrentAt: at('08:00:00'),
+    },
+    {
+      buildId: 'v3',
+      status: 'Ramping',
+      everActive: true,
+      deployments: [
+        { name: 'w-a-v3', pool: 'a', drift: 'the pod template changed' },
+        { name: 'w-b-v3', replicas: 2, pool: 'b' },
+      ],
+      healthy: true,
+      healthySince: at('10:05:00'),
+    },
+    {
+      buildId: 'v9',
+      status: 'NotRegistered',
+      everActive: false,
+      deployments: [{ name: 'w-v9', replicas: 2 }],
+      healthy: false,
+      lastCurrentAt: at('07:00:00'),
+    },
+  ]);
+});
+
+test('without pools, the target needs its Deployment of no pool: one of a pool does not make it healthy', () => {
+  const state: TemporalDeploymentState = { exists: false, versions: [] };
+  assert.equal(joinVersions([observed('w-a-v3', 'v3', { pool: 'a' })], state, 'v3')[0]?.healthy, false);
+  assert.equal(joinVersions([observed('w-v3', 'v3')], state, 'v3')[0]?.healthy, true);
+});
+
+test('a build available with no time of becoming so is healthy, without a healthySince', () => {
+  const [joined] = joinVersions(
+    [observed('w-v3', 'v3', { availableSince: undefined })],
+    { exists: false, versions: [] },
+    'v3',
+  );
+  assert.equal(joined?.healthy, true);
+  assert.equal(joined && 'healthySince' in joined, false);
+});
+
+test("the status remembers the target's last current time, and needs no current version to do so", () => {
+  const now = at('12:00:00');
+  assert.deepEqual(
+    rememberedCurrentTimes(
+      {
+        targetVersion: { buildID: 'v1', status: 'Inactive', lastCurrentTime: '2026-11-22T11:00:00.000Z' },
+        deprecatedVersions: [{ buildID: 'v0', status: 'Drained', lastCurrentTime: '2026-11-22T10:00:00.000Z' }],
+      },
+      'v2',
+      now,
+    ),
+    { v1: at('11:00:00'), v0: at('10:00:00') },
+  );
+  assert.deepEqual(rememberedCurrentTimes({}, 'v2', now), {});
+});
+
+test('the status of a current target while another build ramps: no ramp on the target, the manager named', () => {
+  const state: TemporalDeploymentState = {
+    exists: true,
+    currentBuildId: 'v3',
+    rampingBuildId: 'v4',
+    rampPercentage: 5,
+    rampChangedAt: at('11:00:00'),
+    managerIdentity: 'temporal-worker-controller',
+    versions: [
+      { buildId: 'v2', status: 'Draining', everActive: true },
+      { buildId: 'v3', status: 'Current', everActive: true },
+      { buildId: 'v4', status: 'Ramping', everActive: true },
+    ],
+  };
+  const joined = joinVersions(
+    [observed('w-v2', 'v2', { replicas: 0 }), observed('w-v3', 'v3'), observed('w-v4', 'v4')],
+    state,
+    'v3',
+  );
+  assert.deepEqual(versionsStatus(joined, state, 'v3'), {
+    targetVersion: { buildID: 'v3', status: 'Current', healthySince: since, deployments: ['w-v3'] },
+    currentVersion: { buildID: 'v3', status: 'Current', healthySince: since, deployments: ['w-v3'] },
+    deprecatedVersions: [
+      { buildID: 'v2', status: 'Draining', healthySince: since, deployments: ['w-v2'], eligibleForDeletion: false },
+      { buildID: 'v4', status: 'Ramping', healthySince: since, deployments: ['w-v4'], eligibleForDeletion: false },
+    ],
+    versionCount: 3,
+    managerIdentity: 'temporal-worker-controller',
+  });
 });

@@ -3,12 +3,14 @@ import proto from '@temporalio/proto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Rollout } from '../../src/api/temporal-worker-deployment.ts';
-import { decideRouting, type RoutingDecision, type VersionStatus } from '../../src/planner/routing.ts';
+import type { VersionStatus } from '../../src/domain/snapshot.ts';
 import {
-  isUnversionedPoller,
-  unversionedPollersMatter,
+  decideRouting,
   type PollersMatterInput,
-} from '../../src/temporal/unversioned-pollers.ts';
+  type RoutingDecision,
+  unversionedPollersMatter,
+} from '../../src/planner/routing.ts';
+import { isUnversionedPoller } from '../../src/temporal/task-queues.ts';
 
 const { WorkerVersioningMode } = proto.temporal.api.enums.v1;
 const now = new Date('2026-11-22T12:00:00Z');

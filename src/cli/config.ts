@@ -1,0 +1,274 @@
+// Every setting of `twc run` in one table: its flag (named after its key), environment variable,
+// default, meaning and parser. The command line with its help, the reading of the environment
+// (a flag wins over its variable, which wins over the default) and the README's table
+// (`npm run generate`) are all made from it, so none can drift from the others.
+import { InvalidArgumentError, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { durationSeconds, DURATION } from '../api/schema.ts';
+import { parseBindAddress } from '../runtime/http-server.ts';
+import { LOG_FORMATS, LOG_LEVELS } from '../runtime/logger.ts';
+import { DEFAULT_READS_PER_SECOND } from '../temporal/read-budget.ts';
+
+export interface Setting<T> {
+  /** What its value is, as the help and the README show it (`<duration>`). */
+  value: string;
+  env?: string;
+  /** As it would be written on the command line; absent when it depends on where the controller runs. */
+  default?: string;
+  /** How the default is found when it is not one value; the default's value, if any, comes from `computeDefault`. */
+  defaultText?: string;
+  computeDefault?: () => string;
+  /** On or off: `--leader-elect` alone means true, and `--no-leader-elect` false. */
+  switch?: true;
+  description: string;
+  parse: (value: string) => T;
+}
+
+function text(value: string): string {
+  return value;
+}
+
+function duration(value: string): number {
+  if (!new RegExp(DURATION).test(value))
+    throw new InvalidArgumentError(`"${value}" is not a duration such as 10s or 1m`);
+  return durationSeconds(value) * 1000;
+}
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${value}" is not a positive whole number`);
+  return n;
+}
+
+function rate(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`"${value}" is not a positive number`);
+  return n;
+}
+
+export type BindAddress = NonNullable<ReturnType<typeof parseBindAddress>>;
+
+/** False for `0`, disabled: commander would take undefined for a missing value. */
+function bindAddress(value: string): BindAddress | false {
+  try {
+    return parseBindAddress(value) ?? false;
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function boolean(value: string): boolean {
+  if (value !== 'true' && value !== 'false') throw new InvalidArgumentError(`"${value}" is not true or false`);
+  return value === 'true';
+}
+
+function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
+  return (value) => {
+    const found = values.find((v) => v === value);
+    if (found === undefined) throw new InvalidArgumentError(`"${value}" is not one of ${values.join(', ')}`);
+    return found;
+  };
+}
+
+/** The controller's own namespace when it runs in a cluster. */
+function ownNamespace(): string {
+  if (process.env.POD_NAMESPACE) return process.env.POD_NAMESPACE;
+  try {
+    return readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim();
+  } catch {
+    return 'default';
+  }
+}
+
+/** Keyed by the name commander gives each option: the flag is the key in kebab case. */
+export const SETTINGS = {
+  kubeconfig: {
+    value: '<file>',
+    defaultText: '`$KUBECONFIG`, else `~/.kube/config`, else the in-cluster service account',
+    description: 'the cluster to run against',
+    parse: text,
+  },
+  identity: {
+    value: '<name>',
+    env: 'TWC_IDENTITY',
+    defaultText: '`temporal-worker-controller/<POD_NAMESPACE or hostname>`',
+    computeDefault: () => `temporal-worker-controller/${process.env.POD_NAMESPACE ?? hostname()}`,
+    description: 'manager identity claimed in Temporal when no one holds it; unique per installation',
+    parse: text,
+  },
+  namespace: {
+    value: '<name>',
+    env: 'TWC_NAMESPACE',
+    defaultText: 'all',
+    description: 'watch only this namespace',
+    parse: text,
+  },
+  pollInterval: {
+    value: '<duration>',
+    env: 'TWC_POLL_INTERVAL',
+    default: '10s',
+    description: 'how often Temporal is asked what events cannot tell (drainage)',
+    parse: duration,
+  },
+  concurrency: {
+    value: '<n>',
+    env: 'TWC_CONCURRENCY',
+    default: '4',
+    description: 'worker deployments reconciled at once',
+    parse: positive,
+  },
+  maxIneligibleVersions: {
+    value: '<n>',
+    env: 'TWC_MAX_INELIGIBLE_VERSIONS',
+    default: '75',
+    description:
+      'no new build is created while this many older builds are not drained and scaled down (the server holds at most 100)',
+    parse: positive,
+  },
+  temporalMaxVersionsInDeployment: {
+    value: '<n>',
+    env: 'TWC_TEMPORAL_MAX_VERSIONS_IN_DEPLOYMENT',
+    default: '100',
+    description:
+      "the Temporal server's cap of versions per deployment (its `matching.maxVersionsInDeployment`): only when Temporal records this many does the controller delete a drained build's record to make room for a new build",
+    parse: positive,
+  },
+  rollbackWindow: {
+    value: '<duration>',
+    env: 'TWC_ROLLBACK_WINDOW',
+    default: '1h',
+    description:
+      'a build that was current this recently is promoted at once when the spec asks for it again, without steps or gates',
+    parse: duration,
+  },
+  temporalReadBudget: {
+    value: '<reads per second>',
+    env: 'TWC_TEMPORAL_READ_BUDGET',
+    default: String(DEFAULT_READS_PER_SECOND),
+    description:
+      "reads per second of one Temporal namespace through one frontend, shared by every worker deployment using it; keep it under the server's limit (see Operations)",
+    parse: rate,
+  },
+  metricsBindAddress: {
+    value: '<address>',
+    env: 'TWC_METRICS_BIND_ADDRESS',
+    default: ':8080',
+    description: 'where `/metrics` is served (`host:port`, `:port` for every interface); `0` disables',
+    parse: bindAddress,
+  },
+  healthProbeBindAddress: {
+    value: '<address>',
+    env: 'TWC_HEALTH_PROBE_BIND_ADDRESS',
+    default: ':8081',
+    description: 'where `/healthz` and `/readyz` are served; `0` disables',
+    parse: bindAddress,
+  },
+  leaderElect: {
+    value: '[true|false]',
+    switch: true,
+    env: 'TWC_LEADER_ELECT',
+    default: 'true',
+    description:
+      'reconcile only while holding the Lease, so replicas can stand by; without it, only one replica may run',
+    parse: boolean,
+  },
+  leaderElectionNamespace: {
+    value: '<name>',
+    env: 'TWC_LEADER_ELECTION_NAMESPACE',
+    defaultText: "`POD_NAMESPACE`, else the in-cluster service account's namespace, else `default`",
+    computeDefault: ownNamespace,
+    description: 'namespace of the Lease',
+    parse: text,
+  },
+  leaderElectionId: {
+    value: '<name>',
+    env: 'TWC_LEADER_ELECTION_ID',
+    default: 'temporal-worker-controller',
+    description: 'name of the Lease',
+    parse: text,
+  },
+  logLevel: {
+    value: `<${LOG_LEVELS.join('|')}>`,
+    env: 'TWC_LOG_LEVEL',
+    default: 'info',
+    description: 'the least severe entries logged; `debug` adds a line per reconcile',
+    parse: oneOf(LOG_LEVELS),
+  },
+  logFormat: {
+    value: `<${LOG_FORMATS.join('|')}>`,
+    env: 'TWC_LOG_FORMAT',
+    default: 'auto',
+    description: 'JSON lines, or one line for people; `auto` is `pretty` when stderr is a terminal, else `json`',
+    parse: oneOf(LOG_FORMATS),
+  },
+} satisfies Record<string, Setting<unknown>>;
+
+type Settings = typeof SETTINGS;
+
+/** What `twc run` runs with: a setting without a default may be absent. */
+export type Config = {
+  [K in keyof Settings]: Settings[K] extends { parse: (value: string) => infer T }
+    ? Settings[K] extends { default: string } | { computeDefault: () => string }
+      ? T
+      : T | undefined
+    : never;
+};
+
+const settings: [string, Setting<unknown>][] = Object.entries(SETTINGS);
+
+/** `--poll-interval` for `pollInterval`. */
+export function flagOf(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** The flags of a setting: a switch also has its negation. */
+function flagsOf(key: string, s: Setting<unknown>): string[] {
+  const flag = flagOf(key);
+  return s.switch ? [`${flag} ${s.value}`, `--no-${flag.slice(2)}`] : [`${flag} ${s.value}`];
+}
+
+/** The options of `twc run`, defaults computed now. */
+export function commandOptions(): Option[] {
+  return settings.flatMap(([key, s]) => {
+    const [flags = '', negation] = flagsOf(key, s);
+    // A default that the controller finds later (all namespaces, client-node's kubeconfig): the help says how.
+    const later = s.default === undefined && !s.computeDefault;
+    const description = later ? `${s.description} (default: ${plain(s.defaultText ?? '')})` : s.description;
+    const option = new Option(flags, description).argParser(s.parse);
+    if (s.env) option.env(s.env);
+    if (s.default !== undefined) option.default(s.parse(s.default), s.default);
+    else if (s.computeDefault) option.default(s.computeDefault(), plain(s.defaultText ?? ''));
+    if (!negation) return [option];
+    option.preset('true');
+    return [option, new Option(negation, `the same as ${flagOf(key)}=false`)];
+  });
+}
+
+function plain(markdown: string): string {
+  return markdown.replaceAll('`', '');
+}
+
+export const TABLE_BEGIN = '<!-- settings: generated by `npm run generate` from src/cli/config.ts -->';
+export const TABLE_END = '<!-- end of settings -->';
+
+/** The README's table of settings. */
+export function settingsTable(): string {
+  const cell = (value: string): string => value.replace(/\|/g, '\\|');
+  const rows = settings.map(([key, s]) => {
+    const flags = flagsOf(key, s).map((flag) => `\`${flag}\``);
+    const fallback = s.default === undefined ? (s.defaultText ?? '') : `\`${s.default}\``;
+    return `| ${cell(flags.join(', '))} | ${s.env ? `\`${s.env}\`` : '—'} | ${cell(fallback)} | ${cell(s.description)} |`;
+  });
+  return [TABLE_BEGIN, '', '| flag | env | default | meaning |', '|---|---|---|---|', ...rows, '', TABLE_END].join(
+    '\n',
+  );
+}
+
+/** The README with its table of settings replaced. */
+export function withSettingsTable(readme: string): string {
+  const start = readme.indexOf(TABLE_BEGIN);
+  const end = readme.indexOf(TABLE_END);
+  if (start < 0 || end < 0) throw new Error(`the README lacks the settings markers:\n${TABLE_BEGIN}\n${TABLE_END}`);
+  return `${readme.slice(0, start)}${settingsTable()}${readme.slice(end + TABLE_END.length)}`;
+}

@@ -1,0 +1,29 @@
+// What a reconcile works with: the informers' caches to read, the adapters to Kubernetes and
+// Temporal to act through, the clock, and the configuration the planner decides with.
+import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { ClusterClient } from '../k8s/cluster-client.ts';
+import type { PlannerConfig } from '../planner/plan.ts';
+import type { Backoff } from '../runtime/backoff.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import type { RecordEvent } from './events.ts';
+
+export interface ReconcilerDependencies extends PlannerConfig {
+  cluster: ClusterClient;
+  workerDeployment(namespace: string, name: string): TemporalWorkerDeployment | undefined;
+  workerDeployments(namespace: string): readonly TemporalWorkerDeployment[];
+  connection(namespace: string, name: string): TemporalConnection | undefined;
+  deployments(namespace: string): V1Deployment[];
+  /** A Secret as cached, undefined when it does not exist. */
+  secret(namespace: string, name: string): Promise<V1Secret | undefined>;
+  /** A client of one Worker Deployment, through the connection's pooled and paced client. */
+  temporal(connection: TemporalConnection, address: WorkerDeploymentAddress): Promise<WorkerDeploymentClient>;
+  /** This reconcile's logger (its object and id bound): a line per action taken. */
+  log: Logger;
+  recordEvent: RecordEvent;
+  now(): Date;
+  /** Per `namespace/name`: how long to wait after Temporal rate-limited a reconcile. */
+  temporalBackoff: Backoff<string>;
+}

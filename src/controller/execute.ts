@@ -1,0 +1,206 @@
+// Carries out a plan's actions in the order the planner gave them: finalizers, Kubernetes
+// Deployments, gate starts, the routing change, Temporal's version records. It stops at the first
+// failure, since the rest of the plan may no longer hold, and says which action failed and why in
+// a condition (which the status writer also reports as a Warning event). It writes an event for
+// every action done and decides nothing.
+import { API_VERSION, KINDS } from '../api/kinds.ts';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { httpStatus } from '../k8s/api-errors.ts';
+import type { ClusterClient } from '../k8s/cluster-client.ts';
+import type { Execution, PlannedAction } from '../planner/plan.ts';
+import { type Condition, progressing, stalled } from '../status/conditions.ts';
+import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { EventTarget, RecordEvent } from './events.ts';
+import { addFinalizer } from './finalizers.ts';
+import { GateInputError, gateInput } from './gate-input.ts';
+import { errorMessage } from './status-writer.ts';
+import { type TemporalTrouble, temporalTrouble, type TroubleDependencies } from './temporal-trouble.ts';
+
+export interface ExecutorDependencies extends TroubleDependencies {
+  cluster: ClusterClient;
+  recordEvent: RecordEvent;
+  log: Logger;
+}
+
+export interface ExecutionContext {
+  /** `namespace/name` of the worker deployment. */
+  key: string;
+  workerDeployment: TemporalWorkerDeployment;
+  connection: TemporalConnection;
+  /** Absent when the observation stopped before Temporal was reached: only Kubernetes actions run then. */
+  temporal?: WorkerDeploymentClient;
+}
+
+export interface ExecutionResult extends Execution {
+  /** The worker deployment as the last write to it left it: its resourceVersion guards the status write. */
+  stored: TemporalWorkerDeployment;
+}
+
+export async function executePlan(
+  deps: ExecutorDependencies,
+  context: ExecutionContext,
+  actions: PlannedAction[],
+  notes: { reason: string; message: string }[] = [],
+): Promise<ExecutionResult> {
+  let stored = context.workerDeployment;
+  const about = (): EventTarget => ({
+    apiVersion: API_VERSION,
+    kind: KINDS.TemporalWorkerDeployment.kind,
+    metadata: stored.metadata,
+  });
+  for (const note of notes) await deps.recordEvent(about(), { type: 'Normal', ...note });
+  const done: PlannedAction[] = [];
+  for (const action of actions) {
+    try {
+      if (action.action === 'addFinalizer' && action.kind === 'TemporalWorkerDeployment') {
+        stored = await addFinalizer(deps.cluster, KINDS.TemporalWorkerDeployment.plural, stored);
+      } else {
+        const waiting = await carryOut(deps, context, action);
+        if (waiting) {
+          await deps.recordEvent(about(), { type: 'Normal', reason: 'VersionRecordDeleteWaiting', message: waiting });
+          continue;
+        }
+      }
+    } catch (error) {
+      const failed = { action, ...failureOf(deps, context, action, error) };
+      deps.log.warn({ action: action.action, reason: failed.condition.reason }, failed.condition.message);
+      return { stored, done, failed };
+    }
+    done.push(action);
+    const event = eventOf(action);
+    if (event) await deps.recordEvent(about(), { type: 'Normal', ...event });
+    // Actions are rare (a rollout's few steps): each is worth a line.
+    deps.log.info({ action: action.action }, action.reason);
+  }
+  return { stored, done };
+}
+
+/** Resolves with what a deletion waits for, when Temporal is not ready to let the record go. */
+async function carryOut(
+  deps: ExecutorDependencies,
+  context: ExecutionContext,
+  action: PlannedAction,
+): Promise<string | void> {
+  const namespace = context.workerDeployment.metadata.namespace ?? '';
+  switch (action.action) {
+    case 'addFinalizer':
+      await addFinalizer(deps.cluster, KINDS.TemporalConnection.plural, context.connection);
+      return;
+    case 'create':
+      return deps.cluster.createDeployment(action.deployment);
+    case 'update':
+      return deps.cluster.replaceDeployment(action.replacement);
+    case 'delete':
+      return deps.cluster.deleteDeployment(namespace, action.deployment);
+    case 'scale':
+      return deps.cluster.scaleDeployment(namespace, action.deployment, action.replicas);
+    case 'startGate': {
+      const { start } = action;
+      const input = await gateInput(deps.cluster, namespace, start.gate);
+      return temporalOf(context).startGate(action.buildId, {
+        workflowId: start.workflowId,
+        workflowType: start.gate.workflowType,
+        taskQueue: start.taskQueue,
+        ...(input === undefined ? {} : { input }),
+      });
+    }
+    case 'route':
+      return temporalOf(context).changeRouting(action.change);
+    case 'deleteTemporalVersion': {
+      const deletion = await temporalOf(context).deleteVersionRecord(action.buildId);
+      return deletion.deleted ? undefined : `${deletion.waitingFor}; trying again`;
+    }
+  }
+}
+
+function temporalOf(context: ExecutionContext): WorkerDeploymentClient {
+  if (!context.temporal) throw new Error('a Temporal action was planned without a Temporal client');
+  return context.temporal;
+}
+
+const EVENTS = {
+  create: 'DeploymentCreated',
+  update: 'DeploymentUpdated',
+  scale: 'DeploymentScaled',
+  delete: 'DeploymentDeleted',
+  startGate: 'GateStarted',
+  deleteTemporalVersion: 'VersionRecordDeleted',
+} as const;
+const ROUTING_EVENTS = { setCurrent: 'VersionPromoted', setRamp: 'VersionRamped', clearRamp: 'RampCleared' } as const;
+const KUBERNETES_FAILURES = {
+  create: 'DeploymentCreateFailed',
+  update: 'DeploymentUpdateFailed',
+  scale: 'DeploymentScaleFailed',
+  delete: 'DeploymentDeleteFailed',
+} as const;
+
+function eventOf(action: PlannedAction): { reason: string; message: string } | undefined {
+  switch (action.action) {
+    case 'addFinalizer':
+      return undefined;
+    case 'route':
+      return { reason: ROUTING_EVENTS[action.change.action], message: action.reason };
+    case 'deleteTemporalVersion':
+      return {
+        reason: EVENTS.deleteTemporalVersion,
+        message: `deleted version ${action.buildId} from Temporal: ${action.reason}`,
+      };
+    default:
+      return { reason: EVENTS[action.action], message: action.reason };
+  }
+}
+
+function failureOf(
+  deps: ExecutorDependencies,
+  context: ExecutionContext,
+  action: PlannedAction,
+  error: unknown,
+): { condition: Condition; requeueAfterMs?: number } {
+  const trouble = (what: string): TemporalTrouble | undefined =>
+    temporalTrouble(deps, context.key, error, what, context.connection);
+  switch (action.action) {
+    case 'addFinalizer': {
+      const text = `cannot add the finalizer to ${action.kind} ${context.key.split('/')[0]}/${action.kind === 'TemporalConnection' ? context.connection.metadata.name : context.workerDeployment.metadata.name}: ${errorMessage(error)}`;
+      // Written meanwhile: decide again at once on what the cache then holds.
+      return {
+        condition: progressing('False', 'FinalizerNotAdded', text),
+        ...(httpStatus(error) === 409 ? { requeueAfterMs: 0 } : {}),
+      };
+    }
+    case 'create':
+    case 'update':
+    case 'delete':
+    case 'scale':
+      return {
+        condition: progressing(
+          'False',
+          KUBERNETES_FAILURES[action.action],
+          `${action.reason}: ${errorMessage(error)}; nothing more is changed until it succeeds`,
+        ),
+      };
+    case 'startGate': {
+      const what = `gate ${action.start.stage} of build ${action.buildId} cannot start`;
+      if (error instanceof GateInputError)
+        return { condition: stalled('GateInputInvalid', `${what}: ${error.message}`) };
+      return trouble(what) ?? { condition: progressing('False', 'GateStartFailed', `${what}: ${errorMessage(error)}`) };
+    }
+    case 'route':
+      return (
+        trouble(action.reason) ?? {
+          condition: stalled('RoutingChangeFailed', `${action.reason}: ${errorMessage(error)}`),
+        }
+      );
+    case 'deleteTemporalVersion': {
+      const what = `cannot delete the record of build ${action.buildId} from Worker Deployment ${context.key} in Temporal (${action.reason})`;
+      const advice =
+        "the controller tries again at every poll; until it succeeds the record counts against the server's cap of versions";
+      return (
+        trouble(what) ?? {
+          condition: progressing('False', 'VersionRecordDeleteFailed', `${what}: ${errorMessage(error)}; ${advice}`),
+        }
+      );
+    }
+  }
+}

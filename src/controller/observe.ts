@@ -1,0 +1,172 @@
+// Gathers what one reconcile decides on into one plain value: the worker deployment and its
+// connection from the caches, its Kubernetes Deployments, Temporal's description of the Worker
+// Deployment (read once), and, only when the planner asks, the target's task queues, pollers and
+// gate runs. A read that fails is reported as exactly that, and nothing is decided on half an answer.
+import type { V1Deployment } from '@kubernetes/client-node';
+import { KINDS } from '../api/kinds.ts';
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { validate, withDefaults } from '../api/validate.ts';
+import type { FailedObservation, Observation, TargetObservation } from '../domain/observation.ts';
+import type { ObservedDeployment } from '../domain/snapshot.ts';
+import { buildIdOf } from '../k8s/build-id.ts';
+import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
+import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
+import { observeDeployment } from '../k8s/observed-deployment.ts';
+import { versionedDeployment } from '../k8s/versioned-deployment.ts';
+import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
+import { gateTaskQueues, gateWorkflowId } from '../planner/gates.ts';
+import { readsNeeded } from '../planner/plan.ts';
+import { progressing, stalled } from '../status/conditions.ts';
+import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
+import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
+import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import type { ReconcilerDependencies } from './dependencies.ts';
+import { errorMessage } from './status-writer.ts';
+import { temporalTrouble } from './temporal-trouble.ts';
+
+export type Observed =
+  { observation: Observation; temporal: WorkerDeploymentClient; failed?: undefined } | { failed: FailedObservation };
+
+export async function observe(deps: ReconcilerDependencies, cached: TemporalWorkerDeployment): Promise<Observed> {
+  const schema = KINDS.TemporalWorkerDeployment.schema;
+  const workerDeployment = withDefaults(schema, cached);
+  const invalid = validate(schema, workerDeployment);
+  if (invalid.length > 0) {
+    const text = invalid.map((e) => `${e.field}: ${e.message}`).join('; ');
+    return { failed: { workerDeployment: cached, condition: stalled('InvalidSpec', text) } };
+  }
+  const namespace = cached.metadata.namespace ?? '';
+  const name = cached.metadata.name ?? '';
+  const key = `${namespace}/${name}`;
+  const spec = workerDeployment.spec;
+  const connectionName = spec.workerOptions.connectionRef.name;
+  const connection = deps.connection(namespace, connectionName);
+  if (!connection) {
+    const text = `TemporalConnection ${namespace}/${connectionName} does not exist: create it or fix spec.workerOptions.connectionRef.name`;
+    return { failed: { workerDeployment: cached, condition: stalled('ConnectionNotFound', text) } };
+  }
+
+  const temporalName = temporalDeploymentName(namespace, name);
+  const buildId = buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID);
+  const failed = (condition: FailedObservation['condition'], requeueAfterMs?: number): Observed => ({
+    failed: { workerDeployment, connection, condition, ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }) },
+  });
+  /** Temporal out of reach, over its limit or refusing the credentials: say so and stop. */
+  const troubled = (error: unknown, what: string): Observed | undefined => {
+    const trouble = temporalTrouble(deps, key, error, what, connection);
+    return trouble && failed(trouble.condition, trouble.requeueAfterMs);
+  };
+
+  let temporal: WorkerDeploymentClient;
+  let state;
+  try {
+    temporal = await deps.temporal(connection, {
+      namespace: spec.workerOptions.temporalNamespace,
+      deploymentName: temporalName,
+      identity: deps.identity,
+    });
+    state = await temporal.describe();
+  } catch (error) {
+    // A Secret event brings the next reconcile: no requeue.
+    if (error instanceof CredentialsError)
+      return failed(stalled(error.reason, `TemporalConnection ${namespace}/${connectionName}: ${error.message}`));
+    const cannot = `cannot read Worker Deployment ${temporalName} from ${connection.spec.hostPort}`;
+    if (error instanceof TemporalNamespaceNotFoundError)
+      return failed(stalled('TemporalNamespaceNotFound', `${cannot}: ${errorMessage(error)}`), deps.pollIntervalMs);
+    // Nothing is deleted or scaled down while Temporal cannot say what still runs.
+    return (
+      troubled(error, cannot) ??
+      failed(progressing('False', 'TemporalUnreachable', `${cannot}: ${errorMessage(error)}`), deps.pollIntervalMs)
+    );
+  }
+
+  // After the client: it has read the Secret into the cache, so this read does not wait on a watch.
+  const secretName = referencedSecret(connection.spec);
+  const workers = workerConnection(
+    connection.spec,
+    secretName === undefined ? undefined : await deps.secret(namespace, secretName),
+  );
+  const wanted = (spec.pools ?? [undefined]).map((pool) => ({
+    ...(pool ? { pool: pool.name } : {}),
+    deployment: versionedDeployment({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) }),
+  }));
+  const live = deps
+    .deployments(namespace)
+    .filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === cached.metadata.uid));
+  const deployments = observeOwn(live, buildId, wanted, workers);
+  const replacements: Record<string, V1Deployment> = {};
+  for (const d of deployments) {
+    if (!d.drift) continue;
+    const object = live.find((l) => l.metadata?.name === d.name) ?? {};
+    const own =
+      d.buildId === buildId ? wanted.find((w) => w.pool === object.metadata?.labels?.[LABELS.pool]) : undefined;
+    replacements[d.name] = replacementOf(object, own?.deployment, workers);
+  }
+  const observation: Observation = {
+    now: deps.now(),
+    workerDeployment,
+    connection,
+    buildId,
+    temporalName,
+    deployments,
+    wanted,
+    replacements,
+    temporal: state,
+  };
+
+  const needs = readsNeeded(observation, deps);
+  if (!needs.unversionedPollers && !needs.gateStage) return { observation, temporal };
+  const target: TargetObservation = { taskQueues: { workflow: [], activity: [] } };
+  try {
+    target.taskQueues = await temporal.taskQueues(buildId);
+  } catch (error) {
+    const stopped = troubled(error, `cannot read the task queues of build ${buildId}`);
+    if (!stopped) throw error;
+    return stopped;
+  }
+  if (needs.unversionedPollers && target.taskQueues.workflow.length > 0) {
+    try {
+      target.unversionedPollers = await temporal.unversionedPollersOnAll(target.taskQueues.workflow);
+    } catch (error) {
+      const stopped = troubled(error, `cannot read the pollers of build ${buildId}'s task queues`);
+      if (!stopped) throw error;
+      return stopped;
+    }
+  }
+  if (needs.gateStage) {
+    const stage = needs.gateStage;
+    try {
+      const runs: NonNullable<TargetObservation['gateRuns']> = {};
+      for (const queue of gateTaskQueues(target.taskQueues))
+        runs[queue] = await temporal.readGate(gateWorkflowId(temporalName, buildId, stage, queue));
+      target.gateStage = stage;
+      target.gateRuns = runs;
+    } catch (error) {
+      const what = `cannot read gate ${stage} of build ${buildId}`;
+      const stopped = troubled(error, what);
+      if (stopped) return stopped;
+      target.gateReadFailure = `${what}: ${errorMessage(error)}`;
+    }
+  }
+  return { observation: { ...observation, target }, temporal };
+}
+
+/** What each owned Deployment says of its build, and why it must be rolled in place if it must. */
+function observeOwn(
+  deployments: V1Deployment[],
+  buildId: string,
+  wanted: Observation['wanted'],
+  connection: WorkerConnection,
+): ObservedDeployment[] {
+  return deployments
+    .map(observeDeployment)
+    .filter((d): d is ObservedDeployment => d !== undefined)
+    .map((d) => {
+      const drift = driftOf(
+        d,
+        d.buildId === buildId ? wanted.find((w) => w.pool === d.pool)?.deployment : undefined,
+        connection,
+      );
+      return drift ? { ...d, drift } : d;
+    });
+}

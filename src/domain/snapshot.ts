@@ -1,0 +1,67 @@
+// The words the pure core and the adapters share: what Kubernetes and Temporal say of a worker
+// deployment's builds, as plain data. The adapters produce these values, the planner and the
+// status mapper read them; neither side imports the other.
+
+/** A build as Temporal sees it; NotRegistered when Temporal does not list it. */
+export type VersionStatus = 'NotRegistered' | 'Inactive' | 'Ramping' | 'Current' | 'Draining' | 'Drained';
+
+export interface TemporalVersion {
+  buildId: string;
+  status: Exclude<VersionStatus, 'NotRegistered'>;
+  /** Since when it is Drained. */
+  drainedSince?: Date;
+  /** It has been current or ramping at some time. */
+  everActive: boolean;
+  lastCurrentAt?: Date;
+}
+
+/** Temporal's view of one Worker Deployment: routing, the versions it lists, and the conflict token every routing change carries. */
+export interface TemporalDeploymentState {
+  /** Temporal lists the deployment: some worker of it has polled. */
+  exists: boolean;
+  versions: TemporalVersion[];
+  currentBuildId?: string;
+  rampingBuildId?: string;
+  rampPercentage?: number;
+  rampChangedAt?: Date;
+  conflictToken?: Uint8Array;
+  managerIdentity?: string;
+  lastModifierIdentity?: string;
+}
+
+/** What the controller needs to know of one of its Kubernetes Deployments. */
+export interface ObservedDeployment {
+  name: string;
+  buildId: string;
+  pool?: string;
+  /** spec.replicas; undefined when unset. */
+  replicas?: number;
+  /** Every wanted replica runs the latest template and is available. */
+  available: boolean;
+  /** When the Deployment last became Available. */
+  availableSince?: Date;
+  /** Why the Deployment controller gave up on its rollout (progressDeadlineSeconds passed). */
+  stuck?: string;
+  /** The hashes it was built with (see ANNOTATIONS in k8s/versioned-deployment.ts). */
+  specHash?: string;
+  templateHash?: string;
+  connectionHash?: string;
+  /** Why it no longer matches what the spec and the connection ask: it must be rolled in place. */
+  drift?: string;
+}
+
+export type GateRunStatus = 'Running' | 'Completed' | 'Failed';
+
+/** One gate workflow as Temporal reports it. */
+export interface GateRun {
+  workflowId: string;
+  status: GateRunStatus;
+  /** How a failed run ended. */
+  message?: string;
+}
+
+/** The task queues Temporal registered for a build, by the kind of task its workers poll. */
+export interface BuildTaskQueues {
+  workflow: string[];
+  activity: string[];
+}

@@ -1,0 +1,327 @@
+// One reconcile's decisions, from one observation: which Kubernetes and Temporal actions to take,
+// in the order the executor takes them, each with its reason, and what the status will say.
+// Pure: the observation and the configuration in, the plan out.
+import type { V1Deployment } from '@kubernetes/client-node';
+import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
+import type { Observation } from '../domain/observation.ts';
+import type { TemporalDeploymentState } from '../domain/snapshot.ts';
+import { type Condition, progressing, stalled } from '../status/conditions.ts';
+import { type JoinedVersion, joinVersions, rememberedCurrentTimes } from '../status/versions.ts';
+import {
+  decideGates,
+  type GateContext,
+  type GateMemory,
+  gateToRead,
+  type GateStart,
+  gateStages,
+  gateTaskQueues,
+} from './gates.ts';
+import {
+  decideRouting,
+  isRollback,
+  managedElsewhere,
+  type RoutingChange,
+  type RoutingDecision,
+  routedState,
+  unversionedPollersMatter,
+} from './routing.ts';
+import { planVersions, type VersionAction } from './versions.ts';
+
+export interface PlannerConfig {
+  /** This installation's identity: the manager identity it claims in Temporal. */
+  identity: string;
+  pollIntervalMs: number;
+  maxIneligibleVersions: number;
+  maxVersionsInDeployment: number;
+  rollbackWindowMs: number;
+}
+
+type KubernetesAction<A extends string> = Extract<VersionAction, { action: A }>;
+
+/** One step of the plan; the executor takes them in the order given and stops at the first failure. */
+export type PlannedAction =
+  | { action: 'addFinalizer'; kind: 'TemporalWorkerDeployment' | 'TemporalConnection'; reason: string }
+  | (KubernetesAction<'create'> & { deployment: V1Deployment })
+  | (KubernetesAction<'update'> & { replacement: V1Deployment })
+  | KubernetesAction<'delete'>
+  | KubernetesAction<'scale'>
+  | { action: 'startGate'; buildId: string; start: GateStart; reason: string }
+  | { action: 'route'; change: RoutingChange; reason: string }
+  | KubernetesAction<'deleteTemporalVersion'>;
+
+/** What the executor did with a plan. */
+export interface Execution {
+  /** The actions carried out, in order. */
+  done: PlannedAction[];
+  /** The action that failed and the condition that says so: the actions after it were not taken. */
+  failed?: { action: PlannedAction; condition: Condition; requeueAfterMs?: number };
+}
+
+export interface Plan {
+  actions: PlannedAction[];
+  /** What holds whatever the execution: what blocks the rollout, a gate's verdict. */
+  conditions: Condition[];
+  /** What was learned rather than done, for Normal events. */
+  notes: { reason: string; message: string }[];
+  /** What the status remembers of the target's gates. */
+  gates: GateMemory;
+  routing: RoutingDecision;
+  /** Temporal's state once every action succeeded. */
+  routed: TemporalDeploymentState;
+  requeueAfterMs: number;
+}
+
+/** What the planner must know beyond Temporal's description of the deployment, asked of Temporal only when it changes a decision. */
+export interface ReadsNeeded {
+  unversionedPollers: boolean;
+  /** The stage whose gate runs must be read. */
+  gateStage?: string;
+}
+
+/** The order Kubernetes actions run in: the new build first (what traffic moves to), then rolls, deletions, scaling. */
+const KUBERNETES_ORDER = ['create', 'update', 'delete', 'scale'] as const;
+
+export function readsNeeded(observation: Omit<Observation, 'target'>, config: PlannerConfig): ReadsNeeded {
+  const { versions, target, gate, rollout } = situation(observation, config);
+  const read = gateToRead(gate);
+  const registered = target !== undefined && target.status !== 'NotRegistered';
+  return {
+    unversionedPollers: unversionedPollersMatter({
+      strategy: rollout.strategy,
+      currentBuildId: observation.temporal.currentBuildId,
+      target: versions.find((v) => v.buildId === observation.buildId),
+    }),
+    ...(registered && read ? { gateStage: read.name } : {}),
+  };
+}
+
+export function planReconcile(observation: Observation, config: PlannerConfig): Plan {
+  const { now, buildId, temporal, workerDeployment } = observation;
+  const spec = workerDeployment.spec;
+  const { versions, target, gate, rollout, previousTarget } = situation(observation, config);
+  const conditions: Condition[] = [];
+  const notes: Plan['notes'] = [];
+
+  const versionsPlan = planVersions({
+    now,
+    targetBuildId: buildId,
+    ...(temporal.currentBuildId ? { currentBuildId: temporal.currentBuildId } : {}),
+    ...(spec.replicas === undefined ? {} : { replicas: spec.replicas }),
+    ...(spec.pools
+      ? {
+          pools: spec.pools.map((p) => ({
+            name: p.name,
+            ...(p.replicas === undefined ? {} : { replicas: p.replicas }),
+          })),
+        }
+      : {}),
+    sunset: { scaledownDelay: spec.sunset?.scaledownDelay ?? '1h', deleteDelay: spec.sunset?.deleteDelay ?? '24h' },
+    versions,
+    temporalKnowsDeployment: temporal.exists,
+    maxIneligibleVersions: config.maxIneligibleVersions,
+    maxVersionsInDeployment: config.maxVersionsInDeployment,
+    ...(previousTarget?.madeRoomAt ? { madeRoomAt: new Date(previousTarget.madeRoomAt) } : {}),
+  });
+
+  const registered = target !== undefined && target.status !== 'NotRegistered';
+  const observedGate = observation.target;
+  const gateDecision = decideGates(
+    gate,
+    registered && observedGate?.gateRuns && observedGate.gateStage
+      ? {
+          stage: observedGate.gateStage,
+          taskQueues: gateTaskQueues(observedGate.taskQueues),
+          runs: observedGate.gateRuns,
+        }
+      : undefined,
+  );
+  if (gateDecision.failure) conditions.push(stalled(gateDecision.failure.reason, gateDecision.failure.message));
+  if (gateDecision.passed) notes.push({ reason: 'GatePassed', message: gateDecision.passed });
+  const gateState = observedGate?.gateReadFailure ? 'pending' : gateDecision.gate;
+  if (observedGate?.gateReadFailure)
+    conditions.push(progressing('False', 'GateCheckFailed', observedGate.gateReadFailure));
+  for (const a of versionsPlan.actions) if (a.action === 'blocked') conditions.push(stalled(a.condition, a.reason));
+
+  const pollersMatter = unversionedPollersMatter({
+    strategy: rollout.strategy,
+    currentBuildId: temporal.currentBuildId,
+    target,
+  });
+  const routing = decideRouting({
+    now,
+    rollout,
+    target: {
+      buildId,
+      status: target?.status ?? 'NotRegistered',
+      healthy: target?.healthy ?? false,
+      gate: gateState,
+      ...(target?.lastCurrentAt ? { lastCurrentAt: target.lastCurrentAt } : {}),
+    },
+    routing: {
+      ...(temporal.currentBuildId ? { currentBuildId: temporal.currentBuildId } : {}),
+      ...(temporal.rampingBuildId
+        ? { rampingBuildId: temporal.rampingBuildId, rampPercentage: temporal.rampPercentage ?? 0 }
+        : {}),
+      ...(temporal.rampChangedAt ? { rampChangedAt: temporal.rampChangedAt } : {}),
+      unversionedPollersConfirmed: pollersMatter ? observedGate?.unversionedPollers : false,
+    },
+    rollbackWindowMs: config.rollbackWindowMs,
+  });
+  const change = routingChange(routing, temporal);
+  const holder = temporal.managerIdentity;
+  const heldElsewhere = change !== undefined && holder !== undefined && holder !== config.identity;
+  if (heldElsewhere)
+    conditions.push(
+      stalled('ManagedElsewhere', `${routing.reason}: ${managedElsewhere(observation.temporalName, holder)}`),
+    );
+
+  const actions: PlannedAction[] = [
+    ...finalizers(observation),
+    ...kubernetesActions(versionsPlan.actions, observation),
+    ...gateDecision.starts.map((start) => ({
+      action: 'startGate' as const,
+      buildId,
+      start,
+      reason: `started gate ${start.stage} (${start.gate.workflowType}) of build ${buildId} on task queue ${start.taskQueue}, pinned to the build`,
+    })),
+    ...(change && !heldElsewhere ? [{ action: 'route' as const, change, reason: routeReason(routing, change) }] : []),
+    ...versionsPlan.actions.filter((a) => a.action === 'deleteTemporalVersion'),
+  ];
+  const recheck = [versionsPlan.recheckAt, routing.action === 'wait' ? routing.recheckAt : undefined]
+    .filter((d): d is Date => d !== undefined)
+    .map((d) => Math.max(0, d.getTime() - now.getTime()));
+  return {
+    actions,
+    conditions,
+    notes,
+    gates: gateDecision.memory,
+    routing,
+    routed: change && !heldElsewhere ? routedState(temporal, routing, config.identity) : temporal,
+    requeueAfterMs: Math.min(config.pollIntervalMs, ...recheck),
+  };
+}
+
+/** The finalizers go on before anything exists in Temporal: whatever the reconcile creates there, deletion cleans up. */
+export function finalizers(observation: {
+  workerDeployment: Observation['workerDeployment'];
+  connection?: Observation['connection'];
+}): PlannedAction[] {
+  const { workerDeployment, connection } = observation;
+  if (!connection) return [];
+  const reason = 'deletion must clean up what the controller creates in Temporal';
+  return [
+    ...(hasFinalizer(workerDeployment)
+      ? []
+      : [{ action: 'addFinalizer' as const, kind: 'TemporalWorkerDeployment' as const, reason }]),
+    ...(hasFinalizer(connection) || isBeingDeleted(connection)
+      ? []
+      : [
+          {
+            action: 'addFinalizer' as const,
+            kind: 'TemporalConnection' as const,
+            reason: `${reason}, through this connection`,
+          },
+        ]),
+  ];
+}
+
+function kubernetesActions(actions: VersionAction[], observation: Observation): PlannedAction[] {
+  const planned = actions.flatMap((a): PlannedAction[] => {
+    switch (a.action) {
+      case 'create': {
+        const wanted = observation.wanted.find((w) => w.pool === a.pool);
+        return wanted ? [{ ...a, deployment: wanted.deployment }] : [];
+      }
+      case 'update': {
+        const replacement = observation.replacements[a.deployment];
+        return replacement ? [{ ...a, replacement }] : [];
+      }
+      case 'delete':
+      case 'scale':
+        return [a];
+      default:
+        return [];
+    }
+  });
+  return planned.sort(
+    (a, b) =>
+      KUBERNETES_ORDER.indexOf(a.action as (typeof KUBERNETES_ORDER)[number]) -
+      KUBERNETES_ORDER.indexOf(b.action as (typeof KUBERNETES_ORDER)[number]),
+  );
+}
+
+function routeReason(routing: RoutingDecision, change: RoutingChange): string {
+  const cleared = change.action === 'setCurrent' && change.clearingRampOf;
+  return cleared ? `${routing.reason}; the ramp of build ${cleared} is cleared in the same change` : routing.reason;
+}
+
+function routingChange(routing: RoutingDecision, temporal: TemporalDeploymentState): RoutingChange | undefined {
+  const common = {
+    claimManager: !temporal.managerIdentity,
+    ...(temporal.conflictToken ? { conflictToken: temporal.conflictToken } : {}),
+  };
+  switch (routing.action) {
+    case 'setCurrent': {
+      const abandoned = temporal.rampingBuildId && temporal.rampingBuildId !== routing.buildId;
+      return {
+        action: 'setCurrent',
+        buildId: routing.buildId,
+        ...(abandoned ? { clearingRampOf: temporal.rampingBuildId } : {}),
+        ...common,
+      };
+    }
+    case 'setRamp':
+      return { action: 'setRamp', buildId: routing.buildId, percentage: routing.percentage, ...common };
+    case 'clearRamp':
+      return { action: 'clearRamp', ...common };
+    default:
+      return undefined;
+  }
+}
+
+interface Situation {
+  versions: JoinedVersion[];
+  target: JoinedVersion | undefined;
+  rollout: NonNullable<Observation['workerDeployment']['spec']['rollout']>;
+  gate: GateContext;
+  previousTarget: NonNullable<NonNullable<Observation['workerDeployment']['status']>['targetVersion']> | undefined;
+}
+
+/** What both the reads and the plan are decided on. */
+function situation(observation: Omit<Observation, 'target'>, config: PlannerConfig): Situation {
+  const { now, buildId, temporal, workerDeployment, deployments, wanted } = observation;
+  const stored = workerDeployment.status;
+  const versions = joinVersions(
+    deployments,
+    temporal,
+    buildId,
+    wanted.map((w) => w.pool),
+    rememberedCurrentTimes(stored, temporal.currentBuildId, now),
+  );
+  const target = versions.find((v) => v.buildId === buildId);
+  const spec = workerDeployment.spec;
+  const rollout = spec.rollout ?? spec.cutover ?? { strategy: 'AllAtOnce' as const };
+  const previousTarget = stored?.targetVersion?.buildID === buildId ? stored.targetVersion : undefined;
+  const stages = isRollback(now, target?.lastCurrentAt, config.rollbackWindowMs)
+    ? []
+    : gateStages({
+        rollout,
+        targetBuildId: buildId,
+        currentBuildId: temporal.currentBuildId,
+        rampingBuildId: temporal.rampingBuildId,
+        rampPercentage: temporal.rampPercentage,
+      });
+  return {
+    versions,
+    target,
+    rollout,
+    previousTarget,
+    gate: {
+      stages,
+      buildId,
+      temporalName: observation.temporalName,
+      generation: workerDeployment.metadata.generation ?? 0,
+      previous: previousTarget,
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// What the status says after a reconcile: the builds as Temporal and Kubernetes left them, the
+// conditions of the plan and of its execution, and when to look again. Pure.
+import type { Observation } from '../domain/observation.ts';
+import { LABELS } from '../domain/labels.ts';
+import type { Execution, Plan } from '../planner/plan.ts';
+import { type Condition, MANUAL_PROMOTION, progressing, stalled } from './conditions.ts';
+import { type JoinedVersion, joinVersions, rememberedCurrentTimes, versionsStatus } from './versions.ts';
+
+export interface Report {
+  versions: ReturnType<typeof versionsStatus>;
+  conditions: Condition[];
+  requeueAfterMs: number;
+}
+
+export function reportOutcome(observation: Observation, plan: Plan, execution: Execution): Report {
+  const { now, buildId, workerDeployment, deployments } = observation;
+  // Nothing read again: a routing change made with the conflict token leaves exactly the planned state.
+  const temporal = execution.done.some((a) => a.action === 'route') ? plan.routed : observation.temporal;
+  const conditions: Condition[] = [];
+  if (execution.failed) conditions.push(execution.failed.condition);
+  conditions.push(...plan.conditions);
+  const done = temporal.currentBuildId === buildId && !temporal.rampingBuildId;
+  const stuck = deployments.filter((d) => d.buildId === buildId && d.stuck);
+  if (stuck.length > 0 && !done) {
+    const why = stuck.map((d) => `Deployment ${d.name}: ${d.stuck}`).join('; ');
+    conditions.push(
+      stalled(
+        'BuildNotAvailable',
+        `build ${buildId} cannot become available (${why}); its Pods say why: kubectl describe pods -l ${LABELS.buildId}=${buildId}`,
+      ),
+    );
+  }
+  const joined = joinVersions(
+    deployments,
+    temporal,
+    buildId,
+    observation.wanted.map((w) => w.pool),
+    rememberedCurrentTimes(workerDeployment.status, temporal.currentBuildId, now),
+  );
+  conditions.push(...summary(observation, plan, joined, done));
+  const versions = versionsStatus(joined, temporal, buildId);
+  const previous = workerDeployment.status?.targetVersion;
+  const madeRoom = execution.done.some((a) => a.action === 'deleteTemporalVersion' && a.makesRoom);
+  const madeRoomAt = madeRoom ? now.toISOString() : previous?.buildID === buildId ? previous.madeRoomAt : undefined;
+  if (versions.targetVersion) {
+    versions.targetVersion = {
+      ...versions.targetVersion,
+      ...startedGates(plan, execution),
+      ...(madeRoomAt ? { madeRoomAt } : {}),
+    };
+  }
+  // After a routing change, look again at once: the status then gives Temporal's own account
+  // (the ramp's change time, drainage) rather than the controller's expectation.
+  const routed = execution.done.some((a) => a.action === 'route');
+  const requeueAfterMs = execution.failed?.requeueAfterMs ?? (routed ? 0 : plan.requeueAfterMs);
+  return { versions, conditions, requeueAfterMs };
+}
+
+/** Ready and Progressing when nothing went wrong: current, waiting for people (Manual), or rolling out. */
+function summary(observation: Observation, plan: Plan, joined: JoinedVersion[], done: boolean): Condition[] {
+  const { buildId, workerDeployment } = observation;
+  if (done) {
+    const text = `build ${buildId} is current`;
+    return [
+      { type: 'Ready', status: 'True', reason: 'TargetCurrent', message: text },
+      progressing('False', 'Done', text),
+    ];
+  }
+  const target = joined.find((v) => v.buildId === buildId);
+  const strategy = (workerDeployment.spec.rollout ?? workerDeployment.spec.cutover)?.strategy;
+  if (strategy === 'Manual' && target?.healthy && target.status !== 'NotRegistered') {
+    const text = `build ${buildId} runs and is registered in Temporal; the Manual strategy leaves routing to you: temporal worker deployment set-current-version --deployment-name ${observation.temporalName} --build-id ${buildId}`;
+    return [
+      { type: 'Ready', status: 'False', reason: MANUAL_PROMOTION, message: text },
+      progressing('False', MANUAL_PROMOTION, text),
+    ];
+  }
+  const reason = plan.routing.reason;
+  return [
+    { type: 'Ready', status: 'False', reason: 'RollingOut', message: reason },
+    progressing('True', 'RollingOut', reason),
+  ];
+}
+
+/** The gate memory, without runs whose start was planned but not carried out. */
+function startedGates(plan: Plan, execution: Execution): Plan['gates'] {
+  const notStarted = new Set(
+    plan.actions
+      .filter((a) => a.action === 'startGate' && !execution.done.includes(a))
+      .map((a) => (a.action === 'startGate' ? a.start.workflowId : '')),
+  );
+  if (notStarted.size === 0 || !plan.gates.gates) return plan.gates;
+  const { gates, ...rest } = plan.gates;
+  const started = gates.filter((g) => !notStarted.has(g.workflowID));
+  return started.length > 0 ? { ...rest, gates: started } : rest;
+}

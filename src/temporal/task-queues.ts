@@ -1,0 +1,54 @@
+// The task queues Temporal registered for a build (its workers may poll queues its pod template
+// does not name), and whether unversioned workers poll them: then a first Progressive rollout has
+// traffic to ramp from instead of promoting directly.
+import type { WorkflowService } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import type { BuildTaskQueues } from '../domain/snapshot.ts';
+
+const { TaskQueueType, WorkerVersioningMode } = proto.temporal.api.enums.v1;
+type Poller = proto.temporal.api.taskqueue.v1.IPollerInfo;
+
+export interface TaskQueueTarget {
+  service: WorkflowService;
+  namespace: string;
+  deploymentName: string;
+}
+
+/** Temporal records a build's queues a little after the version appears: empty lists until then. */
+export async function buildTaskQueues(
+  { service, namespace, deploymentName }: TaskQueueTarget,
+  buildId: string,
+): Promise<BuildTaskQueues> {
+  const version = await service.describeWorkerDeploymentVersion({
+    namespace,
+    deploymentVersion: { deploymentName, buildId },
+  });
+  const queues = version.workerDeploymentVersionInfo?.taskQueueInfos ?? [];
+  const named = (type: proto.temporal.api.enums.v1.TaskQueueType) =>
+    queues.filter((q) => q.type === type && q.name).map((q) => q.name ?? '');
+  return {
+    workflow: named(TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
+    activity: named(TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY),
+  };
+}
+
+/** A poller that is not a versioned worker: no deployment options, or versioning turned off. */
+export function isUnversionedPoller(poller: Poller): boolean {
+  return poller.deploymentOptions?.workerVersioningMode !== WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED;
+}
+
+/** Every one of these workflow task queues has an unversioned poller; asked queue by queue, it stops at the first without. */
+export async function unversionedPollersOnAll(
+  { service, namespace }: TaskQueueTarget,
+  workflowTaskQueues: string[],
+): Promise<boolean> {
+  for (const name of workflowTaskQueues) {
+    const described = await service.describeTaskQueue({
+      namespace,
+      taskQueue: { name },
+      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    if (!(described.pollers ?? []).some(isUnversionedPoller)) return false;
+  }
+  return true;
+}

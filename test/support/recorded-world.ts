@@ -1,0 +1,245 @@
+// Drives one reconcile through the controller's own adapter interfaces (ClusterClient and
+// WorkerDeploymentClient) over plain data, and records every call it makes, in order, as one line
+// each: the orchestration tests assert that exact list. Nothing here imitates a server: each
+// adapter method answers from the world the test describes, or throws the error the test gives it.
+import type { V1Deployment } from '@kubernetes/client-node';
+import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import type { ReconcilerDependencies } from '../../src/controller/dependencies.ts';
+import { reconcile } from '../../src/controller/reconciler.ts';
+import type { BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import type { ClusterClient } from '../../src/k8s/cluster-client.ts';
+import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
+import { Backoff } from '../../src/runtime/backoff.ts';
+import { silentLogger } from '../../src/runtime/logger.ts';
+import type { ReconcileResult } from '../../src/runtime/work-queue.ts';
+import type { WorkerDeploymentClient } from '../../src/temporal/worker-deployment-client.ts';
+
+export const NAMESPACE = 'shop';
+export const IDENTITY = 'twc-test';
+export const TASK_QUEUE = 'orders';
+
+export interface World {
+  now: Date;
+  workerDeployment: TemporalWorkerDeployment;
+  connection: TemporalConnection;
+  deployments: V1Deployment[];
+  temporal: TemporalDeploymentState;
+  /** The target's task queues; default: one queue polled for workflows and activities. */
+  taskQueues?: BuildTaskQueues;
+  unversionedPollers?: boolean;
+  /** Gate runs by workflow ID. */
+  gateRuns?: Record<string, GateRun>;
+  /** What a ConfigMap or Secret key holds, by `Kind/name/key`. */
+  keys?: Record<string, string>;
+  /** An error thrown by the first call whose line starts with the key. */
+  failures?: Record<string, unknown>;
+  /** What deleteVersionRecord answers for a build whose pollers Temporal still remembers. */
+  recordsWaiting?: string[];
+}
+
+export interface Recorded {
+  result: ReconcileResult;
+  /** Every adapter call, in order. */
+  calls: string[];
+  /** `Type Reason` of every event. */
+  events: string[];
+  /** The status written, if one was. */
+  status: TemporalWorkerDeployment['status'];
+}
+
+export const config = {
+  identity: IDENTITY,
+  pollIntervalMs: 10_000,
+  maxIneligibleVersions: 75,
+  maxVersionsInDeployment: 100,
+  rollbackWindowMs: 3_600_000,
+};
+
+export async function recordedReconcile(world: World): Promise<Recorded> {
+  const calls: string[] = [];
+  const events: string[] = [];
+  let status: Recorded['status'];
+  const failures = new Map(Object.entries(world.failures ?? {}));
+  const call = (line: string): void => {
+    calls.push(line);
+    for (const [prefix, error] of failures) {
+      if (!line.startsWith(prefix)) continue;
+      failures.delete(prefix);
+      throw error;
+    }
+  };
+  let resourceVersion = Number(world.workerDeployment.metadata.resourceVersion ?? '1');
+  const cluster: ClusterClient = {
+    setFinalizers: (plural, object, finalizers) => {
+      call(`k8s.setFinalizers ${plural}/${object.metadata.name} [${finalizers.join(',')}]`);
+      return Promise.resolve(String(++resourceVersion));
+    },
+    createDeployment: (d) => Promise.resolve(call(`k8s.createDeployment ${d.metadata?.name}`)),
+    replaceDeployment: (d) => Promise.resolve(call(`k8s.replaceDeployment ${d.metadata?.name}`)),
+    deleteDeployment: (_ns, name) => Promise.resolve(call(`k8s.deleteDeployment ${name}`)),
+    scaleDeployment: (_ns, name, replicas) => Promise.resolve(call(`k8s.scaleDeployment ${name} ${replicas}`)),
+    replaceStatus: (object) => {
+      call(`k8s.replaceStatus ${object.metadata.name}@${object.metadata.resourceVersion}`);
+      status = object.status;
+      return Promise.resolve('written');
+    },
+    replaceConnectionStatus: (object) => {
+      call(`k8s.replaceConnectionStatus ${object.metadata.name}`);
+      return Promise.resolve('written');
+    },
+    readKey: (_ns, ref) => {
+      call(`k8s.readKey ${ref.kind}/${ref.name}`);
+      const text = world.keys?.[`${ref.kind}/${ref.name}/${ref.key}`];
+      return Promise.resolve(text === undefined ? { exists: false } : { exists: true, text });
+    },
+  };
+  const temporal: WorkerDeploymentClient = {
+    describe: () => Promise.resolve(call('temporal.describe')).then(() => world.temporal),
+    taskQueues: (buildId) =>
+      Promise.resolve(call(`temporal.taskQueues ${buildId}`)).then(
+        () => world.taskQueues ?? { workflow: [TASK_QUEUE], activity: [TASK_QUEUE] },
+      ),
+    unversionedPollersOnAll: (queues) =>
+      Promise.resolve(call(`temporal.unversionedPollersOnAll ${queues.join(',')}`)).then(
+        () => world.unversionedPollers ?? false,
+      ),
+    readGate: (id) => Promise.resolve(call(`temporal.readGate ${id}`)).then(() => world.gateRuns?.[id]),
+    startGate: (buildId, gate) =>
+      Promise.resolve(call(`temporal.startGate ${buildId} ${gate.workflowType} on ${gate.taskQueue}`)),
+    deleteVersionRecord: (buildId) =>
+      Promise.resolve(call(`temporal.deleteVersionRecord ${buildId}`)).then(() =>
+        world.recordsWaiting?.includes(buildId)
+          ? { deleted: false as const, waitingFor: `pollers of ${buildId}` }
+          : { deleted: true as const },
+      ),
+    changeRouting: (change) => {
+      const to =
+        change.action === 'setCurrent'
+          ? [change.buildId]
+          : change.action === 'setRamp'
+            ? [change.buildId, `${change.percentage}%`]
+            : [];
+      const claim = change.claimManager ? ['(claiming the manager identity)'] : [];
+      const clearing =
+        change.action === 'setCurrent' && change.clearingRampOf
+          ? [`clearing the ramp of ${change.clearingRampOf}`]
+          : [];
+      return Promise.resolve(call(['temporal.changeRouting', change.action, ...to, ...clearing, ...claim].join(' ')));
+    },
+    cleanUp: () =>
+      Promise.resolve(call('temporal.cleanUp')).then(() => ({ done: true as const, reason: 'cleaned up' })),
+  };
+  const deps: ReconcilerDependencies = {
+    ...config,
+    cluster,
+    workerDeployment: (namespace, name) =>
+      namespace === NAMESPACE && name === world.workerDeployment.metadata.name ? world.workerDeployment : undefined,
+    workerDeployments: () => [world.workerDeployment],
+    connection: (_namespace, name) => (name === world.connection.metadata.name ? world.connection : undefined),
+    deployments: () => world.deployments,
+    secret: () => Promise.resolve(undefined),
+    temporal: () => Promise.resolve(temporal),
+    log: silentLogger,
+    recordEvent: (_about, event) => Promise.resolve(void events.push(`${event.type} ${event.reason}`)),
+    now: () => world.now,
+    temporalBackoff: new Backoff({ baseMs: 10_000, maxMs: 300_000 }),
+  };
+  const result = await reconcile(deps, NAMESPACE, world.workerDeployment.metadata.name ?? '');
+  return { result, calls, events, status };
+}
+
+/** A worker deployment as the cache holds it, with the finalizer already on unless said otherwise. */
+export function workerDeployment(
+  spec: Partial<TemporalWorkerDeployment['spec']> & { buildId: string },
+  metadata: Partial<TemporalWorkerDeployment['metadata']> = {},
+  status?: TemporalWorkerDeployment['status'],
+): TemporalWorkerDeployment {
+  const { buildId, ...rest } = spec;
+  return {
+    apiVersion: 'temporal.io/v1alpha1',
+    kind: 'TemporalWorkerDeployment',
+    metadata: {
+      name: 'orders',
+      namespace: NAMESPACE,
+      uid: 'uid-orders',
+      generation: 1,
+      resourceVersion: '10',
+      finalizers: ['temporal.io/delete-protection'],
+      ...metadata,
+    },
+    spec: {
+      replicas: 2,
+      workerOptions: {
+        connectionRef: { name: 'temporal' },
+        temporalNamespace: 'default',
+        unsafeCustomBuildID: buildId,
+      },
+      template: { spec: { containers: [{ name: 'worker', image: `orders:${buildId}` }] } },
+      ...rest,
+    },
+    ...(status ? { status } : {}),
+  };
+}
+
+export function connection(finalizers = ['temporal.io/delete-protection']): TemporalConnection {
+  return {
+    apiVersion: 'temporal.io/v1alpha1',
+    kind: 'TemporalConnection',
+    metadata: { name: 'temporal', namespace: NAMESPACE, finalizers },
+    spec: { hostPort: 'temporal:7233' },
+  };
+}
+
+/** The Deployment the controller makes for a build of `owner`, available since `since` at `replicas`. */
+export function deployment(
+  owner: TemporalWorkerDeployment,
+  buildId: string,
+  options: { replicas?: number; since?: Date; available?: boolean; pool?: string; hostPort?: string } = {},
+): V1Deployment {
+  const pool = options.pool ? owner.spec.pools?.find((p) => p.name === options.pool) : undefined;
+  const template = {
+    ...owner,
+    spec: { ...owner.spec, workerOptions: { ...owner.spec.workerOptions, unsafeCustomBuildID: buildId } },
+  };
+  const object = versionedDeployment({
+    workerDeployment: template,
+    connection: { hostPort: options.hostPort ?? 'temporal:7233' },
+    buildId,
+    ...(pool ? { pool } : {}),
+  });
+  const replicas = options.replicas ?? object.spec?.replicas ?? 1;
+  const available = options.available ?? true;
+  return {
+    ...object,
+    metadata: {
+      ...object.metadata,
+      generation: 1,
+      resourceVersion: '5',
+      ownerReferences: [
+        {
+          apiVersion: 'temporal.io/v1alpha1',
+          kind: 'TemporalWorkerDeployment',
+          name: 'orders',
+          uid: 'uid-orders',
+          controller: true,
+        },
+      ],
+    },
+    spec: { ...object.spec!, replicas },
+    status: {
+      observedGeneration: 1,
+      replicas,
+      updatedReplicas: replicas,
+      availableReplicas: available ? replicas : 0,
+      conditions: [
+        {
+          type: 'Available',
+          status: available ? 'True' : 'False',
+          lastTransitionTime: options.since ?? new Date(0),
+          reason: 'r',
+        },
+      ],
+    },
+  };
+}

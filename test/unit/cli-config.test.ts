@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { Command } from 'commander';
+import { README } from '../../src/api/generate.ts';
+import {
+  commandOptions,
+  type Config,
+  flagOf,
+  SETTINGS,
+  TABLE_BEGIN,
+  TABLE_END,
+  withSettingsTable,
+} from '../../src/cli/config.ts';
+
+/** `twc run`'s options parsed from these arguments, with only these TWC_ variables set. */
+function parse(args: string[], env: Record<string, string> = {}): Config {
+  const saved = Object.entries(process.env).filter(([key]) => key.startsWith('TWC_'));
+  for (const [key] of saved) delete process.env[key];
+  Object.assign(process.env, env);
+  try {
+    const command = new Command('run').exitOverride().configureOutput({ writeErr: () => {} });
+    for (const option of commandOptions()) command.addOption(option);
+    return command.parse(args, { from: 'user' }).opts<Config>();
+  } finally {
+    for (const key of Object.keys(env)) delete process.env[key];
+    Object.assign(process.env, Object.fromEntries(saved));
+  }
+}
+
+test("the README's table of settings lists every setting with its env and default, as `npm run generate` writes it", () => {
+  const readme = readFileSync(README, 'utf8');
+  assert.equal(readme, withSettingsTable(readme), 'the table of settings is stale: run `npm run generate`');
+  const rows = readme
+    .slice(readme.indexOf(TABLE_BEGIN), readme.indexOf(TABLE_END))
+    .split('\n')
+    .filter((line) => line.startsWith('| `--'))
+    .map((line) => line.split(/(?<!\\) \| /).map((cell) => cell.replace(/^\| |`/g, '')));
+  assert.deepEqual(
+    rows.map(([flags = '', env]) => [flags.split(' ')[0], env]),
+    Object.entries(SETTINGS).map(([key, s]) => [flagOf(key), 'env' in s ? s.env : '—']),
+    'the same flags in the same order, with the same variables',
+  );
+  for (const [key, s] of Object.entries(SETTINGS)) {
+    const row = rows.find(([flags = '']) => flags.split(' ')[0] === flagOf(key));
+    assert.equal(row?.[2], 'default' in s ? s.default : s.defaultText.replaceAll('`', ''), `the default of ${key}`);
+  }
+});
+
+test('without flags or variables every setting has its default', () => {
+  const config = parse([]);
+  assert.deepEqual(
+    { ...config, identity: undefined, leaderElectionNamespace: undefined },
+    {
+      identity: undefined,
+      pollInterval: 10_000,
+      concurrency: 4,
+      maxIneligibleVersions: 75,
+      temporalMaxVersionsInDeployment: 100,
+      rollbackWindow: 3_600_000,
+      temporalReadBudget: 20,
+      metricsBindAddress: { port: 8080 },
+      healthProbeBindAddress: { port: 8081 },
+      leaderElect: true,
+      leaderElectionNamespace: undefined,
+      leaderElectionId: 'temporal-worker-controller',
+      logLevel: 'info',
+      logFormat: 'auto',
+    },
+  );
+  assert.match(config.identity, /^temporal-worker-controller\/./);
+  assert.ok(config.leaderElectionNamespace);
+});
+
+test('a flag wins over its variable, which wins over the default; both go through the same parser', () => {
+  assert.equal(parse([], { TWC_POLL_INTERVAL: '1m' }).pollInterval, 60_000);
+  assert.equal(parse(['--poll-interval=2s'], { TWC_POLL_INTERVAL: '1m' }).pollInterval, 2_000);
+  assert.equal(parse([], { TWC_LOG_LEVEL: 'debug' }).logLevel, 'debug');
+  assert.equal(parse(['--log-level', 'error'], { TWC_LOG_LEVEL: 'debug' }).logLevel, 'error');
+  assert.equal(parse([], { TWC_METRICS_BIND_ADDRESS: '0' }).metricsBindAddress, false, '0 disables');
+  assert.throws(
+    () => parse([], { TWC_CONCURRENCY: '0' }),
+    /from env 'TWC_CONCURRENCY' is invalid\. "0" is not a positive whole number/,
+  );
+  assert.throws(() => parse(['--log-format=xml']), /"xml" is not one of auto, json, pretty/);
+});
+
+test('leader election is a switch that also takes true or false, from a flag or its variable', () => {
+  const cases: [string[], Record<string, string>, boolean][] = [
+    [[], {}, true],
+    [['--leader-elect'], { TWC_LEADER_ELECT: 'false' }, true],
+    [['--leader-elect=false'], {}, false],
+    [['--no-leader-elect'], {}, false],
+    [[], { TWC_LEADER_ELECT: 'false' }, false],
+    [[], { TWC_LEADER_ELECT: 'true' }, true],
+  ];
+  for (const [args, env, expected] of cases)
+    assert.equal(parse(args, env).leaderElect, expected, `${args.join(' ')} ${JSON.stringify(env)}`);
+  assert.throws(() => parse([], { TWC_LEADER_ELECT: 'yes' }), /"yes" is not true or false/);
+});

@@ -1,0 +1,477 @@
+// One reconcile, driven through the adapter interfaces over plain data: each scenario asserts the
+// exact Kubernetes and Temporal calls, in order (see test/support/recorded-world.ts).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
+import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import { gateWorkflowId } from '../../src/planner/gates.ts';
+import {
+  connection,
+  deployment,
+  IDENTITY,
+  NAMESPACE,
+  recordedReconcile,
+  TASK_QUEUE,
+  workerDeployment,
+  type World,
+} from '../support/recorded-world.ts';
+
+const now = new Date('2026-11-23T12:00:00Z');
+const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
+const v1Current: TemporalDeploymentState = {
+  exists: true,
+  currentBuildId: 'v1',
+  managerIdentity: IDENTITY,
+  versions: [
+    { buildId: 'v1', status: 'Current', everActive: true },
+    { buildId: 'v2', status: 'Inactive', everActive: false },
+  ],
+};
+const progressive = {
+  strategy: 'Progressive' as const,
+  steps: [
+    { rampPercentage: 10, pauseDuration: '5m' },
+    { rampPercentage: 50, pauseDuration: '5m' },
+  ],
+};
+const gate = { workflowType: 'Smoke' };
+const temporalName = `${NAMESPACE}/orders`;
+
+/** v1 current and available, v2 the target, registered and available: ready to move traffic. */
+function rolloutWorld(spec: Parameters<typeof workerDeployment>[0] = { buildId: 'v2' }, temporal = v1Current): World {
+  const owner = workerDeployment(spec);
+  return {
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { since: minutesAgo(60) }),
+      deployment(owner, 'v2', { since: minutesAgo(2) }),
+    ],
+    temporal,
+  };
+}
+
+const ramping = (percentage: number, changedMinutesAgo: number): TemporalDeploymentState => ({
+  ...v1Current,
+  rampingBuildId: 'v2',
+  rampPercentage: percentage,
+  rampChangedAt: minutesAgo(changedMinutesAgo),
+  versions: [
+    { buildId: 'v1', status: 'Current', everActive: true },
+    { buildId: 'v2', status: 'Ramping', everActive: true },
+  ],
+});
+
+test('first build: the finalizers go on, its Deployment is created, the status is written once', async () => {
+  const owner = workerDeployment({ buildId: 'v1' }, { finalizers: [] });
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection([]),
+    deployments: [],
+    temporal: { exists: false, versions: [] },
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'k8s.setFinalizers temporalworkerdeployments/orders [temporal.io/delete-protection]',
+    'k8s.setFinalizers temporalconnections/temporal [temporal.io/delete-protection]',
+    'k8s.createDeployment orders-v1',
+    'k8s.replaceStatus orders@11',
+  ]);
+  assert.deepEqual(run.events, ['Normal DeploymentCreated']);
+  assert.equal(run.status?.targetVersion?.status, 'NotRegistered');
+});
+
+test('AllAtOnce: a registered, available target is promoted, and nothing else is read', async () => {
+  const run = await recordedReconcile(rolloutWorld());
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setCurrent v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.events, ['Normal VersionPromoted']);
+  assert.equal(
+    run.status?.currentVersion?.buildID,
+    'v2',
+    'the status says what the change made, without reading again',
+  );
+  assert.deepEqual(
+    run.status?.deprecatedVersions?.map((v) => [v.buildID, v.status]),
+    [['v1', 'Draining']],
+  );
+});
+
+test('a build promoted while an older target ramps clears that ramp in the same change', async () => {
+  const owner = workerDeployment({ buildId: 'v3' });
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { since: minutesAgo(60) }),
+      deployment(owner, 'v2', { since: minutesAgo(30) }),
+      deployment(owner, 'v3', { since: minutesAgo(2) }),
+    ],
+    temporal: {
+      ...v1Current,
+      rampingBuildId: 'v2',
+      rampPercentage: 40,
+      rampChangedAt: minutesAgo(20),
+      versions: [
+        { buildId: 'v1', status: 'Current', everActive: true },
+        { buildId: 'v2', status: 'Ramping', everActive: true },
+        { buildId: 'v3', status: 'Inactive', everActive: false },
+      ],
+    },
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setCurrent v3 clearing the ramp of v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.status?.targetVersion?.rampPercentage, undefined);
+  assert.deepEqual(
+    run.status?.deprecatedVersions?.map((v) => [v.buildID, v.status]),
+    [
+      ['v1', 'Draining'],
+      ['v2', 'Draining'],
+    ],
+  );
+});
+
+test('a free manager identity is claimed with the first routing change', async () => {
+  const free = { ...v1Current };
+  delete free.managerIdentity;
+  const run = await recordedReconcile(rolloutWorld({ buildId: 'v2' }, free));
+  assert.deepEqual(run.calls.slice(1, 2), ['temporal.changeRouting setCurrent v2 (claiming the manager identity)']);
+  assert.equal(run.status?.managerIdentity, IDENTITY);
+});
+
+test('the identity held elsewhere: no routing call, Stalled ManagedElsewhere with the command to release it', async () => {
+  const run = await recordedReconcile(rolloutWorld({ buildId: 'v2' }, { ...v1Current, managerIdentity: 'ops-team' }));
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  const stalled = run.status?.conditions?.find((c) => c.type === 'Stalled');
+  assert.equal(stalled?.reason, 'ManagedElsewhere');
+  assert.match(stalled?.message ?? '', /managed by "ops-team".*manager-identity unset --deployment-name shop\/orders/);
+  assert.deepEqual(run.events, ['Warning ManagedElsewhere']);
+});
+
+test('Progressive: the first step sets the ramp', async () => {
+  const run = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: progressive }));
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setRamp v2 10%',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.status?.targetVersion?.rampPercentage, 10);
+});
+
+test('Progressive: during a pause nothing is called but the status, and the reconcile comes back when it ends', async () => {
+  const world = { ...rolloutWorld({ buildId: 'v2', rollout: progressive }, ramping(10, 2)) };
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.deepEqual(run.result, { requeueAfterMs: 10_000 }, 'the poll interval comes before the pause end (3 minutes)');
+});
+
+test('Progressive: a pause that is over moves to the next step, and the last one promotes', async () => {
+  const next = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: progressive }, ramping(10, 6)));
+  assert.deepEqual(next.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setRamp v2 50%',
+    'k8s.replaceStatus orders@10',
+  ]);
+  const last = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: progressive }, ramping(50, 6)));
+  assert.deepEqual(last.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setCurrent v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(last.events, ['Normal VersionPromoted']);
+});
+
+test('a gate with no run yet: its task queues and run are read, it starts pinned to the target, and routing waits', async () => {
+  const run = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }));
+  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.taskQueues v2',
+    `temporal.readGate ${id}`,
+    `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.status?.targetVersion?.gates, [
+    { stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: id, status: 'Running' },
+  ]);
+});
+
+test('a gate input from a ConfigMap is read when the gate starts; a missing one stalls, naming it', async () => {
+  const fromConfigMap = { workflowType: 'Smoke', inputFrom: { configMapKeyRef: { name: 'smoke', key: 'input' } } };
+  const world = rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate: fromConfigMap } });
+  const ok = await recordedReconcile({ ...world, keys: { 'ConfigMap/smoke/input': '{"n":1}' } });
+  assert.deepEqual(ok.calls.slice(3), [
+    'k8s.readKey ConfigMap/smoke',
+    `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  const missing = await recordedReconcile(world);
+  assert.deepEqual(missing.calls.slice(3), ['k8s.readKey ConfigMap/smoke', 'k8s.replaceStatus orders@10']);
+  const stalled = missing.status?.conditions?.find((c) => c.type === 'Stalled');
+  assert.deepEqual(
+    [stalled?.reason, stalled?.message],
+    ['GateInputInvalid', `gate rollout of build v2 cannot start: ConfigMap ${NAMESPACE}/smoke does not exist`],
+  );
+  assert.equal(missing.status?.targetVersion?.gates, undefined, 'a run that was not started is not remembered');
+});
+
+test('a gate that completed lets the target be promoted', async () => {
+  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
+  const run = await recordedReconcile({
+    ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
+    gateRuns: { [id]: { workflowId: id, status: 'Completed' } },
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.taskQueues v2',
+    `temporal.readGate ${id}`,
+    'temporal.changeRouting setCurrent v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.events, ['Normal GatePassed', 'Normal VersionPromoted']);
+});
+
+test('a failed gate stops the rollout: no routing call, the failure is remembered and reported', async () => {
+  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
+  const run = await recordedReconcile({
+    ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
+    gateRuns: { [id]: { workflowId: id, status: 'Failed', message: 'failed: smoke test broke' } },
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.taskQueues v2',
+    `temporal.readGate ${id}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.status?.targetVersion?.gateFailure?.workflowID, id);
+  assert.equal(run.status?.conditions?.find((c) => c.type === 'Stalled')?.reason, 'GateFailed');
+});
+
+const stepTwoGated = { ...progressive, steps: [progressive.steps[0]!, { ...progressive.steps[1]!, gate }] };
+const stepTwoGate = gateWorkflowId(temporalName, 'v2', 'step-2', TASK_QUEUE);
+
+test("a step's gate runs before that step's ramp is set: the ramp of the step before holds meanwhile", async () => {
+  const run = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 6)));
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.taskQueues v2',
+    `temporal.readGate ${stepTwoGate}`,
+    `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.status?.targetVersion?.rampPercentage, 10);
+  assert.match(
+    run.status?.conditions?.find((c) => c.type === 'Progressing')?.message ?? '',
+    /step 1 of build v2 is over: waiting for the gate of step 2 before its ramp of 50%/,
+  );
+});
+
+test("a step's gate that passed lets its ramp be set", async () => {
+  const run = await recordedReconcile({
+    ...rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 6)),
+    gateRuns: { [stepTwoGate]: { workflowId: stepTwoGate, status: 'Completed' } },
+  });
+  assert.deepEqual(run.calls.slice(2), [
+    `temporal.readGate ${stepTwoGate}`,
+    'temporal.changeRouting setRamp v2 50%',
+    'k8s.replaceStatus orders@10',
+  ]);
+});
+
+test("a step's gate that failed aborts the ramp of the step before: its own ramp is never set", async () => {
+  const run = await recordedReconcile({
+    ...rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 2)),
+    gateRuns: { [stepTwoGate]: { workflowId: stepTwoGate, status: 'Failed', message: 'failed' } },
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.taskQueues v2',
+    `temporal.readGate ${stepTwoGate}`,
+    'temporal.changeRouting clearRamp',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.events, ['Normal RampCleared', 'Warning RolloutAborted']);
+});
+
+test('rollback: a build current within the window is promoted at once, without its gate', async () => {
+  const world = rolloutWorld(
+    { buildId: 'v1', rollout: { strategy: 'Progressive', steps: progressive.steps, gate } },
+    {
+      ...v1Current,
+      currentBuildId: 'v2',
+      versions: [
+        { buildId: 'v1', status: 'Draining', everActive: true, lastCurrentAt: minutesAgo(10) },
+        { buildId: 'v2', status: 'Current', everActive: true },
+      ],
+    },
+  );
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setCurrent v1',
+    'k8s.replaceStatus orders@10',
+  ]);
+});
+
+test("at the server's cap, the oldest drained build's record is deleted to make room for an unregistered target", async () => {
+  const owner = workerDeployment({ buildId: 'v3' });
+  const versions = Array.from({ length: 100 }, (_, i) => ({
+    buildId: `old${i}`,
+    status: 'Drained' as const,
+    everActive: true,
+    drainedSince: minutesAgo(600 - i),
+  }));
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    // Every old build keeps a Deployment at 0: a build without one would lose its record anyway.
+    deployments: [
+      ...versions.slice(0, 99).map((v) => deployment(owner, v.buildId, { replicas: 0, since: minutesAgo(700) })),
+      deployment(owner, 'v3', { since: minutesAgo(1) }),
+    ],
+    temporal: {
+      exists: true,
+      managerIdentity: IDENTITY,
+      versions: [...versions.slice(0, 99), { buildId: 'v1', status: 'Current', everActive: true }],
+      currentBuildId: 'v1',
+    },
+  });
+  assert.deepEqual(
+    run.calls.filter((c) => c.startsWith('temporal.deleteVersionRecord')),
+    ['temporal.deleteVersionRecord old0'],
+  );
+  assert.ok(run.status?.targetVersion?.madeRoomAt, 'the status remembers when room was made');
+});
+
+test('Temporal unreachable: nothing is written but the status, which keeps what it last said of the builds', async () => {
+  const world = rolloutWorld();
+  const run = await recordedReconcile({
+    ...world,
+    failures: { 'temporal.describe': new TemporalConnectError('connect ECONNREFUSED') },
+  });
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.equal(run.status?.conditions?.find((c) => c.type === 'Progressing')?.reason, 'TemporalUnreachable');
+  assert.deepEqual(run.result, { requeueAfterMs: 10_000 });
+});
+
+test('Temporal rate-limited: nothing is written but the status, and the reconcile backs off', async () => {
+  const limited = Object.assign(new Error('RESOURCE_EXHAUSTED: namespace rate limit exceeded'), {
+    code: GrpcStatus.RESOURCE_EXHAUSTED,
+    details: 'namespace rate limit exceeded',
+    metadata: new Metadata(),
+  });
+  const run = await recordedReconcile({ ...rolloutWorld(), failures: { 'temporal.describe': limited } });
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.equal(run.status?.conditions?.find((c) => c.type === 'Progressing')?.reason, 'TemporalRateLimited');
+});
+
+test('a changed connection rolls every build in place, old ones included', async () => {
+  const world = rolloutWorld(
+    { buildId: 'v2' },
+    {
+      ...v1Current,
+      currentBuildId: 'v2',
+      versions: [
+        { buildId: 'v1', status: 'Draining', everActive: true },
+        { buildId: 'v2', status: 'Current', everActive: true },
+      ],
+    },
+  );
+  const owner = world.workerDeployment;
+  const run = await recordedReconcile({
+    ...world,
+    deployments: [
+      deployment(owner, 'v1', { hostPort: 'old:7233' }),
+      deployment(owner, 'v2', { hostPort: 'old:7233', since: minutesAgo(2) }),
+    ],
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'k8s.replaceDeployment orders-v1',
+    'k8s.replaceDeployment orders-v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+});
+
+test('a changed template under a custom build ID rolls the target in place', async () => {
+  const world = rolloutWorld(
+    { buildId: 'v2' },
+    { ...v1Current, currentBuildId: 'v2', versions: [{ buildId: 'v2', status: 'Current', everActive: true }] },
+  );
+  const before = workerDeployment({
+    buildId: 'v2',
+    template: { spec: { containers: [{ name: 'worker', image: 'orders:old' }] } },
+  });
+  const run = await recordedReconcile({ ...world, deployments: [deployment(before, 'v2', { since: minutesAgo(2) })] });
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceDeployment orders-v2', 'k8s.replaceStatus orders@10']);
+});
+
+test('pools: the target gets one Deployment per pool, and is promoted only once every pool is available', async () => {
+  const pools = [
+    { name: 'a', replicas: 1 },
+    { name: 'b', replicas: 2 },
+  ];
+  const owner = workerDeployment({ buildId: 'v2', pools });
+  const world = {
+    ...rolloutWorld({ buildId: 'v2', pools }),
+    deployments: [deployment(owner, 'v1', { pool: 'a', since: minutesAgo(60) })],
+  };
+  const first = await recordedReconcile(world);
+  assert.deepEqual(first.calls, [
+    'temporal.describe',
+    'k8s.createDeployment orders-a-v2',
+    'k8s.createDeployment orders-b-v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  const half = await recordedReconcile({
+    ...world,
+    deployments: [
+      ...world.deployments,
+      deployment(owner, 'v2', { pool: 'a' }),
+      deployment(owner, 'v2', { pool: 'b', available: false }),
+    ],
+  });
+  assert.deepEqual(half.calls, ['temporal.describe', 'k8s.replaceStatus orders@10'], 'pool b is not available yet');
+});
+
+test('a failed Kubernetes action stops the reconcile: no routing, no record deletion, the failure is reported', async () => {
+  const world = rolloutWorld();
+  const run = await recordedReconcile({
+    ...world,
+    temporal: {
+      ...v1Current,
+      versions: [...v1Current.versions, { buildId: 'v9', status: 'Drained', everActive: true }],
+    },
+    failures: { 'k8s.scaleDeployment': Object.assign(new Error('denied'), { code: 403 }) },
+    workerDeployment: workerDeployment({ buildId: 'v2', replicas: 3 }),
+  });
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.scaleDeployment orders-v1 3', 'k8s.replaceStatus orders@10']);
+  assert.equal(run.status?.conditions?.find((c) => c.type === 'Progressing')?.reason, 'DeploymentScaleFailed');
+});
+
+test('deletion: the Deployments go, Temporal is cleaned up, then the finalizer comes off', async () => {
+  const world = rolloutWorld();
+  const deleting = {
+    ...world.workerDeployment,
+    metadata: { ...world.workerDeployment.metadata, deletionTimestamp: now },
+  };
+  const run = await recordedReconcile({ ...world, workerDeployment: deleting });
+  assert.deepEqual(run.calls, [
+    'k8s.deleteDeployment orders-v1',
+    'k8s.deleteDeployment orders-v2',
+    'temporal.cleanUp',
+    'k8s.setFinalizers temporalconnections/temporal []',
+    'k8s.setFinalizers temporalworkerdeployments/orders []',
+  ]);
+});

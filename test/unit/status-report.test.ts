@@ -1,0 +1,366 @@
+// What the status says after a reconcile (reportOutcome), on plain values: the observation, a plan
+// made by hand, and what the executor did with it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import type { Observation } from '../../src/domain/observation.ts';
+import type { ObservedDeployment, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import type { Plan, PlannedAction } from '../../src/planner/plan.ts';
+import { progressing, stalled } from '../../src/status/conditions.ts';
+import { reportOutcome } from '../../src/status/report.ts';
+import { connection, workerDeployment } from '../support/recorded-world.ts';
+
+const now = new Date('2026-11-23T12:00:00Z');
+const hourAgo = new Date('2026-11-23T11:00:00Z');
+const temporalName = 'shop/orders';
+
+const v1Current: TemporalDeploymentState = {
+  exists: true,
+  currentBuildId: 'v1',
+  versions: [
+    { buildId: 'v1', status: 'Current', everActive: true },
+    { buildId: 'v2', status: 'Inactive', everActive: false },
+  ],
+};
+const v2Current: TemporalDeploymentState = {
+  exists: true,
+  currentBuildId: 'v2',
+  versions: [
+    { buildId: 'v1', status: 'Draining', everActive: true },
+    { buildId: 'v2', status: 'Current', everActive: true },
+  ],
+};
+
+const observed = (name: string, buildId: string, more: Partial<ObservedDeployment> = {}): ObservedDeployment => ({
+  name,
+  buildId,
+  replicas: 2,
+  available: true,
+  availableSince: hourAgo,
+  ...more,
+});
+
+function observation(more: Partial<Observation> = {}, spec: Partial<TemporalWorkerDeployment['spec']> = {}) {
+  return {
+    now,
+    workerDeployment: workerDeployment({ buildId: 'v2', ...spec }),
+    connection: connection(),
+    buildId: 'v2',
+    temporalName,
+    deployments: [observed('orders-v1', 'v1'), observed('orders-v2', 'v2')],
+    wanted: [{ deployment: {} }],
+    replacements: {},
+    temporal: v1Current,
+    ...more,
+  } satisfies Observation;
+}
+
+const waiting = 'build v2 waits for its Deployments';
+function plan(more: Partial<Plan> = {}): Plan {
+  return {
+    actions: [],
+    conditions: [],
+    notes: [],
+    gates: {},
+    routing: { action: 'wait', reason: waiting },
+    routed: v1Current,
+    requeueAfterMs: 10_000,
+    ...more,
+  };
+}
+
+const routeToV2: PlannedAction = {
+  action: 'route',
+  change: { action: 'setCurrent', buildId: 'v2', claimManager: false },
+  reason: 'promote v2',
+};
+const scaleV1: PlannedAction = {
+  action: 'scale',
+  deployment: 'orders-v1',
+  buildId: 'v1',
+  replicas: 0,
+  reason: 'v1 drained',
+};
+const deleteV0 = (makesRoom: boolean): PlannedAction => ({
+  action: 'deleteTemporalVersion',
+  buildId: 'v0',
+  reason: 'build v0 has no Deployment left',
+  ...(makesRoom ? { makesRoom: true as const } : {}),
+});
+
+const rollingOut = [
+  { type: 'Ready', status: 'False', reason: 'RollingOut', message: waiting },
+  progressing('True', 'RollingOut', waiting),
+];
+const current = 'build v2 is current';
+const targetCurrent = [
+  { type: 'Ready', status: 'True', reason: 'TargetCurrent', message: current },
+  progressing('False', 'Done', current),
+];
+
+test("rolling out: the plan's conditions, then Ready=False and Progressing=True with the routing's reason", () => {
+  const report = reportOutcome(observation(), plan({ conditions: [stalled('GateFailed', 'the gate failed')] }), {
+    done: [],
+  });
+  assert.deepEqual(report, {
+    versions: {
+      targetVersion: {
+        buildID: 'v2',
+        status: 'Inactive',
+        healthySince: hourAgo.toISOString(),
+        deployments: ['orders-v2'],
+      },
+      currentVersion: {
+        buildID: 'v1',
+        status: 'Current',
+        healthySince: hourAgo.toISOString(),
+        deployments: ['orders-v1'],
+      },
+      versionCount: 2,
+    },
+    conditions: [stalled('GateFailed', 'the gate failed'), ...rollingOut],
+    requeueAfterMs: 10_000,
+  });
+});
+
+test('nothing planned nor failed: only the summary is said', () => {
+  assert.deepEqual(reportOutcome(observation(), plan(), { done: [] }).conditions, rollingOut);
+});
+
+test('a failure is said first, and its requeue time wins', () => {
+  const failure = progressing('False', 'TemporalUnreachable', 'down');
+  const report = reportOutcome(observation(), plan({ actions: [routeToV2] }), {
+    done: [],
+    failed: { action: routeToV2, condition: failure, requeueAfterMs: 30_000 },
+  });
+  assert.deepEqual(report.conditions, [failure, ...rollingOut]);
+  assert.equal(report.requeueAfterMs, 30_000);
+  const noTime = reportOutcome(observation(), plan({ actions: [routeToV2] }), {
+    done: [],
+    failed: { action: routeToV2, condition: failure },
+  });
+  assert.equal(noTime.requeueAfterMs, 10_000, "without its own time, the plan's");
+});
+
+test('after a routing change, the status says the planned state and the reconcile looks again at once', () => {
+  const report = reportOutcome(
+    observation(),
+    plan({ actions: [scaleV1, routeToV2], routed: v2Current, requeueAfterMs: 5_000 }),
+    { done: [scaleV1, routeToV2] },
+  );
+  assert.equal(report.requeueAfterMs, 0);
+  assert.deepEqual(report.conditions, targetCurrent);
+  assert.equal(report.versions.targetVersion?.status, 'Current');
+  assert.equal(report.versions.currentVersion?.buildID, 'v2');
+  assert.deepEqual(report.versions.deprecatedVersions, [
+    {
+      buildID: 'v1',
+      status: 'Draining',
+      healthySince: hourAgo.toISOString(),
+      deployments: ['orders-v1'],
+      eligibleForDeletion: false,
+    },
+  ]);
+});
+
+test('without a routing change done, the status says what was observed, whatever the plan expected', () => {
+  const report = reportOutcome(
+    observation(),
+    plan({ actions: [scaleV1, routeToV2], routed: v2Current, requeueAfterMs: 5_000 }),
+    { done: [scaleV1], failed: { action: routeToV2, condition: progressing('False', 'RouteFailed', 'no') } },
+  );
+  assert.equal(report.requeueAfterMs, 5_000);
+  assert.deepEqual(report.conditions, [progressing('False', 'RouteFailed', 'no'), ...rollingOut]);
+  assert.equal(report.versions.currentVersion?.buildID, 'v1');
+  assert.equal(report.versions.targetVersion?.status, 'Inactive');
+});
+
+test('the target is current only when nothing ramps', () => {
+  assert.deepEqual(reportOutcome(observation({ temporal: v2Current }), plan(), { done: [] }).conditions, targetCurrent);
+  const rampingOther: TemporalDeploymentState = {
+    ...v2Current,
+    rampingBuildId: 'v1',
+    rampPercentage: 10,
+  };
+  assert.deepEqual(reportOutcome(observation({ temporal: rampingOther }), plan(), { done: [] }).conditions, rollingOut);
+});
+
+test('a stuck Deployment of the target stalls the rollout, saying why and where to look', () => {
+  const deployments = [
+    observed('orders-v1', 'v1', { stuck: 'v1 stuck too' }),
+    observed('orders-v2-a', 'v2', { available: false, stuck: 'ProgressDeadlineExceeded', pool: 'a' }),
+    observed('orders-v2-b', 'v2', { available: false, pool: 'b' }),
+    observed('orders-v2-c', 'v2', { available: false, stuck: 'no room', pool: 'c' }),
+  ];
+  const report = reportOutcome(
+    observation({
+      deployments,
+      wanted: [
+        { pool: 'a', deployment: {} },
+        { pool: 'b', deployment: {} },
+        { pool: 'c', deployment: {} },
+      ],
+    }),
+    plan(),
+    { done: [] },
+  );
+  assert.deepEqual(report.conditions, [
+    stalled(
+      'BuildNotAvailable',
+      'build v2 cannot become available (Deployment orders-v2-a: ProgressDeadlineExceeded; Deployment orders-v2-c: no room); its Pods say why: kubectl describe pods -l temporal.io/build-id=v2',
+    ),
+    ...rollingOut,
+  ]);
+  const onlyOthers = reportOutcome(
+    observation({ deployments: [observed('orders-v1', 'v1', { stuck: 'x' }), observed('orders-v2', 'v2')] }),
+    plan(),
+    { done: [] },
+  );
+  assert.deepEqual(onlyOthers.conditions, rollingOut, "another build's stuck Deployment is not the target's");
+  const currentAlready = reportOutcome(
+    observation({ temporal: v2Current, deployments: [observed('orders-v2', 'v2', { stuck: 'x' })] }),
+    plan(),
+    { done: [] },
+  );
+  assert.deepEqual(currentAlready.conditions, targetCurrent, 'a current target is not stalled');
+});
+
+test('the target is healthy only when every pool the spec wants runs', () => {
+  const deployments = [
+    observed('orders-v1', 'v1'),
+    observed('orders-v2-a', 'v2', { pool: 'a' }),
+    observed('orders-v2-b', 'v2', { pool: 'b' }),
+  ];
+  const both = reportOutcome(
+    observation({
+      deployments,
+      wanted: [
+        { pool: 'a', deployment: {} },
+        { pool: 'b', deployment: {} },
+      ],
+    }),
+    plan(),
+    { done: [] },
+  );
+  assert.equal(both.versions.targetVersion?.healthySince, hourAgo.toISOString());
+  const three = reportOutcome(
+    observation({
+      deployments,
+      wanted: [
+        { pool: 'a', deployment: {} },
+        { pool: 'b', deployment: {} },
+        { pool: 'c', deployment: {} },
+      ],
+    }),
+    plan(),
+    { done: [] },
+  );
+  assert.equal(three.versions.targetVersion?.healthySince, undefined);
+});
+
+const manual = { rollout: { strategy: 'Manual' as const } };
+const manualText =
+  'build v2 runs and is registered in Temporal; the Manual strategy leaves routing to you: temporal worker deployment set-current-version --deployment-name shop/orders --build-id v2';
+
+test('Manual: a registered, healthy target waits for people, neither progressing nor stalled', () => {
+  assert.deepEqual(reportOutcome(observation({}, manual), plan(), { done: [] }).conditions, [
+    { type: 'Ready', status: 'False', reason: 'ManualPromotion', message: manualText },
+    progressing('False', 'ManualPromotion', manualText),
+  ]);
+  assert.deepEqual(
+    reportOutcome(observation({}, { cutover: { strategy: 'Manual' } }), plan(), { done: [] }).conditions[0]?.reason,
+    'ManualPromotion',
+    'cutover is the deprecated name of rollout',
+  );
+});
+
+test('Manual: a target not yet healthy, or not registered, is still rolling out', () => {
+  const unhealthy = [observed('orders-v1', 'v1'), observed('orders-v2', 'v2', { available: false })];
+  assert.deepEqual(
+    reportOutcome(observation({ deployments: unhealthy }, manual), plan(), { done: [] }).conditions,
+    rollingOut,
+  );
+  const unregistered: TemporalDeploymentState = {
+    exists: true,
+    currentBuildId: 'v1',
+    versions: [{ buildId: 'v1', status: 'Current', everActive: true }],
+  };
+  assert.deepEqual(
+    reportOutcome(observation({ temporal: unregistered }, manual), plan(), { done: [] }).conditions,
+    rollingOut,
+  );
+  assert.deepEqual(
+    reportOutcome(observation({ deployments: [observed('orders-v1', 'v1')] }, manual), plan(), { done: [] }).conditions,
+    rollingOut,
+    'no Deployment of the target',
+  );
+});
+
+test('deleting an older record to make room is remembered for the target', () => {
+  const madeRoom = reportOutcome(observation(), plan({ actions: [scaleV1, deleteV0(true)] }), {
+    done: [scaleV1, deleteV0(true)],
+  });
+  assert.equal(madeRoom.versions.targetVersion?.madeRoomAt, now.toISOString());
+  const notForRoom = reportOutcome(observation(), plan({ actions: [deleteV0(false)] }), { done: [deleteV0(false)] });
+  assert.equal(notForRoom.versions.targetVersion?.madeRoomAt, undefined);
+  assert.equal('madeRoomAt' in (notForRoom.versions.targetVersion ?? {}), false);
+  const planned = reportOutcome(observation(), plan({ actions: [deleteV0(true)] }), { done: [] });
+  assert.equal(planned.versions.targetVersion?.madeRoomAt, undefined, 'planned but not done');
+});
+
+test('the time room was made is kept for the same target, forgotten for another', () => {
+  const status = (buildID: string) => ({
+    targetVersion: { buildID, status: 'Inactive', madeRoomAt: hourAgo.toISOString() },
+  });
+  const same = reportOutcome(
+    observation({ workerDeployment: workerDeployment({ buildId: 'v2' }, {}, status('v2')) }),
+    plan(),
+    { done: [] },
+  );
+  assert.equal(same.versions.targetVersion?.madeRoomAt, hourAgo.toISOString());
+  const other = reportOutcome(
+    observation({ workerDeployment: workerDeployment({ buildId: 'v2' }, {}, status('v1')) }),
+    plan(),
+    { done: [] },
+  );
+  assert.equal(other.versions.targetVersion?.madeRoomAt, undefined);
+});
+
+const gate = (taskQueue: string) => ({
+  stage: 'rollout',
+  taskQueue,
+  workflowID: `gate-${taskQueue}`,
+  status: 'Running',
+});
+const startGate = (taskQueue: string): PlannedAction => ({
+  action: 'startGate',
+  buildId: 'v2',
+  start: { stage: 'rollout', taskQueue, workflowId: `gate-${taskQueue}`, gate: { workflowType: 'Smoke' } },
+  reason: `started gate on ${taskQueue}`,
+});
+const failure = { generation: 1, stage: 'rollout', workflowID: 'gate-old', message: 'boom' };
+
+test('the gate memory keeps only the runs whose start was carried out', () => {
+  const gates = { gates: [gate('a'), gate('b')], gateFailure: failure };
+  // The executor reports the planned actions themselves.
+  const [startA, startB] = [startGate('a'), startGate('b')];
+  const actions = [scaleV1, startA, startB];
+  const all = reportOutcome(observation(), plan({ actions, gates }), { done: actions });
+  assert.deepEqual(all.versions.targetVersion?.gates, [gate('a'), gate('b')]);
+  assert.deepEqual(all.versions.targetVersion?.gateFailure, failure);
+  const first = reportOutcome(observation(), plan({ actions, gates }), {
+    done: [scaleV1, startA],
+    failed: { action: startB, condition: progressing('False', 'GateStartFailed', 'no') },
+  });
+  assert.deepEqual(first.versions.targetVersion?.gates, [gate('a')]);
+  assert.deepEqual(first.versions.targetVersion?.gateFailure, failure);
+  const none = reportOutcome(observation(), plan({ actions, gates }), {
+    done: [],
+    failed: { action: scaleV1, condition: progressing('False', 'ScaleFailed', 'no') },
+  });
+  assert.equal('gates' in (none.versions.targetVersion ?? {}), false);
+  assert.deepEqual(none.versions.targetVersion?.gateFailure, failure);
+  const noRuns = reportOutcome(observation(), plan({ actions, gates: { gateFailure: failure } }), { done: [] });
+  assert.equal('gates' in (noRuns.versions.targetVersion ?? {}), false);
+  assert.deepEqual(noRuns.versions.targetVersion?.gateFailure, failure);
+});
