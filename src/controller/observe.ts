@@ -1,5 +1,6 @@
-// Gathers what one reconcile decides on into one plain value: the worker deployment and its
-// connection from the caches, its Kubernetes Deployments, Temporal's description of the Worker
+// Gathers what one reconcile decides on into one plain value, in two stages: first what Kubernetes
+// says (the worker deployment and its connection from the caches, its Deployments), on which the
+// new build's Deployments may already be created; then Temporal's description of the Worker
 // Deployment (read once), and, only when the planner asks, the target's task queues, pollers and
 // gate runs. A read that fails is reported as exactly that, and nothing is decided on half an answer.
 import type { V1Deployment } from '@kubernetes/client-node';
@@ -20,6 +21,7 @@ import { progressing, stalled } from '../status/conditions.ts';
 import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import type { NewBuildFacts } from '../planner/new-build.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { errorMessage } from './status-writer.ts';
 import { temporalTrouble } from './temporal-trouble.ts';
@@ -27,7 +29,22 @@ import { temporalTrouble } from './temporal-trouble.ts';
 export type Observed =
   { observation: Observation; temporal: WorkerDeploymentClient; failed?: undefined } | { failed: FailedObservation };
 
-export async function observe(deps: ReconcilerDependencies, cached: TemporalWorkerDeployment): Promise<Observed> {
+/** What Kubernetes says, enough to create the new build's Deployments before Temporal is read. */
+export interface KubernetesFacts extends NewBuildFacts {
+  temporalName: string;
+  replacements: Observation['replacements'];
+  /** The Deployments it owns, as cached (and as created since). */
+  live: V1Deployment[];
+  workers: WorkerConnection;
+}
+
+export type SeenInKubernetes = { facts: KubernetesFacts; failed?: undefined } | { failed: FailedObservation };
+
+/** The first stage: the spec, its connection and its Deployments, from the caches. */
+export async function observeKubernetes(
+  deps: ReconcilerDependencies,
+  cached: TemporalWorkerDeployment,
+): Promise<SeenInKubernetes> {
   const schema = KINDS.TemporalWorkerDeployment.schema;
   const workerDeployment = withDefaults(schema, cached);
   const invalid = validate(schema, workerDeployment);
@@ -37,7 +54,6 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
   }
   const namespace = cached.metadata.namespace ?? '';
   const name = cached.metadata.name ?? '';
-  const key = `${namespace}/${name}`;
   const spec = workerDeployment.spec;
   const connectionName = spec.workerOptions.connectionRef.name;
   const connection = deps.connection(namespace, connectionName);
@@ -45,9 +61,56 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
     const text = `TemporalConnection ${namespace}/${connectionName} does not exist: create it or fix spec.workerOptions.connectionRef.name`;
     return { failed: { workerDeployment: cached, condition: stalled('ConnectionNotFound', text) } };
   }
+  const secretName = referencedSecret(connection.spec);
+  const secret = secretName === undefined ? undefined : await deps.secret(namespace, secretName);
+  const live = deps
+    .deployments(namespace)
+    .filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === cached.metadata.uid));
+  return {
+    facts: withDeployments(
+      {
+        workerDeployment,
+        connection,
+        buildId: buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID),
+        temporalName: temporalDeploymentName(namespace, name),
+        credentialsExist: secretName === undefined || secret !== undefined,
+        workers: workerConnection(connection.spec, secret),
+        wanted: [],
+        live: [],
+        deployments: [],
+        replacements: {},
+      },
+      live,
+    ),
+  };
+}
 
-  const temporalName = temporalDeploymentName(namespace, name);
-  const buildId = buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID);
+/** The facts with these Deployments as the ones it owns: the cache's, or those plus what was just created. */
+export function withDeployments(facts: KubernetesFacts, live: V1Deployment[]): KubernetesFacts {
+  const { workerDeployment, buildId, workers } = facts;
+  const wanted = (workerDeployment.spec.pools ?? [undefined]).map((pool) => ({
+    ...(pool ? { pool: pool.name } : {}),
+    deployment: versionedDeployment({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) }),
+  }));
+  const deployments = observeOwn(live, buildId, wanted, workers);
+  const replacements: Record<string, V1Deployment> = {};
+  for (const d of deployments) {
+    if (!d.drift) continue;
+    const object = live.find((l) => l.metadata?.name === d.name) ?? {};
+    const own =
+      d.buildId === buildId ? wanted.find((w) => w.pool === object.metadata?.labels?.[LABELS.pool]) : undefined;
+    replacements[d.name] = replacementOf(object, own?.deployment, workers);
+  }
+  return { ...facts, wanted, live, deployments, replacements };
+}
+
+/** The second stage: Temporal's description, read once, and only what the planner asks for besides. */
+export async function observeTemporal(deps: ReconcilerDependencies, facts: KubernetesFacts): Promise<Observed> {
+  const { workerDeployment, connection, buildId, temporalName } = facts;
+  const namespace = workerDeployment.metadata.namespace ?? '';
+  const key = `${namespace}/${workerDeployment.metadata.name ?? ''}`;
+  const spec = workerDeployment.spec;
+  const connectionName = spec.workerOptions.connectionRef.name;
   const failed = (condition: FailedObservation['condition'], requeueAfterMs?: number): Observed => ({
     failed: { workerDeployment, connection, condition, ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }) },
   });
@@ -80,37 +143,15 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
     );
   }
 
-  // After the client: it has read the Secret into the cache, so this read does not wait on a watch.
-  const secretName = referencedSecret(connection.spec);
-  const workers = workerConnection(
-    connection.spec,
-    secretName === undefined ? undefined : await deps.secret(namespace, secretName),
-  );
-  const wanted = (spec.pools ?? [undefined]).map((pool) => ({
-    ...(pool ? { pool: pool.name } : {}),
-    deployment: versionedDeployment({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) }),
-  }));
-  const live = deps
-    .deployments(namespace)
-    .filter((d) => d.metadata?.ownerReferences?.some((o) => o.uid === cached.metadata.uid));
-  const deployments = observeOwn(live, buildId, wanted, workers);
-  const replacements: Record<string, V1Deployment> = {};
-  for (const d of deployments) {
-    if (!d.drift) continue;
-    const object = live.find((l) => l.metadata?.name === d.name) ?? {};
-    const own =
-      d.buildId === buildId ? wanted.find((w) => w.pool === object.metadata?.labels?.[LABELS.pool]) : undefined;
-    replacements[d.name] = replacementOf(object, own?.deployment, workers);
-  }
   const observation: Observation = {
     now: deps.now(),
     workerDeployment,
     connection,
     buildId,
     temporalName,
-    deployments,
-    wanted,
-    replacements,
+    deployments: facts.deployments,
+    wanted: facts.wanted,
+    replacements: facts.replacements,
     temporal: state,
   };
 

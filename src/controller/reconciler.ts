@@ -1,8 +1,12 @@
 // One reconcile of one TemporalWorkerDeployment, in three stages and one write: observe what
 // Kubernetes and Temporal say (observe.ts), decide everything in one pure plan (planner/plan.ts),
+// except the new build's Deployments, which are created as soon as Kubernetes alone shows them
+// missing and safe to create (planner/new-build.ts), before Temporal's slower reads,
 // carry the plan out in order, stopping at the first failure (execute.ts), and write the status
 // once, guarded by the resourceVersion it was decided on (status-writer.ts). A worker deployment
 // being deleted goes through deletion.ts instead.
+import type { FailedObservation } from '../domain/observation.ts';
+import { planNewBuild } from '../planner/new-build.ts';
 import { finalizers, planReconcile } from '../planner/plan.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { reportOutcome } from '../status/report.ts';
@@ -10,7 +14,7 @@ import { isBeingDeleted } from '../domain/finalizer.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { executePlan, type ExecutionResult } from './execute.ts';
-import { observe } from './observe.ts';
+import { observeKubernetes, observeTemporal, withDeployments } from './observe.ts';
 import { lastKnownVersions, writeStatus } from './status-writer.ts';
 
 export async function reconcile(
@@ -23,25 +27,31 @@ export async function reconcile(
   if (isBeingDeleted(cached)) return finalizeWorkerDeployment(deps, cached);
   const key = `${namespace}/${name}`;
 
-  const observed = await observe(deps, cached);
-  if (observed.failed) {
-    // What the status last said of the builds stays while the controller cannot look again.
-    const { failed } = observed;
-    const execution: ExecutionResult = failed.connection
-      ? await executePlan(
-          deps,
-          { key, workerDeployment: failed.workerDeployment, connection: failed.connection },
-          finalizers(failed),
-        )
-      : { stored: failed.workerDeployment, done: [] };
-    const conditions = [...(execution.failed ? [execution.failed.condition] : []), failed.condition];
-    return writeStatus(deps, execution.stored, lastKnownVersions(execution.stored), conditions, failed.requeueAfterMs);
+  const seen = await observeKubernetes(deps, cached);
+  if (seen.failed) return cutShort(deps, key, seen.failed);
+  let { facts } = seen;
+  const newBuild = planNewBuild(facts, deps);
+  if (newBuild.length > 0) {
+    const context = { key, workerDeployment: facts.workerDeployment, connection: facts.connection };
+    const created = await executePlan(buildLog(deps, facts.buildId), context, newBuild);
+    // As when the full plan's create fails: said in the status, tried again at the next poll.
+    if (created.failed) {
+      const { condition, requeueAfterMs } = created.failed;
+      const versions = lastKnownVersions(created.stored);
+      return writeStatus(deps, created.stored, versions, [condition], requeueAfterMs ?? deps.pollIntervalMs);
+    }
+    facts = withDeployments(facts, [
+      ...facts.live,
+      ...newBuild.flatMap((a) => (a.action === 'create' ? [a.deployment] : [])),
+    ]);
   }
+  const observed = await observeTemporal(deps, facts);
+  if (observed.failed) return cutShort(deps, key, observed.failed);
 
   const { observation, temporal } = observed;
   const plan = planReconcile(observation, deps);
   const execution = await executePlan(
-    { ...deps, log: deps.log.child({ build: observation.buildId }) },
+    buildLog(deps, observation.buildId),
     { key, workerDeployment: observation.workerDeployment, connection: observation.connection, temporal },
     plan.actions,
     plan.notes,
@@ -49,4 +59,25 @@ export async function reconcile(
   const report = reportOutcome(observation, plan, execution);
   if (execution.failed?.requeueAfterMs === undefined) deps.temporalBackoff.reset(key);
   return writeStatus(deps, execution.stored, report.versions, report.conditions, report.requeueAfterMs);
+}
+
+/** An observation that stopped: the finalizers still go on, and the status keeps what it last said of the builds. */
+async function cutShort(
+  deps: ReconcilerDependencies,
+  key: string,
+  failed: FailedObservation,
+): Promise<ReconcileResult> {
+  const execution: ExecutionResult = failed.connection
+    ? await executePlan(
+        deps,
+        { key, workerDeployment: failed.workerDeployment, connection: failed.connection },
+        finalizers(failed),
+      )
+    : { stored: failed.workerDeployment, done: [] };
+  const conditions = [...(execution.failed ? [execution.failed.condition] : []), failed.condition];
+  return writeStatus(deps, execution.stored, lastKnownVersions(execution.stored), conditions, failed.requeueAfterMs);
+}
+
+function buildLog(deps: ReconcilerDependencies, buildId: string): ReconcilerDependencies {
+  return { ...deps, log: deps.log.child({ build: buildId }) };
 }
