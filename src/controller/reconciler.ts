@@ -47,6 +47,10 @@ export async function reconcile(
   }
   const observed = await observeTemporal(deps, facts);
   if (observed.failed) return cutShort(deps, key, observed.failed);
+  // The spec changed while Temporal was read (which can take seconds): a plan for the old spec is
+  // dropped before it does anything, and the change, waiting for this reconcile, runs at once.
+  if (deps.workerDeployment(namespace, name)?.metadata.generation !== cached.metadata.generation)
+    return { requeueAfterMs: 0 };
 
   const { observation, temporal } = observed;
   const plan = planReconcile(observation, deps);

@@ -36,6 +36,8 @@ export interface World {
   failures?: Record<string, unknown>;
   /** What deleteVersionRecord answers for a build whose pollers Temporal still remembers. */
   recordsWaiting?: string[];
+  /** The worker deployment as the cache holds it once Temporal has been described (a change meanwhile). */
+  changedDuringDescribe?: TemporalWorkerDeployment;
 }
 
 export interface Recorded {
@@ -70,6 +72,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     }
   };
   let resourceVersion = Number(world.workerDeployment.metadata.resourceVersion ?? '1');
+  let cachedWorkerDeployment = world.workerDeployment;
   const cluster: ClusterClient = {
     setFinalizers: (plural, object, finalizers) => {
       call(`k8s.setFinalizers ${plural}/${object.metadata.name} [${finalizers.join(',')}]`);
@@ -95,7 +98,11 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     },
   };
   const temporal: WorkerDeploymentClient = {
-    describe: () => Promise.resolve(call('temporal.describe')).then(() => world.temporal),
+    describe: () =>
+      Promise.resolve(call('temporal.describe')).then(() => {
+        cachedWorkerDeployment = world.changedDuringDescribe ?? cachedWorkerDeployment;
+        return world.temporal;
+      }),
     taskQueues: (buildId) =>
       Promise.resolve(call(`temporal.taskQueues ${buildId}`)).then(
         () => world.taskQueues ?? { workflow: [TASK_QUEUE], activity: [TASK_QUEUE] },
@@ -134,8 +141,8 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     ...config,
     cluster,
     workerDeployment: (namespace, name) =>
-      namespace === NAMESPACE && name === world.workerDeployment.metadata.name ? world.workerDeployment : undefined,
-    workerDeployments: () => [world.workerDeployment],
+      namespace === NAMESPACE && name === world.workerDeployment.metadata.name ? cachedWorkerDeployment : undefined,
+    workerDeployments: () => [cachedWorkerDeployment],
     connection: (_namespace, name) => (name === world.connection.metadata.name ? world.connection : undefined),
     deployments: () => world.deployments,
     secret: () => Promise.resolve(undefined),

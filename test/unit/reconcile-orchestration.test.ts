@@ -409,6 +409,16 @@ test('a failed early create is said in the status and tried again at the next po
   assert.deepEqual(run.result, { requeueAfterMs: 10_000 });
 });
 
+test('a spec changed while Temporal was read: the plan made for the old spec is dropped, and the change is reconciled at once', async () => {
+  const world = rolloutWorld();
+  const run = await recordedReconcile({
+    ...world,
+    changedDuringDescribe: workerDeployment({ buildId: 'v3' }, { generation: 2, resourceVersion: '11' }),
+  });
+  assert.deepEqual(run.calls, ['temporal.describe']);
+  assert.deepEqual(run.result, { requeueAfterMs: 0 });
+});
+
 test('Temporal rate-limited: nothing is written but the status, and the reconcile backs off', async () => {
   const limited = Object.assign(new Error('RESOURCE_EXHAUSTED: namespace rate limit exceeded'), {
     code: GrpcStatus.RESOURCE_EXHAUSTED,
