@@ -16,10 +16,10 @@ import {
   type RequestContext,
   ServerConfiguration,
   setHeaderMiddleware,
-  Watch,
   wrapHttpLibrary,
 } from '@kubernetes/client-node';
 import type { AgentOptions } from 'node:https';
+import { LongWatch } from './long-watch.ts';
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 
@@ -123,7 +123,7 @@ class CountedKubeConfig extends KubeConfig {
 }
 
 /** A Watch that counts each watch request: Watch.watch returns once the server answered, having called done if it refused. */
-export class CountedWatch extends Watch {
+export class CountedWatch extends LongWatch {
   private readonly count: KubernetesRequestCounter;
 
   constructor(kubeconfig: KubeConfig, count: KubernetesRequestCounter) {
