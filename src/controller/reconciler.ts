@@ -49,14 +49,14 @@ export async function reconcile(
   if (observed.failed) return cutShort(deps, key, observed.failed);
   // The spec changed while Temporal was read (which can take seconds): a plan for the old spec is
   // dropped before it does anything, and the change, waiting for this reconcile, runs at once.
-  if (deps.workerDeployment(namespace, name)?.metadata.generation !== cached.metadata.generation)
-    return { requeueAfterMs: 0 };
+  const superseded = () => deps.workerDeployment(namespace, name)?.metadata.generation !== cached.metadata.generation;
+  if (superseded()) return { requeueAfterMs: 0 };
 
   const { observation, temporal } = observed;
   const plan = planReconcile(observation, deps);
   const execution = await executePlan(
     buildLog(deps, observation.buildId),
-    { key, workerDeployment: observation.workerDeployment, connection: observation.connection, temporal },
+    { key, workerDeployment: observation.workerDeployment, connection: observation.connection, temporal, superseded },
     plan.actions,
     plan.notes,
   );

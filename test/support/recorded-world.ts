@@ -36,8 +36,8 @@ export interface World {
   failures?: Record<string, unknown>;
   /** What deleteVersionRecord answers for a build whose pollers Temporal still remembers. */
   recordsWaiting?: string[];
-  /** The worker deployment as the cache holds it once Temporal has been described (a change meanwhile). */
-  changedDuringDescribe?: TemporalWorkerDeployment;
+  /** The worker deployment as the cache holds it from the first call whose line starts with `after` on (a change meanwhile). */
+  changed?: { after: string; workerDeployment: TemporalWorkerDeployment };
 }
 
 export interface Recorded {
@@ -63,8 +63,10 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
   const events: string[] = [];
   let status: Recorded['status'];
   const failures = new Map(Object.entries(world.failures ?? {}));
+  let cachedWorkerDeployment = world.workerDeployment;
   const call = (line: string): void => {
     calls.push(line);
+    if (world.changed && line.startsWith(world.changed.after)) cachedWorkerDeployment = world.changed.workerDeployment;
     for (const [prefix, error] of failures) {
       if (!line.startsWith(prefix)) continue;
       failures.delete(prefix);
@@ -72,7 +74,6 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     }
   };
   let resourceVersion = Number(world.workerDeployment.metadata.resourceVersion ?? '1');
-  let cachedWorkerDeployment = world.workerDeployment;
   const cluster: ClusterClient = {
     setFinalizers: (plural, object, finalizers) => {
       call(`k8s.setFinalizers ${plural}/${object.metadata.name} [${finalizers.join(',')}]`);
@@ -98,11 +99,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     },
   };
   const temporal: WorkerDeploymentClient = {
-    describe: () =>
-      Promise.resolve(call('temporal.describe')).then(() => {
-        cachedWorkerDeployment = world.changedDuringDescribe ?? cachedWorkerDeployment;
-        return world.temporal;
-      }),
+    describe: () => Promise.resolve(call('temporal.describe')).then(() => world.temporal),
     taskQueues: (buildId) =>
       Promise.resolve(call(`temporal.taskQueues ${buildId}`)).then(
         () => world.taskQueues ?? { workflow: [TASK_QUEUE], activity: [TASK_QUEUE] },

@@ -413,10 +413,40 @@ test('a spec changed while Temporal was read: the plan made for the old spec is 
   const world = rolloutWorld();
   const run = await recordedReconcile({
     ...world,
-    changedDuringDescribe: workerDeployment({ buildId: 'v3' }, { generation: 2, resourceVersion: '11' }),
+    changed: {
+      after: 'temporal.describe',
+      workerDeployment: workerDeployment({ buildId: 'v3' }, { generation: 2, resourceVersion: '11' }),
+    },
   });
   assert.deepEqual(run.calls, ['temporal.describe']);
   assert.deepEqual(run.result, { requeueAfterMs: 0 });
+});
+
+test('a spec changed while the plan runs: the actions left are not taken, and the status says what was done', async () => {
+  const world = rolloutWorld(
+    { buildId: 'v2' },
+    { ...v1Current, versions: [...v1Current.versions, { buildId: 'v0', status: 'Drained', everActive: true }] },
+  );
+  const full = await recordedReconcile(world);
+  assert.deepEqual(full.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setCurrent v2',
+    'temporal.deleteVersionRecord v0',
+    'k8s.replaceStatus orders@10',
+  ]);
+  const run = await recordedReconcile({
+    ...world,
+    changed: {
+      after: 'temporal.changeRouting',
+      workerDeployment: workerDeployment({ buildId: 'v3' }, { generation: 2, resourceVersion: '11' }),
+    },
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setCurrent v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.status?.currentVersion?.buildID, 'v2', 'the promotion done is remembered');
 });
 
 test('Temporal rate-limited: nothing is written but the status, and the reconcile backs off', async () => {
