@@ -14,7 +14,7 @@ import { isBeingDeleted } from '../domain/finalizer.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { executePlan, type ExecutionResult } from './execute.ts';
-import { observeKubernetes, observeTemporal, withDeployments } from './observe.ts';
+import { type KubernetesFacts, type Observed, observeKubernetes, observeTemporal, withDeployments } from './observe.ts';
 import { lastKnownVersions, writeStatus } from './status-writer.ts';
 
 export async function reconcile(
@@ -45,7 +45,8 @@ export async function reconcile(
       ...newBuild.flatMap((a) => (a.action === 'create' ? [a.deployment] : [])),
     ]);
   }
-  const observed = await observeTemporal(deps, facts);
+  const observed = await observeUnlessSpecChanges(deps, namespace, name, facts);
+  if (observed === 'superseded') return { requeueAfterMs: 0 };
   if (observed.failed) return cutShort(deps, key, observed.failed);
   // The spec changed while Temporal was read (which can take seconds): a plan for the old spec is
   // dropped before it does anything, and the change, waiting for this reconcile, runs at once.
@@ -84,4 +85,26 @@ async function cutShort(
 
 function buildLog(deps: ReconcilerDependencies, buildId: string): ReconcilerDependencies {
   return { ...deps, log: deps.log.child({ build: buildId }) };
+}
+
+/**
+ * Temporal's reads, given up when the spec changes meanwhile: the change's own reconcile waits for
+ * this one, and DescribeWorkerDeployment can take seconds while the Worker Deployment workflow is
+ * busy. The reads only read, so they may finish unheard.
+ */
+async function observeUnlessSpecChanges(
+  deps: ReconcilerDependencies,
+  namespace: string,
+  name: string,
+  facts: KubernetesFacts,
+): Promise<Observed | 'superseded'> {
+  const change = deps.specChange(namespace, name);
+  try {
+    const observing = observeTemporal(deps, facts);
+    const first = await Promise.race([observing, change.changed.then(() => 'superseded' as const)]);
+    if (first === 'superseded') observing.catch(() => {});
+    return first;
+  } finally {
+    change.stop();
+  }
 }

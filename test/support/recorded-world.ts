@@ -36,8 +36,10 @@ export interface World {
   failures?: Record<string, unknown>;
   /** What deleteVersionRecord answers for a build whose pollers Temporal still remembers. */
   recordsWaiting?: string[];
-  /** The worker deployment as the cache holds it from the first call whose line starts with `after` on (a change meanwhile). */
+  /** The worker deployment as the cache holds it from the first call whose line starts with `after` on (a change meanwhile, which the informer reports). */
   changed?: { after: string; workerDeployment: TemporalWorkerDeployment };
+  /** Temporal never answers describe. */
+  describeHangs?: boolean;
 }
 
 export interface Recorded {
@@ -64,9 +66,13 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
   let status: Recorded['status'];
   const failures = new Map(Object.entries(world.failures ?? {}));
   let cachedWorkerDeployment = world.workerDeployment;
+  const specListeners = new Set<() => void>();
   const call = (line: string): void => {
     calls.push(line);
-    if (world.changed && line.startsWith(world.changed.after)) cachedWorkerDeployment = world.changed.workerDeployment;
+    if (world.changed && line.startsWith(world.changed.after)) {
+      cachedWorkerDeployment = world.changed.workerDeployment;
+      for (const listener of specListeners) listener();
+    }
     for (const [prefix, error] of failures) {
       if (!line.startsWith(prefix)) continue;
       failures.delete(prefix);
@@ -99,7 +105,10 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     },
   };
   const temporal: WorkerDeploymentClient = {
-    describe: () => Promise.resolve(call('temporal.describe')).then(() => world.temporal),
+    describe: () =>
+      Promise.resolve(call('temporal.describe')).then(() =>
+        world.describeHangs ? new Promise<never>(() => {}) : world.temporal,
+      ),
     taskQueues: (buildId) =>
       Promise.resolve(call(`temporal.taskQueues ${buildId}`)).then(
         () => world.taskQueues ?? { workflow: [TASK_QUEUE], activity: [TASK_QUEUE] },
@@ -148,6 +157,12 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     recordEvent: (_about, event) => Promise.resolve(void events.push(`${event.type} ${event.reason}`)),
     now: () => world.now,
     temporalBackoff: new Backoff({ baseMs: 10_000, maxMs: 300_000 }),
+    specChange: () => {
+      let listener = (): void => {};
+      const changed = new Promise<void>((resolve) => (listener = resolve));
+      specListeners.add(listener);
+      return { changed, stop: () => specListeners.delete(listener) };
+    },
   };
   const result = await reconcile(deps, NAMESPACE, world.workerDeployment.metadata.name ?? '');
   return { result, calls, events, status };

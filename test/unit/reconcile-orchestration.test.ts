@@ -449,6 +449,23 @@ test('a spec changed while the plan runs: the actions left are not taken, and th
   assert.equal(run.status?.currentVersion?.buildID, 'v2', 'the promotion done is remembered');
 });
 
+test(
+  'a spec changed while Temporal is slow to describe: the reconcile gives way at once, without the answer',
+  { timeout: 5000 },
+  async () => {
+    const run = await recordedReconcile({
+      ...rolloutWorld(),
+      describeHangs: true,
+      changed: {
+        after: 'temporal.describe',
+        workerDeployment: workerDeployment({ buildId: 'v3' }, { generation: 2, resourceVersion: '11' }),
+      },
+    });
+    assert.deepEqual(run.calls, ['temporal.describe']);
+    assert.deepEqual(run.result, { requeueAfterMs: 0 });
+  },
+);
+
 test('Temporal rate-limited: nothing is written but the status, and the reconcile backs off', async () => {
   const limited = Object.assign(new Error('RESOURCE_EXHAUSTED: namespace rate limit exceeded'), {
     code: GrpcStatus.RESOURCE_EXHAUSTED,
