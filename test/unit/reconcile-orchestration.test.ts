@@ -365,6 +365,12 @@ test('Temporal unreachable: nothing is written but the status, which keeps what 
   assert.deepEqual(run.result, { requeueAfterMs: 10_000 });
 });
 
+/** The spec moves on to v3 (a new generation) from the first call starting with `after` on. */
+const specChangedToV3After = (after: string): World['changed'] => ({
+  after,
+  workerDeployment: workerDeployment({ buildId: 'v3' }, { generation: 2, resourceVersion: '11' }),
+});
+
 /** v1 current; the spec has just changed to v2, of which nothing exists yet; the last status counted `versionCount` versions. */
 function templateChangedWorld(versionCount: number): World {
   const owner = workerDeployment({ buildId: 'v2' }, { generation: 2 }, { observedGeneration: 1, versionCount });
@@ -413,10 +419,7 @@ test('a spec changed while Temporal was read: the plan made for the old spec is 
   const world = rolloutWorld();
   const run = await recordedReconcile({
     ...world,
-    changed: {
-      after: 'temporal.describe',
-      workerDeployment: workerDeployment({ buildId: 'v3' }, { generation: 2, resourceVersion: '11' }),
-    },
+    changed: specChangedToV3After('temporal.describe'),
   });
   assert.deepEqual(run.calls, ['temporal.describe']);
   assert.deepEqual(run.result, { requeueAfterMs: 0 });
@@ -436,10 +439,7 @@ test('a spec changed while the plan runs: the actions left are not taken, and th
   ]);
   const run = await recordedReconcile({
     ...world,
-    changed: {
-      after: 'temporal.changeRouting',
-      workerDeployment: workerDeployment({ buildId: 'v3' }, { generation: 2, resourceVersion: '11' }),
-    },
+    changed: specChangedToV3After('temporal.changeRouting'),
   });
   assert.deepEqual(run.calls, [
     'temporal.describe',
@@ -456,10 +456,7 @@ test(
     const run = await recordedReconcile({
       ...rolloutWorld(),
       describeHangs: true,
-      changed: {
-        after: 'temporal.describe',
-        workerDeployment: workerDeployment({ buildId: 'v3' }, { generation: 2, resourceVersion: '11' }),
-      },
+      changed: specChangedToV3After('temporal.describe'),
     });
     assert.deepEqual(run.calls, ['temporal.describe']);
     assert.deepEqual(run.result, { requeueAfterMs: 0 });
