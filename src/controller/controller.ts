@@ -78,6 +78,8 @@ export class Controller {
   private readonly eventDriven = new Set<string>();
   /** Per worker deployment, what of it calls for a reconcile when it changes (see changeOf). */
   private readonly seenChanges = new Map<string, string>();
+  /** Per worker deployment, the running reconciles to tell when its spec changes. */
+  private readonly specListeners = new Map<string, Set<() => void>>();
 
   constructor(options: ControllerOptions) {
     this.metrics = options.metrics ?? new Metrics();
@@ -143,6 +145,7 @@ export class Controller {
         if (event === 'delete') this.seenChanges.delete(key);
         else this.seenChanges.set(key, change);
         enqueue(twd.metadata.namespace, twd.metadata.name);
+        for (const listener of this.specListeners.get(key) ?? []) listener();
       },
       log,
     });
@@ -230,6 +233,19 @@ export class Controller {
       maxVersionsInDeployment: options.maxVersionsInDeployment ?? 100,
       rollbackWindowMs: options.rollbackWindowMs ?? 3_600_000,
       temporalBackoff: new Backoff({ baseMs: options.pollIntervalMs ?? 10_000, maxMs: 300_000, jitter: 0.2 }),
+      specChange: (namespace: string, name: string) => {
+        const key = `${namespace}/${name}`;
+        const listeners = this.specListeners.get(key) ?? new Set<() => void>();
+        this.specListeners.set(key, listeners);
+        let listener = (): void => {};
+        const changed = new Promise<void>((resolve) => (listener = resolve));
+        listeners.add(listener);
+        const stop = (): void => {
+          listeners.delete(listener);
+          if (listeners.size === 0) this.specListeners.delete(key);
+        };
+        return { changed, stop };
+      },
     };
     this.reads = new TemporalReadBudget({ perSecond: options.temporalReadBudget ?? DEFAULT_READS_PER_SECOND });
     // A refused deletion is asked again at the next poll, not at every event.

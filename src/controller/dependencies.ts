@@ -28,4 +28,6 @@ export interface ReconcilerDependencies extends PlannerConfig {
   now(): Date;
   /** Per `namespace/name`: how long to wait after Temporal rate-limited a reconcile. */
   temporalBackoff: Backoff<string>;
+  /** `changed` resolves when the informer next sees the worker deployment's spec change; `stop` when no longer waited for. */
+  specChange(namespace: string, name: string): { changed: Promise<void>; stop(): void };
 }

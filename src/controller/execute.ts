@@ -34,6 +34,8 @@ export interface ExecutionContext {
   connection: TemporalConnection;
   /** Absent when the observation stopped before Temporal was reached: only Kubernetes actions run then. */
   temporal?: WorkerDeploymentClient;
+  /** The spec changed since the plan was made: the actions left are not taken. */
+  superseded?: () => boolean;
 }
 
 export interface ExecutionResult extends Execution {
@@ -56,6 +58,9 @@ export async function executePlan(
   for (const note of notes) await deps.recordEvent(about(), { type: 'Normal', ...note });
   const done: PlannedAction[] = [];
   for (const action of actions) {
+    // Doing nothing is always safe, and the change's own reconcile, waiting for this one, decides
+    // again: Temporal's writes take up to seconds each while its Worker Deployment workflow is busy.
+    if (context.superseded?.()) break;
     try {
       if (action.action === 'addFinalizer' && action.kind === 'TemporalWorkerDeployment') {
         stored = await addFinalizer(deps.cluster, KINDS.TemporalWorkerDeployment.plural, stored);

@@ -1,8 +1,9 @@
-// Gathers what one reconcile decides on into one plain value: the worker deployment and its
-// connection from the caches, its Kubernetes Deployments and what its Pods say is wrong with them,
-// Temporal's description of the Worker Deployment (read once), and, only when the planner asks,
-// the target's task queues, pollers and gate runs. A read that fails is reported as exactly that,
-// and nothing is decided on half an answer.
+// Gathers what one reconcile decides on into one plain value, in two stages: first what Kubernetes
+// says (the worker deployment and its connection from the caches, its Deployments and what its Pods
+// say is wrong with them), on which the new build's Deployments may already be created; then
+// Temporal's description of the Worker Deployment (read once), and, only when the planner asks, the
+// target's task queues, pollers and gate runs. A read that fails is reported as exactly that, and
+// nothing is decided on half an answer.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
@@ -11,6 +12,7 @@ import { validate, withDefaults } from '../api/validate.ts';
 import type { FailedObservation, Observation, TargetObservation } from '../domain/observation.ts';
 import type { ReadFailure } from '../domain/read-failure.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
+import { errorMessage } from '../k8s/api-errors.ts';
 import { buildIdOf } from '../k8s/build-id.ts';
 import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
 import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
@@ -19,18 +21,33 @@ import { podProblems } from '../k8s/pod-problems.ts';
 import { versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
 import { gateWorkflowId } from '../planner/gates.ts';
+import type { NewBuildFacts } from '../planner/new-build.ts';
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
 import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
-import { errorMessage } from '../k8s/api-errors.ts';
 import { temporalTrouble } from './temporal-trouble.ts';
 
 export type Observed =
   { observation: Observation; temporal: WorkerDeploymentClient; failed?: undefined } | { failed: FailedObservation };
 
-export async function observe(deps: ReconcilerDependencies, cached: TemporalWorkerDeployment): Promise<Observed> {
+/** What Kubernetes says, enough to create the new build's Deployments before Temporal is read. */
+export interface KubernetesFacts extends NewBuildFacts {
+  temporalName: string;
+  replacements: Observation['replacements'];
+  /** The Deployments it owns, as cached (and as created since). */
+  live: V1Deployment[];
+  workers: WorkerConnection;
+}
+
+export type SeenInKubernetes = { facts: KubernetesFacts; failed?: undefined } | { failed: FailedObservation };
+
+/** The first stage: the spec, its connection and its Deployments, from the caches. */
+export async function observeKubernetes(
+  deps: ReconcilerDependencies,
+  cached: TemporalWorkerDeployment,
+): Promise<SeenInKubernetes> {
   const schema = KINDS.TemporalWorkerDeployment.schema;
   const workerDeployment = withDefaults(schema, cached);
   const invalid = validate(schema, workerDeployment);
@@ -38,7 +55,6 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
     return { failed: { workerDeployment: cached, failure: { kind: 'InvalidSpec', errors: invalid } } };
   const namespace = cached.metadata.namespace ?? '';
   const name = cached.metadata.name ?? '';
-  const key = `${namespace}/${name}`;
   const spec = workerDeployment.spec;
   const connectionName = spec.workerOptions.connectionRef.name;
   const connection = deps.connection(namespace, connectionName);
@@ -46,9 +62,53 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
     return {
       failed: { workerDeployment: cached, failure: { kind: 'ConnectionNotFound', namespace, name: connectionName } },
     };
+  const secretName = referencedSecret(connection.spec);
+  const secret = secretName === undefined ? undefined : await deps.secret(namespace, secretName);
+  const live = ownedDeployments(deps, cached);
+  return {
+    facts: withDeployments(
+      {
+        workerDeployment,
+        connection,
+        buildId: buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID),
+        temporalName: temporalDeploymentName(namespace, name),
+        credentialsExist: secretName === undefined || secret !== undefined,
+        workers: workerConnection(connection.spec, secret),
+        wanted: [],
+        live: [],
+        deployments: [],
+        replacements: {},
+      },
+      live,
+    ),
+  };
+}
 
-  const temporalName = temporalDeploymentName(namespace, name);
-  const buildId = buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID);
+/** The facts with these Deployments as the ones it owns: the cache's, or those plus what was just created. */
+export function withDeployments(facts: KubernetesFacts, live: V1Deployment[]): KubernetesFacts {
+  const { workerDeployment, buildId, workers } = facts;
+  const wanted = (workerDeployment.spec.pools ?? [undefined]).map((pool) => ({
+    ...(pool ? { pool: pool.name } : {}),
+    deployment: versionedDeployment({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) }),
+  }));
+  const deployments = observeOwn(live, buildId, wanted, workers);
+  const replacements: Record<string, V1Deployment> = {};
+  for (const d of deployments) {
+    if (!d.drift) continue;
+    const object = live.find((l) => l.metadata?.name === d.name) ?? {};
+    const own =
+      d.buildId === buildId ? wanted.find((w) => w.pool === object.metadata?.labels?.[LABELS.pool]) : undefined;
+    replacements[d.name] = replacementOf(object, own?.deployment, workers);
+  }
+  return { ...facts, wanted, live, deployments, replacements };
+}
+
+/** The second stage: Temporal's description, read once, and only what the planner asks for besides. */
+export async function observeTemporal(deps: ReconcilerDependencies, facts: KubernetesFacts): Promise<Observed> {
+  const { workerDeployment, connection, buildId, temporalName } = facts;
+  const namespace = workerDeployment.metadata.namespace ?? '';
+  const key = `${namespace}/${workerDeployment.metadata.name ?? ''}`;
+  const spec = workerDeployment.spec;
   const failed = (failure: ReadFailure, requeueAfterMs?: number): Observed => ({
     failed: { workerDeployment, connection, failure, ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }) },
   });
@@ -66,39 +126,19 @@ export async function observe(deps: ReconcilerDependencies, cached: TemporalWork
   if ('failure' in described) return failed(described.failure, described.requeueAfterMs);
   const { temporal, state } = described;
 
-  // After the client: it has read the Secret into the cache, so this read does not wait on a watch.
-  const secretName = referencedSecret(connection.spec);
-  const workers = workerConnection(
-    connection.spec,
-    secretName === undefined ? undefined : await deps.secret(namespace, secretName),
-  );
-  const wanted = (spec.pools ?? [undefined]).map((pool) => ({
-    ...(pool ? { pool: pool.name } : {}),
-    deployment: versionedDeployment({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) }),
-  }));
-  const live = ownedDeployments(deps, cached);
-  const deployments = observeOwn(live, buildId, wanted, workers);
-  const replacements: Record<string, V1Deployment> = {};
-  for (const d of deployments) {
-    if (!d.drift) continue;
-    const object = live.find((l) => l.metadata?.name === d.name) ?? {};
-    const own =
-      d.buildId === buildId ? wanted.find((w) => w.pool === object.metadata?.labels?.[LABELS.pool]) : undefined;
-    replacements[d.name] = replacementOf(object, own?.deployment, workers);
-  }
   const observation: Observation = {
     now: deps.now(),
     workerDeployment,
     connection,
     buildId,
     temporalName,
-    deployments,
-    wanted,
-    replacements,
+    deployments: facts.deployments,
+    wanted: facts.wanted,
+    replacements: facts.replacements,
     temporal: state,
     podProblems: deps
       .pods(namespace)
-      .filter((p) => p.metadata?.labels?.[LABELS.deploymentName] === name)
+      .filter((p) => p.metadata?.labels?.[LABELS.deploymentName] === workerDeployment.metadata.name)
       .flatMap(podProblems),
   };
 

@@ -6,9 +6,10 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
   ListWatch,
-  Watch,
+  type Watch,
 } from '@kubernetes/client-node';
 import { errorMessage } from '../k8s/api-errors.ts';
+import { LongWatch } from './long-watch.ts';
 import type { Logger } from './logger.ts';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
@@ -21,7 +22,7 @@ export interface InformerOptions<T extends KubernetesObject> {
   labelSelector?: string;
   /** Like labelSelector, applied to the watch; `list` must apply the same to its call. */
   fieldSelector?: string;
-  /** How watches are made; default: a plain Watch of kubeconfig. */
+  /** How watches are made; default: a LongWatch of kubeconfig. */
   watch?: Watch;
   onEvent: (event: InformerEvent, object: T) => void;
   log?: Logger;
@@ -48,7 +49,7 @@ export class SelfHealingInformer<T extends KubernetesObject> {
     // makeInformer takes no field selector; this is what it builds, with one.
     this.informer = new ListWatch<T>(
       options.path,
-      options.watch ?? new Watch(options.kubeconfig),
+      options.watch ?? new LongWatch(options.kubeconfig),
       options.list,
       false,
       options.labelSelector,

@@ -18,10 +18,10 @@ import {
   type RequestContext,
   ServerConfiguration,
   setHeaderMiddleware,
-  Watch,
   wrapHttpLibrary,
 } from '@kubernetes/client-node';
 import type { AgentOptions } from 'node:https';
+import { LongWatch } from './long-watch.ts';
 import { realTimers, type Timers } from './timers.ts';
 import { TokenBucket, type TokenRate } from './token-bucket.ts';
 
@@ -143,7 +143,7 @@ class CountedKubeConfig extends KubeConfig {
 }
 
 /** A Watch that counts each watch request: Watch.watch returns once the server answered, having called done if it refused. */
-export class CountedWatch extends Watch {
+export class CountedWatch extends LongWatch {
   private readonly count: KubernetesRequestCounter;
 
   constructor(kubeconfig: KubeConfig, count: KubernetesRequestCounter) {

@@ -155,6 +155,7 @@ try {
   console.log(
     `  median ${ms(created[Math.floor(created.length / 2)])}, min ${ms(created[0])}, max ${ms(created.at(-1))}  (goal: max under ${CREATE_GOAL_MS} ms${(created.at(-1) ?? Infinity) < CREATE_GOAL_MS ? ', met' : ', NOT MET'})`,
   );
+  console.log(`  each, in order: ${creations.map((c) => Math.round(c)).join(', ')} ms`);
   const sorted = [...latencies].sort((a, b) => a - b);
   console.log(`Deployment available -> build Current (${rollouts} rollouts, ${replicas} replicas, AllAtOnce):`);
   console.log(

@@ -40,6 +40,10 @@ export interface World {
   recordsWaiting?: string[];
   /** Workflows running per build, as visibility counts them; 0 when unsaid. */
   runningWorkflows?: Record<string, number>;
+  /** The worker deployment as the cache holds it from the first call whose line starts with `after` on (a change meanwhile, which the informer reports). */
+  changed?: { after: string; workerDeployment: TemporalWorkerDeployment };
+  /** Temporal never answers describe. */
+  describeHangs?: boolean;
 }
 
 export interface Recorded {
@@ -68,8 +72,14 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
   const eventMessages: string[] = [];
   let status: Recorded['status'];
   const failures = new Map(Object.entries(world.failures ?? {}));
+  let cachedWorkerDeployment = world.workerDeployment;
+  const specListeners = new Set<() => void>();
   const call = (line: string): void => {
     calls.push(line);
+    if (world.changed && line.startsWith(world.changed.after)) {
+      cachedWorkerDeployment = world.changed.workerDeployment;
+      for (const listener of specListeners) listener();
+    }
     for (const [prefix, error] of failures) {
       if (!line.startsWith(prefix)) continue;
       failures.delete(prefix);
@@ -102,7 +112,10 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     },
   };
   const temporal: WorkerDeploymentClient = {
-    describe: () => Promise.resolve(call('temporal.describe')).then(() => world.temporal),
+    describe: () =>
+      Promise.resolve(call('temporal.describe')).then(() =>
+        world.describeHangs ? new Promise<never>(() => {}) : world.temporal,
+      ),
     taskQueues: (buildId) =>
       Promise.resolve(call(`temporal.taskQueues ${buildId}`)).then(
         () => world.taskQueues ?? { workflow: [TASK_QUEUE], activity: [TASK_QUEUE] },
@@ -147,8 +160,8 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     ...config,
     cluster,
     workerDeployment: (namespace, name) =>
-      namespace === NAMESPACE && name === world.workerDeployment.metadata.name ? world.workerDeployment : undefined,
-    workerDeployments: () => [world.workerDeployment],
+      namespace === NAMESPACE && name === world.workerDeployment.metadata.name ? cachedWorkerDeployment : undefined,
+    workerDeployments: () => [cachedWorkerDeployment],
     connection: (_namespace, name) => (name === world.connection.metadata.name ? world.connection : undefined),
     deployments: () => world.deployments,
     pods: () => world.pods ?? [],
@@ -162,6 +175,12 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     },
     now: () => world.now,
     temporalBackoff: new Backoff({ baseMs: 10_000, maxMs: 300_000 }),
+    specChange: () => {
+      let listener = (): void => {};
+      const changed = new Promise<void>((resolve) => (listener = resolve));
+      specListeners.add(listener);
+      return { changed, stop: () => specListeners.delete(listener) };
+    },
   };
   const result = await reconcile(deps, NAMESPACE, world.workerDeployment.metadata.name ?? '');
   return { result, calls, events, eventMessages, status };

@@ -575,6 +575,104 @@ test('Temporal unreachable: nothing is written but the status, which keeps what 
   assert.deepEqual(run.result, { requeueAfterMs: 10_000 });
 });
 
+/** The spec moves on to v3 (a new generation) from the first call starting with `after` on. */
+const specChangedToV3After = (after: string): World['changed'] => ({
+  after,
+  workerDeployment: workerDeployment({ buildId: 'v3' }, { generation: 2, resourceVersion: '11' }),
+});
+
+/** v1 current; the spec has just changed to v2, of which nothing exists yet; the last status counted `versionCount` versions. */
+function templateChangedWorld(versionCount: number): World {
+  const owner = workerDeployment({ buildId: 'v2' }, { generation: 2 }, { observedGeneration: 1, versionCount });
+  return {
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [deployment(owner, 'v1', { since: minutesAgo(60) })],
+    temporal: { ...v1Current, versions: [{ buildId: 'v1', status: 'Current', everActive: true }] },
+  };
+}
+
+test("a template change creates the new build's Deployment before Temporal is read (issue 11, item 8)", async () => {
+  const run = await recordedReconcile(templateChangedWorld(1));
+  assert.deepEqual(run.calls, ['k8s.createDeployment orders-v2', 'temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.deepEqual(run.events, ['Normal DeploymentCreated']);
+  assert.equal(run.status?.targetVersion?.buildID, 'v2');
+});
+
+test('a template change while Temporal is unreachable still creates the new build, and changes nothing in Temporal', async () => {
+  const run = await recordedReconcile({
+    ...templateChangedWorld(1),
+    failures: { 'temporal.describe': new TemporalConnectError('connect ECONNREFUSED') },
+  });
+  assert.deepEqual(run.calls, ['k8s.createDeployment orders-v2', 'temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.equal(run.status?.conditions?.find((c) => c.type === 'Progressing')?.reason, 'TemporalUnreachable');
+});
+
+test("a template change near the limit of versions waits for Temporal's count before creating", async () => {
+  const run = await recordedReconcile(templateChangedWorld(74));
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.createDeployment orders-v2', 'k8s.replaceStatus orders@10']);
+});
+
+test('a failed early create is said in the status and tried again at the next poll, Temporal unread', async () => {
+  const run = await recordedReconcile({
+    ...templateChangedWorld(1),
+    failures: { 'k8s.createDeployment': new Error('admission webhook denied the request') },
+  });
+  assert.deepEqual(run.calls, ['k8s.createDeployment orders-v2', 'k8s.replaceStatus orders@10']);
+  assert.equal(run.status?.conditions?.find((c) => c.type === 'Progressing')?.reason, 'DeploymentCreateFailed');
+  assert.deepEqual(run.events, ['Warning DeploymentCreateFailed']);
+  assert.deepEqual(run.result, { requeueAfterMs: 10_000 });
+});
+
+test('a spec changed while Temporal was read: the plan made for the old spec is dropped, and the change is reconciled at once', async () => {
+  const world = rolloutWorld();
+  const run = await recordedReconcile({
+    ...world,
+    changed: specChangedToV3After('temporal.describe'),
+  });
+  assert.deepEqual(run.calls, ['temporal.describe']);
+  assert.deepEqual(run.result, { requeueAfterMs: 0 });
+});
+
+test('a spec changed while the plan runs: the actions left are not taken, and the status says what was done', async () => {
+  const world = rolloutWorld(
+    { buildId: 'v2' },
+    { ...v1Current, versions: [...v1Current.versions, { buildId: 'v0', status: 'Drained', everActive: true }] },
+  );
+  const full = await recordedReconcile(world);
+  assert.deepEqual(full.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setCurrent v2',
+    'temporal.deleteVersionRecord v0',
+    'k8s.replaceStatus orders@10',
+  ]);
+  const run = await recordedReconcile({
+    ...world,
+    changed: specChangedToV3After('temporal.changeRouting'),
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setCurrent v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.status?.currentVersion?.buildID, 'v2', 'the promotion done is remembered');
+});
+
+test(
+  'a spec changed while Temporal is slow to describe: the reconcile gives way at once, without the answer',
+  { timeout: 5000 },
+  async () => {
+    const run = await recordedReconcile({
+      ...rolloutWorld(),
+      describeHangs: true,
+      changed: specChangedToV3After('temporal.describe'),
+    });
+    assert.deepEqual(run.calls, ['temporal.describe']);
+    assert.deepEqual(run.result, { requeueAfterMs: 0 });
+  },
+);
+
 test('Temporal rate-limited: nothing is written but the status, and the reconcile backs off', async () => {
   const limited = Object.assign(new Error('RESOURCE_EXHAUSTED: namespace rate limit exceeded'), {
     code: GrpcStatus.RESOURCE_EXHAUSTED,
