@@ -25,7 +25,7 @@ function observation(
   } = {},
 ): DeletionObservation {
   const workerDeployment = {
-    metadata: { name: 'orders', namespace: 'shop', annotations: more.annotations ?? {} },
+    metadata: { name: 'orders', namespace: 'shop', ...(more.annotations ? { annotations: more.annotations } : {}) },
     spec: {},
     ...(more.progressing
       ? {
@@ -86,13 +86,46 @@ test('nothing left and nothing in Temporal: only the finalizers come off', () =>
   assert.deepEqual(plan.conditions, []);
 });
 
-test('nothing left but the Worker Deployment in Temporal: it goes before the finalizers', () => {
+test('nothing left but the Worker Deployment in Temporal: it goes before the finalizers, each with why', () => {
   const plan = planDeletion(observation({}), config);
+  assert.deepEqual(
+    plan.actions.map((a) => a.reason),
+    [
+      'deleted Worker Deployment shop/orders from Temporal: it has no version left',
+      'the worker deployment no longer needs its connection to reach Temporal',
+      'nothing of the worker deployment is left in Kubernetes or Temporal',
+    ],
+  );
   assert.deepEqual(summary(plan), [
     'deleteTemporalDeployment',
     'removeFinalizer TemporalConnection',
     'removeFinalizer TemporalWorkerDeployment',
   ]);
+});
+
+test('records and Deployments still to go: the condition lists them, and the reconcile looks again at once', () => {
+  const plan = planDeletion(
+    observation(
+      {
+        versions: [
+          { buildId: 'b1', status: 'Drained', everActive: true },
+          { buildId: 'b2', status: 'Inactive', everActive: false },
+        ],
+      },
+      ['b1'],
+    ),
+    config,
+  );
+  assert.deepEqual(plan.conditions, [
+    {
+      type: 'Progressing',
+      status: 'True',
+      reason: 'Deleting',
+      message:
+        'the worker deployment is being deleted: Deployment orders-b1, the record of build b1, the record of build b2',
+    },
+  ]);
+  assert.equal(plan.requeueAfterMs, 0);
 });
 
 test('a ramp without a current build is cleared, with the conflict token; the ramping build stays', () => {
@@ -101,6 +134,10 @@ test('a ramp without a current build is cleared, with the conflict token; the ra
     config,
   );
   assert.deepEqual(summary(plan), ['route clearRamp']);
+  assert.equal(
+    plan.actions[0]?.reason,
+    'the worker deployment is being deleted: new workflows no longer ramp to build b2',
+  );
   const route = plan.actions[0];
   assert.ok(route?.action === 'route');
   assert.equal(route.change.conflictToken, token);
@@ -132,9 +169,28 @@ test('current and ramping: the ramp is cleared in the same change that sends new
     'deleteTemporalVersion b0',
     'deleteTemporalVersion b3',
   ]);
-  assert.match(plan.actions[2]?.reason ?? '', /build b3 never took traffic$/);
-  assert.match(plan.actions[3]?.reason ?? '', /build b0 is drained$/);
-  assert.equal(plan.conditions[0]?.reason, 'DeletionWaitsForDrainage');
+  assert.equal(
+    plan.actions[0]?.reason,
+    'the worker deployment is being deleted: new workflows go to unversioned workers instead of build b1',
+  );
+  assert.deepEqual(
+    plan.actions.slice(1).map((a) => a.reason),
+    [
+      'the worker deployment is being deleted and build b0 is drained',
+      'the worker deployment is being deleted and build b3 never took traffic',
+      'the worker deployment is being deleted and build b0 is drained',
+      'the worker deployment is being deleted and build b3 never took traffic',
+    ],
+  );
+  assert.deepEqual(plan.conditions, [
+    {
+      type: 'Progressing',
+      status: 'True',
+      reason: 'DeletionWaitsForDrainage',
+      message:
+        'deletion waits for Temporal to report builds b1, b2 drained: no running workflow is counted on them, and Temporal confirms that after its visibility grace period',
+    },
+  ]);
   assert.equal(plan.warning, undefined, 'no workflow counted: nothing for a person to do');
   assert.equal(plan.requeueAfterMs, 10_000);
 });
@@ -193,6 +249,31 @@ test('the force annotation only with "true": then every build goes, draining rec
     message: `deleting now, as the annotation ${FORCE_DELETE_ANNOTATION} asks: 4 running workflows on build b1 are left without workers`,
   });
   assert.equal(forced.requeueAfterMs, 0, 'the records are deleted: look again at once to finish');
+  assert.deepEqual(forced.conditions, [{ type: 'Progressing', status: 'True', ...forced.warning }]);
+
+  const nothingRuns = planDeletion(
+    observation({ versions: [{ buildId: 'b0', status: 'Drained', everActive: true }] }, ['b0'], {
+      annotations: { [FORCE_DELETE_ANNOTATION]: 'true' },
+    }),
+    config,
+  );
+  assert.equal(nothingRuns.warning, undefined, 'nothing may run there: nothing is stranded, nothing to warn of');
+  assert.equal(nothingRuns.conditions[0]?.reason, 'Deleting');
+  assert.match(nothingRuns.actions[0]?.reason ?? '', /build b0 is drained$/);
+});
+
+test('one build with none counted is named in the singular; a spec without annotations is not forced', () => {
+  const plan = planDeletion(
+    observation({ versions: [{ buildId: 'b1', status: 'Draining', everActive: true }] }, ['b1'], {
+      running: { b1: 0 },
+    }),
+    config,
+  );
+  assert.deepEqual(summary(plan), []);
+  assert.equal(
+    plan.conditions[0]?.message,
+    'deletion waits for Temporal to report build b1 drained: no running workflow is counted on it, and Temporal confirms that after its visibility grace period',
+  );
 });
 
 test('managed elsewhere: routing and the Worker Deployment are left alone, and it says who holds them', () => {
@@ -203,8 +284,15 @@ test('managed elsewhere: routing and the Worker Deployment are left alone, and i
     config,
   );
   assert.deepEqual(summary(plan), ['delete b0', 'deleteTemporalVersion b0']);
-  assert.equal(plan.conditions[0]?.type, 'Stalled');
-  assert.equal(plan.conditions[0]?.reason, 'ManagedElsewhere');
+  assert.deepEqual(plan.conditions, [
+    {
+      type: 'Stalled',
+      status: 'True',
+      reason: 'ManagedElsewhere',
+      message:
+        'cannot route new workflows away from its builds nor delete it from Temporal: Worker Deployment shop/orders is managed by "other", so the controller does not change its routing; release it with `temporal worker deployment manager-identity unset --deployment-name shop/orders`',
+    },
+  ]);
   const empty = planDeletion(observation({ managerIdentity: 'other' }), config);
   assert.deepEqual(summary(empty), [], 'no deletion from Temporal, no finalizer off, while another manager holds it');
 });
