@@ -523,3 +523,37 @@ test('the retry annotation: a failure of this generation is read and run again, 
   assert.equal(actedOn.gate, 'failed', 'a value acted on does not retry again');
   assert.equal(actedOn.memory.gateRetry, 'one', 'and stays remembered');
 });
+
+test('the retry annotation leaves a healthy running run alone; what dates a run is its own stage and queue', () => {
+  const running: GateRun = { workflowId: 'x', runId: 'r1', status: 'Running' };
+  const healthy = decideGates(
+    { ...twoStages, previous: { gates: [remembered('rollout', 'Running', 3)] }, retry: 'three' },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
+  );
+  assert.deepEqual(healthy.starts, [], 'nothing to retry: the run goes on');
+
+  const othersOlder = {
+    gates: [
+      remembered('rollout', 'Running', 3),
+      { ...remembered('rollout', 'Running', 1), taskQueue: 'b' },
+      remembered('step-1', 'Running', 1),
+    ],
+  };
+  const mine = decideGates(
+    { ...twoStages, previous: othersOlder },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
+  );
+  assert.deepEqual(mine.starts, [], "another queue's or stage's older run does not date this one");
+  const first = {
+    gates: [
+      remembered('step-1', 'Running', 1),
+      { ...remembered('rollout', 'Running', 1), taskQueue: 'b' },
+      remembered('rollout', 'Running', 3),
+    ],
+  };
+  const stillMine = decideGates(
+    { ...twoStages, previous: first },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
+  );
+  assert.deepEqual(stillMine.starts, [], 'whatever the order of the memory');
+});
