@@ -42,6 +42,8 @@ export interface ObservedDeployment {
   availableSince?: Date;
   /** Why the Deployment controller gave up on its rollout (progressDeadlineSeconds passed). */
   stuck?: string;
+  /** The Temporal namespace its workers poll (their TEMPORAL_NAMESPACE). */
+  temporalNamespace?: string;
   /** The hashes it was built with (see ANNOTATIONS in k8s/versioned-deployment.ts). */
   specHash?: string;
   templateHash?: string;

@@ -33,10 +33,17 @@ export function observeDeployment(deployment: V1Deployment): ObservedDeployment 
     available,
     ...(available && since ? { availableSince: since } : {}),
     ...(stuck && !available ? { stuck } : {}),
+    ...defined('temporalNamespace', temporalNamespaceOf(deployment)),
     ...defined('specHash', deployment.metadata?.annotations?.[ANNOTATIONS.specHash]),
     ...defined('templateHash', deployment.spec?.template.metadata?.annotations?.[ANNOTATIONS.templateHash]),
     ...defined('connectionHash', deployment.spec?.template.metadata?.annotations?.[ANNOTATIONS.connectionHash]),
   };
+}
+
+function temporalNamespaceOf(deployment: V1Deployment): string | undefined {
+  for (const container of deployment.spec?.template.spec?.containers ?? [])
+    for (const variable of container.env ?? []) if (variable.name === 'TEMPORAL_NAMESPACE') return variable.value;
+  return undefined;
 }
 
 function defined<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {

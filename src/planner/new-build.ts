@@ -2,9 +2,11 @@
 // them routes no traffic, strands no workflow and deletes nothing, and Temporal's description can
 // take seconds while its Worker Deployment workflow is busy (a template change waited for it).
 // What else the full plan asks of a creation is known here too: the finalizers are on, the
-// credentials the workers read exist, and the status says the last reconcile reached Temporal and
-// counted its versions far enough below the limit that no build Temporal lists could make it
-// refuse this one. Otherwise nothing is created here, and the full plan decides. Pure.
+// credentials the workers read exist, an older build already runs against the same Temporal
+// namespace and connection (a spec that changes either waits for Temporal to confirm them), and the
+// status says the last reconcile reached Temporal and counted its versions far enough below the
+// limit that no build Temporal lists could make it refuse this one. Otherwise nothing is created
+// here, and the full plan decides. Pure.
 import type { ObservedDeployment } from '../domain/snapshot.ts';
 import type { Observation } from '../domain/observation.ts';
 import type { PlannedAction, PlannerConfig } from './plan.ts';
@@ -29,6 +31,10 @@ export function planNewBuild(
     (w) => !facts.deployments.some((d) => d.buildId === buildId && d.pool === w.pool),
   );
   if (missing.length === 0 || !facts.credentialsExist || finalizers(facts).length > 0) return [];
+  // A Deployment that has not drifted was built with the current connection.
+  const namespace = workerDeployment.spec.workerOptions.temporalNamespace;
+  const proven = facts.deployments.some((d) => d.buildId !== buildId && !d.drift && d.temporalNamespace === namespace);
+  if (!proven) return [];
   const counted = workerDeployment.status?.versionCount;
   if (counted === undefined) return [];
   // Each older build counted twice at most (Temporal's count and its Deployments): an upper bound.

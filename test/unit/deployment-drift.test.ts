@@ -143,3 +143,9 @@ test('the connection hash carries no credential, only a digest hashed again', ()
   const deployment = build({}, keyed({ 'api-key': 'the-secret-key' }));
   assert.doesNotMatch(JSON.stringify(deployment), /the-secret-key|dGhlLXNlY3JldC1rZXk/);
 });
+
+test('an observed Deployment says which Temporal namespace its workers poll', () => {
+  assert.equal(observed(build()).temporalNamespace, 'ns');
+  const payments = build({ workerOptions: { connectionRef: { name: 'c' }, temporalNamespace: 'payments' } });
+  assert.equal(observed(payments).temporalNamespace, 'payments');
+});

@@ -2,10 +2,19 @@
 // the decision is left to the full plan instead.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { ObservedDeployment } from '../../src/domain/snapshot.ts';
 import { type NewBuildFacts, planNewBuild } from '../../src/planner/new-build.ts';
 import { connection, workerDeployment } from '../support/recorded-world.ts';
 
 const limit = { maxIneligibleVersions: 5 };
+/** An older build's Deployment, running against the spec's Temporal namespace (see workerDeployment). */
+const older = (buildId: string, more: Partial<ObservedDeployment> = {}): ObservedDeployment => ({
+  name: `orders-${buildId}${more.pool ? `-${more.pool}` : ''}`,
+  buildId,
+  available: true,
+  temporalNamespace: 'default',
+  ...more,
+});
 
 function facts(overrides: Partial<NewBuildFacts> = {}, versionCount: number | 'uncounted' = 1): NewBuildFacts {
   return {
@@ -16,7 +25,7 @@ function facts(overrides: Partial<NewBuildFacts> = {}, versionCount: number | 'u
     ),
     connection: connection(),
     buildId: 'v2',
-    deployments: [{ name: 'orders-v1', buildId: 'v1', available: true }],
+    deployments: [older('v1')],
     wanted: [{ deployment: { metadata: { name: 'orders-v2' } } }],
     credentialsExist: true,
     ...overrides,
@@ -34,17 +43,14 @@ test('the missing Deployment of the target is created, with the counts that allo
 
 test('a target that has its Deployment: nothing', () => {
   const f = facts({
-    deployments: [
-      { name: 'orders-v1', buildId: 'v1', available: true },
-      { name: 'orders-v2', buildId: 'v2', available: false },
-    ],
+    deployments: [older('v1'), { name: 'orders-v2', buildId: 'v2', available: false }],
   });
   assert.deepEqual(created(f), []);
 });
 
 test('with pools, only the pools without a Deployment of the target', () => {
   const f = facts({
-    deployments: [{ name: 'orders-v2-a', buildId: 'v2', pool: 'a', available: false }],
+    deployments: [older('v1'), { name: 'orders-v2-a', buildId: 'v2', pool: 'a', available: false }],
     wanted: [
       { pool: 'a', deployment: { metadata: { name: 'orders-v2-a' } } },
       { pool: 'b', deployment: { metadata: { name: 'orders-v2-b' } } },
@@ -77,14 +83,25 @@ test('left to the full plan when the versions counted and the older builds could
   assert.deepEqual(created(facts({}, 4)), []);
   const twoOlder = facts(
     {
-      deployments: [
-        { name: 'orders-v0', buildId: 'v0', available: true },
-        { name: 'orders-v1', buildId: 'v1', available: true },
-        { name: 'orders-v1-b', buildId: 'v1', pool: 'b', available: true },
-      ],
+      deployments: [older('v0'), older('v1'), older('v1', { pool: 'b' })],
     },
     2,
   );
   assert.equal(created(twoOlder).length, 1, 'each older build counts once, whatever its Deployments');
   assert.deepEqual(created({ ...twoOlder, workerDeployment: facts({}, 3).workerDeployment }), []);
+});
+
+test('left to the full plan unless an older build already runs against the same Temporal namespace and connection', () => {
+  assert.deepEqual(created(facts({ deployments: [] })), [], 'a first build: Temporal confirms the namespace first');
+  assert.deepEqual(
+    created(facts({ deployments: [older('v1', { temporalNamespace: 'elsewhere' })] })),
+    [],
+    'the spec names another Temporal namespace than the running builds poll: it may not exist',
+  );
+  assert.deepEqual(
+    created(facts({ deployments: [older('v1', { drift: 'the connection changed' })] })),
+    [],
+    'a changed connection: its credentials are not yet proven',
+  );
+  assert.equal(created(facts({ deployments: [older('v1', { drift: 'x' }), older('v0')] })).length, 1);
 });
