@@ -31,16 +31,14 @@ export async function finalizeWorkerDeployment(
   const temporalNamespace = stored.spec.workerOptions.temporalNamespace;
   const connectionName = stored.spec.workerOptions.connectionRef.name;
   const connection = deps.connection(namespace, connectionName);
+  const about = { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata };
   if (!connection) {
     // Its finalizer kept it while we could use it: someone removed that, and Temporal is out of reach.
-    await deps.recordEvent(
-      { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata },
-      {
-        type: 'Warning',
-        reason: 'TemporalCleanupSkipped',
-        message: `TemporalConnection ${namespace}/${connectionName} does not exist, so Worker Deployment ${temporalName} is left in Temporal namespace ${temporalNamespace}; remove it with \`temporal worker deployment delete --name ${temporalName}\``,
-      },
-    );
+    await deps.recordEvent(about, {
+      type: 'Warning',
+      reason: 'TemporalCleanupSkipped',
+      message: `TemporalConnection ${namespace}/${connectionName} does not exist, so Worker Deployment ${temporalName} is left in Temporal namespace ${temporalNamespace}; remove it with \`temporal worker deployment delete --name ${temporalName}\``,
+    });
     await removeFinalizer(deps.cluster, KINDS.TemporalWorkerDeployment.plural, stored);
     return undefined;
   }
@@ -72,11 +70,7 @@ export async function finalizeWorkerDeployment(
   };
 
   const plan = planDeletion(observation, deps);
-  if (plan.warning)
-    await deps.recordEvent(
-      { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata },
-      { type: 'Warning', ...plan.warning },
-    );
+  if (plan.warning) await deps.recordEvent(about, { type: 'Warning', ...plan.warning });
   const execution = await executePlan(deps, { key, workerDeployment: stored, connection, temporal }, plan.actions);
   const gone = execution.done.some((a) => a.action === 'removeFinalizer' && a.kind === 'TemporalWorkerDeployment');
   if (gone) return undefined;

@@ -8,7 +8,7 @@ import { test, type TestContext } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
-import { condition, type ControlledNamespace, controlledNamespace, rolledOut } from '../support/controller.ts';
+import { condition, controlledNamespace, deleteWorkerDeployment, gone, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
 import { pinnedWorkflow } from '../support/pinned-workflow.ts';
 import { temporalOperator } from '../support/temporal-operator.ts';
@@ -35,26 +35,6 @@ async function pinnedToDrainingBuild(t: TestContext, prefix: string) {
   return { namespace, client, ns, v1, v2, workflow };
 }
 
-async function deleteWorkerDeployment(namespace: string): Promise<void> {
-  await kubeConfig().makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: KINDS.TemporalWorkerDeployment.plural,
-    name: 'orders',
-  });
-}
-
-async function gone(ns: ControlledNamespace): Promise<true | undefined> {
-  try {
-    await ns.read('orders');
-    return undefined;
-  } catch (error) {
-    if ((error as { code?: number }).code === 404) return true;
-    throw error;
-  }
-}
-
 async function warnings(namespace: string, reason: string): Promise<string[]> {
   const events = await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
   return events.items
@@ -70,7 +50,7 @@ async function temporalDeploymentGone(client: Client, namespace: string): Promis
 test('deleting a worker deployment keeps the build a pinned workflow runs on until it finishes, and says so', async (t) => {
   const { namespace, client, ns, v1, v2, workflow } = await pinnedToDrainingBuild(t, 'delete-pinned');
 
-  await deleteWorkerDeployment(namespace);
+  await deleteWorkerDeployment(namespace, 'orders');
   const waiting = await ns.until(
     'orders',
     'the deletion to wait for the pinned workflow',
@@ -99,7 +79,7 @@ test('deleting a worker deployment keeps the build a pinned workflow runs on unt
   await workflow.signal('finish');
   const report = (await workflow.result()) as RunReport;
   assert.deepEqual([report.startedOn.buildId, report.finishedOn.buildId], [v1, v1], 'the workflow finished on v1');
-  await eventually('the worker deployment to be gone', () => gone(ns), 90_000);
+  await eventually('the worker deployment to be gone', () => gone(() => ns.read('orders')), 90_000);
   assert.equal((await ns.buildDeployments()).size, 0, 'no Deployment left');
   await eventually('Temporal to have no Worker Deployment left', () => temporalDeploymentGone(client, namespace));
 });
@@ -121,8 +101,8 @@ test('the force annotation deletes at once, and a Warning says which workflows i
       },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-  await deleteWorkerDeployment(namespace);
-  await eventually('the worker deployment to be gone', () => gone(ns), 90_000);
+  await deleteWorkerDeployment(namespace, 'orders');
+  await eventually('the worker deployment to be gone', () => gone(() => ns.read('orders')), 90_000);
   assert.equal((await ns.buildDeployments()).size, 0, 'no Deployment left');
   await eventually('Temporal to have no Worker Deployment left', () => temporalDeploymentGone(client, namespace));
   const said = await warnings(namespace, 'ForcedDeletion');

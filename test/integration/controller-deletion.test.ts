@@ -6,20 +6,10 @@ import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { FINALIZER } from '../../src/domain/finalizer.ts';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
-import { controlledNamespace, rolledOut } from '../support/controller.ts';
+import { controlledNamespace, deleteWorkerDeployment, gone, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, temporalClient, testNamespace } from '../support/environment.ts';
 
 const plural = (kind: keyof typeof KINDS) => KINDS[kind].plural;
-
-async function gone(read: () => Promise<unknown>): Promise<true | undefined> {
-  try {
-    await read();
-    return undefined;
-  } catch (error) {
-    if ((error as { code?: number }).code === 404) return true;
-    throw error;
-  }
-}
 
 test('deleting a worker deployment removes its Deployments and its Worker Deployment from Temporal, then the object', async (t) => {
   const namespace = await testNamespace(t, 'deletion');
@@ -48,13 +38,7 @@ test('deleting a worker deployment removes its Deployments and its Worker Deploy
     'the connection is held while a worker deployment uses it',
   );
 
-  await custom.deleteNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: plural('TemporalWorkerDeployment'),
-    name: 'orders',
-  });
+  await deleteWorkerDeployment(namespace, 'orders');
   await eventually('the worker deployment to be gone', () => gone(() => ns.read('orders')), 90_000);
   assert.equal((await apps.listNamespacedDeployment({ namespace })).items.length, 0, 'no Deployment left');
   const state = await describeDeployment(client.workflowService, sharedEnvironment().temporalNamespace, deploymentName);
@@ -116,13 +100,7 @@ test('a connection deleted first waits, Terminating, saying which worker deploym
     'and a Warning event on the connection',
   );
 
-  await custom.deleteNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: plural('TemporalWorkerDeployment'),
-    name: 'orders',
-  });
+  await deleteWorkerDeployment(namespace, 'orders');
   await eventually('the worker deployment to be gone', () => gone(() => ns.read('orders')), 90_000);
   await eventually(
     'the connection to be gone',

@@ -1,15 +1,15 @@
 // A Deployment built for a worker deployment runs as real workers of the right Temporal
 // deployment and build, and goes away with its TemporalWorkerDeployment (owner reference).
-import { AppsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { buildIdOf } from '../../src/k8s/build-id.ts';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
 import { eventually, kubeConfig, sharedEnvironment, temporalClient, testNamespace } from '../support/environment.ts';
+import { deleteWorkerDeployment } from '../support/controller.ts';
 import { create, readManifests } from '../support/manifests.ts';
 
 test('the versioned Deployment of the minimal example registers its build in Temporal and is owned by its worker deployment', async (t) => {
@@ -47,13 +47,7 @@ test('the versioned Deployment of the minimal example registers its build in Tem
       : undefined;
   });
 
-  await kubeConfig().makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: KINDS.TemporalWorkerDeployment.plural,
-    name: 'orders',
-  });
+  await deleteWorkerDeployment(namespace, 'orders');
   await eventually('the garbage collector to delete the owned Deployment', async () => {
     const list = await apps.listNamespacedDeployment({ namespace });
     return list.items.length === 0 ? true : undefined;

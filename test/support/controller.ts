@@ -207,3 +207,25 @@ export function condition(
 export async function gateRanOn(client: Client, workflowId: string): Promise<string> {
   return ((await client.workflow.getHandle(workflowId).result()) as WorkerIdentity).buildId;
 }
+
+/** Deletes the TemporalWorkerDeployment `name` (it goes once its finalizer comes off). */
+export async function deleteWorkerDeployment(namespace: string, name: string): Promise<void> {
+  await kubeConfig().makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: KINDS.TemporalWorkerDeployment.plural,
+    name,
+  });
+}
+
+/** True once `read` answers 404: for `eventually`. */
+export async function gone(read: () => Promise<unknown>): Promise<true | undefined> {
+  try {
+    await read();
+    return undefined;
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return true;
+    throw error;
+  }
+}
