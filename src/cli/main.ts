@@ -1,6 +1,5 @@
 // `twc`: the controller's command line. `twc run` runs the controller against the cluster of a
 // kubeconfig, or the one it runs in: with leader election among its replicas, probes and metrics.
-import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -9,7 +8,9 @@ import path from 'node:path';
 import { collectDefaultMetrics } from 'prom-client';
 import { Controller } from '../controller/controller.ts';
 import { healthz, metrics as metricsRoute, readyz, type Route, serve } from '../runtime/http-server.ts';
-import { LeaderElector } from '../runtime/leader-election.ts';
+import { KubernetesApi } from '../runtime/kube/api-client.ts';
+import { type ClusterAccess, defaultClusterAccess, kubeconfigAccess } from '../runtime/kube/cluster-access.ts';
+import { LeaderElector, leaseApi } from '../runtime/leader-election.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { type BindAddress, commandOptions, type Config, HELP_CONFIGURATION } from './config.ts';
@@ -30,14 +31,13 @@ run.action(async (options: Config) => {
     log.error({ error: error.message, stack: error.stack }, 'exiting on an uncaught error');
     process.exit(1);
   });
-  const kubeconfig = new KubeConfig();
-  try {
-    if (options.kubeconfig) kubeconfig.loadFromFile(options.kubeconfig);
-    else kubeconfig.loadFromDefault();
-  } catch (error) {
-    const file = options.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config';
-    program.error(`error: cannot read the kubeconfig ${file}: ${(error as Error).message}`);
-  }
+  const access = ((): ClusterAccess => {
+    try {
+      return options.kubeconfig ? kubeconfigAccess({ file: options.kubeconfig }) : defaultClusterAccess();
+    } catch (error) {
+      return program.error(`error: ${(error as Error).message}`);
+    }
+  })();
   if (options.leaderElectRenewDeadline >= options.leaderElectLeaseDuration)
     program.error(
       `error: --leader-elect-renew-deadline (${options.leaderElectRenewDeadline / 1000}s) must be shorter than --leader-elect-lease-duration (${options.leaderElectLeaseDuration / 1000}s)`,
@@ -46,7 +46,7 @@ run.action(async (options: Config) => {
   // prom-client samples the event loop every 10 ms by default: most of an idle controller's CPU.
   collectDefaultMetrics({ register: metrics.registry, eventLoopMonitoringPrecision: 1000 });
   const controller = new Controller({
-    kubeconfig,
+    access,
     identity: options.identity,
     ...(options.namespace ? { namespace: options.namespace } : {}),
     pollIntervalMs: options.pollInterval,
@@ -70,7 +70,8 @@ run.action(async (options: Config) => {
   const leaseLog = log.child({ lease: `${options.leaderElectionNamespace}/${lease}` });
   const elector = options.leaderElect
     ? new LeaderElector({
-        api: metrics.kubeconfig(kubeconfig).makeApiClient(CoordinationV1Api),
+        // Apart from the controller's client: a renewal never waits behind its rate limit.
+        api: leaseApi(new KubernetesApi({ access, count: metrics.countKubernetesRequest })),
         namespace: options.leaderElectionNamespace,
         name: lease,
         // The pod name, made unique: a restarted container must not pass for its predecessor.

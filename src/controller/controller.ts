@@ -1,14 +1,7 @@
 // Wires the reconciler to events: informers fill the caches and queue the affected worker
 // deployments, the work queue runs reconciles, and each reconcile asks to be run again when
 // Temporal may have changed (drainage) or a pause or delay runs out.
-import {
-  AppsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  type KubeConfig,
-  type V1Deployment,
-  type V1Pod,
-} from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
@@ -17,6 +10,8 @@ import { LABELS } from '../k8s/names.ts';
 import { podProblems } from '../k8s/pod-problems.ts';
 import { Backoff } from '../runtime/backoff.ts';
 import { SelfHealingInformer } from '../runtime/informer.ts';
+import { KubernetesApi } from '../runtime/kube/api-client.ts';
+import type { ClusterAccess } from '../runtime/kube/cluster-access.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
@@ -38,7 +33,8 @@ import { errorMessage } from '../k8s/api-errors.ts';
 const CONNECTION_KEY = 'connection:';
 
 export interface ControllerOptions {
-  kubeconfig: KubeConfig;
+  /** How to reach the Kubernetes API (a kubeconfig, or the cluster the controller runs in). */
+  access: ClusterAccess;
   /** Unique to this installation: the manager identity it claims in Temporal. */
   identity: string;
   /** Watch only this namespace (default: all). */
@@ -62,6 +58,7 @@ export interface ControllerOptions {
 }
 
 export class Controller {
+  private readonly api: KubernetesApi;
   private readonly queue: WorkQueue<string>;
   private readonly workerDeployments: SelfHealingInformer<TemporalWorkerDeployment>;
   private readonly connections: SelfHealingInformer<TemporalConnection>;
@@ -83,25 +80,14 @@ export class Controller {
 
   constructor(options: ControllerOptions) {
     this.metrics = options.metrics ?? new Metrics();
-    const kubeconfig = this.metrics.kubeconfig(options.kubeconfig, options.kubernetesRate);
-    const watch = this.metrics.watch(kubeconfig);
+    this.api = new KubernetesApi({
+      access: options.access,
+      count: this.metrics.countKubernetesRequest,
+      ...(options.kubernetesRate ? { rate: options.kubernetesRate } : {}),
+    });
+    const api = this.api;
     const log = options.log ?? silentLogger;
-    const apps = kubeconfig.makeApiClient(AppsV1Api);
-    const customObjects = kubeconfig.makeApiClient(CustomObjectsApi);
     const scope = options.namespace ? `/namespaces/${options.namespace}` : '';
-    const listOf =
-      <T>(plural: string) =>
-      () =>
-        (options.namespace
-          ? customObjects.listNamespacedCustomObject({
-              group: GROUP,
-              version: VERSION,
-              namespace: options.namespace,
-              plural,
-            })
-          : customObjects.listClusterCustomObject({ group: GROUP, version: VERSION, plural })) as Promise<{
-          items: T[];
-        }>;
     const enqueue = (namespace: string | undefined, name: string | undefined, prefix = ''): void => {
       if (!namespace || !name) return;
       const key = `${prefix}${namespace}/${name}`;
@@ -117,8 +103,7 @@ export class Controller {
     };
 
     this.secrets = new SecretWatches({
-      kubeconfig,
-      watch,
+      api,
       // A changed Secret reaches the pool on the next reconcile of each worker deployment using it.
       onChange: (namespace, name) => {
         for (const connection of this.connections.list(namespace)) {
@@ -132,10 +117,8 @@ export class Controller {
       interceptors: [this.metrics.temporalInterceptor()],
     });
     this.workerDeployments = new SelfHealingInformer<TemporalWorkerDeployment>({
-      kubeconfig,
-      watch,
+      api,
       path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerDeployment.plural}`,
-      list: listOf(KINDS.TemporalWorkerDeployment.plural),
       onEvent: (event, twd) => {
         const key = `${twd.metadata.namespace ?? ''}/${twd.metadata.name ?? ''}`;
         const change = changeOf(twd);
@@ -150,10 +133,8 @@ export class Controller {
       log,
     });
     this.connections = new SelfHealingInformer<TemporalConnection>({
-      kubeconfig,
-      watch,
+      api,
       path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalConnection.plural}`,
-      list: listOf(KINDS.TemporalConnection.plural),
       onEvent: (event, connection) => {
         enqueue(connection.metadata.namespace, connection.metadata.name, CONNECTION_KEY);
         enqueueUsersOf(connection.metadata.namespace, connection.metadata.name);
@@ -164,13 +145,8 @@ export class Controller {
       log,
     });
     this.deployments = new SelfHealingInformer<V1Deployment>({
-      kubeconfig,
-      watch,
+      api,
       path: `/apis/apps/v1${scope}/deployments`,
-      list: () =>
-        options.namespace
-          ? apps.listNamespacedDeployment({ namespace: options.namespace, labelSelector: LABELS.buildId })
-          : apps.listDeploymentForAllNamespaces({ labelSelector: LABELS.buildId }),
       labelSelector: LABELS.buildId,
       onEvent: (_event, deployment) => {
         const owner = deployment.metadata?.ownerReferences?.find(
@@ -181,17 +157,11 @@ export class Controller {
       log,
     });
 
-    const core = kubeconfig.makeApiClient(CoreV1Api);
     // Only the Pods of the controller's Deployments: both labels are on every Pod template it makes.
     const ownPods = `${LABELS.deploymentName},${LABELS.buildId}`;
     this.pods = new SelfHealingInformer<V1Pod>({
-      kubeconfig,
-      watch,
+      api,
       path: `/api/v1${scope}/pods`,
-      list: () =>
-        options.namespace
-          ? core.listNamespacedPod({ namespace: options.namespace, labelSelector: ownPods })
-          : core.listPodForAllNamespaces({ labelSelector: ownPods }),
       labelSelector: ownPods,
       onEvent: (event, pod) => {
         const uid = pod.metadata?.uid ?? '';
@@ -204,12 +174,12 @@ export class Controller {
       log,
     });
     const events = new EventRecorder({
-      core,
+      api,
       instance: options.identity,
       ...(options.eventRepeatWindowMs === undefined ? {} : { repeatWindowMs: options.eventRepeatWindowMs }),
     });
     const dependencies: ReconcilerDependencies = {
-      cluster: clusterClient({ apps, core, customObjects }),
+      cluster: clusterClient(api),
       recordEvent: events.record,
       log,
       workerDeployment: (namespace: string, name: string) => this.workerDeployments.get(namespace, name),
@@ -316,6 +286,7 @@ export class Controller {
     ]);
     await this.queue.shutdown();
     await this.clients.close();
+    this.api.close();
   }
 }
 

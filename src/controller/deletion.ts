@@ -2,21 +2,24 @@
 // observe its Deployments and Temporal's view of its builds (with the workflows still running on
 // those that may have some), plan the deletion (planner/deletion.ts), carry it out, write the
 // status. The finalizer comes off only when nothing of it is left in Kubernetes or Temporal.
-import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { FINALIZER, hasFinalizer } from '../domain/finalizer.ts';
 import type { DeletionObservation } from '../domain/observation.ts';
 import type { ObservedDeployment } from '../domain/snapshot.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
 import { observeDeployment } from '../k8s/observed-deployment.ts';
-import { planDeletion, workflowsToCount } from '../planner/deletion.ts';
+import {
+  type DeletionPlan,
+  planDeletion,
+  planDeletionWithoutConnection,
+  workflowsToCount,
+} from '../planner/deletion.ts';
 import { readFailureCondition } from '../status/read-failures.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
-import { removeFinalizer } from './finalizers.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
-import { executePlan } from './execute.ts';
+import { type ExecutionContext, executePlan } from './execute.ts';
 import { describeInTemporal, ownedDeployments } from './observe.ts';
 import { lastKnownVersions, writeStatus } from './status-writer.ts';
 
@@ -31,16 +34,9 @@ export async function finalizeWorkerDeployment(
   const temporalNamespace = stored.spec.workerOptions.temporalNamespace;
   const connectionName = stored.spec.workerOptions.connectionRef.name;
   const connection = deps.connection(namespace, connectionName);
-  const about = { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: stored.metadata };
   if (!connection) {
-    // Its finalizer kept it while we could use it: someone removed that, and Temporal is out of reach.
-    await deps.recordEvent(about, {
-      type: 'Warning',
-      reason: 'TemporalCleanupSkipped',
-      message: `TemporalConnection ${namespace}/${connectionName} does not exist, so Worker Deployment ${temporalName} is left in Temporal namespace ${temporalNamespace}; remove it with \`temporal worker deployment delete --name ${temporalName}\``,
-    });
-    await removeFinalizer(deps.cluster, KINDS.TemporalWorkerDeployment.plural, stored);
-    return undefined;
+    const plan = planDeletionWithoutConnection({ namespace, connectionName, temporalName, temporalNamespace });
+    return carryOut(deps, { key, workerDeployment: stored }, plan);
   }
 
   const described = await describeInTemporal(deps, key, connection, {
@@ -69,9 +65,16 @@ export async function finalizeWorkerDeployment(
     runningWorkflows,
   };
 
-  const plan = planDeletion(observation, deps);
-  if (plan.warning) await deps.recordEvent(about, { type: 'Warning', ...plan.warning });
-  const execution = await executePlan(deps, { key, workerDeployment: stored, connection, temporal }, plan.actions);
+  return carryOut(deps, { key, workerDeployment: stored, connection, temporal }, planDeletion(observation, deps));
+}
+
+async function carryOut(
+  deps: ReconcilerDependencies,
+  context: ExecutionContext,
+  plan: DeletionPlan,
+): Promise<ReconcileResult> {
+  const warnings = plan.warning ? [{ type: 'Warning' as const, ...plan.warning }] : [];
+  const execution = await executePlan(deps, context, plan.actions, warnings);
   const gone = execution.done.some((a) => a.action === 'removeFinalizer' && a.kind === 'TemporalWorkerDeployment');
   if (gone) return undefined;
   const conditions = [...(execution.failed ? [execution.failed.condition] : []), ...plan.conditions];

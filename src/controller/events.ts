@@ -1,9 +1,9 @@
 // Kubernetes Events for what the controller did and what failed, on the object they concern.
 // A reconcile repeats itself every poll while something waits; the same event for the same
 // object is therefore written once per window and counted after that, not created each time.
-import type { CoreV1Api, CoreV1Event } from '@kubernetes/client-node';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { CoreV1Event } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
+import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 
 export const REPORTING_COMPONENT = 'temporal-worker-controller';
 
@@ -34,13 +34,13 @@ const MAX_REMEMBERED = 2000;
 
 export class EventRecorder {
   private readonly written = new Map<string, Written>();
-  private readonly core: CoreV1Api;
+  private readonly api: KubernetesApi;
   private readonly instance: string;
   private readonly repeatWindowMs: number;
   private readonly now: () => Date;
 
-  constructor(options: { core: CoreV1Api; instance: string; repeatWindowMs?: number; now?: () => Date }) {
-    this.core = options.core;
+  constructor(options: { api: KubernetesApi; instance: string; repeatWindowMs?: number; now?: () => Date }) {
+    this.api = options.api;
     this.instance = options.instance;
     this.repeatWindowMs = options.repeatWindowMs ?? 10 * 60_000;
     this.now = options.now ?? (() => new Date());
@@ -60,18 +60,18 @@ export class EventRecorder {
     try {
       if (before) {
         before.count++;
-        await this.core.patchNamespacedEvent(
-          { name: before.name, namespace, body: { count: before.count, lastTimestamp: now.toISOString() } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        );
+        await this.api.mergePatch(`${eventsIn(namespace)}/${before.name}`, {
+          count: before.count,
+          lastTimestamp: now.toISOString(),
+        });
         before.writtenAt = now.getTime();
         return;
       }
       const name = `${about.metadata.name ?? 'unknown'}.${randomBytes(8).toString('hex')}`;
-      await this.core.createNamespacedEvent({
-        namespace,
-        body: this.event(name, namespace, about, event.type, event.reason, message, now),
-      });
+      await this.api.create(
+        eventsIn(namespace),
+        this.event(name, namespace, about, event.type, event.reason, message, now),
+      );
       this.remember(key, { name, count: 1, writtenAt: now.getTime() });
     } catch {
       // The event may have expired (Kubernetes keeps them an hour): start a new one next time.
@@ -116,4 +116,8 @@ export class EventRecorder {
     }
     this.written.set(key, written);
   }
+}
+
+function eventsIn(namespace: string): string {
+  return `/api/v1/namespaces/${namespace}/events`;
 }

@@ -31,7 +31,8 @@ export interface ExecutionContext {
   /** `namespace/name` of the worker deployment. */
   key: string;
   workerDeployment: TemporalWorkerDeployment;
-  connection: TemporalConnection;
+  /** Absent when it no longer exists: only actions that need neither it nor Temporal run then. */
+  connection?: TemporalConnection;
   /** Absent when the observation stopped before Temporal was reached: only Kubernetes actions run then. */
   temporal?: WorkerDeploymentClient;
   /** The spec changed since the plan was made: the actions left are not taken. */
@@ -47,7 +48,7 @@ export async function executePlan(
   deps: ExecutorDependencies,
   context: ExecutionContext,
   actions: PlannedAction[],
-  notes: { reason: string; message: string }[] = [],
+  notes: { type?: 'Normal' | 'Warning'; reason: string; message: string }[] = [],
 ): Promise<ExecutionResult> {
   let stored = context.workerDeployment;
   const about = (): EventTarget => ({
@@ -55,7 +56,7 @@ export async function executePlan(
     kind: KINDS.TemporalWorkerDeployment.kind,
     metadata: stored.metadata,
   });
-  for (const note of notes) await deps.recordEvent(about(), { type: 'Normal', ...note });
+  for (const { type = 'Normal', ...note } of notes) await deps.recordEvent(about(), { type, ...note });
   const done: PlannedAction[] = [];
   for (const action of actions) {
     // Doing nothing is always safe, and the change's own reconcile, waiting for this one, decides
@@ -94,12 +95,12 @@ async function carryOut(
   const namespace = context.workerDeployment.metadata.namespace ?? '';
   switch (action.action) {
     case 'addFinalizer':
-      await addFinalizer(deps.cluster, KINDS.TemporalConnection.plural, context.connection);
+      await addFinalizer(deps.cluster, KINDS.TemporalConnection.plural, connectionOf(context));
       return;
     case 'removeFinalizer':
       // The connection's finalizer stays while another worker deployment uses it.
       if (action.kind === 'TemporalConnection')
-        return releaseConnection(deps, context.connection, context.workerDeployment.metadata.uid);
+        return releaseConnection(deps, connectionOf(context), context.workerDeployment.metadata.uid);
       return removeFinalizer(deps.cluster, KINDS.TemporalWorkerDeployment.plural, context.workerDeployment);
     case 'create':
       return deps.cluster.createDeployment(action.deployment);
@@ -133,6 +134,11 @@ async function carryOut(
     case 'deleteTemporalDeployment':
       return temporalOf(context).deleteDeployment();
   }
+}
+
+function connectionOf(context: ExecutionContext): TemporalConnection {
+  if (!context.connection) throw new Error('an action on the connection was planned without the connection');
+  return context.connection;
 }
 
 function temporalOf(context: ExecutionContext): WorkerDeploymentClient {
@@ -178,7 +184,7 @@ function failureOf(
   error: unknown,
 ): { condition: Condition; requeueAfterMs?: number } {
   const trouble = (what: string): TemporalTrouble | undefined =>
-    temporalTrouble(deps, context.key, error, what, context.connection);
+    temporalTrouble(deps, context.key, error, what, connectionOf(context));
   switch (action.action) {
     case 'removeFinalizer':
       return {
@@ -186,7 +192,7 @@ function failureOf(
         ...(httpStatus(error) === 409 ? { requeueAfterMs: 0 } : {}),
       };
     case 'addFinalizer': {
-      const text = `cannot add the finalizer to ${action.kind} ${context.key.split('/')[0]}/${action.kind === 'TemporalConnection' ? context.connection.metadata.name : context.workerDeployment.metadata.name}: ${errorMessage(error)}`;
+      const text = `cannot add the finalizer to ${action.kind} ${context.key.split('/')[0]}/${action.kind === 'TemporalConnection' ? context.connection?.metadata.name : context.workerDeployment.metadata.name}: ${errorMessage(error)}`;
       // Written meanwhile: decide again at once on what the cache then holds.
       return {
         condition: progressing('False', 'FinalizerNotAdded', text),

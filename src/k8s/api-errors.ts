@@ -1,4 +1,39 @@
-// client-node reports a failed API call as an ApiException carrying the HTTP status as `code`.
+// How a failed Kubernetes API call reads: the API server's own words when it answered, and what
+// went wrong on the way when it did not. The node agent, which still uses client-node, reads its
+// ApiException through the same functions: both carry the HTTP status as `code`.
+
+/** The API server's answer to a refused request (kind: Status). */
+export interface KubernetesStatus {
+  kind: 'Status';
+  message?: string;
+  reason?: string;
+  code?: number;
+}
+
+/** The API server answered with an error status. */
+export class KubernetesApiError extends Error {
+  override readonly name = 'KubernetesApiError';
+  /** The HTTP status. */
+  readonly code: number;
+  /** The Status object of the body, when the body was one. */
+  readonly status: KubernetesStatus | undefined;
+
+  constructor(method: string, path: string, code: number, status: KubernetesStatus | undefined) {
+    super(status?.message ? `${status.message} (HTTP ${code})` : `${method} ${path}: HTTP ${code}`);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** No answer came: the connection failed, or the answer stalled. */
+export class KubernetesUnreachableError extends Error {
+  override readonly name = 'KubernetesUnreachableError';
+
+  constructor(method: string, path: string, options: { cause: unknown }) {
+    const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    super(`${method} ${path}: the Kubernetes API did not answer: ${reason}`, options);
+  }
+}
 
 /** The HTTP status of a failed Kubernetes API call, if it was one. */
 export function httpStatus(error: unknown): number | undefined {
@@ -13,7 +48,7 @@ export function unless(status: number): (error: unknown) => void {
 }
 
 /**
- * What the API server said, when the error is its answer: client-node's own message carries the
+ * What the API server said, when the error is client-node's answer: its own message carries the
  * raw body and headers ("Unknown API Status Code!"), unfit for a condition or an event.
  */
 export function apiServerMessage(error: unknown): string | undefined {

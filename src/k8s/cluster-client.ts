@@ -1,17 +1,11 @@
 // Every write the controller makes to Kubernetes, and the one read it makes outside the caches
-// (a gate's input), behind one interface: the reconciler depends on this, not on client-node, so
+// (a gate's input), behind one interface: the reconciler depends on this, not on the HTTP client, so
 // its orchestration can be driven and recorded in a test.
-import {
-  type AppsV1Api,
-  type CoreV1Api,
-  type CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Deployment,
-} from '@kubernetes/client-node';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import { httpStatus, unless } from './api-errors.ts';
 
 export interface Finalizable {
@@ -42,24 +36,14 @@ export interface ClusterClient {
   readKey(namespace: string, ref: KeyRef): Promise<{ exists: false } | { exists: true; text?: string }>;
 }
 
-export function clusterClient(apis: {
-  apps: AppsV1Api;
-  core: CoreV1Api;
-  customObjects: CustomObjectsApi;
-}): ClusterClient {
-  const { apps, core, customObjects } = apis;
-  const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+export function clusterClient(api: KubernetesApi): ClusterClient {
+  const custom = (namespace: string, plural: string): string =>
+    `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`;
+  const deployments = (namespace: string): string => `/apis/apps/v1/namespaces/${namespace}/deployments`;
   const replaceStatusOf = async (plural: string, object: Finalizable): Promise<'written' | 'conflict'> => {
     const { namespace = '', name = '' } = object.metadata;
     try {
-      await customObjects.replaceNamespacedCustomObjectStatus({
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural,
-        name,
-        body: object,
-      });
+      await api.replace(`${custom(namespace, plural)}/${name}/status`, object);
       return 'written';
     } catch (error) {
       if (httpStatus(error) === 409) return 'conflict';
@@ -70,48 +54,43 @@ export function clusterClient(apis: {
     async setFinalizers(plural, object, finalizers) {
       const { name = '', namespace = '', resourceVersion } = object.metadata;
       const body = { metadata: { finalizers, ...(resourceVersion ? { resourceVersion } : {}) } };
-      const written = (await customObjects.patchNamespacedCustomObject(
-        { group: GROUP, version: VERSION, namespace, plural, name, body },
-        mergePatch,
-      )) as Finalizable;
+      const written = await api.mergePatch<Finalizable>(`${custom(namespace, plural)}/${name}`, body);
       return written.metadata.resourceVersion;
     },
     async createDeployment(deployment) {
       const namespace = deployment.metadata?.namespace ?? '';
-      await apps.createNamespacedDeployment({ namespace, body: deployment }).catch(unless(409));
+      await api.create(deployments(namespace), deployment).catch(unless(409));
     },
     async replaceDeployment(deployment) {
       const { namespace = '', name = '' } = deployment.metadata ?? {};
-      await apps.replaceNamespacedDeployment({ namespace, name, body: deployment });
+      await api.replace(`${deployments(namespace)}/${name}`, deployment);
     },
     async deleteDeployment(namespace, name) {
-      await apps
-        .deleteNamespacedDeployment({ namespace, name, body: { propagationPolicy: 'Background' } })
-        .catch(unless(404));
+      await api.delete(`${deployments(namespace)}/${name}`, { propagationPolicy: 'Background' }).catch(unless(404));
     },
     async scaleDeployment(namespace, name, replicas) {
-      await apps.patchNamespacedDeploymentScale({ namespace, name, body: { spec: { replicas } } }, mergePatch);
+      await api.mergePatch(`${deployments(namespace)}/${name}/scale`, { spec: { replicas } });
     },
     replaceStatus: (object) => replaceStatusOf(KINDS.TemporalWorkerDeployment.plural, object),
     replaceConnectionStatus: (object) => replaceStatusOf(KINDS.TemporalConnection.plural, object),
     async readKey(namespace, { kind, name, key }) {
+      let object: { data?: Record<string, string>; binaryData?: Record<string, string> };
       try {
-        if (kind === 'Secret') {
-          const data = (await core.readNamespacedSecret({ namespace, name })).data?.[key];
-          return {
-            exists: true,
-            ...(data === undefined ? {} : { text: Buffer.from(data, 'base64').toString('utf8') }),
-          };
-        }
-        const configMap = await core.readNamespacedConfigMap({ namespace, name });
-        const binary = configMap.binaryData?.[key];
-        const text =
-          configMap.data?.[key] ?? (binary === undefined ? undefined : Buffer.from(binary, 'base64').toString('utf8'));
-        return { exists: true, ...(text === undefined ? {} : { text }) };
+        object = await api.get(
+          `/api/v1/namespaces/${namespace}/${kind === 'Secret' ? 'secrets' : 'configmaps'}/${name}`,
+        );
       } catch (error) {
         if (httpStatus(error) === 404) return { exists: false };
         throw error;
       }
+      // A Secret's data and a ConfigMap's binaryData are base64; a ConfigMap's data is text.
+      const text =
+        kind === 'Secret' ? decode(object.data?.[key]) : (object.data?.[key] ?? decode(object.binaryData?.[key]));
+      return { exists: true, ...(text === undefined ? {} : { text }) };
     },
   };
+}
+
+function decode(base64: string | undefined): string | undefined {
+  return base64 === undefined ? undefined : Buffer.from(base64, 'base64').toString('utf8');
 }

@@ -27,6 +27,34 @@ export function workflowsToCount(observation: Pick<DeletionObservation, 'tempora
   return observation.temporal.versions.filter(mayHaveWorkflows).map((v) => v.buildId);
 }
 
+/**
+ * Its connection is gone (someone removed the finalizer that kept it while we needed it), so
+ * Temporal is out of reach: the finalizer comes off, and the user is told what is left there.
+ */
+export function planDeletionWithoutConnection(where: {
+  namespace: string;
+  connectionName: string;
+  temporalName: string;
+  temporalNamespace: string;
+}): DeletionPlan {
+  const { namespace, connectionName, temporalName, temporalNamespace } = where;
+  return {
+    actions: [
+      {
+        action: 'removeFinalizer',
+        kind: 'TemporalWorkerDeployment',
+        reason: `TemporalConnection ${namespace}/${connectionName} does not exist: Temporal cannot be reached to clean up`,
+      },
+    ],
+    conditions: [],
+    warning: {
+      reason: 'TemporalCleanupSkipped',
+      message: `TemporalConnection ${namespace}/${connectionName} does not exist, so Worker Deployment ${temporalName} is left in Temporal namespace ${temporalNamespace}; remove it with \`temporal worker deployment delete --name ${temporalName}\``,
+    },
+    requeueAfterMs: 0,
+  };
+}
+
 export function planDeletion(observation: DeletionObservation, config: PlannerConfig): DeletionPlan {
   const { temporal, deployments, temporalName } = observation;
   const force = observation.workerDeployment.metadata.annotations?.[FORCE_DELETE_ANNOTATION] === 'true';

@@ -1,77 +1,73 @@
-// A cache of one kind of object kept current by list+watch, that heals itself: client-node's
-// informer re-watches on its own after a normal watch end and relists after 410 Gone, but stops
-// on any other error; this one starts it again with backoff, for as long as it is not stopped.
-import {
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-  ListWatch,
-  type Watch,
-} from '@kubernetes/client-node';
-import { errorMessage } from '../k8s/api-errors.ts';
-import { LongWatch } from './long-watch.ts';
+// A cache of one kind of object kept current by list and watch, as client-go's reflector keeps
+// it: it lists, then watches from the list's resourceVersion for as long as the server keeps the
+// watch open, and lists again after 410 Gone or any failure, with backoff, until it is stopped.
+// Watches stay open while nothing changes: the API server ends each after 5 to 10 minutes
+// (spread, so that informers do not come back together) and sends a bookmark about once a
+// minute, which moves the resourceVersion on; a connection silent for twice that is given up.
+import { errorMessage, httpStatus, KubernetesApiError, type KubernetesStatus } from '../k8s/api-errors.ts';
+import type { KubernetesApi, Query, WatchEvent, WatchStream } from './kube/api-client.ts';
 import type { Logger } from './logger.ts';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 
+/** What the informer needs of an object. */
+export interface KubernetesObject {
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+}
+
 export interface InformerOptions<T extends KubernetesObject> {
-  kubeconfig: KubeConfig;
+  api: KubernetesApi;
   /** API path to list and watch, e.g. /apis/apps/v1/deployments. */
   path: string;
-  list: () => Promise<KubernetesListObject<T>>;
   labelSelector?: string;
-  /** Like labelSelector, applied to the watch; `list` must apply the same to its call. */
   fieldSelector?: string;
-  /** How watches are made; default: a LongWatch of kubeconfig. */
-  watch?: Watch;
   onEvent: (event: InformerEvent, object: T) => void;
   log?: Logger;
   backoff?: { initialMs: number; maxMs: number };
+  random?: () => number;
 }
 
+/** The API server's watch cache sends each watcher a bookmark about this often. */
+const BOOKMARK_PERIOD_MS = 60_000;
+const SILENCE_LIMIT_MS = 2 * BOOKMARK_PERIOD_MS;
+const SERVER_TIMEOUT_S = { min: 300, max: 600 };
+
 export class SelfHealingInformer<T extends KubernetesObject> {
-  private readonly informer: ListWatch<T>;
   private readonly options: InformerOptions<T>;
+  /** By namespace ('' for cluster-scoped objects), then name. */
+  private readonly cache = new Map<string, Map<string, T>>();
   private readonly initialDelayMs: number;
   private delayMs: number;
-  private retry: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private errors = 0;
+  private resourceVersion: string | undefined;
+  private stopped = true;
   private hasSynced = false;
-  private readonly firstSync: Promise<void>;
+  private firstSync: Promise<void> = Promise.resolve();
   private markSynced: () => void = () => {};
+  private watch: WatchStream | undefined;
+  private wake: () => void = () => {};
+  private running: Promise<void> = Promise.resolve();
 
   constructor(options: InformerOptions<T>) {
     this.options = options;
     this.initialDelayMs = options.backoff?.initialMs ?? 1000;
     this.delayMs = this.initialDelayMs;
-    this.firstSync = new Promise((resolve) => (this.markSynced = resolve));
-    // makeInformer takes no field selector; this is what it builds, with one.
-    this.informer = new ListWatch<T>(
-      options.path,
-      options.watch ?? new LongWatch(options.kubeconfig),
-      options.list,
-      false,
-      options.labelSelector,
-      options.fieldSelector,
-    );
-    for (const event of ['add', 'update', 'delete'] as const)
-      this.informer.on(event, (object) => options.onEvent(event, object));
-    this.informer.on('error', (error: unknown) => this.failed(error));
   }
 
   /** Resolves once a list has reached the cache, however many attempts that takes. */
   async start(): Promise<void> {
+    if (!this.stopped) return this.firstSync;
     this.stopped = false;
-    await this.attempt();
-    await this.firstSync;
+    this.firstSync = new Promise((resolve) => (this.markSynced = resolve));
+    this.running = this.run();
+    return this.firstSync;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.retry);
     this.markSynced(); // nobody waits forever on a stopped informer
-    await this.informer.stop();
+    this.watch?.abort();
+    this.wake();
+    await this.running;
   }
 
   /** A list has reached the cache: reads from it mean something. */
@@ -80,38 +76,137 @@ export class SelfHealingInformer<T extends KubernetesObject> {
   }
 
   get(namespace: string, name: string): T | undefined {
-    return this.informer.get(name, namespace);
+    return this.cache.get(namespace)?.get(name);
   }
 
   list(namespace?: string): readonly T[] {
-    return this.informer.list(namespace);
+    if (namespace !== undefined) return [...(this.cache.get(namespace)?.values() ?? [])];
+    return [...this.cache.values()].flatMap((objects) => [...objects.values()]);
   }
 
-  /** client-node reports a failed list or watch as an event, not as a rejection. */
-  private async attempt(): Promise<void> {
-    const errorsBefore = this.errors;
-    try {
-      await this.informer.start();
-    } catch (error) {
-      this.failed(error);
-      return;
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        if (this.resourceVersion === undefined) await this.relist();
+        if (this.stopped) return;
+        await this.watchOnce();
+        this.delayMs = this.initialDelayMs;
+      } catch (error) {
+        if (this.stopped) return;
+        const delay = this.delayMs;
+        this.delayMs = Math.min(delay * 2, this.options.backoff?.maxMs ?? 30_000);
+        this.options.log?.warn(
+          { path: this.options.path, error: errorMessage(error), retryInMs: delay },
+          'watch failed; listing again',
+        );
+        this.resourceVersion = undefined;
+        await this.sleep(delay);
+      }
     }
-    if (this.errors !== errorsBefore || this.stopped) return;
+  }
+
+  private selectors(): Query {
+    const { labelSelector, fieldSelector } = this.options;
+    return { labelSelector, fieldSelector };
+  }
+
+  /** Replaces the cache with a list, reporting what the list says changed since the cache was filled. */
+  private async relist(): Promise<void> {
+    const list = await this.options.api.get<{ metadata?: { resourceVersion?: string }; items: T[] }>(
+      this.options.path,
+      this.selectors(),
+    );
+    if (this.stopped) return;
+    const before = new Map([...this.cache].map(([namespace, objects]) => [namespace, new Map(objects)]));
+    this.cache.clear();
+    for (const object of list.items) {
+      const previous = before.get(namespaceOf(object))?.get(nameOf(object));
+      before.get(namespaceOf(object))?.delete(nameOf(object));
+      this.put(object);
+      if (!previous) this.options.onEvent('add', object);
+      else if (previous.metadata?.resourceVersion !== object.metadata?.resourceVersion)
+        this.options.onEvent('update', object);
+    }
+    for (const objects of before.values()) for (const gone of objects.values()) this.options.onEvent('delete', gone);
+    this.resourceVersion = list.metadata?.resourceVersion ?? '';
     this.hasSynced = true;
-    this.delayMs = this.initialDelayMs;
     this.markSynced();
   }
 
-  private failed(error: unknown): void {
-    this.errors++;
-    if (this.stopped) return;
-    const delay = this.delayMs;
-    this.delayMs = Math.min(delay * 2, this.options.backoff?.maxMs ?? 30_000);
-    this.options.log?.warn(
-      { path: this.options.path, error: errorMessage(error), retryInMs: delay },
-      'watch failed; listing again',
+  /** One watch, until the server ends it (resolves) or it fails (rejects); 410 Gone clears the resourceVersion. */
+  private async watchOnce(): Promise<void> {
+    const random = this.options.random ?? Math.random;
+    const { min, max } = SERVER_TIMEOUT_S;
+    const query: Query = {
+      ...this.selectors(),
+      resourceVersion: this.resourceVersion,
+      allowWatchBookmarks: true,
+      timeoutSeconds: Math.floor(min + random() * (max - min)),
+    };
+    let expired = false;
+    const stream = await this.options.api.watch(
+      this.options.path,
+      query,
+      (event) => {
+        if (event.type !== 'ERROR') return this.apply(event);
+        const status = event.object as KubernetesStatus;
+        if (status.code === 410) expired = true;
+        else throw new KubernetesApiError('GET', this.options.path, status.code ?? 500, status);
+        stream.abort();
+      },
+      SILENCE_LIMIT_MS,
     );
-    clearTimeout(this.retry);
-    this.retry = setTimeout(() => void this.attempt(), delay);
+    this.watch = stream;
+    if (this.stopped) stream.abort();
+    try {
+      await stream.ended;
+    } catch (error) {
+      // The server may also answer an expired resourceVersion with 410 before the stream starts.
+      if (httpStatus(error) !== 410) throw error;
+      expired = true;
+    } finally {
+      this.watch = undefined;
+    }
+    // Too old a resourceVersion: the server no longer has the changes since; only a list does.
+    if (expired) this.resourceVersion = undefined;
   }
+
+  private apply({ type, object }: WatchEvent): void {
+    const typed = object as T;
+    this.resourceVersion = typed.metadata?.resourceVersion ?? this.resourceVersion;
+    if (type === 'BOOKMARK') return;
+    if (type === 'DELETED') {
+      this.cache.get(namespaceOf(typed))?.delete(nameOf(typed));
+      this.options.onEvent('delete', typed);
+      return;
+    }
+    const known = this.get(namespaceOf(typed), nameOf(typed)) !== undefined;
+    this.put(typed);
+    this.options.onEvent(known ? 'update' : 'add', typed);
+  }
+
+  private put(object: T): void {
+    const namespace = namespaceOf(object);
+    const objects = this.cache.get(namespace) ?? new Map<string, T>();
+    this.cache.set(namespace, objects);
+    objects.set(nameOf(object), object);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
+
+function namespaceOf(object: KubernetesObject): string {
+  return object.metadata?.namespace ?? '';
+}
+
+function nameOf(object: KubernetesObject): string {
+  return object.metadata?.name ?? '';
 }

@@ -4,15 +4,41 @@
 // is judged on the candidate's own clock, from when it first saw the current record, so clocks
 // need not agree across nodes. A leader that cannot renew within the renew deadline (shorter than
 // the lease duration), or sees another holder, stops leading before anyone else can start.
-import { type CoordinationV1Api, type V1Lease, type V1LeaseSpec, V1MicroTime } from '@kubernetes/client-node';
 import { errorMessage, httpStatus } from '../k8s/api-errors.ts';
+import type { KubernetesApi } from './kube/api-client.ts';
 import { type Logger, silentLogger } from './logger.ts';
 import { realTimers, type Timers } from './timers.ts';
 
-export type LeaseApi = Pick<
-  CoordinationV1Api,
-  'readNamespacedLease' | 'createNamespacedLease' | 'replaceNamespacedLease'
->;
+export interface Lease {
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  spec?: LeaseSpec;
+}
+
+interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  /** MicroTime: RFC 3339 with microseconds. */
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+/** The three calls on one Lease that leader election makes; each rejects with the HTTP status as `code`. */
+export interface LeaseApi {
+  read(namespace: string, name: string): Promise<Lease>;
+  create(namespace: string, lease: Lease): Promise<Lease>;
+  /** Carries the resourceVersion of the lease it replaces: a stale one is refused with 409. */
+  replace(namespace: string, name: string, lease: Lease): Promise<Lease>;
+}
+
+export function leaseApi(api: KubernetesApi): LeaseApi {
+  const leases = (namespace: string): string => `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`;
+  return {
+    read: (namespace, name) => api.get(`${leases(namespace)}/${name}`),
+    create: (namespace, lease) => api.create(leases(namespace), lease),
+    replace: (namespace, name, lease) => api.replace(`${leases(namespace)}/${name}`, lease),
+  };
+}
 
 export interface LeaderElectionOptions {
   api: LeaseApi;
@@ -39,7 +65,7 @@ export class LeaderElector {
   private leading = false;
   private stopped = false;
   /** Our last successful write of the Lease, for the next renewal and the release. */
-  private written: V1Lease | undefined;
+  private written: Lease | undefined;
   /** The record last read and when this process first saw it: the base of expiry. */
   private observed: { resourceVersion: string; at: number } | undefined;
   private nextAttempt: unknown;
@@ -91,7 +117,7 @@ export class LeaderElector {
   private async attempt(): Promise<void> {
     const { timers, identity, log } = this.options;
     const sentAt = timers.now();
-    let result: { written: V1Lease } | { holder: string };
+    let result: { written: Lease } | { holder: string };
     try {
       result = await this.acquireOrRenew(sentAt);
     } catch (error) {
@@ -120,57 +146,46 @@ export class LeaderElector {
     }
   }
 
-  private async acquireOrRenew(now: number): Promise<{ written: V1Lease } | { holder: string }> {
+  private async acquireOrRenew(now: number): Promise<{ written: Lease } | { holder: string }> {
     const { api, namespace, name, identity } = this.options;
     // client-go's fast path: the leader renews what it last wrote, one request instead of two. A
     // conflict means another process wrote the Lease since: read it and decide as a candidate.
     if (this.leading && this.written) {
       try {
         return {
-          written: await api.replaceNamespacedLease({
-            namespace,
-            name,
-            body: { ...this.written, spec: this.spec(this.written.spec, now) },
-          }),
+          written: await api.replace(namespace, name, { ...this.written, spec: this.spec(this.written.spec, now) }),
         };
       } catch (error) {
         if (httpStatus(error) !== 409) throw error;
       }
     }
-    let current: V1Lease;
+    let current: Lease;
     try {
-      current = await api.readNamespacedLease({ namespace, name });
+      current = await api.read(namespace, name);
     } catch (error) {
       if (httpStatus(error) !== 404) throw error;
       return {
-        written: await api.createNamespacedLease({
-          namespace,
-          body: { metadata: { name, namespace }, spec: this.spec(undefined, now) },
-        }),
+        written: await api.create(namespace, { metadata: { name, namespace }, spec: this.spec(undefined, now) }),
       };
     }
     const holder = current.spec?.holderIdentity;
     if (holder && holder !== identity && !this.expired(current, now)) return { holder };
     // The resourceVersion read travels with the write: a concurrent writer makes it fail with 409.
     return {
-      written: await api.replaceNamespacedLease({
-        namespace,
-        name,
-        body: { ...current, spec: this.spec(current.spec, now) },
-      }),
+      written: await api.replace(namespace, name, { ...current, spec: this.spec(current.spec, now) }),
     };
   }
 
-  private expired(lease: V1Lease, now: number): boolean {
+  private expired(lease: Lease, now: number): boolean {
     const resourceVersion = lease.metadata?.resourceVersion ?? '';
     if (this.observed?.resourceVersion !== resourceVersion) this.observed = { resourceVersion, at: now };
     const durationMs = (lease.spec?.leaseDurationSeconds ?? this.options.leaseDurationMs / 1000) * 1000;
     return now >= this.observed.at + durationMs;
   }
 
-  private spec(previous: V1LeaseSpec | undefined, now: number): V1LeaseSpec {
+  private spec(previous: LeaseSpec | undefined, now: number): LeaseSpec {
     const renewing = previous?.holderIdentity === this.options.identity;
-    const time = new V1MicroTime(now);
+    const time = microTime(now);
     return {
       holderIdentity: this.options.identity,
       leaseDurationSeconds: Math.ceil(this.options.leaseDurationMs / 1000),
@@ -192,20 +207,25 @@ export class LeaderElector {
   }
 
   /** An empty holder lets the next candidate acquire without waiting for expiry. */
-  private async release(held: V1Lease): Promise<void> {
+  private async release(held: Lease): Promise<void> {
     const { api, namespace, name, timers, log } = this.options;
-    const time = new V1MicroTime(timers.now());
-    const spec: V1LeaseSpec = {
+    const time = microTime(timers.now());
+    const spec: LeaseSpec = {
       leaseDurationSeconds: 1,
       leaseTransitions: held.spec?.leaseTransitions ?? 0,
       acquireTime: time,
       renewTime: time,
     };
     try {
-      await api.replaceNamespacedLease({ namespace, name, body: { ...held, spec } });
+      await api.replace(namespace, name, { ...held, spec });
       log.info(`${this.options.identity} released lease ${namespace}/${name}`);
     } catch (error) {
       log.warn(`could not release the lease (it expires on its own): ${errorMessage(error)}`);
     }
   }
+}
+
+/** Kubernetes' MicroTime: RFC 3339 in UTC with six fractional digits. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '000Z');
 }

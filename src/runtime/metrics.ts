@@ -1,11 +1,9 @@
 // The controller's Prometheus metrics, under controller-runtime's names where it has one, on a
-// registry of their own so that tests and benchmarks read their own counts; and the instrumented
-// clients, watches and work queue observers that feed them.
-import type { KubeConfig, Watch } from '@kubernetes/client-node';
+// registry of their own so that tests and benchmarks read their own counts; and the counters and
+// work queue observers that feed them.
 import type { Interceptor } from '@grpc/grpc-js';
-import type { TokenRate } from './token-bucket.ts';
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
-import { countedKubeConfig, CountedWatch, type KubernetesRequestCounter } from './kubernetes-requests.ts';
+import type { KubernetesRequestCounter } from './kube/api-client.ts';
 import { countingInterceptor } from './temporal-requests.ts';
 import type { ReconcileOutcome, WorkQueueObserver } from './work-queue.ts';
 
@@ -148,16 +146,8 @@ export class Metrics {
     this.leader.set({ name: lease }, leading ? 1 : 0);
   }
 
-  /** A copy of kubeconfig whose API clients are counted, and held to `rate` when given. */
-  kubeconfig(kubeconfig: KubeConfig, rate?: TokenRate): KubeConfig {
-    return countedKubeConfig(kubeconfig, this.countKubernetesRequest, rate);
-  }
-
-  watch(kubeconfig: KubeConfig): Watch {
-    return new CountedWatch(kubeconfig, this.countKubernetesRequest);
-  }
-
-  private readonly countKubernetesRequest: KubernetesRequestCounter = (verb, resource, code) =>
+  /** Give it to a KubernetesApi to count its requests. */
+  readonly countKubernetesRequest: KubernetesRequestCounter = (verb, resource, code) =>
     this.kubernetesRequests.inc({ verb, resource, code });
 
   /** Counts Temporal calls; place it after the retry interceptor so that each attempt counts. */

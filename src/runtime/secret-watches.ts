@@ -1,13 +1,12 @@
 // The Secrets that TemporalConnections reference, each cached by a watch of its own name
 // (metadata.name field selector): the controller never lists or watches every Secret it could read.
-import { CoreV1Api, type KubeConfig, type V1Secret, type Watch } from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
 import { SelfHealingInformer } from './informer.ts';
+import type { KubernetesApi } from './kube/api-client.ts';
 import type { Logger } from './logger.ts';
 
 export interface SecretWatchesOptions {
-  kubeconfig: KubeConfig;
-  /** How watches are made; default: a plain Watch of kubeconfig. */
-  watch?: Watch;
+  api: KubernetesApi;
   /** A watched Secret was added, changed or deleted. */
   onChange: (namespace: string, name: string) => void;
   log?: Logger;
@@ -22,13 +21,11 @@ interface SecretWatch {
 
 export class SecretWatches {
   private readonly options: SecretWatchesOptions;
-  private readonly core: CoreV1Api;
   private readonly watches = new Map<string, SecretWatch>();
   private stopped = false;
 
   constructor(options: SecretWatchesOptions) {
     this.options = options;
-    this.core = options.kubeconfig.makeApiClient(CoreV1Api);
   }
 
   /** Watches exactly these Secrets: starts the new ones, stops the others. */
@@ -87,13 +84,10 @@ export class SecretWatches {
     if (existing) return existing;
     // A reconcile still running at shutdown must not start a watch that nobody stops.
     if (this.stopped) throw new Error(`Secret ${key} is not watched: the controller is stopping`);
-    const fieldSelector = `metadata.name=${name}`;
     const informer = new SelfHealingInformer<V1Secret>({
-      kubeconfig: this.options.kubeconfig,
+      api: this.options.api,
       path: `/api/v1/namespaces/${namespace}/secrets`,
-      list: () => this.core.listNamespacedSecret({ namespace, fieldSelector }),
-      fieldSelector,
-      ...(this.options.watch ? { watch: this.options.watch } : {}),
+      fieldSelector: `metadata.name=${name}`,
       onEvent: () => this.options.onChange(namespace, name),
       ...(this.options.log ? { log: this.options.log } : {}),
     });

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { CRD_DIR } from '../../src/api/generate.ts';
 import { Controller } from '../../src/controller/controller.ts';
+import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import { BUDGETED_READS, DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
@@ -27,7 +28,7 @@ const READ_METHODS = new Set([...BUDGETED_READS].map((m) => m[0]?.toUpperCase() 
 const environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(line) });
 const metrics = new Metrics();
 const controller = new Controller({
-  kubeconfig: environment.kubeconfig,
+  access: kubeconfigAccess({ file: environment.kubeconfigPath }),
   identity: 'twc-bench',
   namespace,
   pollIntervalMs,

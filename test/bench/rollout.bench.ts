@@ -17,6 +17,7 @@ import { CRD_DIR } from '../../src/api/generate.ts';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { Controller } from '../../src/controller/controller.ts';
+import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { LABELS } from '../../src/k8s/names.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
@@ -45,7 +46,7 @@ const POLL = { intervalMs: 50 };
 const environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(line) });
 const metrics = new Metrics();
 const controller = new Controller({
-  kubeconfig: environment.kubeconfig,
+  access: kubeconfigAccess({ file: environment.kubeconfigPath }),
   identity: 'twc-bench',
   namespace,
   pollIntervalMs,

@@ -245,7 +245,7 @@ test('a kubeconfig file that does not exist is one line naming it, and exit code
   assert.equal(stdout, '');
   assert.equal(
     stderr,
-    `error: cannot read the kubeconfig ${missing}: ENOENT: no such file or directory, open '${missing}'\n`,
+    `error: kubeconfig ${missing}: cannot read it: ENOENT: no such file or directory, open '${missing}'\n`,
   );
 });
 

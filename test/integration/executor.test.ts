@@ -1,6 +1,6 @@
 // A plan's Kubernetes actions carried out against the real API server: in the order given, each
 // idempotent, and a failure stops the rest and is reported with the API server's own words.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
@@ -12,7 +12,7 @@ import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
 import type { PlannedAction } from '../../src/planner/plan.ts';
 import { Backoff } from '../../src/runtime/backoff.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
-import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
+import { eventually, kubeConfig, kubernetesApi, sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { create } from '../support/manifests.ts';
 
 test('Kubernetes actions run in the order given, are idempotent, and a failure stops the rest', async (t) => {
@@ -37,11 +37,7 @@ test('Kubernetes actions run in the order given, are idempotent, and a failure s
   )) as unknown as TemporalWorkerDeployment;
   const events: string[] = [];
   const deps: ExecutorDependencies = {
-    cluster: clusterClient({
-      apps,
-      core: kubeConfig().makeApiClient(CoreV1Api),
-      customObjects: kubeConfig().makeApiClient(CustomObjectsApi),
-    }),
+    cluster: clusterClient(kubernetesApi(t)),
     recordEvent: (_about, event) => Promise.resolve(void events.push(event.reason)),
     log: silentLogger,
     workerDeployments: () => [],

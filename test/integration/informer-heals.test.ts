@@ -1,48 +1,40 @@
 // The informer keeps its cache current across a lost connection to the real API server.
-import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SelfHealingInformer } from '../../src/runtime/informer.ts';
+import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
+import type { ClusterAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { jsonLogger } from '../../src/runtime/logger.ts';
-import { eventually, kubeConfig, testNamespace } from '../support/environment.ts';
+import { clusterAccess, eventually, kubeConfig, testNamespace } from '../support/environment.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 
 test('after the connection is cut and restored, the informer lists again and sees what changed meanwhile', async (t) => {
   const namespace = await testNamespace(t, 'informer');
-  const direct = kubeConfig();
-  const server = new URL(direct.getCurrentCluster()?.server ?? '');
+  const direct = clusterAccess();
+  const server = new URL(direct.server);
   const proxy = new TcpProxy({ host: server.hostname, port: Number(server.port) });
   await proxy.listen();
   t.after(() => proxy.cut());
 
-  const viaProxy = new KubeConfig();
-  viaProxy.loadFromString(
-    JSON.stringify({
-      ...JSON.parse(direct.exportConfig()),
-      clusters: [
-        {
-          name: 'local',
-          cluster: {
-            server: `https://127.0.0.1:${proxy.port}`,
-            'certificate-authority-data': direct.getCurrentCluster()?.caData,
-          },
-        },
-      ],
-    }),
-  );
-  const api = viaProxy.makeApiClient(CoreV1Api);
+  const viaProxy: ClusterAccess = {
+    server: `https://127.0.0.1:${proxy.port}`,
+    source: 'the test proxy',
+    credentials: () => direct.credentials(),
+  };
+  const api = new KubernetesApi({ access: viaProxy });
+  t.after(() => api.close());
   const events: string[] = [];
   const failures: string[] = [];
   const informer = new SelfHealingInformer<V1ConfigMap>({
-    kubeconfig: viaProxy,
+    api,
     path: `/api/v1/namespaces/${namespace}/configmaps`,
-    list: () => api.listNamespacedConfigMap({ namespace }),
     onEvent: (event, object) => events.push(`${event} ${object.metadata?.name}`),
     log: jsonLogger('warn', { write: (line) => failures.push(line) }),
     backoff: { initialMs: 200, maxMs: 2000 },
   });
   t.after(() => informer.stop());
-  const core = direct.makeApiClient(CoreV1Api);
+  const core = kubeConfig().makeApiClient(CoreV1Api);
   await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'before' } } });
   await informer.start();
   assert.ok(informer.synced);

@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { LeaderElector, type LeaderElectionOptions, type LeaseApi } from '../../src/runtime/leader-election.ts';
-import { eventually, kubeConfig, testNamespace, uniqueName } from '../support/environment.ts';
+import {
+  LeaderElector,
+  type LeaderElectionOptions,
+  type LeaseApi,
+  leaseApi,
+} from '../../src/runtime/leader-election.ts';
+import { eventually, kubeConfig, kubernetesApi, testNamespace, uniqueName } from '../support/environment.ts';
 
 interface Candidate {
   elector: LeaderElector;
@@ -17,7 +22,7 @@ function candidate(
   namespace: string,
   name: string,
   timings: Partial<LeaderElectionOptions>,
-  api: LeaseApi = kubeConfig().makeApiClient(CoordinationV1Api),
+  api: LeaseApi = leaseApi(kubernetesApi(t)),
 ): Candidate {
   const identity = uniqueName('candidate');
   const result: Candidate = {
@@ -76,14 +81,14 @@ test('when the leader stops renewing, it stops leading at its renew deadline, an
   const namespace = await testNamespace(t, 'lease');
   const name = uniqueName('lease');
   const timings = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 250 };
-  const real = kubeConfig().makeApiClient(CoordinationV1Api);
+  const real = leaseApi(kubernetesApi(t));
   let cutOff = false;
   // The first candidate's API calls fail once cut off, as in a crash or a partition.
   const failing = (): Promise<never> => Promise.reject(new Error('cut off'));
   const cuttable: LeaseApi = {
-    readNamespacedLease: (request) => (cutOff ? failing() : real.readNamespacedLease(request)),
-    createNamespacedLease: (request) => (cutOff ? failing() : real.createNamespacedLease(request)),
-    replaceNamespacedLease: (request) => (cutOff ? failing() : real.replaceNamespacedLease(request)),
+    read: (...request) => (cutOff ? failing() : real.read(...request)),
+    create: (...request) => (cutOff ? failing() : real.create(...request)),
+    replace: (...request) => (cutOff ? failing() : real.replace(...request)),
   };
   const a = candidate(t, namespace, name, timings, cuttable);
   await until('the first to lead', () => a.elector.isLeader || undefined, 10_000);

@@ -4,14 +4,14 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SecretWatches } from '../../src/runtime/secret-watches.ts';
-import { eventually, kubeConfig, testNamespace } from '../support/environment.ts';
+import { eventually, kubeConfig, kubernetesApi, testNamespace } from '../support/environment.ts';
 
 test('only the named Secrets are cached and reported, until they are no longer wanted', async (t) => {
   const namespace = await testNamespace(t, 'secrets');
   const core = kubeConfig().makeApiClient(CoreV1Api);
   const changes: string[] = [];
   const secrets = new SecretWatches({
-    kubeconfig: kubeConfig(),
+    api: kubernetesApi(t),
     onChange: (ns, name) => changes.push(`${ns}/${name}`),
   });
   t.after(() => secrets.stop());

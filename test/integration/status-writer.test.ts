@@ -1,6 +1,6 @@
 // The status is the controller's memory: a write decided on a stale read of the object must not
 // replace what was written since. Against the real API server, with no controller running.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CustomObjectsApi } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -9,7 +9,7 @@ import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-dep
 import { writeStatus } from '../../src/controller/status-writer.ts';
 import { clusterClient } from '../../src/k8s/cluster-client.ts';
 import { progressing } from '../../src/status/conditions.ts';
-import { kubeConfig, testNamespace } from '../support/environment.ts';
+import { kubeConfig, kubernetesApi, testNamespace } from '../support/environment.ts';
 import { create, readManifests } from '../support/manifests.ts';
 
 test('a status write carries the resourceVersion it was decided on: a stale one writes nothing and asks to decide again at once', async (t) => {
@@ -17,11 +17,7 @@ test('a status write carries the resourceVersion it was decided on: a stale one 
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
   const [, manifest] = readManifests(path.join(import.meta.dirname, '../../examples/minimal.yaml'));
   const stale = (await create(manifest!, namespace)) as unknown as TemporalWorkerDeployment;
-  const cluster = clusterClient({
-    apps: kubeConfig().makeApiClient(AppsV1Api),
-    core: kubeConfig().makeApiClient(CoreV1Api),
-    customObjects: custom,
-  });
+  const cluster = clusterClient(kubernetesApi(t));
   const deps = { cluster, now: () => new Date(), recordEvent: () => Promise.resolve() };
   const read = async () =>
     (await custom.getNamespacedCustomObject({

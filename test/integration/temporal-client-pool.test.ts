@@ -10,7 +10,7 @@ import { troubleOf } from '../../src/temporal/call-failures.ts';
 import { TemporalClientPool, TemporalConnectError } from '../../src/temporal/client-pool.ts';
 import { CredentialsError } from '../../src/temporal/credentials.ts';
 import { makeCertificates, trustProcessWide, type KeyPair, type TestCertificates } from '../support/certificates.ts';
-import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
+import { eventually, kubeConfig, kubernetesApi, sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { GrpcProxy } from '../support/grpc-proxy.ts';
 
 const SERVER_NAME = 'temporal.twc.test';
@@ -30,7 +30,7 @@ async function fixture(t: TestContext): Promise<Fixture> {
   const namespace = await testNamespace(t, 'pool');
   const certs = await makeCertificates(t, SERVER_NAME);
   const core = kubeConfig().makeApiClient(CoreV1Api);
-  const secrets = new SecretWatches({ kubeconfig: kubeConfig(), onChange: () => {} });
+  const secrets = new SecretWatches({ api: kubernetesApi(t), onChange: () => {} });
   const pool = new TemporalClientPool({ secret: (ns, name) => secrets.get(ns, name), connectTimeoutMs: 3000 });
   t.after(async () => {
     await pool.close();

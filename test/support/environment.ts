@@ -4,6 +4,8 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
+import { KubernetesApi, type KubernetesRequestCounter } from '../../src/runtime/kube/api-client.ts';
+import { type ClusterAccess, kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 
 export const SHARED_ENVIRONMENT_VARIABLE = 'TWC_TEST_ENVIRONMENT';
 
@@ -29,6 +31,18 @@ export function kubeConfig(): KubeConfig {
   const kubeconfig = new KubeConfig();
   kubeconfig.loadFromFile(sharedEnvironment().kubeconfigPath);
   return kubeconfig;
+}
+
+/** The shared cluster as the controller reaches it. */
+export function clusterAccess(): ClusterAccess {
+  return kubeconfigAccess({ file: sharedEnvironment().kubeconfigPath });
+}
+
+/** The controller's own client of the shared cluster, closed when the test ends. */
+export function kubernetesApi(t: TestContext, options: { count?: KubernetesRequestCounter } = {}): KubernetesApi {
+  const api = new KubernetesApi({ access: clusterAccess(), ...options });
+  t.after(() => api.close());
+  return api;
 }
 
 /** A name unique to this run, usable as a namespace, Deployment, task queue or deployment name. */

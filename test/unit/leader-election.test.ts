@@ -1,31 +1,30 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { V1Lease } from '@kubernetes/client-node';
-import { LeaderElector, type LeaseApi } from '../../src/runtime/leader-election.ts';
+import { LeaderElector, type Lease, type LeaseApi } from '../../src/runtime/leader-election.ts';
 import { FakeTimers } from '../support/fake-timers.ts';
 
 /** One Lease with the API server's optimistic concurrency; `failure` makes every call fail or hang. */
 class FakeLeaseApi implements LeaseApi {
-  lease: V1Lease | undefined;
+  lease: Lease | undefined;
   reads = 0;
   writes = 0;
   failure: 'error' | 'hang' | undefined;
   private version = 0;
 
-  readNamespacedLease = (): Promise<V1Lease> =>
+  read = (): Promise<Lease> =>
     this.call(() => {
       this.reads++;
       if (!this.lease) throw apiError(404);
       return structuredClone(this.lease);
     });
 
-  createNamespacedLease = ({ body }: { body: V1Lease }): Promise<V1Lease> =>
+  create = (_namespace: string, body: Lease): Promise<Lease> =>
     this.call(() => {
       if (this.lease) throw apiError(409);
       return this.store(body);
     });
 
-  replaceNamespacedLease = ({ body }: { body: V1Lease }): Promise<V1Lease> =>
+  replace = (_namespace: string, _name: string, body: Lease): Promise<Lease> =>
     this.call(() => {
       if (body.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) throw apiError(409);
       return this.store(body);
@@ -39,12 +38,12 @@ class FakeLeaseApi implements LeaseApi {
     });
   }
 
-  private store(body: V1Lease): V1Lease {
+  private store(body: Lease): Lease {
     this.writes++;
     // The JSON round trip is what the API server stores: dates become strings.
     this.lease = JSON.parse(
       JSON.stringify({ ...body, metadata: { ...body.metadata, resourceVersion: String(++this.version) } }),
-    ) as V1Lease;
+    ) as Lease;
     return structuredClone(this.lease);
   }
 

@@ -4,7 +4,12 @@ import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { DeletionObservation } from '../../src/domain/observation.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
-import { FORCE_DELETE_ANNOTATION, planDeletion, workflowsToCount } from '../../src/planner/deletion.ts';
+import {
+  FORCE_DELETE_ANNOTATION,
+  planDeletion,
+  planDeletionWithoutConnection,
+  workflowsToCount,
+} from '../../src/planner/deletion.ts';
 
 const config = {
   identity: 'twc',
@@ -295,4 +300,29 @@ test('managed elsewhere: routing and the Worker Deployment are left alone, and i
   ]);
   const empty = planDeletion(observation({ managerIdentity: 'other' }), config);
   assert.deepEqual(summary(empty), [], 'no deletion from Temporal, no finalizer off, while another manager holds it');
+});
+
+test('without its connection, the finalizer comes off at once and the Warning names what is left in Temporal and how to remove it', () => {
+  const plan = planDeletionWithoutConnection({
+    namespace: 'ns',
+    connectionName: 'prod',
+    temporalName: 'ns/orders',
+    temporalNamespace: 'default',
+  });
+  assert.deepEqual(plan, {
+    actions: [
+      {
+        action: 'removeFinalizer',
+        kind: 'TemporalWorkerDeployment',
+        reason: 'TemporalConnection ns/prod does not exist: Temporal cannot be reached to clean up',
+      },
+    ],
+    conditions: [],
+    warning: {
+      reason: 'TemporalCleanupSkipped',
+      message:
+        'TemporalConnection ns/prod does not exist, so Worker Deployment ns/orders is left in Temporal namespace default; remove it with `temporal worker deployment delete --name ns/orders`',
+    },
+    requeueAfterMs: 0,
+  });
 });

@@ -874,6 +874,18 @@ test("deletion once every build is drained: Deployments and records go, then Tem
   assert.equal(empty.result, undefined);
 });
 
+test('deletion after its connection is gone: Temporal is not called, the finalizer comes off, and a Warning says what is left there', async () => {
+  const world = deleting(rolloutWorld());
+  const gone = {
+    ...world,
+    connection: { ...world.connection, metadata: { ...world.connection.metadata, name: 'other' } },
+  };
+  const run = await recordedReconcile(gone);
+  assert.deepEqual(run.calls, ['k8s.setFinalizers temporalworkerdeployments/orders []']);
+  assert.deepEqual(run.events, ['Warning TemporalCleanupSkipped']);
+  assert.equal(run.result, undefined);
+});
+
 test('deletion whose record Temporal keeps for its pollers: nothing more until the next poll', async () => {
   const world = deleting(
     rolloutWorld(
