@@ -82,6 +82,29 @@ test('requests share one kept-alive connection, as client-go does', async (t) =>
   assert.equal(requests[0]?.headers.authorization, 'Bearer token', 'the credentials travel with each request');
 });
 
+test('new TLS material (a rotated CA or certificate) opens a new connection; the same material keeps the old one', async (t) => {
+  let connections = 0;
+  const server = createServer((_request, response) => response.writeHead(200).end('{}'));
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  let tls = { ca: 'first', rejectUnauthorized: true };
+  const api = new KubernetesApi({
+    access: { ...accessTo((server.address() as AddressInfo).port), credentials: () => Promise.resolve({ tls }) },
+  });
+  t.after(() => api.close());
+  await api.get('/version');
+  tls = { ...tls };
+  await api.get('/version');
+  assert.equal(connections, 1, 'equal material in a new object is the same');
+  tls = { ca: 'rotated', rejectUnauthorized: true };
+  await api.get('/version');
+  assert.equal(connections, 2);
+});
+
 test('a body is sent as JSON, a merge patch with its own content type, and a query in the URL', async (t) => {
   const bodies: string[] = [];
   const { api, requests } = await apiServer(t, (request, response) => {

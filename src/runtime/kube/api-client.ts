@@ -47,7 +47,7 @@ export class KubernetesApi {
   private readonly limit: { bucket: TokenBucket; timers: Timers } | undefined;
   private readonly base: URL;
   /** The agent of the TLS settings in use, by their fingerprint: a rotated CA or certificate gets a new one. */
-  private agent: { fingerprint: string; agent: http.Agent } | undefined;
+  private agent: { tls: Credentials['tls']; fingerprint: string; agent: http.Agent } | undefined;
 
   constructor(options: KubernetesApiOptions) {
     this.access = options.access;
@@ -171,14 +171,19 @@ export class KubernetesApi {
   }
 
   private agentFor(url: URL, { tls }: Credentials): http.Agent {
+    // Credentials unchanged come back as the same object: no need to hash them again.
+    if (this.agent?.tls === tls) return this.agent.agent;
     const fingerprint = createHash('sha256').update(JSON.stringify(tls)).digest('hex');
-    if (this.agent?.fingerprint === fingerprint) return this.agent.agent;
+    if (this.agent?.fingerprint === fingerprint) {
+      this.agent.tls = tls;
+      return this.agent.agent;
+    }
     // Rotated TLS material: open watches on the old connections end and are opened again by
     // their informers on the new ones, as after any lost connection.
     this.agent?.agent.destroy();
     const agent =
       url.protocol === 'http:' ? new http.Agent({ keepAlive: true }) : new https.Agent({ keepAlive: true, ...tls });
-    this.agent = { fingerprint, agent };
+    this.agent = { tls, fingerprint, agent };
     return agent;
   }
 }
