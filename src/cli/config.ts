@@ -87,7 +87,7 @@ export const SETTINGS = {
     value: '<file>',
     defaultText: 'the first file of `$KUBECONFIG`, else `~/.kube/config`, else the in-cluster service account',
     description:
-      'the cluster to run against, with its current context: a token, token file, client certificate, user and password, or exec plugin (token files, certificates and the service-account token are read again each minute, so rotation needs no restart)',
+      'the cluster to run against, as its current context says: token, token file, client certificate, user and password, or exec plugin; files are read again each minute, so rotation needs no restart',
     parse: text,
   },
   identity: {

@@ -117,7 +117,7 @@ test('the help shows each default as it is written and its variable, in one brac
   assert.match(line('--leader-elect'), /\(default: true, env: TWC_LEADER_ELECT\)$/);
   assert.match(
     line('--kubeconfig'),
-    /\(default: \$KUBECONFIG, else ~\/\.kube\/config, else the in-cluster service account\)$/,
+    /\(default: the first file of \$KUBECONFIG, else ~\/\.kube\/config, else the in-cluster service account\)$/,
   );
   assert.equal(help.match(/\(default: /g)?.length, Object.keys(SETTINGS).length, 'one default per setting');
 });
