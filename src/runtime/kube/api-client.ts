@@ -17,7 +17,7 @@ export type KubernetesRequestCounter = (verb: string, resource: string, code: st
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
-export const MERGE_PATCH = 'application/merge-patch+json';
+const MERGE_PATCH = 'application/merge-patch+json';
 
 /** A request that receives nothing for this long fails: a reconcile must not wait on a dead connection forever. */
 const REQUEST_TIMEOUT_MS = 30_000;
