@@ -8,7 +8,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import { validate, withDefaults } from '../api/validate.ts';
+import { type FieldError, validate, withDefaults } from '../api/validate.ts';
 import type { FailedObservation, Observation, TargetObservation } from '../domain/observation.ts';
 import type { ReadFailure } from '../domain/read-failure.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
@@ -48,9 +48,7 @@ export async function observeKubernetes(
   deps: ReconcilerDependencies,
   cached: TemporalWorkerDeployment,
 ): Promise<SeenInKubernetes> {
-  const schema = KINDS.TemporalWorkerDeployment.schema;
-  const workerDeployment = withDefaults(schema, cached);
-  const invalid = validate(schema, workerDeployment);
+  const { workerDeployment, invalid } = admitted(cached);
   if (invalid.length > 0)
     return { failed: { workerDeployment: cached, failure: { kind: 'InvalidSpec', errors: invalid } } };
   const namespace = cached.metadata.namespace ?? '';
@@ -82,6 +80,36 @@ export async function observeKubernetes(
       live,
     ),
   };
+}
+
+/**
+ * Per object the cache holds (the informer puts a new object there for every change), the object
+ * with its defaults and what admission would refuse of it: a poll of an unchanged worker deployment
+ * does neither again. Frozen, since every reconcile of that object shares it.
+ */
+const admittedObjects = new WeakMap<TemporalWorkerDeployment, Admitted>();
+
+interface Admitted {
+  workerDeployment: TemporalWorkerDeployment;
+  invalid: FieldError[];
+}
+
+function admitted(cached: TemporalWorkerDeployment): Admitted {
+  const known = admittedObjects.get(cached);
+  if (known) return known;
+  const schema = KINDS.TemporalWorkerDeployment.schema;
+  const workerDeployment = deepFreeze(withDefaults(schema, cached));
+  const result = { workerDeployment, invalid: validate(schema, workerDeployment) };
+  admittedObjects.set(cached, result);
+  return result;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 /** The facts with these Deployments as the ones it owns: the cache's, or those plus what was just created. */
