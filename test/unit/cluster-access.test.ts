@@ -88,9 +88,10 @@ test('a tokenFile (relative to the kubeconfig) is read again only when older tha
   time.advance(1000);
   assert.equal(await access.credentials(), first, 'not yet stale: the same object');
   time.advance(1);
-  assert.equal((await access.credentials()).authorization, 'Bearer second');
+  const second = await access.credentials();
+  assert.equal(second.authorization, 'Bearer second');
   time.advance(1001);
-  assert.equal((await access.credentials()).authorization, 'Bearer second');
+  assert.equal(await access.credentials(), second, 'read again unchanged: still the same object');
 });
 
 test('the default refresh is a minute', async (t) => {

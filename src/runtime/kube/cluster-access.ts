@@ -235,7 +235,8 @@ class Access implements ClusterAccess {
   private readAt: number;
   private plugin?: PluginCredential;
   private pluginRun?: Promise<PluginCredential>;
-  private last?: { json: string; credentials: Credentials };
+  /** What the last credentials were made of, by identity: a request between refreshes builds nothing. */
+  private last?: { files: Snapshot; plugin: PluginCredential | undefined; json: string; credentials: Credentials };
 
   constructor(plan: Plan & { server: string; source: string } & Common) {
     this.server = plan.server;
@@ -254,6 +255,7 @@ class Access implements ClusterAccess {
       this.readAt = this.now();
     }
     const plugin = this.plan.exec && (await this.pluginCredential(this.plan.exec));
+    if (this.last?.files === this.files && this.last.plugin === plugin) return this.last.credentials;
     const token = plugin?.token ?? this.files.token;
     const credentials: Credentials = {
       tls: defined({
@@ -265,9 +267,11 @@ class Access implements ClusterAccess {
       }),
       ...defined({ authorization: token ? `Bearer ${token}` : this.plan.basic }),
     };
+    // Files read again unchanged, or a plugin's same answer: the same object, so connections stay.
     const json = JSON.stringify(credentials);
-    if (this.last?.json !== json) this.last = { json, credentials };
-    return this.last.credentials;
+    const kept = this.last?.json === json ? this.last.credentials : credentials;
+    this.last = { files: this.files, plugin, json, credentials: kept };
+    return kept;
   }
 
   private pluginCredential(exec: ExecPlugin & { run: ExecRunner }): Promise<PluginCredential> {
