@@ -1,9 +1,11 @@
 // `npm run generate`: writes config/crd/ and the field reference in the README from the schemas,
-// and the README's table of `twc run`'s settings from src/cli/config.ts.
+// the README's table of `twc run`'s settings from src/cli/config.ts, and the part of Temporal's
+// protobuf descriptor the controller uses (src/temporal/protocol.json).
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { withSettingsTable } from '../cli/config.ts';
+import { PROTOCOL_FILE, protocolDescriptor } from '../temporal/protocol-descriptor.ts';
 import { allCustomResourceDefinitions } from './crd.ts';
 import { withFieldReference } from './field-reference.ts';
 
@@ -22,5 +24,6 @@ export function crdFiles(): Map<string, string> {
 if (import.meta.main) {
   for (const [file, content] of crdFiles()) writeFileSync(file, content);
   writeFileSync(README, withSettingsTable(withFieldReference(readFileSync(README, 'utf8'))));
-  console.log(`wrote ${CRD_DIR}, and the field reference and the settings in ${README}`);
+  writeFileSync(PROTOCOL_FILE, protocolDescriptor());
+  console.log(`wrote ${CRD_DIR}, the field reference and the settings in ${README}, and ${PROTOCOL_FILE.pathname}`);
 }

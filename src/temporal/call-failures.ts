@@ -3,18 +3,18 @@
 // with time; the last needs a human. In every case the reconcile reports it and comes back later,
 // having deleted and scaled down nothing on the strength of it.
 import { type Metadata, status as GrpcStatus } from '@grpc/grpc-js';
-import { isGrpcServiceError } from '@temporalio/client';
-import proto from '@temporalio/proto';
 import type { TemporalTrouble } from '../domain/read-failure.ts';
+import { isServiceError } from './channel.ts';
 import { TemporalConnectError } from './client-pool.ts';
+import { enums, messages } from './protocol.ts';
 
-const { ResourceExhaustedCause } = proto.temporal.api.enums.v1;
+const { ResourceExhaustedCause } = enums;
 
 /** Undefined when the error is about the request (a refused change, a missing object...). */
 export function troubleOf(error: unknown): TemporalTrouble | undefined {
   if (credentialsRefusal(error) !== undefined) return 'TemporalCredentialsRefused';
   if (error instanceof TemporalConnectError) return 'TemporalUnreachable';
-  if (!isGrpcServiceError(error)) return undefined;
+  if (!isServiceError(error)) return undefined;
   switch (error.code) {
     case GrpcStatus.RESOURCE_EXHAUSTED:
       // The cap of versions per deployment is refused with the same code: no wait lifts it.
@@ -43,7 +43,7 @@ export function credentialsRefusal(error: unknown): string | undefined {
   const status =
     error instanceof TemporalConnectError
       ? error.status
-      : isGrpcServiceError(error)
+      : isServiceError(error)
         ? { code: error.code, details: error.details }
         : undefined;
   if (!status) return undefined;
@@ -63,11 +63,9 @@ function resourceExhaustedCause(metadata: Metadata | undefined): number | undefi
   const bytes = metadata?.get('grpc-status-details-bin')[0];
   if (!(bytes instanceof Buffer)) return undefined;
   try {
-    const details = proto.google.rpc.Status.decode(bytes).details ?? [];
+    const details = messages.Status.decode(bytes).details ?? [];
     const failure = details.find((d) => d.type_url?.endsWith('/temporal.api.errordetails.v1.ResourceExhaustedFailure'));
-    return failure?.value
-      ? proto.temporal.api.errordetails.v1.ResourceExhaustedFailure.decode(failure.value).cause
-      : undefined;
+    return failure?.value ? messages.ResourceExhaustedFailure.decode(failure.value).cause : undefined;
   } catch {
     return undefined;
   }

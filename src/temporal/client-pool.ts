@@ -5,15 +5,15 @@
 import { InterceptingCall, type Interceptor, status as GrpcStatus, type StatusObject } from '@grpc/grpc-js';
 import type { V1Secret } from '@kubernetes/client-node';
 import {
-  Connection,
   defaultGrpcRetryOptions,
   type GrpcRetryOptions,
   makeGrpcRetryInterceptor,
-  type WorkflowService,
-} from '@temporalio/client';
+} from '@temporalio/client/lib/grpc-retry.js';
 import { getCACertificates } from 'node:tls';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
+import { TemporalChannel } from './channel.ts';
 import { referencedSecret, resolveConnection, type ResolvedConnection } from './credentials.ts';
+import type { WorkflowService } from './protocol.ts';
 
 export interface ClientPoolOptions {
   /** The Secret as cached, undefined when it does not exist. */
@@ -37,7 +37,7 @@ export class TemporalConnectError extends Error {
 
 interface PooledClient {
   fingerprint: string;
-  connection: Promise<Connection>;
+  channel: Promise<TemporalChannel>;
 }
 
 export class TemporalClientPool {
@@ -61,9 +61,9 @@ export class TemporalClientPool {
       if (pooled) this.discard(identity, pooled);
       pooled = this.connect(identity, resolved);
     }
-    const live = await pooled.connection;
+    const live = await pooled.channel;
     if (resolved.apiKey !== undefined) live.setApiKey(resolved.apiKey);
-    return live.workflowService;
+    return live.service;
   }
 
   /** The TemporalConnection is gone: its client goes too. */
@@ -84,11 +84,16 @@ export class TemporalClientPool {
     // A reconcile still running at shutdown must not open a connection that nobody closes.
     if (this.closed) throw new Error('the Temporal client pool is closed');
     let lastFailure: StatusObject | undefined;
-    const connection = Connection.lazy({
+    const channel = new TemporalChannel({
       address: resolved.address,
-      tls: resolved.tls
-        ? { ...resolved.tls, serverRootCACertificate: resolved.tls.serverRootCACertificate ?? nodeDefaultRoots() }
-        : false,
+      ...(resolved.tls
+        ? {
+            tls: {
+              ...resolved.tls,
+              serverRootCACertificate: resolved.tls.serverRootCACertificate ?? nodeDefaultRoots(),
+            },
+          }
+        : {}),
       ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
       // The SDK's retries; inside them, every attempt's outcome is watched.
       interceptors: [
@@ -105,29 +110,27 @@ export class TemporalClientPool {
     });
     const pooled: PooledClient = {
       fingerprint: resolved.fingerprint,
-      connection: this.verified(connection, resolved.address, () => lastFailure),
+      channel: this.verified(channel, resolved.address, () => lastFailure),
     };
-    void pooled.connection.catch(() => this.discard(identity, pooled));
+    void pooled.channel.catch(() => this.discard(identity, pooled));
     this.clients.set(identity, pooled);
     return pooled;
   }
 
   /**
-   * Connection.connect only says "Failed to connect before the deadline" when TLS fails; one call
+   * Waiting for the channel to be ready would only say that it was not when TLS fails; one call
    * with a deadline reports what went wrong (a certificate, a server name, a refused key).
    */
   private async verified(
-    connection: Connection,
+    channel: TemporalChannel,
     address: string,
     lastFailure: () => StatusObject | undefined,
-  ): Promise<Connection> {
+  ): Promise<TemporalChannel> {
     try {
-      await connection.withDeadline(Date.now() + (this.options.connectTimeoutMs ?? 10_000), () =>
-        connection.workflowService.getSystemInfo({}),
-      );
-      return connection;
+      await channel.until(new Date(Date.now() + (this.options.connectTimeoutMs ?? 10_000))).getSystemInfo({});
+      return channel;
     } catch (error) {
-      await connection.close();
+      channel.close();
       const status = lastFailure();
       const why = status
         ? `${GrpcStatus[status.code]}: ${status.details}`
@@ -177,8 +180,8 @@ function identityOf(namespace: string, name: string): string {
 }
 
 async function closeQuietly(pooled: PooledClient): Promise<void> {
-  const connection = await pooled.connection.catch(() => undefined);
-  await connection?.close();
+  const channel = await pooled.channel.catch(() => undefined);
+  channel?.close();
 }
 
 /** Reports the status of every call attempt. */

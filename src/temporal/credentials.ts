@@ -2,10 +2,10 @@
 // TLS settings, the API key, and a fingerprint of everything a live connection is built from.
 // Pure: the Secret is passed in, already read from the cache.
 import type { V1Secret } from '@kubernetes/client-node';
-import type { TLSConfig } from '@temporalio/client';
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
+import type { TlsSettings } from './channel.ts';
 
 export type CredentialsProblem = 'SecretNotFound' | 'InvalidSecret';
 
@@ -23,7 +23,7 @@ export class CredentialsError extends Error {
 export interface ResolvedConnection {
   address: string;
   /** Undefined for plaintext. */
-  tls?: TLSConfig;
+  tls?: TlsSettings;
   apiKey?: string;
   /**
    * Changes whenever a live connection must be replaced: the address, the TLS settings or the
@@ -53,7 +53,7 @@ export function resolveConnection(
   }
   const data = new SecretData(`${namespace}/${secretName ?? ''}`, secret);
   const serverName = spec.tls?.serverName;
-  let tls: TLSConfig | undefined = spec.mutualTLSSecretRef || spec.apiKeySecretRef || serverName ? {} : undefined;
+  let tls: TlsSettings | undefined = spec.mutualTLSSecretRef || spec.apiKeySecretRef || serverName ? {} : undefined;
   if (tls && serverName) tls.serverNameOverride = serverName;
   if (spec.mutualTLSSecretRef) {
     const ca = data.optional(MUTUAL_TLS_KEYS.ca);
@@ -121,7 +121,7 @@ class SecretData {
   }
 }
 
-function fingerprint(address: string, tls: TLSConfig | undefined): string {
+function fingerprint(address: string, tls: TlsSettings | undefined): string {
   const hash = createHash('sha256').update(address);
   if (tls) {
     for (const part of [

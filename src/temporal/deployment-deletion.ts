@@ -1,7 +1,7 @@
 // Deletes Temporal's Worker Deployment once its worker deployment has no version left there.
 // An answer that it is already gone is success; anything else is thrown for the caller to report.
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { isGrpcServiceError } from '@temporalio/client';
+import { isServiceError } from './channel.ts';
 import type { VersionRecordTarget } from './version-records.ts';
 
 export async function deleteWorkerDeployment(target: VersionRecordTarget): Promise<void> {
@@ -9,6 +9,6 @@ export async function deleteWorkerDeployment(target: VersionRecordTarget): Promi
   try {
     await service.deleteWorkerDeployment({ namespace, deploymentName, identity });
   } catch (error) {
-    if (!(isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND)) throw error;
+    if (!(isServiceError(error) && error.code === GrpcStatus.NOT_FOUND)) throw error;
   }
 }

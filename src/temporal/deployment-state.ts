@@ -1,13 +1,12 @@
 // Temporal's view of one Worker Deployment, as plain data for the planners: routing, the versions
 // it lists with their status and drainage, and the conflict token every routing change must carry.
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import type { WorkflowService } from '@temporalio/client';
-import { isGrpcServiceError } from '@temporalio/client';
 import { optionalTsToDate } from '@temporalio/common/lib/time.js';
-import proto from '@temporalio/proto';
 import type { TemporalDeploymentState, TemporalVersion } from '../domain/snapshot.ts';
+import { isServiceError } from './channel.ts';
+import { enums, type WorkflowService } from './protocol.ts';
 
-const { VersionDrainageStatus } = proto.temporal.api.enums.v1;
+const { VersionDrainageStatus } = enums;
 type DescribeResponse = Awaited<ReturnType<WorkflowService['describeWorkerDeployment']>>;
 
 /** The Temporal namespace itself is missing: nothing can register until someone creates it or fixes the spec. */
@@ -45,7 +44,7 @@ export async function describeDeployment(
 }
 
 function isNotFound(error: unknown): boolean {
-  return isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND;
+  return isServiceError(error) && error.code === GrpcStatus.NOT_FOUND;
 }
 
 export function deploymentState(response: DescribeResponse): TemporalDeploymentState {

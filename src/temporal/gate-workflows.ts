@@ -3,15 +3,13 @@
 // Failed. A failed or terminated run may be started again under the same workflow ID; a running
 // one is terminated first when it no longer belongs to the spec; a completed one is never replaced.
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { isGrpcServiceError, type WorkflowService } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import proto from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import type { GateRun } from '../domain/snapshot.ts';
+import { isServiceError } from './channel.ts';
+import { enums, type WorkflowService } from './protocol.ts';
 
-const { WorkflowExecutionStatus, WorkflowIdReusePolicy, HistoryEventFilterType } = proto.temporal.api.enums.v1;
-const { PinnedOverrideBehavior } = proto.temporal.api.workflow.v1.VersioningOverride;
+const { WorkflowExecutionStatus, WorkflowIdReusePolicy, HistoryEventFilterType, PinnedOverrideBehavior } = enums;
 
 /** A gate that has not decided within this long counts as failed (timed out). */
 const GATE_TIMEOUT_SECONDS = 3600;
@@ -30,7 +28,7 @@ export async function readGate(target: GateTarget, workflowId: string): Promise<
   try {
     described = await service.describeWorkflowExecution({ namespace, execution: { workflowId } });
   } catch (error) {
-    if (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return undefined;
+    if (isServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return undefined;
     throw error;
   }
   const info = described.workflowExecutionInfo;
@@ -58,7 +56,7 @@ export async function terminateGate(target: GateTarget, workflowId: string, runI
       identity,
     });
   } catch (error) {
-    if (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return;
+    if (isServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return;
     throw error;
   }
 }
@@ -95,7 +93,7 @@ export async function startGate(target: GateTarget, buildId: string, gate: GateS
       workflowId: gate.workflowId,
       workflowType: { name: gate.workflowType },
       taskQueue: { name: gate.taskQueue },
-      ...(gate.input === undefined ? {} : { input: { payloads: [defaultPayloadConverter.toPayload(gate.input)] } }),
+      ...(gate.input === undefined ? {} : { input: { payloads: [jsonPayload(gate.input)] } }),
       workflowExecutionTimeout: msToTs(GATE_TIMEOUT_SECONDS * 1000),
       workflowIdReusePolicy: WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
       versioningOverride: {
@@ -108,10 +106,20 @@ export async function startGate(target: GateTarget, buildId: string, gate: GateS
       requestId: randomUUID(),
     });
   } catch (error) {
-    if (isGrpcServiceError(error) && error.code === GrpcStatus.ALREADY_EXISTS) return;
+    if (isServiceError(error) && error.code === GrpcStatus.ALREADY_EXISTS) return;
     throw error;
   }
 }
+
+/**
+ * A value as every SDK's default converter writes JSON (encoding json/plain), so the gate reads it
+ * as its first argument whatever its language. The SDK's converter would load its whole common library.
+ */
+export function jsonPayload(value: unknown): { metadata: Record<string, Uint8Array>; data: Uint8Array } {
+  return { metadata: { encoding: UTF8.encode('json/plain') }, data: UTF8.encode(JSON.stringify(value)) };
+}
+
+const UTF8 = new TextEncoder();
 
 async function howItClosed(
   target: GateTarget,

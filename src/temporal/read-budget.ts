@@ -3,9 +3,9 @@
 // by every read a reconcile makes. The server limits a namespace's calls as a whole (1.29:
 // `frontend.namespaceRPS`; later servers also `frontend.globalNamespaceWorkerDeploymentReadRPS`,
 // 50 by default), and workers, autoscalers and people share that limit with the controller.
-import type { WorkflowService } from '@temporalio/client';
 import { realTimers, type Timers } from '../runtime/timers.ts';
 import { TokenBucket } from '../runtime/token-bucket.ts';
+import type { WorkflowService } from './protocol.ts';
 
 /** The reads of Worker Deployment state the reconciler makes: each takes a token. */
 export const BUDGETED_READS: ReadonlySet<string> = new Set([

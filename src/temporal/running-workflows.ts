@@ -1,8 +1,8 @@
 // Counts the workflows still running on one build, from Temporal's visibility store. Visibility
 // lags the workflows themselves by up to its refresh interval: a count says what to tell people,
 // never whether a build may go (Temporal's drainage status says that).
-import type { WorkflowService } from '@temporalio/client';
 import { runningWorkflowsQuery } from '../domain/visibility.ts';
+import type { WorkflowService } from './protocol.ts';
 
 export interface RunningWorkflowsTarget {
   service: WorkflowService;

@@ -1,12 +1,12 @@
 // The task queues Temporal registered for a build (its workers may poll queues its pod template
 // does not name), and whether unversioned workers poll them: then a first Progressive rollout has
 // traffic to ramp from instead of promoting directly.
-import type { WorkflowService } from '@temporalio/client';
-import proto from '@temporalio/proto';
+import type { temporal } from '@temporalio/proto';
 import type { BuildTaskQueues } from '../domain/snapshot.ts';
+import { enums, type WorkflowService } from './protocol.ts';
 
-const { TaskQueueType, WorkerVersioningMode } = proto.temporal.api.enums.v1;
-type Poller = proto.temporal.api.taskqueue.v1.IPollerInfo;
+const { TaskQueueType, WorkerVersioningMode } = enums;
+type Poller = temporal.api.taskqueue.v1.IPollerInfo;
 
 export interface TaskQueueTarget {
   service: WorkflowService;
@@ -24,7 +24,7 @@ export async function buildTaskQueues(
     deploymentVersion: { deploymentName, buildId },
   });
   const queues = version.workerDeploymentVersionInfo?.taskQueueInfos ?? [];
-  const named = (type: proto.temporal.api.enums.v1.TaskQueueType) =>
+  const named = (type: temporal.api.enums.v1.TaskQueueType) =>
     queues.filter((q) => q.type === type && q.name).map((q) => q.name ?? '');
   return {
     workflow: named(TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),

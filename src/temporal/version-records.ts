@@ -3,8 +3,9 @@
 // so it is a wait. An answer that the record is already gone is success. Anything else is thrown,
 // for the caller to report: nothing here decides that a refusal does not matter.
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { isGrpcServiceError, type WorkflowService } from '@temporalio/client';
 import { realTimers, type Timers } from '../runtime/timers.ts';
+import { isServiceError } from './channel.ts';
+import type { WorkflowService } from './protocol.ts';
 
 export interface VersionRecordTarget {
   service: WorkflowService;
@@ -31,7 +32,7 @@ export async function deleteVersionRecord(
     });
     return { deleted: true };
   } catch (error) {
-    if (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return { deleted: true };
+    if (isServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return { deleted: true };
     if (refusedForPollers(error)) {
       return {
         deleted: false,
@@ -43,7 +44,7 @@ export async function deleteVersionRecord(
 }
 
 function refusedForPollers(error: unknown): error is Error & { details: string } {
-  return isGrpcServiceError(error) && error.code === GrpcStatus.FAILED_PRECONDITION && /pollers/i.test(error.details);
+  return isServiceError(error) && error.code === GrpcStatus.FAILED_PRECONDITION && /pollers/i.test(error.details);
 }
 
 /**

@@ -1,12 +1,12 @@
 // Everything the controller asks of or tells Temporal about one Worker Deployment, behind one
 // interface: the reconciler depends on this, not on gRPC, so its orchestration can be driven and
 // recorded in a test. Each method is one of the thin adapters beside this file.
-import type { WorkflowService } from '@temporalio/client';
 import type { BuildTaskQueues, GateRun, TemporalDeploymentState } from '../domain/snapshot.ts';
+import type { RoutingChange } from '../planner/routing.ts';
 import { deleteWorkerDeployment } from './deployment-deletion.ts';
 import { describeDeployment } from './deployment-state.ts';
 import { type GateStart, readGate, startGate, terminateGate } from './gate-workflows.ts';
-import type { RoutingChange } from '../planner/routing.ts';
+import type { WorkflowService } from './protocol.ts';
 import { changeRouting } from './routing.ts';
 import { countRunningWorkflows } from './running-workflows.ts';
 import { buildTaskQueues, unversionedPollersOnAll } from './task-queues.ts';

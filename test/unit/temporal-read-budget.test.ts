@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { WorkflowService } from '@temporalio/client';
+import type { WorkflowService } from '../../src/temporal/protocol.ts';
 import { TemporalReadBudget } from '../../src/temporal/read-budget.ts';
 import { FakeTimers, settle } from '../support/fake-timers.ts';
 

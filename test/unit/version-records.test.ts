@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import type { WorkflowService } from '@temporalio/client';
+import type { WorkflowService } from '../../src/temporal/protocol.ts';
 import { deleteVersionRecord, PollerRefusals } from '../../src/temporal/version-records.ts';
 import { FakeTimers } from '../support/fake-timers.ts';
 

@@ -1,0 +1,32 @@
+// The part of Temporal's API the controller uses: the RPCs it calls and the messages it decodes by
+// hand. protocol.json is cut to this by `npm run generate`; a call outside it is a type error here.
+import type { temporal } from '@temporalio/proto';
+
+export const WORKFLOW_SERVICE = 'temporal.api.workflowservice.v1.WorkflowService';
+
+/** Every WorkflowService RPC the controller calls, by protobufjs's name. */
+export const WORKFLOW_SERVICE_METHODS = [
+  'getSystemInfo',
+  'describeNamespace',
+  'describeWorkerDeployment',
+  'describeWorkerDeploymentVersion',
+  'describeTaskQueue',
+  'setWorkerDeploymentCurrentVersion',
+  'setWorkerDeploymentRampingVersion',
+  'setWorkerDeploymentManager',
+  'deleteWorkerDeploymentVersion',
+  'deleteWorkerDeployment',
+  'countWorkflowExecutions',
+  'describeWorkflowExecution',
+  'getWorkflowExecutionHistory',
+  'startWorkflowExecution',
+  'terminateWorkflowExecution',
+] as const;
+
+/** Messages decoded outside any RPC: what a refusal carries in its status details. */
+export const DETAIL_MESSAGES = ['google.rpc.Status', 'temporal.api.errordetails.v1.ResourceExhaustedFailure'] as const;
+
+export type WorkflowService = Pick<
+  temporal.api.workflowservice.v1.WorkflowService,
+  (typeof WORKFLOW_SERVICE_METHODS)[number]
+>;
