@@ -63,7 +63,7 @@ test('Progressive: stopped during step 1 and restarted after its pause, the cont
   // The restarted controller may move to step 2 before the first look: step 1 then is not seen again.
   if (settled[0] === `10% since ${step1At.toISOString()}`) settled.shift();
   const [step2, last] = settled;
-  assert.match(step2 ?? '', /^50% since /, 'then step 2');
+  assert.match(step2 ?? '', /^50% since /, `then step 2: ${seen.join(', ')}`);
   assert.equal(last, 'current');
   assert.equal(settled.length, 2, `no other state in between, step 1 not started over: ${seen.join(', ')}`);
   const events = await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
