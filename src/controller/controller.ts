@@ -17,6 +17,7 @@ import { Metrics } from '../runtime/metrics.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
 import type { TokenRate } from '../runtime/token-bucket.ts';
 import { type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
+import { statusName } from '../temporal/call-status.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { referencedSecret } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
@@ -114,7 +115,7 @@ export class Controller {
     });
     this.clients = new TemporalClientPool({
       secret: (namespace, name) => this.secrets.get(namespace, name),
-      interceptors: [this.metrics.temporalInterceptor()],
+      onAttempt: (method, status) => this.metrics.countTemporalRequest(method, statusName(status.code)),
     });
     this.workerDeployments = new SelfHealingInformer<TemporalWorkerDeployment>({
       api,

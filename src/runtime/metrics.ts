@@ -1,10 +1,8 @@
 // The controller's Prometheus metrics, under controller-runtime's names where it has one, on a
 // registry of their own so that tests and benchmarks read their own counts; and the counters and
 // work queue observers that feed them.
-import type { Interceptor } from '@grpc/grpc-js';
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
 import type { KubernetesRequestCounter } from './kube/api-client.ts';
-import { countingInterceptor } from './temporal-requests.ts';
 import type { ReconcileOutcome, WorkQueueObserver } from './work-queue.ts';
 
 const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'requeue_after', 'error'];
@@ -150,8 +148,8 @@ export class Metrics {
   readonly countKubernetesRequest: KubernetesRequestCounter = (verb, resource, code) =>
     this.kubernetesRequests.inc({ verb, resource, code });
 
-  /** Counts Temporal calls; place it after the retry interceptor so that each attempt counts. */
-  temporalInterceptor(): Interceptor {
-    return countingInterceptor((method, code) => this.temporalRequests.inc({ method, code }));
-  }
+  /** Counts one attempt of a Temporal call, retries included: `code` is the gRPC status name, OK or NOT_FOUND. */
+  readonly countTemporalRequest = (method: string, code: string): void => {
+    this.temporalRequests.inc({ method, code });
+  };
 }

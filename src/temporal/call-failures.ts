@@ -2,9 +2,8 @@
 // is over a rate limit, out of reach, or refusing the controller's credentials. The first two pass
 // with time; the last needs a human. In every case the reconcile reports it and comes back later,
 // having deleted and scaled down nothing on the strength of it.
-import { type Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import type { TemporalTrouble } from '../domain/read-failure.ts';
-import { isServiceError } from './channel.ts';
+import { GrpcStatus, statusName, TemporalCallError } from './call-status.ts';
 import { TemporalConnectError } from './client-pool.ts';
 import { enums, messages } from './protocol.ts';
 
@@ -14,11 +13,11 @@ const { ResourceExhaustedCause } = enums;
 export function troubleOf(error: unknown): TemporalTrouble | undefined {
   if (credentialsRefusal(error) !== undefined) return 'TemporalCredentialsRefused';
   if (error instanceof TemporalConnectError) return 'TemporalUnreachable';
-  if (!isServiceError(error)) return undefined;
+  if (!(error instanceof TemporalCallError)) return undefined;
   switch (error.code) {
     case GrpcStatus.RESOURCE_EXHAUSTED:
       // The cap of versions per deployment is refused with the same code: no wait lifts it.
-      return resourceExhaustedCause(error.metadata) ===
+      return resourceExhaustedCause(error.statusDetails) ===
         ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_WORKER_DEPLOYMENT_LIMITS
         ? undefined
         : 'TemporalRateLimited';
@@ -41,14 +40,10 @@ export function troubleOf(error: unknown): TemporalTrouble | undefined {
  */
 export function credentialsRefusal(error: unknown): string | undefined {
   const status =
-    error instanceof TemporalConnectError
-      ? error.status
-      : isServiceError(error)
-        ? { code: error.code, details: error.details }
-        : undefined;
+    error instanceof TemporalConnectError ? error.status : error instanceof TemporalCallError ? error : undefined;
   if (!status) return undefined;
   if (status.code === GrpcStatus.UNAUTHENTICATED || status.code === GrpcStatus.PERMISSION_DENIED)
-    return `${GrpcStatus[status.code]}: ${status.details}`;
+    return `${statusName(status.code)}: ${status.details}`;
   const alert =
     status.code === GrpcStatus.UNAVAILABLE ? REFUSED_CERTIFICATE_ALERT.exec(status.details)?.[1] : undefined;
   return alert === undefined ? undefined : `the TLS handshake ended with the server's alert "${alert}"`;
@@ -59,9 +54,8 @@ const REFUSED_CERTIFICATE_ALERT =
   /alert (bad certificate|unsupported certificate|certificate revoked|certificate expired|certificate unknown|unknown ca|access denied|certificate required)/;
 
 /** The cause Temporal puts in the status details of a RESOURCE_EXHAUSTED answer, if any. */
-function resourceExhaustedCause(metadata: Metadata | undefined): number | undefined {
-  const bytes = metadata?.get('grpc-status-details-bin')[0];
-  if (!(bytes instanceof Buffer)) return undefined;
+function resourceExhaustedCause(bytes: Buffer | undefined): number | undefined {
+  if (!bytes) return undefined;
   try {
     const details = messages.Status.decode(bytes).details ?? [];
     const failure = details.find((d) => d.type_url?.endsWith('/temporal.api.errordetails.v1.ResourceExhaustedFailure'));

@@ -1,21 +1,18 @@
-// One gRPC channel to a Temporal frontend, carrying the WorkflowService calls of protocol.ts, with
-// the keepalive and API key header of the SDK's own connection. The SDK's Connection would load
-// the protobuf root of Temporal's whole API with it (issue 11: the controller's footprint).
-import {
-  type CallOptions,
-  Client,
-  credentials as channelCredentials,
-  type Interceptor,
-  Metadata,
-  type ServiceError,
-} from '@grpc/grpc-js';
+// One HTTP/2 connection to a Temporal frontend, carrying the controller's WorkflowService calls as
+// gRPC frames unary calls: a POST of one length-prefixed message, answered by one message and the
+// status in trailers. gRPC's own client for Node (grpc-js) costs about 10 MiB to load and twice
+// the CPU per call (issue 11). Kept from the SDK's connection: its keepalive, the API key header,
+// and its retries of transient failures (call-retries.ts).
+import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
+import { retryDelayMs } from './call-retries.ts';
+import { type CallStatus, GrpcStatus, TemporalCallError } from './call-status.ts';
 import { WORKFLOW_SERVICE } from './protocol-scope.ts';
 import { workflowService, type WorkflowService } from './protocol.ts';
 
 export interface TlsSettings {
   /** The name the server's certificate must carry, when it is not the address's host. */
   serverNameOverride?: string;
-  /** PEM; Node's default roots when absent. */
+  /** PEM; the process's default roots when absent. */
   serverRootCACertificate?: Buffer;
   clientCertPair?: { crt: Buffer; key: Buffer };
 }
@@ -26,43 +23,31 @@ export interface ChannelOptions {
   /** Undefined for plaintext. */
   tls?: TlsSettings;
   apiKey?: string;
-  /** Around every call, outermost first. */
-  interceptors: Interceptor[];
+  /** Told how every attempt ended, retries included. */
+  onAttempt?: (method: string, status: CallStatus) => void;
 }
 
-/** A call Temporal (or the network) refused: grpc-js's error, with the status code and its details. */
-export function isServiceError(error: unknown): error is ServiceError {
-  return error instanceof Error && typeof (error as Partial<ServiceError>).code === 'number' && 'details' in error;
-}
+/** As the SDK's connection: a ping every 30 s, even between calls; no answer in 15 s ends the connection. */
+const KEEPALIVE_INTERVAL_MS = 30_000;
+const KEEPALIVE_TIMEOUT_MS = 15_000;
 
 export class TemporalChannel {
-  private readonly client: Client;
-  private readonly interceptors: Interceptor[];
+  private readonly options: ChannelOptions;
   private apiKey: string | undefined;
-  /** Every call of it waits as long as it must: grpc-js's keepalive finds a connection that died. */
+  private session: ClientHttp2Session | undefined;
+  private closed = false;
+  /** Every call of it waits as long as it must: the keepalive finds a connection that died. */
   readonly service: WorkflowService;
 
   constructor(options: ChannelOptions) {
-    const { tls } = options;
-    const credentials = tls
-      ? channelCredentials.createSsl(tls.serverRootCACertificate, tls.clientCertPair?.key, tls.clientCertPair?.crt)
-      : channelCredentials.createInsecure();
-    this.client = new Client(options.address, credentials, {
-      'grpc.keepalive_permit_without_calls': 1,
-      'grpc.keepalive_time_ms': 30_000,
-      'grpc.keepalive_timeout_ms': 15_000,
-      ...(tls?.serverNameOverride
-        ? { 'grpc.ssl_target_name_override': tls.serverNameOverride, 'grpc.default_authority': tls.serverNameOverride }
-        : {}),
-    });
-    this.interceptors = options.interceptors;
+    this.options = options;
     this.apiKey = options.apiKey;
-    this.service = this.serviceWith({});
+    this.service = this.serviceWith(undefined);
   }
 
   /** The service, whose every call ends by `deadline`. */
   until(deadline: Date): WorkflowService {
-    return this.serviceWith({ deadline });
+    return this.serviceWith(deadline.getTime());
   }
 
   /** A rotated key is sent from the next call on, on the same connection. */
@@ -71,23 +56,189 @@ export class TemporalChannel {
   }
 
   close(): void {
-    this.client.close();
+    this.closed = true;
+    this.session?.close();
+    this.session = undefined;
   }
 
-  private serviceWith(callOptions: Pick<CallOptions, 'deadline'>): WorkflowService {
-    const options = { ...callOptions, interceptors: this.interceptors };
+  private serviceWith(deadline: number | undefined): WorkflowService {
     return workflowService((method, request, callback) => {
-      const metadata = new Metadata();
-      if (this.apiKey !== undefined) metadata.set('authorization', `Bearer ${this.apiKey}`);
-      this.client.makeUnaryRequest(
-        `/${WORKFLOW_SERVICE}/${method.name}`,
-        (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-        (bytes: Buffer) => bytes,
-        request,
-        metadata,
-        options,
-        callback,
+      this.call(method.name, request, deadline).then(
+        (response) => callback(null, response),
+        (error: unknown) => callback(error as Error),
       );
     });
   }
+
+  /** One call, tried again after a transient failure while the deadline allows. */
+  private async call(method: string, request: Uint8Array, deadline: number | undefined): Promise<Buffer> {
+    for (let attempt = 1; ; attempt++) {
+      const { status, message } = await this.attempt(method, request, deadline);
+      this.options.onAttempt?.(method, status);
+      if (status.code === GrpcStatus.OK && message) return message;
+      const delay = retryDelayMs(attempt, status, Math.random);
+      if (delay === undefined || (deadline !== undefined && Date.now() + delay >= deadline))
+        throw new TemporalCallError(method, status);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
+  private attempt(
+    method: string,
+    request: Uint8Array,
+    deadline: number | undefined,
+  ): Promise<{ status: CallStatus; message?: Buffer }> {
+    return new Promise((resolve) => {
+      const remainingMs = deadline === undefined ? undefined : deadline - Date.now();
+      if (remainingMs !== undefined && remainingMs <= 0)
+        return resolve({ status: { code: GrpcStatus.DEADLINE_EXCEEDED, details: 'the deadline had passed' } });
+      let stream: http2.ClientHttp2Stream;
+      try {
+        stream = this.connected().request(this.headers(method, remainingMs));
+      } catch (error) {
+        return resolve({ status: unavailable(error) });
+      }
+      let settled = false;
+      const settle = (outcome: { status: CallStatus; message?: Buffer }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      const timer =
+        remainingMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              stream.close(http2.constants.NGHTTP2_CANCEL);
+              settle({ status: { code: GrpcStatus.DEADLINE_EXCEEDED, details: `no answer within ${remainingMs} ms` } });
+            }, remainingMs);
+      let head: IncomingHttpHeaders = {};
+      let trailers: IncomingHttpHeaders | undefined;
+      const chunks: Buffer[] = [];
+      stream.on('response', (headers) => (head = headers));
+      stream.on('trailers', (headers: IncomingHttpHeaders) => (trailers = headers));
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('error', (error) => settle({ status: unavailable(error) }));
+      stream.on('close', () => settle(answer(head, trailers, Buffer.concat(chunks), stream.rstCode)));
+      stream.end(framed(request));
+    });
+  }
+
+  private headers(method: string, remainingMs: number | undefined): http2.OutgoingHttpHeaders {
+    const serverName = this.options.tls?.serverNameOverride;
+    return {
+      ':method': 'POST',
+      ':path': `/${WORKFLOW_SERVICE}/${method}`,
+      ...(serverName ? { ':authority': serverName } : {}),
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      'user-agent': 'temporal-worker-controller',
+      ...(this.apiKey === undefined ? {} : { authorization: `Bearer ${this.apiKey}` }),
+      ...(remainingMs === undefined ? {} : { 'grpc-timeout': `${Math.ceil(remainingMs)}m` }),
+    };
+  }
+
+  /** The open connection, or a new one: a connection that closed or failed is left behind. */
+  private connected(): ClientHttp2Session {
+    if (this.closed) throw new Error('the channel is closed');
+    if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
+    const { address, tls } = this.options;
+    const session = tls
+      ? http2.connect(`https://${address}`, {
+          ...(tls.serverRootCACertificate ? { ca: tls.serverRootCACertificate } : {}),
+          ...(tls.clientCertPair ? { cert: tls.clientCertPair.crt, key: tls.clientCertPair.key } : {}),
+          ...(tls.serverNameOverride ? { servername: tls.serverNameOverride } : {}),
+        })
+      : http2.connect(`http://${address}`);
+    // A failed connection fails its calls, each with the reason; the channel opens another at the next call.
+    session.on('error', () => {});
+    session.on('close', () => {
+      clearTimeout(keepalive);
+      if (this.session === session) this.session = undefined;
+    });
+    // Neither an idle connection nor its keepalive keeps the process alive.
+    const ping = (): void => {
+      const noAnswer = setTimeout(() => session.destroy(), KEEPALIVE_TIMEOUT_MS).unref();
+      session.ping((error) => {
+        clearTimeout(noAnswer);
+        if (!error) keepalive = setTimeout(ping, KEEPALIVE_INTERVAL_MS).unref();
+      });
+    };
+    let keepalive = setTimeout(ping, KEEPALIVE_INTERVAL_MS).unref();
+    session.unref();
+    this.session = session;
+    return session;
+  }
+}
+
+/** gRPC's framing of one message: not compressed, its length, the message. */
+function framed(message: Uint8Array): Buffer {
+  const frame = Buffer.allocUnsafe(5 + message.length);
+  frame.writeUInt8(0, 0);
+  frame.writeUInt32BE(message.length, 1);
+  frame.set(message, 5);
+  return frame;
+}
+
+/** The call's outcome from what the stream carried: the status in trailers, or in the headers alone. */
+function answer(
+  head: IncomingHttpHeaders,
+  trailers: IncomingHttpHeaders | undefined,
+  body: Buffer,
+  rstCode: number | undefined,
+): { status: CallStatus; message?: Buffer } {
+  const ending = trailers?.['grpc-status'] !== undefined ? trailers : head;
+  const code = ending['grpc-status'];
+  if (code === undefined) return { status: withoutGrpcStatus(head[':status'], rstCode) };
+  const details = ending['grpc-status-details-bin'];
+  const status: CallStatus = {
+    code: Number(code),
+    details: percentDecoded(String(ending['grpc-message'] ?? '')),
+    ...(typeof details === 'string' ? { statusDetails: Buffer.from(details, 'base64') } : {}),
+  };
+  if (status.code !== GrpcStatus.OK) return { status };
+  if (body.length < 5 || body.readUInt8(0) !== 0 || body.readUInt32BE(1) !== body.length - 5)
+    return { status: { code: GrpcStatus.INTERNAL, details: 'the answer is not one uncompressed message' } };
+  return { status, message: body.subarray(5) };
+}
+
+/** gRPC's mapping of the HTTP statuses a proxy may answer with. */
+const FROM_HTTP_STATUS: ReadonlyMap<number, GrpcStatus> = new Map([
+  [400, GrpcStatus.INTERNAL],
+  [401, GrpcStatus.UNAUTHENTICATED],
+  [403, GrpcStatus.PERMISSION_DENIED],
+  [404, GrpcStatus.UNIMPLEMENTED],
+  [429, GrpcStatus.UNAVAILABLE],
+  [502, GrpcStatus.UNAVAILABLE],
+  [503, GrpcStatus.UNAVAILABLE],
+  [504, GrpcStatus.UNAVAILABLE],
+]);
+
+/** A stream that ended without a gRPC status: as gRPC maps the HTTP status, or the stream's reset. */
+function withoutGrpcStatus(httpStatus: unknown, rstCode: number | undefined): CallStatus {
+  if (typeof httpStatus === 'number' && httpStatus !== 200)
+    return {
+      code: FROM_HTTP_STATUS.get(httpStatus) ?? GrpcStatus.UNKNOWN,
+      details: `HTTP status ${httpStatus} without a gRPC status`,
+    };
+  if (rstCode === http2.constants.NGHTTP2_REFUSED_STREAM)
+    return { code: GrpcStatus.UNAVAILABLE, details: 'the server refused the stream' };
+  if (rstCode !== undefined && rstCode !== http2.constants.NGHTTP2_NO_ERROR)
+    return { code: GrpcStatus.INTERNAL, details: `Received RST_STREAM with code ${rstCode}` };
+  return { code: GrpcStatus.INTERNAL, details: 'Call ended without gRPC status' };
+}
+
+/** grpc-message is percent-encoded; a malformed one is shown as sent. */
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The connection failed (refused, TLS, closed): the reason, in the words of the layer that gave it. */
+function unavailable(error: unknown): CallStatus {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  return { code: GrpcStatus.UNAVAILABLE, details: cause instanceof Error ? cause.message : String(cause) };
 }

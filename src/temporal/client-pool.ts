@@ -2,15 +2,9 @@
 // address, TLS settings or client certificate change, takes a rotated API key in place, and is
 // dropped when Temporal refuses its credentials, so the next reconcile connects again with what
 // the Secret holds then.
-import { InterceptingCall, type Interceptor, status as GrpcStatus, type StatusObject } from '@grpc/grpc-js';
 import type { V1Secret } from '@kubernetes/client-node';
-import {
-  defaultGrpcRetryOptions,
-  type GrpcRetryOptions,
-  makeGrpcRetryInterceptor,
-} from '@temporalio/client/lib/grpc-retry.js';
-import { getCACertificates } from 'node:tls';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
+import { type CallStatus, GrpcStatus, statusName } from './call-status.ts';
 import { TemporalChannel } from './channel.ts';
 import { referencedSecret, resolveConnection, type ResolvedConnection } from './credentials.ts';
 import type { WorkflowService } from './protocol.ts';
@@ -19,17 +13,17 @@ export interface ClientPoolOptions {
   /** The Secret as cached, undefined when it does not exist. */
   secret(namespace: string, name: string): Promise<V1Secret | undefined>;
   connectTimeoutMs?: number;
-  /** Called after the pool's own (metrics, for instance). */
-  interceptors?: Interceptor[];
+  /** Told how every call attempt ended (metrics, for instance). */
+  onAttempt?: (method: string, status: CallStatus) => void;
 }
 
 /** Temporal could not be reached with these settings; the message says why. */
 export class TemporalConnectError extends Error {
   override name = 'TemporalConnectError';
   /** The last failed attempt's gRPC status, when an attempt got one. */
-  readonly status: { code: GrpcStatus; details: string } | undefined;
+  readonly status: CallStatus | undefined;
 
-  constructor(message: string, options: ErrorOptions & { status?: { code: GrpcStatus; details: string } } = {}) {
+  constructor(message: string, options: ErrorOptions & { status?: CallStatus } = {}) {
     super(message, options);
     this.status = options.status;
   }
@@ -83,30 +77,19 @@ export class TemporalClientPool {
   private connect(identity: string, resolved: ResolvedConnection): PooledClient {
     // A reconcile still running at shutdown must not open a connection that nobody closes.
     if (this.closed) throw new Error('the Temporal client pool is closed');
-    let lastFailure: StatusObject | undefined;
+    let lastFailure: CallStatus | undefined;
     const channel = new TemporalChannel({
       address: resolved.address,
-      ...(resolved.tls
-        ? {
-            tls: {
-              ...resolved.tls,
-              serverRootCACertificate: resolved.tls.serverRootCACertificate ?? nodeDefaultRoots(),
-            },
-          }
-        : {}),
+      ...(resolved.tls ? { tls: resolved.tls } : {}),
       ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
-      // The SDK's retries; inside them, every attempt's outcome is watched.
-      interceptors: [
-        makeGrpcRetryInterceptor(retriesUnlessRateLimited()),
-        onStatus((status) => {
-          if (status.code === GrpcStatus.OK) return;
-          // A deadline says only that time ran out; the failure before it says why.
-          if (status.code !== GrpcStatus.DEADLINE_EXCEEDED) lastFailure = status;
-          if (status.code === GrpcStatus.UNAUTHENTICATED || status.code === GrpcStatus.PERMISSION_DENIED)
-            this.discard(identity, pooled);
-        }),
-        ...(this.options.interceptors ?? []),
-      ],
+      onAttempt: (method, status) => {
+        this.options.onAttempt?.(method, status);
+        if (status.code === GrpcStatus.OK) return;
+        // A deadline says only that time ran out; the failure before it says why.
+        if (status.code !== GrpcStatus.DEADLINE_EXCEEDED) lastFailure = status;
+        if (status.code === GrpcStatus.UNAUTHENTICATED || status.code === GrpcStatus.PERMISSION_DENIED)
+          this.discard(identity, pooled);
+      },
     });
     const pooled: PooledClient = {
       fingerprint: resolved.fingerprint,
@@ -124,7 +107,7 @@ export class TemporalClientPool {
   private async verified(
     channel: TemporalChannel,
     address: string,
-    lastFailure: () => StatusObject | undefined,
+    lastFailure: () => CallStatus | undefined,
   ): Promise<TemporalChannel> {
     try {
       await channel.until(new Date(Date.now() + (this.options.connectTimeoutMs ?? 10_000))).getSystemInfo({});
@@ -133,13 +116,13 @@ export class TemporalClientPool {
       channel.close();
       const status = lastFailure();
       const why = status
-        ? `${GrpcStatus[status.code]}: ${status.details}`
+        ? `${statusName(status.code)}: ${status.details}`
         : error instanceof Error
           ? error.message
           : String(error);
       throw new TemporalConnectError(`cannot connect to Temporal at ${address}: ${why}`, {
         cause: error,
-        ...(status ? { status: { code: status.code, details: status.details } } : {}),
+        ...(status ? { status } : {}),
       });
     }
   }
@@ -152,29 +135,6 @@ export class TemporalClientPool {
   }
 }
 
-/**
- * Without a CA of its own, a server is verified against Node's default store (bundled roots,
- * NODE_EXTRA_CA_CERTS, the system's with --use-system-ca): grpc-js alone would trust only
- * GRPC_DEFAULT_SSL_ROOTS_FILE_PATH when that is set, unlike the rest of the process.
- */
-function nodeDefaultRoots(): Buffer {
-  return Buffer.from(getCACertificates('default').join('\n'));
-}
-
-/**
- * The SDK's default retries, except of RESOURCE_EXHAUSTED: retried at once, a rate limit would
- * hold the reconcile for half a minute while taking more of the namespace's limit; the reconciler
- * instead says so and comes back later with a growing delay.
- */
-function retriesUnlessRateLimited(): GrpcRetryOptions {
-  const sdk = defaultGrpcRetryOptions();
-  return {
-    ...sdk,
-    retryableDecider: (attempt, status) =>
-      status.code !== GrpcStatus.RESOURCE_EXHAUSTED && sdk.retryableDecider(attempt, status),
-  };
-}
-
 function identityOf(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }
@@ -182,19 +142,4 @@ function identityOf(namespace: string, name: string): string {
 async function closeQuietly(pooled: PooledClient): Promise<void> {
   const channel = await pooled.channel.catch(() => undefined);
   channel?.close();
-}
-
-/** Reports the status of every call attempt. */
-function onStatus(report: (status: StatusObject) => void): Interceptor {
-  return (options, nextCall) =>
-    new InterceptingCall(nextCall(options), {
-      start(metadata, listener, next) {
-        next(metadata, {
-          onReceiveStatus(status, nextStatus) {
-            report(status);
-            nextStatus(status);
-          },
-        });
-      },
-    });
 }

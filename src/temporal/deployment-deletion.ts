@@ -1,7 +1,6 @@
 // Deletes Temporal's Worker Deployment once its worker deployment has no version left there.
 // An answer that it is already gone is success; anything else is thrown for the caller to report.
-import { status as GrpcStatus } from '@grpc/grpc-js';
-import { isServiceError } from './channel.ts';
+import { GrpcStatus, TemporalCallError } from './call-status.ts';
 import type { VersionRecordTarget } from './version-records.ts';
 
 export async function deleteWorkerDeployment(target: VersionRecordTarget): Promise<void> {
@@ -9,6 +8,6 @@ export async function deleteWorkerDeployment(target: VersionRecordTarget): Promi
   try {
     await service.deleteWorkerDeployment({ namespace, deploymentName, identity });
   } catch (error) {
-    if (!(isServiceError(error) && error.code === GrpcStatus.NOT_FOUND)) throw error;
+    if (!(error instanceof TemporalCallError && error.code === GrpcStatus.NOT_FOUND)) throw error;
   }
 }

@@ -1,9 +1,8 @@
 // Temporal's view of one Worker Deployment, as plain data for the planners: routing, the versions
 // it lists with their status and drainage, and the conflict token every routing change must carry.
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import { optionalTsToDate } from '@temporalio/common/lib/time.js';
 import type { TemporalDeploymentState, TemporalVersion } from '../domain/snapshot.ts';
-import { isServiceError } from './channel.ts';
+import { GrpcStatus, TemporalCallError } from './call-status.ts';
 import { enums, type WorkflowService } from './protocol.ts';
 
 const { VersionDrainageStatus } = enums;
@@ -44,7 +43,7 @@ export async function describeDeployment(
 }
 
 function isNotFound(error: unknown): boolean {
-  return isServiceError(error) && error.code === GrpcStatus.NOT_FOUND;
+  return error instanceof TemporalCallError && error.code === GrpcStatus.NOT_FOUND;
 }
 
 export function deploymentState(response: DescribeResponse): TemporalDeploymentState {

@@ -2,11 +2,10 @@
 // task queues, and read back as Running (stuck when its workflow task keeps failing), Completed or
 // Failed. A failed or terminated run may be started again under the same workflow ID; a running
 // one is terminated first when it no longer belongs to the spec; a completed one is never replaced.
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { randomUUID } from 'node:crypto';
 import type { GateRun } from '../domain/snapshot.ts';
-import { isServiceError } from './channel.ts';
+import { GrpcStatus, TemporalCallError } from './call-status.ts';
 import { enums, type WorkflowService } from './protocol.ts';
 
 const { WorkflowExecutionStatus, WorkflowIdReusePolicy, HistoryEventFilterType, PinnedOverrideBehavior } = enums;
@@ -28,7 +27,7 @@ export async function readGate(target: GateTarget, workflowId: string): Promise<
   try {
     described = await service.describeWorkflowExecution({ namespace, execution: { workflowId } });
   } catch (error) {
-    if (isServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return undefined;
+    if (error instanceof TemporalCallError && error.code === GrpcStatus.NOT_FOUND) return undefined;
     throw error;
   }
   const info = described.workflowExecutionInfo;
@@ -56,7 +55,7 @@ export async function terminateGate(target: GateTarget, workflowId: string, runI
       identity,
     });
   } catch (error) {
-    if (isServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return;
+    if (error instanceof TemporalCallError && error.code === GrpcStatus.NOT_FOUND) return;
     throw error;
   }
 }
@@ -106,7 +105,7 @@ export async function startGate(target: GateTarget, buildId: string, gate: GateS
       requestId: randomUUID(),
     });
   } catch (error) {
-    if (isServiceError(error) && error.code === GrpcStatus.ALREADY_EXISTS) return;
+    if (error instanceof TemporalCallError && error.code === GrpcStatus.ALREADY_EXISTS) return;
     throw error;
   }
 }

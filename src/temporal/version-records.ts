@@ -2,9 +2,8 @@
 // pollers (matching.PollerHistoryTTL, minutes after the last worker stopped): only time lifts that,
 // so it is a wait. An answer that the record is already gone is success. Anything else is thrown,
 // for the caller to report: nothing here decides that a refusal does not matter.
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import { realTimers, type Timers } from '../runtime/timers.ts';
-import { isServiceError } from './channel.ts';
+import { GrpcStatus, TemporalCallError } from './call-status.ts';
 import type { WorkflowService } from './protocol.ts';
 
 export interface VersionRecordTarget {
@@ -32,7 +31,7 @@ export async function deleteVersionRecord(
     });
     return { deleted: true };
   } catch (error) {
-    if (isServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return { deleted: true };
+    if (error instanceof TemporalCallError && error.code === GrpcStatus.NOT_FOUND) return { deleted: true };
     if (refusedForPollers(error)) {
       return {
         deleted: false,
@@ -44,7 +43,11 @@ export async function deleteVersionRecord(
 }
 
 function refusedForPollers(error: unknown): error is Error & { details: string } {
-  return isServiceError(error) && error.code === GrpcStatus.FAILED_PRECONDITION && /pollers/i.test(error.details);
+  return (
+    error instanceof TemporalCallError &&
+    error.code === GrpcStatus.FAILED_PRECONDITION &&
+    /pollers/i.test(error.details)
+  );
 }
 
 /**

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
-import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
 import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import { gateWorkflowId } from '../../src/planner/gates.ts';
 import {
@@ -674,10 +674,9 @@ test(
 );
 
 test('Temporal rate-limited: nothing is written but the status, and the reconcile backs off', async () => {
-  const limited = Object.assign(new Error('RESOURCE_EXHAUSTED: namespace rate limit exceeded'), {
+  const limited = new TemporalCallError('DescribeWorkerDeployment', {
     code: GrpcStatus.RESOURCE_EXHAUSTED,
     details: 'namespace rate limit exceeded',
-    metadata: new Metadata(),
   });
   const run = await recordedReconcile({ ...rolloutWorld(), failures: { 'temporal.describe': limited } });
   assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);

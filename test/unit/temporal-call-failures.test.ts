@@ -1,27 +1,28 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Metadata, status } from '@grpc/grpc-js';
 import proto from '@temporalio/proto';
 import { credentialsRefusal, troubleOf } from '../../src/temporal/call-failures.ts';
+import { GrpcStatus as status, statusName, TemporalCallError } from '../../src/temporal/call-status.ts';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
 
 const { ResourceExhaustedCause } = proto.temporal.api.enums.v1;
 
-/** A gRPC failure as grpc-js rejects a call with it, with Temporal's failure details when a cause is given. */
+/** A failed call as the channel rejects it, with Temporal's failure details when a cause is given. */
 function grpcError(code: status, details: string, cause?: number): Error {
-  const metadata = new Metadata();
+  let statusDetails: Buffer | undefined;
   if (cause !== undefined) {
     const failure = proto.temporal.api.errordetails.v1.ResourceExhaustedFailure.encode({ cause }).finish();
     const any = {
       type_url: 'type.googleapis.com/temporal.api.errordetails.v1.ResourceExhaustedFailure',
       value: failure,
     };
-    metadata.set(
-      'grpc-status-details-bin',
-      Buffer.from(proto.google.rpc.Status.encode({ code, message: details, details: [any] }).finish()),
-    );
+    statusDetails = Buffer.from(proto.google.rpc.Status.encode({ code, message: details, details: [any] }).finish());
   }
-  return Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata });
+  return new TemporalCallError('DescribeWorkerDeployment', {
+    code,
+    details,
+    ...(statusDetails ? { statusDetails } : {}),
+  });
 }
 
 test('RESOURCE_EXHAUSTED is a rate limit, unless its cause is the cap of versions per deployment', () => {
@@ -75,7 +76,7 @@ test('a refused API key or client certificate is refused credentials, distinct f
   );
   assert.equal(troubleOf(grpcError(status.PERMISSION_DENIED, 'Request unauthorized.')), 'TemporalCredentialsRefused');
   const connectError = (code: status, details: string) =>
-    new TemporalConnectError(`cannot connect to Temporal at t:7233: ${status[code]}: ${details}`, {
+    new TemporalConnectError(`cannot connect to Temporal at t:7233: ${statusName(code)}: ${details}`, {
       status: { code, details },
     });
   assert.equal(

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { status } from '@grpc/grpc-js';
 import { temporalTrouble } from '../../src/controller/temporal-trouble.ts';
 import { Backoff } from '../../src/runtime/backoff.ts';
+import { GrpcStatus as status } from '../../src/temporal/call-status.ts';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
 
 const deps = { pollIntervalMs: 30_000, temporalBackoff: new Backoff<string>({ baseMs: 30_000, maxMs: 300_000 }) };

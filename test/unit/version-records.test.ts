@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
 import type { WorkflowService } from '../../src/temporal/protocol.ts';
 import { deleteVersionRecord, PollerRefusals } from '../../src/temporal/version-records.ts';
 import { FakeTimers } from '../support/fake-timers.ts';
@@ -15,7 +15,7 @@ function refusingService(failure?: { code: GrpcStatus; details: string }) {
         code: GrpcStatus.FAILED_PRECONDITION,
         details: 'Version cannot be deleted since it has active pollers.',
       };
-      return Promise.reject(Object.assign(new Error(details), { code, details, metadata: {} }));
+      return Promise.reject(new TemporalCallError('DeleteWorkerDeploymentVersion', { code, details }));
     },
   } as unknown as WorkflowService;
   return { service, sent };
