@@ -1,0 +1,138 @@
+// The controller's gRPC channel at the edges the real server seldom shows: a status without a
+// message, a proxy's HTTP error, a reset stream, a deadline, a refused connection; and the retry
+// policy it follows. The happy path runs against the real Temporal server in the integration suite.
+import assert from 'node:assert/strict';
+import { createServer, type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { test, type TestContext } from 'node:test';
+import { retryDelayMs } from '../../src/temporal/call-retries.ts';
+import type { TemporalCallError } from '../../src/temporal/call-status.ts';
+import { type CallStatus, GrpcStatus } from '../../src/temporal/call-status.ts';
+import { TemporalChannel } from '../../src/temporal/channel.ts';
+
+const half = () => 0.5;
+
+test('retries: transient codes are tried again with growing delays, up to 10 attempts; a rate limit and a refusal are not', () => {
+  const unavailable = { code: GrpcStatus.UNAVAILABLE, details: 'connect ECONNREFUSED' };
+  assert.deepEqual(
+    [1, 2, 3, 9].map((attempt) => retryDelayMs(attempt, unavailable, half)),
+    [170, 100 * 1.7 ** 2, 100 * 1.7 ** 3, 5000],
+  );
+  assert.equal(retryDelayMs(10, unavailable, half), undefined, 'the tenth attempt is the last');
+  assert.equal(Math.round(retryDelayMs(1, unavailable, () => 0) ?? 0), 136, 'jitter down to -20 %');
+  assert.equal(Math.round(retryDelayMs(1, unavailable, () => 1) ?? 0), 204, 'and up to +20 %');
+  const retried = (code: number, details = '') => retryDelayMs(1, { code, details }, half) !== undefined;
+  for (const code of [GrpcStatus.UNKNOWN, GrpcStatus.ABORTED, GrpcStatus.DATA_LOSS, GrpcStatus.OUT_OF_RANGE])
+    assert.ok(retried(code), `code ${code}`);
+  for (const code of [
+    GrpcStatus.RESOURCE_EXHAUSTED,
+    GrpcStatus.NOT_FOUND,
+    GrpcStatus.FAILED_PRECONDITION,
+    GrpcStatus.UNAUTHENTICATED,
+    GrpcStatus.DEADLINE_EXCEEDED,
+  ])
+    assert.ok(!retried(code), `code ${code}`);
+  assert.ok(retried(GrpcStatus.INTERNAL, 'Received RST_STREAM with code 2'));
+  assert.ok(retried(GrpcStatus.INTERNAL, 'Call ended without gRPC status'));
+  assert.ok(!retried(GrpcStatus.INTERNAL, 'Received RST_STREAM with code 2 (SSL alert number 42)'));
+  assert.ok(!retried(GrpcStatus.INTERNAL, 'failed to decode the request'));
+});
+
+/** A channel to a server whose every call `answer` handles; also what the channel sent and each attempt's status. */
+async function channelTo(t: TestContext, answer: (stream: ServerHttp2Stream, call: number) => void) {
+  const server = createServer();
+  const paths: string[] = [];
+  server.on('stream', (stream, headers) => {
+    paths.push(String(headers[':path']));
+    stream.on('error', () => {});
+    answer(stream, paths.length);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const attempts: CallStatus[] = [];
+  const channel = new TemporalChannel({
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    onAttempt: (_method, status) => attempts.push(status),
+  });
+  t.after(() => {
+    channel.close();
+    server.close();
+  });
+  return { channel, paths, attempts };
+}
+
+const trailersOnly = (code: number, message: string) => (stream: ServerHttp2Stream) =>
+  stream.respond(
+    { ':status': 200, 'content-type': 'application/grpc', 'grpc-status': code, 'grpc-message': message },
+    {
+      endStream: true,
+    },
+  );
+
+test('a status in the headers alone is the call’s error, its message percent-decoded', async (t) => {
+  const { channel, paths } = await channelTo(t, trailersOnly(GrpcStatus.NOT_FOUND, 'no%20such%20deployment'));
+  await assert.rejects(channel.service.describeWorkerDeployment({ namespace: 'n', deploymentName: 'd' }), {
+    name: 'TemporalCallError',
+    code: GrpcStatus.NOT_FOUND,
+    details: 'no such deployment',
+  });
+  assert.deepEqual(paths, ['/temporal.api.workflowservice.v1.WorkflowService/DescribeWorkerDeployment']);
+});
+
+test('a transient failure is tried again and the second answer read; every attempt is reported', async (t) => {
+  const { channel, attempts } = await channelTo(t, (stream, call) => {
+    if (call === 1) return trailersOnly(GrpcStatus.UNAVAILABLE, 'draining')(stream);
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': GrpcStatus.OK }));
+    stream.end(Buffer.from([0, 0, 0, 0, 0])); // an empty GetSystemInfoResponse
+  });
+  const answer = await channel.service.getSystemInfo({});
+  assert.equal(answer.serverVersion, '');
+  assert.deepEqual(
+    attempts.map((a) => a.code),
+    [GrpcStatus.UNAVAILABLE, GrpcStatus.OK],
+  );
+});
+
+test('an HTTP error from a proxy, a reset stream and a framing error each become a gRPC status', async (t) => {
+  const cases: [(stream: ServerHttp2Stream) => void, number, RegExp][] = [
+    [(s) => s.respond({ ':status': 403 }, { endStream: true }), GrpcStatus.PERMISSION_DENIED, /HTTP status 403/],
+    [(s) => s.close(8), GrpcStatus.INTERNAL, /RST_STREAM with code 8/],
+    [
+      (s) => {
+        s.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+        s.on('wantTrailers', () => s.sendTrailers({ 'grpc-status': GrpcStatus.OK }));
+        s.end(Buffer.from([1, 0, 0, 0, 0]));
+      },
+      GrpcStatus.INTERNAL,
+      /not one uncompressed message/,
+    ],
+  ];
+  for (const [answer, code, details] of cases) {
+    const { channel } = await channelTo(t, answer);
+    await assert.rejects(channel.service.describeNamespace({ namespace: 'n' }), (error: TemporalCallError) => {
+      assert.equal(error.code, code);
+      assert.match(error.details, details);
+      return true;
+    });
+  }
+});
+
+test('a deadline ends a call the server never answers', async (t) => {
+  const { channel } = await channelTo(t, () => {});
+  await assert.rejects(channel.until(new Date(Date.now() + 200)).getSystemInfo({}), {
+    code: GrpcStatus.DEADLINE_EXCEEDED,
+  });
+});
+
+test('a refused connection is UNAVAILABLE, with the reason, until the deadline', async () => {
+  const channel = new TemporalChannel({ address: '127.0.0.1:1' });
+  try {
+    await assert.rejects(channel.until(new Date(Date.now() + 500)).getSystemInfo({}), (error: TemporalCallError) => {
+      assert.equal(error.code, GrpcStatus.UNAVAILABLE);
+      assert.match(error.details, /ECONNREFUSED/);
+      return true;
+    });
+  } finally {
+    channel.close();
+  }
+});
