@@ -7,11 +7,10 @@ import { test } from 'node:test';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
 import type { Metrics } from '../../src/runtime/metrics.ts';
 import { controlledNamespace } from '../support/controller.ts';
-import { eventually, kubeConfig, sharedEnvironment, temporalClient, testNamespace } from '../support/environment.ts';
+import { eventually, kubeConfig, sharedEnvironment, temporalService, testNamespace } from '../support/environment.ts';
 
 test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1 drains, scales down and is deleted', async (t) => {
   const namespace = await testNamespace(t, 'allatonce');
-  const client = await temporalClient(t);
   const apps = kubeConfig().makeApiClient(AppsV1Api);
   const ns = await controlledNamespace(t, namespace);
   await ns.createWorkerDeployment('orders', {
@@ -75,7 +74,7 @@ test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1
     "Temporal's record of the first build to be deleted",
     async () => {
       const state = await describeDeployment(
-        client.workflowService,
+        temporalService(t),
         sharedEnvironment().temporalNamespace,
         `${namespace}/orders`,
       );

@@ -7,13 +7,12 @@ import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { FINALIZER } from '../../src/domain/finalizer.ts';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
 import { controlledNamespace, deleteWorkerDeployment, gone, rolledOut } from '../support/controller.ts';
-import { eventually, kubeConfig, sharedEnvironment, temporalClient, testNamespace } from '../support/environment.ts';
+import { eventually, kubeConfig, sharedEnvironment, temporalService, testNamespace } from '../support/environment.ts';
 
 const plural = (kind: keyof typeof KINDS) => KINDS[kind].plural;
 
 test('deleting a worker deployment removes its Deployments and its Worker Deployment from Temporal, then the object', async (t) => {
   const namespace = await testNamespace(t, 'deletion');
-  const client = await temporalClient(t);
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
   const apps = kubeConfig().makeApiClient(AppsV1Api);
   const ns = await controlledNamespace(t, namespace);
@@ -41,7 +40,7 @@ test('deleting a worker deployment removes its Deployments and its Worker Deploy
   await deleteWorkerDeployment(namespace, 'orders');
   await eventually('the worker deployment to be gone', () => gone(() => ns.read('orders')), 90_000);
   assert.equal((await apps.listNamespacedDeployment({ namespace })).items.length, 0, 'no Deployment left');
-  const state = await describeDeployment(client.workflowService, sharedEnvironment().temporalNamespace, deploymentName);
+  const state = await describeDeployment(temporalService(t), sharedEnvironment().temporalNamespace, deploymentName);
   assert.equal(state.exists, false, `Temporal still has ${deploymentName}: ${JSON.stringify(state.versions)}`);
   await eventually('the connection to be let go', async () => {
     const after = (await custom.getNamespacedCustomObject({
@@ -62,7 +61,6 @@ test('deleting a worker deployment removes its Deployments and its Worker Deploy
 
 test('a connection deleted first waits, Terminating, saying which worker deployment holds it, until that one is cleaned up', async (t) => {
   const namespace = await testNamespace(t, 'deletion-conn');
-  const client = await temporalClient(t);
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
   const ns = await controlledNamespace(t, namespace);
   const connectionObject = {
@@ -108,7 +106,7 @@ test('a connection deleted first waits, Terminating, saying which worker deploym
     30_000,
   );
   const state = await describeDeployment(
-    client.workflowService,
+    temporalService(t),
     sharedEnvironment().temporalNamespace,
     `${namespace}/orders`,
   );

@@ -3,7 +3,14 @@ import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
-import { eventually, kubeConfig, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
+import {
+  eventually,
+  kubeConfig,
+  temporalClient,
+  temporalService,
+  testNamespace,
+  uniqueName,
+} from '../support/environment.ts';
 import { runSampleBuilds } from '../support/sample-deployment.ts';
 
 test('describeDeployment follows a build from registered to current, ramping, draining and drained', async (t) => {
@@ -14,7 +21,8 @@ test('describeDeployment follows a build from registered to current, ramping, dr
   const temporalNamespace = client.options.namespace;
   const deploymentName = uniqueName('state');
   const taskQueue = uniqueName('state-queue');
-  const describe = () => describeDeployment(service, temporalNamespace, deploymentName);
+  const controllerService = temporalService(t);
+  const describe = () => describeDeployment(controllerService, temporalNamespace, deploymentName);
 
   assert.deepEqual(await describe(), { exists: false, versions: [] }, 'unknown until a worker polls');
 

@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import { KubernetesApi, type KubernetesRequestCounter } from '../../src/runtime/kube/api-client.ts';
 import { type ClusterAccess, kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
+import { TemporalChannel } from '../../src/temporal/channel.ts';
+import type { WorkflowService } from '../../src/temporal/protocol.ts';
 
 export const SHARED_ENVIRONMENT_VARIABLE = 'TWC_TEST_ENVIRONMENT';
 
@@ -65,6 +67,13 @@ export async function temporalClient(t: TestContext): Promise<Client> {
   const connection = await Connection.connect({ address: temporalAddress });
   t.after(() => connection.close());
   return new Client({ connection, namespace: temporalNamespace });
+}
+
+/** The controller's own channel to Temporal at `address` (the shared server's by default), closed when the test ends. */
+export function temporalService(t: TestContext, address = sharedEnvironment().temporalAddress): WorkflowService {
+  const channel = new TemporalChannel({ address });
+  t.after(() => channel.close());
+  return channel.service;
 }
 
 /** Polls until `check` returns a value; the failure names what was awaited and the last value seen. */

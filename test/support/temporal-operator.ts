@@ -1,8 +1,9 @@
 // Someone other than the controller acting on a Temporal Worker Deployment, through the same
 // RPCs a person uses with the `temporal` CLI: claiming or releasing the manager identity and
 // changing routing by hand.
-import type { Client } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import { TemporalChannel } from '../../src/temporal/channel.ts';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
 
 export interface TemporalOperator {
@@ -13,6 +14,7 @@ export interface TemporalOperator {
   releaseManager(): Promise<void>;
   /** Sets the current build; '' routes new workflows to unversioned workers. */
   setCurrent(buildId: string): Promise<void>;
+  /** As the controller reads it, through its own channel. */
   describe(): Promise<TemporalDeploymentState>;
 }
 
@@ -31,6 +33,13 @@ export function temporalOperator(
       void (await service.setWorkerDeploymentManager({ namespace, deploymentName, managerIdentity: '', identity })),
     setCurrent: async (buildId) =>
       void (await service.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity })),
-    describe: () => describeDeployment(service, namespace, deploymentName),
+    describe: async () => {
+      const channel = new TemporalChannel({ address: (client.connection as Connection).options.address });
+      try {
+        return await describeDeployment(channel.service, namespace, deploymentName);
+      } finally {
+        channel.close();
+      }
+    },
   };
 }
