@@ -5,7 +5,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { withSettingsTable } from '../cli/config.ts';
-import { PROTOCOL_FILE, protocolDescriptor } from '../temporal/protocol-descriptor.ts';
+import { protocolDescriptor } from '../temporal/protocol-descriptor.ts';
+import { PROTOCOL_FILE } from '../temporal/protocol-scope.ts';
 import { allCustomResourceDefinitions } from './crd.ts';
 import { withFieldReference } from './field-reference.ts';
 

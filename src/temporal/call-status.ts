@@ -43,8 +43,8 @@ export class TemporalCallError extends Error {
   readonly details: string;
   readonly statusDetails: Buffer | undefined;
 
-  constructor(method: string, status: CallStatus, options?: ErrorOptions) {
-    super(`${method}: ${statusName(status.code)}: ${status.details}`, options);
+  constructor(method: string, status: CallStatus) {
+    super(`${method}: ${statusName(status.code)}: ${status.details}`);
     this.code = status.code;
     this.details = status.details;
     this.statusDetails = status.statusDetails;

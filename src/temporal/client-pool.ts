@@ -101,8 +101,8 @@ export class TemporalClientPool {
   }
 
   /**
-   * Waiting for the channel to be ready would only say that it was not when TLS fails; one call
-   * with a deadline reports what went wrong (a certificate, a server name, a refused key).
+   * The channel connects at its first call: this one, with a deadline, checks the settings and
+   * reports what went wrong (a certificate, a server name, a refused key).
    */
   private async verified(
     channel: TemporalChannel,

@@ -4,8 +4,6 @@ import { createRequire } from 'node:module';
 import type protobuf from 'protobufjs/light.js';
 import { DETAIL_MESSAGES, WORKFLOW_SERVICE, WORKFLOW_SERVICE_METHODS } from './protocol-scope.ts';
 
-export const PROTOCOL_FILE = new URL('./protocol.json', import.meta.url);
-
 type Reflected = protobuf.Type | protobuf.Enum;
 
 /** The descriptor as a file: the service with only our methods, and every message and enum they reach. */

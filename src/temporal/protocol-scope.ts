@@ -2,6 +2,9 @@
 // hand. protocol.json is cut to this by `npm run generate`; a call outside it is a type error here.
 import type { temporal } from '@temporalio/proto';
 
+/** The cut of the SDK's descriptor to these RPCs and messages. */
+export const PROTOCOL_FILE = new URL('./protocol.json', import.meta.url);
+
 export const WORKFLOW_SERVICE = 'temporal.api.workflowservice.v1.WorkflowService';
 
 /** Every WorkflowService RPC the controller calls, by protobufjs's name. */

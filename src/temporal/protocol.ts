@@ -4,17 +4,16 @@
 import type { google, temporal } from '@temporalio/proto';
 import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs/light.js';
-import { WORKFLOW_SERVICE, type WorkflowService } from './protocol-scope.ts';
+import { PROTOCOL_FILE, WORKFLOW_SERVICE, type WorkflowService } from './protocol-scope.ts';
 
 export type { WorkflowService };
 
-const root = protobuf.Root.fromJSON(
-  JSON.parse(readFileSync(new URL('./protocol.json', import.meta.url), 'utf8')) as protobuf.INamespace,
-);
+const root = protobuf.Root.fromJSON(JSON.parse(readFileSync(PROTOCOL_FILE, 'utf8')) as protobuf.INamespace);
+const service = root.lookupService(WORKFLOW_SERVICE);
 
 /** The service over `rpcImpl`, which carries each call's encoded request and answers with the encoded response. */
 export function workflowService(rpcImpl: protobuf.RPCImpl): WorkflowService {
-  return root.lookupService(WORKFLOW_SERVICE).create(rpcImpl) as unknown as WorkflowService;
+  return service.create(rpcImpl) as unknown as WorkflowService;
 }
 
 /** An enum's values by name, and names by value, as the SDK's types declare them. */

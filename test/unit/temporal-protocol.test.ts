@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type protobuf from 'protobufjs/light.js';
 import { jsonPayload } from '../../src/temporal/gate-workflows.ts';
-import { PROTOCOL_FILE, protocolDescriptor } from '../../src/temporal/protocol-descriptor.ts';
-import { WORKFLOW_SERVICE, WORKFLOW_SERVICE_METHODS } from '../../src/temporal/protocol-scope.ts';
+import { protocolDescriptor } from '../../src/temporal/protocol-descriptor.ts';
+import { PROTOCOL_FILE, WORKFLOW_SERVICE, WORKFLOW_SERVICE_METHODS } from '../../src/temporal/protocol-scope.ts';
 import { enums, messages, workflowService } from '../../src/temporal/protocol.ts';
 
 const sdk = createRequire(import.meta.url)('@temporalio/proto/protos/json-module.js') as protobuf.Root;
