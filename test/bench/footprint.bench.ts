@@ -1,6 +1,7 @@
 // `npm run bench`, part four: the footprint of the controller process as users run it: `bin/twc
 // run` as a child process with its default flags (leader election on, 10 s poll), idle over a
-// set of worker deployments made as in objects.ts. CPU comes from
+// set of worker deployments made as in objects.ts, and for one worker deployment again with
+// --no-leader-elect, the configuration the Go figure was measured in. CPU comes from
 // /proc/<pid>/stat over an idle window, peak RSS from VmHWM (the whole life of the process:
 // start, first reconciles, window), calls from the process's own /metrics. With --profile DIR,
 // the window is also CPU-profiled and ends with a heap snapshot (profile-hook.ts), which changes
@@ -58,8 +59,10 @@ try {
       await idleWorkerDeployments(environment, namespace, count);
       return idle(twc);
     });
-    // Whether the Go figures had leader election is not recorded (kubebuilder's default is off):
-    // the same worker deployment, by a controller started again without it, for comparison.
+    // The Go figure is of a controller without leader election: its binary's --leader-elect is
+    // off by default, and the issue counts 6 Kubernetes writes a minute for it where client-go's
+    // 2 s retry period alone would renew the Lease 30 times. Its goal is judged on ours started
+    // the same way; the default's figure is printed beside it.
     const withoutLeaderElection =
       count === 1 ? await withTwc(namespace, ['--no-leader-elect'], `twc-${count}-no-leader-elect`, idle) : undefined;
     results.push({ count, figures, ...(withoutLeaderElection ? { withoutLeaderElection } : {}) });
@@ -79,10 +82,6 @@ for (const { count, figures: r, withoutLeaderElection } of results) {
   const writes = [...r.kubernetesWrites].filter(([key]) => !key.endsWith(' leases'));
   const leaseWrites = [...r.kubernetesWrites].filter(([key]) => key.endsWith(' leases'));
   const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
-  const cpuGoal =
-    count === 1
-      ? ` (goal ≤ ${GOALS.cpuSecondsPerMinute}, ${verdict(r.cpuSecondsPerMinute <= GOALS.cpuSecondsPerMinute)})`
-      : '';
   const peakGoal =
     count === 1
       ? ` (goal: as far below ${GOALS.oneMiB} MiB as the profile allows, ${verdict(r.peakMiB < GOALS.oneMiB)})`
@@ -90,16 +89,22 @@ for (const { count, figures: r, withoutLeaderElection } of results) {
   const writesPerPoll = writes.reduce((sum, [, n]) => sum + n, 0) / polls;
   const readsPerPoll = [...r.temporalCalls].reduce((sum, [, n]) => sum + n, 0) / polls / count;
   console.log(`  ${count} worker deployment${count === 1 ? '' : 's'}:`);
-  console.log(`    idle CPU ${r.cpuSecondsPerMinute.toFixed(3)} s a minute${cpuGoal}`);
+  const renewals = leaseWrites.reduce((sum, [, n]) => sum + n, 0) * (60 / windowSeconds);
+  console.log(
+    `    idle CPU ${r.cpuSecondsPerMinute.toFixed(3)} s a minute, with leader election (${renewals.toFixed(0)} Lease renewals a minute)`,
+  );
   console.log(`    peak RSS ${mib(r.peakMiB)}${peakGoal}; RSS after the window ${mib(r.endMiB)}`);
   console.log(
     `    per poll interval: Kubernetes writes ${writesPerPoll} (goal 0, ${verdict(writesPerPoll === 0)})${leaseWrites.length > 0 ? `, besides the Lease renewals of leader election (${calls(new Map(leaseWrites), polls)})` : ''}; Temporal calls ${calls(r.temporalCalls, polls)} (goal: one read a worker deployment, ${verdict(Math.abs(readsPerPoll - 1) <= 0.05)})`,
   );
   console.log(`    per poll interval: Kubernetes reads and watches ${calls(r.kubernetesReads, polls)}`);
-  if (withoutLeaderElection)
+  if (withoutLeaderElection) {
+    const cpu = withoutLeaderElection.cpuSecondsPerMinute;
+    const perRenewalMs = renewals > 0 ? ((r.cpuSecondsPerMinute - cpu) / renewals) * 1000 : 0;
     console.log(
-      `    started again with --no-leader-elect: idle CPU ${withoutLeaderElection.cpuSecondsPerMinute.toFixed(3)} s a minute, peak RSS ${mib(withoutLeaderElection.peakMiB)}`,
+      `    started again with --no-leader-elect, as the Go figure was measured: idle CPU ${cpu.toFixed(3)} s a minute (goal ≤ ${GOALS.cpuSecondsPerMinute}, ${verdict(cpu <= GOALS.cpuSecondsPerMinute)}), peak RSS ${mib(withoutLeaderElection.peakMiB)}; a Lease renewal costs about ${perRenewalMs.toFixed(1)} ms of CPU`,
     );
+  }
 }
 console.log(
   `  Go controller, measured earlier (issue 11; one worker deployment, 60 s windows, 10 s poll): idle CPU ${GO.cpuSecondsPerMinute} s a minute, peak RSS ${GO.peakMiB} MiB`,
