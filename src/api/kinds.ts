@@ -73,9 +73,9 @@ export const KINDS = {
     singular: 'temporalconnection',
     shortNames: ['tconn'],
     schema: temporalConnection,
-    // No Ready column until the controller writes a status for connections.
     printerColumns: [
       { name: 'Host', type: 'string', jsonPath: '.spec.hostPort', description: 'Temporal frontend address.' },
+      { ...ready, description: 'Whether the controller reached Temporal with this address and these credentials.' },
       age,
     ],
   },

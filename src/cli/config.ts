@@ -58,6 +58,19 @@ function bindAddress(value: string): BindAddress | false {
   }
 }
 
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[^\s:=,[\]]+):\d{1,5}$/;
+
+/** `a:1=b:2,c:3=d:4` as a map from a to b; each side a host:port. */
+function connectTo(value: string): ReadonlyMap<string, string> {
+  const pairs = value.split(',').map((pair) => {
+    const [from = '', to = '', ...more] = pair.trim().split('=');
+    if (more.length > 0 || !HOST_PORT.test(from) || !HOST_PORT.test(to))
+      throw new InvalidArgumentError(`"${pair}" is not host:port=host:port`);
+    return [from, to] as const;
+  });
+  return new Map(pairs);
+}
+
 function boolean(value: string): boolean {
   if (value !== 'true' && value !== 'false') throw new InvalidArgumentError(`"${value}" is not true or false`);
   return value === 'true';
@@ -150,6 +163,14 @@ export const SETTINGS = {
     description:
       "reads per second of one Temporal namespace through one frontend, shared by every worker deployment using it; keep it under the server's limit (see Operations)",
     parse: rate,
+  },
+  temporalConnectTo: {
+    value: '<host:port=host:port,...>',
+    env: 'TWC_TEMPORAL_CONNECT_TO',
+    defaultText: 'none',
+    description:
+      "reach a connection's `hostPort` (left) at another address (right), as curl's `--connect-to`: for a controller run outside the cluster, through `kubectl port-forward` for instance; the certificate is still checked against the left host",
+    parse: connectTo,
   },
   metricsBindAddress: {
     value: '<address>',

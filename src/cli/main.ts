@@ -57,6 +57,7 @@ run.action(async (options: Config) => {
     maxVersionsInDeployment: options.temporalMaxVersionsInDeployment,
     rollbackWindowMs: options.rollbackWindow,
     temporalReadBudget: options.temporalReadBudget,
+    ...(options.temporalConnectTo ? { temporalConnectTo: options.temporalConnectTo } : {}),
     kubernetesRate: { perSecond: options.kubeApiQps, burst: options.kubeApiBurst },
     metrics,
     log,

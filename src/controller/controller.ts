@@ -23,6 +23,7 @@ import { referencedSecret } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { PollerRefusals } from '../temporal/version-records.ts';
+import { checkConnection } from './connection-check.ts';
 import { releaseConnection } from './connection-release.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { EventRecorder } from './events.ts';
@@ -48,6 +49,8 @@ export interface ControllerOptions {
   rollbackWindowMs?: number;
   /** Reads per second of each Temporal namespace through each frontend, shared by all reconciles (default 20). */
   temporalReadBudget?: number;
+  /** Temporal addresses dialled elsewhere (--temporal-connect-to). */
+  temporalConnectTo?: ReadonlyMap<string, string>;
   /** Requests per second to the Kubernetes API beyond a burst (default: unlimited). */
   kubernetesRate?: TokenRate;
   /** Default: none. Each reconcile logs through a child with its `kind`, `object` (`namespace/name`) and `reconcile` (a count). */
@@ -105,16 +108,20 @@ export class Controller {
 
     this.secrets = new SecretWatches({
       api,
-      // A changed Secret reaches the pool on the next reconcile of each worker deployment using it.
+      // A changed Secret reaches the pool on the next check of its connection and reconcile of each
+      // worker deployment using it.
       onChange: (namespace, name) => {
         for (const connection of this.connections.list(namespace)) {
-          if (referencedSecret(connection.spec) === name) enqueueUsersOf(namespace, connection.metadata.name);
+          if (referencedSecret(connection.spec) !== name) continue;
+          enqueue(namespace, connection.metadata.name, CONNECTION_KEY);
+          enqueueUsersOf(namespace, connection.metadata.name);
         }
       },
       log,
     });
     this.clients = new TemporalClientPool({
       secret: (namespace, name) => this.secrets.get(namespace, name),
+      ...(options.temporalConnectTo ? { connectTo: options.temporalConnectTo } : {}),
       onAttempt: (method, status) => this.metrics.countTemporalRequest(method, statusName(status.code)),
     });
     this.workerDeployments = new SelfHealingInformer<TemporalWorkerDeployment>({
@@ -239,6 +246,7 @@ export class Controller {
         throw error;
       }
     };
+    const connectionBackoff = new Backoff<string>({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 });
     const concurrency = options.concurrency ?? 4;
     this.queue = new WorkQueue<string>({
       concurrency,
@@ -255,9 +263,13 @@ export class Controller {
           );
         }
         const object = this.connections.get(namespace, name);
-        if (object)
-          await logged(KINDS.TemporalConnection.kind, namespace, name, (deps) => releaseConnection(deps, object));
-        return undefined;
+        if (!object) return undefined;
+        return logged(KINDS.TemporalConnection.kind, namespace, name, async (deps) => {
+          await releaseConnection(deps, object);
+          if (isBeingDeleted(object)) return undefined;
+          const connect = async (c: TemporalConnection) => void (await this.clients.workflowService(c));
+          return checkConnection({ ...deps, connect, backoff: connectionBackoff }, object);
+        });
       },
     });
   }

@@ -4,6 +4,7 @@
 // the CPU per call (issue 11). Kept from the SDK's connection: its keepalive, the API key header,
 // and its retries of transient failures (call-retries.ts).
 import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
+import { isIP } from 'node:net';
 import { retryDelayMs } from './call-retries.ts';
 import { type CallStatus, GrpcStatus, TemporalCallError } from './call-status.ts';
 import { WORKFLOW_SERVICE } from './protocol-scope.ts';
@@ -20,6 +21,11 @@ export interface TlsSettings {
 export interface ChannelOptions {
   /** host:port */
   address: string;
+  /**
+   * host:port to open the connection at instead, as curl's --connect-to (a port-forward, say): the
+   * certificate is still checked against the address's host, and every call still names it.
+   */
+  dialAddress?: string;
   /** Undefined for plaintext. */
   tls?: TlsSettings;
   apiKey?: string;
@@ -125,11 +131,12 @@ export class TemporalChannel {
   }
 
   private headers(method: string, remainingMs: number | undefined): http2.OutgoingHttpHeaders {
-    const serverName = this.options.tls?.serverNameOverride;
+    const authority =
+      this.options.tls?.serverNameOverride ?? (this.options.dialAddress ? this.options.address : undefined);
     return {
       ':method': 'POST',
       ':path': `/${WORKFLOW_SERVICE}/${method}`,
-      ...(serverName ? { ':authority': serverName } : {}),
+      ...(authority ? { ':authority': authority } : {}),
       'content-type': 'application/grpc',
       te: 'trailers',
       'user-agent': 'temporal-worker-controller',
@@ -142,14 +149,17 @@ export class TemporalChannel {
   private connected(): ClientHttp2Session {
     if (this.closed) throw new Error('the channel is closed');
     if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
-    const { address, tls } = this.options;
+    const { address, dialAddress, tls } = this.options;
+    // SNI carries names only: a certificate for an IP address is checked against the dialled one.
+    const host = dialAddress ? hostOf(address) : undefined;
+    const servername = tls?.serverNameOverride ?? (host && !isIP(host) ? host : undefined);
     const session = tls
-      ? http2.connect(`https://${address}`, {
+      ? http2.connect(`https://${dialAddress ?? address}`, {
           ...(tls.serverRootCACertificate ? { ca: tls.serverRootCACertificate } : {}),
           ...(tls.clientCertPair ? { cert: tls.clientCertPair.crt, key: tls.clientCertPair.key } : {}),
-          ...(tls.serverNameOverride ? { servername: tls.serverNameOverride } : {}),
+          ...(servername ? { servername } : {}),
         })
-      : http2.connect(`http://${address}`);
+      : http2.connect(`http://${dialAddress ?? address}`);
     // A failed connection fails its calls, each with the reason; the channel opens another at the next call.
     session.on('error', () => {});
     session.on('close', () => {
@@ -169,6 +179,11 @@ export class TemporalChannel {
     this.session = session;
     return session;
   }
+}
+
+/** The host of host:port, without the brackets of an IPv6 address. */
+function hostOf(address: string): string {
+  return new URL(`http://${address}`).hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
 /** gRPC's framing of one message: not compressed, its length, the message. */

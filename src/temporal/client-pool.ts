@@ -13,6 +13,8 @@ export interface ClientPoolOptions {
   /** The Secret as cached, undefined when it does not exist. */
   secret(namespace: string, name: string): Promise<V1Secret | undefined>;
   connectTimeoutMs?: number;
+  /** Addresses (host:port) to dial elsewhere, keyed by a connection's hostPort: see ChannelOptions.dialAddress. */
+  connectTo?: ReadonlyMap<string, string>;
   /** Told how every call attempt ended (metrics, for instance). */
   onAttempt?: (method: string, status: CallStatus) => void;
 }
@@ -78,8 +80,10 @@ export class TemporalClientPool {
     // A reconcile still running at shutdown must not open a connection that nobody closes.
     if (this.closed) throw new Error('the Temporal client pool is closed');
     let lastFailure: CallStatus | undefined;
+    const dialAddress = this.options.connectTo?.get(resolved.address);
     const channel = new TemporalChannel({
       address: resolved.address,
+      ...(dialAddress ? { dialAddress } : {}),
       ...(resolved.tls ? { tls: resolved.tls } : {}),
       ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
       onAttempt: (method, status) => {

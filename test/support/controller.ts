@@ -28,6 +28,8 @@ export interface ControlledNamespaceOptions {
   log?: (line: string) => void;
   /** The controller option of that name (default: the controller's default). */
   eventRepeatWindowMs?: number;
+  /** The controller option of that name (default: none). */
+  temporalConnectTo?: ReadonlyMap<string, string>;
 }
 
 /** One build's Deployment as the test sees it. */
@@ -104,6 +106,7 @@ export async function controlledNamespace(
         : { maxVersionsInDeployment: options.maxVersionsInDeployment }),
       ...(options.temporalReadBudget === undefined ? {} : { temporalReadBudget: options.temporalReadBudget }),
       ...(options.eventRepeatWindowMs === undefined ? {} : { eventRepeatWindowMs: options.eventRepeatWindowMs }),
+      ...(options.temporalConnectTo ? { temporalConnectTo: options.temporalConnectTo } : {}),
       ...(logTo ? { log: jsonLogger('debug', { write: (line) => logTo(line.trimEnd()) }) } : {}),
       metrics,
     });

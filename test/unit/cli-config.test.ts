@@ -134,3 +134,17 @@ test('lease timings and the Kubernetes request rate are settings, durations as w
   assert.deepEqual([config.kubeApiQps, config.kubeApiBurst], [5.5, 8]);
   assert.throws(() => parse(['--kube-api-burst=0']), /"0" is not a positive whole number/);
 });
+
+test('--temporal-connect-to maps host:port to host:port, several joined by commas, and refuses anything else', () => {
+  assert.deepEqual(
+    parse(['--temporal-connect-to=temporal-frontend.temporal.svc:7233=127.0.0.1:7233, [::1]:7000=[::1]:7001'])
+      .temporalConnectTo,
+    new Map([
+      ['temporal-frontend.temporal.svc:7233', '127.0.0.1:7233'],
+      ['[::1]:7000', '[::1]:7001'],
+    ]),
+  );
+  assert.deepEqual(parse([], { TWC_TEMPORAL_CONNECT_TO: 'a:1=b:2' }).temporalConnectTo, new Map([['a:1', 'b:2']]));
+  for (const bad of ['a:1', 'a=b:2', 'a:1=b:2=c:3', 'a:x=b:2'])
+    assert.throws(() => parse([`--temporal-connect-to=${bad}`]), /is not host:port=host:port/, bad);
+});

@@ -2,13 +2,14 @@
 // message, a proxy's HTTP error, a reset stream, a deadline, a refused connection; and the retry
 // policy it follows. The happy path runs against the real Temporal server in the integration suite.
 import assert from 'node:assert/strict';
-import { createServer, type ServerHttp2Stream } from 'node:http2';
+import { createSecureServer, createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { retryDelayMs } from '../../src/temporal/call-retries.ts';
 import type { TemporalCallError } from '../../src/temporal/call-status.ts';
 import { type CallStatus, GrpcStatus } from '../../src/temporal/call-status.ts';
 import { TemporalChannel } from '../../src/temporal/channel.ts';
+import { makeCertificates } from '../support/certificates.ts';
 
 const half = () => 0.5;
 
@@ -135,4 +136,41 @@ test('a refused connection is UNAVAILABLE, with the reason, until the deadline',
   } finally {
     channel.close();
   }
+});
+
+test('a dial address is where the connection opens; the certificate is checked, and every call named, as of the address', async (t) => {
+  const certs = await makeCertificates(t, 'temporal.twc.test');
+  const authorities: string[] = [];
+  const answerEmpty = (server: Http2Server) =>
+    server.on('stream', (stream: ServerHttp2Stream, headers) => {
+      authorities.push(String(headers[':authority']));
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': GrpcStatus.OK }));
+      stream.end(Buffer.from([0, 0, 0, 0, 0]));
+    });
+  const listen = async (server: Http2Server) => {
+    answerEmpty(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => server.close());
+    return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const plain = await listen(createServer());
+  const secure = await listen(createSecureServer({ cert: certs.server.cert, key: certs.server.key }));
+  const call = async (address: string, dialAddress: string, tls?: { serverRootCACertificate: Buffer }) => {
+    const channel = new TemporalChannel({ address, dialAddress, ...(tls ? { tls } : {}) });
+    try {
+      await channel.until(new Date(Date.now() + 2000)).getSystemInfo({});
+    } finally {
+      channel.close();
+    }
+  };
+  await call('temporal-frontend.temporal.svc:7233', plain);
+  const ca = { serverRootCACertificate: Buffer.from(certs.ca) };
+  await call('temporal.twc.test:7233', secure, ca);
+  assert.deepEqual(authorities, ['temporal-frontend.temporal.svc:7233', 'temporal.twc.test:7233']);
+  await assert.rejects(call('elsewhere.twc.test:7233', secure, ca), (error: TemporalCallError) => {
+    assert.equal(error.code, GrpcStatus.UNAVAILABLE);
+    assert.match(error.details, /elsewhere\.twc\.test/, "the certificate is not the address's");
+    return true;
+  });
 });

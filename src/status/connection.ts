@@ -1,0 +1,22 @@
+// The conditions of a TemporalConnection that is not being deleted: whether the controller reached
+// Temporal with its address and credentials, as one kstatus-consistent set. Pure.
+import { type Condition, conditionSet, progressing, stalled } from './conditions.ts';
+
+export type ConnectionCheck =
+  | { reached: true }
+  /** TemporalUnreachable may pass with time; the others need a person: a Secret missing or unusable, or credentials Temporal refused. */
+  | {
+      reached: false;
+      reason: 'TemporalUnreachable' | 'SecretNotFound' | 'InvalidSecret' | 'TemporalCredentialsRefused';
+      message: string;
+    };
+
+export function connectionConditions(hostPort: string, check: ConnectionCheck): Condition[] {
+  if (check.reached)
+    return conditionSet([
+      { type: 'Ready', status: 'True', reason: 'Connected', message: `reached Temporal at ${hostPort}` },
+    ]);
+  if (check.reason === 'TemporalUnreachable')
+    return conditionSet([progressing('True', check.reason, `${check.message}; trying again with backoff`)]);
+  return conditionSet([stalled(check.reason, check.message)]);
+}

@@ -1,0 +1,111 @@
+// A TemporalConnection says whether the controller reached Temporal with it (READY in `kubectl get
+// tconn`): Connected when it did; a Secret it cannot use, named with the key, until the Secret is
+// fixed; an address nobody answers while it tries again. And --temporal-connect-to reaches a
+// connection's in-cluster address through another one, as a controller outside the cluster must.
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
+import { freePort } from '../../src/localenv/ports.ts';
+import { makeCertificates } from '../support/certificates.ts';
+import { controlledNamespace } from '../support/controller.ts';
+import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
+import { GrpcProxy } from '../support/grpc-proxy.ts';
+
+const SERVER_NAME = 'temporal.twc.test';
+const PLACEHOLDER = '-----BEGIN CERTIFICATE-----\nreplace with your client certificate\n-----END CERTIFICATE-----\n';
+
+type Conditions = Record<string, { status: string; reason: string; message: string }>;
+
+/** The connection's conditions by type, once `wanted` holds of them. */
+async function connectionUntil(
+  namespace: string,
+  what: string,
+  wanted: (conditions: Conditions) => boolean,
+): Promise<Conditions> {
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  let seen: Conditions = {};
+  return eventually(
+    `connection temporal: ${what}`,
+    async () => {
+      const connection = (await custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: KINDS.TemporalConnection.plural,
+        name: 'temporal',
+      })) as TemporalConnection;
+      seen = Object.fromEntries((connection.status?.conditions ?? []).map((c) => [c.type, c]));
+      return wanted(seen) ? seen : undefined;
+    },
+    30_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; last seen: ${JSON.stringify(seen)}`);
+  });
+}
+
+const ready = (status: string, reason: string) => (c: Conditions) =>
+  c.Ready?.status === status && c.Ready.reason === reason;
+
+test('a connection is Ready once reached, says which key of its Secret is unusable until it is fixed, then is Ready again', async (t) => {
+  const namespace = await testNamespace(t, 'tconn-check');
+  const certs = await makeCertificates(t, SERVER_NAME);
+  const proxy = new GrpcProxy({
+    upstream: sharedEnvironment().temporalAddress,
+    server: certs.server,
+    clientCA: certs.ca,
+  });
+  await proxy.listen();
+  t.after(() => proxy.close());
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const secret = (cert: string) => ({
+    metadata: { name: 'temporal-mtls' },
+    stringData: { 'tls.crt': cert, 'tls.key': certs.client.key, 'ca.crt': certs.ca },
+  });
+  await core.createNamespacedSecret({ namespace, body: secret(certs.client.cert) });
+  await controlledNamespace(t, namespace, {
+    connectionSpec: {
+      hostPort: proxy.address,
+      tls: { serverName: SERVER_NAME },
+      mutualTLSSecretRef: { name: 'temporal-mtls' },
+    },
+  });
+  const reached = await connectionUntil(namespace, 'Ready, Connected', ready('True', 'Connected'));
+  assert.equal(reached.Ready?.message, `reached Temporal at ${proxy.address}`);
+  assert.deepEqual([reached.Progressing?.status, reached.Stalled?.status], ['False', 'False']);
+
+  await core.replaceNamespacedSecret({ namespace, name: 'temporal-mtls', body: secret(PLACEHOLDER) });
+  const invalid = await connectionUntil(namespace, 'InvalidSecret', ready('False', 'InvalidSecret'));
+  assert.match(invalid.Ready?.message ?? '', new RegExp(`Secret ${namespace}/temporal-mtls key tls\\.crt`));
+  assert.deepEqual([invalid.Stalled?.status, invalid.Progressing?.status], ['True', 'False'], 'a person must act');
+  const warning = await eventually('the Warning event', async () =>
+    (await core.listNamespacedEvent({ namespace })).items.find(
+      (e) => e.type === 'Warning' && e.reason === 'InvalidSecret' && e.involvedObject.kind === 'TemporalConnection',
+    ),
+  );
+  assert.match(warning.message ?? '', /key tls\.crt/);
+
+  await core.replaceNamespacedSecret({ namespace, name: 'temporal-mtls', body: secret(certs.client.cert) });
+  await connectionUntil(namespace, 'Ready again once the Secret is fixed', ready('True', 'Connected'));
+});
+
+test('a connection to an address nobody answers is Progressing while the controller tries again', async (t) => {
+  const namespace = await testNamespace(t, 'tconn-unreachable');
+  const hostPort = `127.0.0.1:${await freePort()}`;
+  await controlledNamespace(t, namespace, { connectionSpec: { hostPort } });
+  const unreachable = await connectionUntil(namespace, 'TemporalUnreachable', ready('False', 'TemporalUnreachable'));
+  assert.match(unreachable.Ready?.message ?? '', new RegExp(`cannot connect to Temporal at ${hostPort}.*trying again`));
+  assert.deepEqual([unreachable.Progressing?.status, unreachable.Stalled?.status], ['True', 'False']);
+});
+
+test('--temporal-connect-to: a connection at an in-cluster name is reached at the address it maps to', async (t) => {
+  const namespace = await testNamespace(t, 'tconn-connect-to');
+  const hostPort = 'temporal-frontend.temporal.svc:7233';
+  await controlledNamespace(t, namespace, {
+    connectionSpec: { hostPort },
+    temporalConnectTo: new Map([[hostPort, sharedEnvironment().temporalAddress]]),
+  });
+  const reached = await connectionUntil(namespace, 'Ready, Connected', ready('True', 'Connected'));
+  assert.equal(reached.Ready?.message, `reached Temporal at ${hostPort}`);
+});
