@@ -10,6 +10,11 @@ export function podProblems(pod: V1Pod): PodProblem[] {
   const buildId = pod.metadata?.labels?.[LABELS.buildId];
   const name = pod.metadata?.name;
   if (!buildId || !name || pod.metadata?.deletionTimestamp) return [];
+  // No node for it: its containers have no status yet. With a cluster autoscaler the Pod may still
+  // get a node, and the message says what it waits for.
+  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+  if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable')
+    return [{ pod: name, buildId, reason: 'Unschedulable', message: scheduled.message ?? '' }];
   const failed = pod.status?.phase === 'Failed';
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
   const problems = statuses.flatMap((status) => {

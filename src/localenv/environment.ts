@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureBinaries, type Binaries, type Log } from './binaries.ts';
+import type { LocalNode } from '../node-agent/placement.ts';
 import { installCrds } from './crds.ts';
 import { startKubernetes } from './kubernetes.ts';
 import { Component } from './process.ts';
@@ -15,6 +16,14 @@ export interface EnvironmentOptions {
   crdDir?: string;
   /** Run the node agent (default true); without it Pods stay Pending. */
   nodeAgent?: boolean;
+  /** Nodes the agent registers besides NODE_NAME (no labels, no taints), e.g. one per node pool. */
+  extraNodes?: LocalNode[];
+  /**
+   * The in-cluster host:port Temporal answers at for the Pods, as a Service's DNS name would in a
+   * cluster (temporal-frontend.temporal.svc:7233); processes outside, such as a controller, dial
+   * `temporalAddress` instead.
+   */
+  temporalServiceAddress?: string;
   /** Temporal dynamic config; defaults to short versioning intervals. */
   temporalDynamicConfig?: Record<string, unknown>;
   /** Serve Temporal's web UI (default: headless). */
@@ -65,7 +74,11 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     const kubeconfig = new KubeConfig();
     kubeconfig.loadFromFile(kubernetes.kubeconfigPath);
     if (options.crdDir) await installCrds(kubeconfig, options.crdDir);
-    if (options.nodeAgent ?? true) components.push(await startNodeAgent(dir, kubernetes.kubeconfigPath));
+    if (options.nodeAgent ?? true) {
+      const nodes = [{ name: NODE_NAME, labels: {}, taints: [] }, ...(options.extraNodes ?? [])];
+      const services = options.temporalServiceAddress ? { [options.temporalServiceAddress]: temporal.address } : {};
+      components.push(await startNodeAgent(dir, kubernetes.kubeconfigPath, nodes, services));
+    }
     return {
       dir,
       kubeconfigPath: kubernetes.kubeconfigPath,
@@ -83,14 +96,20 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   }
 }
 
-async function startNodeAgent(dir: string, kubeconfigPath: string): Promise<Component> {
+async function startNodeAgent(
+  dir: string,
+  kubeconfigPath: string,
+  nodes: LocalNode[],
+  serviceAddresses: Record<string, string>,
+): Promise<Component> {
   const agent = new Component({
     name: 'node agent',
     command: process.execPath,
     args: [
       path.join(import.meta.dirname, '../node-agent/main.ts'),
       `--kubeconfig=${kubeconfigPath}`,
-      `--node-name=${NODE_NAME}`,
+      `--nodes=${JSON.stringify(nodes)}`,
+      `--service-addresses=${JSON.stringify(serviceAddresses)}`,
     ],
     logFile: path.join(dir, 'node-agent.log'),
     ipc: true,

@@ -8,17 +8,22 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import { BinaryBuildError } from './binaries.ts';
 import { superviseController } from './controller-supervisor.ts';
 import { startEnvironment } from './environment.ts';
-import { EXAMPLE_CONNECTION, exampleTemporalNamespaces } from './examples.ts';
+import { EXAMPLE_CONNECTION, exampleConnectionAddress, exampleNodes, exampleTemporalNamespaces } from './examples.ts';
 import { startMessage } from './start-message.ts';
 
 const started = Date.now();
+// Temporal is reached at the examples' in-cluster address, as in a cluster: the Pods through the
+// node agent's stand-in for cluster DNS, the controller (outside) through --temporal-connect-to.
+const temporalServiceAddress = exampleConnectionAddress();
 let environment;
 try {
-  // The examples' Temporal namespaces and connection name too, so that each runs unchanged.
+  // The examples' Temporal namespaces, node pools and connection too, so that each runs unchanged.
   environment = await startEnvironment({
     crdDir: CRD_DIR,
     temporalUi: true,
+    ...(temporalServiceAddress ? { temporalServiceAddress } : {}),
     temporalNamespaces: exampleTemporalNamespaces().filter((n) => n !== 'default'),
+    extraNodes: exampleNodes(),
   });
 } catch (error) {
   console.error(error instanceof BinaryBuildError ? error.message : error);
@@ -50,6 +55,7 @@ const controller = superviseController({
       `--kubeconfig=${env.kubeconfigPath}`,
       '--identity=twc-local',
       '--poll-interval=2s',
+      ...(temporalServiceAddress ? [`--temporal-connect-to=${temporalServiceAddress}=${env.temporalAddress}`] : []),
       ...ENDPOINTS,
     ],
     logFile: path.join(env.dir, 'controller.log'),
@@ -75,7 +81,7 @@ try {
     apiVersion: `${GROUP}/${VERSION}`,
     kind: 'TemporalConnection',
     metadata: { name: EXAMPLE_CONNECTION },
-    spec: { hostPort: env.temporalAddress },
+    spec: { hostPort: temporalServiceAddress ?? env.temporalAddress },
   });
   await create(KINDS.TemporalWorkerDeployment.plural, {
     apiVersion: `${GROUP}/${VERSION}`,

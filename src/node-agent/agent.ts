@@ -1,6 +1,7 @@
-// A stand-in for the kubelet, since nothing runs containers here: it registers a Node, binds
-// the Pods nobody schedules, runs each bound Pod as a sample worker, and reports Pod status
-// the way a kubelet would, so that the real Deployment controller sees real availability.
+// A stand-in for the kubelet, since nothing runs containers here: it registers its Nodes, binds
+// the Pods nobody schedules to one they fit (placement.ts) or marks them Unschedulable as the
+// scheduler would, runs each bound Pod as a sample worker, and reports Pod status the way a
+// kubelet would, so that the real Deployment controller sees real availability.
 import {
   CoreV1Api,
   type Informer,
@@ -10,6 +11,7 @@ import {
   setHeaderOptions,
   type V1ConfigMap,
   type V1Pod,
+  type V1PodCondition,
   type V1PodStatus,
   type V1Secret,
 } from '@kubernetes/client-node';
@@ -20,6 +22,7 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import { httpStatus } from '../k8s/api-errors.ts';
 import { readConfig } from '../sample-worker/config.ts';
 import { resolveEnv, type EnvSources } from './container-env.ts';
+import { type LocalNode, placePod } from './placement.ts';
 import { podStatus, type WorkerState } from './pod-status.ts';
 import { mountVolumes, PodVolumeError, underMounts, type VolumeSources } from './pod-volumes.ts';
 import { WorkerHost, type HostedWorker } from './worker-host.ts';
@@ -37,7 +40,7 @@ const BACKOFF_START_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
 
 export class NodeAgent {
-  readonly nodeName: string;
+  readonly nodes: readonly LocalNode[];
   private readonly kubeconfig: KubeConfig;
   private readonly api: CoreV1Api;
   private readonly log: AgentLog;
@@ -50,17 +53,29 @@ export class NodeAgent {
   private volumesDir: string | undefined;
   private stopped = false;
 
-  constructor(kubeconfig: KubeConfig, nodeName: string, log: AgentLog = (m) => console.error(m)) {
+  /**
+   * Cluster DNS as the Pods here see it: a Service's host:port (temporal-frontend.temporal.svc:7233)
+   * and the local address that serves it.
+   */
+  private readonly serviceAddresses: ReadonlyMap<string, string>;
+
+  constructor(
+    kubeconfig: KubeConfig,
+    nodes: readonly LocalNode[],
+    options: { serviceAddresses?: ReadonlyMap<string, string>; log?: AgentLog } = {},
+  ) {
+    if (nodes.length === 0) throw new Error('the node agent needs a node');
     this.kubeconfig = kubeconfig;
-    this.nodeName = nodeName;
+    this.nodes = nodes;
+    this.serviceAddresses = options.serviceAddresses ?? new Map();
     this.api = kubeconfig.makeApiClient(CoreV1Api);
-    this.log = log;
+    this.log = options.log ?? ((m) => console.error(m));
   }
 
   async start(): Promise<void> {
     await this.host.prepare();
     this.volumesDir = await mkdtemp(path.join(tmpdir(), 'twc-node-agent-volumes-'));
-    await this.registerNode();
+    for (const node of this.nodes) await this.registerNode(node);
     const informer = makeInformer<V1Pod>(this.kubeconfig, '/api/v1/pods', () => this.api.listPodForAllNamespaces());
     this.informer = informer;
     const onPod = (pod: V1Pod): void => void this.sync(pod);
@@ -86,10 +101,13 @@ export class NodeAgent {
     if (this.volumesDir) await rm(this.volumesDir, { recursive: true, force: true });
   }
 
-  private async registerNode(): Promise<void> {
+  private async registerNode(node: LocalNode): Promise<void> {
     try {
       await this.api.createNode({
-        body: { metadata: { name: this.nodeName, labels: { 'kubernetes.io/hostname': this.nodeName } } },
+        body: {
+          metadata: { name: node.name, labels: { ...node.labels, 'kubernetes.io/hostname': node.name } },
+          spec: { taints: node.taints },
+        },
       });
     } catch (error) {
       if (httpStatus(error) !== 409) throw error;
@@ -97,7 +115,7 @@ export class NodeAgent {
     const now = new Date();
     await this.api.patchNodeStatus(
       {
-        name: this.nodeName,
+        name: node.name,
         body: {
           status: {
             capacity: { cpu: '64', memory: '256Gi', pods: '10000' },
@@ -127,7 +145,7 @@ export class NodeAgent {
     try {
       if (!nodeName) {
         if (!pod.metadata?.deletionTimestamp) await this.bind(pod, uid);
-      } else if (nodeName === this.nodeName) {
+      } else if (this.nodes.some((node) => node.name === nodeName)) {
         if (pod.metadata?.deletionTimestamp) await this.finalize(pod, uid);
         else if (!this.workers.has(uid) && !isFinished(pod)) this.run(pod, uid);
       }
@@ -140,12 +158,17 @@ export class NodeAgent {
     if (this.binding.has(uid)) return;
     this.binding.add(uid);
     try {
+      const placement = placePod(pod, this.nodes);
+      if ('unschedulable' in placement) {
+        await this.markUnschedulable(pod, placement.unschedulable);
+        return;
+      }
       await this.api.createNamespacedPodBinding({
         name: pod.metadata?.name ?? '',
         namespace: pod.metadata?.namespace ?? '',
         body: {
           metadata: { name: pod.metadata?.name ?? '' },
-          target: { apiVersion: 'v1', kind: 'Node', name: this.nodeName },
+          target: { apiVersion: 'v1', kind: 'Node', name: placement.node },
         },
       });
     } catch (error) {
@@ -154,6 +177,21 @@ export class NodeAgent {
     } finally {
       this.binding.delete(uid);
     }
+  }
+
+  /** As the scheduler does; written only when it says something new, since the write comes back as an update. */
+  private async markUnschedulable(pod: V1Pod, message: string): Promise<void> {
+    const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+    if (scheduled?.reason === 'Unschedulable' && scheduled.message === message) return;
+    const condition: V1PodCondition = {
+      type: 'PodScheduled',
+      status: 'False',
+      reason: 'Unschedulable',
+      message,
+      lastTransitionTime: new Date(),
+    };
+    this.log(`pod ${podName(pod)}: ${message}`);
+    await this.patchStatus(pod, { phase: 'Pending', conditions: [condition] });
   }
 
   private run(pod: V1Pod, uid: string): void {
@@ -188,6 +226,7 @@ export class NodeAgent {
           this.podVolumesDir(pod.metadata?.uid ?? ''),
         );
         config = readConfig(underMounts(await resolveEnv(pod, container, this.envSources), mounts));
+        config = { ...config, address: this.serviceAddresses.get(config.address) ?? config.address };
       } catch (error) {
         const reason = error instanceof PodVolumeError ? 'ContainerCreating' : 'CreateContainerConfigError';
         await this.report(pod, { kind: 'waiting', reason, message: errorMessage(error), restarts });
@@ -196,7 +235,7 @@ export class NodeAgent {
       }
       let phase = 'failed to start';
       try {
-        entry.current = await this.host.start(config, `${podName(pod)}@${this.nodeName}`);
+        entry.current = await this.host.start(config, `${podName(pod)}@${pod.spec?.nodeName ?? ''}`);
         if (signal.aborted) break;
         phase = 'stopped';
         failures = 0;

@@ -1,26 +1,40 @@
-// The node agent as a process of its own: `node src/node-agent/main.ts --kubeconfig F [--node-name N]`.
+// The node agent as a process of its own:
+// `node src/node-agent/main.ts --kubeconfig F [--nodes JSON] [--service-addresses JSON]`, the nodes
+// a list of {name, labels?, taints?} (default: one node, local-node), the service addresses an
+// object from the host:port a Pod dials to the local host:port that serves it.
 // Started by the environment with an IPC channel; it tells the parent when it is ready and
 // exits when the parent goes away, so no worker outlives the environment.
 import { KubeConfig } from '@kubernetes/client-node';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { parseArgs } from 'node:util';
 import { NodeAgent } from './agent.ts';
+import type { LocalNode } from './placement.ts';
 
 const { values } = parseArgs({
-  options: { kubeconfig: { type: 'string' }, 'node-name': { type: 'string', default: 'local-node' } },
+  options: {
+    kubeconfig: { type: 'string' },
+    nodes: { type: 'string', default: '[{"name":"local-node"}]' },
+    'service-addresses': { type: 'string', default: '{}' },
+  },
 });
 if (!values.kubeconfig) {
-  console.error('usage: node src/node-agent/main.ts --kubeconfig FILE [--node-name NAME]');
+  console.error('usage: node src/node-agent/main.ts --kubeconfig FILE [--nodes JSON] [--service-addresses JSON]');
   process.exit(2);
 }
+const nodes = (JSON.parse(values.nodes) as Partial<LocalNode>[]).map((node) => ({
+  name: node.name ?? '',
+  labels: node.labels ?? {},
+  taints: node.taints ?? [],
+}));
 // Dozens of workers share this process; their routine state changes would drown the log.
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const kubeconfig = new KubeConfig();
 kubeconfig.loadFromFile(values.kubeconfig);
-const agent = new NodeAgent(kubeconfig, values['node-name'], (message) =>
-  console.error(`${new Date().toISOString()} ${message}`),
-);
+const agent = new NodeAgent(kubeconfig, nodes, {
+  serviceAddresses: new Map(Object.entries(JSON.parse(values['service-addresses']) as Record<string, string>)),
+  log: (message) => console.error(`${new Date().toISOString()} ${message}`),
+});
 
 let stopping = false;
 async function shutdown(code: number): Promise<void> {
@@ -41,5 +55,5 @@ try {
   console.error('node agent failed to start:', error);
   process.exit(1);
 }
-console.error(`${new Date().toISOString()} node agent ready: node ${agent.nodeName}`);
+console.error(`${new Date().toISOString()} node agent ready: nodes ${nodes.map((n) => n.name).join(', ')}`);
 process.send?.({ type: 'ready' });

@@ -56,3 +56,24 @@ test('a Pod in CreateContainerConfigError is named in the condition within secon
   assert.equal(warnings[0]?.count, 1, 'not written again at every reconcile');
   assert.match(warnings[0]?.message ?? '', /CreateContainerConfigError.*no-such-secret/);
 });
+
+test('a Pod no node can take is named in the condition with what the scheduler said', async (t) => {
+  const namespace = await testNamespace(t, 'pod-unschedulable');
+  const ns = await controlledNamespace(t, namespace);
+  const template = ns.template('blue') as { spec: { nodeSelector?: Record<string, string> } };
+  template.spec.nodeSelector = { 'node-pool': 'gpu' };
+  await ns.createWorkerDeployment('orders', { replicas: 1, template });
+  const waiting = await ns.until(
+    'orders',
+    'the unschedulable Pod in the condition',
+    (twd) => /Unschedulable/.test(condition(twd, 'Progressing')?.message ?? ''),
+    20_000,
+  );
+  const progressing = condition(waiting, 'Progressing');
+  assert.equal(progressing?.reason, 'PodsFailing');
+  assert.equal(progressing?.status, 'True', 'a node may still come (a cluster autoscaler)');
+  assert.match(
+    progressing?.message ?? '',
+    /Pod orders-[a-z0-9-]+: Unschedulable: 0\/1 nodes are available: 1 node\(s\) didn't match Pod's node affinity\/selector\./,
+  );
+});

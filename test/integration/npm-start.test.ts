@@ -1,10 +1,12 @@
 // `npm start` as a newcomer meets it: every command it prints works when pasted into a shell,
 // a controller that dies is restarted, with a line that says so, and the examples run unchanged.
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { LABELS } from '../../src/domain/labels.ts';
 import { COMMAND_LABELS } from '../../src/localenv/start-message.ts';
 import { eventually } from '../support/environment.ts';
 import { commandLine, descendants, startLocalEnvironment, type LocalEnvironment } from '../support/npm-start.ts';
@@ -46,15 +48,17 @@ function shown(output: string, label: string): string {
 
 const EXAMPLES = path.join(import.meta.dirname, '../../examples');
 
-/** Examples that need what a one-node local environment cannot give. */
+/** Examples that need what the local environment cannot give. */
 const NOT_LOCAL: Record<string, string> = {
-  'minimal.yaml': 'its TemporalConnection points at the in-cluster address temporal-frontend.temporal.svc:7233',
-  'connection-mtls.yaml': 'placeholder client certificate for Temporal Cloud',
-  'connection-api-key.yaml': 'placeholder API key for Temporal Cloud',
-  'pools.yaml': 'selects two node pools (node-pool: spot, node-pool: on-demand); the environment has one node',
   'twor-hpa.yaml': 'TemporalWorkerOwnedResource is accepted, not rendered',
   'twor-pdb.yaml': 'TemporalWorkerOwnedResource is accepted, not rendered',
 };
+
+/**
+ * What the controller says of a connection to a Temporal that is not here, whose placeholders
+ * (Temporal Cloud's address, a certificate or key to replace) the example keeps.
+ */
+const ELSEWHERE = /^(InvalidSecret|TemporalUnreachable|TemporalCredentialsRefused)$/;
 
 describe('npm start', () => {
   let local: LocalEnvironment;
@@ -118,32 +122,78 @@ describe('npm start', () => {
     );
   });
 
-  it('runs every example that a one-node environment can run, unchanged, until its build is Current', async () => {
+  it('runs every example unchanged: worker deployments until Current on the nodes they select, connections until checked', async () => {
     const output = local.output();
     const kubectl = `KUBECONFIG=${shown(output, 'kubeconfig')} ${printed(output, COMMAND_LABELS.watchWorkerDeployments).split(' ')[1]} kubectl`;
+    assert.equal(
+      (await shell(conditionOf(kubectl, 'tconn temporal', 'Ready'))).stdout,
+      'True Connected',
+      "npm start's connection, at the examples' in-cluster address, reaches Temporal",
+    );
     const runnable = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml') && !(f in NOT_LOCAL));
-    assert.ok(runnable.length >= 5, `examples to run: ${runnable.join(', ')}`);
+    assert.ok(runnable.length >= 9, `examples to run: ${runnable.join(', ')}`);
     for (const file of runnable) {
       const applied = await shell(`${kubectl} apply -f ${path.join(EXAMPLES, file)} -o name`);
       assert.equal(applied.code, 0, `${file} is applied: ${applied.stderr}`);
       const name = /temporalworkerdeployment[^/]*\/(\S+)/.exec(applied.stdout)?.[1];
-      assert.ok(name, `${file} holds a worker deployment: ${applied.stdout}`);
-      // Manual: the controller runs and registers the build; routing is the user's.
-      const wanted = /strategy: Manual/.test(readFileSync(path.join(EXAMPLES, file), 'utf8'))
-        ? 'False ManualPromotion'
-        : 'True TargetCurrent';
-      const ready = `${kubectl} get twd ${name} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.conditions[?(@.type=="Ready")].reason}'`;
-      let seen = '';
-      await eventually(
-        `${file}: ${name} to be Ready as ${wanted}`,
-        async () => ((seen = (await shell(ready)).stdout) === wanted ? true : undefined),
-        120_000,
-      ).catch(async (error: Error) => {
-        const conditions = await shell(`${kubectl} get twd ${name} -o jsonpath='{.status.conditions}'`);
-        throw new Error(`${error.message} (last: "${seen}"; conditions: ${conditions.stdout})`);
-      });
-      const deleted = await shell(`${kubectl} delete -f ${path.join(EXAMPLES, file)} --wait=false`);
-      assert.equal(deleted.code, 0, `${file} is deleted: ${deleted.stderr}`);
+      if (name) await runsUntilCurrent(kubectl, file, name);
+      else await connectionsChecked(kubectl, file, applied.stdout);
     }
   });
 });
+
+/** `kubectl get` printing a condition's status and reason, as "True Connected". */
+function conditionOf(kubectl: string, resource: string, type: string): string {
+  const field = (name: string) => `{.status.conditions[?(@.type=="${type}")].${name}}`;
+  return `${kubectl} get ${resource} -o jsonpath='${field('status')} ${field('reason')}'`;
+}
+
+async function runsUntilCurrent(kubectl: string, file: string, name: string): Promise<void> {
+  // Manual: the controller runs and registers the build; routing is the user's.
+  const wanted = /strategy: Manual/.test(readFileSync(path.join(EXAMPLES, file), 'utf8'))
+    ? 'False ManualPromotion'
+    : 'True TargetCurrent';
+  let seen = '';
+  await eventually(
+    `${file}: ${name} to be Ready as ${wanted}`,
+    async () => (seen = (await shell(conditionOf(kubectl, `twd ${name}`, 'Ready'))).stdout) === wanted || undefined,
+    120_000,
+  ).catch(async (error: Error) => {
+    const conditions = await shell(`${kubectl} get twd ${name} -o jsonpath='{.status.conditions}'`);
+    throw new Error(`${error.message} (last: "${seen}"; conditions: ${conditions.stdout})`);
+  });
+  const list = async <T>(what: string) =>
+    (JSON.parse((await shell(`${kubectl} get ${what} -o json`)).stdout) as { items: T[] }).items;
+  const pods = await list<V1Pod>(`pods -l ${LABELS.deploymentName}=${name}`);
+  const nodes = await list<V1Node>('nodes');
+  assert.ok(pods.length > 0, `${file}: ${name} has Pods`);
+  for (const pod of pods) {
+    const labels = nodes.find((n) => n.metadata?.name === pod.spec?.nodeName)?.metadata?.labels ?? {};
+    for (const [key, value] of Object.entries(pod.spec?.nodeSelector ?? {}))
+      assert.equal(labels[key], value, `${file}: Pod ${pod.metadata?.name} on node ${pod.spec?.nodeName} has ${key}`);
+  }
+  // The worker deployment only: minimal.yaml's connection is the one every example uses.
+  const deleted = await shell(`${kubectl} delete twd ${name} --wait=false`);
+  assert.equal(deleted.code, 0, `${file}: ${name} is deleted: ${deleted.stderr}`);
+}
+
+async function connectionsChecked(kubectl: string, file: string, applied: string): Promise<void> {
+  const connections = [...applied.matchAll(/temporalconnection[^/]*\/(\S+)/g)].map((m) => m[1] ?? '');
+  assert.ok(connections.length > 0, `${file} holds a worker deployment or a connection: ${applied}`);
+  for (const connection of connections) {
+    const ready = await eventually(
+      `${file}: connection ${connection} to be checked`,
+      async () => (await shell(conditionOf(kubectl, `tconn ${connection}`, 'Ready'))).stdout.trim() || undefined,
+      60_000,
+    );
+    const [status, reason = ''] = ready.split(' ');
+    assert.equal(status, 'False', `${file}: ${connection} cannot reach a Temporal that is not here`);
+    assert.match(reason, ELSEWHERE, `${file}: ${connection} says why`);
+    const message = await shell(
+      `${kubectl} get tconn ${connection} -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}'`,
+    );
+    assert.match(message.stdout, /key tls\.crt|tmprl\.cloud|temporal\.io/, `${file}: names the key or the host`);
+  }
+  const deleted = await shell(`${kubectl} delete -f ${path.join(EXAMPLES, file)} --wait=false`);
+  assert.equal(deleted.code, 0, `${file} is deleted: ${deleted.stderr}`);
+}

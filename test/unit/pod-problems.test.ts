@@ -89,3 +89,20 @@ test('init containers count; a Pod being deleted or without a build label says n
   assert.deepEqual(podProblems(pod(init, { deletionTimestamp: new Date() })), []);
   assert.deepEqual(podProblems(pod(init, { labels: {} })), []);
 });
+
+test('a Pod no node can take says what the scheduler said; one not yet scheduled says nothing', () => {
+  const scheduled = (status: string, reason?: string) =>
+    podProblems(
+      pod({
+        phase: 'Pending',
+        conditions: [
+          { type: 'PodScheduled', status, ...(reason ? { reason } : {}), message: '0/2 nodes are available' },
+        ],
+      }),
+    );
+  assert.deepEqual(scheduled('False', 'Unschedulable'), [
+    { pod: 'orders-v2-a', buildId: 'v2', reason: 'Unschedulable', message: '0/2 nodes are available' },
+  ]);
+  assert.deepEqual(scheduled('False', 'SchedulingGated'), []);
+  assert.deepEqual(scheduled('True'), []);
+});
