@@ -93,7 +93,7 @@ export const KINDS = {
         description: 'The worker deployment it attaches to.',
       },
       { name: 'Kind', type: 'string', jsonPath: '.spec.object.kind', description: 'Kind of the objects to render.' },
-      // No Ready column until the controller renders owned resources and writes their status.
+      { ...ready, description: 'Whether every copy is applied.' },
       age,
     ],
   },

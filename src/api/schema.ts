@@ -106,6 +106,18 @@ export function objectMeta() {
       resourceVersion: Type.Optional(Type.String()),
       finalizers: Type.Optional(Type.Array(Type.String())),
       annotations: Type.Optional(Type.Record(Type.String(), Type.String())),
+      ownerReferences: Type.Optional(
+        Type.Array(
+          Type.Object({
+            apiVersion: Type.String(),
+            kind: Type.String(),
+            name: Type.String(),
+            uid: Type.String(),
+            controller: Type.Optional(Type.Boolean()),
+            blockOwnerDeletion: Type.Optional(Type.Boolean()),
+          }),
+        ),
+      ),
     },
     { additionalProperties: true },
   );

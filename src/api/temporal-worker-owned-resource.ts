@@ -23,7 +23,7 @@ const object = withRules(
     },
     {
       description:
-        'The object to render per build. In spec, scaleTargetRef: {} and selector.matchLabels: {} ask to be filled in for the build, and strings may use {{ .DeploymentName }}, {{ .BuildID }} and {{ .TemporalNamespace }}; the controller does not render owned resources yet.',
+        'The object to render per build. scaleTargetRef: {} and matchLabels: {} anywhere in it are filled in for the build, and strings may use {{ .DeploymentName }}, {{ .BuildID }}, {{ .TemporalNamespace }} and, with pools, {{ .TaskQueue }}.',
       'x-kubernetes-preserve-unknown-fields': true,
     },
   ),
@@ -70,13 +70,18 @@ export const temporalWorkerOwnedResource = Type.Object(
               Type.Object(
                 {
                   buildID: Type.String({ description: 'Build the copy belongs to.' }),
-                  name: Type.Optional(Type.String({ description: 'Name of the copy.' })),
-                  applied: Type.Optional(Type.Boolean({ description: 'The latest apply succeeded.' })),
-                  error: Type.Optional(Type.String({ description: 'Why the latest apply failed.' })),
+                  pool: Type.Optional(Type.String({ description: 'Pool of the Deployment the copy belongs to.' })),
+                  resourceName: Type.String({ description: 'Name of the copy.' }),
+                  applied: Type.Boolean({ description: 'The copy as the spec renders it now is applied.' }),
+                  message: Type.Optional(Type.String({ description: 'Why it is not.' })),
+                  appliedGeneration: Type.Optional(
+                    Type.Integer({ format: 'int64', description: 'The generation of this object last applied.' }),
+                  ),
+                  appliedHash: Type.Optional(Type.String({ description: 'A hash of the copy last applied.' })),
                 },
-                { description: 'The copy of one build.' },
+                { description: 'The copy of one Kubernetes Deployment of a build.' },
               ),
-              { description: 'One entry per build with a copy.' },
+              { description: 'One entry per copy: per build, and per pool where pools exist.' },
             ),
           ),
           conditions: Type.Optional(conditions),
@@ -85,7 +90,7 @@ export const temporalWorkerOwnedResource = Type.Object(
       ),
     ),
   },
-  { description: 'An object to attach to every live build of a worker deployment (accepted, not yet rendered).' },
+  { description: 'An object to attach to every live build of a worker deployment, one copy per build.' },
 );
 
 export type TemporalWorkerOwnedResource = Static<typeof temporalWorkerOwnedResource>;

@@ -13,6 +13,8 @@ export function doneMessage(action: Exclude<PlannedAction, { action: 'addFinaliz
       return `scaled Deployment ${action.deployment} of build ${action.buildId} to ${count(action.replicas, 'replica')}: ${action.reason}`;
     case 'delete':
       return `deleted Deployment ${action.deployment} of build ${action.buildId}: ${action.reason}`;
+    case 'deleteOwnedResource':
+      return `deleted ${action.object.kind} ${action.object.name}: ${action.reason}`;
     case 'deleteTemporalVersion':
       return `deleted version ${action.buildId} from Temporal: ${action.reason}`;
     case 'startGate': // "started gate ..."

@@ -5,10 +5,11 @@ import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { clusterClient } from '../k8s/cluster-client.ts';
 import { LABELS } from '../k8s/names.ts';
 import { podProblems } from '../k8s/pod-problems.ts';
-import { Backoff } from '../runtime/backoff.ts';
+import { Backoff, RetrySchedule } from '../runtime/backoff.ts';
 import { SelfHealingInformer } from '../runtime/informer.ts';
 import { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { ClusterAccess } from '../runtime/kube/cluster-access.ts';
@@ -25,6 +26,7 @@ import { type WorkerDeploymentAddress, workerDeploymentClient } from '../tempora
 import { PollerRefusals } from '../temporal/version-records.ts';
 import { checkConnection } from './connection-check.ts';
 import { releaseConnection } from './connection-release.ts';
+import { reconcileOwnedResource } from './owned-resource-release.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { EventRecorder } from './events.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
@@ -33,6 +35,7 @@ import { errorMessage } from '../k8s/api-errors.ts';
 
 /** Queue keys: `namespace/name` of a worker deployment, or this prefix and `namespace/name` of a connection. */
 const CONNECTION_KEY = 'connection:';
+const OWNED_RESOURCE_KEY = 'owned:';
 
 export interface ControllerOptions {
   /** How to reach the Kubernetes API (a kubeconfig, or the cluster the controller runs in). */
@@ -66,6 +69,7 @@ export class Controller {
   private readonly queue: WorkQueue<string>;
   private readonly workerDeployments: SelfHealingInformer<TemporalWorkerDeployment>;
   private readonly connections: SelfHealingInformer<TemporalConnection>;
+  private readonly ownedResources: SelfHealingInformer<TemporalWorkerOwnedResource>;
   private readonly deployments: SelfHealingInformer<V1Deployment>;
   private readonly pods: SelfHealingInformer<V1Pod>;
   /** Per Pod uid, what it last said was wrong: only a change of that brings a reconcile. */
@@ -152,6 +156,15 @@ export class Controller {
       },
       log,
     });
+    this.ownedResources = new SelfHealingInformer<TemporalWorkerOwnedResource>({
+      api,
+      path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerOwnedResource.plural}`,
+      onEvent: (_event, twor) => {
+        enqueue(twor.metadata.namespace, twor.spec.workerRef.name);
+        enqueue(twor.metadata.namespace, twor.metadata.name, OWNED_RESOURCE_KEY);
+      },
+      log,
+    });
     this.deployments = new SelfHealingInformer<V1Deployment>({
       api,
       path: `/apis/apps/v1${scope}/deployments`,
@@ -193,6 +206,8 @@ export class Controller {
       workerDeployment: (namespace: string, name: string) => this.workerDeployments.get(namespace, name),
       workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
+      ownedResources: (namespace: string) => this.ownedResources.list(namespace),
+      copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 })),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
       pods: (namespace: string) => this.pods.list(namespace),
       temporal: async (connection: TemporalConnection, address: WorkerDeploymentAddress) =>
@@ -252,6 +267,16 @@ export class Controller {
       concurrency,
       observer: this.metrics.workQueueObserver('temporalworkerdeployment', concurrency),
       reconcile: async (key) => {
+        if (key.startsWith(OWNED_RESOURCE_KEY)) {
+          const [namespace = '', name = ''] = key.slice(OWNED_RESOURCE_KEY.length).split('/');
+          const twor = this.ownedResources.get(namespace, name);
+          if (!twor) return undefined;
+          const exists = this.workerDeployments.get(namespace, twor.spec.workerRef.name) !== undefined;
+          await logged(KINDS.TemporalWorkerOwnedResource.kind, namespace, name, (deps) =>
+            reconcileOwnedResource(deps, twor, exists),
+          );
+          return undefined;
+        }
         const connection = key.startsWith(CONNECTION_KEY);
         const [namespace = '', name = ''] = key.slice(connection ? CONNECTION_KEY.length : 0).split('/');
         const byEvent = this.eventDriven.delete(key);
@@ -285,7 +310,12 @@ export class Controller {
 
   async start(): Promise<void> {
     // Connections, Deployments and Pods first, so the first reconciles read full caches.
-    await Promise.all([this.connections.start(), this.deployments.start(), this.pods.start()]);
+    await Promise.all([
+      this.connections.start(),
+      this.ownedResources.start(),
+      this.deployments.start(),
+      this.pods.start(),
+    ]);
     await this.workerDeployments.start();
   }
 
@@ -293,6 +323,7 @@ export class Controller {
     await Promise.all([
       this.workerDeployments.stop(),
       this.connections.stop(),
+      this.ownedResources.stop(),
       this.deployments.stop(),
       this.pods.stop(),
       this.secrets.stop(),

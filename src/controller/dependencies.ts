@@ -4,8 +4,9 @@ import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
+import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import type { PlannerConfig } from '../planner/plan.ts';
-import type { Backoff } from '../runtime/backoff.ts';
+import type { Backoff, RetrySchedule } from '../runtime/backoff.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { RecordEvent } from './events.ts';
@@ -15,6 +16,10 @@ export interface ReconcilerDependencies extends PlannerConfig {
   workerDeployment(namespace: string, name: string): TemporalWorkerDeployment | undefined;
   workerDeployments(namespace: string): readonly TemporalWorkerDeployment[];
   connection(namespace: string, name: string): TemporalConnection | undefined;
+  /** The TemporalWorkerOwnedResources of a namespace, as cached. */
+  ownedResources(namespace: string): readonly TemporalWorkerOwnedResource[];
+  /** Per copy of an owned resource: when a refused one is tried again. */
+  copyRetries: RetrySchedule<string>;
   deployments(namespace: string): V1Deployment[];
   /** The Pods of the controller's Deployments in the namespace, as cached. */
   pods(namespace: string): readonly V1Pod[];

@@ -110,6 +110,10 @@ async function carryOut(
       return deps.cluster.deleteDeployment(namespace, action.deployment);
     case 'scale':
       return deps.cluster.scaleDeployment(namespace, action.deployment, action.replicas);
+    case 'deleteOwnedResource': {
+      const { apiVersion, kind, name } = action.object;
+      return deps.cluster.deleteObject({ apiVersion, kind, metadata: { name, namespace } });
+    }
     case 'terminateGate':
       return temporalOf(context).terminateGate(action.workflowId, action.runId, action.reason);
     case 'startGate': {
@@ -151,6 +155,7 @@ const EVENTS = {
   update: 'DeploymentUpdated',
   scale: 'DeploymentScaled',
   delete: 'DeploymentDeleted',
+  deleteOwnedResource: 'OwnedResourceDeleted',
   terminateGate: 'GateTerminated',
   startGate: 'GateStarted',
   deleteTemporalVersion: 'VersionRecordDeleted',
@@ -199,6 +204,14 @@ function failureOf(
         ...(httpStatus(error) === 409 ? { requeueAfterMs: 0 } : {}),
       };
     }
+    case 'deleteOwnedResource':
+      return {
+        condition: progressing(
+          'False',
+          'OwnedResourceDeleteFailed',
+          `cannot delete ${action.object.kind} ${action.object.name} (${action.reason}): ${errorMessage(error)}; its build is not scaled to zero until it is gone`,
+        ),
+      };
     case 'create':
     case 'update':
     case 'delete':

@@ -9,7 +9,7 @@ import { KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { type FieldError, validate, withDefaults } from '../api/validate.ts';
-import type { FailedObservation, Observation, TargetObservation } from '../domain/observation.ts';
+import type { FailedObservation, Observation, OwnedAutoscaler, TargetObservation } from '../domain/observation.ts';
 import type { ReadFailure } from '../domain/read-failure.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
@@ -22,6 +22,7 @@ import { versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
 import { gateWorkflowId } from '../planner/gates.ts';
 import type { NewBuildFacts } from '../planner/new-build.ts';
+import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
 import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
@@ -168,6 +169,7 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
       .pods(namespace)
       .filter((p) => p.metadata?.labels?.[LABELS.deploymentName] === workerDeployment.metadata.name)
       .flatMap(podProblems),
+    ownedAutoscalers: ownedAutoscalers(deps, workerDeployment, facts.live),
   };
 
   const needs = readsNeeded(observation, deps);
@@ -264,4 +266,26 @@ function observeOwn(
       );
       return drift ? { ...d, drift } : d;
     });
+}
+
+/** The autoscaler copies its owned resources' statuses say exist, with the Deployment each scales. */
+function ownedAutoscalers(
+  deps: ReconcilerDependencies,
+  workerDeployment: TemporalWorkerDeployment,
+  live: readonly V1Deployment[],
+): OwnedAutoscaler[] {
+  const { name, namespace = '' } = workerDeployment.metadata;
+  return deps.ownedResources(namespace).flatMap((twor) => {
+    const { apiVersion, kind } = twor.spec.object;
+    if (twor.spec.workerRef.name !== name || !AUTOSCALER_KINDS.includes(kind)) return [];
+    return (twor.status?.versions ?? []).flatMap((copy) => {
+      if (!copy.applied && !copy.appliedHash) return [];
+      const deployment = live.find(
+        (d) => d.metadata?.labels?.[LABELS.buildId] === copy.buildID && d.metadata.labels[LABELS.pool] === copy.pool,
+      );
+      return deployment
+        ? [{ deployment: deployment.metadata?.name ?? '', apiVersion, kind, name: copy.resourceName }]
+        : [];
+    });
+  });
 }

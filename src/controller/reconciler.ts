@@ -1,7 +1,8 @@
 // One reconcile of one TemporalWorkerDeployment, in three stages and one write: observe what
 // Kubernetes and Temporal say (observe.ts), decide everything in one pure plan (planner/plan.ts),
 // except the new build's Deployments, which are created as soon as Kubernetes alone shows them
-// missing and safe to create (planner/new-build.ts), before Temporal's slower reads,
+// missing and safe to create (planner/new-build.ts), and the copies of its owned resources,
+// which depend on Kubernetes alone (owned-resources.ts), before Temporal's slower reads,
 // carry the plan out in order, stopping at the first failure (execute.ts), and write the status
 // once, guarded by the resourceVersion it was decided on (status-writer.ts). A worker deployment
 // being deleted goes through deletion.ts instead.
@@ -15,6 +16,7 @@ import { isBeingDeleted } from '../domain/finalizer.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { executePlan, type ExecutionResult } from './execute.ts';
+import { syncOwnedResources } from './owned-resources.ts';
 import { type KubernetesFacts, type Observed, observeKubernetes, observeTemporal, withDeployments } from './observe.ts';
 import { lastKnownVersions, writeStatus } from './status-writer.ts';
 
@@ -46,6 +48,7 @@ export async function reconcile(
       ...newBuild.flatMap((a) => (a.action === 'create' ? [a.deployment] : [])),
     ]);
   }
+  await syncOwnedResources(deps, facts.workerDeployment, facts.live);
   const observed = await observeUnlessSpecChanges(deps, namespace, name, facts);
   if (observed === 'superseded') return { requeueAfterMs: 0 };
   if (observed.failed) return cutShort(deps, key, observed.failed);

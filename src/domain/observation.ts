@@ -24,8 +24,19 @@ export interface Observation {
   temporal: TemporalDeploymentState;
   /** What its Pods say keeps them from running (none when absent). */
   podProblems?: PodProblem[];
+  /** The autoscalers its owned resources made for its Deployments (none when absent). */
+  ownedAutoscalers?: OwnedAutoscaler[];
   /** Read only when the planner asks for it (see readsNeeded). */
   target?: TargetObservation;
+}
+
+/** A copy of an owned resource that sets a Deployment's replicas (an HPA, a KEDA ScaledObject). */
+export interface OwnedAutoscaler {
+  /** The Deployment it scales. */
+  deployment: string;
+  apiVersion: string;
+  kind: string;
+  name: string;
 }
 
 export interface TargetObservation {

@@ -5,11 +5,29 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import { httpStatus, unless } from './api-errors.ts';
+import { ApiResources, KindNotServedError } from './api-resources.ts';
 
 export interface Finalizable {
   metadata: { name?: string; namespace?: string; resourceVersion?: string; finalizers?: string[] };
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** Any namespaced object, as an owned resource's copy is. */
+export interface AnyObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace: string };
 }
 
 export interface KeyRef {
@@ -32,6 +50,19 @@ export interface ClusterClient {
   replaceStatus(object: TemporalWorkerDeployment): Promise<'written' | 'conflict'>;
   /** The same for a TemporalConnection. */
   replaceConnectionStatus(object: TemporalConnection): Promise<'written' | 'conflict'>;
+  /** The same for a TemporalWorkerOwnedResource. */
+  replaceOwnedResourceStatus(object: TemporalWorkerOwnedResource): Promise<'written' | 'conflict'>;
+  /** Writes the owner references with the object's resourceVersion; resolves with the new resourceVersion. */
+  setOwnerReferences(plural: string, object: Finalizable, owners: OwnerReference[]): Promise<string | undefined>;
+  /**
+   * Server-side apply, forcing only what `fieldManager` sets, so fields of other managers (the
+   * HPA controller's) stay theirs. Rejects with KindNotServedError, or for a cluster-scoped kind.
+   */
+  apply(object: AnyObject, fieldManager: string): Promise<void>;
+  /** Already gone counts as done. */
+  deleteObject(object: AnyObject): Promise<void>;
+  /** Deletes every object of the kind in the namespace that the label selector selects. */
+  deleteAll(kind: Pick<AnyObject, 'apiVersion' | 'kind'>, namespace: string, labelSelector: string): Promise<void>;
   /** The text under a key; `exists: false` when the object does not exist. */
   readKey(namespace: string, ref: KeyRef): Promise<{ exists: false } | { exists: true; text?: string }>;
 }
@@ -50,6 +81,15 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
       throw error;
     }
   };
+  const resources = new ApiResources(api);
+  const collectionOf = async (apiVersion: string, kind: string, namespace: string): Promise<string> => {
+    const resource = await resources.resourceOf(apiVersion, kind);
+    if (!resource.namespaced)
+      throw new KindNotServedError(`${kind} of ${apiVersion} is cluster-scoped: an owned resource must be namespaced`);
+    return resource.collection(namespace);
+  };
+  const pathOf = async ({ apiVersion, kind, metadata }: AnyObject): Promise<string> =>
+    `${await collectionOf(apiVersion, kind, metadata.namespace)}/${metadata.name}`;
   return {
     async setFinalizers(plural, object, finalizers) {
       const { name = '', namespace = '', resourceVersion } = object.metadata;
@@ -73,6 +113,27 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
     },
     replaceStatus: (object) => replaceStatusOf(KINDS.TemporalWorkerDeployment.plural, object),
     replaceConnectionStatus: (object) => replaceStatusOf(KINDS.TemporalConnection.plural, object),
+    replaceOwnedResourceStatus: (object) => replaceStatusOf(KINDS.TemporalWorkerOwnedResource.plural, object),
+    async setOwnerReferences(plural, object, ownerReferences) {
+      const { name = '', namespace = '', resourceVersion } = object.metadata;
+      const body = { metadata: { ownerReferences, ...(resourceVersion ? { resourceVersion } : {}) } };
+      const written = await api.mergePatch<Finalizable>(`${custom(namespace, plural)}/${name}`, body);
+      return written.metadata.resourceVersion;
+    },
+    async apply(object, fieldManager) {
+      await api.request('PATCH', await pathOf(object), {
+        body: object,
+        contentType: 'application/apply-patch+yaml',
+        query: { fieldManager, force: true },
+      });
+    },
+    async deleteObject(object) {
+      await api.delete(await pathOf(object), { propagationPolicy: 'Background' }).catch(unless(404));
+    },
+    async deleteAll({ apiVersion, kind }, namespace, labelSelector) {
+      const collection = await collectionOf(apiVersion, kind, namespace);
+      await api.request('DELETE', collection, { query: { labelSelector }, body: { propagationPolicy: 'Background' } });
+    },
     async readKey(namespace, { kind, name, key }) {
       let object: { data?: Record<string, string>; binaryData?: Record<string, string> };
       try {

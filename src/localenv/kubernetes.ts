@@ -1,6 +1,7 @@
 // The Kubernetes half of the local environment: an embedded etcd, kube-apiserver with a token
 // for an admin in system:masters, and kube-controller-manager running the controllers that turn
-// Deployments into ReplicaSets and Pods and clean up after them.
+// Deployments into ReplicaSets and Pods, clean up after them, and act on the PodDisruptionBudgets
+// and HorizontalPodAutoscalers owned resources attach to builds.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
@@ -16,6 +17,9 @@ export const CONTROLLERS = [
   'garbage-collector-controller',
   'namespace-controller',
   'serviceaccount-controller',
+  // What owned resources attach to builds: PodDisruptionBudgets and HorizontalPodAutoscalers.
+  'disruption-controller',
+  'horizontal-pod-autoscaler-controller',
 ];
 
 export interface KubernetesCluster {
@@ -108,6 +112,7 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
         '--concurrent-replicaset-syncs=10',
         '--kube-api-qps=200',
         '--kube-api-burst=400',
+        '--horizontal-pod-autoscaler-sync-period=5s',
       ],
       logFile: path.join(dir, 'kube-controller-manager.log'),
     });

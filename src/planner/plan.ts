@@ -4,7 +4,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
-import type { Observation } from '../domain/observation.ts';
+import type { Observation, OwnedAutoscaler } from '../domain/observation.ts';
 import type { BuildTaskQueues, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { type JoinedVersion, joinVersions, rememberedCurrentTimes } from '../status/versions.ts';
@@ -47,6 +47,8 @@ export type PlannedAction =
   | (KubernetesAction<'update'> & { replacement: V1Deployment })
   | KubernetesAction<'delete'>
   | KubernetesAction<'scale'>
+  /** An autoscaler copy of a build about to be scaled to zero: it goes first, so nothing scales the build back up. */
+  | { action: 'deleteOwnedResource'; object: OwnedAutoscaler; buildId: string; reason: string }
   | { action: 'terminateGate'; buildId: string; workflowId: string; runId: string; reason: string }
   | { action: 'startGate'; buildId: string; start: GateStart; reason: string }
   | { action: 'route'; change: RoutingChange; reason: string }
@@ -273,11 +275,27 @@ function kubernetesActions(actions: VersionAction[], observation: Observation): 
         return [];
     }
   });
-  return planned.sort(
-    (a, b) =>
-      KUBERNETES_ORDER.indexOf(a.action as (typeof KUBERNETES_ORDER)[number]) -
-      KUBERNETES_ORDER.indexOf(b.action as (typeof KUBERNETES_ORDER)[number]),
-  );
+  return planned
+    .sort(
+      (a, b) =>
+        KUBERNETES_ORDER.indexOf(a.action as (typeof KUBERNETES_ORDER)[number]) -
+        KUBERNETES_ORDER.indexOf(b.action as (typeof KUBERNETES_ORDER)[number]),
+    )
+    .flatMap((a): PlannedAction[] =>
+      a.action === 'scale' && a.replicas === 0
+        ? [
+            ...(observation.ownedAutoscalers ?? [])
+              .filter((o) => o.deployment === a.deployment)
+              .map((object) => ({
+                action: 'deleteOwnedResource' as const,
+                object,
+                buildId: a.buildId,
+                reason: `Deployment ${a.deployment} of build ${a.buildId} is scaled to zero next, and ${object.kind} ${object.name} would scale it back up`,
+              })),
+            a,
+          ]
+        : [a],
+    );
 }
 
 function routeReason(routing: RoutingDecision, change: RoutingChange): string {

@@ -30,3 +30,30 @@ export class Backoff<K> {
     this.failures.delete(key);
   }
 }
+
+/** When each key that failed may be tried again, by its Backoff: for work redone at every reconcile. */
+export class RetrySchedule<K> {
+  private readonly backoff: Backoff<K>;
+  private readonly notBefore = new Map<K, number>();
+
+  constructor(backoff: Backoff<K>) {
+    this.backoff = backoff;
+  }
+
+  /** Whether the key may be tried at `now`: it never failed, or its delay has passed. */
+  due(key: K, now: number): boolean {
+    return now >= (this.notBefore.get(key) ?? 0);
+  }
+
+  /** Counts a failure; resolves to the delay before the next try. */
+  failed(key: K, now: number): number {
+    const delay = this.backoff.next(key);
+    this.notBefore.set(key, now + delay);
+    return delay;
+  }
+
+  succeeded(key: K): void {
+    this.backoff.reset(key);
+    this.notBefore.delete(key);
+  }
+}

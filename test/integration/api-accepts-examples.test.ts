@@ -91,6 +91,12 @@ test('kubectl get shows the printer columns', async (t) => {
   const twd = kubectl('get', 'twd').split('\n');
   assert.match(twd[0] ?? '', /^NAME\s+TARGET\s+CURRENT\s+RAMP %\s+READY\s+AGE/);
   assert.match(twd[1] ?? '', /^orders\s+build-b\s+build-a\s+25\s+False\s+\d+s/);
-  assert.match(kubectl('get', 'tconn'), /^NAME\s+HOST\s+AGE\ntemporal\s+temporal-frontend\.temporal\.svc:7233\s+/);
-  assert.match(kubectl('get', 'twor'), /^NAME\s+WORKER\s+KIND\s+AGE\norders-pdb\s+orders\s+PodDisruptionBudget\s+/);
+  assert.match(
+    kubectl('get', 'tconn'),
+    /^NAME\s+HOST\s+READY\s+AGE\ntemporal\s+temporal-frontend\.temporal\.svc:7233\s+/,
+  );
+  assert.match(
+    kubectl('get', 'twor'),
+    /^NAME\s+WORKER\s+KIND\s+READY\s+AGE\norders-pdb\s+orders\s+PodDisruptionBudget\s+/,
+  );
 });

@@ -48,12 +48,6 @@ function shown(output: string, label: string): string {
 
 const EXAMPLES = path.join(import.meta.dirname, '../../examples');
 
-/** Examples that need what the local environment cannot give. */
-const NOT_LOCAL: Record<string, string> = {
-  'twor-hpa.yaml': 'TemporalWorkerOwnedResource is accepted, not rendered',
-  'twor-pdb.yaml': 'TemporalWorkerOwnedResource is accepted, not rendered',
-};
-
 /**
  * What the controller says of a connection to a Temporal that is not here, whose placeholders
  * (Temporal Cloud's address, a certificate or key to replace) the example keeps.
@@ -122,7 +116,7 @@ describe('npm start', () => {
     );
   });
 
-  it('runs every example unchanged: worker deployments until Current on the nodes they select, connections until checked', async () => {
+  it('runs every example unchanged: worker deployments until Current on the nodes they select, connections until checked, owned resources until applied', async () => {
     const output = local.output();
     const kubectl = `KUBECONFIG=${shown(output, 'kubeconfig')} ${printed(output, COMMAND_LABELS.watchWorkerDeployments).split(' ')[1]} kubectl`;
     assert.equal(
@@ -130,13 +124,19 @@ describe('npm start', () => {
       'True Connected',
       "npm start's connection, at the examples' in-cluster address, reaches Temporal",
     );
-    const runnable = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml') && !(f in NOT_LOCAL));
-    assert.ok(runnable.length >= 9, `examples to run: ${runnable.join(', ')}`);
-    for (const file of runnable) {
+    // Owned resources last, while the worker deployment they attach to (minimal.yaml's) still runs.
+    const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml'));
+    const owned = files.filter((f) => f.startsWith('twor-'));
+    const attachedTo = new Set(
+      owned.map((f) => /workerRef:\s*\n\s*name: (\S+)/.exec(readFileSync(path.join(EXAMPLES, f), 'utf8'))?.[1]),
+    );
+    for (const file of [...files.filter((f) => !owned.includes(f)), ...owned]) {
       const applied = await shell(`${kubectl} apply -f ${path.join(EXAMPLES, file)} -o name`);
       assert.equal(applied.code, 0, `${file} is applied: ${applied.stderr}`);
       const name = /temporalworkerdeployment[^/]*\/(\S+)/.exec(applied.stdout)?.[1];
-      if (name) await runsUntilCurrent(kubectl, file, name);
+      const twor = /temporalworkerownedresource[^/]*\/(\S+)/.exec(applied.stdout)?.[1];
+      if (name) await runsUntilCurrent(kubectl, file, name, !attachedTo.has(name));
+      else if (twor) await appliedToEveryBuild(kubectl, file, twor);
       else await connectionsChecked(kubectl, file, applied.stdout);
     }
   });
@@ -148,7 +148,7 @@ function conditionOf(kubectl: string, resource: string, type: string): string {
   return `${kubectl} get ${resource} -o jsonpath='${field('status')} ${field('reason')}'`;
 }
 
-async function runsUntilCurrent(kubectl: string, file: string, name: string): Promise<void> {
+async function runsUntilCurrent(kubectl: string, file: string, name: string, thenDelete: boolean): Promise<void> {
   // Manual: the controller runs and registers the build; routing is the user's.
   const wanted = /strategy: Manual/.test(readFileSync(path.join(EXAMPLES, file), 'utf8'))
     ? 'False ManualPromotion'
@@ -172,9 +172,25 @@ async function runsUntilCurrent(kubectl: string, file: string, name: string): Pr
     for (const [key, value] of Object.entries(pod.spec?.nodeSelector ?? {}))
       assert.equal(labels[key], value, `${file}: Pod ${pod.metadata?.name} on node ${pod.spec?.nodeName} has ${key}`);
   }
+  if (!thenDelete) return;
   // The worker deployment only: minimal.yaml's connection is the one every example uses.
   const deleted = await shell(`${kubectl} delete twd ${name} --wait=false`);
   assert.equal(deleted.code, 0, `${file}: ${name} is deleted: ${deleted.stderr}`);
+}
+
+async function appliedToEveryBuild(kubectl: string, file: string, twor: string): Promise<void> {
+  let seen = '';
+  await eventually(
+    `${file}: ${twor} to be applied`,
+    async () =>
+      (seen = (await shell(conditionOf(kubectl, `twor ${twor}`, 'Ready'))).stdout) === 'True Applied' || undefined,
+    60_000,
+  ).catch(async (error: Error) => {
+    const status = await shell(`${kubectl} get twor ${twor} -o jsonpath='{.status}'`);
+    throw new Error(`${error.message} (last: "${seen}"; status: ${status.stdout})`);
+  });
+  const names = (await shell(`${kubectl} get twor ${twor} -o jsonpath='{.status.versions[*].resourceName}'`)).stdout;
+  assert.ok(names.trim().length > 0, `${file}: ${twor} names its copies`);
 }
 
 async function connectionsChecked(kubectl: string, file: string, applied: string): Promise<void> {

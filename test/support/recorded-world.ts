@@ -5,12 +5,13 @@
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import type { ReconcilerDependencies } from '../../src/controller/dependencies.ts';
 import { reconcile } from '../../src/controller/reconciler.ts';
 import type { BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { ClusterClient } from '../../src/k8s/cluster-client.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
-import { Backoff } from '../../src/runtime/backoff.ts';
+import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import type { ReconcileResult } from '../../src/runtime/work-queue.ts';
 import type { WorkerDeploymentClient } from '../../src/temporal/worker-deployment-client.ts';
@@ -44,6 +45,8 @@ export interface World {
   changed?: { after: string; workerDeployment: TemporalWorkerDeployment };
   /** Temporal never answers describe. */
   describeHangs?: boolean;
+  /** The TemporalWorkerOwnedResources of the namespace; default: none. */
+  ownedResources?: TemporalWorkerOwnedResource[];
 }
 
 export interface Recorded {
@@ -56,6 +59,8 @@ export interface Recorded {
   eventMessages: string[];
   /** The status written, if one was. */
   status: TemporalWorkerDeployment['status'];
+  /** The status written of each owned resource, by name. */
+  ownedResourceStatuses: Record<string, TemporalWorkerOwnedResource['status']>;
 }
 
 export const config = {
@@ -71,6 +76,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
   const events: string[] = [];
   const eventMessages: string[] = [];
   let status: Recorded['status'];
+  const ownedResourceStatuses: Recorded['ownedResourceStatuses'] = {};
   const failures = new Map(Object.entries(world.failures ?? {}));
   let cachedWorkerDeployment = world.workerDeployment;
   const specListeners = new Set<() => void>();
@@ -105,6 +111,21 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
       call(`k8s.replaceConnectionStatus ${object.metadata.name}`);
       return Promise.resolve('written');
     },
+    replaceOwnedResourceStatus: (object) => {
+      call(`k8s.replaceOwnedResourceStatus ${object.metadata.name}`);
+      ownedResourceStatuses[object.metadata.name ?? ''] = object.status;
+      return Promise.resolve('written');
+    },
+    setOwnerReferences: (plural, object, owners) => {
+      call(
+        `k8s.setOwnerReferences ${plural}/${object.metadata.name} [${owners.map((o) => `${o.kind}/${o.name}`).join(',')}]`,
+      );
+      return Promise.resolve(String(++resourceVersion));
+    },
+    apply: (object, fieldManager) =>
+      Promise.resolve(call(`k8s.apply ${object.kind}/${object.metadata.name} as ${fieldManager}`)),
+    deleteObject: (object) => Promise.resolve(call(`k8s.deleteObject ${object.kind}/${object.metadata.name}`)),
+    deleteAll: (kind, _ns, selector) => Promise.resolve(call(`k8s.deleteAll ${kind.kind} ${selector}`)),
     readKey: (_ns, ref) => {
       call(`k8s.readKey ${ref.kind}/${ref.name}`);
       const text = world.keys?.[`${ref.kind}/${ref.name}/${ref.key}`];
@@ -163,6 +184,8 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
       namespace === NAMESPACE && name === world.workerDeployment.metadata.name ? cachedWorkerDeployment : undefined,
     workerDeployments: () => [cachedWorkerDeployment],
     connection: (_namespace, name) => (name === world.connection.metadata.name ? world.connection : undefined),
+    ownedResources: () => world.ownedResources ?? [],
+    copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000 })),
     deployments: () => world.deployments,
     pods: () => world.pods ?? [],
     secret: () => Promise.resolve(undefined),
@@ -183,7 +206,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     },
   };
   const result = await reconcile(deps, NAMESPACE, world.workerDeployment.metadata.name ?? '');
-  return { result, calls, events, eventMessages, status };
+  return { result, calls, events, eventMessages, status, ownedResourceStatuses };
 }
 
 /** A worker deployment as the cache holds it, with the finalizer already on unless said otherwise. */
@@ -251,6 +274,7 @@ export function deployment(
     ...object,
     metadata: {
       ...object.metadata,
+      uid: `uid-${object.metadata?.name ?? ''}`,
       generation: 1,
       resourceVersion: '5',
       ownerReferences: [

@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
 import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
 import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
+import { copyName } from '../../src/k8s/owned-resource-copies.ts';
 import { gateWorkflowId } from '../../src/planner/gates.ts';
 import {
   connection,
@@ -946,4 +948,139 @@ test('deletion of a Worker Deployment managed elsewhere: routing is left alone, 
     'k8s.replaceStatus orders@10',
   ]);
   assert.equal(run.status?.conditions?.find((c) => c.type === 'Stalled')?.reason, 'ManagedElsewhere');
+});
+
+/** A twor of `orders` as stored, its status saying what was applied. */
+function ownedResource(
+  name: string,
+  object: Record<string, unknown>,
+  status?: TemporalWorkerOwnedResource['status'],
+  adopted = true,
+): TemporalWorkerOwnedResource {
+  return {
+    apiVersion: 'temporal.io/v1alpha1',
+    kind: 'TemporalWorkerOwnedResource',
+    metadata: {
+      name,
+      namespace: NAMESPACE,
+      generation: 1,
+      resourceVersion: '7',
+      ...(adopted
+        ? {
+            finalizers: ['temporal.io/delete-protection'],
+            ownerReferences: [
+              {
+                apiVersion: 'temporal.io/v1alpha1',
+                kind: 'TemporalWorkerDeployment',
+                name: 'orders',
+                uid: 'uid-orders',
+                controller: true,
+              },
+            ],
+          }
+        : {}),
+    },
+    spec: { workerRef: { name: 'orders' }, object: object as TemporalWorkerOwnedResource['spec']['object'] },
+    ...(status ? { status } : {}),
+  };
+}
+const pdbObject = {
+  apiVersion: 'policy/v1',
+  kind: 'PodDisruptionBudget',
+  spec: { minAvailable: 1, selector: { matchLabels: {} } },
+};
+const hpaObject = {
+  apiVersion: 'autoscaling/v2',
+  kind: 'HorizontalPodAutoscaler',
+  spec: { scaleTargetRef: {}, minReplicas: 2, maxReplicas: 5 },
+};
+
+test('owned resources: a new twor is adopted and gets a copy per build, applied before Temporal is read; then nothing is written again', async () => {
+  const world = {
+    ...rolloutWorld({ buildId: 'v2' }, ramping(50, 1)),
+    ownedResources: [ownedResource('orders-pdb', pdbObject, undefined, false)],
+  };
+  const first = await recordedReconcile(world);
+  const v1 = copyName('orders', 'orders-pdb', 'v1');
+  const v2 = copyName('orders', 'orders-pdb', 'v2');
+  assert.deepEqual(first.calls.slice(0, 6), [
+    'k8s.setOwnerReferences temporalworkerownedresources/orders-pdb [TemporalWorkerDeployment/orders]',
+    'k8s.setFinalizers temporalworkerownedresources/orders-pdb [temporal.io/delete-protection]',
+    `k8s.apply PodDisruptionBudget/${v1} as twc/${NAMESPACE}/orders-pdb`,
+    `k8s.apply PodDisruptionBudget/${v2} as twc/${NAMESPACE}/orders-pdb`,
+    'k8s.replaceOwnedResourceStatus orders-pdb',
+    'temporal.describe',
+  ]);
+  const status = first.ownedResourceStatuses['orders-pdb'];
+  assert.deepEqual(
+    status?.versions?.map((v) => [v.buildID, v.resourceName, v.applied]),
+    [
+      ['v1', v1, true],
+      ['v2', v2, true],
+    ],
+  );
+  assert.deepEqual(
+    status?.conditions?.map((c) => `${c.type}=${c.status}`),
+    ['Ready=True', 'Progressing=False', 'Stalled=False'],
+  );
+
+  const again = await recordedReconcile({ ...world, ownedResources: [ownedResource('orders-pdb', pdbObject, status)] });
+  assert.deepEqual(
+    again.calls.filter((c) => /OwnedResource|apply|setOwner|temporalworkerownedresources/.test(c)),
+    [],
+    'rendered as applied: nothing to write',
+  );
+});
+
+test('owned resources: a copy the API server refuses is said in its twor alone; the other copies and the rollout go on', async () => {
+  const v1 = copyName('orders', 'orders-pdb', 'v1');
+  const run = await recordedReconcile({
+    ...rolloutWorld(),
+    ownedResources: [ownedResource('orders-pdb', pdbObject)],
+    failures: { [`k8s.apply PodDisruptionBudget/${v1}`]: new Error('spec.minAvailable: Invalid value') },
+  });
+  assert.ok(run.calls.includes('temporal.changeRouting setCurrent v2'), `the rollout goes on: ${run.calls.join(', ')}`);
+  const versions = run.ownedResourceStatuses['orders-pdb']?.versions ?? [];
+  assert.deepEqual(
+    versions.map((v) => [v.buildID, v.applied]),
+    [
+      ['v1', false],
+      ['v2', true],
+    ],
+  );
+  assert.match(versions[0]?.message ?? '', /^spec\.minAvailable: Invalid value \(tried again in \d+s\)$/);
+  assert.ok(
+    run.events.includes('Warning CopyNotApplied') && run.events.includes('Warning OwnedResourceNotApplied'),
+    run.events.join(', '),
+  );
+});
+
+test('owned resources: an autoscaler copy goes before its build is scaled to zero', async () => {
+  const owner = workerDeployment({ buildId: 'v3', sunset: { scaledownDelay: '1h', deleteDelay: '24h' } });
+  const hpaOfV2 = copyName('orders', 'orders-hpa', 'v2');
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v2', { replicas: 2, since: minutesAgo(300) }),
+      deployment(owner, 'v3', { since: minutesAgo(200) }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v3',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v2', status: 'Drained', everActive: true, drainedSince: minutesAgo(120) },
+        { buildId: 'v3', status: 'Current', everActive: true },
+      ],
+    },
+    ownedResources: [
+      ownedResource('orders-hpa', hpaObject, {
+        versions: [{ buildID: 'v2', resourceName: hpaOfV2, applied: true, appliedHash: 'old' }],
+      }),
+    ],
+  });
+  const writes = run.calls.filter((c) => /deleteObject|scaleDeployment/.test(c));
+  assert.deepEqual(writes, [`k8s.deleteObject HorizontalPodAutoscaler/${hpaOfV2}`, 'k8s.scaleDeployment orders-v2 0']);
 });

@@ -1,0 +1,243 @@
+// The copies of a worker deployment's owned resources (planner/owned-resources.ts), applied before
+// Temporal is read: they depend on Kubernetes alone, and a PodDisruptionBudget should guard a
+// build's Pods whether Temporal answers or not. Each copy goes on its own: one the API server
+// refuses is said in its twor's status and a Warning event and tried again with backoff, while
+// the other copies, the other twor and the rollout go on. Each twor's status is written once,
+// when it changed.
+import type { V1Deployment } from '@kubernetes/client-node';
+import canonicalize from 'canonicalize';
+import { API_VERSION, KINDS } from '../api/kinds.ts';
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
+import { isBeingDeleted } from '../domain/finalizer.ts';
+import { LABELS } from '../domain/labels.ts';
+import { errorMessage } from '../k8s/api-errors.ts';
+import type { AnyObject, ClusterClient, OwnerReference } from '../k8s/cluster-client.ts';
+import type { CopyTarget } from '../domain/owned-resources.ts';
+import { renderCopies } from '../k8s/owned-resource-copies.ts';
+import { type PlannedCopy, planOwnedResources } from '../planner/owned-resources.ts';
+import type { RetrySchedule } from '../runtime/backoff.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { conditionSet, mergeConditions, stalled } from '../status/conditions.ts';
+import type { RecordEvent } from './events.ts';
+import { addFinalizer } from './finalizers.ts';
+
+export interface OwnedResourceDependencies {
+  cluster: ClusterClient;
+  /** The TemporalWorkerOwnedResources of a namespace, as cached. */
+  ownedResources(namespace: string): readonly TemporalWorkerOwnedResource[];
+  recordEvent: RecordEvent;
+  now(): Date;
+  log: Logger;
+  /** Per copy (`namespace/twor/copy name`): when a refused one is tried again. */
+  copyRetries: RetrySchedule<string>;
+}
+
+type CopyStatus = NonNullable<NonNullable<TemporalWorkerOwnedResource['status']>['versions']>[number];
+
+/** The field manager of one twor's copies: two twor never take each other's fields. */
+export function fieldManager(namespace: string, twor: string): string {
+  return `twc/${namespace}/${twor}`;
+}
+
+export async function syncOwnedResources(
+  deps: OwnedResourceDependencies,
+  workerDeployment: TemporalWorkerDeployment,
+  live: readonly V1Deployment[],
+): Promise<void> {
+  const { name = '', namespace = '' } = workerDeployment.metadata;
+  const twors = deps.ownedResources(namespace).filter((t) => t.spec.workerRef.name === name && !isBeingDeleted(t));
+  if (twors.length === 0) return;
+  const copies = renderCopies({
+    workerDeployment: { name, namespace, temporalNamespace: workerDeployment.spec.workerOptions.temporalNamespace },
+    twors: twors.map((t) => ({ name: t.metadata.name ?? '', object: t.spec.object })),
+    targets: copyTargets(workerDeployment, live),
+  });
+  const applied = Object.fromEntries(
+    twors.map((t) => [
+      t.metadata.name ?? '',
+      Object.fromEntries(
+        (t.status?.versions ?? [])
+          .filter((v) => v.applied || v.appliedHash)
+          .map((v) => [v.resourceName, v.appliedHash ? { hash: v.appliedHash } : {}]),
+      ),
+    ]),
+  );
+  const planned = planOwnedResources(copies, applied);
+  for (const twor of twors) {
+    const adopted = await adopt(deps, workerDeployment, twor);
+    const own = planned.filter((p) => p.twor === twor.metadata.name);
+    const entries = (await Promise.all(own.map((copy) => carryOut(deps, twor, copy)))).flatMap((e) => (e ? [e] : []));
+    await writeStatus(deps, workerDeployment, adopted, entries);
+  }
+}
+
+function copyTargets(workerDeployment: TemporalWorkerDeployment, live: readonly V1Deployment[]): CopyTarget[] {
+  return live.flatMap((d) => {
+    const uid = d.metadata?.uid;
+    const buildId = d.metadata?.labels?.[LABELS.buildId];
+    // A Deployment created in this reconcile has no uid yet: its event brings the copies.
+    if (!uid || !buildId) return [];
+    const pool = d.metadata?.labels?.[LABELS.pool];
+    const taskQueue = workerDeployment.spec.pools?.find((p) => p.name === pool)?.taskQueue;
+    return [
+      {
+        deployment: d.metadata?.name ?? '',
+        uid,
+        buildId,
+        ...(pool ? { pool } : {}),
+        ...(taskQueue ? { taskQueue } : {}),
+        ...(d.spec?.replicas === undefined ? {} : { replicas: d.spec.replicas }),
+      },
+    ];
+  });
+}
+
+/**
+ * The twor is owned by its worker deployment (deleting one deletes the other) and holds our
+ * finalizer (its copies go before it does); each written once. Resolves with the object as written.
+ */
+async function adopt(
+  deps: OwnedResourceDependencies,
+  workerDeployment: TemporalWorkerDeployment,
+  twor: TemporalWorkerOwnedResource,
+): Promise<TemporalWorkerOwnedResource> {
+  const plural = KINDS.TemporalWorkerOwnedResource.plural;
+  const uid = workerDeployment.metadata.uid ?? '';
+  try {
+    let written = twor;
+    const owners = (twor.metadata.ownerReferences ?? []) as OwnerReference[];
+    if (!owners.some((o) => o.controller && o.uid === uid)) {
+      const owner: OwnerReference = {
+        apiVersion: API_VERSION,
+        kind: KINDS.TemporalWorkerDeployment.kind,
+        name: workerDeployment.metadata.name ?? '',
+        uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      };
+      const ownerReferences = [...owners.filter((o) => !o.controller), owner];
+      const resourceVersion = await deps.cluster.setOwnerReferences(plural, twor, ownerReferences);
+      written = { ...twor, metadata: { ...twor.metadata, ownerReferences, resourceVersion } };
+    }
+    return await addFinalizer(deps.cluster, plural, written);
+  } catch (error) {
+    // A conflict: the twor changed since the cache was read, and its event brings this back.
+    deps.log.warn({ twor: twor.metadata.name, error: errorMessage(error) }, 'could not adopt the owned resource');
+    return twor;
+  }
+}
+
+/** What the status says of the copy after this reconcile; undefined when it is not to exist. */
+async function carryOut(
+  deps: OwnedResourceDependencies,
+  twor: TemporalWorkerOwnedResource,
+  copy: PlannedCopy,
+): Promise<CopyStatus | undefined> {
+  const namespace = twor.metadata.namespace ?? '';
+  const key = `${namespace}/${copy.twor}/${copy.name}`;
+  const previous = twor.status?.versions?.find((v) => v.resourceName === copy.name);
+  const entry = { buildID: copy.buildId, ...(copy.pool ? { pool: copy.pool } : {}), resourceName: copy.name };
+  const object = twor.spec.object as { apiVersion: string; kind: string };
+  const target: AnyObject = {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata: { name: copy.name, namespace },
+  };
+  const now = deps.now().getTime();
+  const refused = async (message: string): Promise<CopyStatus> => {
+    await deps.recordEvent(
+      { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerOwnedResource.kind, metadata: twor.metadata },
+      { type: 'Warning', reason: 'CopyNotApplied', message: `build ${copy.buildId}: ${message}` },
+    );
+    return {
+      ...entry,
+      applied: false,
+      message,
+      ...(previous?.appliedHash ? { appliedHash: previous.appliedHash } : {}),
+      ...(previous?.appliedGeneration === undefined ? {} : { appliedGeneration: previous.appliedGeneration }),
+    };
+  };
+  switch (copy.outcome) {
+    case 'unchanged':
+      return {
+        ...entry,
+        applied: true,
+        appliedHash: copy.hash,
+        ...(previous?.appliedGeneration === undefined ? {} : { appliedGeneration: previous.appliedGeneration }),
+      };
+    case 'refused':
+      return refused(copy.message);
+    case 'absent':
+      if (!copy.delete) return undefined;
+      try {
+        await deps.cluster.deleteObject(target);
+        deps.log.info({ twor: copy.twor, copy: copy.name }, copy.reason);
+        return undefined;
+      } catch (error) {
+        return refused(`could not delete ${object.kind} ${copy.name}: ${errorMessage(error)}`);
+      }
+    case 'apply': {
+      // Not due: the last refusal stands until its backoff passes.
+      if (!deps.copyRetries.due(key, now) && previous) return previous;
+      try {
+        await deps.cluster.apply(copy.object as unknown as AnyObject, fieldManager(namespace, copy.twor));
+      } catch (error) {
+        const delayMs = deps.copyRetries.failed(key, now);
+        return refused(`${errorMessage(error)} (tried again in ${Math.round(delayMs / 1000)}s)`);
+      }
+      deps.copyRetries.succeeded(key);
+      deps.log.info({ twor: copy.twor, copy: copy.name }, `applied: ${copy.reason}`);
+      return {
+        ...entry,
+        applied: true,
+        appliedHash: copy.hash,
+        ...(twor.metadata.generation === undefined ? {} : { appliedGeneration: twor.metadata.generation }),
+      };
+    }
+  }
+}
+
+async function writeStatus(
+  deps: OwnedResourceDependencies,
+  workerDeployment: TemporalWorkerDeployment,
+  twor: TemporalWorkerOwnedResource,
+  versions: CopyStatus[],
+): Promise<void> {
+  versions.sort((a, b) => `${a.buildID}/${a.pool ?? ''}`.localeCompare(`${b.buildID}/${b.pool ?? ''}`));
+  const failed = versions.filter((v) => !v.applied);
+  const said = failed.length
+    ? [
+        stalled(
+          'CopiesNotApplied',
+          failed.map((v) => `build ${v.buildID} (${v.resourceName}): ${v.message ?? ''}`).join('; '),
+        ),
+      ]
+    : [
+        {
+          type: 'Ready',
+          status: 'True' as const,
+          reason: 'Applied',
+          message: `one copy per build applied: ${versions.map((v) => v.resourceName).join(', ') || 'no build has a Deployment yet'}`,
+        },
+      ];
+  const conditions = mergeConditions(
+    twor.status?.conditions ?? [],
+    conditionSet(said),
+    deps.now().toISOString(),
+    twor.metadata.generation,
+  );
+  const status = { observedGeneration: twor.metadata.generation, versions, conditions };
+  if (canonicalize(twor.status) === canonicalize(status)) return;
+  if (failed.length > 0)
+    await deps.recordEvent(
+      { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: workerDeployment.metadata },
+      {
+        type: 'Warning',
+        reason: 'OwnedResourceNotApplied',
+        message: `TemporalWorkerOwnedResource ${twor.metadata.name ?? ''}: ${failed.length} of ${versions.length} copies not applied; kubectl describe twor ${twor.metadata.name ?? ''} says why`,
+      },
+    );
+  // A conflict: the twor changed since it was read, and its event brings this back.
+  await deps.cluster.replaceOwnedResourceStatus({ ...twor, status });
+}

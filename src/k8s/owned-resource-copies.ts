@@ -1,0 +1,149 @@
+// The copies of a worker deployment's owned resources (TemporalWorkerOwnedResource, `twor`), as
+// objects: one per twor and Kubernetes Deployment of a build, named to fit and unique, labelled,
+// owned by that Deployment, with `scaleTargetRef: {}` and `matchLabels: {}` filled in for it and
+// the placeholders of its strings replaced, and a hash to tell a changed copy from one already
+// applied. A copy that cannot be rendered says why instead. Pure.
+import { createHash } from 'node:crypto';
+import { LABELS } from '../domain/labels.ts';
+import type { CopyOf, CopyTarget, RenderedCopy } from '../domain/owned-resources.ts';
+
+/** At most this long, as the versioned Deployments: safe for every kind, Deployments' Pods included. */
+export const MAX_COPY_NAME_LENGTH = 47;
+
+/** Labels on every copy, besides the worker deployment, build and pool ones. */
+export const OWNED_RESOURCE_LABEL = 'temporal.io/owned-resource';
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'temporal-worker-controller';
+
+export interface OwnedResourceSource {
+  name: string;
+  /** spec.object, as stored. */
+  object: Record<string, unknown>;
+}
+
+export interface CopiesInput {
+  workerDeployment: { name: string; namespace: string; temporalNamespace: string };
+  twors: OwnedResourceSource[];
+  targets: CopyTarget[];
+}
+
+export function renderCopies({ workerDeployment, twors, targets }: CopiesInput): RenderedCopy[] {
+  return twors.flatMap((twor) =>
+    targets.map((target): RenderedCopy => {
+      const name = copyName(workerDeployment.name, twor.name, target.buildId, target.pool);
+      const kind = typeof twor.object.kind === 'string' ? twor.object.kind : '';
+      const of: CopyOf = { twor: twor.name, kind, target, name };
+      const rendered = renderCopy(twor, target, workerDeployment, name);
+      if ('refused' in rendered) return { ...of, refused: rendered.refused };
+      const hash = createHash('sha256').update(JSON.stringify(rendered.object)).digest('hex').slice(0, 16);
+      return { ...of, object: rendered.object, hash };
+    }),
+  );
+}
+
+/**
+ * `<worker deployment>-<twor>-<build>[-<pool>]` cut to fit, then 8 hex characters of a hash of
+ * all four: unique per copy even when the readable part is cut short.
+ */
+export function copyName(workerDeployment: string, twor: string, buildId: string, pool?: string): string {
+  const hash = createHash('sha256')
+    .update([workerDeployment, twor, buildId, pool ?? ''].join('\n'))
+    .digest('hex')
+    .slice(0, 8);
+  const readable = [workerDeployment, twor, buildId, ...(pool ? [pool] : [])]
+    .join('-')
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .slice(0, MAX_COPY_NAME_LENGTH - hash.length - 1)
+    .replace(/^-+|-+$/g, '');
+  return `${readable}-${hash}`;
+}
+
+/** The twor's name as a label value, which may not pass 63 characters where a name may. */
+export function ownedResourceLabel(twor: string): string {
+  if (twor.length <= 63) return twor;
+  const hash = createHash('sha256').update(twor).digest('hex').slice(0, 8);
+  return `${twor.slice(0, 54).replace(/[-.]+$/, '')}-${hash}`;
+}
+
+const PLACEHOLDER = /\{\{\s*\.(\w+)\s*\}\}/g;
+
+function renderCopy(
+  twor: OwnedResourceSource,
+  target: CopyTarget,
+  workerDeployment: CopiesInput['workerDeployment'],
+  name: string,
+): { object: Record<string, unknown> } | { refused: string } {
+  const values: Record<string, string | undefined> = {
+    DeploymentName: target.deployment,
+    BuildID: target.buildId,
+    TemporalNamespace: workerDeployment.temporalNamespace,
+    ...(target.taskQueue ? { TaskQueue: target.taskQueue } : {}),
+  };
+  const selector = {
+    [LABELS.deploymentName]: workerDeployment.name,
+    [LABELS.buildId]: target.buildId,
+    ...(target.pool ? { [LABELS.pool]: target.pool } : {}),
+  };
+  const problems: string[] = [];
+  const fill = (value: unknown, path: string): unknown => {
+    if (typeof value === 'string')
+      return value.replace(PLACEHOLDER, (whole, key: string) => {
+        const filled = values[key];
+        if (filled === undefined)
+          problems.push(`${path}: ${whole} is not a placeholder (${Object.keys(values).join(', ')} are)`);
+        return filled ?? whole;
+      });
+    if (Array.isArray(value)) return value.map((item, i) => fill(item, `${path}[${i}]`));
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => {
+        const at = `${path}.${key}`;
+        if (key === 'scaleTargetRef' && isEmptyObject(item))
+          return [key, { apiVersion: 'apps/v1', kind: 'Deployment', name: target.deployment }];
+        if (key === 'matchLabels' && isEmptyObject(item)) return [key, selector];
+        return [key, fill(item, at)];
+      }),
+    );
+  };
+  const { metadata, ...rest } = twor.object as { metadata?: { labels?: object; annotations?: object } };
+  const body = fill(rest, 'spec.object') as Record<string, unknown>;
+  const labels = fill(metadata?.labels ?? {}, 'spec.object.metadata.labels') as Record<string, string>;
+  const annotations = fill(metadata?.annotations ?? {}, 'spec.object.metadata.annotations') as Record<string, string>;
+  const minReplicas = (body.spec as { minReplicas?: unknown } | undefined)?.minReplicas;
+  if (body.kind === 'HorizontalPodAutoscaler' && minReplicas === 0)
+    problems.push(
+      'spec.object.spec.minReplicas: 0 would let the autoscaler take a build that pinned workflows need to zero',
+    );
+  if (problems.length > 0) return { refused: problems.join('; ') };
+  return {
+    object: {
+      ...body,
+      metadata: {
+        name,
+        namespace: workerDeployment.namespace,
+        labels: {
+          ...labels,
+          ...selector,
+          [OWNED_RESOURCE_LABEL]: ownedResourceLabel(twor.name),
+          [MANAGED_BY_LABEL]: MANAGED_BY,
+        },
+        ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            name: target.deployment,
+            uid: target.uid,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+    },
+  };
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
+}

@@ -1,0 +1,58 @@
+// What becomes of each copy of a worker deployment's owned resources (k8s/owned-resource-copies.ts
+// renders them): applied when new or changed, left alone when rendered as last applied, refused
+// alone when it cannot be rendered, and, for an autoscaler of a build at zero replicas, not made or
+// deleted, so that nothing scales a build that pinned workflows may still need back up from zero
+// behind the controller's back. Pure.
+import type { RenderedCopy } from '../domain/owned-resources.ts';
+
+/** Kinds that set a Deployment's replicas: their copies go before their build is scaled to zero. */
+export const AUTOSCALER_KINDS: readonly string[] = ['HorizontalPodAutoscaler', 'ScaledObject'];
+
+export interface CopyKey {
+  twor: string;
+  buildId: string;
+  pool?: string;
+  /** The copy's name. */
+  name: string;
+}
+
+export type PlannedCopy =
+  | (CopyKey & { outcome: 'apply'; object: Record<string, unknown>; hash: string; reason: string })
+  /** Rendered as last applied: nothing to write. */
+  | (CopyKey & { outcome: 'unchanged'; hash: string })
+  /** An autoscaler of a build at zero replicas: it must not exist, and goes if it was applied. */
+  | (CopyKey & { outcome: 'absent'; delete: boolean; reason: string })
+  | (CopyKey & { outcome: 'refused'; message: string });
+
+/** `applied`: per twor, per copy name, what its status says was applied (the hash, when known). */
+export function planOwnedResources(
+  copies: readonly RenderedCopy[],
+  applied: Record<string, Record<string, { hash?: string }>>,
+): PlannedCopy[] {
+  return copies.map((copy): PlannedCopy => {
+    const { target } = copy;
+    const key: CopyKey = {
+      twor: copy.twor,
+      buildId: target.buildId,
+      ...(target.pool ? { pool: target.pool } : {}),
+      name: copy.name,
+    };
+    const before = applied[copy.twor] ?? {};
+    if (AUTOSCALER_KINDS.includes(copy.kind) && target.replicas === 0)
+      return {
+        ...key,
+        outcome: 'absent',
+        delete: copy.name in before,
+        reason: `${copy.kind} ${copy.name} is not kept for build ${target.buildId}: its Deployment ${target.deployment} is scaled to zero, and nothing may scale it back up`,
+      };
+    if ('refused' in copy) return { ...key, outcome: 'refused', message: copy.refused };
+    if (before[copy.name]?.hash === copy.hash) return { ...key, outcome: 'unchanged', hash: copy.hash };
+    return {
+      ...key,
+      outcome: 'apply',
+      object: copy.object,
+      hash: copy.hash,
+      reason: `${copy.kind} ${copy.name} of ${copy.twor} for build ${target.buildId} (Deployment ${target.deployment}) ${copy.name in before ? 'changed' : 'is new'}`,
+    };
+  });
+}

@@ -1,0 +1,183 @@
+// Owned resources on the real API server, with the real disruption and HPA controllers: the
+// examples twor-pdb.yaml and twor-hpa.yaml as they are give each live build its own
+// PodDisruptionBudget and HorizontalPodAutoscaler, named, owned and filled in; the PDB counts its
+// build's Pods, the HPA scales its build to minReplicas; a copy the API server refuses is said
+// alone and the rollout completes; deleting a twor deletes its copies, and deleting the worker
+// deployment deletes its twor.
+import {
+  AppsV1Api,
+  AutoscalingV2Api,
+  CustomObjectsApi,
+  PolicyV1Api,
+  type V2HorizontalPodAutoscaler,
+  type V1PodDisruptionBudget,
+} from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
+import { copyName } from '../../src/k8s/owned-resource-copies.ts';
+import { controlledNamespace, deleteWorkerDeployment, gone, rolledOut } from '../support/controller.ts';
+import { eventually, kubeConfig, testNamespace } from '../support/environment.ts';
+import { create, type Manifest, readManifests } from '../support/manifests.ts';
+
+const EXAMPLES = path.join(import.meta.dirname, '../../examples');
+const example = (file: string): Manifest => readManifests(path.join(EXAMPLES, file))[0] as Manifest;
+const twors = { group: GROUP, version: VERSION, plural: KINDS.TemporalWorkerOwnedResource.plural };
+
+/** client-node's class instances as plain data, to compare with literals. */
+const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
+
+async function readTwor(namespace: string, name: string): Promise<TemporalWorkerOwnedResource> {
+  return (await kubeConfig()
+    .makeApiClient(CustomObjectsApi)
+    .getNamespacedCustomObject({ ...twors, namespace, name })) as TemporalWorkerOwnedResource;
+}
+
+/** The twor once every copy of these builds is applied. */
+function appliedTo(namespace: string, name: string, builds: string[]): Promise<TemporalWorkerOwnedResource> {
+  let seen: unknown;
+  return eventually(
+    `${name} applied to ${builds.join(', ')}`,
+    async () => {
+      const twor = await readTwor(namespace, name);
+      seen = twor.status;
+      const versions = twor.status?.versions ?? [];
+      const done = builds.every((b) => versions.some((v) => v.buildID === b && v.applied));
+      return done && twor.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? twor : undefined;
+    },
+    60_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; status: ${JSON.stringify(seen)}`);
+  });
+}
+
+test('the PDB and HPA examples: a copy per live build, named, owned, filled in, and acted on by the real controllers', async (t) => {
+  const namespace = await testNamespace(t, 'twor');
+  const ns = await controlledNamespace(t, namespace);
+  const apps = kubeConfig().makeApiClient(AppsV1Api);
+  const policy = kubeConfig().makeApiClient(PolicyV1Api);
+  const autoscaling = kubeConfig().makeApiClient(AutoscalingV2Api);
+  // No replicas: the HPA owns them.
+  await ns.createWorkerDeployment('orders', { template: ns.template('blue') });
+  const blue = (await ns.until('orders', 'blue current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  await ns.patchSpec('orders', { template: ns.template('green') });
+  const green =
+    (await ns.until('orders', 'green current', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== blue))
+      .status?.currentVersion?.buildID ?? '';
+  await create(example('twor-pdb.yaml'), namespace);
+  await create(example('twor-hpa.yaml'), namespace);
+
+  const pdbTwor = await appliedTo(namespace, 'orders-pdb', [blue, green]);
+  const hpaTwor = await appliedTo(namespace, 'orders-hpa', [blue, green]);
+  const deployments = await ns.buildDeployments();
+  for (const build of [blue, green]) {
+    const deployment = await apps.readNamespacedDeployment({ namespace, name: deployments.get(build)?.name ?? '' });
+    const owner = [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: deployment.metadata?.name,
+        uid: deployment.metadata?.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ];
+
+    const pdbName = copyName('orders', 'orders-pdb', build);
+    assert.equal(pdbTwor.status?.versions?.find((v) => v.buildID === build)?.resourceName, pdbName);
+    const pdb: V1PodDisruptionBudget = await policy.readNamespacedPodDisruptionBudget({ namespace, name: pdbName });
+    assert.deepEqual(plain(pdb.metadata?.ownerReferences), owner);
+    assert.equal(pdb.metadata?.labels?.team, 'orders', "the twor's own labels");
+    assert.equal(pdb.metadata?.labels?.['temporal.io/owned-resource'], 'orders-pdb');
+    assert.deepEqual(plain(pdb.spec?.selector?.matchLabels), {
+      'temporal.io/deployment-name': 'orders',
+      'temporal.io/build-id': build,
+    });
+
+    const hpaName = copyName('orders', 'orders-hpa', build);
+    assert.equal(hpaTwor.status?.versions?.find((v) => v.buildID === build)?.resourceName, hpaName);
+    const hpa: V2HorizontalPodAutoscaler = await autoscaling.readNamespacedHorizontalPodAutoscaler({
+      namespace,
+      name: hpaName,
+    });
+    assert.deepEqual(plain(hpa.metadata?.ownerReferences), owner);
+    assert.deepEqual(plain(hpa.spec.scaleTargetRef), {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: deployment.metadata?.name,
+    });
+
+    // The HPA controller raised the build from the Deployment's default of 1 to minReplicas (2),
+    // and the disruption controller counts the build's Pods under its PDB.
+    await eventually(
+      `the HPA to scale ${build} to 2 and the PDB to count its Pods`,
+      async () => {
+        const scaled = await apps.readNamespacedDeployment({ namespace, name: deployment.metadata?.name ?? '' });
+        const counted = await policy.readNamespacedPodDisruptionBudget({ namespace, name: pdbName });
+        return scaled.spec?.replicas === 2 && counted.status?.expectedPods === 2 && counted.status.currentHealthy === 2
+          ? true
+          : undefined;
+      },
+      60_000,
+    );
+  }
+  const owners = (await readTwor(namespace, 'orders-hpa')).metadata.ownerReferences ?? [];
+  assert.deepEqual(
+    owners.map((o) => [o.kind, o.name, o.controller]),
+    [['TemporalWorkerDeployment', 'orders', true]],
+  );
+
+  // Deleting a twor deletes its copies; deleting the worker deployment deletes the other twor.
+  await kubeConfig()
+    .makeApiClient(CustomObjectsApi)
+    .deleteNamespacedCustomObject({ ...twors, namespace, name: 'orders-pdb' });
+  await eventually('the PDB copies to go with their twor', async () => {
+    const left = (await policy.listNamespacedPodDisruptionBudget({ namespace })).items;
+    return left.length === 0 ? true : undefined;
+  });
+  await eventually('the twor to be gone', () => gone(() => readTwor(namespace, 'orders-pdb')));
+  await deleteWorkerDeployment(namespace, 'orders');
+  await eventually(
+    'the HPA twor to go with its worker deployment',
+    () => gone(() => readTwor(namespace, 'orders-hpa')),
+    90_000,
+  );
+});
+
+test('a copy the API server refuses is said for its build alone, and the rollout completes', async (t) => {
+  const namespace = await testNamespace(t, 'twor-refused');
+  const ns = await controlledNamespace(t, namespace);
+  await create(
+    {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'TemporalWorkerOwnedResource',
+      metadata: { name: 'both' },
+      // Both fields: the API server refuses a PDB that sets the two.
+      spec: {
+        workerRef: { name: 'orders' },
+        object: {
+          apiVersion: 'policy/v1',
+          kind: 'PodDisruptionBudget',
+          spec: { minAvailable: 1, maxUnavailable: 1, selector: { matchLabels: {} } },
+        },
+      },
+    },
+    namespace,
+  );
+  await create(example('twor-pdb.yaml'), namespace);
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
+  const done = await ns.until('orders', 'the build current despite the refused copy', rolledOut);
+  const build = done.status?.currentVersion?.buildID ?? '';
+  await appliedTo(namespace, 'orders-pdb', [build]);
+  const refused = await eventually('the refusal in the status', async () => {
+    const twor = await readTwor(namespace, 'both');
+    const entry = twor.status?.versions?.find((v) => v.buildID === build);
+    return entry && !entry.applied ? twor : undefined;
+  });
+  const entry = refused.status?.versions?.[0];
+  assert.match(entry?.message ?? '', /minAvailable|maxUnavailable/, "the API server's words");
+  const stalled = refused.status?.conditions?.find((c) => c.type === 'Stalled');
+  assert.deepEqual([stalled?.status, stalled?.reason], ['True', 'CopiesNotApplied']);
+});
