@@ -21,5 +21,8 @@ export const PLACEMENT_ENV = [
   'WORKER_BUILD_ID',
 ] as const;
 
+/** The task queue a worker polls for workflows; a pool's taskQueue sets it. */
+export const TASK_QUEUE_ENV = 'TEMPORAL_TASK_QUEUE';
+
 /** Names a template may not set. TEMPORAL_TASK_QUEUE is not one: a pool's taskQueue replaces it on purpose. */
 export const RESERVED_ENV: readonly string[] = [...CONNECTION_ENV, ...PLACEMENT_ENV];

@@ -2,7 +2,7 @@
 // template plus everything a worker needs to find its Temporal deployment and version. Pure.
 import type { V1Container, V1Deployment, V1EnvVar, V1PodTemplateSpec, V1Toleration } from '@kubernetes/client-node';
 import { API_VERSION } from '../api/kinds.ts';
-import { CONNECTION_ENV } from '../api/reserved-env.ts';
+import { CONNECTION_ENV, TASK_QUEUE_ENV } from '../api/reserved-env.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { Pool, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
@@ -140,7 +140,7 @@ function workerEnv({ namespace, name, spec, buildId, pool }: EnvInput): V1EnvVar
     value('TEMPORAL_DEPLOYMENT_NAME', temporalDeploymentName(namespace, name)),
     value('TEMPORAL_WORKER_BUILD_ID', buildId),
     value('WORKER_BUILD_ID', buildId),
-    ...(pool?.taskQueue ? [value('TEMPORAL_TASK_QUEUE', pool.taskQueue)] : []),
+    ...(pool?.taskQueue ? [value(TASK_QUEUE_ENV, pool.taskQueue)] : []),
   ];
 }
 

@@ -2,6 +2,7 @@
 // in the order the executor takes them, each with its reason, and what the status will say.
 // Pure: the observation and the configuration in, the plan out.
 import type { V1Deployment } from '@kubernetes/client-node';
+import { TASK_QUEUE_ENV } from '../api/reserved-env.ts';
 import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import type { Observation, OwnedAutoscaler } from '../domain/observation.ts';
@@ -104,13 +105,23 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
   };
 }
 
-/** The task queues the target's gates run on (see gateTaskQueues): the observer reads their runs, the planner judges them. */
+/**
+ * The task queues the target's gates run on (see gateTaskQueues): the observer reads their runs,
+ * the planner judges them. None until Temporal lists the queue of every Deployment the spec makes
+ * (each pool's): a gate that passed on one pool's queue says nothing of another pool's workers.
+ */
 export function gateQueues(observation: Omit<Observation, 'target'>, taskQueues: BuildTaskQueues): string[] {
   const own = observation.deployments.filter((d) => d.buildId === observation.buildId);
   const since = own.map((d) => d.availableSince?.getTime());
   const lastAvailable = since.every((t) => t !== undefined) && own.length > 0 ? Math.max(...since) : undefined;
   const pastGrace = lastAvailable !== undefined && observation.now.getTime() - lastAvailable >= REGISTRATION_GRACE_MS;
-  return gateTaskQueues(taskQueues, pastGrace);
+  const queues = gateTaskQueues(taskQueues, pastGrace);
+  const expected = observation.wanted.flatMap(({ deployment }) => {
+    const env = deployment.spec?.template.spec?.containers[0]?.env ?? [];
+    const queue = env.find((e) => e.name === TASK_QUEUE_ENV)?.value;
+    return queue ? [queue] : [];
+  });
+  return expected.every((q) => queues.includes(q)) ? queues : [];
 }
 
 export function planReconcile(observation: Observation, config: PlannerConfig): Plan {

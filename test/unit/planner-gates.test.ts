@@ -1,8 +1,11 @@
 // Which gate stands before the next routing change, and the verdict on its runs, as tables.
+import type { V1Deployment } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Rollout } from '../../src/api/temporal-worker-deployment.ts';
+import type { Observation } from '../../src/domain/observation.ts';
 import type { GateRun } from '../../src/domain/snapshot.ts';
+import { gateQueues } from '../../src/planner/plan.ts';
 import {
   decideGates,
   type GateCheck,
@@ -556,4 +559,41 @@ test('the retry annotation leaves a healthy running run alone; what dates a run 
     { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
   );
   assert.deepEqual(stillMine.starts, [], 'whatever the order of the memory');
+});
+
+test("with pools, the gates wait until Temporal lists every pool's task queue: one pool's pass says nothing of another's workers", () => {
+  const now = new Date('2026-11-23T12:00:00Z');
+  const poolDeployment = (queue: string) =>
+    ({
+      spec: {
+        template: { spec: { containers: [{ name: 'worker', env: [{ name: 'TEMPORAL_TASK_QUEUE', value: queue }] }] } },
+      },
+    }) as V1Deployment;
+  const observation = {
+    now,
+    buildId: 'v2',
+    deployments: [
+      {
+        name: 'orders-main-v2',
+        buildId: 'v2',
+        pool: 'main',
+        available: true,
+        availableSince: new Date(now.getTime() - 5_000),
+      },
+      {
+        name: 'orders-batch-v2',
+        buildId: 'v2',
+        pool: 'batch',
+        available: true,
+        availableSince: new Date(now.getTime() - 5_000),
+      },
+    ],
+    wanted: [
+      { pool: 'main', deployment: poolDeployment('q-main') },
+      { pool: 'batch', deployment: poolDeployment('q-batch') },
+    ],
+  } as unknown as Omit<Observation, 'target'>;
+  const listed = (...queues: string[]) => ({ workflow: queues, activity: queues });
+  assert.deepEqual(gateQueues(observation, listed('q-main')), [], 'q-batch not listed yet: no gate starts');
+  assert.deepEqual(gateQueues(observation, listed('q-main', 'q-batch')), ['q-batch', 'q-main']);
 });

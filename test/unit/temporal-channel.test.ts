@@ -125,14 +125,24 @@ test('a deadline ends a call the server never answers', async (t) => {
   });
 });
 
-test('a refused connection is UNAVAILABLE, with the reason, until the deadline', async () => {
-  const channel = new TemporalChannel({ address: '127.0.0.1:1' });
+test('a refused connection is UNAVAILABLE, with the reason, tried again until the deadline', async () => {
+  const attempts: CallStatus[] = [];
+  const channel = new TemporalChannel({
+    address: '127.0.0.1:1',
+    onAttempt: (_method, status) => attempts.push(status),
+  });
   try {
+    // The last attempt may be cut by the deadline itself on a busy machine: the ones before say why.
     await assert.rejects(channel.until(new Date(Date.now() + 500)).getSystemInfo({}), (error: TemporalCallError) => {
-      assert.equal(error.code, GrpcStatus.UNAVAILABLE);
-      assert.match(error.details, /ECONNREFUSED/);
+      assert.ok(
+        ([GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED] as number[]).includes(error.code),
+        `code ${error.code}`,
+      );
       return true;
     });
+    assert.ok(attempts.length > 1, 'tried again');
+    assert.equal(attempts[0]?.code, GrpcStatus.UNAVAILABLE);
+    assert.match(attempts[0]?.details ?? '', /ECONNREFUSED/);
   } finally {
     channel.close();
   }
