@@ -9,6 +9,7 @@ import { durationSeconds, DURATION } from '../api/schema.ts';
 import { parseBindAddress } from '../runtime/http-server.ts';
 import { LOG_FORMATS, LOG_LEVELS } from '../runtime/logger.ts';
 import { DEFAULT_READS_PER_SECOND } from '../temporal/read-budget.ts';
+import { DEFAULT_BANNED_KINDS } from '../webhook/owned-resource-admission.ts';
 
 export interface Setting<T> {
   /** What its value is, as the help and the README show it (`<duration>`). */
@@ -185,6 +186,33 @@ export const SETTINGS = {
     default: ':8081',
     description: 'where `/healthz` and `/readyz` are served; `0` disables',
     parse: bindAddress,
+  },
+  webhookBindAddress: {
+    value: '<address>',
+    env: 'TWC_WEBHOOK_BIND_ADDRESS',
+    default: '0',
+    description:
+      'where the validating webhook of TemporalWorkerOwnedResources is served over HTTPS (`:9443`, say), with the certificate of --webhook-cert-dir; `0` (the default until the controller manages its own certificate) disables it',
+    parse: bindAddress,
+  },
+  webhookCertDir: {
+    value: '<dir>',
+    env: 'TWC_WEBHOOK_CERT_DIR',
+    default: '/tmp/k8s-webhook-server/serving-certs',
+    description:
+      "the webhook's serving certificate, tls.crt and tls.key (read again when they change: a renewal needs no restart)",
+    parse: text,
+  },
+  ownedResourceBannedKinds: {
+    value: '<kind,...>',
+    env: 'TWC_OWNED_RESOURCE_BANNED_KINDS',
+    default: DEFAULT_BANNED_KINDS.join(','),
+    description: 'kinds the webhook refuses in a TemporalWorkerOwnedResource',
+    parse: (value: string) =>
+      value
+        .split(',')
+        .map((kind) => kind.trim())
+        .filter(Boolean),
   },
   leaderElect: {
     value: '[true|false]',

@@ -13,6 +13,7 @@ import { type ClusterAccess, defaultClusterAccess, kubeconfigAccess } from '../r
 import { LeaderElector, leaseApi } from '../runtime/leader-election.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
+import { OWNED_RESOURCE_WEBHOOK_PATH, startWebhook } from '../webhook/server.ts';
 import { type BindAddress, commandOptions, type Config, HELP_CONFIGURATION } from './config.ts';
 
 const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
@@ -115,6 +116,21 @@ run.action(async (options: Config) => {
       return server;
     }),
   );
+  // Served by every replica, leader or not: the API server calls whichever the Service picks.
+  if (options.webhookBindAddress) {
+    const webhook = await startWebhook({
+      bindAddress: options.webhookBindAddress,
+      certDir: options.webhookCertDir,
+      api: new KubernetesApi({ access, count: metrics.countKubernetesRequest }),
+      bannedKinds: options.ownedResourceBannedKinds,
+      log: log.child({ webhook: OWNED_RESOURCE_WEBHOOK_PATH }),
+    });
+    log.info(
+      { path: OWNED_RESOURCE_WEBHOOK_PATH, address: `${options.webhookBindAddress.host ?? '*'}:${webhook.port}` },
+      'serving the webhook',
+    );
+    servers.push(webhook);
+  }
 
   let stopping = false;
   const stop = async (): Promise<void> => {

@@ -13,6 +13,8 @@ interface ResourceList {
 }
 
 export interface ServedResource {
+  /** The resource's plural name, e.g. `horizontalpodautoscalers`. */
+  resource: string;
   /** e.g. `/apis/autoscaling/v2/namespaces/ns/horizontalpodautoscalers`. */
   collection(namespace: string): string;
   namespaced: boolean;
@@ -49,6 +51,7 @@ export class ApiResources {
     const { name, namespaced } = found;
     const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     return {
+      resource: name,
       namespaced,
       collection: (namespace) => (namespaced ? `${base}/namespaces/${namespace}/${name}` : `${base}/${name}`),
     };

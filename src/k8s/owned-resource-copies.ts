@@ -110,6 +110,12 @@ function renderCopy(
   const body = fill(rest, 'spec.object') as Record<string, unknown>;
   const labels = fill(metadata?.labels ?? {}, 'spec.object.metadata.labels') as Record<string, string>;
   const annotations = fill(metadata?.annotations ?? {}, 'spec.object.metadata.annotations') as Record<string, string>;
+  const spec = (rest as { spec?: { scaleTargetRef?: unknown; selector?: { matchLabels?: unknown } } }).spec;
+  // Where the copy points at its build, only the controller knows what to write.
+  if (spec?.scaleTargetRef !== undefined && !isEmptyObject(spec.scaleTargetRef))
+    problems.push("spec.object.spec.scaleTargetRef: must be {}, which the controller fills in with each build's Deployment");
+  if (spec?.selector?.matchLabels !== undefined && !isEmptyObject(spec.selector.matchLabels))
+    problems.push("spec.object.spec.selector.matchLabels: must be {}, which the controller fills in with each build's Pod labels");
   const minReplicas = (body.spec as { minReplicas?: unknown } | undefined)?.minReplicas;
   if (body.kind === 'HorizontalPodAutoscaler' && minReplicas === 0)
     problems.push(
@@ -142,6 +148,16 @@ function renderCopy(
       },
     },
   };
+}
+
+/** What keeps an object from being rendered for any build: the same refusals a copy gets, said at admission. */
+export function ownedObjectProblems(object: Record<string, unknown>): string[] {
+  const [copy] = renderCopies({
+    workerDeployment: { name: 'w', namespace: 'n', temporalNamespace: 't' },
+    twors: [{ name: 'o', object }],
+    targets: [{ deployment: 'd', uid: 'u', buildId: 'b', pool: 'p', taskQueue: 'q' }],
+  });
+  return copy && 'refused' in copy ? copy.refused.split('; ') : [];
 }
 
 function isEmptyObject(value: unknown): boolean {

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
@@ -31,7 +32,13 @@ export async function makeCertificates(t: TestContext, serverName: string): Prom
   const stranger = await authority(dir, 'stranger-ca');
   return {
     ca: await readFile(join(dir, 'ca.crt'), 'utf8'),
-    server: await leaf(dir, ca, 'server', serverName, `subjectAltName=DNS:${serverName}\nextendedKeyUsage=serverAuth`),
+    server: await leaf(
+      dir,
+      ca,
+      'server',
+      serverName,
+      `subjectAltName=${isIP(serverName) ? 'IP' : 'DNS'}:${serverName}\nextendedKeyUsage=serverAuth`,
+    ),
     client: await leaf(dir, ca, 'client', 'twc-controller', 'extendedKeyUsage=clientAuth'),
     strangerClient: await leaf(dir, stranger, 'stranger', 'twc-controller', 'extendedKeyUsage=clientAuth'),
   };

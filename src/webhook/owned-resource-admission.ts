@@ -1,0 +1,104 @@
+// Whether a TemporalWorkerOwnedResource may be created, changed or deleted, judged as the validating
+// webhook judges it: first on the object alone (a banned or missing kind, the fields the
+// controller fills in, placeholders, a changed workerRef), then on what the API server says of
+// its embedded kind (served, namespaced) and of who may do what with it (the requesting user, and
+// the controller, which applies every copy). Every refusal names the field. Pure: the answers of
+// discovery and of the SubjectAccessReviews come in as data.
+import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
+import { ownedObjectProblems } from '../k8s/owned-resource-copies.ts';
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/** Kinds no twor may make by default: a copy of a workload would run Pods beside the build's own. */
+export const DEFAULT_BANNED_KINDS: readonly string[] = [
+  'Deployment',
+  'ReplicaSet',
+  'StatefulSet',
+  'DaemonSet',
+  'Pod',
+  'Job',
+  'CronJob',
+];
+
+export type Verdict = { allowed: true; warnings: string[] } | { allowed: false; message: string };
+
+/** Refusals that need no API call; empty when the object may go on to the API checks. */
+export function objectProblems(
+  operation: Operation,
+  twor: TemporalWorkerOwnedResource,
+  old: TemporalWorkerOwnedResource | undefined,
+  bannedKinds: readonly string[],
+): string[] {
+  if (operation === 'DELETE') return [];
+  const object = (twor.spec.object ?? {}) as Record<string, unknown> & { metadata?: Record<string, unknown> };
+  const problems: string[] = [];
+  if (typeof object.apiVersion !== 'string' || object.apiVersion === '')
+    problems.push('spec.object.apiVersion: required, e.g. autoscaling/v2');
+  if (typeof object.kind !== 'string' || object.kind === '')
+    problems.push('spec.object.kind: required, e.g. HorizontalPodAutoscaler');
+  else if (bannedKinds.includes(object.kind))
+    problems.push(
+      `spec.object.kind: ${object.kind} may not be owned (the controller refuses ${bannedKinds.join(', ')}): a copy per build would run workloads beside the build's own`,
+    );
+  for (const field of ['name', 'namespace'] as const)
+    if (object.metadata?.[field] !== undefined)
+      problems.push(`spec.object.metadata.${field}: the controller sets it for each copy; remove it`);
+  if (old && old.spec.workerRef.name !== twor.spec.workerRef.name)
+    problems.push(
+      `spec.workerRef.name: immutable (was ${old.spec.workerRef.name}); create a new TemporalWorkerOwnedResource instead`,
+    );
+  return [...problems, ...ownedObjectProblems(object)];
+}
+
+/** What the API server said of the embedded kind and of who may act on it. */
+export interface AccessFacts {
+  operation: Operation;
+  kind: string;
+  apiVersion: string;
+  namespace: string;
+  /** Undefined when the API server does not serve the kind. */
+  served?: { namespaced: boolean; resource: string };
+  /** The requesting user's SubjectAccessReview for the operation's verb on the kind. */
+  user?: { name: string; allowed: boolean; verb: string };
+  /** The controller's SubjectAccessReviews, one per verb a copy needs; only on create and update. */
+  controller?: { name: string; denied: string[] };
+}
+
+export function accessVerdict(facts: AccessFacts): Verdict {
+  const { kind, apiVersion, namespace } = facts;
+  if (!facts.served)
+    // A kind whose CRD comes later (KEDA's, say) is let through; its copies wait for it.
+    return facts.operation === 'DELETE'
+      ? { allowed: true, warnings: [] }
+      : {
+          allowed: true,
+          warnings: [
+            `spec.object.kind: the API server does not serve ${kind} of ${apiVersion} yet: no copy is made until its API is installed`,
+          ],
+        };
+  if (!facts.served.namespaced)
+    return {
+      allowed: false,
+      message: `spec.object.kind: ${kind} of ${apiVersion} is cluster-scoped; an owned resource must be namespaced`,
+    };
+  const resource = `${facts.served.resource}${apiVersion.includes('/') ? `.${apiVersion.split('/')[0] ?? ''}` : ''}`;
+  if (facts.user && !facts.user.allowed)
+    return {
+      allowed: false,
+      message: `spec.object.kind: ${facts.user.name} may not ${facts.user.verb} ${resource} in namespace ${namespace}, so may not ${facts.operation === 'DELETE' ? 'delete' : 'have the controller make'} copies of them`,
+    };
+  if (facts.controller && facts.controller.denied.length > 0)
+    return {
+      allowed: false,
+      message: `spec.object.kind: the controller (${facts.controller.name}) may not ${facts.controller.denied.join(', ')} ${resource} in namespace ${namespace}: grant it in the controller's role, then try again`,
+    };
+  return { allowed: true, warnings: [] };
+}
+
+/** The verb the requesting user needs on the embedded kind for the operation. */
+export function userVerb(operation: Operation): string {
+  return operation === 'CREATE' ? 'create' : operation === 'UPDATE' ? 'update' : 'delete';
+}
+
+/** What the controller does with every copy: server-side apply (which may create) and delete. */
+export const CONTROLLER_VERBS: readonly string[] = ['create', 'patch', 'delete'];

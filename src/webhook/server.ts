@@ -1,0 +1,191 @@
+// The validating webhook the API server calls for TemporalWorkerOwnedResources: HTTPS with the
+// serving certificate of a directory (tls.crt, tls.key, read again when they change, so a renewed
+// certificate needs no restart), AdmissionReview v1 in and out. The verdict is
+// owned-resource-admission.ts's; this file asks discovery and SubjectAccessReviews for its facts.
+import { readFile, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
+import { errorMessage } from '../k8s/api-errors.ts';
+import { ApiResources, KindNotServedError } from '../k8s/api-resources.ts';
+import type { KubernetesApi } from '../runtime/kube/api-client.ts';
+import type { Logger } from '../runtime/logger.ts';
+import {
+  type AccessFacts,
+  accessVerdict,
+  CONTROLLER_VERBS,
+  objectProblems,
+  type Operation,
+  userVerb,
+  type Verdict,
+} from './owned-resource-admission.ts';
+
+export const OWNED_RESOURCE_WEBHOOK_PATH = '/validate-temporal-io-v1alpha1-temporalworkerownedresource';
+
+/** How often the certificate files are looked at for a renewal. */
+const CERTIFICATE_CHECK_MS = 10_000;
+
+export interface WebhookOptions {
+  bindAddress: { host?: string; port: number };
+  /** Holds tls.crt and tls.key. */
+  certDir: string;
+  api: KubernetesApi;
+  bannedKinds: readonly string[];
+  log: Logger;
+}
+
+export interface RunningWebhook {
+  port: number;
+  close(): Promise<void>;
+}
+
+interface AdmissionRequest {
+  uid: string;
+  operation: Operation;
+  namespace?: string;
+  userInfo: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  object?: TemporalWorkerOwnedResource | null;
+  oldObject?: TemporalWorkerOwnedResource | null;
+}
+
+export async function startWebhook(options: WebhookOptions): Promise<RunningWebhook> {
+  const files = { cert: path.join(options.certDir, 'tls.crt'), key: path.join(options.certDir, 'tls.key') };
+  const readPair = async () => ({ cert: await readFile(files.cert), key: await readFile(files.key) });
+  const modified = async () => (await stat(files.cert)).mtimeMs + (await stat(files.key)).mtimeMs;
+  const resources = new ApiResources(options.api);
+  let self: Promise<string> | undefined;
+  // Who the controller is to the API server, for the refusals that name it: asked once.
+  const controllerName = () =>
+    (self ??= options.api
+      .create<{ status?: { userInfo?: { username?: string } } }>('/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'SelfSubjectReview',
+      })
+      .then((review) => review.status?.userInfo?.username ?? 'the controller')
+      .catch(() => 'the controller'));
+  const server: Server = createServer(await readPair(), (request, response) => {
+    if (
+      request.method !== 'POST' ||
+      new URL(request.url ?? '/', 'https://host').pathname !== OWNED_RESOURCE_WEBHOOK_PATH
+    ) {
+      response.writeHead(404).end('not found\n');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      let review: { apiVersion?: string; kind?: string; request?: AdmissionRequest };
+      try {
+        review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof review;
+        if (!review.request?.uid) throw new Error('no request.uid');
+      } catch (error) {
+        response.writeHead(400).end(`not an AdmissionReview: ${errorMessage(error)}\n`);
+        return;
+      }
+      const admission = review.request;
+      judge(options, resources, controllerName, admission)
+        .catch((error: unknown): Verdict => {
+          options.log.error({ error: errorMessage(error) }, 'the webhook could not judge a request');
+          return { allowed: false, message: `the webhook could not judge it: ${errorMessage(error)}` };
+        })
+        .then(
+          (verdict) => {
+            response.writeHead(200, { 'Content-Type': 'application/json' }).end(
+              JSON.stringify({
+                apiVersion: 'admission.k8s.io/v1',
+                kind: 'AdmissionReview',
+                response: {
+                  uid: admission.uid,
+                  allowed: verdict.allowed,
+                  ...(verdict.allowed
+                    ? verdict.warnings.length > 0
+                      ? { warnings: verdict.warnings }
+                      : {}
+                    : { status: { code: 403, reason: 'Forbidden', message: verdict.message } }),
+                },
+              }),
+            );
+          },
+          () => {},
+        );
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.bindAddress.port, options.bindAddress.host, resolve);
+  });
+  let seen = await modified();
+  const renewal = setInterval(() => {
+    void (async () => {
+      const now = await modified();
+      if (now === seen) return;
+      server.setSecureContext(await readPair());
+      seen = now;
+      options.log.info({ certDir: options.certDir }, 'the webhook serves its renewed certificate');
+    })().catch((error: unknown) =>
+      options.log.warn({ error: errorMessage(error) }, 'could not read the webhook certificate again'),
+    );
+  }, CERTIFICATE_CHECK_MS).unref();
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((resolve) => {
+        clearInterval(renewal);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function judge(
+  options: WebhookOptions,
+  resources: ApiResources,
+  controllerName: () => Promise<string>,
+  request: AdmissionRequest,
+): Promise<Verdict> {
+  const twor = request.object ?? request.oldObject;
+  if (!twor) return { allowed: false, message: 'the request carries no TemporalWorkerOwnedResource' };
+  const problems = objectProblems(request.operation, twor, request.oldObject ?? undefined, options.bannedKinds);
+  if (problems.length > 0) return { allowed: false, message: problems.join('; ') };
+  const { apiVersion, kind } = twor.spec.object;
+  const namespace = request.namespace ?? twor.metadata.namespace ?? '';
+  const facts: AccessFacts = { operation: request.operation, kind, apiVersion, namespace };
+  try {
+    const served = await resources.resourceOf(apiVersion, kind);
+    facts.served = { namespaced: served.namespaced, resource: served.resource };
+  } catch (error) {
+    if (!(error instanceof KindNotServedError)) throw error;
+    return accessVerdict(facts);
+  }
+  const group = apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
+  const attributes = (verb: string) => ({ namespace, verb, group, resource: facts.served?.resource ?? '' });
+  const verb = userVerb(request.operation);
+  const { username = '', uid, groups, extra } = request.userInfo;
+  const user = await options.api.create<{ status?: { allowed?: boolean } }>(
+    '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+    {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user: username, uid, groups, extra, resourceAttributes: attributes(verb) },
+    },
+  );
+  facts.user = { name: username, allowed: user.status?.allowed === true, verb };
+  if (request.operation !== 'DELETE') {
+    // Asked with the controller's own credentials: exactly what it may do, whoever it runs as.
+    const denied: string[] = [];
+    for (const controllerVerb of CONTROLLER_VERBS) {
+      const review = await options.api.create<{ status?: { allowed?: boolean } }>(
+        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+        {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: attributes(controllerVerb) },
+        },
+      );
+      if (review.status?.allowed !== true) denied.push(controllerVerb);
+    }
+    if (denied.length > 0) facts.controller = { name: await controllerName(), denied };
+  }
+  return accessVerdict(facts);
+}

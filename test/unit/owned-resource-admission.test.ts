@@ -1,0 +1,105 @@
+// The webhook's verdicts on TemporalWorkerOwnedResources (owned-resource-admission.ts): on the
+// object alone, then on what discovery and the access reviews said; each refusal names the field.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
+import {
+  type AccessFacts,
+  accessVerdict,
+  DEFAULT_BANNED_KINDS,
+  objectProblems,
+} from '../../src/webhook/owned-resource-admission.ts';
+
+const twor = (object: Record<string, unknown>, worker = 'orders'): TemporalWorkerOwnedResource => ({
+  metadata: { name: 'x', namespace: 'shop' },
+  spec: { workerRef: { name: worker }, object: object as TemporalWorkerOwnedResource['spec']['object'] },
+});
+const pdb = {
+  apiVersion: 'policy/v1',
+  kind: 'PodDisruptionBudget',
+  spec: { minAvailable: 1, selector: { matchLabels: {} } },
+};
+const problems = (object: Record<string, unknown>) =>
+  objectProblems('CREATE', twor(object), undefined, DEFAULT_BANNED_KINDS);
+
+test('on the object alone: what the controller could not render for a build is refused, naming the field', () => {
+  assert.deepEqual(problems(pdb), []);
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ apiVersion: 'apps/v1', kind: 'Deployment' }, /^spec\.object\.kind: Deployment may not be owned/],
+    [{ kind: 'PodDisruptionBudget' }, /^spec\.object\.apiVersion: required/],
+    [{ ...pdb, metadata: { name: 'fixed' } }, /^spec\.object\.metadata\.name: the controller sets it/],
+    [
+      { ...pdb, spec: { selector: { matchLabels: { app: 'x' } } } },
+      /^spec\.object\.spec\.selector\.matchLabels: must be \{\}/,
+    ],
+    [
+      {
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        spec: { scaleTargetRef: { name: 'other' }, maxReplicas: 2 },
+      },
+      /^spec\.object\.spec\.scaleTargetRef: must be \{\}/,
+    ],
+    [
+      {
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        spec: { scaleTargetRef: {}, minReplicas: 0, maxReplicas: 2 },
+      },
+      /^spec\.object\.spec\.minReplicas: 0/,
+    ],
+    [
+      { ...pdb, metadata: { labels: { build: '{{ .Build }}' } } },
+      /^spec\.object\.metadata\.labels\.build: \{\{ \.Build \}\} is not a placeholder/,
+    ],
+  ];
+  for (const [object, refusal] of cases) assert.match(problems(object).join('; '), refusal, JSON.stringify(object));
+  assert.deepEqual(objectProblems('UPDATE', twor(pdb, 'billing'), twor(pdb), DEFAULT_BANNED_KINDS), [
+    'spec.workerRef.name: immutable (was orders); create a new TemporalWorkerOwnedResource instead',
+  ]);
+  assert.deepEqual(
+    objectProblems('DELETE', twor({}), undefined, DEFAULT_BANNED_KINDS),
+    [],
+    'a delete is judged on access alone',
+  );
+});
+
+test('on access: a cluster-scoped kind, a user or a controller without the rights is refused; a kind not served yet passes with a warning', () => {
+  const facts: AccessFacts = {
+    operation: 'CREATE',
+    kind: 'PodDisruptionBudget',
+    apiVersion: 'policy/v1',
+    namespace: 'shop',
+    served: { namespaced: true, resource: 'poddisruptionbudgets' },
+    user: { name: 'jane', allowed: true, verb: 'create' },
+  };
+  assert.deepEqual(accessVerdict(facts), { allowed: true, warnings: [] });
+  assert.deepEqual(accessVerdict({ ...facts, user: { name: 'jane', allowed: false, verb: 'create' } }), {
+    allowed: false,
+    message:
+      'spec.object.kind: jane may not create poddisruptionbudgets.policy in namespace shop, so may not have the controller make copies of them',
+  });
+  assert.deepEqual(
+    accessVerdict({ ...facts, controller: { name: 'system:serviceaccount:twc:controller', denied: ['patch'] } }),
+    {
+      allowed: false,
+      message:
+        "spec.object.kind: the controller (system:serviceaccount:twc:controller) may not patch poddisruptionbudgets.policy in namespace shop: grant it in the controller's role, then try again",
+    },
+  );
+  assert.deepEqual(
+    accessVerdict({
+      ...facts,
+      kind: 'ClusterRole',
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      served: { namespaced: false, resource: 'clusterroles' },
+    }),
+    {
+      allowed: false,
+      message:
+        'spec.object.kind: ClusterRole of rbac.authorization.k8s.io/v1 is cluster-scoped; an owned resource must be namespaced',
+    },
+  );
+  const later = accessVerdict({ ...facts, served: undefined, kind: 'ScaledObject', apiVersion: 'keda.sh/v1alpha1' });
+  assert.ok(later.allowed && /does not serve ScaledObject of keda\.sh\/v1alpha1 yet/.test(later.warnings[0] ?? ''));
+});
