@@ -113,9 +113,13 @@ function renderCopy(
   const spec = (rest as { spec?: { scaleTargetRef?: unknown; selector?: { matchLabels?: unknown } } }).spec;
   // Where the copy points at its build, only the controller knows what to write.
   if (spec?.scaleTargetRef !== undefined && !isEmptyObject(spec.scaleTargetRef))
-    problems.push("spec.object.spec.scaleTargetRef: must be {}, which the controller fills in with each build's Deployment");
+    problems.push(
+      "spec.object.spec.scaleTargetRef: must be {}, which the controller fills in with each build's Deployment",
+    );
   if (spec?.selector?.matchLabels !== undefined && !isEmptyObject(spec.selector.matchLabels))
-    problems.push("spec.object.spec.selector.matchLabels: must be {}, which the controller fills in with each build's Pod labels");
+    problems.push(
+      "spec.object.spec.selector.matchLabels: must be {}, which the controller fills in with each build's Pod labels",
+    );
   const minReplicas = (body.spec as { minReplicas?: unknown } | undefined)?.minReplicas;
   if (body.kind === 'HorizontalPodAutoscaler' && minReplicas === 0)
     problems.push(
