@@ -9,7 +9,9 @@ import { BinaryBuildError } from './binaries.ts';
 import { superviseController } from './controller-supervisor.ts';
 import { startEnvironment } from './environment.ts';
 import { EXAMPLE_CONNECTION, exampleConnectionAddress, exampleNodes, exampleTemporalNamespaces } from './examples.ts';
+import { freePort } from './ports.ts';
 import { startMessage } from './start-message.ts';
+import { makeWebhookCertificate, registerWebhook, WEBHOOK_HOST } from './webhook.ts';
 
 const started = Date.now();
 // Temporal is reached at the examples' in-cluster address, as in a cluster: the Pods through the
@@ -43,8 +45,17 @@ process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
 
 // Probes and metrics on one loopback port of the kernel's choosing (controller.log names it):
-// environments side by side must not collide on the default ports.
-const ENDPOINTS = ['--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0'];
+// environments side by side must not collide on the default ports. The webhook's port is chosen
+// here, as the API server must be told it.
+const webhookPort = await freePort();
+const webhookCertDir = path.join(env.dir, 'webhook-certs');
+const webhookCa = await makeWebhookCertificate(webhookCertDir);
+const ENDPOINTS = [
+  '--metrics-bind-address=127.0.0.1:0',
+  '--health-probe-bind-address=127.0.0.1:0',
+  `--webhook-bind-address=${WEBHOOK_HOST}:${webhookPort}`,
+  `--webhook-cert-dir=${webhookCertDir}`,
+];
 const controller = superviseController({
   spec: {
     name: 'controller',
@@ -75,6 +86,7 @@ const sample = (behaviour: string) => ({
 });
 try {
   await controller.ready(60_000);
+  await registerWebhook(env.kubeconfig, { name: 'temporal-worker-controller', port: webhookPort, ca: webhookCa });
   const create = (plural: string, body: object) =>
     custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural, body });
   await create(KINDS.TemporalConnection.plural, {

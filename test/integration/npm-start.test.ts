@@ -124,6 +124,16 @@ describe('npm start', () => {
       'True Connected',
       "npm start's connection, at the examples' in-cluster address, reaches Temporal",
     );
+    // The owned-resource webhook is on: the API server calls it, and it refuses a banned kind.
+    const banned = JSON.stringify({
+      apiVersion: 'temporal.io/v1alpha1',
+      kind: 'TemporalWorkerOwnedResource',
+      metadata: { name: 'banned' },
+      spec: { workerRef: { name: 'orders' }, object: { apiVersion: 'apps/v1', kind: 'Deployment' } },
+    });
+    const refused = await shell(`echo '${banned}' | ${kubectl} apply -f -`);
+    assert.notEqual(refused.code, 0, 'a twor of a Deployment is refused');
+    assert.match(refused.stderr, /denied the request: spec\.object\.kind: Deployment may not be owned/);
     // Owned resources last, while the worker deployment they attach to (minimal.yaml's) still runs.
     const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml'));
     const owned = files.filter((f) => f.startsWith('twor-'));

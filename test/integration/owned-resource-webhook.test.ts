@@ -16,12 +16,12 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import { makeWebhookCertificate, registerWebhook, WEBHOOK_HOST } from '../../src/localenv/webhook.ts';
 import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { DEFAULT_BANNED_KINDS } from '../../src/webhook/owned-resource-admission.ts';
-import { OWNED_RESOURCE_WEBHOOK_PATH, startWebhook } from '../../src/webhook/server.ts';
-import { makeCertificates } from '../support/certificates.ts';
+import { startWebhook } from '../../src/webhook/server.ts';
 import {
   eventually,
   kubeConfig,
@@ -39,49 +39,25 @@ const pdb = {
 
 /** Serves the webhook with `api`'s credentials and registers it for `namespace` only; both undone after the test. */
 async function webhookFor(t: TestContext, namespace: string, api: KubernetesApi): Promise<void> {
-  const certs = await makeCertificates(t, '127.0.0.1');
   const certDir = mkdtempSync(path.join(tmpdir(), 'twc-webhook-'));
-  writeFileSync(path.join(certDir, 'tls.crt'), certs.server.cert);
-  writeFileSync(path.join(certDir, 'tls.key'), certs.server.key);
+  const ca = await makeWebhookCertificate(certDir);
   const webhook = await startWebhook({
-    bindAddress: { host: '127.0.0.1', port: 0 },
+    bindAddress: { host: WEBHOOK_HOST, port: 0 },
     certDir,
     api,
     bannedKinds: DEFAULT_BANNED_KINDS,
     log: silentLogger,
   });
   t.after(() => webhook.close());
-  const admission = kubeConfig().makeApiClient(AdmissionregistrationV1Api);
   const name = uniqueName('twor-webhook');
-  await admission.createValidatingWebhookConfiguration({
-    body: {
-      metadata: { name },
-      webhooks: [
-        {
-          name: 'temporalworkerownedresources.temporal.io',
-          clientConfig: {
-            url: `https://127.0.0.1:${webhook.port}${OWNED_RESOURCE_WEBHOOK_PATH}`,
-            caBundle: Buffer.from(certs.ca).toString('base64'),
-          },
-          rules: [
-            {
-              apiGroups: [GROUP],
-              apiVersions: [VERSION],
-              operations: ['CREATE', 'UPDATE', 'DELETE'],
-              resources: [KINDS.TemporalWorkerOwnedResource.plural],
-            },
-          ],
-          // Only this test's namespace: the other tests share the API server.
-          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } },
-          failurePolicy: 'Fail',
-          sideEffects: 'None',
-          admissionReviewVersions: ['v1'],
-          timeoutSeconds: 5,
-        },
-      ],
-    },
-  });
-  t.after(() => admission.deleteValidatingWebhookConfiguration({ name }).then(() => undefined));
+  // Only this test's namespace: the other tests share the API server.
+  await registerWebhook(kubeConfig(), { name, port: webhook.port, ca, namespaces: [namespace] });
+  t.after(() =>
+    kubeConfig()
+      .makeApiClient(AdmissionregistrationV1Api)
+      .deleteValidatingWebhookConfiguration({ name })
+      .then(() => undefined),
+  );
 }
 
 /** Creates a twor as `user` (impersonated) or the admin; resolves to the API server's refusal, or '' when it was created. */
