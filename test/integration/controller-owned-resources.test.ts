@@ -7,8 +7,11 @@
 import {
   AppsV1Api,
   AutoscalingV2Api,
+  CoreV1Api,
   CustomObjectsApi,
+  PatchStrategy,
   PolicyV1Api,
+  setHeaderOptions,
   type V2HorizontalPodAutoscaler,
   type V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
@@ -180,4 +183,69 @@ test('a copy the API server refuses is said for its build alone, and the rollout
   assert.match(entry?.message ?? '', /minAvailable|maxUnavailable/, "the API server's words");
   const stalled = refused.status?.conditions?.find((c) => c.type === 'Stalled');
   assert.deepEqual([stalled?.status, stalled?.reason], ['True', 'CopiesNotApplied']);
+});
+
+test('a field removed from a twor leaves its copies; a drained build loses its HPA before it is scaled to zero', async (t) => {
+  const namespace = await testNamespace(t, 'twor-lifecycle');
+  const ns = await controlledNamespace(t, namespace);
+  const apps = kubeConfig().makeApiClient(AppsV1Api);
+  const policy = kubeConfig().makeApiClient(PolicyV1Api);
+  const autoscaling = kubeConfig().makeApiClient(AutoscalingV2Api);
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  await ns.createWorkerDeployment('orders', {
+    template: ns.template('blue'),
+    sunset: { scaledownDelay: '2s', deleteDelay: '1h' },
+  });
+  const blue = (await ns.until('orders', 'blue current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  const pdb = example('twor-pdb.yaml') as Manifest & {
+    spec: { object: { metadata: { labels: Record<string, string> } } };
+  };
+  pdb.spec.object.metadata.labels = { team: 'orders', extra: 'yes' };
+  await create(pdb, namespace);
+  await create(example('twor-hpa.yaml'), namespace);
+  await appliedTo(namespace, 'orders-pdb', [blue]);
+  await appliedTo(namespace, 'orders-hpa', [blue]);
+  const pdbName = copyName('orders', 'orders-pdb', blue);
+  assert.equal(
+    (await policy.readNamespacedPodDisruptionBudget({ namespace, name: pdbName })).metadata?.labels?.extra,
+    'yes',
+  );
+
+  // Server-side apply under the twor's own field manager: what the twor no longer sets goes.
+  await custom.patchNamespacedCustomObject(
+    { ...twors, namespace, name: 'orders-pdb', body: { spec: { object: { metadata: { labels: { extra: null } } } } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+  await eventually('the removed label to leave the copy', async () => {
+    const copy = await policy.readNamespacedPodDisruptionBudget({ namespace, name: pdbName });
+    return copy.metadata?.labels?.extra === undefined && copy.metadata?.labels?.team === 'orders' ? true : undefined;
+  });
+
+  // blue drains once green is current, and 2 s later is scaled to zero: its HPA goes first.
+  await ns.patchSpec('orders', { template: ns.template('green') });
+  const hpaName = copyName('orders', 'orders-hpa', blue);
+  const blueDeployment = (await ns.buildDeployments()).get(blue)?.name ?? '';
+  await eventually(
+    "blue's Deployment at zero replicas",
+    async () =>
+      (await apps.readNamespacedDeployment({ namespace, name: blueDeployment })).spec?.replicas === 0
+        ? true
+        : undefined,
+    120_000,
+  );
+  await assert.rejects(
+    autoscaling.readNamespacedHorizontalPodAutoscaler({ namespace, name: hpaName }),
+    /404|not found/i,
+  );
+  const events = (await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace })).items;
+  const at = (reason: string, about: string) =>
+    events.find((e) => e.reason === reason && (e.message ?? '').includes(about))?.firstTimestamp ??
+    events.find((e) => e.reason === reason && (e.message ?? '').includes(about))?.eventTime;
+  const deleted = at('OwnedResourceDeleted', hpaName);
+  const scaled = at('DeploymentScaled', blueDeployment);
+  assert.ok(deleted && scaled, `both events: ${events.map((e) => `${e.reason}: ${e.message}`).join(' | ')}`);
+  assert.ok(new Date(deleted) <= new Date(scaled), 'the HPA went before the scale to zero');
+  await eventually("the twor's status to drop blue's copy", async () =>
+    (await readTwor(namespace, 'orders-hpa')).status?.versions?.some((v) => v.buildID === blue) ? undefined : true,
+  );
 });
