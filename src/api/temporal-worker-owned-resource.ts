@@ -65,6 +65,12 @@ export const temporalWorkerOwnedResource = Type.Object(
       Type.Object(
         {
           observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
+          appliedKind: Type.Optional(
+            Type.Object(
+              { apiVersion: Type.String(), kind: Type.String() },
+              { description: 'The kind the copies were made of: when the spec changes it, those copies are deleted.' },
+            ),
+          ),
           versions: Type.Optional(
             Type.Array(
               Type.Object(

@@ -12,9 +12,10 @@ import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-r
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { LABELS } from '../domain/labels.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
+import { KindNotServedError } from '../k8s/api-resources.ts';
 import type { AnyObject, ClusterClient, OwnerReference } from '../k8s/cluster-client.ts';
 import type { CopyTarget } from '../domain/owned-resources.ts';
-import { renderCopies } from '../k8s/owned-resource-copies.ts';
+import { OWNED_RESOURCE_LABEL, ownedResourceLabel, renderCopies } from '../k8s/owned-resource-copies.ts';
 import { type PlannedCopy, planOwnedResources } from '../planner/owned-resources.ts';
 import type { RetrySchedule } from '../runtime/backoff.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -67,8 +68,38 @@ export async function syncOwnedResources(
   for (const twor of twors) {
     const adopted = await adopt(deps, workerDeployment, twor);
     const own = planned.filter((p) => p.twor === twor.metadata.name);
+    const left = await deleteCopiesOfAnotherKind(deps, twor);
     const entries = (await Promise.all(own.map((copy) => carryOut(deps, twor, copy)))).flatMap((e) => (e ? [e] : []));
-    await writeStatus(deps, workerDeployment, adopted, entries);
+    await writeStatus(deps, workerDeployment, adopted, entries, left);
+  }
+}
+
+/**
+ * A twor whose kind changed: its copies of the old kind go (an old HPA would fight a new KEDA
+ * ScaledObject). Resolves with the kind whose copies are still there, when they could not go.
+ */
+async function deleteCopiesOfAnotherKind(
+  deps: OwnedResourceDependencies,
+  twor: TemporalWorkerOwnedResource,
+): Promise<{ apiVersion: string; kind: string } | undefined> {
+  const before = twor.status?.appliedKind;
+  const { apiVersion, kind } = twor.spec.object;
+  if (!before || (before.apiVersion === apiVersion && before.kind === kind)) return undefined;
+  const selector = `${OWNED_RESOURCE_LABEL}=${ownedResourceLabel(twor.metadata.name ?? '')}`;
+  try {
+    await deps.cluster.deleteAll(before, twor.metadata.namespace ?? '', selector);
+    deps.log.info(
+      { twor: twor.metadata.name },
+      `deleted its copies of ${before.kind} (${before.apiVersion}): it now makes ${kind}`,
+    );
+    return undefined;
+  } catch (error) {
+    if (error instanceof KindNotServedError) return undefined;
+    deps.log.warn(
+      { twor: twor.metadata.name, error: errorMessage(error) },
+      `could not delete its copies of ${before.kind}`,
+    );
+    return before;
   }
 }
 
@@ -203,6 +234,8 @@ async function writeStatus(
   workerDeployment: TemporalWorkerDeployment,
   twor: TemporalWorkerOwnedResource,
   versions: CopyStatus[],
+  /** A kind whose copies could not be deleted yet: remembered, so that the next reconcile tries again. */
+  left: { apiVersion: string; kind: string } | undefined,
 ): Promise<void> {
   versions.sort((a, b) => `${a.buildID}/${a.pool ?? ''}`.localeCompare(`${b.buildID}/${b.pool ?? ''}`));
   const failed = versions.filter((v) => !v.applied);
@@ -227,7 +260,13 @@ async function writeStatus(
     deps.now().toISOString(),
     twor.metadata.generation,
   );
-  const status = { observedGeneration: twor.metadata.generation, versions, conditions };
+  const { apiVersion, kind } = twor.spec.object;
+  const status = {
+    observedGeneration: twor.metadata.generation,
+    appliedKind: left ?? { apiVersion, kind },
+    versions,
+    conditions,
+  };
   if (canonicalize(twor.status) === canonicalize(status)) return;
   if (failed.length > 0)
     await deps.recordEvent(

@@ -1084,3 +1084,29 @@ test('owned resources: an autoscaler copy goes before its build is scaled to zer
   const writes = run.calls.filter((c) => /deleteObject|scaleDeployment/.test(c));
   assert.deepEqual(writes, [`k8s.deleteObject HorizontalPodAutoscaler/${hpaOfV2}`, 'k8s.scaleDeployment orders-v2 0']);
 });
+
+test('owned resources: a twor whose kind changed has its copies of the old kind deleted before the new ones are applied', async () => {
+  const run = await recordedReconcile({
+    ...rolloutWorld({ buildId: 'v2' }, ramping(50, 1)),
+    ownedResources: [
+      ownedResource('orders-scaler', pdbObject, {
+        appliedKind: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
+        versions: [
+          { buildID: 'v1', resourceName: copyName('orders', 'orders-scaler', 'v1'), applied: true, appliedHash: 'h' },
+        ],
+      }),
+    ],
+  });
+  assert.deepEqual(
+    run.calls.filter((c) => /deleteAll|apply/.test(c)),
+    [
+      'k8s.deleteAll HorizontalPodAutoscaler temporal.io/owned-resource=orders-scaler',
+      `k8s.apply PodDisruptionBudget/${copyName('orders', 'orders-scaler', 'v1')} as twc/${NAMESPACE}/orders-scaler`,
+      `k8s.apply PodDisruptionBudget/${copyName('orders', 'orders-scaler', 'v2')} as twc/${NAMESPACE}/orders-scaler`,
+    ],
+  );
+  assert.deepEqual(run.ownedResourceStatuses['orders-scaler']?.appliedKind, {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+  });
+});
