@@ -8,10 +8,9 @@ import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import { freePort } from '../../src/localenv/ports.ts';
-import { makeCertificates } from '../support/certificates.ts';
 import { controlledNamespace } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
-import { GrpcProxy } from '../support/grpc-proxy.ts';
+import { mutualTlsFront } from '../support/grpc-proxy.ts';
 
 const SERVER_NAME = 'temporal.twc.test';
 const PLACEHOLDER = '-----BEGIN CERTIFICATE-----\nreplace with your client certificate\n-----END CERTIFICATE-----\n';
@@ -50,14 +49,7 @@ const ready = (status: string, reason: string) => (c: Conditions) =>
 
 test('a connection is Ready once reached, says which key of its Secret is unusable until it is fixed, then is Ready again', async (t) => {
   const namespace = await testNamespace(t, 'tconn-check');
-  const certs = await makeCertificates(t, SERVER_NAME);
-  const proxy = new GrpcProxy({
-    upstream: sharedEnvironment().temporalAddress,
-    server: certs.server,
-    clientCA: certs.ca,
-  });
-  await proxy.listen();
-  t.after(() => proxy.close());
+  const { proxy, certs } = await mutualTlsFront(t, SERVER_NAME);
   const core = kubeConfig().makeApiClient(CoreV1Api);
   const secret = (cert: string) => ({
     metadata: { name: 'temporal-mtls' },

@@ -7,23 +7,15 @@ import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TLS_MOUNT_PATH } from '../../src/k8s/versioned-deployment.ts';
-import { makeCertificates } from '../support/certificates.ts';
 import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
-import { GrpcProxy } from '../support/grpc-proxy.ts';
+import { mutualTlsFront } from '../support/grpc-proxy.ts';
 
 const SERVER_NAME = 'temporal.twc.test';
 
 test('a worker deployment becomes Current through a frontend that requires client certificates, its workers using the mounted Secret', async (t) => {
   const namespace = await testNamespace(t, 'mtls');
-  const certs = await makeCertificates(t, SERVER_NAME);
-  const proxy = new GrpcProxy({
-    upstream: sharedEnvironment().temporalAddress,
-    server: certs.server,
-    clientCA: certs.ca,
-  });
-  await proxy.listen();
-  t.after(() => proxy.close());
+  const { proxy, certs } = await mutualTlsFront(t, SERVER_NAME);
   const core = kubeConfig().makeApiClient(CoreV1Api);
   // No process trusts the CA: the controller and the workers take it from ca.crt of the Secret.
   await core.createNamespacedSecret({
@@ -58,14 +50,7 @@ test('a worker deployment becomes Current through a frontend that requires clien
 test('a Pod whose Secret volume does not exist waits in ContainerCreating, naming the Secret, and starts once it exists', async (t) => {
   const namespace = await testNamespace(t, 'volume');
   const core = kubeConfig().makeApiClient(CoreV1Api);
-  const certs = await makeCertificates(t, SERVER_NAME);
-  const proxy = new GrpcProxy({
-    upstream: sharedEnvironment().temporalAddress,
-    server: certs.server,
-    clientCA: certs.ca,
-  });
-  await proxy.listen();
-  t.after(() => proxy.close());
+  const { proxy, certs } = await mutualTlsFront(t, SERVER_NAME);
   const env = {
     TEMPORAL_ADDRESS: proxy.address,
     TEMPORAL_NAMESPACE: sharedEnvironment().temporalNamespace,

@@ -13,7 +13,9 @@ import {
   type OutgoingHttpHeaders,
   type ServerHttp2Stream,
 } from 'node:http2';
-import type { KeyPair } from './certificates.ts';
+import type { TestContext } from 'node:test';
+import { type KeyPair, makeCertificates, type TestCertificates } from './certificates.ts';
+import { sharedEnvironment } from './environment.ts';
 
 export interface GrpcProxyOptions {
   /** host:port of the plaintext server. */
@@ -133,4 +135,23 @@ export class GrpcProxy {
     this.upstream = session;
     return session;
   }
+}
+
+/**
+ * A front to the shared dev server that requires a client certificate of a fresh CA, its server
+ * certificate for `serverName`; closed when the test ends. Resolves with the front and the certificates.
+ */
+export async function mutualTlsFront(
+  t: TestContext,
+  serverName: string,
+): Promise<{ proxy: GrpcProxy; certs: TestCertificates }> {
+  const certs = await makeCertificates(t, serverName);
+  const proxy = new GrpcProxy({
+    upstream: sharedEnvironment().temporalAddress,
+    server: certs.server,
+    clientCA: certs.ca,
+  });
+  await proxy.listen();
+  t.after(() => proxy.close());
+  return { proxy, certs };
 }
