@@ -25,6 +25,8 @@ export const OWNED_RESOURCE_WEBHOOK_PATH = '/validate-temporal-io-v1alpha1-tempo
 
 /** How often the certificate files are looked at for a renewal. */
 const CERTIFICATE_CHECK_MS = 10_000;
+/** How long the controller's rights on a resource, once allowed, are taken as read (a denial is asked again every time). */
+const CONTROLLER_RIGHTS_MS = 60_000;
 
 export interface WebhookOptions {
   bindAddress: { host?: string; port: number };
@@ -54,6 +56,7 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
   const readPair = async () => ({ cert: await readFile(files.cert), key: await readFile(files.key) });
   const modified = async () => (await stat(files.cert)).mtimeMs + (await stat(files.key)).mtimeMs;
   const resources = new ApiResources(options.api);
+  const allowedAt = new Map<string, number>();
   let self: Promise<string> | undefined;
   // Who the controller is to the API server, for the refusals that name it: asked once.
   const controllerName = () =>
@@ -84,7 +87,7 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
         return;
       }
       const admission = review.request;
-      judge(options, resources, controllerName, admission)
+      judge(options, { resources, controllerName, allowedAt }, admission)
         .catch((error: unknown): Verdict => {
           options.log.error({ error: errorMessage(error) }, 'the webhook could not judge a request');
           return { allowed: false, message: `the webhook could not judge it: ${errorMessage(error)}` };
@@ -138,12 +141,15 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
   };
 }
 
-async function judge(
-  options: WebhookOptions,
-  resources: ApiResources,
-  controllerName: () => Promise<string>,
-  request: AdmissionRequest,
-): Promise<Verdict> {
+interface JudgeState {
+  resources: ApiResources;
+  controllerName: () => Promise<string>;
+  /** When the controller was last found allowed every verb, per namespace/group/resource. */
+  allowedAt: Map<string, number>;
+}
+
+async function judge(options: WebhookOptions, state: JudgeState, request: AdmissionRequest): Promise<Verdict> {
+  const { resources, controllerName, allowedAt } = state;
   const twor = request.object ?? request.oldObject;
   if (!twor) return { allowed: false, message: 'the request carries no TemporalWorkerOwnedResource' };
   const problems = objectProblems(request.operation, twor, request.oldObject ?? undefined, options.bannedKinds);
@@ -171,7 +177,9 @@ async function judge(
     },
   );
   facts.user = { name: username, allowed: user.status?.allowed === true, verb };
-  if (request.operation !== 'DELETE') {
+  const rightsKey = `${namespace}/${group}/${facts.served.resource}`;
+  const known = allowedAt.get(rightsKey);
+  if (request.operation !== 'DELETE' && (known === undefined || Date.now() - known > CONTROLLER_RIGHTS_MS)) {
     // Asked with the controller's own credentials: exactly what it may do, whoever it runs as.
     const denied: string[] = [];
     for (const controllerVerb of CONTROLLER_VERBS) {
@@ -186,6 +194,7 @@ async function judge(
       if (review.status?.allowed !== true) denied.push(controllerVerb);
     }
     if (denied.length > 0) facts.controller = { name: await controllerName(), denied };
+    else allowedAt.set(rightsKey, Date.now());
   }
   return accessVerdict(facts);
 }
