@@ -4,6 +4,7 @@
 // its embedded kind (served, namespaced) and of who may do what with it (the requesting user, and
 // the controller, which applies every copy). Every refusal names the field. Pure: the answers of
 // discovery and of the SubjectAccessReviews come in as data.
+import canonicalize from 'canonicalize';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { ownedObjectProblems } from '../k8s/owned-resource-copies.ts';
 
@@ -48,6 +49,18 @@ export function objectProblems(
       `spec.workerRef.name: immutable (was ${old.spec.workerRef.name}); create a new TemporalWorkerOwnedResource instead`,
     );
   return [...problems, ...ownedObjectProblems(object)];
+}
+
+/**
+ * An update that leaves the spec as it was (finalizers, owner references, labels: the controller's
+ * own adoption and release among them) changes no copy: it needs no access check.
+ */
+export function changesCopies(
+  operation: Operation,
+  twor: TemporalWorkerOwnedResource,
+  old: TemporalWorkerOwnedResource | undefined,
+): boolean {
+  return operation !== 'UPDATE' || !old || canonicalize(old.spec) !== canonicalize(twor.spec);
 }
 
 /** What the API server said of the embedded kind and of who may act on it. */

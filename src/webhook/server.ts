@@ -14,6 +14,7 @@ import type { Logger } from '../runtime/logger.ts';
 import {
   type AccessFacts,
   accessVerdict,
+  changesCopies,
   CONTROLLER_VERBS,
   objectProblems,
   type Operation,
@@ -152,6 +153,7 @@ async function judge(options: WebhookOptions, state: JudgeState, request: Admiss
   const { resources, controllerName, allowedAt } = state;
   const twor = request.object ?? request.oldObject;
   if (!twor) return { allowed: false, message: 'the request carries no TemporalWorkerOwnedResource' };
+  if (!changesCopies(request.operation, twor, request.oldObject ?? undefined)) return { allowed: true, warnings: [] };
   const problems = objectProblems(request.operation, twor, request.oldObject ?? undefined, options.bannedKinds);
   if (problems.length > 0) return { allowed: false, message: problems.join('; ') };
   const { apiVersion, kind } = twor.spec.object;

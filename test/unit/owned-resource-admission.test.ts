@@ -6,6 +6,7 @@ import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-
 import {
   type AccessFacts,
   accessVerdict,
+  changesCopies,
   DEFAULT_BANNED_KINDS,
   objectProblems,
 } from '../../src/webhook/owned-resource-admission.ts';
@@ -102,4 +103,13 @@ test('on access: a cluster-scoped kind, a user or a controller without the right
   );
   const later = accessVerdict({ ...facts, served: undefined, kind: 'ScaledObject', apiVersion: 'keda.sh/v1alpha1' });
   assert.ok(later.allowed && /does not serve ScaledObject of keda\.sh\/v1alpha1 yet/.test(later.warnings[0] ?? ''));
+});
+
+test("an update that leaves the spec as it was (the controller's finalizer, owner reference) needs no access check", () => {
+  const stored = twor(pdb);
+  const adopted = { ...stored, metadata: { ...stored.metadata, finalizers: ['temporal.io/delete-protection'] } };
+  assert.equal(changesCopies('UPDATE', adopted, stored), false);
+  assert.equal(changesCopies('UPDATE', twor({ ...pdb, spec: { minAvailable: 2 } }), stored), true);
+  assert.equal(changesCopies('CREATE', stored, undefined), true);
+  assert.equal(changesCopies('DELETE', stored, stored), true, 'a delete removes every copy');
 });
