@@ -2,14 +2,13 @@
 // connection or its Secret changes and again with backoff while it cannot, and said in the
 // connection's conditions (READY in `kubectl get tconn`) and in a Warning event. Nothing else
 // waits on it: a worker deployment reports the same trouble in its own status.
-import canonicalize from 'canonicalize';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
 import type { Backoff } from '../runtime/backoff.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { type ConnectionCheck, connectionConditions } from '../status/connection.ts';
-import { mergeConditions } from '../status/conditions.ts';
+import { nextStatus } from '../status/conditions.ts';
 import { credentialsRefusal } from '../temporal/call-failures.ts';
 import { TemporalConnectError } from '../temporal/client-pool.ts';
 import { CredentialsError } from '../temporal/credentials.ts';
@@ -28,17 +27,11 @@ export interface ConnectionCheckDependencies {
 export async function checkConnection(
   deps: ConnectionCheckDependencies,
   connection: TemporalConnection,
-): Promise<ReconcileResult | undefined> {
+): Promise<ReconcileResult> {
   const key = `${connection.metadata.namespace ?? ''}/${connection.metadata.name ?? ''}`;
   const check = await attempt(deps, connection, key);
-  const conditions = mergeConditions(
-    connection.status?.conditions ?? [],
-    connectionConditions(connection.spec.hostPort, check),
-    deps.now().toISOString(),
-    connection.metadata.generation,
-  );
-  const status = { ...connection.status, observedGeneration: connection.metadata.generation, conditions };
-  if (canonicalize(connection.status) !== canonicalize(status)) {
+  const status = nextStatus(connection, connectionConditions(connection.spec.hostPort, check), deps.now(), {});
+  if (status) {
     if (!check.reached)
       await deps.recordEvent(
         { apiVersion: API_VERSION, kind: KINDS.TemporalConnection.kind, metadata: connection.metadata },

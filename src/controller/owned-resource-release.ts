@@ -1,14 +1,13 @@
 // A TemporalWorkerOwnedResource's own reconcile. Its copies are owned by the builds' Deployments,
 // which outlive it, so it keeps the controller's finalizer until they are deleted. One whose worker
 // deployment does not exist says so (the worker deployment's reconcile says everything else).
-import canonicalize from 'canonicalize';
 import { KINDS } from '../api/kinds.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import { KindNotServedError } from '../k8s/api-resources.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
-import { OWNED_RESOURCE_LABEL, ownedResourceLabel } from '../k8s/owned-resource-copies.ts';
-import { conditionSet, mergeConditions, stalled } from '../status/conditions.ts';
+import { copiesOf } from '../k8s/owned-resource-copies.ts';
+import { nextStatus, stalled } from '../status/conditions.ts';
 import { removeFinalizer } from './finalizers.ts';
 
 export interface OwnedResourceReleaseDependencies {
@@ -28,24 +27,24 @@ export async function reconcileOwnedResource(
     'WorkerDeploymentNotFound',
     `TemporalWorkerDeployment ${twor.metadata.namespace ?? ''}/${name} does not exist: create it, or point spec.workerRef.name at one (a new TemporalWorkerOwnedResource, as the field is immutable)`,
   );
-  const conditions = mergeConditions(
-    twor.status?.conditions ?? [],
-    conditionSet([said]),
-    deps.now().toISOString(),
-    twor.metadata.generation,
-  );
-  const status = { ...twor.status, observedGeneration: twor.metadata.generation, conditions };
-  if (canonicalize(twor.status) === canonicalize(status)) return;
+  const { versions, appliedKind } = twor.status ?? {};
+  const status = nextStatus(twor, [said], deps.now(), {
+    ...(versions ? { versions } : {}),
+    ...(appliedKind ? { appliedKind } : {}),
+  });
   // A conflict: the twor changed since it was read, and its event brings this back.
-  await deps.cluster.replaceOwnedResourceStatus({ ...twor, status });
+  if (status) await deps.cluster.replaceOwnedResourceStatus({ ...twor, status });
 }
 
 async function release(deps: OwnedResourceReleaseDependencies, twor: TemporalWorkerOwnedResource): Promise<void> {
   if (!hasFinalizer(twor)) return;
   const { apiVersion, kind } = twor.spec.object;
-  const selector = `${OWNED_RESOURCE_LABEL}=${ownedResourceLabel(twor.metadata.name ?? '')}`;
   try {
-    await deps.cluster.deleteAll({ apiVersion, kind }, twor.metadata.namespace ?? '', selector);
+    await deps.cluster.deleteAll(
+      { apiVersion, kind },
+      twor.metadata.namespace ?? '',
+      copiesOf(twor.metadata.name ?? ''),
+    );
   } catch (error) {
     // A kind the API server does not serve has no objects to delete.
     if (!(error instanceof KindNotServedError)) throw error;

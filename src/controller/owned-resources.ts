@@ -5,7 +5,6 @@
 // the other copies, the other twor and the rollout go on. Each twor's status is written once,
 // when it changed.
 import type { V1Deployment } from '@kubernetes/client-node';
-import canonicalize from 'canonicalize';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
@@ -15,11 +14,11 @@ import { errorMessage } from '../k8s/api-errors.ts';
 import { KindNotServedError } from '../k8s/api-resources.ts';
 import type { AnyObject, ClusterClient, OwnerReference } from '../k8s/cluster-client.ts';
 import type { CopyTarget } from '../domain/owned-resources.ts';
-import { OWNED_RESOURCE_LABEL, ownedResourceLabel, renderCopies } from '../k8s/owned-resource-copies.ts';
+import { copiesOf, renderCopies } from '../k8s/owned-resource-copies.ts';
 import { type PlannedCopy, planOwnedResources } from '../planner/owned-resources.ts';
 import type { RetrySchedule } from '../runtime/backoff.ts';
 import type { Logger } from '../runtime/logger.ts';
-import { conditionSet, mergeConditions, stalled } from '../status/conditions.ts';
+import { nextStatus, stalled } from '../status/conditions.ts';
 import type { RecordEvent } from './events.ts';
 import { addFinalizer } from './finalizers.ts';
 
@@ -85,9 +84,8 @@ async function deleteCopiesOfAnotherKind(
   const before = twor.status?.appliedKind;
   const { apiVersion, kind } = twor.spec.object;
   if (!before || (before.apiVersion === apiVersion && before.kind === kind)) return undefined;
-  const selector = `${OWNED_RESOURCE_LABEL}=${ownedResourceLabel(twor.metadata.name ?? '')}`;
   try {
-    await deps.cluster.deleteAll(before, twor.metadata.namespace ?? '', selector);
+    await deps.cluster.deleteAll(before, twor.metadata.namespace ?? '', copiesOf(twor.metadata.name ?? ''));
     deps.log.info(
       { twor: twor.metadata.name },
       `deleted its copies of ${before.kind} (${before.apiVersion}): it now makes ${kind}`,
@@ -254,20 +252,9 @@ async function writeStatus(
           message: `one copy per build applied: ${versions.map((v) => v.resourceName).join(', ') || 'no build has a Deployment yet'}`,
         },
       ];
-  const conditions = mergeConditions(
-    twor.status?.conditions ?? [],
-    conditionSet(said),
-    deps.now().toISOString(),
-    twor.metadata.generation,
-  );
   const { apiVersion, kind } = twor.spec.object;
-  const status = {
-    observedGeneration: twor.metadata.generation,
-    appliedKind: left ?? { apiVersion, kind },
-    versions,
-    conditions,
-  };
-  if (canonicalize(twor.status) === canonicalize(status)) return;
+  const status = nextStatus(twor, said, deps.now(), { appliedKind: left ?? { apiVersion, kind }, versions });
+  if (!status) return;
   if (failed.length > 0)
     await deps.recordEvent(
       { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: workerDeployment.metadata },

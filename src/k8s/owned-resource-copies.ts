@@ -8,12 +8,12 @@ import { LABELS } from '../domain/labels.ts';
 import type { CopyOf, CopyTarget, RenderedCopy } from '../domain/owned-resources.ts';
 
 /** At most this long, as the versioned Deployments: safe for every kind, Deployments' Pods included. */
-export const MAX_COPY_NAME_LENGTH = 47;
+const MAX_COPY_NAME_LENGTH = 47;
 
 /** Labels on every copy, besides the worker deployment, build and pool ones. */
-export const OWNED_RESOURCE_LABEL = 'temporal.io/owned-resource';
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-export const MANAGED_BY = 'temporal-worker-controller';
+const OWNED_RESOURCE_LABEL = 'temporal.io/owned-resource';
+const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+const MANAGED_BY = 'temporal-worker-controller';
 
 export interface OwnedResourceSource {
   name: string;
@@ -57,6 +57,11 @@ export function copyName(workerDeployment: string, twor: string, buildId: string
     .slice(0, MAX_COPY_NAME_LENGTH - hash.length - 1)
     .replace(/^-+|-+$/g, '');
   return `${readable}-${hash}`;
+}
+
+/** Selects every copy of one twor, whatever its build: to delete them together. */
+export function copiesOf(twor: string): string {
+  return `${OWNED_RESOURCE_LABEL}=${ownedResourceLabel(twor)}`;
 }
 
 /** The twor's name as a label value, which may not pass 63 characters where a name may. */

@@ -1,5 +1,6 @@
 // The conditions of a TemporalWorkerDeployment, kstatus-style: Ready, Progressing, and Stalled
 // when a human must act. Pure.
+import canonicalize from 'canonicalize';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 
 export type Condition = { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string };
@@ -64,6 +65,28 @@ export function conditionSet(said: Condition[]): Condition[] {
 
 /** The Manual strategy leaves routing to people: a target ready for them is not progressing, nor stalled. */
 export const MANUAL_PROMOTION = 'ManualPromotion';
+
+/**
+ * An object's next status: what `fields` say, the conditions `said` as one consistent set (see
+ * conditionSet), and the generation observed. Undefined when that is what the status says already:
+ * nothing to write.
+ */
+export function nextStatus<S extends { conditions?: StoredConditions; observedGeneration?: number }>(
+  object: { metadata: { generation?: number }; status?: S },
+  said: Condition[],
+  now: Date,
+  fields: Omit<S, 'conditions' | 'observedGeneration'>,
+): S | undefined {
+  const { generation } = object.metadata;
+  const conditions = mergeConditions(
+    object.status?.conditions ?? [],
+    conditionSet(said),
+    now.toISOString(),
+    generation,
+  );
+  const status = { ...fields, observedGeneration: generation, conditions } as S;
+  return canonicalize(object.status) === canonicalize(status) ? undefined : status;
+}
 
 /** Keeps lastTransitionTime where a condition's status did not change. */
 export function mergeConditions(

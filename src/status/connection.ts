@@ -1,6 +1,6 @@
 // The conditions of a TemporalConnection that is not being deleted: whether the controller reached
 // Temporal with its address and credentials, as one kstatus-consistent set. Pure.
-import { type Condition, conditionSet, progressing, stalled } from './conditions.ts';
+import { type Condition, progressing, stalled } from './conditions.ts';
 
 export type ConnectionCheck =
   | { reached: true }
@@ -11,12 +11,11 @@ export type ConnectionCheck =
       message: string;
     };
 
+/** What the check says, for conditionSet to make the whole set of. */
 export function connectionConditions(hostPort: string, check: ConnectionCheck): Condition[] {
   if (check.reached)
-    return conditionSet([
-      { type: 'Ready', status: 'True', reason: 'Connected', message: `reached Temporal at ${hostPort}` },
-    ]);
+    return [{ type: 'Ready', status: 'True', reason: 'Connected', message: `reached Temporal at ${hostPort}` }];
   if (check.reason === 'TemporalUnreachable')
-    return conditionSet([progressing('True', check.reason, `${check.message}; trying again with backoff`)]);
-  return conditionSet([stalled(check.reason, check.message)]);
+    return [progressing('True', check.reason, `${check.message}; trying again with backoff`)];
+  return [stalled(check.reason, check.message)];
 }
