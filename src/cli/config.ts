@@ -190,17 +190,63 @@ export const SETTINGS = {
   webhookBindAddress: {
     value: '<address>',
     env: 'TWC_WEBHOOK_BIND_ADDRESS',
-    default: '0',
+    default: ':9443',
     description:
-      'where the validating webhook of TemporalWorkerOwnedResources is served over HTTPS (`:9443`, say), with the certificate of --webhook-cert-dir; `0` (the default until the controller manages its own certificate) disables it',
+      'where the validating webhook of TemporalWorkerOwnedResources is served over HTTPS, by every replica; `0` disables it',
     parse: bindAddress,
+  },
+  webhookCerts: {
+    value: '<source>',
+    env: 'TWC_WEBHOOK_CERTS',
+    default: 'self-managed',
+    description:
+      "`self-managed`: the controller keeps a CA and serving certificate in --webhook-cert-secret, shared by its replicas, puts its CAs into the caBundle of --webhook-configuration and renews both before they expire; `cert-dir`: tls.crt and tls.key of --webhook-cert-dir, from cert-manager or a Secret of yours (the caBundle is then yours, or cert-manager's CA injector's)",
+    parse: oneOf(['self-managed', 'cert-dir'] as const),
+  },
+  webhookNamespace: {
+    value: '<name>',
+    env: 'TWC_WEBHOOK_NAMESPACE',
+    defaultText: "`POD_NAMESPACE`, else the in-cluster service account's namespace, else `default`",
+    computeDefault: ownNamespace,
+    description: "namespace of the webhook's Service and of its certificate Secret",
+    parse: text,
+  },
+  webhookService: {
+    value: '<name>',
+    env: 'TWC_WEBHOOK_SERVICE',
+    default: 'temporal-worker-controller-webhook',
+    description:
+      'the Service the API server calls the webhook through: a self-managed certificate names `<service>.<namespace>.svc` and `<service>.<namespace>.svc.cluster.local`',
+    parse: text,
+  },
+  webhookConfiguration: {
+    value: '<name>',
+    env: 'TWC_WEBHOOK_CONFIGURATION',
+    default: 'temporal-worker-controller',
+    description: 'the ValidatingWebhookConfiguration whose caBundle a self-managed certificate keeps',
+    parse: text,
+  },
+  webhookCertSecret: {
+    value: '<name>',
+    env: 'TWC_WEBHOOK_CERT_SECRET',
+    default: 'temporal-worker-controller-webhook-tls',
+    description: 'the Secret that holds the self-managed CA and serving certificate (made when missing)',
+    parse: text,
+  },
+  webhookCertLifetime: {
+    value: '<duration>',
+    env: 'TWC_WEBHOOK_CERT_LIFETIME',
+    default: '2160h',
+    description:
+      'how long a self-managed serving certificate is valid (its CA four times as long); each is renewed at two thirds of its life',
+    parse: duration,
   },
   webhookCertDir: {
     value: '<dir>',
     env: 'TWC_WEBHOOK_CERT_DIR',
     default: '/tmp/k8s-webhook-server/serving-certs',
     description:
-      "the webhook's serving certificate, tls.crt and tls.key (read again when they change: a renewal needs no restart)",
+      'with `--webhook-certs=cert-dir`, holds tls.crt and tls.key (read again when they change: a renewal needs no restart)',
     parse: text,
   },
   ownedResourceBannedKinds: {

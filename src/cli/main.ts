@@ -7,13 +7,16 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { collectDefaultMetrics } from 'prom-client';
 import { Controller } from '../controller/controller.ts';
+import { errorMessage } from '../k8s/api-errors.ts';
 import { healthz, metrics as metricsRoute, readyz, type Route, serve } from '../runtime/http-server.ts';
 import { KubernetesApi } from '../runtime/kube/api-client.ts';
 import { type ClusterAccess, defaultClusterAccess, kubeconfigAccess } from '../runtime/kube/cluster-access.ts';
 import { LeaderElector, leaseApi } from '../runtime/leader-election.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { createLogger, type Logger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
-import { OWNED_RESOURCE_WEBHOOK_PATH, startWebhook } from '../webhook/server.ts';
+import { SelfManagedCertificates } from '../webhook/self-managed-certificates.ts';
+import { OWNED_RESOURCE_WEBHOOK_PATH, type RunningWebhook, startWebhook } from '../webhook/server.ts';
+import { directoryCertificates, type ServingCertificates } from '../webhook/serving-certificates.ts';
 import { type BindAddress, commandOptions, type Config, HELP_CONFIGURATION } from './config.ts';
 
 const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
@@ -98,8 +101,13 @@ run.action(async (options: Config) => {
     : undefined;
 
   // A standby replica is ready: a rollout must be able to replace the leader with it.
+  // Nor is a replica that cannot answer the webhook: the Service would send the API server to it.
   const notReadyBecause = (): string | undefined =>
-    running || (elector && !elector.isLeader) ? undefined : 'caches not synced yet';
+    options.webhookBindAddress && !webhookServing
+      ? 'the webhook has no serving certificate yet'
+      : running || (elector && !elector.isLeader)
+        ? undefined
+        : 'caches not synced yet';
   // Endpoints given the same address share one server.
   const endpoints = new Map<string, { address: BindAddress; routes: Record<string, Route> }>();
   const expose = (address: BindAddress | false, routes: Record<string, Route>): void => {
@@ -117,22 +125,36 @@ run.action(async (options: Config) => {
     }),
   );
   // Served by every replica, leader or not: the API server calls whichever the Service picks.
+  // Not awaited: a certificate that cannot be had yet is retried, and the replica is not ready.
+  let stopping = false;
+  let webhookServing = false;
+  let webhook: Promise<RunningWebhook | undefined> = Promise.resolve(undefined);
+  let certificates: ServingCertificates | undefined;
   if (options.webhookBindAddress) {
-    const webhook = await startWebhook({
-      bindAddress: options.webhookBindAddress,
-      certDir: options.webhookCertDir,
-      api: new KubernetesApi({ access, count: metrics.countKubernetesRequest }),
+    const address = options.webhookBindAddress;
+    const webhookLog = log.child({ webhook: OWNED_RESOURCE_WEBHOOK_PATH });
+    const api = new KubernetesApi({ access, count: metrics.countKubernetesRequest });
+    certificates = servingCertificates(options, api, metrics, webhookLog);
+    webhook = startWebhook({
+      bindAddress: address,
+      certificates,
+      api,
       bannedKinds: options.ownedResourceBannedKinds,
-      log: log.child({ webhook: OWNED_RESOURCE_WEBHOOK_PATH }),
-    });
-    log.info(
-      { path: OWNED_RESOURCE_WEBHOOK_PATH, address: `${options.webhookBindAddress.host ?? '*'}:${webhook.port}` },
-      'serving the webhook',
+      log: webhookLog,
+    }).then(
+      (running) => {
+        webhookServing = true;
+        webhookLog.info({ address: `${address.host ?? '*'}:${running.port}` }, 'serving the webhook');
+        return running;
+      },
+      (error: unknown) => {
+        if (stopping) return undefined;
+        webhookLog.error({ error: errorMessage(error) }, 'could not serve the webhook; exiting');
+        process.exit(1);
+      },
     );
-    servers.push(webhook);
   }
 
-  let stopping = false;
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
@@ -141,7 +163,9 @@ run.action(async (options: Config) => {
     await controller.stop();
     // Only once reconciling has stopped: the successor takes over at its next try.
     await elector?.stop();
-    await Promise.all(servers.map((server) => server.close()));
+    await certificates?.stop(); // a webhook still waiting for its first certificate gives up
+    const webhookServer = await webhook;
+    await Promise.all([...servers, ...(webhookServer ? [webhookServer] : [])].map((server) => server.close()));
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop());
@@ -152,5 +176,19 @@ run.action(async (options: Config) => {
   leaseLog.info('waiting to lead');
   elector.start();
 });
+
+function servingCertificates(options: Config, api: KubernetesApi, metrics: Metrics, log: Logger): ServingCertificates {
+  if (options.webhookCerts === 'cert-dir') return directoryCertificates(options.webhookCertDir, log);
+  const service = `${options.webhookService}.${options.webhookNamespace}.svc`;
+  return new SelfManagedCertificates({
+    api,
+    secret: { namespace: options.webhookNamespace, name: options.webhookCertSecret },
+    configuration: options.webhookConfiguration,
+    hosts: [service, `${service}.cluster.local`],
+    lifetimeMs: options.webhookCertLifetime,
+    log,
+    report: metrics.webhookCertificates,
+  });
+}
 
 await program.parseAsync();

@@ -20,6 +20,10 @@ export const CONTROLLERS = [
   // What owned resources attach to builds: PodDisruptionBudgets and HorizontalPodAutoscalers.
   'disruption-controller',
   'horizontal-pod-autoscaler-controller',
+  // What a Service resolves to: the API server calls webhooks through their endpoints.
+  'endpoints-controller',
+  'endpointslice-controller',
+  'endpointslice-mirroring-controller',
 ];
 
 export interface KubernetesCluster {
@@ -78,6 +82,9 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
         '--allow-privileged=true',
         '--enable-priority-and-fairness=false',
         '--endpoint-reconciler-type=none',
+        // No kube-proxy routes a Service's cluster IP here: the API server calls a webhook's
+        // Service at one of its endpoints instead.
+        '--enable-aggregator-routing=true',
       ],
       logFile: path.join(dir, 'kube-apiserver.log'),
     });

@@ -11,7 +11,7 @@ import { startEnvironment } from './environment.ts';
 import { EXAMPLE_CONNECTION, exampleConnectionAddress, exampleNodes, exampleTemporalNamespaces } from './examples.ts';
 import { freePort } from './ports.ts';
 import { startMessage } from './start-message.ts';
-import { makeWebhookCertificate, registerWebhook, WEBHOOK_HOST } from './webhook.ts';
+import { exposeWebhook, machineAddress, registerWebhook } from './webhook.ts';
 
 const started = Date.now();
 // Temporal is reached at the examples' in-cluster address, as in a cluster: the Pods through the
@@ -46,15 +46,17 @@ process.on('SIGTERM', () => void stop());
 
 // Probes and metrics on one loopback port of the kernel's choosing (controller.log names it):
 // environments side by side must not collide on the default ports. The webhook's port is chosen
-// here, as the API server must be told it.
-const webhookPort = await freePort();
-const webhookCertDir = path.join(env.dir, 'webhook-certs');
-const webhookCa = await makeWebhookCertificate(webhookCertDir);
+// here, as its Service must name it; the controller makes its certificate and fills the caBundle.
+const webhook = { port: await freePort(), address: machineAddress() };
+const webhookService = { namespace: 'default', name: 'temporal-worker-controller-webhook' };
+await exposeWebhook(env.kubeconfig, webhookService, webhook);
+await registerWebhook(env.kubeconfig, { name: 'temporal-worker-controller', service: webhookService });
 const ENDPOINTS = [
   '--metrics-bind-address=127.0.0.1:0',
   '--health-probe-bind-address=127.0.0.1:0',
-  `--webhook-bind-address=${WEBHOOK_HOST}:${webhookPort}`,
-  `--webhook-cert-dir=${webhookCertDir}`,
+  `--webhook-bind-address=${webhook.address}:${webhook.port}`,
+  `--webhook-namespace=${webhookService.namespace}`,
+  `--webhook-service=${webhookService.name}`,
 ];
 const controller = superviseController({
   spec: {
@@ -86,7 +88,6 @@ const sample = (behaviour: string) => ({
 });
 try {
   await controller.ready(60_000);
-  await registerWebhook(env.kubeconfig, { name: 'temporal-worker-controller', port: webhookPort, ca: webhookCa });
   const create = (plural: string, body: object) =>
     custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural, body });
   await create(KINDS.TemporalConnection.plural, {

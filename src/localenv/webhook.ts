@@ -1,35 +1,68 @@
-// The owned-resource webhook as the local environment serves it: a certificate for 127.0.0.1 made
-// with openssl, and a ValidatingWebhookConfiguration that has the real API server call the
-// controller at a URL (a cluster would name the controller's Service instead).
-import { AdmissionregistrationV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+// The owned-resource webhook as the local environment serves it, the way a cluster does: a
+// ValidatingWebhookConfiguration naming a Service, which the API server resolves to its endpoints
+// (--enable-aggregator-routing). No kubelet runs the controller here, so the Service has no
+// selector: its one endpoint is this machine's address, where the controller listens.
+import { AdmissionregistrationV1Api, CoreV1Api, DiscoveryV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { networkInterfaces } from 'node:os';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import { OWNED_RESOURCE_WEBHOOK_PATH } from '../webhook/server.ts';
-import { authority, serverLeaf } from './certificates.ts';
 
-export const WEBHOOK_HOST = '127.0.0.1';
+const SERVICE_PORT = 443;
+const PORT_NAME = 'https';
 
-/** Writes tls.crt and tls.key for WEBHOOK_HOST into `dir`; resolves with the CA's PEM. */
-export async function makeWebhookCertificate(dir: string): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  const ca = await authority(dir, 'webhook-ca');
-  const pair = await serverLeaf(dir, ca, 'webhook', WEBHOOK_HOST);
-  await writeFile(path.join(dir, 'tls.crt'), pair.cert);
-  await writeFile(path.join(dir, 'tls.key'), pair.key);
-  return readFile(`${ca}.crt`, 'utf8');
+/**
+ * An address of this machine the API server may call: endpoints may not be loopback addresses,
+ * so the first IPv4 address of a network interface that is not.
+ */
+export function machineAddress(): string {
+  for (const addresses of Object.values(networkInterfaces()))
+    for (const address of addresses ?? []) if (address.family === 'IPv4' && !address.internal) return address.address;
+  throw new Error(
+    'this machine has no IPv4 address besides loopback: the API server can only call a webhook Service at another one',
+  );
+}
+
+export interface WebhookService {
+  namespace: string;
+  name: string;
+}
+
+/** A Service whose one endpoint is `address:port`. */
+export async function exposeWebhook(
+  kubeconfig: KubeConfig,
+  service: WebhookService,
+  endpoint: { address: string; port: number },
+): Promise<void> {
+  const { namespace, name } = service;
+  await kubeconfig.makeApiClient(CoreV1Api).createNamespacedService({
+    namespace,
+    body: {
+      metadata: { name },
+      spec: { ports: [{ name: PORT_NAME, port: SERVICE_PORT, targetPort: endpoint.port, protocol: 'TCP' }] },
+    },
+  });
+  await kubeconfig.makeApiClient(DiscoveryV1Api).createNamespacedEndpointSlice({
+    namespace,
+    body: {
+      metadata: { name, labels: { 'kubernetes.io/service-name': name } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: [endpoint.address], conditions: { ready: true } }],
+      ports: [{ name: PORT_NAME, port: endpoint.port, protocol: 'TCP' }],
+    },
+  });
 }
 
 export interface WebhookRegistration {
   name: string;
-  port: number;
-  ca: string;
+  service: WebhookService;
+  /** Left out when the controller keeps it (self-managed certificates). */
+  caBundle?: string;
   /** Only these namespaces' twor go through it (default: all). */
   namespaces?: string[];
 }
 
 export async function registerWebhook(kubeconfig: KubeConfig, registration: WebhookRegistration): Promise<void> {
-  const { name, port, ca, namespaces } = registration;
+  const { name, service, caBundle, namespaces } = registration;
   await kubeconfig.makeApiClient(AdmissionregistrationV1Api).createValidatingWebhookConfiguration({
     body: {
       metadata: { name },
@@ -37,8 +70,8 @@ export async function registerWebhook(kubeconfig: KubeConfig, registration: Webh
         {
           name: `${KINDS.TemporalWorkerOwnedResource.plural}.${GROUP}`,
           clientConfig: {
-            url: `https://${WEBHOOK_HOST}:${port}${OWNED_RESOURCE_WEBHOOK_PATH}`,
-            caBundle: Buffer.from(ca).toString('base64'),
+            service: { ...service, path: OWNED_RESOURCE_WEBHOOK_PATH, port: SERVICE_PORT },
+            ...(caBundle ? { caBundle: Buffer.from(caBundle).toString('base64') } : {}),
           },
           rules: [
             {

@@ -22,6 +22,9 @@ export class Metrics {
   private readonly leader: Gauge<'name'>;
   private readonly kubernetesRequests: Counter<'verb' | 'resource' | 'code'>;
   private readonly temporalRequests: Counter<'method' | 'code'>;
+  private readonly certificateExpiry: Gauge<'certificate'>;
+  private readonly certificateRenewals: Counter<'certificate'>;
+  private readonly certificateFailures: Counter;
 
   constructor(registry = new Registry()) {
     this.registry = registry;
@@ -110,6 +113,23 @@ export class Metrics {
       labelNames: ['method', 'code'],
       registers,
     });
+    this.certificateExpiry = new Gauge({
+      name: 'twc_webhook_certificate_expiry_timestamp_seconds',
+      help: "When the webhook's self-managed certificate expires: the serving certificate, and the newest CA (authority)",
+      labelNames: ['certificate'],
+      registers,
+    });
+    this.certificateRenewals = new Counter({
+      name: 'twc_webhook_certificate_renewals_total',
+      help: 'Self-managed webhook certificates this replica issued: serving, or CA (authority)',
+      labelNames: ['certificate'],
+      registers,
+    });
+    this.certificateFailures = new Counter({
+      name: 'twc_webhook_certificate_failures_total',
+      help: "Looks at the webhook's self-managed certificate that failed (each is retried with backoff)",
+      registers,
+    });
   }
 
   /** Feeds controller-runtime's reconcile metrics and the workqueue metrics from one controller's queue. */
@@ -143,6 +163,14 @@ export class Metrics {
   setLeader(lease: string, leading: boolean): void {
     this.leader.set({ name: lease }, leading ? 1 : 0);
   }
+
+  /** Give it to the webhook's self-managed certificates. */
+  readonly webhookCertificates = {
+    expires: (certificate: string, notAfterMs: number) =>
+      this.certificateExpiry.set({ certificate }, Math.floor(notAfterMs / 1000)),
+    renewed: (certificate: string) => this.certificateRenewals.inc({ certificate }),
+    failed: () => this.certificateFailures.inc(),
+  };
 
   /** Give it to a KubernetesApi to count its requests. */
   readonly countKubernetesRequest: KubernetesRequestCounter = (verb, resource, code) =>

@@ -1,11 +1,9 @@
 // The validating webhook the API server calls for TemporalWorkerOwnedResources: HTTPS with the
-// serving certificate of a directory (tls.crt, tls.key, read again when they change, so a renewed
-// certificate needs no restart), AdmissionReview v1 in and out. The verdict is
+// serving certificate its ServingCertificates give it, swapped in when renewed without a restart
+// or a dropped connection, AdmissionReview v1 in and out. The verdict is
 // owned-resource-admission.ts's; this file asks discovery and SubjectAccessReviews for its facts.
-import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
 import { ApiResources, KindNotServedError } from '../k8s/api-resources.ts';
@@ -21,18 +19,16 @@ import {
   userVerb,
   type Verdict,
 } from './owned-resource-admission.ts';
+import type { ServingCertificates } from './serving-certificates.ts';
 
 export const OWNED_RESOURCE_WEBHOOK_PATH = '/validate-temporal-io-v1alpha1-temporalworkerownedresource';
 
-/** How often the certificate files are looked at for a renewal. */
-const CERTIFICATE_CHECK_MS = 10_000;
 /** How long the controller's rights on a resource, once allowed, are taken as read (a denial is asked again every time). */
 const CONTROLLER_RIGHTS_MS = 60_000;
 
 export interface WebhookOptions {
   bindAddress: { host?: string; port: number };
-  /** Holds tls.crt and tls.key. */
-  certDir: string;
+  certificates: ServingCertificates;
   api: KubernetesApi;
   bannedKinds: readonly string[];
   log: Logger;
@@ -53,9 +49,8 @@ interface AdmissionRequest {
 }
 
 export async function startWebhook(options: WebhookOptions): Promise<RunningWebhook> {
-  const files = { cert: path.join(options.certDir, 'tls.crt'), key: path.join(options.certDir, 'tls.key') };
-  const readPair = async () => ({ cert: await readFile(files.cert), key: await readFile(files.key) });
-  const modified = async () => (await stat(files.cert)).mtimeMs + (await stat(files.key)).mtimeMs;
+  const renewals: { server?: Server } = {};
+  const first = await options.certificates.start((pair) => renewals.server?.setSecureContext(pair));
   const resources = new ApiResources(options.api);
   const allowedAt = new Map<string, number>();
   let self: Promise<string> | undefined;
@@ -68,7 +63,7 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
       })
       .then((review) => review.status?.userInfo?.username ?? 'the controller')
       .catch(() => 'the controller'));
-  const server: Server = createServer(await readPair(), (request, response) => {
+  const server: Server = createServer(first, (request, response) => {
     if (
       request.method !== 'POST' ||
       new URL(request.url ?? '/', 'https://host').pathname !== OWNED_RESOURCE_WEBHOOK_PATH
@@ -115,27 +110,16 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
         );
     });
   });
+  renewals.server = server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.bindAddress.port, options.bindAddress.host, resolve);
   });
-  let seen = await modified();
-  const renewal = setInterval(() => {
-    void (async () => {
-      const now = await modified();
-      if (now === seen) return;
-      server.setSecureContext(await readPair());
-      seen = now;
-      options.log.info({ certDir: options.certDir }, 'the webhook serves its renewed certificate');
-    })().catch((error: unknown) =>
-      options.log.warn({ error: errorMessage(error) }, 'could not read the webhook certificate again'),
-    );
-  }, CERTIFICATE_CHECK_MS).unref();
   return {
     port: (server.address() as AddressInfo).port,
     close: () =>
       new Promise((resolve) => {
-        clearInterval(renewal);
+        void options.certificates.stop();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

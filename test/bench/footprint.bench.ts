@@ -119,7 +119,7 @@ interface Twc {
 
 /** Runs `twc run` on `namespace` while `use` runs, ready (caches synced) before. */
 async function withTwc<T>(namespace: string, args: string[], name: string, use: (twc: Twc) => Promise<T>): Promise<T> {
-  const [metricsPort, probePort] = [await freePort(), await freePort()];
+  const [metricsPort, probePort, webhookPort] = [await freePort(), await freePort(), await freePort()];
   const child = spawn(
     TWC,
     [
@@ -128,6 +128,9 @@ async function withTwc<T>(namespace: string, args: string[], name: string, use: 
       `--namespace=${namespace}`,
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
       `--health-probe-bind-address=127.0.0.1:${probePort}`,
+      // The webhook on, as by default, with its self-managed certificate.
+      `--webhook-bind-address=127.0.0.1:${webhookPort}`,
+      `--webhook-namespace=${namespace}`,
       `--leader-election-namespace=${namespace}`,
       ...args,
     ],

@@ -5,15 +5,13 @@
 // latency is the client's: the API server, the webhook and the reviews it asks the API server for.
 // Prints figures; asserts nothing.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CRD_DIR } from '../../src/api/generate.ts';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { freePort } from '../../src/localenv/ports.ts';
-import { makeWebhookCertificate, registerWebhook, WEBHOOK_HOST } from '../../src/localenv/webhook.ts';
+import { exposeWebhook, machineAddress, registerWebhook } from '../../src/localenv/webhook.ts';
 import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { createNamespace } from './objects.ts';
@@ -31,8 +29,12 @@ const namespace = 'bench-webhook';
 const environment = await startEnvironment({ crdDir: CRD_DIR, nodeAgent: false, log: (line) => console.error(line) });
 const api = new KubernetesApi({ access: kubeconfigAccess({ file: environment.kubeconfigPath }) });
 const [port, probePort] = [await freePort(), await freePort()];
-const certDir = mkdtempSync(path.join(tmpdir(), 'twc-bench-webhook-'));
-const ca = await makeWebhookCertificate(certDir);
+const endpoint = { address: machineAddress(), port };
+const service = { namespace, name: 'bench-webhook' };
+await createNamespace(environment, namespace);
+await exposeWebhook(environment.kubeconfig, service, endpoint);
+await registerWebhook(environment.kubeconfig, { name: 'bench-webhook', service, namespaces: [namespace] });
+// Its own certificate, as by default: it fills the caBundle of the configuration above.
 const twc = spawn(
   TWC,
   [
@@ -42,8 +44,10 @@ const twc = spawn(
     '--no-leader-elect',
     '--metrics-bind-address=0',
     `--health-probe-bind-address=127.0.0.1:${probePort}`,
-    `--webhook-bind-address=${WEBHOOK_HOST}:${port}`,
-    `--webhook-cert-dir=${certDir}`,
+    `--webhook-bind-address=${endpoint.address}:${port}`,
+    `--webhook-namespace=${namespace}`,
+    `--webhook-service=${service.name}`,
+    `--webhook-configuration=bench-webhook`,
   ],
   { stdio: 'ignore' },
 );
@@ -62,11 +66,9 @@ const pdb = {
 const create = (object: Record<string, unknown>) =>
   api.request('POST', collection, { body: twor(object), query: { dryRun: 'All' } });
 try {
-  await createNamespace(environment, namespace);
-  await until(async () => (await fetch(`http://127.0.0.1:${probePort}/healthz`).catch(() => undefined))?.ok ?? false, {
+  await until(async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`).catch(() => undefined))?.ok ?? false, {
     timeoutMs: 60_000,
   });
-  await registerWebhook(environment.kubeconfig, { name: 'bench-webhook', port, ca, namespaces: [namespace] });
   // In force once the API server refuses a banned kind through it.
   await until(
     () =>

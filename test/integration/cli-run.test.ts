@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { connect } from 'node:tls';
 import { test, type TestContext } from 'node:test';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { freePort } from '../../src/localenv/ports.ts';
@@ -18,11 +19,13 @@ interface Replica {
   terminate(): Promise<number | null>;
   exited: Promise<number | null>;
   output(): string;
+  /** The fingerprint of the certificate its webhook serves. */
+  webhookCertificate(): Promise<string>;
 }
 
 /** `twc run` in a child process, scoped to the test's namespace, with its Lease there too. */
 async function startReplica(t: TestContext, namespace: string, lease: string, flags: string[] = []): Promise<Replica> {
-  const [metricsPort, probePort] = [await freePort(), await freePort()];
+  const [metricsPort, probePort, webhookPort] = [await freePort(), await freePort(), await freePort()];
   // The command the README gives, which runs the pinned Node whatever `node` the machine has.
   const child = spawn(
     path.join(import.meta.dirname, '../../bin/twc'),
@@ -36,6 +39,9 @@ async function startReplica(t: TestContext, namespace: string, lease: string, fl
       `--health-probe-bind-address=127.0.0.1:${probePort}`,
       `--leader-election-namespace=${namespace}`,
       `--leader-election-id=${lease}`,
+      // The webhook as by default, its certificate self-managed in a Secret that the replicas share.
+      `--webhook-bind-address=127.0.0.1:${webhookPort}`,
+      `--webhook-namespace=${namespace}`,
       ...flags,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
@@ -61,6 +67,14 @@ async function startReplica(t: TestContext, namespace: string, lease: string, fl
         .filter((line) => !labels || labels.test(line))
         .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
     },
+    webhookCertificate: () =>
+      new Promise((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port: webhookPort, rejectUnauthorized: false }, () => {
+          resolve(socket.getPeerCertificate().fingerprint256);
+          socket.end();
+        });
+        socket.on('error', reject);
+      }),
     terminate: () => {
       child.kill('SIGTERM');
       return exited;
@@ -186,6 +200,11 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
     30_000,
   );
   assert.equal(await second.sample('leader_election_master_status', leaderStatus), 0);
+  assert.equal(
+    await second.webhookCertificate(),
+    await first.webhookCertificate(),
+    'both replicas serve the webhook certificate of their shared Secret',
+  );
   assert.equal(await second.sample('controller_runtime_reconcile_total'), 0, 'a standby does not reconcile');
   const coordination = kubeConfig().makeApiClient(CoordinationV1Api);
   const holderBefore = (await coordination.readNamespacedLease({ namespace, name: lease })).spec?.holderIdentity;

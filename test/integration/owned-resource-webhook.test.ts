@@ -10,17 +10,21 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
-import { makeWebhookCertificate, registerWebhook, WEBHOOK_HOST } from '../../src/localenv/webhook.ts';
+import { exposeWebhook, machineAddress, registerWebhook } from '../../src/localenv/webhook.ts';
 import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
+import { certificatesOf } from '../../src/webhook/certificate-issuer.ts';
 import { DEFAULT_BANNED_KINDS } from '../../src/webhook/owned-resource-admission.ts';
+import { SelfManagedCertificates } from '../../src/webhook/self-managed-certificates.ts';
 import { startWebhook } from '../../src/webhook/server.ts';
 import {
   eventually,
@@ -37,27 +41,47 @@ const pdb = {
   spec: { minAvailable: 1, selector: { matchLabels: {} } },
 };
 
-/** Serves the webhook with `api`'s credentials and registers it for `namespace` only; both undone after the test. */
-async function webhookFor(t: TestContext, namespace: string, api: KubernetesApi): Promise<void> {
-  const certDir = mkdtempSync(path.join(tmpdir(), 'twc-webhook-'));
-  const ca = await makeWebhookCertificate(certDir);
+/**
+ * Serves the webhook as `twc run` does: judging with `api`'s credentials, its certificate
+ * self-managed in a Secret of `namespace`, called by the API server through a Service of
+ * `namespace`, and registered for `namespace` only; all undone after the test.
+ */
+async function webhookFor(
+  t: TestContext,
+  namespace: string,
+  api: KubernetesApi,
+  certificateLifetimeMs = 3_600_000,
+): Promise<{ secret: string; configuration: string; host: string; endpoint: { address: string; port: number } }> {
+  const service = { namespace, name: 'twc-webhook' };
+  const configuration = uniqueName('twor-webhook');
+  // Only this test's namespace: the other tests share the API server.
+  await registerWebhook(kubeConfig(), { name: configuration, service, namespaces: [namespace] });
+  t.after(() =>
+    kubeConfig()
+      .makeApiClient(AdmissionregistrationV1Api)
+      .deleteValidatingWebhookConfiguration({ name: configuration })
+      .then(() => undefined),
+  );
+  const secret = 'twc-webhook-tls';
+  const address = machineAddress();
   const webhook = await startWebhook({
-    bindAddress: { host: WEBHOOK_HOST, port: 0 },
-    certDir,
+    bindAddress: { host: address, port: 0 },
+    certificates: new SelfManagedCertificates({
+      api: kubernetesApi(t),
+      secret: { namespace, name: secret },
+      configuration,
+      hosts: [`${service.name}.${namespace}.svc`],
+      lifetimeMs: certificateLifetimeMs,
+      log: silentLogger,
+    }),
     api,
     bannedKinds: DEFAULT_BANNED_KINDS,
     log: silentLogger,
   });
   t.after(() => webhook.close());
-  const name = uniqueName('twor-webhook');
-  // Only this test's namespace: the other tests share the API server.
-  await registerWebhook(kubeConfig(), { name, port: webhook.port, ca, namespaces: [namespace] });
-  t.after(() =>
-    kubeConfig()
-      .makeApiClient(AdmissionregistrationV1Api)
-      .deleteValidatingWebhookConfiguration({ name })
-      .then(() => undefined),
-  );
+  const endpoint = { address, port: webhook.port };
+  await exposeWebhook(kubeConfig(), service, endpoint);
+  return { secret, configuration, host: `${service.name}.${namespace}.svc`, endpoint };
 }
 
 /** Creates a twor as `user` (impersonated) or the admin; resolves to the API server's refusal, or '' when it was created. */
@@ -197,4 +221,66 @@ test('a controller that may not apply the kind: the webhook refuses, naming its 
       `spec\\.object\\.kind: the controller \\(system:serviceaccount:${namespace}:limited\\) may not create, patch, delete poddisruptionbudgets\\.policy in namespace ${namespace}`,
     ),
   );
+});
+
+test('the self-managed certificate and its CA are renewed while requests flow, and none is refused', async (t) => {
+  const namespace = await testNamespace(t, 'webhook-renewal');
+  // Serving certificates of 12s, renewed every 8s; a CA of 48s, renewed at 32s and trusted beside the old one.
+  const { secret, configuration, host, endpoint } = await webhookFor(t, namespace, kubernetesApi(t), 12_000);
+  await webhookEffective(namespace);
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const serving = new Set<string>();
+  const authorities = new Set<string>();
+  let mostTrusted = 0;
+  const admission = kubeConfig().makeApiClient(AdmissionregistrationV1Api);
+  const handshakes: string[] = [];
+  // A new connection, as the API server makes one, trusting the caBundle as published now.
+  const handshake = async () => {
+    const published = await admission.readValidatingWebhookConfiguration({ name: configuration });
+    const ca = Buffer.from(published.webhooks?.[0]?.clientConfig.caBundle ?? '', 'base64').toString('utf8');
+    handshakes.push(
+      await new Promise<string>((resolve) => {
+        const socket = connect({ host: endpoint.address, port: endpoint.port, servername: host, ca }, () => {
+          socket.end();
+          resolve('');
+        });
+        socket.on('error', (error: Error) => resolve(error.message));
+      }),
+    );
+  };
+  const look = async () => {
+    const data = (await core.readNamespacedSecret({ namespace, name: secret })).data ?? {};
+    serving.add(new X509Certificate(Buffer.from(data['tls.crt'] ?? '', 'base64')).fingerprint256);
+    const bundle = certificatesOf(Buffer.from(data['ca.crt'] ?? '', 'base64').toString('utf8'));
+    for (const authority of bundle) authorities.add(authority.fingerprint256);
+    mostTrusted = Math.max(mostTrusted, bundle.length);
+  };
+  const refusals: string[] = [];
+  let admitted = 0;
+  const until = Date.now() + 38_000;
+  const sender = async () => {
+    while (Date.now() < until) {
+      const refusal = await attempt(namespace, pdb);
+      if (refusal) refusals.push(refusal);
+      else admitted += 1;
+    }
+  };
+  const watcher = async () => {
+    while (Date.now() < until) {
+      await look();
+      await handshake();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  };
+  await Promise.all([sender(), sender(), watcher()]);
+  assert.deepEqual(refusals, [], `${refusals.length} of ${refusals.length + admitted} creates refused`);
+  assert.ok(admitted > 50, `only ${admitted} creates went through`);
+  assert.deepEqual(
+    handshakes.filter(Boolean),
+    [],
+    `${handshakes.filter(Boolean).length} of ${handshakes.length} new connections refused`,
+  );
+  assert.ok(serving.size >= 4, `the serving certificate was renewed ${serving.size - 1} times in 38s, not every 8s`);
+  assert.equal(authorities.size, 2, 'the CA was renewed once');
+  assert.equal(mostTrusted, 2, 'the old CA stayed in the caBundle beside the new one');
 });

@@ -1,4 +1,4 @@
-// Throwaway certificates for a test (src/localenv/certificates.ts makes them): a CA, a server
+// Throwaway certificates for a test (openssl.ts makes them): a CA, a server
 // certificate for one DNS name or IP address, a client certificate it signed, and a client
 // certificate of another CA that nobody trusts.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
-import { authority, clientLeaf, type KeyPair, serverLeaf } from '../../src/localenv/certificates.ts';
+import { authority, clientLeaf, type KeyPair, serverLeaf } from './openssl.ts';
 
 export type { KeyPair };
 

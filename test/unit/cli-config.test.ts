@@ -51,7 +51,7 @@ test("the README's table of settings lists every setting with its env and defaul
 test('without flags or variables every setting has its default', () => {
   const config = parse([]);
   assert.deepEqual(
-    { ...config, identity: undefined, leaderElectionNamespace: undefined },
+    { ...config, identity: undefined, leaderElectionNamespace: undefined, webhookNamespace: undefined },
     {
       identity: undefined,
       pollInterval: 10_000,
@@ -62,7 +62,13 @@ test('without flags or variables every setting has its default', () => {
       temporalReadBudget: 20,
       metricsBindAddress: { port: 8080 },
       healthProbeBindAddress: { port: 8081 },
-      webhookBindAddress: false,
+      webhookBindAddress: { port: 9443 },
+      webhookCerts: 'self-managed',
+      webhookNamespace: undefined,
+      webhookService: 'temporal-worker-controller-webhook',
+      webhookConfiguration: 'temporal-worker-controller',
+      webhookCertSecret: 'temporal-worker-controller-webhook-tls',
+      webhookCertLifetime: 90 * 24 * 3_600_000,
       webhookCertDir: '/tmp/k8s-webhook-server/serving-certs',
       ownedResourceBannedKinds: ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Pod', 'Job', 'CronJob'],
       leaderElect: true,

@@ -1,6 +1,5 @@
-// Throwaway certificates for the local environment, made with the openssl CLI: a CA and leaves it
-// signs (a server's, for one DNS name or IP address, or a client's). What `npm start` serves its
-// webhook with, and what the tests' TLS fronts and clients use.
+// Throwaway certificates for tests, made with the openssl CLI: a CA and the leaves it signs (a
+// server's, for one DNS name or IP address, or a client's), for the TLS fronts and clients.
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
