@@ -195,7 +195,7 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
     const stage = needs.gateStage;
     try {
       const runs: NonNullable<TargetObservation['gateRuns']> = {};
-      for (const queue of gateQueues(observation, target.taskQueues))
+      for (const queue of gateQueues(observation, target.taskQueues).taskQueues)
         runs[queue] = await temporal.readGate(gateWorkflowId(temporalName, buildId, stage, queue));
       target.gateStage = stage;
       target.gateRuns = runs;

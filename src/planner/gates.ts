@@ -50,10 +50,16 @@ export function gateStages({
   return [...(rollout.gate ? [{ name: 'rollout', gate: rollout.gate }] : []), ...(progressive ? stepGate(0) : [])];
 }
 
-export interface GateCheck {
-  stage: string;
-  /** The target's workflow task queues: one gate run on each. */
+/** The task queues a build's gates run on, or none and the queues still missing. */
+export interface GateQueues {
+  /** One gate run on each. */
   taskQueues: string[];
+  /** Queues of the build's Deployments whose workers Temporal does not list yet for workflows and activities. */
+  missing?: string[];
+}
+
+export interface GateCheck extends GateQueues {
+  stage: string;
   /** The latest run per task queue; absent when none was started. */
   runs: Record<string, GateRun | undefined>;
   /** Failed runs start again: a failure of an older generation, or the retry annotation asked for it. */
@@ -73,12 +79,15 @@ export type GateVerdict =
     }
   | { state: 'failed'; taskQueue: string; run: GateRun; reason: string };
 
-export function judgeGate({ stage, taskQueues, runs, retry, replace }: GateCheck): GateVerdict {
+export function judgeGate({ stage, taskQueues, missing = [], runs, retry, replace }: GateCheck): GateVerdict {
   if (taskQueues.length === 0)
     return {
       state: 'pending',
       start: [],
-      reason: `gate ${stage} waits for the build's workers to register a task queue for workflows and activities (a build whose workers poll no activities runs its gates on its workflow queues once its registration grace has passed)`,
+      reason:
+        missing.length > 0
+          ? `gate ${stage} waits for the build's workers to poll task queue ${missing.join(', ')} for workflows and activities: a gate runs on every pool's queue or on none`
+          : `gate ${stage} waits for the build's workers to register a task queue for workflows and activities (a build whose workers poll no activities runs its gates on its workflow queues once its registration grace has passed)`,
     };
   const failed = taskQueues.find((q) => runs[q]?.status === 'Failed');
   const failedRun = failed === undefined ? undefined : runs[failed];
@@ -181,9 +190,8 @@ export interface GateDecision {
   failure?: { reason: 'RolloutAborted' | 'GateFailed' | 'GateStuck'; message: string };
 }
 
-export interface ObservedGate {
+export interface ObservedGate extends GateQueues {
   stage: string;
-  taskQueues: string[];
   runs: Record<string, GateRun | undefined>;
 }
 
@@ -219,7 +227,7 @@ function decideStages(context: GateContext, observed: ObservedGate | undefined):
 
 function decideStage(context: GateContext, stage: GateStage, observed: ObservedGate): GateDecision {
   const { previous, generation, buildId, retry } = context;
-  const { taskQueues, runs } = observed;
+  const { taskQueues, missing, runs } = observed;
   const idOf = (taskQueue: string) => gateWorkflowId(context.temporalName, buildId, stage.name, taskQueue);
   const startedFor = (taskQueue: string) =>
     previous?.gates?.find((g) => g.stage === stage.name && g.taskQueue === taskQueue)?.generation;
@@ -242,6 +250,7 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
   const verdict = judgeGate({
     stage: stage.name,
     taskQueues,
+    ...(missing ? { missing } : {}),
     runs,
     retry: previous?.gateFailure !== undefined || retry !== undefined,
     replace: [...replacing.keys()],

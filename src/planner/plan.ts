@@ -13,6 +13,7 @@ import {
   decideGates,
   type GateContext,
   type GateMemory,
+  type GateQueues,
   gateToRead,
   type GateStart,
   gateStages,
@@ -110,7 +111,7 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
  * the planner judges them. None until Temporal lists the queue of every Deployment the spec makes
  * (each pool's): a gate that passed on one pool's queue says nothing of another pool's workers.
  */
-export function gateQueues(observation: Omit<Observation, 'target'>, taskQueues: BuildTaskQueues): string[] {
+export function gateQueues(observation: Omit<Observation, 'target'>, taskQueues: BuildTaskQueues): GateQueues {
   const own = observation.deployments.filter((d) => d.buildId === observation.buildId);
   const since = own.map((d) => d.availableSince?.getTime());
   const lastAvailable = since.every((t) => t !== undefined) && own.length > 0 ? Math.max(...since) : undefined;
@@ -121,7 +122,8 @@ export function gateQueues(observation: Omit<Observation, 'target'>, taskQueues:
     const queue = env.find((e) => e.name === TASK_QUEUE_ENV)?.value;
     return queue ? [queue] : [];
   });
-  return expected.every((q) => queues.includes(q)) ? queues : [];
+  const missing = expected.filter((q) => !queues.includes(q));
+  return missing.length > 0 ? { taskQueues: [], missing } : { taskQueues: queues };
 }
 
 export function planReconcile(observation: Observation, config: PlannerConfig): Plan {
@@ -159,7 +161,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     registered && observedGate?.gateRuns && observedGate.gateStage
       ? {
           stage: observedGate.gateStage,
-          taskQueues: gateQueues(observation, observedGate.taskQueues),
+          ...gateQueues(observation, observedGate.taskQueues),
           runs: observedGate.gateRuns,
         }
       : undefined,

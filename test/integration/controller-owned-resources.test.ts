@@ -2,8 +2,8 @@
 // examples twor-pdb.yaml and twor-hpa.yaml as they are give each live build its own
 // PodDisruptionBudget and HorizontalPodAutoscaler, named, owned and filled in; the PDB counts its
 // build's Pods, the HPA scales its build to minReplicas; a copy the API server refuses is said
-// alone and the rollout completes; deleting a twor deletes its copies, and deleting the worker
-// deployment deletes its twor.
+// alone and the rollout completes; a twor without its worker deployment says so until it comes;
+// deleting a twor deletes its copies, and deleting the worker deployment deletes its twor.
 import {
   AppsV1Api,
   AutoscalingV2Api,
@@ -147,6 +147,25 @@ test('the PDB and HPA examples: a copy per live build, named, owned, filled in, 
     () => gone(() => readTwor(namespace, 'orders-hpa')),
     90_000,
   );
+});
+
+test('a twor whose worker deployment does not exist says so, and gets its copies once it does', async (t) => {
+  const namespace = await testNamespace(t, 'twor-orphan');
+  const ns = await controlledNamespace(t, namespace);
+  await create(example('twor-pdb.yaml'), namespace);
+  const waiting = await eventually('the twor to say its worker deployment is missing', async () => {
+    const twor = await readTwor(namespace, 'orders-pdb');
+    const stalled = twor.status?.conditions?.find((c) => c.type === 'Stalled');
+    return stalled?.status === 'True' ? stalled : undefined;
+  });
+  assert.equal(waiting.reason, 'WorkerDeploymentNotFound');
+  assert.match(waiting.message ?? '', new RegExp(`TemporalWorkerDeployment ${namespace}/orders does not exist`));
+
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
+  const done = await ns.until('orders', 'the build current', rolledOut);
+  const applied = await appliedTo(namespace, 'orders-pdb', [done.status?.currentVersion?.buildID ?? '']);
+  const stalled = applied.status?.conditions?.find((c) => c.type === 'Stalled');
+  assert.notEqual(stalled?.status, 'True', 'no longer stalled');
 });
 
 test('a copy the API server refuses is said for its build alone, and the rollout completes', async (t) => {

@@ -6,6 +6,7 @@ import {
   AdmissionregistrationV1Api,
   CoreV1Api,
   CustomObjectsApi,
+  PatchStrategy,
   RbacAuthorizationV1Api,
   setHeaderOptions,
 } from '@kubernetes/client-node';
@@ -147,12 +148,45 @@ test('each refusal comes back from the API server naming the field; a valid twor
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
       /spec\.object\.kind: ClusterRole of rbac\.authorization\.k8s\.io\/v1 is cluster-scoped/,
     ],
+    [
+      {
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        spec: { scaleTargetRef: { name: 'orders' }, maxReplicas: 3 },
+      },
+      /spec\.object\.spec\.scaleTargetRef: must be \{\}/,
+    ],
   ];
   for (const [object, refusal] of refused) {
     const message = await attempt(namespace, object);
     assert.match(message, /admission webhook "temporalworkerownedresources\.temporal\.io" denied the request/);
     assert.match(message, refusal);
   }
+
+  // What the CRD's schema and rules refuse, before the webhook is asked, naming the field too.
+  const refusedBySchema: [Record<string, unknown>, RegExp][] = [
+    [{ kind: 'PodDisruptionBudget', spec: pdb.spec }, /spec\.object\.apiVersion: Required value/],
+    [{ apiVersion: 'policy/v1', spec: pdb.spec }, /spec\.object\.kind: Required value/],
+    [{ ...pdb, metadata: { name: 'fixed' } }, /spec\.object\.metadata: .*metadata\.name .* set by the controller/],
+    [
+      { ...pdb, metadata: { namespace: 'x' } },
+      /spec\.object\.metadata: .*metadata\.namespace are set by the controller/,
+    ],
+  ];
+  for (const [object, refusal] of refusedBySchema) assert.match(await attempt(namespace, object), refusal);
+
+  // workerRef.name never changes: the CRD's own rule refuses it before the webhook is asked.
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  const object = { group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalWorkerOwnedResource.plural };
+  const [admitted] = ((await custom.listNamespacedCustomObject(object)) as { items: { metadata: { name: string } }[] })
+    .items;
+  await assert.rejects(
+    custom.patchNamespacedCustomObject(
+      { ...object, name: admitted?.metadata.name ?? '', body: { spec: { workerRef: { name: 'billing' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    ),
+    (error: { body?: string }) => /spec\.workerRef\.name: Invalid value.*immutable/.test(error.body ?? ''),
+  );
 
   // jane may create twors here, but not PodDisruptionBudgets: she may not have the controller make them.
   const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);

@@ -561,7 +561,7 @@ test('the retry annotation leaves a healthy running run alone; what dates a run 
   assert.deepEqual(stillMine.starts, [], 'whatever the order of the memory');
 });
 
-test("with pools, the gates wait until Temporal lists every pool's task queue: one pool's pass says nothing of another's workers", () => {
+test("with pools, the gates wait until Temporal lists every pool's task queue: one pool's pass says nothing of another's workers; the wait names the queue", () => {
   const now = new Date('2026-11-23T12:00:00Z');
   const poolDeployment = (queue: string) =>
     ({
@@ -594,6 +594,10 @@ test("with pools, the gates wait until Temporal lists every pool's task queue: o
     ],
   } as unknown as Omit<Observation, 'target'>;
   const listed = (...queues: string[]) => ({ workflow: queues, activity: queues });
-  assert.deepEqual(gateQueues(observation, listed('q-main')), [], 'q-batch not listed yet: no gate starts');
-  assert.deepEqual(gateQueues(observation, listed('q-main', 'q-batch')), ['q-batch', 'q-main']);
+  const waiting = gateQueues(observation, listed('q-main'));
+  assert.deepEqual(waiting, { taskQueues: [], missing: ['q-batch'] }, 'q-batch not listed yet: no gate starts');
+  assert.deepEqual(gateQueues(observation, listed('q-main', 'q-batch')), { taskQueues: ['q-batch', 'q-main'] });
+  const verdict = judgeGate({ stage: 'rollout', ...waiting, runs: {}, retry: false, replace: [] });
+  assert.equal(verdict.state, 'pending');
+  assert.match(verdict.reason, /waits for the build's workers to poll task queue q-batch for workflows and activities/);
 });
