@@ -59,7 +59,8 @@ export function customResourceDefinition(definition: KindDefinition): V1CustomRe
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${definition.plural}.${GROUP}` },
+    // Uninstalling the chart keeps them, and so every object of them.
+    metadata: { name: `${definition.plural}.${GROUP}`, annotations: { 'helm.sh/resource-policy': 'keep' } },
     spec: {
       group: GROUP,
       scope: 'Namespaced',

@@ -1,4 +1,4 @@
-// `npm run generate`: writes config/crd/ and the field reference in the README from the schemas,
+// `npm run generate`: writes the CRDs (into the CRD chart, which installs them as they are) and the field reference in the README from the schemas,
 // the README's table of `twc run`'s settings from src/cli/config.ts, and the part of Temporal's
 // protobuf descriptor the controller uses (src/temporal/protocol.json).
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { PROTOCOL_FILE } from '../temporal/protocol-scope.ts';
 import { allCustomResourceDefinitions } from './crd.ts';
 import { withFieldReference } from './field-reference.ts';
 
-export const CRD_DIR = path.resolve(import.meta.dirname, '../../config/crd');
+export const CRD_DIR = path.resolve(import.meta.dirname, '../../charts/temporal-worker-controller-crds/definitions');
 export const README = path.resolve(import.meta.dirname, '../../README.md');
 
 export function crdFiles(): Map<string, string> {

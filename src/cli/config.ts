@@ -113,11 +113,17 @@ export const SETTINGS = {
     parse: text,
   },
   namespace: {
-    value: '<name>',
+    value: '<name,...>',
     env: 'TWC_NAMESPACE',
     defaultText: 'all',
-    description: 'watch only this namespace',
-    parse: text,
+    description:
+      'watch only these namespaces: the controller then lists and watches nothing outside them, so it needs rights in them alone',
+    parse: (value: string) => {
+      const names = value.split(',').map((name) => name.trim());
+      const wrong = names.find((name) => !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63);
+      if (wrong !== undefined) throw new InvalidArgumentError(`"${wrong}" is not a namespace name`);
+      return names;
+    },
   },
   pollInterval: {
     value: '<duration>',

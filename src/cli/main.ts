@@ -54,7 +54,7 @@ run.action(async (options: Config) => {
   const controller = new Controller({
     access,
     identity: options.identity,
-    ...(options.namespace ? { namespace: options.namespace } : {}),
+    ...(options.namespace ? { namespaces: options.namespace } : {}),
     pollIntervalMs: options.pollInterval,
     concurrency: options.concurrency,
     maxIneligibleVersions: options.maxIneligibleVersions,

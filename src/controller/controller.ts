@@ -10,7 +10,7 @@ import { clusterClient } from '../k8s/cluster-client.ts';
 import { LABELS } from '../k8s/names.ts';
 import { podProblems } from '../k8s/pod-problems.ts';
 import { Backoff, RetrySchedule } from '../runtime/backoff.ts';
-import { SelfHealingInformer } from '../runtime/informer.ts';
+import { NamespacedInformers } from '../runtime/namespaced-informers.ts';
 import { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { ClusterAccess } from '../runtime/kube/cluster-access.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
@@ -42,8 +42,8 @@ export interface ControllerOptions {
   access: ClusterAccess;
   /** Unique to this installation: the manager identity it claims in Temporal. */
   identity: string;
-  /** Watch only this namespace (default: all). */
-  namespace?: string;
+  /** Watch only these namespaces (default: all). */
+  namespaces?: readonly string[];
   pollIntervalMs?: number;
   concurrency?: number;
   maxIneligibleVersions?: number;
@@ -67,11 +67,11 @@ export interface ControllerOptions {
 export class Controller {
   private readonly api: KubernetesApi;
   private readonly queue: WorkQueue<string>;
-  private readonly workerDeployments: SelfHealingInformer<TemporalWorkerDeployment>;
-  private readonly connections: SelfHealingInformer<TemporalConnection>;
-  private readonly ownedResources: SelfHealingInformer<TemporalWorkerOwnedResource>;
-  private readonly deployments: SelfHealingInformer<V1Deployment>;
-  private readonly pods: SelfHealingInformer<V1Pod>;
+  private readonly workerDeployments: NamespacedInformers<TemporalWorkerDeployment>;
+  private readonly connections: NamespacedInformers<TemporalConnection>;
+  private readonly ownedResources: NamespacedInformers<TemporalWorkerOwnedResource>;
+  private readonly deployments: NamespacedInformers<V1Deployment>;
+  private readonly pods: NamespacedInformers<V1Pod>;
   /** Per Pod uid, what it last said was wrong: only a change of that brings a reconcile. */
   private readonly podTrouble = new Map<string, string>();
   private readonly secrets: SecretWatches;
@@ -95,7 +95,7 @@ export class Controller {
     });
     const api = this.api;
     const log = options.log ?? silentLogger;
-    const scope = options.namespace ? `/namespaces/${options.namespace}` : '';
+    const namespaces = options.namespaces ? { namespaces: options.namespaces } : {};
     const enqueue = (namespace: string | undefined, name: string | undefined, prefix = ''): void => {
       if (!namespace || !name) return;
       const key = `${prefix}${namespace}/${name}`;
@@ -128,9 +128,10 @@ export class Controller {
       ...(options.temporalConnectTo ? { connectTo: options.temporalConnectTo } : {}),
       onAttempt: (method, status) => this.metrics.countTemporalRequest(method, statusName(status.code)),
     });
-    this.workerDeployments = new SelfHealingInformer<TemporalWorkerDeployment>({
+    this.workerDeployments = new NamespacedInformers<TemporalWorkerDeployment>({
       api,
-      path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerDeployment.plural}`,
+      ...namespaces,
+      path: (scope) => `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerDeployment.plural}`,
       onEvent: (event, twd) => {
         const key = `${twd.metadata.namespace ?? ''}/${twd.metadata.name ?? ''}`;
         const change = changeOf(twd);
@@ -144,9 +145,10 @@ export class Controller {
       },
       log,
     });
-    this.connections = new SelfHealingInformer<TemporalConnection>({
+    this.connections = new NamespacedInformers<TemporalConnection>({
       api,
-      path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalConnection.plural}`,
+      ...namespaces,
+      path: (scope) => `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalConnection.plural}`,
       onEvent: (event, connection) => {
         enqueue(connection.metadata.namespace, connection.metadata.name, CONNECTION_KEY);
         enqueueUsersOf(connection.metadata.namespace, connection.metadata.name);
@@ -156,18 +158,20 @@ export class Controller {
       },
       log,
     });
-    this.ownedResources = new SelfHealingInformer<TemporalWorkerOwnedResource>({
+    this.ownedResources = new NamespacedInformers<TemporalWorkerOwnedResource>({
       api,
-      path: `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerOwnedResource.plural}`,
+      ...namespaces,
+      path: (scope) => `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerOwnedResource.plural}`,
       onEvent: (_event, twor) => {
         enqueue(twor.metadata.namespace, twor.spec.workerRef.name);
         enqueue(twor.metadata.namespace, twor.metadata.name, OWNED_RESOURCE_KEY);
       },
       log,
     });
-    this.deployments = new SelfHealingInformer<V1Deployment>({
+    this.deployments = new NamespacedInformers<V1Deployment>({
       api,
-      path: `/apis/apps/v1${scope}/deployments`,
+      ...namespaces,
+      path: (scope) => `/apis/apps/v1${scope}/deployments`,
       labelSelector: LABELS.buildId,
       onEvent: (_event, deployment) => {
         const owner = deployment.metadata?.ownerReferences?.find(
@@ -180,9 +184,10 @@ export class Controller {
 
     // Only the Pods of the controller's Deployments: both labels are on every Pod template it makes.
     const ownPods = `${LABELS.deploymentName},${LABELS.buildId}`;
-    this.pods = new SelfHealingInformer<V1Pod>({
+    this.pods = new NamespacedInformers<V1Pod>({
       api,
-      path: `/api/v1${scope}/pods`,
+      ...namespaces,
+      path: (scope) => `/api/v1${scope}/pods`,
       labelSelector: ownPods,
       onEvent: (event, pod) => {
         const uid = pod.metadata?.uid ?? '';

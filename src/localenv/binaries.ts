@@ -8,6 +8,8 @@ import path from 'node:path';
 
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+export const HELM_MODULE = 'helm.sh/helm/v4/cmd/helm';
+export const HELM_VERSION = 'v4.3.1';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const kubeModuleDir = path.join(repoRoot, 'tools/k8s-testbin');
@@ -17,6 +19,8 @@ export interface Binaries {
   kube: string;
   /** The Temporal CLI, whose `server start-dev` is the dev server. */
   temporal: string;
+  /** Installs the charts, as a platform team would. */
+  helm: string;
 }
 
 export class BinaryBuildError extends Error {
@@ -48,6 +52,7 @@ export function binaryPaths(): Binaries {
   return {
     kube: path.join(bin, `k8s-testbin-${kubernetesVersion()}-${hash.digest('hex').slice(0, 12)}`),
     temporal: path.join(bin, `temporal-cli-${TEMPORAL_CLI_VERSION}`),
+    helm: path.join(bin, `helm-${HELM_VERSION}`),
   };
 }
 
@@ -56,7 +61,7 @@ export type Log = (line: string) => void;
 /** Builds whatever binary is missing from the cache and returns the paths of both. */
 export async function ensureBinaries(log: Log = (line) => console.error(line)): Promise<Binaries> {
   const paths = binaryPaths();
-  const missing = [paths.kube, paths.temporal].filter((p) => !existsSync(p));
+  const missing = [paths.kube, paths.temporal, paths.helm].filter((p) => !existsSync(p));
   if (missing.length === 0) return paths;
   const go = findGo();
   if (!existsSync(paths.kube)) {
@@ -67,21 +72,24 @@ export async function ensureBinaries(log: Log = (line) => console.error(line)): 
       args: (out) => ['build', '-v', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', '-o', out, '.'],
     });
   }
-  if (!existsSync(paths.temporal)) {
-    await goBuild(go, log, {
+  const installs = [
+    {
       what: `the Temporal CLI ${TEMPORAL_CLI_VERSION}`,
       output: paths.temporal,
+      module: TEMPORAL_CLI_MODULE,
+      version: TEMPORAL_CLI_VERSION,
+    },
+    { what: `helm ${HELM_VERSION}`, output: paths.helm, module: HELM_MODULE, version: HELM_VERSION },
+  ];
+  for (const { what, output, module, version } of installs) {
+    if (existsSync(output)) continue;
+    await goBuild(go, log, {
+      what,
+      output,
       cwd: cacheRoot(),
       // go install names the binary after the package; GOBIN is a private folder, then renamed.
-      args: () => [
-        'install',
-        '-v',
-        '-trimpath',
-        '-buildvcs=false',
-        '-ldflags=-s -w',
-        `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`,
-      ],
-      gobinOutput: 'temporal',
+      args: () => ['install', '-v', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', `${module}@${version}`],
+      gobinOutput: path.basename(module),
     });
   }
   return paths;

@@ -30,7 +30,7 @@ const metrics = new Metrics();
 const controller = new Controller({
   access: kubeconfigAccess({ file: environment.kubeconfigPath }),
   identity: 'twc-bench',
-  namespace,
+  namespaces: [namespace],
   pollIntervalMs,
   temporalReadBudget: budget,
   metrics,

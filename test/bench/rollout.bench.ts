@@ -48,7 +48,7 @@ const metrics = new Metrics();
 const controller = new Controller({
   access: kubeconfigAccess({ file: environment.kubeconfigPath }),
   identity: 'twc-bench',
-  namespace,
+  namespaces: [namespace],
   pollIntervalMs,
   metrics,
 });

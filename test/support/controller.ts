@@ -98,7 +98,7 @@ export async function controlledNamespace(
     controller = new Controller({
       access: clusterAccess(),
       identity,
-      namespace,
+      namespaces: [namespace],
       pollIntervalMs: 1000,
       ...(options.maxIneligibleVersions === undefined ? {} : { maxIneligibleVersions: options.maxIneligibleVersions }),
       ...(options.maxVersionsInDeployment === undefined

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { withFieldReference } from '../../src/api/field-reference.ts';
 import { CRD_DIR, crdFiles, README } from '../../src/api/generate.ts';
 
-test('config/crd is what `npm run generate` writes from the schemas', () => {
+test("the CRD chart's definitions are what `npm run generate` writes from the schemas", () => {
   const generated = crdFiles();
   assert.deepEqual(
     readdirSync(CRD_DIR).sort(),

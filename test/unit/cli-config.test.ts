@@ -119,7 +119,7 @@ test('the help shows each default as it is written and its variable, in one brac
   for (const option of commandOptions()) run.addOption(option);
   const help = run.helpInformation();
   const line = (flag: string) => help.split('\n').find((l) => l.trimStart().startsWith(`${flag} `)) ?? '';
-  assert.match(line('--namespace'), /watch only this namespace \(default: all, env: TWC_NAMESPACE\)$/);
+  assert.match(line('--namespace'), /needs rights in them alone \(default: all, env: TWC_NAMESPACE\)$/);
   assert.match(line('--poll-interval'), /\(default: 10s, env: TWC_POLL_INTERVAL\)$/);
   assert.match(line('--rollback-window'), /\(default: 1h, env: TWC_ROLLBACK_WINDOW\)$/);
   assert.match(line('--metrics-bind-address'), /\(default: :8080, env: TWC_METRICS_BIND_ADDRESS\)$/);
@@ -156,4 +156,10 @@ test('--temporal-connect-to maps host:port to host:port, several joined by comma
   assert.deepEqual(parse([], { TWC_TEMPORAL_CONNECT_TO: 'a:1=b:2' }).temporalConnectTo, new Map([['a:1', 'b:2']]));
   for (const bad of ['a:1', 'a=b:2', 'a:1=b:2=c:3', 'a:x=b:2'])
     assert.throws(() => parse([`--temporal-connect-to=${bad}`]), /is not host:port=host:port/, bad);
+});
+
+test('--namespace takes one namespace or several, joined by commas, and refuses what is not a name', () => {
+  assert.deepEqual(parse(['--namespace=orders']).namespace, ['orders']);
+  assert.deepEqual(parse(['--namespace=orders, billing']).namespace, ['orders', 'billing']);
+  assert.throws(() => parse(['--namespace=orders,Billing']), /"Billing" is not a namespace name/);
 });

@@ -1,0 +1,106 @@
+{{/* The release's full name, cut to 63 characters (a DNS label). */}}
+{{- define "twc.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "twc.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "twc.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "twc.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "twc.labels" -}}
+{{ include "twc.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{- define "twc.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "twc.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- required "serviceAccount.name: the service account to run as, as serviceAccount.create is false" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "twc.webhookService" -}}
+{{- printf "%s-webhook" (include "twc.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The Secret of the webhook's certificate: the controller's own, cert-manager's, or the user's. */}}
+{{- define "twc.webhookSecret" -}}
+{{- if eq .Values.webhook.certificates "secret" -}}
+{{- required "webhook.secret.name: the kubernetes.io/tls Secret to serve, as webhook.certificates is secret" .Values.webhook.secret.name -}}
+{{- else -}}
+{{- printf "%s-webhook-tls" (include "twc.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "twc.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{/* Where cert-manager's or the user's certificate is mounted. */}}
+{{- define "twc.certDir" -}}
+/var/run/temporal-worker-controller/webhook-certs
+{{- end -}}
+
+{{/* What the controller does in each namespace it watches. */}}
+{{- define "twc.watchRules" -}}
+- apiGroups: [temporal.io]
+  resources: [temporalworkerdeployments, temporalconnections, temporalworkerownedresources]
+  verbs: [get, list, watch, patch]
+- apiGroups: [temporal.io]
+  resources: [temporalworkerdeployments/status, temporalconnections/status, temporalworkerownedresources/status]
+  verbs: [update]
+# Owner references that block their owner's deletion, where the API server checks them.
+- apiGroups: [temporal.io]
+  resources: [temporalworkerdeployments/finalizers]
+  verbs: [update]
+- apiGroups: [apps]
+  resources: [deployments]
+  verbs: [get, list, watch, create, update, delete]
+- apiGroups: [apps]
+  resources: [deployments/scale]
+  verbs: [patch]
+- apiGroups: [apps]
+  resources: [deployments/finalizers]
+  verbs: [update]
+- apiGroups: ['']
+  resources: [pods]
+  verbs: [list, watch]
+- apiGroups: ['']
+  resources: [events]
+  verbs: [create, patch]
+# TemporalConnection credentials and gate inputs.
+- apiGroups: ['']
+  resources: [secrets]
+  verbs: [get, list, watch]
+- apiGroups: ['']
+  resources: [configmaps]
+  verbs: [get]
+{{- if .Values.rbac.ownedResourcesAnyKind }}
+- apiGroups: ['*']
+  resources: ['*']
+  verbs: [create, patch, delete, deletecollection]
+{{- else }}
+{{- range .Values.rbac.ownedResources }}
+- apiGroups: {{ toJson .apiGroups }}
+  resources: {{ toJson .resources }}
+  verbs: [create, patch, delete, deletecollection]
+{{- end }}
+{{- end }}
+{{- end }}
