@@ -80,7 +80,8 @@ export class SelfManagedCertificates implements ServingCertificates {
   private firstServed: (pair: KeyPair) => void = () => {};
   private neverServed: (error: Error) => void = () => {};
   private timer: NodeJS.Timeout | undefined;
-  private looking: Promise<void> | undefined;
+  /** The look under way: it resolves with how long to sleep after it. */
+  private looking: Promise<number> | undefined;
   private lookAgain = false;
   private stopped = false;
   /** The last waiting and warning said, so each is said once. */
@@ -130,7 +131,7 @@ export class SelfManagedCertificates implements ServingCertificates {
     await this.looking;
   }
 
-  /** Looks again after `ms`, unless a look is due sooner; a look under way is followed by another. */
+  /** Looks after `ms`, in place of the look planned before; during a look, `0` asks for another right after it. */
   private kick(ms: number): void {
     if (this.stopped) return;
     if (this.looking) {
@@ -143,26 +144,26 @@ export class SelfManagedCertificates implements ServingCertificates {
   }
 
   private async lookOnce(): Promise<void> {
-    let next: number;
     this.looking = this.look().then(
       (sleepMs) => {
         this.backoff.reset('look');
-        next = sleepMs;
+        return sleepMs;
       },
       (error: unknown) => {
         this.options.report?.failed();
-        next = this.backoff.next('look');
+        const retryInMs = this.backoff.next('look');
         this.options.log.warn(
-          { error: errorMessage(error), retryInMs: Math.round(next) },
+          { error: errorMessage(error), retryInMs: Math.round(retryInMs) },
           'could not keep the webhook certificate',
         );
+        return retryInMs;
       },
     );
-    await this.looking;
+    const next = await this.looking;
     this.looking = undefined;
     const again = this.lookAgain;
     this.lookAgain = false;
-    this.kick(again ? 0 : next!);
+    this.kick(again ? 0 : next);
   }
 
   /** One look: read, decide, write, publish, serve. Resolves with how long to sleep. */

@@ -1,5 +1,6 @@
 // Where the webhook's serving certificate comes from: the controller's own Secret
 // (self-managed-certificates.ts), or a directory that cert-manager or a user's Secret fills.
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '../k8s/api-errors.ts';
@@ -12,11 +13,8 @@ export interface ServingCertificates {
   stop(): Promise<void>;
 }
 
-/** How often the directory's files are looked at for a renewal. */
-const DIRECTORY_CHECK_MS = 10_000;
-
-/** tls.crt and tls.key of a directory, read again when either changes: a renewal needs no restart. */
-export function directoryCertificates(dir: string, log: Logger): ServingCertificates {
+/** tls.crt and tls.key of a directory, looked at every `checkMs` and read again when either changed: a renewal needs no restart. */
+export function directoryCertificates(dir: string, log: Logger, checkMs = 10_000): ServingCertificates {
   const files = { cert: path.join(dir, 'tls.crt'), key: path.join(dir, 'tls.key') };
   const read = async (): Promise<KeyPair> => ({
     cert: await readFile(files.cert, 'utf8'),
@@ -32,13 +30,16 @@ export function directoryCertificates(dir: string, log: Logger): ServingCertific
         void (async () => {
           const now = await modified();
           if (now === seen) return;
-          renewed(await read());
+          const pair = await read();
+          // Caught between the writes of the two files: the next look finds both.
+          if (!new X509Certificate(pair.cert).checkPrivateKey(createPrivateKey(pair.key))) return;
+          renewed(pair);
           seen = now;
           log.info({ certDir: dir }, 'the webhook serves its renewed certificate');
         })().catch((error: unknown) =>
           log.warn({ error: errorMessage(error) }, 'could not read the webhook certificate again'),
         );
-      }, DIRECTORY_CHECK_MS).unref();
+      }, checkMs).unref();
       return first;
     },
     stop() {
