@@ -26,19 +26,28 @@ export function directoryCertificates(dir: string, log: Logger, checkMs = 10_000
     async start(renewed) {
       let seen = await modified();
       const first = await read();
+      let served = first;
+      let looking = false;
       timer = setInterval(() => {
+        if (looking) return;
+        looking = true;
         void (async () => {
           const now = await modified();
           if (now === seen) return;
           const pair = await read();
           // Caught between the writes of the two files: the next look finds both.
           if (!new X509Certificate(pair.cert).checkPrivateKey(createPrivateKey(pair.key))) return;
-          renewed(pair);
           seen = now;
+          // A write seen half done dates the files again when it ends: the same pair, once.
+          if (pair.cert === served.cert && pair.key === served.key) return;
+          served = pair;
+          renewed(pair);
           log.info({ certDir: dir }, 'the webhook serves its renewed certificate');
-        })().catch((error: unknown) =>
-          log.warn({ error: errorMessage(error) }, 'could not read the webhook certificate again'),
-        );
+        })()
+          .catch((error: unknown) =>
+            log.warn({ error: errorMessage(error) }, 'could not read the webhook certificate again'),
+          )
+          .finally(() => (looking = false));
       }, checkMs).unref();
       return first;
     },
