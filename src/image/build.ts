@@ -1,0 +1,88 @@
+// `npm run image`: the controller's container image as an OCI layout and its archive, built
+// without a Docker engine (see root-filesystem.ts and oci-layout.ts). Files are dated by
+// SOURCE_DATE_EPOCH, else by the commit checked out: the same commit and Debian packages give the
+// same digest. Load it with `skopeo copy oci-archive:<archive> docker://<registry>/...` or any
+// tool that reads OCI archives.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { writeOciLayout } from './oci-layout.ts';
+import {
+  APP_DIR,
+  ensureBuildTools,
+  ImageBuildError,
+  makeRootFilesystem,
+  NODE_PATH,
+  USER_ID,
+} from './root-filesystem.ts';
+
+const run = promisify(execFile);
+const REPO = path.resolve(import.meta.dirname, '../..');
+
+export interface BuiltImage {
+  /** The OCI layout, a directory. */
+  layout: string;
+  /** The same as one tar file. */
+  archive: string;
+  digest: string;
+  archiveBytes: number;
+}
+
+async function sourceDateEpoch(): Promise<number> {
+  if (process.env.SOURCE_DATE_EPOCH) return Number(process.env.SOURCE_DATE_EPOCH);
+  const { stdout } = await run('git', ['log', '-1', '--format=%ct'], { cwd: REPO }).catch(() => ({ stdout: '0' }));
+  return Number(stdout.trim());
+}
+
+export async function buildImage(out: string, log: (line: string) => void): Promise<BuiltImage> {
+  const { version } = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
+  await ensureBuildTools(log);
+  const epoch = await sourceDateEpoch();
+  const work = mkdtempSync(path.join(tmpdir(), 'twc-image-'));
+  try {
+    const root = path.join(work, 'root');
+    log(`unpacking Debian, Node.js and the controller into ${root}`);
+    await makeRootFilesystem(root, REPO, epoch);
+    const layout = path.join(out, `temporal-worker-controller-${version}`);
+    rmSync(layout, { recursive: true, force: true });
+    log(`writing the OCI layout ${layout}`);
+    const { digest } = await writeOciLayout(root, layout, {
+      user: `${USER_ID}:${USER_ID}`,
+      // As bin/twc runs it, with the compile cache on the one writable place (an emptyDir at /tmp).
+      entrypoint: [NODE_PATH, '--max-semi-space-size=1', '--optimize-for-size', `${APP_DIR}/src/cli/main.ts`],
+      env: ['PATH=/usr/local/bin:/usr/bin:/bin', 'NODE_ENV=production', 'NODE_COMPILE_CACHE=/tmp/node-compile-cache'],
+      workingDir: APP_DIR,
+      epoch,
+      reference: version,
+    });
+    const archive = `${layout}.oci.tar`;
+    await run('tar', [
+      '--create',
+      `--file=${archive}`,
+      `--directory=${layout}`,
+      '--sort=name',
+      `--mtime=@${epoch}`,
+      '--owner=0',
+      '--group=0',
+      '--numeric-owner',
+      '--format=posix',
+      '--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime',
+      '.',
+    ]);
+    return { layout, archive, digest, archiveBytes: statSync(archive).size };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  try {
+    const image = await buildImage(path.join(REPO, 'dist'), (line) => console.error(line));
+    console.log(`${image.archive}\n  digest ${image.digest}, ${(image.archiveBytes / 2 ** 20).toFixed(1)} MiB`);
+  } catch (error) {
+    console.error(error instanceof ImageBuildError ? `${error.message}: ${String(error.cause)}` : error);
+    process.exit(1);
+  }
+}

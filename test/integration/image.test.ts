@@ -1,0 +1,65 @@
+// `npm run image`, for real: Debian's packages through mmdebstrap, the pinned Node.js, the
+// controller with its production dependencies. Built twice from the same commit, it has the same
+// digest; its config runs the CLI as user 65532; and its layer, unpacked and entered with chroot as
+// that user with nothing of this machine's environment, runs the controller's CLI.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { buildImage, type BuiltImage } from '../../src/image/build.ts';
+
+const run = promisify(execFile);
+const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
+  version: string;
+};
+
+function blob(image: BuiltImage, digest: string): Buffer {
+  return readFileSync(path.join(image.layout, 'blobs/sha256', digest.replace('sha256:', '')));
+}
+
+test('the image: reproducible, run as 65532, and its layer runs the CLI under chroot', async (t) => {
+  const dirs = [0, 1].map(() => mkdtempSync(path.join(tmpdir(), 'twc-image-test-')));
+  t.after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  const epoch = process.env.SOURCE_DATE_EPOCH;
+  process.env.SOURCE_DATE_EPOCH = '1790000000';
+  t.after(() => (epoch === undefined ? delete process.env.SOURCE_DATE_EPOCH : (process.env.SOURCE_DATE_EPOCH = epoch)));
+  const [first, second] = [await buildImage(dirs[0] ?? '', () => {}), await buildImage(dirs[1] ?? '', () => {})];
+  assert.ok(first && second);
+  assert.equal(second.digest, first.digest, 'the same inputs, the same digest');
+  assert.deepEqual(readFileSync(second.archive), readFileSync(first.archive), 'the same archive, byte for byte');
+
+  const index = JSON.parse(readFileSync(path.join(first.layout, 'index.json'), 'utf8')) as {
+    manifests: { digest: string; annotations: Record<string, string> }[];
+  };
+  assert.equal(index.manifests[0]?.digest, first.digest);
+  assert.equal(index.manifests[0]?.annotations['org.opencontainers.image.ref.name'], version);
+  const manifest = JSON.parse(blob(first, first.digest).toString()) as {
+    config: { digest: string };
+    layers: { digest: string }[];
+  };
+  const config = JSON.parse(blob(first, manifest.config.digest).toString()) as {
+    config: { User: string; Entrypoint: string[] };
+  };
+  assert.equal(config.config.User, '65532:65532');
+  assert.deepEqual(config.config.Entrypoint.slice(-1), ['/app/src/cli/main.ts']);
+
+  const root = mkdtempSync(path.join(tmpdir(), 'twc-image-root-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  await run('tar', [
+    '-xzf',
+    path.join(first.layout, 'blobs/sha256', manifest.layers[0]?.digest.slice(7) ?? ''),
+    '-C',
+    root,
+  ]);
+  assert.ok(!existsSync(path.join(root, 'app/node_modules/@temporalio/worker')), 'no SDK worker in production');
+  assert.ok(!existsSync(path.join(root, 'bin/sh')), 'no shell');
+  // Nothing of this machine's environment goes in: the image's own config is all it has.
+  const chroot = (await run('sh', ['-c', 'command -v chroot'])).stdout.trim();
+  const { stdout } = await run(chroot, ['--userspec=65532:65532', root, ...config.config.Entrypoint, '--version'], {
+    env: {},
+  });
+  assert.equal(stdout.trim(), version);
+});
