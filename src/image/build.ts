@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { writeOciLayout } from './oci-layout.ts';
+import { reproducibleTar, writeOciLayout } from './oci-layout.ts';
 import {
   APP_DIR,
   ensureBuildTools,
@@ -58,19 +58,7 @@ export async function buildImage(out: string, log: (line: string) => void): Prom
       reference: version,
     });
     const archive = `${layout}.oci.tar`;
-    await run('tar', [
-      '--create',
-      `--file=${archive}`,
-      `--directory=${layout}`,
-      '--sort=name',
-      `--mtime=@${epoch}`,
-      '--owner=0',
-      '--group=0',
-      '--numeric-owner',
-      '--format=posix',
-      '--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime',
-      '.',
-    ]);
+    await reproducibleTar(layout, archive, epoch);
     return { layout, archive, digest, archiveBytes: statSync(archive).size };
   } finally {
     rmSync(work, { recursive: true, force: true });

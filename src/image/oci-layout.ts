@@ -38,6 +38,23 @@ function sha256(bytes: Buffer): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
+/** Tars `dir` into `file` the same way every time: sorted by name, dated `epoch`, owned by root. */
+export async function reproducibleTar(dir: string, file: string, epoch: number): Promise<void> {
+  await run('tar', [
+    '--create',
+    `--file=${file}`,
+    `--directory=${dir}`,
+    '--sort=name',
+    `--mtime=@${epoch}`,
+    '--owner=0',
+    '--group=0',
+    '--numeric-owner',
+    '--format=posix',
+    '--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime',
+    '.',
+  ]);
+}
+
 /** Writes `layout` (a directory) holding the image of `root`. */
 export async function writeOciLayout(root: string, layout: string, config: ImageConfig): Promise<WrittenImage> {
   const blobs = path.join(layout, 'blobs/sha256');
@@ -49,19 +66,7 @@ export async function writeOciLayout(root: string, layout: string, config: Image
   };
 
   const tarFile = path.join(layout, 'layer.tar');
-  await run('tar', [
-    '--create',
-    `--file=${tarFile}`,
-    `--directory=${root}`,
-    '--sort=name',
-    `--mtime=@${config.epoch}`,
-    '--owner=0',
-    '--group=0',
-    '--numeric-owner',
-    '--format=posix',
-    '--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime',
-    '.',
-  ]);
+  await reproducibleTar(root, tarFile, config.epoch);
   const diffId = sha256(readFileSync(tarFile));
   await run('gzip', ['-n', '-f', tarFile]);
   const layerPath = `${tarFile}.gz`;
