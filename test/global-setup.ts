@@ -3,6 +3,7 @@
 import { CRD_DIR } from '../src/api/generate.ts';
 import { startEnvironment, type Environment } from '../src/localenv/environment.ts';
 import { SHARED_ENVIRONMENT_VARIABLE, type SharedEnvironment } from './support/environment.ts';
+import { installControllerRbac } from './support/controller-rbac.ts';
 import { ensureCommand } from './support/system-packages.ts';
 
 let environment: Environment | undefined;
@@ -18,6 +19,7 @@ export async function globalSetup(): Promise<void> {
     temporalNamespace: environment.temporalNamespace,
     dir: environment.dir,
     kubeBinary: environment.binaries.kube,
+    controllerKubeconfigPath: await installControllerRbac(environment),
   };
   process.env[SHARED_ENVIRONMENT_VARIABLE] = JSON.stringify(shared);
   console.error(`[environment] ready in ${((Date.now() - started) / 1000).toFixed(1)}s (logs in ${environment.dir})`);

@@ -10,7 +10,7 @@ import { LABELS } from '../../src/k8s/names.ts';
 import { jsonLogger } from '../../src/runtime/logger.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import type { WorkerIdentity } from '../../src/sample-worker/activities.ts';
-import { clusterAccess, eventually, kubeConfig, sharedEnvironment, uniqueName } from './environment.ts';
+import { controllerAccess, eventually, kubeConfig, sharedEnvironment, uniqueName } from './environment.ts';
 import { create } from './manifests.ts';
 
 export interface ControlledNamespaceOptions {
@@ -96,7 +96,7 @@ export async function controlledNamespace(
         : undefined);
     // Scoped to the test's namespace: tests run side by side, each with its own controller.
     controller = new Controller({
-      access: clusterAccess(),
+      access: controllerAccess(),
       identity,
       namespaces: [namespace],
       pollIntervalMs: 1000,

@@ -17,6 +17,8 @@ export interface SharedEnvironment {
   temporalNamespace: string;
   dir: string;
   kubeBinary: string;
+  /** Acts as the chart's ServiceAccount, with the chart's RBAC (see controller-rbac.ts). */
+  controllerKubeconfigPath: string;
 }
 
 export function sharedEnvironment(): SharedEnvironment {
@@ -35,9 +37,14 @@ export function kubeConfig(): KubeConfig {
   return kubeconfig;
 }
 
-/** The shared cluster as the controller reaches it. */
+/** The shared cluster as an administrator reaches it. */
 export function clusterAccess(): ClusterAccess {
   return kubeconfigAccess({ file: sharedEnvironment().kubeconfigPath });
+}
+
+/** The shared cluster as the controller installed by the chart reaches it: with the chart's RBAC. */
+export function controllerAccess(): ClusterAccess {
+  return kubeconfigAccess({ file: sharedEnvironment().controllerKubeconfigPath });
 }
 
 /** The controller's own client of the shared cluster, closed when the test ends. */
