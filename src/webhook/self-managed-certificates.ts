@@ -84,7 +84,7 @@ export class SelfManagedCertificates implements ServingCertificates {
   private looking: Promise<number> | undefined;
   private lookAgain = false;
   private stopped = false;
-  /** The last waiting and warning said, so each is said once. */
+  /** The waits and warnings already logged: each is logged once. */
   private said = new Set<string>();
 
   constructor(options: SelfManagedOptions) {

@@ -2,28 +2,19 @@
 // values and a file that sets every value render as their golden files say
 // (TWC_UPDATE_GOLDEN=1 writes them); a wrong value is refused at `helm template`, naming it; and
 // the real API server accepts every object of the default rendering (a server-side dry run).
-import { execFile } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { CRD_DIR } from '../../src/api/generate.ts';
-import { ApiResources } from '../../src/k8s/api-resources.ts';
-import { binaryPaths } from '../../src/localenv/binaries.ts';
 import { kubernetesApi, testNamespace } from '../support/environment.ts';
+import { CONTROLLER_CHART, createRendered, helm } from '../support/helm.ts';
 
-const run = promisify(execFile);
 const ROOT = path.join(import.meta.dirname, '../..');
-const CHART = path.join(ROOT, 'charts/temporal-worker-controller');
+const CHART = CONTROLLER_CHART;
 const CRD_CHART = path.join(ROOT, 'charts/temporal-worker-controller-crds');
 const FIXTURES = path.join(ROOT, 'test/fixtures/charts');
-
-async function helm(...args: string[]): Promise<string> {
-  const { stdout } = await run(binaryPaths().helm, args, { maxBuffer: 16 * 1024 * 1024 });
-  return stdout;
-}
 
 /** What `helm template` says when it refuses: its error, or '' when it rendered. */
 async function refusal(...args: string[]): Promise<string> {
@@ -127,19 +118,8 @@ test("a Secret of the user's: mounted, served from its directory, its CA in the 
 
 test('the real API server accepts every object of the default rendering (server-side dry run)', async (t) => {
   const namespace = await testNamespace(t, 'chart');
-  const api = kubernetesApi(t);
-  const resources = new ApiResources(api);
   // A release of its own: the suite's controllers run with the RBAC of release `twc`.
-  const objects = parseAllDocuments(await helm('template', 'dry-run', CHART, '--namespace', namespace))
-    .map((document) => document.toJS() as { apiVersion: string; kind: string; metadata: { name: string } } | null)
-    .filter((object) => object !== null);
+  const rendered = await helm('template', 'dry-run', CHART, '--namespace', namespace);
+  const objects = await createRendered(kubernetesApi(t), rendered, namespace, { dryRun: 'All' });
   assert.ok(objects.length >= 10, `${objects.length} objects`);
-  for (const object of objects) {
-    const served = await resources.resourceOf(object.apiVersion, object.kind);
-    await api
-      .request('POST', served.collection(namespace), { body: object, query: { dryRun: 'All' } })
-      .catch((error: unknown) => {
-        throw new Error(`${object.kind} ${object.metadata.name}: ${String(error)}`);
-      });
-  }
 });

@@ -12,12 +12,11 @@ import {
 } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { parse, stringify } from 'yaml';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { exposeWebhook, machineAddress, registerWebhook } from '../../src/localenv/webhook.ts';
 import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
@@ -30,6 +29,7 @@ import { startWebhook } from '../../src/webhook/server.ts';
 import {
   eventually,
   kubeConfig,
+  kubeconfigWithToken,
   kubernetesApi,
   sharedEnvironment,
   testNamespace,
@@ -240,12 +240,11 @@ test('a controller that may not apply the kind: the webhook refuses, naming its 
     body: { spec: { audiences: [], expirationSeconds: 600 } },
   });
   // The shared kubeconfig with the service account's token in place of the admin's.
-  const kubeconfig = parse(readFileSync(sharedEnvironment().kubeconfigPath, 'utf8')) as {
-    users: { user: Record<string, unknown> }[];
-  };
-  for (const entry of kubeconfig.users) entry.user = { token: token.status?.token };
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'twc-limited-')), 'kubeconfig');
-  writeFileSync(file, stringify(kubeconfig));
+  const file = kubeconfigWithToken(
+    sharedEnvironment().kubeconfigPath,
+    token.status?.token ?? '',
+    path.join(mkdtempSync(path.join(tmpdir(), 'twc-limited-')), 'kubeconfig'),
+  );
   const api = new KubernetesApi({ access: kubeconfigAccess({ file }) });
   t.after(() => api.close());
   await webhookFor(t, namespace, api);

@@ -3,11 +3,13 @@
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { TestContext } from 'node:test';
 import { KubernetesApi, type KubernetesRequestCounter } from '../../src/runtime/kube/api-client.ts';
 import { type ClusterAccess, kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { TemporalChannel } from '../../src/temporal/channel.ts';
 import type { WorkflowService } from '../../src/temporal/protocol.ts';
+import { parse, stringify } from 'yaml';
 
 export const SHARED_ENVIRONMENT_VARIABLE = 'TWC_TEST_ENVIRONMENT';
 
@@ -45,6 +47,14 @@ export function clusterAccess(): ClusterAccess {
 /** The shared cluster as the controller installed by the chart reaches it: with the chart's RBAC. */
 export function controllerAccess(): ClusterAccess {
   return kubeconfigAccess({ file: sharedEnvironment().controllerKubeconfigPath });
+}
+
+/** Writes to `file` the kubeconfig at `base` with `token` in place of its users' credentials; returns `file`. */
+export function kubeconfigWithToken(base: string, token: string, file: string): string {
+  const kubeconfig = parse(readFileSync(base, 'utf8')) as { users: { user: Record<string, unknown> }[] };
+  for (const entry of kubeconfig.users) entry.user = { token };
+  writeFileSync(file, stringify(kubeconfig), { mode: 0o600 });
+  return file;
 }
 
 /** The controller's own client of the shared cluster, closed when the test ends. */
