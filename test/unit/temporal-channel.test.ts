@@ -169,7 +169,8 @@ test('a dial address is where the connection opens; the certificate is checked, 
   const call = async (address: string, dialAddress: string, tls?: { serverRootCACertificate: Buffer }) => {
     const channel = new TemporalChannel({ address, dialAddress, ...(tls ? { tls } : {}) });
     try {
-      // A bound, not a wait: a refused certificate fails at once, but a loaded machine may take seconds to say so.
+      // The channel dials again until the deadline, then says why it could not: the deadline must
+      // leave a loaded machine room for one whole TLS handshake.
       await channel.until(new Date(Date.now() + 15_000)).getSystemInfo({});
     } finally {
       channel.close();
