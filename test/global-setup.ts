@@ -5,6 +5,9 @@ import { startEnvironment, type Environment } from '../src/localenv/environment.
 import { SHARED_ENVIRONMENT_VARIABLE, type SharedEnvironment } from './support/environment.ts';
 import { installControllerRbac } from './support/controller-rbac.ts';
 import { ensureCommand } from './support/system-packages.ts';
+import { CONTROLLER_REQUESTS_REPORT, controllerRequestKinds } from './support/audit-log.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 let environment: Environment | undefined;
 
@@ -20,11 +23,22 @@ export async function globalSetup(): Promise<void> {
     dir: environment.dir,
     kubeBinary: environment.binaries.kube,
     controllerKubeconfigPath: await installControllerRbac(environment),
+    imageStore: environment.imageStore,
+    podLogDir: environment.podLogDir,
+    auditLogPath: environment.auditLogPath,
   };
   process.env[SHARED_ENVIRONMENT_VARIABLE] = JSON.stringify(shared);
   console.error(`[environment] ready in ${((Date.now() - started) / 1000).toFixed(1)}s (logs in ${environment.dir})`);
 }
 
 export async function globalTeardown(): Promise<void> {
+  // What the controllers asked of the API server, for the RBAC check that runs after the suite.
+  if (environment) {
+    mkdirSync(path.dirname(CONTROLLER_REQUESTS_REPORT), { recursive: true });
+    writeFileSync(
+      CONTROLLER_REQUESTS_REPORT,
+      JSON.stringify(controllerRequestKinds(environment.auditLogPath), null, 2),
+    );
+  }
   await environment?.stop();
 }

@@ -15,7 +15,7 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 const kubeModuleDir = path.join(repoRoot, 'tools/k8s-testbin');
 
 export interface Binaries {
-  /** Multi-call binary: `etcd`, `kube-apiserver`, `kube-controller-manager`, `kubectl`, `exec`. */
+  /** Multi-call binary: `etcd`, `kube-apiserver`, `kube-controller-manager`, `kubectl`, `exec`, `kstatus`. */
   kube: string;
   /** The Temporal CLI, whose `server start-dev` is the dev server. */
   temporal: string;

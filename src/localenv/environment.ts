@@ -40,17 +40,27 @@ export interface Environment {
   dir: string;
   kubeconfigPath: string;
   kubeconfig: KubeConfig;
+  /** Every request a service account made, as the API server's audit log (JSON lines). */
+  auditLogPath: string;
   temporalAddress: string;
   temporalNamespace: string;
   /** Temporal's web UI, when asked for. */
   temporalUiUrl?: string;
   binaries: Binaries;
+  /**
+   * The node agent's image store: an image loaded here (`loadImage`) runs as a real process in
+   * the Pods that name it, with its output in `podLogDir` (needs root; see image-container.ts).
+   */
+  imageStore: string;
+  podLogDir: string;
   /** The processes it runs, for inspection. */
   processes: { name: string; pid: number | undefined }[];
   stop(): Promise<void>;
 }
 
 export const NODE_NAME = 'local-node';
+const IMAGE_STORE = 'images';
+const POD_LOG_DIR = 'pods';
 
 export async function startEnvironment(options: EnvironmentOptions = {}): Promise<Environment> {
   const log = options.log ?? ((line: string) => console.error(line));
@@ -83,10 +93,13 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       dir,
       kubeconfigPath: kubernetes.kubeconfigPath,
       kubeconfig,
+      auditLogPath: kubernetes.auditLogPath,
       temporalAddress: temporal.address,
       temporalNamespace: temporal.namespace,
       ...(temporal.uiUrl ? { temporalUiUrl: temporal.uiUrl } : {}),
       binaries,
+      imageStore: path.join(dir, IMAGE_STORE),
+      podLogDir: path.join(dir, POD_LOG_DIR),
       processes: components.map((c) => ({ name: c.name, pid: c.child.pid })),
       stop,
     };
@@ -110,6 +123,8 @@ async function startNodeAgent(
       `--kubeconfig=${kubeconfigPath}`,
       `--nodes=${JSON.stringify(nodes)}`,
       `--service-addresses=${JSON.stringify(serviceAddresses)}`,
+      `--image-store=${path.join(dir, IMAGE_STORE)}`,
+      `--pod-log-dir=${path.join(dir, POD_LOG_DIR)}`,
     ],
     logFile: path.join(dir, 'node-agent.log'),
     ipc: true,

@@ -29,6 +29,8 @@ export const CONTROLLERS = [
 export interface KubernetesCluster {
   kubeconfigPath: string;
   server: string;
+  /** JSON lines, one per request a service account made (Metadata level): what each used of its RBAC. */
+  auditLogPath: string;
   components: Component[];
 }
 
@@ -61,6 +63,7 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
     const token = randomBytes(24).toString('hex');
     const certDir = path.join(dir, 'apiserver-certs');
     const files = writeApiserverFiles(dir, token);
+    const auditLogPath = path.join(dir, 'audit.log');
     const apiserver = new Component({
       name: 'kube-apiserver',
       command: binaries.kube,
@@ -68,7 +71,9 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
         'kube-apiserver',
         `--etcd-servers=http://127.0.0.1:${etcdPort}`,
         `--secure-port=${apiPort}`,
-        '--bind-address=127.0.0.1',
+        // Every address, so that Pods with a network of their own reach it at the `kubernetes`
+        // Service's IP (node-agent/pod-network.ts); clients here use 127.0.0.1.
+        '--bind-address=0.0.0.0',
         '--advertise-address=127.0.0.1',
         `--cert-dir=${certDir}`,
         `--token-auth-file=${files.tokens}`,
@@ -85,6 +90,10 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
         // No kube-proxy routes a Service's cluster IP here: the API server calls a webhook's
         // Service at one of its endpoints instead.
         '--enable-aggregator-routing=true',
+        `--audit-policy-file=${files.auditPolicy}`,
+        `--audit-log-path=${auditLogPath}`,
+        '--audit-log-format=json',
+        '--audit-log-mode=blocking',
       ],
       logFile: path.join(dir, 'kube-apiserver.log'),
     });
@@ -130,14 +139,17 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
       START_TIMEOUT_MS,
     );
 
-    return { kubeconfigPath, server, components };
+    return { kubeconfigPath, server, auditLogPath, components };
   } catch (error) {
     await Promise.all(components.map((c) => c.stop()));
     throw error;
   }
 }
 
-function writeApiserverFiles(dir: string, token: string): { tokens: string; publicKey: string; privateKey: string } {
+function writeApiserverFiles(
+  dir: string,
+  token: string,
+): { tokens: string; publicKey: string; privateKey: string; auditPolicy: string } {
   const keys = generateKeyPairSync('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'pem' },
@@ -147,7 +159,17 @@ function writeApiserverFiles(dir: string, token: string): { tokens: string; publ
     tokens: path.join(dir, 'tokens.csv'),
     publicKey: path.join(dir, 'service-account.pub'),
     privateKey: path.join(dir, 'service-account.key'),
+    auditPolicy: path.join(dir, 'audit-policy.yaml'),
   };
+  writeFileSync(
+    files.auditPolicy,
+    stringify({
+      apiVersion: 'audit.k8s.io/v1',
+      kind: 'Policy',
+      omitStages: ['RequestReceived'],
+      rules: [{ level: 'Metadata', userGroups: ['system:serviceaccounts'] }, { level: 'None' }],
+    }),
+  );
   writeFileSync(files.tokens, `${token},admin,admin,"system:masters"\n`, { mode: 0o600 });
   writeFileSync(files.publicKey, keys.publicKey);
   writeFileSync(files.privateKey, keys.privateKey, { mode: 0o600 });

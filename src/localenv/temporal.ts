@@ -76,7 +76,8 @@ async function startTemporalOnce(
       'server',
       'start-dev',
       ...(uiPort ? [`--ui-port=${uiPort}`] : ['--headless']),
-      '--ip=127.0.0.1',
+      // Every address: a controller in a Pod of its own dials this machine's address.
+      '--ip=0.0.0.0',
       `--port=${port}`,
       `--http-port=${await freePort()}`,
       `--metrics-port=${await freePort()}`,

@@ -5,18 +5,22 @@
 import { AdmissionregistrationV1Api, CoreV1Api, DiscoveryV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { networkInterfaces } from 'node:os';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
+import { POD_INTERFACE_PREFIX } from '../node-agent/pod-network.ts';
 import { OWNED_RESOURCE_WEBHOOK_PATH } from '../webhook/server.ts';
 
 const SERVICE_PORT = 443;
 const PORT_NAME = 'https';
 
 /**
- * An address of this machine the API server may call: endpoints may not be loopback addresses,
- * so the first IPv4 address of a network interface that is not.
+ * An address of this machine the API server and Pods may call: endpoints may not be loopback
+ * addresses, so the first IPv4 address of a network interface that is neither loopback nor a
+ * Pod network's (node-agent/pod-network.ts).
  */
 export function machineAddress(): string {
-  for (const addresses of Object.values(networkInterfaces()))
+  for (const [name, addresses] of Object.entries(networkInterfaces())) {
+    if (name.startsWith(POD_INTERFACE_PREFIX)) continue;
     for (const address of addresses ?? []) if (address.family === 'IPv4' && !address.internal) return address.address;
+  }
   throw new Error(
     'this machine has no IPv4 address besides loopback: the API server can only call a webhook Service at another one',
   );

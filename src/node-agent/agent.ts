@@ -1,7 +1,9 @@
 // A stand-in for the kubelet, since nothing runs containers here: it registers its Nodes, binds
 // the Pods nobody schedules to one they fit (placement.ts) or marks them Unschedulable as the
-// scheduler would, runs each bound Pod as a sample worker, and reports Pod status the way a
-// kubelet would, so that the real Deployment controller sees real availability.
+// scheduler would, runs each bound Pod, and reports Pod status the way a kubelet would, so that
+// the real Deployment controller sees real availability. A Pod whose image was loaded into the
+// image store (the controller's own) runs as a real process of that image (image-container.ts);
+// every other Pod runs as a sample worker hosted in this process.
 import {
   CoreV1Api,
   type Informer,
@@ -10,21 +12,28 @@ import {
   PatchStrategy,
   setHeaderOptions,
   type V1ConfigMap,
+  type V1Container,
   type V1Pod,
   type V1PodCondition,
   type V1PodStatus,
   type V1Secret,
 } from '@kubernetes/client-node';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { httpStatus } from '../k8s/api-errors.ts';
 import { readConfig } from '../sample-worker/config.ts';
 import { resolveEnv, type EnvSources } from './container-env.ts';
+import { startContainer, type ContainerMount } from './image-container.ts';
+import { containerProcess, mountsServiceAccount, SERVICE_ACCOUNT_PATH } from './image-container-spec.ts';
+import { findImage, type StoredImage } from './image-store.ts';
 import { type LocalNode, placePod } from './placement.ts';
 import { podStatus, type WorkerState } from './pod-status.ts';
 import { mountVolumes, PodVolumeError, underMounts, type VolumeSources } from './pod-volumes.ts';
+import { createPodNetwork, PodNetworkError, SERVICE_HOST_ADDRESS, type PodNetwork } from './pod-network.ts';
+import { watchReadiness } from './readiness-probe.ts';
+import { projectServiceAccount, type ServiceAccountVolume } from './service-account-volume.ts';
 import { WorkerHost, type HostedWorker } from './worker-host.ts';
 
 export type AgentLog = (message: string) => void;
@@ -34,7 +43,26 @@ interface PodWorker {
   current?: HostedWorker;
   stopped: AbortController;
   supervised: Promise<void>;
+  /** Of a Pod that runs an image: kept across restarts of its container, as a Pod's sandbox is. */
+  network?: PodNetwork;
+  serviceAccount?: ServiceAccountVolume;
 }
+
+export interface NodeAgentOptions {
+  /**
+   * Cluster DNS as the Pods here see it: a Service's host:port (temporal-frontend.temporal.svc:7233)
+   * and the local address that serves it.
+   */
+  serviceAddresses?: ReadonlyMap<string, string>;
+  /** Images Pods may run as processes (image-store.ts); without it every Pod is a sample worker. */
+  imageStore?: string;
+  /** Where the containers of image Pods write their output, one file per Pod. */
+  podLogDir?: string;
+  log?: AgentLog;
+}
+
+/** A container's stop waits at most this long after SIGTERM: the agent's own shutdown has 10 s. */
+const MAX_GRACE_MS = 8_000;
 
 const BACKOFF_START_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
@@ -53,21 +81,13 @@ export class NodeAgent {
   private volumesDir: string | undefined;
   private stopped = false;
 
-  /**
-   * Cluster DNS as the Pods here see it: a Service's host:port (temporal-frontend.temporal.svc:7233)
-   * and the local address that serves it.
-   */
-  private readonly serviceAddresses: ReadonlyMap<string, string>;
+  private readonly options: NodeAgentOptions;
 
-  constructor(
-    kubeconfig: KubeConfig,
-    nodes: readonly LocalNode[],
-    options: { serviceAddresses?: ReadonlyMap<string, string>; log?: AgentLog } = {},
-  ) {
+  constructor(kubeconfig: KubeConfig, nodes: readonly LocalNode[], options: NodeAgentOptions = {}) {
     if (nodes.length === 0) throw new Error('the node agent needs a node');
     this.kubeconfig = kubeconfig;
     this.nodes = nodes;
-    this.serviceAddresses = options.serviceAddresses ?? new Map();
+    this.options = options;
     this.api = kubeconfig.makeApiClient(CoreV1Api);
     this.log = options.log ?? ((m) => console.error(m));
   }
@@ -205,8 +225,9 @@ export class NodeAgent {
 
   /**
    * Runs the Pod's worker until the Pod goes away. A worker whose volumes cannot be mounted
-   * waits (ContainerCreating), one that cannot be configured too (CreateContainerConfigError); one that fails is restarted with backoff (CrashLoopBackOff),
-   * unless the Pod's restartPolicy is Never, which makes the Pod Failed.
+   * waits (ContainerCreating), one that cannot be configured too (CreateContainerConfigError); one
+   * that fails is restarted with backoff (CrashLoopBackOff), unless the Pod's restartPolicy is
+   * Never, which makes the Pod Failed.
    */
   private async supervise(pod: V1Pod, entry: PodWorker): Promise<void> {
     const signal = entry.stopped.signal;
@@ -215,31 +236,25 @@ export class NodeAgent {
     let failures = 0; // in a row, for the backoff
     while (!signal.aborted) {
       const backoff = Math.min(BACKOFF_START_MS * 2 ** failures++, BACKOFF_MAX_MS);
-      let config;
+      let launch: () => Promise<HostedWorker>;
       try {
-        const container = pod.spec?.containers[0];
-        if (!container) throw new Error('the Pod has no container');
-        const mounts = await mountVolumes(
-          pod,
-          container,
-          this.volumeSources,
-          this.podVolumesDir(pod.metadata?.uid ?? ''),
-        );
-        config = readConfig(underMounts(await resolveEnv(pod, container, this.envSources), mounts));
-        config = { ...config, address: this.serviceAddresses.get(config.address) ?? config.address };
+        launch = await this.prepare(pod, entry);
       } catch (error) {
-        const reason = error instanceof PodVolumeError ? 'ContainerCreating' : 'CreateContainerConfigError';
-        await this.report(pod, { kind: 'waiting', reason, message: errorMessage(error), restarts });
+        const reason =
+          error instanceof PodVolumeError || error instanceof PodNetworkError
+            ? 'ContainerCreating'
+            : 'CreateContainerConfigError';
+        await this.report(pod, entry, { kind: 'waiting', reason, message: errorMessage(error), restarts });
         await sleep(backoff, signal);
         continue;
       }
       let phase = 'failed to start';
       try {
-        entry.current = await this.host.start(config, `${podName(pod)}@${pod.spec?.nodeName ?? ''}`);
+        entry.current = await launch();
         if (signal.aborted) break;
         phase = 'stopped';
         failures = 0;
-        await this.report(pod, { kind: 'running', restarts });
+        await this.reportReadiness(pod, entry, entry.current, restarts);
         await entry.current.done;
         return; // a requested stop
       } catch (error) {
@@ -248,12 +263,12 @@ export class NodeAgent {
         const failure = `worker ${phase}: ${errorMessage(error)}`;
         this.log(`pod ${podName(pod)}: ${failure}`);
         if (restartPolicy === 'Never') {
-          await this.report(pod, { kind: 'failed', message: failure, restarts });
+          await this.report(pod, entry, { kind: 'failed', message: failure, restarts });
           return;
         }
         restarts++;
         const message = `back-off ${backoff / 1000}s restarting the failed worker`;
-        await this.report(pod, {
+        await this.report(pod, entry, {
           kind: 'waiting',
           reason: 'CrashLoopBackOff',
           message,
@@ -264,6 +279,84 @@ export class NodeAgent {
       }
     }
     await entry.current?.stop();
+  }
+
+  /** Mounts the Pod's volumes and resolves its configuration; the result starts its container. */
+  private async prepare(pod: V1Pod, entry: PodWorker): Promise<() => Promise<HostedWorker>> {
+    const container = pod.spec?.containers[0];
+    if (!container) throw new Error('the Pod has no container');
+    const dir = this.podDir(pod.metadata?.uid ?? '');
+    const mounts = await mountVolumes(pod, container, this.volumeSources, path.join(dir, 'volumes'));
+    const image = this.options.imageStore && findImage(this.options.imageStore, container.image ?? '');
+    if (!image) {
+      const config = readConfig(underMounts(await resolveEnv(pod, container, this.envSources), mounts));
+      const address = this.options.serviceAddresses?.get(config.address) ?? config.address;
+      return () => this.host.start({ ...config, address }, `${podName(pod)}@${pod.spec?.nodeName ?? ''}`);
+    }
+    return this.prepareImage(pod, container, image, entry, mounts);
+  }
+
+  private async prepareImage(
+    pod: V1Pod,
+    container: V1Container,
+    image: StoredImage,
+    entry: PodWorker,
+    mounts: Map<string, string>,
+  ): Promise<() => Promise<HostedWorker>> {
+    const dir = this.podDir(pod.metadata?.uid ?? '');
+    entry.network ??= await createPodNetwork((pod.metadata?.uid ?? '').replaceAll('-', '').slice(0, 10));
+    const network = entry.network;
+    const containerMounts: ContainerMount[] = [...mounts].map(([target, source]) => {
+      const mount = container.volumeMounts?.find((m) => m.mountPath === target);
+      const volume = pod.spec?.volumes?.find((v) => v.name === mount?.name);
+      return { source, target, readOnly: (mount?.readOnly ?? false) || !volume?.emptyDir };
+    });
+    if (mountsServiceAccount(pod, container)) {
+      entry.serviceAccount ??= await projectServiceAccount(
+        this.api,
+        pod,
+        this.apiServer.ca,
+        path.join(dir, 'serviceaccount'),
+        this.log,
+      );
+      containerMounts.push({ source: entry.serviceAccount.dir, target: SERVICE_ACCOUNT_PATH, readOnly: true });
+    }
+    const env = await resolveEnv(pod, container, this.envSources, network.ip);
+    const run = containerProcess(pod, container, image.config, {
+      env,
+      apiServer: { host: SERVICE_HOST_ADDRESS, port: this.apiServer.port },
+    });
+    const logDir = this.options.podLogDir ?? dir;
+    await mkdir(logDir, { recursive: true });
+    return () =>
+      startContainer({
+        process: run,
+        rootfs: image.rootfs,
+        dir: path.join(dir, 'container'),
+        networkNamespace: network.namespacePath,
+        mounts: containerMounts,
+        hostname: pod.metadata?.name ?? '',
+        podIP: network.ip,
+        logFile: path.join(logDir, `${pod.metadata?.namespace ?? ''}_${pod.metadata?.name ?? ''}.log`),
+        graceMs: Math.min((pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000, MAX_GRACE_MS),
+      });
+  }
+
+  /** Reports the started worker Ready, or, for a container with a readiness probe, whenever the probe turns. */
+  private async reportReadiness(pod: V1Pod, entry: PodWorker, worker: HostedWorker, restarts: number): Promise<void> {
+    const container = pod.spec?.containers[0];
+    if (!entry.network || !container?.readinessProbe) {
+      await this.report(pod, entry, { kind: 'running', ready: true, restarts });
+      return;
+    }
+    await this.report(pod, entry, { kind: 'running', ready: false, restarts });
+    const probing = new AbortController();
+    const stop = (): void => probing.abort();
+    entry.stopped.signal.addEventListener('abort', stop, { once: true });
+    void worker.done.catch(() => undefined).finally(stop);
+    void watchReadiness(container, entry.network.ip, probing.signal, (ready) => {
+      if (!probing.signal.aborted) void this.report(pod, entry, { kind: 'running', ready, restarts });
+    }).catch((error: unknown) => this.log(`pod ${podName(pod)}: readiness probe: ${errorMessage(error)}`));
   }
 
   /** The kubelet's half of graceful deletion: stop the worker, then remove the Pod for good. */
@@ -293,16 +386,26 @@ export class NodeAgent {
     entry.stopped.abort();
     await entry.current?.stop();
     await entry.supervised;
-    await rm(this.podVolumesDir(uid), { recursive: true, force: true });
+    entry.serviceAccount?.close();
+    await entry.network?.remove().catch((error: unknown) => this.log(`removing a Pod network: ${errorMessage(error)}`));
+    await rm(this.podDir(uid), { recursive: true, force: true });
   }
 
-  private podVolumesDir(uid: string): string {
+  /** The API server as Pods reach it, and the CA its serving certificate chains to. */
+  private get apiServer(): { port: number; ca: string } {
+    const cluster = this.kubeconfig.getCurrentCluster();
+    const url = new URL(cluster?.server ?? '');
+    const ca = cluster?.caData ? Buffer.from(cluster.caData, 'base64').toString('utf8') : '';
+    return { port: Number(url.port || 443), ca };
+  }
+
+  private podDir(uid: string): string {
     if (!this.volumesDir) throw new Error('the node agent has not started');
     return path.join(this.volumesDir, uid);
   }
 
-  private async report(pod: V1Pod, state: WorkerState): Promise<void> {
-    await this.patchStatus(pod, podStatus(pod, state, new Date())).catch((error: unknown) =>
+  private async report(pod: V1Pod, entry: PodWorker, state: WorkerState): Promise<void> {
+    await this.patchStatus(pod, podStatus(pod, state, new Date(), entry.network?.ip)).catch((error: unknown) =>
       this.log(`pod ${podName(pod)}: could not report status: ${errorMessage(error)}`),
     );
   }

@@ -1,6 +1,8 @@
 // Resolves a container's environment as a kubelet would, for the variables the worker reads.
 import type { V1Container, V1EnvVar, V1Pod } from '@kubernetes/client-node';
 
+const NODE_IP = '127.0.0.1';
+
 export interface EnvSources {
   secretValue(namespace: string, name: string, key: string): Promise<string | undefined>;
   configMapValue(namespace: string, name: string, key: string): Promise<string | undefined>;
@@ -10,24 +12,31 @@ export class ContainerEnvError extends Error {
   override name = 'ContainerEnvError';
 }
 
+/** `podIP`: the Pod's own network's address, when it has one (else the node's). */
 export async function resolveEnv(
   pod: V1Pod,
   container: V1Container,
   sources: EnvSources,
+  podIP = NODE_IP,
 ): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   for (const variable of container.env ?? []) {
-    const value = await resolveOne(pod, variable, sources);
+    const value = await resolveOne(pod, variable, sources, podIP);
     if (value !== undefined) env[variable.name] = value;
   }
   return env;
 }
 
-async function resolveOne(pod: V1Pod, variable: V1EnvVar, sources: EnvSources): Promise<string | undefined> {
+async function resolveOne(
+  pod: V1Pod,
+  variable: V1EnvVar,
+  sources: EnvSources,
+  podIP: string,
+): Promise<string | undefined> {
   const from = variable.valueFrom;
   if (!from) return variable.value ?? '';
   const namespace = pod.metadata?.namespace ?? 'default';
-  if (from.fieldRef) return fieldValue(pod, from.fieldRef.fieldPath);
+  if (from.fieldRef) return fieldValue(pod, from.fieldRef.fieldPath, podIP);
   const ref = from.secretKeyRef ?? from.configMapKeyRef;
   if (!ref)
     throw new ContainerEnvError(
@@ -45,7 +54,7 @@ async function resolveOne(pod: V1Pod, variable: V1EnvVar, sources: EnvSources): 
   return value;
 }
 
-function fieldValue(pod: V1Pod, fieldPath: string): string {
+function fieldValue(pod: V1Pod, fieldPath: string, podIP: string): string {
   switch (fieldPath) {
     case 'metadata.name':
       return pod.metadata?.name ?? '';
@@ -56,8 +65,9 @@ function fieldValue(pod: V1Pod, fieldPath: string): string {
     case 'spec.nodeName':
       return pod.spec?.nodeName ?? '';
     case 'status.podIP':
+      return podIP;
     case 'status.hostIP':
-      return '127.0.0.1';
+      return NODE_IP;
     default: {
       const label = /^metadata\.labels\['(.+)'\]$/.exec(fieldPath)?.[1];
       if (label !== undefined) return pod.metadata?.labels?.[label] ?? '';

@@ -1,7 +1,8 @@
 // The node agent as a process of its own:
-// `node src/node-agent/main.ts --kubeconfig F [--nodes JSON] [--service-addresses JSON]`, the nodes
-// a list of {name, labels?, taints?} (default: one node, local-node), the service addresses an
-// object from the host:port a Pod dials to the local host:port that serves it.
+// `node src/node-agent/main.ts --kubeconfig F [--nodes JSON] [--service-addresses JSON]
+// [--image-store DIR --pod-log-dir DIR]`, the nodes a list of {name, labels?, taints?} (default:
+// one node, local-node), the service addresses an object from the host:port a Pod dials to the
+// local host:port that serves it, the image store the images Pods may run as processes.
 // Started by the environment with an IPC channel; it tells the parent when it is ready and
 // exits when the parent goes away, so no worker outlives the environment.
 import { KubeConfig } from '@kubernetes/client-node';
@@ -15,10 +16,14 @@ const { values } = parseArgs({
     kubeconfig: { type: 'string' },
     nodes: { type: 'string', default: '[{"name":"local-node"}]' },
     'service-addresses': { type: 'string', default: '{}' },
+    'image-store': { type: 'string' },
+    'pod-log-dir': { type: 'string' },
   },
 });
 if (!values.kubeconfig) {
-  console.error('usage: node src/node-agent/main.ts --kubeconfig FILE [--nodes JSON] [--service-addresses JSON]');
+  console.error(
+    'usage: node src/node-agent/main.ts --kubeconfig FILE [--nodes JSON] [--service-addresses JSON] [--image-store DIR] [--pod-log-dir DIR]',
+  );
   process.exit(2);
 }
 const nodes = (JSON.parse(values.nodes) as Partial<LocalNode>[]).map((node) => ({
@@ -33,6 +38,8 @@ const kubeconfig = new KubeConfig();
 kubeconfig.loadFromFile(values.kubeconfig);
 const agent = new NodeAgent(kubeconfig, nodes, {
   serviceAddresses: new Map(Object.entries(JSON.parse(values['service-addresses']) as Record<string, string>)),
+  ...(values['image-store'] ? { imageStore: values['image-store'] } : {}),
+  ...(values['pod-log-dir'] ? { podLogDir: values['pod-log-dir'] } : {}),
   log: (message) => console.error(`${new Date().toISOString()} ${message}`),
 });
 

@@ -5,15 +5,16 @@ import type { V1ContainerState, V1Pod, V1PodCondition, V1PodStatus } from '@kube
 const NODE_IP = '127.0.0.1';
 
 export type WorkerState =
-  /** Polling: the Pod is Ready. */
-  | { kind: 'running'; restarts: number }
+  /** Running; Ready once it polls, or, with a readiness probe, when the probe says so. */
+  | { kind: 'running'; ready: boolean; restarts: number }
   /** Not running and waiting to be tried again: CreateContainerConfigError or CrashLoopBackOff. */
   | { kind: 'waiting'; reason: string; message: string; restarts: number; lastFailure?: string }
   /** Stopped for good (restartPolicy Never): the Pod is Failed. */
   | { kind: 'failed'; message: string; restarts: number };
 
-export function podStatus(pod: V1Pod, worker: WorkerState, now: Date): V1PodStatus {
-  const ready = worker.kind === 'running';
+/** `podIP`: the Pod's own network's address, when it has one (else the node's). */
+export function podStatus(pod: V1Pod, worker: WorkerState, now: Date, podIP = NODE_IP): V1PodStatus {
+  const ready = worker.kind === 'running' && worker.ready;
   const everStarted = worker.kind !== 'waiting' || worker.restarts > 0;
   const state: V1ContainerState =
     worker.kind === 'running'
@@ -36,8 +37,8 @@ export function podStatus(pod: V1Pod, worker: WorkerState, now: Date): V1PodStat
     phase: worker.kind === 'failed' ? 'Failed' : everStarted ? 'Running' : 'Pending',
     hostIP: NODE_IP,
     hostIPs: [{ ip: NODE_IP }],
-    podIP: NODE_IP,
-    podIPs: [{ ip: NODE_IP }],
+    podIP,
+    podIPs: [{ ip: podIP }],
     startTime: pod.status?.startTime ?? now,
     conditions: [
       condition('PodScheduled', true),
@@ -50,7 +51,7 @@ export function podStatus(pod: V1Pod, worker: WorkerState, now: Date): V1PodStat
       image: c.image ?? '',
       imageID: '',
       ready,
-      started: ready,
+      started: worker.kind === 'running',
       restartCount: worker.restarts,
       state,
       ...(lastState ? { lastState } : {}),

@@ -1,10 +1,11 @@
 // The volumes a container mounts, as a kubelet would mount them: Secret, ConfigMap and projected
-// volumes (of Secret and ConfigMap sources) become files read from the API server. Every worker
+// volumes (of Secret and ConfigMap sources) become files read from the API server, an emptyDir an
+// empty directory anyone may write. Every worker
 // lives in the agent's one process, so a container's mountPath cannot exist for it alone (a mount
 // namespace belongs to a whole process): the files go to a directory of the Pod's own, and every
 // environment value that starts with a mountPath is rewritten to point into that directory.
 import type { V1Container, V1KeyToPath, V1Pod, V1Volume } from '@kubernetes/client-node';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface VolumeSources {
@@ -38,13 +39,17 @@ export async function mountVolumes(
       throw new PodVolumeError(`volumeMount ${mount.name}: subPath is not supported by the local node agent`);
     const files = await volumeFiles(namespace, volume, sources);
     const target = path.join(dir, volume.name);
-    await mkdir(target, { recursive: true, mode: 0o700 });
-    for (const [file, bytes] of files) {
+    // Modes as a kubelet sets them, for a container that runs as another user; `dir` itself is
+    // for this process alone.
+    await mkdir(target, { recursive: true });
+    await chmod(target, volume.emptyDir ? 0o777 : 0o755);
+    for (const [file, { bytes, mode }] of files) {
       const at = path.join(target, file);
       if (!at.startsWith(`${target}${path.sep}`))
         throw new PodVolumeError(`volume ${volume.name}: path ${file} leaves the volume`);
-      await mkdir(path.dirname(at), { recursive: true, mode: 0o700 });
-      await writeFile(at, bytes, { mode: 0o600 });
+      await mkdir(path.dirname(at), { recursive: true, mode: 0o755 });
+      await writeFile(at, bytes);
+      await chmod(at, mode);
     }
     mounts.set(mount.mountPath, target);
   }
@@ -66,55 +71,65 @@ export function underMounts(env: Record<string, string>, mounts: Mounts): Record
   );
 }
 
+interface VolumeFile {
+  bytes: Buffer;
+  mode: number;
+}
+
+/** The kubelet's default mode of a projected key's file. */
+const DEFAULT_MODE = 0o644;
+
 /** The files of one volume, by path inside it. */
-async function volumeFiles(namespace: string, volume: V1Volume, sources: VolumeSources): Promise<Map<string, Buffer>> {
+async function volumeFiles(
+  namespace: string,
+  volume: V1Volume,
+  sources: VolumeSources,
+): Promise<Map<string, VolumeFile>> {
   const cannot = `MountVolume.SetUp failed for volume "${volume.name}"`;
+  if (volume.emptyDir) return new Map();
   if (volume.secret) {
-    const { secretName = '', items, optional } = volume.secret;
-    return projected(
-      `${cannot}: Secret ${namespace}/${secretName}`,
-      await sources.secret(namespace, secretName),
+    const { secretName = '', items, optional, defaultMode } = volume.secret;
+    return projected(`${cannot}: Secret ${namespace}/${secretName}`, await sources.secret(namespace, secretName), {
       items,
       optional,
-    );
+      defaultMode,
+    });
   }
   if (volume.configMap) {
-    const { name = '', items, optional } = volume.configMap;
-    return projected(
-      `${cannot}: ConfigMap ${namespace}/${name}`,
-      await sources.configMap(namespace, name),
+    const { name = '', items, optional, defaultMode } = volume.configMap;
+    return projected(`${cannot}: ConfigMap ${namespace}/${name}`, await sources.configMap(namespace, name), {
       items,
       optional,
-    );
+      defaultMode,
+    });
   }
   if (volume.projected) {
-    const files = new Map<string, Buffer>();
+    const files = new Map<string, VolumeFile>();
+    const { defaultMode } = volume.projected;
     for (const source of volume.projected.sources ?? []) {
       const part = source.secret
         ? projected(
             `${cannot}: Secret ${namespace}/${source.secret.name ?? ''}`,
             await sources.secret(namespace, source.secret.name ?? ''),
-            source.secret.items,
-            source.secret.optional,
+            { ...source.secret, defaultMode },
           )
         : source.configMap
           ? projected(
               `${cannot}: ConfigMap ${namespace}/${source.configMap.name ?? ''}`,
               await sources.configMap(namespace, source.configMap.name ?? ''),
-              source.configMap.items,
-              source.configMap.optional,
+              { ...source.configMap, defaultMode },
             )
           : undefined;
       if (!part)
         throw new PodVolumeError(
           `${cannot}: only Secret and ConfigMap sources of a projected volume are supported by the local node agent`,
         );
-      for (const [file, bytes] of part) files.set(file, bytes);
+      for (const [file, content] of part) files.set(file, content);
     }
     return files;
   }
   throw new PodVolumeError(
-    `${cannot}: only Secret, ConfigMap and projected volumes are supported by the local node agent`,
+    `${cannot}: only Secret, ConfigMap, projected and emptyDir volumes are supported by the local node agent`,
   );
 }
 
@@ -122,22 +137,22 @@ async function volumeFiles(namespace: string, volume: V1Volume, sources: VolumeS
 function projected(
   what: string,
   data: Record<string, Buffer> | undefined,
-  items: V1KeyToPath[] | undefined,
-  optional: boolean | undefined,
-): Map<string, Buffer> {
+  options: { items?: V1KeyToPath[]; optional?: boolean; defaultMode?: number },
+): Map<string, VolumeFile> {
+  const { items, optional, defaultMode = DEFAULT_MODE } = options;
   if (!data) {
     if (optional) return new Map();
     throw new PodVolumeError(`${what} not found`);
   }
-  if (!items) return new Map(Object.entries(data));
-  const files = new Map<string, Buffer>();
+  if (!items) return new Map(Object.entries(data).map(([key, bytes]) => [key, { bytes, mode: defaultMode }]));
+  const files = new Map<string, VolumeFile>();
   for (const item of items) {
     const bytes = data[item.key];
     if (bytes === undefined) {
       if (optional) continue;
       throw new PodVolumeError(`${what} has no key ${item.key}`);
     }
-    files.set(item.path, bytes);
+    files.set(item.path, { bytes, mode: item.mode ?? defaultMode });
   }
   return files;
 }

@@ -9,11 +9,10 @@ import { test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { CRD_DIR } from '../../src/api/generate.ts';
 import { kubernetesApi, testNamespace } from '../support/environment.ts';
-import { CONTROLLER_CHART, createRendered, helm } from '../support/helm.ts';
+import { CONTROLLER_CHART, CRD_CHART, createRendered, helm } from '../support/helm.ts';
 
 const ROOT = path.join(import.meta.dirname, '../..');
 const CHART = CONTROLLER_CHART;
-const CRD_CHART = path.join(ROOT, 'charts/temporal-worker-controller-crds');
 const FIXTURES = path.join(ROOT, 'test/fixtures/charts');
 
 /** What `helm template` says when it refuses: its error, or '' when it rendered. */

@@ -26,6 +26,7 @@ import { certificatesOf } from '../../src/webhook/certificate-issuer.ts';
 import { DEFAULT_BANNED_KINDS } from '../../src/webhook/owned-resource-admission.ts';
 import { SelfManagedCertificates } from '../../src/webhook/self-managed-certificates.ts';
 import { startWebhook } from '../../src/webhook/server.ts';
+import { createOwnedResource } from '../support/owned-resources.ts';
 import {
   eventually,
   kubeConfig,
@@ -86,37 +87,11 @@ async function webhookFor(
   return { secret, configuration, host: `${service.name}.${namespace}.svc`, endpoint };
 }
 
-/** Creates a twor as `user` (impersonated) or the admin; resolves to the API server's refusal, or '' when it was created. */
-async function attempt(namespace: string, object: Record<string, unknown>, user?: string): Promise<string> {
-  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
-  try {
-    await custom.createNamespacedCustomObject(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: KINDS.TemporalWorkerOwnedResource.plural,
-        body: {
-          apiVersion: `${GROUP}/${VERSION}`,
-          kind: 'TemporalWorkerOwnedResource',
-          metadata: { name: uniqueName('twor') },
-          spec: { workerRef: { name: 'orders' }, object },
-        },
-      },
-      user ? setHeaderOptions('Impersonate-User', user) : undefined,
-    );
-    return '';
-  } catch (error) {
-    const body = (error as { body?: string }).body ?? String(error);
-    return (JSON.parse(body) as { message?: string }).message ?? body;
-  }
-}
-
 /** The webhook answers once the API server has loaded its configuration: a banned kind is then refused by it. */
 async function webhookEffective(namespace: string): Promise<void> {
   await eventually('the API server to call the webhook', async () =>
     /denied the request: spec\.object\.kind: Deployment may not be owned/.test(
-      await attempt(namespace, { apiVersion: 'apps/v1', kind: 'Deployment' }),
+      await createOwnedResource(namespace, { apiVersion: 'apps/v1', kind: 'Deployment' }),
     )
       ? true
       : undefined,
@@ -127,7 +102,7 @@ test('each refusal comes back from the API server naming the field; a valid twor
   const namespace = await testNamespace(t, 'webhook');
   await webhookFor(t, namespace, kubernetesApi(t));
   await webhookEffective(namespace);
-  assert.equal(await attempt(namespace, pdb), '', 'a PodDisruptionBudget is admitted');
+  assert.equal(await createOwnedResource(namespace, pdb), '', 'a PodDisruptionBudget is admitted');
   const refused: [Record<string, unknown>, RegExp][] = [
     [
       { ...pdb, spec: { selector: { matchLabels: { app: 'x' } } } },
@@ -159,7 +134,7 @@ test('each refusal comes back from the API server naming the field; a valid twor
     ],
   ];
   for (const [object, refusal] of refused) {
-    const message = await attempt(namespace, object);
+    const message = await createOwnedResource(namespace, object);
     assert.match(message, /admission webhook "temporalworkerownedresources\.temporal\.io" denied the request/);
     assert.match(message, refusal);
   }
@@ -174,7 +149,7 @@ test('each refusal comes back from the API server naming the field; a valid twor
       /spec\.object\.metadata: .*metadata\.namespace are set by the controller/,
     ],
   ];
-  for (const [object, refusal] of refusedBySchema) assert.match(await attempt(namespace, object), refusal);
+  for (const [object, refusal] of refusedBySchema) assert.match(await createOwnedResource(namespace, object), refusal);
 
   // workerRef.name never changes: the CRD's own rule refuses it before the webhook is asked.
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
@@ -207,7 +182,7 @@ test('each refusal comes back from the API server naming the field; a valid twor
     },
   });
   assert.match(
-    await attempt(namespace, pdb, 'jane'),
+    await createOwnedResource(namespace, pdb, 'jane'),
     new RegExp(`spec\\.object\\.kind: jane may not create poddisruptionbudgets\\.policy in namespace ${namespace}`),
   );
 });
@@ -250,7 +225,7 @@ test('a controller that may not apply the kind: the webhook refuses, naming its 
   await webhookFor(t, namespace, api);
   await webhookEffective(namespace);
   assert.match(
-    await attempt(namespace, pdb),
+    await createOwnedResource(namespace, pdb),
     new RegExp(
       `spec\\.object\\.kind: the controller \\(system:serviceaccount:${namespace}:limited\\) may not create, patch, delete poddisruptionbudgets\\.policy in namespace ${namespace}`,
     ),
@@ -304,7 +279,7 @@ test('the self-managed certificate and its CA are renewed while requests flow, a
   const going = () => Date.now() < deadline && !(movedToNewCa && serving.size >= 4);
   const sender = async () => {
     while (going()) {
-      const refusal = await attempt(namespace, pdb);
+      const refusal = await createOwnedResource(namespace, pdb);
       if (refusal) refusals.push(refusal);
       else admitted += 1;
     }

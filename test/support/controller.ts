@@ -39,17 +39,10 @@ export interface BuildDeployment {
   availableReplicas: number;
 }
 
-export interface ControlledNamespace {
+/** The worker deployments of one namespace, as a test creates, edits and reads them. */
+export interface WorkerDeployments {
   /** The task queue every template of this namespace polls. */
   taskQueue: string;
-  /** What the test's controllers have counted: reconciles, Kubernetes requests, Temporal calls. */
-  metrics: Metrics;
-  /** The manager identity the controller claims in Temporal. */
-  identity: string;
-  /** Stops the controller, as a crash or a shutdown would. */
-  stopController(): Promise<void>;
-  /** Starts a new controller with the same identity and options, but for these changes. */
-  startController(changes?: Pick<ControlledNamespaceOptions, 'temporalReadBudget'>): Promise<void>;
   /** A sample worker pod template polling the test's own task queue, or `queue`. */
   template(behaviour: string, queue?: string): object;
   /** Creates the TemporalWorkerDeployment `name` with this spec, connection and namespace filled in. */
@@ -67,15 +60,23 @@ export interface ControlledNamespace {
   buildDeployments(): Promise<Map<string, BuildDeployment>>;
 }
 
+export interface ControlledNamespace extends WorkerDeployments {
+  /** What the test's controllers have counted: reconciles, Kubernetes requests, Temporal calls. */
+  metrics: Metrics;
+  /** The manager identity the controller claims in Temporal. */
+  identity: string;
+  /** Stops the controller, as a crash or a shutdown would. */
+  stopController(): Promise<void>;
+  /** Starts a new controller with the same identity and options, but for these changes. */
+  startController(changes?: Pick<ControlledNamespaceOptions, 'temporalReadBudget'>): Promise<void>;
+}
+
 export async function controlledNamespace(
   t: TestContext,
   namespace: string,
   options: ControlledNamespaceOptions = {},
 ): Promise<ControlledNamespace> {
-  const { temporalNamespace } = sharedEnvironment();
   const temporalAddress = options.temporalAddress ?? sharedEnvironment().temporalAddress;
-  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
-  const apps = kubeConfig().makeApiClient(AppsV1Api);
   const identity = uniqueName('twc-test');
   let controller: Controller | undefined;
   const stopController = async (): Promise<void> => {
@@ -114,25 +115,29 @@ export async function controlledNamespace(
   };
   await startController();
   t.after(stopController);
+  await createTemporalConnection(namespace, options.connectionSpec ?? { hostPort: temporalAddress });
+  return { metrics, identity, stopController, startController, ...workerDeployments(namespace) };
+}
+
+/** The TemporalConnection `temporal` in `namespace`, which the worker deployments here name. */
+export async function createTemporalConnection(namespace: string, spec: Record<string, unknown>): Promise<void> {
   await create(
-    {
-      apiVersion: 'temporal.io/v1alpha1',
-      kind: 'TemporalConnection',
-      metadata: { name: 'temporal' },
-      spec: options.connectionSpec ?? { hostPort: temporalAddress },
-    },
+    { apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec },
     namespace,
   );
+}
+
+/** The worker deployments of `namespace`, polling a task queue of their own. */
+export function workerDeployments(namespace: string): WorkerDeployments {
+  const { temporalNamespace } = sharedEnvironment();
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  const apps = kubeConfig().makeApiClient(AppsV1Api);
   const taskQueue = uniqueName('q');
   const object = { group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalWorkerDeployment.plural };
   const read = async (name: string) =>
     (await custom.getNamespacedCustomObject({ ...object, name })) as TemporalWorkerDeployment;
   return {
     taskQueue,
-    metrics,
-    identity,
-    stopController,
-    startController,
     template: (behaviour, queue = taskQueue) => ({
       spec: {
         containers: [

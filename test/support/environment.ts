@@ -21,6 +21,11 @@ export interface SharedEnvironment {
   kubeBinary: string;
   /** Acts as the chart's ServiceAccount, with the chart's RBAC (see controller-rbac.ts). */
   controllerKubeconfigPath: string;
+  /** Images loaded here run as processes in the Pods that name them; their output goes to podLogDir. */
+  imageStore: string;
+  podLogDir: string;
+  /** The API server's record of every service account's requests. */
+  auditLogPath: string;
 }
 
 export function sharedEnvironment(): SharedEnvironment {

@@ -10,6 +10,7 @@ import type { KubernetesApi, Query } from '../../src/runtime/kube/api-client.ts'
 const run = promisify(execFile);
 
 export const CONTROLLER_CHART = path.join(import.meta.dirname, '../../charts/temporal-worker-controller');
+export const CRD_CHART = path.join(import.meta.dirname, '../../charts/temporal-worker-controller-crds');
 
 export async function helm(...args: string[]): Promise<string> {
   const { stdout } = await run(binaryPaths().helm, args, { maxBuffer: 16 * 1024 * 1024 });

@@ -10,9 +10,17 @@ const cases: { name: string; state: WorkerState; phase: string; ready: string; c
   [
     {
       name: 'a polling worker makes the Pod Running and Ready',
-      state: { kind: 'running', restarts: 0 },
+      state: { kind: 'running', ready: true, restarts: 0 },
       phase: 'Running',
       ready: 'True',
+      container: 'running',
+      restarts: 0,
+    },
+    {
+      name: 'a running container its readiness probe has not passed is Running and not Ready',
+      state: { kind: 'running', ready: false, restarts: 0 },
+      phase: 'Running',
+      ready: 'False',
       container: 'running',
       restarts: 0,
     },
@@ -81,6 +89,15 @@ test('the reason a worker is not running reaches the Ready condition and the las
 
 test('the start time of a Pod is kept across reports', () => {
   const started = new Date('2026-01-01T00:00:00Z');
-  const status = podStatus({ ...pod, status: { startTime: started } }, { kind: 'running', restarts: 1 }, now);
+  const status = podStatus(
+    { ...pod, status: { startTime: started } },
+    { kind: 'running', ready: true, restarts: 1 },
+    now,
+  );
   assert.equal(status.startTime, started);
+});
+
+test("a Pod with a network of its own reports that address; the node's otherwise", () => {
+  assert.equal(podStatus(pod, { kind: 'running', ready: true, restarts: 0 }, now, '10.244.0.7').podIP, '10.244.0.7');
+  assert.deepEqual(podStatus(pod, { kind: 'running', ready: true, restarts: 0 }, now).podIPs, [{ ip: '127.0.0.1' }]);
 });

@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -104,10 +104,31 @@ test('a missing Secret, a missing key or an unsupported volume is a PodVolumeErr
     name: 'PodVolumeError',
     message: /Secret team\/tls has no key nope/,
   });
-  await assert.rejects(attempt({ emptyDir: {} }), {
+  await assert.rejects(attempt({ hostPath: { path: '/etc' } }), {
     name: 'PodVolumeError',
-    message: /only Secret, ConfigMap and projected volumes/,
+    message: /only Secret, ConfigMap, projected and emptyDir volumes/,
   });
+});
+
+test('modes as a kubelet sets them: 0644 files unless defaultMode or an item says, a writable emptyDir', async (t) => {
+  const dir = await tempDir(t);
+  const p = pod(
+    [
+      { name: 'certs', secret: { secretName: 'tls', defaultMode: 0o400, items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+      { name: 'key', secret: { secretName: 'tls', items: [{ key: 'tls.key', path: 'tls.key', mode: 0o440 }] } },
+      { name: 'settings', configMap: { name: 'settings' } },
+      { name: 'scratch', emptyDir: {} },
+    ],
+    ['certs', 'key', 'settings', 'scratch'].map((name) => ({ name, mountPath: `/${name}` })),
+  );
+  await mountVolumes(p, p.spec!.containers[0]!, sources, dir);
+  const mode = async (file: string) => ((await stat(path.join(dir, file))).mode & 0o777).toString(8);
+  assert.equal(await mode('certs/ca.crt'), '400');
+  assert.equal(await mode('key/tls.key'), '440');
+  assert.equal(await mode('settings/app.json'), '644');
+  assert.equal(await mode('settings'), '755');
+  assert.equal(await mode('scratch'), '777');
+  assert.deepEqual(await readdir(path.join(dir, 'scratch')), []);
 });
 
 test('values under a mountPath point into the directory that stands for it, the longest mountPath first', () => {

@@ -16,11 +16,12 @@ var components = map[string]func(args []string) int{
 	"kube-controller-manager": runControllerManager,
 	"kubectl":                 runKubectl,
 	"exec":                    runExec,
+	"kstatus":                 runKstatus,
 }
 
 func main() {
 	if len(os.Args) < 2 || components[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: k8s-testbin etcd|kube-apiserver|kube-controller-manager|kubectl|exec [flags]")
+		fmt.Fprintln(os.Stderr, "usage: k8s-testbin etcd|kube-apiserver|kube-controller-manager|kubectl|exec|kstatus [flags]")
 		os.Exit(2)
 	}
 	// Components started by the environment must not outlive it, even when the parent is

@@ -1,0 +1,81 @@
+// What the API server's audit log (see localenv/kubernetes.ts) says a service account asked for.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Where the suite's global teardown writes what the controllers asked for (controllerRequestKinds). */
+export const CONTROLLER_REQUESTS_REPORT = path.join(import.meta.dirname, '../../reports/controller-requests.json');
+
+export interface AuditedRequest {
+  verb: string;
+  /** '' for the core group. */
+  group: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  uri: string;
+  code: number;
+}
+
+interface AuditEvent {
+  auditID: string;
+  stage: string;
+  verb: string;
+  requestURI: string;
+  user: { username: string };
+  objectRef?: { resource?: string; subresource?: string; namespace?: string; apiGroup?: string };
+  responseStatus?: { code?: number };
+}
+
+/** Every request the service account `namespace/name` made, as the API server completed it. */
+export function controllerRequests(auditLog: string, namespace: string, name: string): AuditedRequest[] {
+  const user = `system:serviceaccount:${namespace}:${name}`;
+  return auditedRequests(auditLog).filter((request) => request.user === user);
+}
+
+/** Every request of any service account, with who made it. */
+export function auditedRequests(auditLog: string): (AuditedRequest & { user: string })[] {
+  // A watch is recorded when its response starts and again when it ends: one request, counted once.
+  const byId = new Map<string, AuditEvent>();
+  for (const line of readFileSync(auditLog, 'utf8').split('\n')) {
+    if (line.length === 0) continue;
+    const event = JSON.parse(line) as AuditEvent;
+    if (!byId.has(event.auditID)) byId.set(event.auditID, event);
+  }
+  return [...byId.values()].map((event) => ({
+    user: event.user.username,
+    verb: event.verb,
+    group: event.objectRef?.apiGroup ?? '',
+    resource: event.objectRef?.resource ?? '',
+    ...(event.objectRef?.subresource ? { subresource: event.objectRef.subresource } : {}),
+    ...(event.objectRef?.namespace ? { namespace: event.objectRef.namespace } : {}),
+    uri: event.requestURI,
+    code: event.responseStatus?.code ?? 0,
+  }));
+}
+
+/** One kind of request (a verb on a resource), how often it was made and how often refused. */
+export interface RequestKind {
+  verb: string;
+  group: string;
+  /** With its subresource, as RBAC names it: deployments/scale. */
+  resource: string;
+  count: number;
+  refused: number;
+}
+
+/** The kinds of request every controller installation made: the service accounts the chart names. */
+export function controllerRequestKinds(auditLog: string): RequestKind[] {
+  const kinds = new Map<string, RequestKind>();
+  for (const request of auditedRequests(auditLog)) {
+    if (!/^system:serviceaccount:[^:]+:.*temporal-worker-controller$/.test(request.user)) continue;
+    const resource = request.subresource ? `${request.resource}/${request.subresource}` : request.resource;
+    const key = `${request.verb} ${request.group} ${resource}`;
+    const kind = kinds.get(key) ?? { verb: request.verb, group: request.group, resource, count: 0, refused: 0 };
+    kind.count++;
+    if (request.code === 403) kind.refused++;
+    kinds.set(key, kind);
+  }
+  return [...kinds.values()].sort((a, b) =>
+    `${a.group} ${a.resource} ${a.verb}`.localeCompare(`${b.group} ${b.resource} ${b.verb}`),
+  );
+}
