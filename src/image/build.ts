@@ -19,6 +19,20 @@ import {
 } from './root-filesystem.ts';
 
 const run = promisify(execFile);
+
+/** As bin/twc runs the CLI. */
+export const IMAGE_ENTRYPOINT = [
+  NODE_PATH,
+  '--max-semi-space-size=1',
+  '--optimize-for-size',
+  `${APP_DIR}/src/cli/main.ts`,
+];
+/** The compile cache goes to the one writable place (the chart's emptyDir at /tmp). */
+export const IMAGE_ENV = [
+  'PATH=/usr/local/bin:/usr/bin:/bin',
+  'NODE_ENV=production',
+  'NODE_COMPILE_CACHE=/tmp/node-compile-cache',
+];
 const REPO = path.resolve(import.meta.dirname, '../..');
 
 export interface BuiltImage {
@@ -50,9 +64,8 @@ export async function buildImage(out: string, log: (line: string) => void): Prom
     log(`writing the OCI layout ${layout}`);
     const { digest } = await writeOciLayout(root, layout, {
       user: `${USER_ID}:${USER_ID}`,
-      // As bin/twc runs it, with the compile cache on the one writable place (an emptyDir at /tmp).
-      entrypoint: [NODE_PATH, '--max-semi-space-size=1', '--optimize-for-size', `${APP_DIR}/src/cli/main.ts`],
-      env: ['PATH=/usr/local/bin:/usr/bin:/bin', 'NODE_ENV=production', 'NODE_COMPILE_CACHE=/tmp/node-compile-cache'],
+      entrypoint: IMAGE_ENTRYPOINT,
+      env: IMAGE_ENV,
       workingDir: APP_DIR,
       epoch,
       reference: version,

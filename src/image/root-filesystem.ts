@@ -8,8 +8,8 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-const DEBIAN_SUITE = 'bookworm';
-const DEBIAN_PACKAGES = ['libc6', 'libstdc++6', 'libgcc-s1', 'ca-certificates', 'tzdata'];
+export const DEBIAN_SUITE = 'bookworm';
+export const DEBIAN_PACKAGES = ['libc6', 'libstdc++6', 'libgcc-s1', 'ca-certificates', 'tzdata'];
 /** Tools the build runs, by the Debian package that has them. */
 const BUILD_TOOLS: Record<string, string> = { mmdebstrap: 'mmdebstrap', strip: 'binutils', tar: 'tar' };
 /** What the project copies into /app: the CLI and what it loads. */
