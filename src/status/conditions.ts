@@ -1,6 +1,5 @@
-// The conditions of a TemporalWorkerDeployment, kstatus-style: Ready, Progressing, Stalled when a
-// human must act, and Reconciling while the controller still works toward the spec (the two
-// conditions kstatus reads, with observedGeneration, to tell InProgress, Failed and Current). Pure.
+// The conditions of a TemporalWorkerDeployment, kstatus-style: Ready, Progressing, and Stalled
+// when a human must act. Pure.
 import canonicalize from 'canonicalize';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 
@@ -39,41 +38,28 @@ export function onePerType(conditions: Condition[]): Condition[] {
 }
 
 /**
- * Ready, Progressing, Stalled and Reconciling, always all four and consistent as kstatus reads
- * them, from what a reconcile said (see onePerType): a Stalled condition makes the others False
- * with its reason; a failure (Progressing=False other than Done) makes Ready False with its reason,
- * is not a stall and is still being worked on (Reconciling); otherwise the Ready and Progressing
- * said stand (one made up from the other when only one was said), and Reconciling is Progressing.
+ * Ready, Progressing and Stalled, always all three and consistent as kstatus reads them, from what
+ * a reconcile said (see onePerType): a Stalled condition makes the other two False with its reason;
+ * a failure (Progressing=False other than Done) makes Ready False with its reason and is not a stall;
+ * otherwise the Ready and Progressing said stand (one made up from the other when only one was said).
  */
 export function conditionSet(said: Condition[]): Condition[] {
   const one = onePerType(said);
   const of = (type: string) => one.find((c) => c.type === type);
   const stall = of('Stalled');
   if (stall?.status === 'True') {
-    const not = (type: string): Condition => ({ ...stall, type, status: 'False' });
-    return [not('Ready'), not('Progressing'), stall, not('Reconciling')];
+    return [{ ...stall, type: 'Ready', status: 'False' }, { ...stall, type: 'Progressing', status: 'False' }, stall];
   }
   const progress = of('Progressing');
   const ready = of('Ready');
   if (progress?.status === 'False' && progress.reason !== 'Done' && progress.reason !== MANUAL_PROMOTION) {
-    return [
-      { ...progress, type: 'Ready' },
-      progress,
-      { ...progress, type: 'Stalled' },
-      { ...progress, type: 'Reconciling', status: 'True' },
-    ];
+    return [{ ...progress, type: 'Ready' }, progress, { ...progress, type: 'Stalled' }];
   }
   const summary = progress ?? ready ?? progressing('True', 'Reconciling', 'nothing said yet');
-  const progressed = progress ?? {
-    ...summary,
-    type: 'Progressing',
-    status: ready?.status === 'True' ? 'False' : 'True',
-  };
   return [
     ready ?? { ...summary, type: 'Ready', status: 'False' },
-    progressed,
+    progress ?? { ...summary, type: 'Progressing', status: ready?.status === 'True' ? 'False' : 'True' },
     { ...summary, type: 'Stalled', status: 'False' },
-    { ...progressed, type: 'Reconciling' },
   ];
 }
 

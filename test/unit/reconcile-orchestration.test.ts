@@ -1021,7 +1021,7 @@ test('owned resources: a new twor is adopted and gets a copy per build, applied 
   );
   assert.deepEqual(
     status?.conditions?.map((c) => `${c.type}=${c.status}`),
-    ['Ready=True', 'Progressing=False', 'Stalled=False', 'Reconciling=False'],
+    ['Ready=True', 'Progressing=False', 'Stalled=False'],
   );
 
   const again = await recordedReconcile({ ...world, ownedResources: [ownedResource('orders-pdb', pdbObject, status)] });

@@ -45,7 +45,7 @@ test('what is worth a Warning event', () => {
   assert.equal(blocking(progressing('True', 'RollingOut', 'x')), false);
 });
 
-/** `type=status/reason` of Ready, Progressing, Stalled and Reconciling, in that order. */
+/** `type=status/reason` of Ready, Progressing and Stalled, in that order. */
 const triple = (said: Parameters<typeof conditionSet>[0]) =>
   conditionSet(said).map((c) => `${c.type}=${c.status}/${c.reason}`);
 const ready = (status: 'True' | 'False', reason: string) => ({ type: 'Ready', status, reason, message: reason });
@@ -55,12 +55,7 @@ const states: [string, Parameters<typeof conditionSet>[0], string[]][] = [
   [
     'rolling out',
     [ready('False', 'RollingOut'), progressing('True', 'RollingOut', 'waiting')],
-    [
-      'Ready=False/RollingOut',
-      'Progressing=True/RollingOut',
-      'Stalled=False/RollingOut',
-      'Reconciling=True/RollingOut',
-    ],
+    ['Ready=False/RollingOut', 'Progressing=True/RollingOut', 'Stalled=False/RollingOut'],
   ],
   [
     "the target's Pods fail before the progress deadline",
@@ -69,62 +64,37 @@ const states: [string, Parameters<typeof conditionSet>[0], string[]][] = [
       progressing('True', 'PodsFailing', 'Pod p: ImagePullBackOff'),
       ready('False', 'RollingOut'),
     ],
-    [
-      'Ready=False/PodsFailing',
-      'Progressing=True/PodsFailing',
-      'Stalled=False/PodsFailing',
-      'Reconciling=True/PodsFailing',
-    ],
+    ['Ready=False/PodsFailing', 'Progressing=True/PodsFailing', 'Stalled=False/PodsFailing'],
   ],
   [
     'the target is current',
     [ready('True', 'TargetCurrent'), progressing('False', 'Done', 'current')],
-    ['Ready=True/TargetCurrent', 'Progressing=False/Done', 'Stalled=False/Done', 'Reconciling=False/Done'],
+    ['Ready=True/TargetCurrent', 'Progressing=False/Done', 'Stalled=False/Done'],
   ],
   [
     'Manual: the target waits for people to promote it',
     [ready('False', MANUAL_PROMOTION), progressing('False', MANUAL_PROMOTION, 'yours')],
-    [
-      'Ready=False/ManualPromotion',
-      'Progressing=False/ManualPromotion',
-      'Stalled=False/ManualPromotion',
-      'Reconciling=False/ManualPromotion',
-    ],
+    ['Ready=False/ManualPromotion', 'Progressing=False/ManualPromotion', 'Stalled=False/ManualPromotion'],
   ],
   [
     'a human must act: Stalled wins over the rollout summary',
     [stalled('GateFailed', 'failed'), ready('False', 'RollingOut'), progressing('True', 'RollingOut', 'waiting')],
-    [
-      'Ready=False/GateFailed',
-      'Progressing=False/GateFailed',
-      'Stalled=True/GateFailed',
-      'Reconciling=False/GateFailed',
-    ],
+    ['Ready=False/GateFailed', 'Progressing=False/GateFailed', 'Stalled=True/GateFailed'],
   ],
   [
     'a stall said alone (InvalidSpec) still sets all three',
     [stalled('InvalidSpec', 'spec.replicas: bad')],
-    [
-      'Ready=False/InvalidSpec',
-      'Progressing=False/InvalidSpec',
-      'Stalled=True/InvalidSpec',
-      'Reconciling=False/InvalidSpec',
-    ],
+    ['Ready=False/InvalidSpec', 'Progressing=False/InvalidSpec', 'Stalled=True/InvalidSpec'],
   ],
   [
     'a failure that passes with time is not a stall',
     [progressing('False', 'TemporalUnreachable', 'down'), ready('False', 'RollingOut')],
-    [
-      'Ready=False/TemporalUnreachable',
-      'Progressing=False/TemporalUnreachable',
-      'Stalled=False/TemporalUnreachable',
-      'Reconciling=True/TemporalUnreachable',
-    ],
+    ['Ready=False/TemporalUnreachable', 'Progressing=False/TemporalUnreachable', 'Stalled=False/TemporalUnreachable'],
   ],
   [
     'deleting',
     [progressing('True', 'Deleting', 'waiting for pollers')],
-    ['Ready=False/Deleting', 'Progressing=True/Deleting', 'Stalled=False/Deleting', 'Reconciling=True/Deleting'],
+    ['Ready=False/Deleting', 'Progressing=True/Deleting', 'Stalled=False/Deleting'],
   ],
 ];
 
@@ -133,7 +103,6 @@ for (const [title, said, expected] of states) {
     assert.deepEqual(triple(said), expected);
     const set = conditionSet(said);
     assert.ok(!(set[1]?.status === 'True' && set[2]?.status === 'True'), 'never Progressing and Stalled at once');
-    assert.ok(!(set[3]?.status === 'True' && set[2]?.status === 'True'), 'never Reconciling and Stalled at once');
   });
 }
 
@@ -179,7 +148,6 @@ test('Manual: Ready keeps what was said of it, not the message of Progressing', 
     readyC,
     progressC,
     { ...progressC, type: 'Stalled', status: 'False' },
-    { ...progressC, type: 'Reconciling', status: 'False' },
   ]);
 });
 
@@ -189,14 +157,12 @@ test('only Ready said: Progressing is made up from it, False when Ready is True,
     done,
     { type: 'Progressing', status: 'False', reason: 'TargetCurrent', message: 'current' },
     { type: 'Stalled', status: 'False', reason: 'TargetCurrent', message: 'current' },
-    { type: 'Reconciling', status: 'False', reason: 'TargetCurrent', message: 'current' },
   ]);
   const notYet = { type: 'Ready', status: 'False' as const, reason: 'RollingOut', message: 'waiting' };
   assert.deepEqual(conditionSet([notYet]), [
     notYet,
     { type: 'Progressing', status: 'True', reason: 'RollingOut', message: 'waiting' },
     { type: 'Stalled', status: 'False', reason: 'RollingOut', message: 'waiting' },
-    { type: 'Reconciling', status: 'True', reason: 'RollingOut', message: 'waiting' },
   ]);
 });
 
@@ -205,6 +171,5 @@ test('nothing said: reconciling', () => {
     { type: 'Ready', status: 'False', reason: 'Reconciling', message: 'nothing said yet' },
     { type: 'Progressing', status: 'True', reason: 'Reconciling', message: 'nothing said yet' },
     { type: 'Stalled', status: 'False', reason: 'Reconciling', message: 'nothing said yet' },
-    { type: 'Reconciling', status: 'True', reason: 'Reconciling', message: 'nothing said yet' },
   ]);
 });
