@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
@@ -23,13 +24,19 @@ func runKstatus(args []string) int {
 		fmt.Fprintln(os.Stderr, "k8s-testbin kstatus: reading stdin:", err)
 		return 1
 	}
-	var objects []map[string]interface{}
-	if err := json.Unmarshal(input, &objects); err != nil {
+	// Numbers as int64 where they are whole, as the API machinery reads objects.
+	var objects []interface{}
+	if err := utiljson.Unmarshal(input, &objects); err != nil {
 		fmt.Fprintln(os.Stderr, "k8s-testbin kstatus: stdin is not a JSON array of objects:", err)
 		return 1
 	}
 	out := json.NewEncoder(os.Stdout)
-	for _, object := range objects {
+	for _, item := range objects {
+		object, ok := item.(map[string]interface{})
+		if !ok {
+			fmt.Fprintln(os.Stderr, "k8s-testbin kstatus: not an object:", item)
+			return 1
+		}
 		result, err := status.Compute(&unstructured.Unstructured{Object: object})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "k8s-testbin kstatus:", err)
