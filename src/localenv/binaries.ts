@@ -46,7 +46,7 @@ export function binaryPaths(): Binaries {
   const sources = readdirSync(kubeModuleDir)
     .filter((f) => f.endsWith('.go') || f === 'go.mod' || f === 'go.sum')
     .sort();
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update(kubeLinkerFlags().join(' '));
   for (const file of sources) hash.update(file).update(readFileSync(path.join(kubeModuleDir, file)));
   const bin = path.join(cacheRoot(), 'bin');
   return {
@@ -54,6 +54,22 @@ export function binaryPaths(): Binaries {
     temporal: path.join(bin, `temporal-cli-${TEMPORAL_CLI_VERSION}`),
     helm: path.join(bin, `helm-${HELM_VERSION}`),
   };
+}
+
+/**
+ * Stamps the release into the binary, as Kubernetes' own build does: unstamped, the API server
+ * says it is v0.0.0, and helm refuses a chart's `kubeVersion` against it.
+ */
+function kubeLinkerFlags(): string[] {
+  const version = kubernetesVersion();
+  const [major = '', minor = ''] = version.slice(1).split('.');
+  const stamp = (pkg: string) => [
+    `-X ${pkg}.gitVersion=${version}`,
+    `-X ${pkg}.gitMajor=${major}`,
+    `-X ${pkg}.gitMinor=${minor}`,
+    '-X ' + pkg + '.gitTreeState=clean',
+  ];
+  return ['-s', '-w', ...stamp('k8s.io/component-base/version'), ...stamp('k8s.io/client-go/pkg/version')];
 }
 
 export type Log = (line: string) => void;
@@ -69,7 +85,16 @@ export async function ensureBinaries(log: Log = (line) => console.error(line)): 
       what: `kube-apiserver, kube-controller-manager, etcd and kubectl (Kubernetes ${kubernetesVersion()})`,
       output: paths.kube,
       cwd: kubeModuleDir,
-      args: (out) => ['build', '-v', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', '-o', out, '.'],
+      args: (out) => [
+        'build',
+        '-v',
+        '-trimpath',
+        '-buildvcs=false',
+        `-ldflags=${kubeLinkerFlags().join(' ')}`,
+        '-o',
+        out,
+        '.',
+      ],
     });
   }
   const installs = [
