@@ -173,7 +173,7 @@ test('installed by helm: the controller runs from its image in a Pod, its webhoo
 
   // Progressive, paused at 50%: kstatus must not call it done while it ramps.
   await client.patchSpec('orders', {
-    rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 50, pauseDuration: '5s' }] },
+    rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 50, pauseDuration: '30s' }] },
     template: client.template('green'),
   });
   const ramping = await client.until(
@@ -221,7 +221,7 @@ test('two replicas: the leader is killed mid-rollout; the other takes over and f
   await createTemporalConnection(installed.watched, { hostPort: temporalHostPort() });
   await client.createWorkerDeployment('orders', {
     replicas: 1,
-    rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 25, pauseDuration: '20s' }] },
+    rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 25, pauseDuration: '30s' }] },
     template: client.template('blue'),
   });
   const first = await client.until('orders', 'the first rollout', rolledOut);
