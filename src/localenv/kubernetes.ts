@@ -84,6 +84,9 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
         `--service-account-signing-key-file=${files.privateKey}`,
         // Nothing mounts service-account tokens here: there is no kubelet.
         '--disable-admission-plugins=ServiceAccount',
+        // As on clusters that check it: an owner reference that blocks its owner's deletion needs
+        // the right to update the owner's finalizers.
+        '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
         '--allow-privileged=true',
         '--enable-priority-and-fairness=false',
         '--endpoint-reconciler-type=none',

@@ -130,7 +130,15 @@ async function kstatusOf(twd: TemporalWorkerDeployment): Promise<string> {
 }
 
 test('installed by helm: the controller runs from its image in a Pod, its webhook answers through the Service, and it rolls a worker deployment out twice', async (t) => {
-  const installed = await install(t, ['replicas=1']);
+  // A serving certificate of two minutes: renewed a minute after it was issued, within the test.
+  const installed = await install(t, ['replicas=1', 'webhook.certLifetime=2m']);
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const certificateSecret = {
+    namespace: installed.namespace,
+    name: `${installed.release}-temporal-worker-controller-webhook-tls`,
+  };
+  const firstCertificate = (await core.readNamespacedSecret(certificateSecret)).data?.['tls.crt'];
+  assert.ok(firstCertificate, 'the controller made its serving certificate');
   const [pod] = await controllerPods(installed.namespace);
   assert.ok(pod?.ready, 'the controller Pod is Ready');
   assert.match(pod.ip, /^10\.244\./, 'in a network of its own');
@@ -204,7 +212,7 @@ test('installed by helm: the controller runs from its image in a Pod, its webhoo
   const requests = controllerRequests(sharedEnvironment().auditLogPath, installed.namespace, installed.serviceAccount);
   assert.ok(requests.length > 0, 'the audit log holds the controller requests');
   assert.deepEqual(
-    requests.filter((r) => r.code === 403).map((r) => r.uri),
+    requests.filter((r) => r.forbidden).map((r) => r.uri),
     [],
     'no request refused for lack of RBAC',
   );
@@ -212,6 +220,18 @@ test('installed by helm: the controller runs from its image in a Pod, its webhoo
     [...new Set(requests.map((r) => r.namespace).filter((ns) => ns !== undefined))].sort(),
     [installed.namespace, installed.watched].sort(),
     'namespaced requests only in its own namespace and the one it watches',
+  );
+
+  await eventually(
+    'the controller to renew its serving certificate',
+    async () =>
+      (await core.readNamespacedSecret(certificateSecret)).data?.['tls.crt'] !== firstCertificate ? true : undefined,
+    120_000,
+  );
+  assert.match(
+    await createOwnedResource(installed.watched, { apiVersion: 'apps/v1', kind: 'Deployment' }),
+    /denied the request/,
+    'the webhook answers with the renewed certificate',
   );
 });
 

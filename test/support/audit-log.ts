@@ -14,6 +14,8 @@ export interface AuditedRequest {
   namespace?: string;
   uri: string;
   code: number;
+  /** Refused by the authorizer (RBAC), not for another reason such as a namespace being deleted. */
+  forbidden: boolean;
 }
 
 interface AuditEvent {
@@ -24,6 +26,7 @@ interface AuditEvent {
   user: { username: string };
   objectRef?: { resource?: string; subresource?: string; namespace?: string; apiGroup?: string };
   responseStatus?: { code?: number };
+  annotations?: Record<string, string>;
 }
 
 /** Every request the service account `namespace/name` made, as the API server completed it. */
@@ -50,6 +53,7 @@ export function auditedRequests(auditLog: string): (AuditedRequest & { user: str
     ...(event.objectRef?.namespace ? { namespace: event.objectRef.namespace } : {}),
     uri: event.requestURI,
     code: event.responseStatus?.code ?? 0,
+    forbidden: event.annotations?.['authorization.k8s.io/decision'] === 'forbid',
   }));
 }
 
@@ -60,6 +64,7 @@ export interface RequestKind {
   /** With its subresource, as RBAC names it: deployments/scale. */
   resource: string;
   count: number;
+  /** By the authorizer. */
   refused: number;
 }
 
@@ -68,11 +73,12 @@ export function controllerRequestKinds(auditLog: string): RequestKind[] {
   const kinds = new Map<string, RequestKind>();
   for (const request of auditedRequests(auditLog)) {
     if (!/^system:serviceaccount:[^:]+:.*temporal-worker-controller$/.test(request.user)) continue;
+    if (request.resource === '') continue; // discovery (/api, /version...), which every user may read
     const resource = request.subresource ? `${request.resource}/${request.subresource}` : request.resource;
     const key = `${request.verb} ${request.group} ${resource}`;
     const kind = kinds.get(key) ?? { verb: request.verb, group: request.group, resource, count: 0, refused: 0 };
     kind.count++;
-    if (request.code === 403) kind.refused++;
+    if (request.forbidden) kind.refused++;
     kinds.set(key, kind);
   }
   return [...kinds.values()].sort((a, b) =>

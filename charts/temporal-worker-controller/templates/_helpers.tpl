@@ -60,9 +60,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 
 {{/* What the controller does in each namespace it watches. */}}
 {{- define "twc.watchRules" -}}
+# Read through watches only, never one by one.
 - apiGroups: [temporal.io]
   resources: [temporalworkerdeployments, temporalconnections, temporalworkerownedresources]
-  verbs: [get, list, watch, patch]
+  verbs: [list, watch, patch]
 - apiGroups: [temporal.io]
   resources: [temporalworkerdeployments/status, temporalconnections/status, temporalworkerownedresources/status]
   verbs: [update]
@@ -72,7 +73,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   verbs: [update]
 - apiGroups: [apps]
   resources: [deployments]
-  verbs: [get, list, watch, create, update, delete]
+  verbs: [list, watch, create, update, delete]
 - apiGroups: [apps]
   resources: [deployments/scale]
   verbs: [patch]
