@@ -345,7 +345,8 @@ export class NodeAgent {
   /** Reports the started worker Ready, or, for a container with a readiness probe, whenever the probe turns. */
   private async reportReadiness(pod: V1Pod, entry: PodWorker, worker: HostedWorker, restarts: number): Promise<void> {
     const container = pod.spec?.containers[0];
-    if (!entry.network || !container?.readinessProbe) {
+    const probe = container?.readinessProbe;
+    if (!entry.network || !container || !probe) {
       await this.report(pod, entry, { kind: 'running', ready: true, restarts });
       return;
     }
@@ -354,7 +355,7 @@ export class NodeAgent {
     const stop = (): void => probing.abort();
     entry.stopped.signal.addEventListener('abort', stop, { once: true });
     void worker.done.catch(() => undefined).finally(stop);
-    void watchReadiness(container, entry.network.ip, probing.signal, (ready) => {
+    void watchReadiness(probe, container, entry.network.ip, probing.signal, (ready) => {
       if (!probing.signal.aborted) void this.report(pod, entry, { kind: 'running', ready, restarts });
     }).catch((error: unknown) => this.log(`pod ${podName(pod)}: readiness probe: ${errorMessage(error)}`));
   }

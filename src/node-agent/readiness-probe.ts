@@ -1,6 +1,6 @@
 // A container's readiness as a kubelet judges it: its readinessProbe (httpGet or tcpSocket) run
 // every periodSeconds against the Pod IP, Ready after successThreshold passes in a row and not
-// Ready after failureThreshold failures in a row. Without a probe, a running container is Ready.
+// Ready after failureThreshold failures in a row.
 import type { V1Container, V1Probe } from '@kubernetes/client-node';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -13,16 +13,12 @@ export class ProbeSpecError extends Error {
 
 /** Calls `onChange` whenever readiness turns, until `signal` aborts; starts not Ready. */
 export async function watchReadiness(
+  probe: V1Probe,
   container: V1Container,
   podIP: string,
   signal: AbortSignal,
   onChange: (ready: boolean) => void,
 ): Promise<void> {
-  const probe = container.readinessProbe;
-  if (!probe) {
-    onChange(true);
-    return;
-  }
   const check = probeCall(probe, container, podIP);
   const periodMs = (probe.periodSeconds ?? 10) * 1000;
   let ready = false;
