@@ -14,13 +14,16 @@ import { CONTROLLER_CHART, helm } from '../support/helm.ts';
 const OWNED = '<owned kind>';
 
 /**
- * Checked by the API server inside other requests, never requested: an owner reference that
- * blocks its owner's deletion needs the owner's finalizers (OwnerReferencesPermissionEnforcement,
- * on in the local environment), and an apply that creates its object needs `create`.
+ * Checked by the API server inside other requests, never requested, and each needed (a suite run
+ * without it fails): where OwnerReferencesPermissionEnforcement is on (as in the local
+ * environment), an owner reference that blocks its owner's deletion needs the owner's
+ * finalizers, and setting owner references on an object needs the right to delete it (the
+ * controller adopts owned resources); an apply that creates its object needs `create`.
  */
 const CHECKED_INSIDE_REQUESTS = [
   'update temporal.io temporalworkerdeployments/finalizers',
   'update apps deployments/finalizers',
+  'delete temporal.io temporalworkerownedresources',
   `create ${OWNED}`,
 ];
 

@@ -67,6 +67,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: [temporal.io]
   resources: [temporalworkerdeployments/status, temporalconnections/status, temporalworkerownedresources/status]
   verbs: [update]
+# Never requested: where the API server checks owner references, adopting a
+# TemporalWorkerOwnedResource (setting its owner) needs the right to delete it.
+- apiGroups: [temporal.io]
+  resources: [temporalworkerownedresources]
+  verbs: [delete]
 # Owner references that block their owner's deletion, where the API server checks them.
 - apiGroups: [temporal.io]
   resources: [temporalworkerdeployments/finalizers]
