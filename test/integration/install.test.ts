@@ -4,7 +4,14 @@
 // namespace-scoped, since the shared cluster's other tests run controllers of their own; so this
 // is also the proof of that mode: a worker deployment outside the watched namespace is left
 // alone, and no request of the controller is refused.
-import { CoordinationV1Api, CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  PatchStrategy,
+  PolicyV1Api,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -57,12 +64,11 @@ interface Install {
 /** Installs the controller's chart for one watched namespace; uninstalled when the test ends. */
 async function install(t: TestContext, values: string[]): Promise<Install> {
   const release = uniqueName('twc');
-  const [namespace, watched, other] = [
-    await testNamespace(t, 'twc-system'),
-    await testNamespace(t, 'team-a'),
-    await testNamespace(t, 'team-b'),
-  ];
-  t.after(() => helmAsAdmin('uninstall', release, '--namespace', namespace, '--wait').then(() => undefined));
+  let namespace = '';
+  // Registered first, so it runs before the namespaces go (after-hooks run in order).
+  t.after(() => uninstall(release, namespace));
+  namespace = await testNamespace(t, 'twc-system');
+  const [watched, other] = [await testNamespace(t, 'team-a'), await testNamespace(t, 'team-b')];
   await helmAsAdmin(
     'install',
     release,
@@ -82,6 +88,26 @@ async function install(t: TestContext, values: string[]): Promise<Install> {
     throw new Error(`helm install failed; the Pods' output:\n${podLogs(namespace)}`, { cause: error });
   });
   return { release, namespace, serviceAccount: `${release}-temporal-worker-controller`, watched, other };
+}
+
+/**
+ * Stops the controller, then uninstalls. helm deletes the Role with the Deployment, before the
+ * Pods have stopped, and their last Lease requests would be refused: not what the RBAC check
+ * after the suite asks about, which is the rights of a controller that runs.
+ */
+async function uninstall(release: string, namespace: string): Promise<void> {
+  if (!namespace) return;
+  await kubeConfig()
+    .makeApiClient(AppsV1Api)
+    .patchNamespacedDeploymentScale(
+      { name: `${release}-temporal-worker-controller`, namespace, body: { spec: { replicas: 0 } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  await eventually('the controller Pods to stop', async () =>
+    (await core.listNamespacedPod({ namespace })).items.length === 0 ? true : undefined,
+  );
+  await helmAsAdmin('uninstall', release, '--namespace', namespace, '--wait');
 }
 
 /** The output of every container the node agent ran in `namespace`, for a failure's message. */
