@@ -33,10 +33,6 @@ export interface ContainerLaunch {
   graceMs: number;
 }
 
-export interface RunningContainer extends HostedWorker {
-  pid: number;
-}
-
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'];
 
 /** The script that builds the container's mounts, then becomes its process. Pure. */
@@ -67,7 +63,7 @@ export function containerScript(launch: ContainerLaunch): string {
   return lines.join('\n');
 }
 
-export function startContainer(launch: ContainerLaunch): Promise<RunningContainer> {
+export function startContainer(launch: ContainerLaunch): Promise<HostedWorker> {
   rmSync(launch.dir, { recursive: true, force: true }); // a restarted container starts from the image again
   for (const part of ['upper', 'work', 'merged']) mkdirSync(path.join(launch.dir, part), { recursive: true });
   mkdirSync(path.join(launch.dir, 'upper/etc'), { recursive: true });
@@ -106,7 +102,6 @@ export function startContainer(launch: ContainerLaunch): Promise<RunningContaine
   return new Promise((resolve, reject) => {
     child.on('spawn', () =>
       resolve({
-        pid: child.pid ?? 0,
         done,
         stop: async () => {
           stopping = true;

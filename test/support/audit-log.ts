@@ -13,19 +13,16 @@ export interface AuditedRequest {
   subresource?: string;
   namespace?: string;
   uri: string;
-  code: number;
   /** Refused by the authorizer (RBAC), not for another reason such as a namespace being deleted. */
   forbidden: boolean;
 }
 
 interface AuditEvent {
   auditID: string;
-  stage: string;
   verb: string;
   requestURI: string;
   user: { username: string };
   objectRef?: { resource?: string; subresource?: string; namespace?: string; apiGroup?: string };
-  responseStatus?: { code?: number };
   annotations?: Record<string, string>;
 }
 
@@ -36,7 +33,7 @@ export function controllerRequests(auditLog: string, namespace: string, name: st
 }
 
 /** Every request of any service account, with who made it. */
-export function auditedRequests(auditLog: string): (AuditedRequest & { user: string })[] {
+function auditedRequests(auditLog: string): (AuditedRequest & { user: string })[] {
   // A watch is recorded when its response starts and again when it ends: one request, counted once.
   const byId = new Map<string, AuditEvent>();
   for (const line of readFileSync(auditLog, 'utf8').split('\n')) {
@@ -52,7 +49,6 @@ export function auditedRequests(auditLog: string): (AuditedRequest & { user: str
     ...(event.objectRef?.subresource ? { subresource: event.objectRef.subresource } : {}),
     ...(event.objectRef?.namespace ? { namespace: event.objectRef.namespace } : {}),
     uri: event.requestURI,
-    code: event.responseStatus?.code ?? 0,
     forbidden: event.annotations?.['authorization.k8s.io/decision'] === 'forbid',
   }));
 }
