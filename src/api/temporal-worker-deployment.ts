@@ -121,6 +121,63 @@ function rolloutSchema(description: string) {
 
 const rollout = rolloutSchema('How traffic moves to a new build.');
 
+/** The default signal of the first step of the pinned-workflow ladder. */
+export const CONTINUE_AS_NEW_SIGNAL = 'ContinueAsNewRequested';
+
+/** The ladder's steps in the order they must come: each one later than every one before it. */
+export const LADDER_STEPS = ['signalAfter', 'cancelAfter', 'terminateAfter'] as const;
+type LadderStep = (typeof LADDER_STEPS)[number];
+
+function ladderOrder(earlier: LadderStep, later: LadderStep): Rule<Partial<Record<LadderStep, string>>> {
+  return {
+    cel: `!has(self.${earlier}) || !has(self.${later}) || duration(self.${later}) > duration(self.${earlier})`,
+    message: `${later} must be longer than ${earlier}: the ladder goes signal, cancel, terminate`,
+    fieldPath: `.${later}`,
+    check: (self) =>
+      self[earlier] === undefined ||
+      self[later] === undefined ||
+      durationSeconds(self[later]) > durationSeconds(self[earlier]),
+  };
+}
+
+const pinnedWorkflows = withRules(
+  Type.Object(
+    {
+      signalAfter: Type.Optional(
+        duration(
+          'After this long, the workflows still running on the build are sent signalName: they are expected to continue as new onto the current build.',
+        ),
+      ),
+      signalName: Type.Optional(
+        Type.String({
+          description: 'The signal the signalAfter step sends.',
+          minLength: 1,
+          maxLength: 255,
+          default: CONTINUE_AS_NEW_SIGNAL,
+        }),
+      ),
+      cancelAfter: Type.Optional(duration('After this long, the workflows still running on the build are cancelled.')),
+      terminateAfter: Type.Optional(
+        duration('After this long, the workflows still running on the build are terminated.'),
+      ),
+      reason: Type.Optional(
+        Type.String({
+          description: "Recorded in Temporal with every cancellation and termination (and in the batch's reason).",
+          minLength: 1,
+          maxLength: 1000,
+        }),
+      ),
+    },
+    {
+      description:
+        'What is done to workflows still running on a build that is no longer current nor ramping (nor the target), counted from when it stopped being either; each step is optional, and without any the workflows run on undisturbed.',
+    },
+  ),
+  ladderOrder('signalAfter', 'cancelAfter'),
+  ladderOrder('signalAfter', 'terminateAfter'),
+  ladderOrder('cancelAfter', 'terminateAfter'),
+);
+
 const pool = Type.Object(
   {
     name: dnsLabel('Pool name, unique in the worker deployment; labels its Deployments temporal.io/pool.', {
@@ -277,6 +334,7 @@ const spec = withRules(
             deleteDelay: Type.Optional(
               duration("How long a scaled-down build's Deployment is kept before deletion.", { default: '24h' }),
             ),
+            pinnedWorkflows: Type.Optional(pinnedWorkflows),
           },
           { description: 'When drained builds are scaled down and deleted.', default: {} },
         ),
@@ -322,6 +380,35 @@ const versionStatus = {
     }),
   ),
 };
+
+const batchOperation = Type.Object(
+  {
+    jobID: Type.String({ description: "The batch operation's job ID in Temporal." }),
+    operation: Type.String({ description: 'Signal, Cancel or Terminate.' }),
+    state: Type.String({ description: 'Running, Completed or Failed, as Temporal last reported it.' }),
+    startTime: Type.Optional(Type.String({ format: 'date-time', description: 'When Temporal started it.' })),
+    closeTime: Type.Optional(Type.String({ format: 'date-time', description: 'When it ended.' })),
+    total: Type.Optional(Type.Integer({ description: 'Workflows it acts on.', minimum: 0 })),
+    completed: Type.Optional(Type.Integer({ description: 'Workflows it has acted on.', minimum: 0 })),
+    failed: Type.Optional(Type.Integer({ description: 'Workflows it failed to act on.', minimum: 0 })),
+  },
+  { description: 'The batch operation of the step reached.' },
+);
+
+const pinnedWorkflowsStatus = Type.Object(
+  {
+    running: Type.Optional(
+      Type.Integer({ description: 'Workflows still running on the build, as last counted.', minimum: 0 }),
+    ),
+    countedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When they were counted.' })),
+    step: Type.String({
+      description: 'The step of spec.sunset.pinnedWorkflows reached: Waiting (none yet), Signal, Cancel or Terminate.',
+    }),
+    nextStepAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the next step is reached.' })),
+    batch: Type.Optional(batchOperation),
+  },
+  { description: 'The workflows still running on the build and what spec.sunset.pinnedWorkflows did to them.' },
+);
 
 const status = Type.Object(
   {
@@ -407,6 +494,14 @@ const status = Type.Object(
               Type.String({ format: 'date-time', description: 'Since when no pinned workflow runs on the build.' }),
             ),
             eligibleForDeletion: Type.Optional(Type.Boolean({ description: 'Drained and scaled to zero.' })),
+            deactivatedAt: Type.Optional(
+              Type.String({
+                format: 'date-time',
+                description:
+                  'When the build stopped being current or ramping, as Temporal reports it or else as the controller first saw it: the delays of spec.sunset.pinnedWorkflows count from here.',
+              }),
+            ),
+            pinnedWorkflows: Type.Optional(pinnedWorkflowsStatus),
           },
           { description: 'An older build still running or kept.' },
         ),
@@ -444,4 +539,5 @@ export const temporalWorkerDeployment = withRules(
 export type TemporalWorkerDeployment = Static<typeof temporalWorkerDeployment>;
 export type TemporalWorkerDeploymentSpec = TemporalWorkerDeployment['spec'];
 export type Rollout = Static<typeof rollout>;
+export type PinnedWorkflowsLadder = Static<typeof pinnedWorkflows>;
 export type Pool = NonNullable<TemporalWorkerDeploymentSpec['pools']>[number];

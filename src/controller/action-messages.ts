@@ -22,5 +22,9 @@ export function doneMessage(action: Exclude<PlannedAction, { action: 'addFinaliz
     case 'route': // "... promoting it", "starting the ramp ..."
     case 'deleteTemporalDeployment': // "deleted Worker Deployment ... from Temporal: ..."
       return action.reason;
+    case 'startBatch':
+      return `started ${action.operation} batch ${action.jobId}: ${action.reason}`;
+    case 'stopBatch':
+      return `stopped batch ${action.jobId}: ${action.reason}`;
   }
 }

@@ -20,6 +20,7 @@ import { addFinalizer, removeFinalizer } from './finalizers.ts';
 import { GateInputError, gateInput } from './gate-input.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
 import { type TemporalTrouble, temporalTrouble, type TroubleDependencies } from './temporal-trouble.ts';
+import { isConcurrentBatchLimit } from '../temporal/call-failures.ts';
 
 export interface ExecutorDependencies extends TroubleDependencies, ConnectionReleaseDependencies {
   cluster: ClusterClient;
@@ -137,6 +138,16 @@ async function carryOut(
     }
     case 'deleteTemporalDeployment':
       return temporalOf(context).deleteDeployment();
+    case 'startBatch':
+      return temporalOf(context).startBatch({
+        jobId: action.jobId,
+        operation: action.operation,
+        query: action.query,
+        ...(action.signalName ? { signalName: action.signalName } : {}),
+        reason: action.batchReason,
+      });
+    case 'stopBatch':
+      return temporalOf(context).stopBatch(action.jobId, action.reason);
   }
 }
 
@@ -160,6 +171,8 @@ const EVENTS = {
   startGate: 'GateStarted',
   deleteTemporalVersion: 'VersionRecordDeleted',
   deleteTemporalDeployment: 'TemporalCleanedUp',
+  startBatch: 'BatchOperationStarted',
+  stopBatch: 'BatchOperationStopped',
 } as const;
 const ROUTING_EVENTS = {
   setCurrent: 'VersionPromoted',
@@ -248,6 +261,31 @@ function failureOf(
       return (
         trouble(what) ?? {
           condition: progressing('False', 'VersionRecordDeleteFailed', `${what}: ${errorMessage(error)}; ${advice}`),
+        }
+      );
+    }
+    case 'startBatch': {
+      const what = `cannot start the ${action.operation} batch ${action.jobId} (${action.reason})`;
+      if (isConcurrentBatchLimit(error))
+        return {
+          condition: progressing(
+            'False',
+            'BatchOperationWaiting',
+            `${what}: Temporal already runs as many batch operations in the namespace as it allows (frontend.MaxConcurrentBatchOperationPerNamespace); trying again at the next poll`,
+          ),
+          requeueAfterMs: deps.pollIntervalMs,
+        };
+      return (
+        trouble(what) ?? {
+          condition: progressing('False', 'BatchOperationStartFailed', `${what}: ${errorMessage(error)}`),
+        }
+      );
+    }
+    case 'stopBatch': {
+      const what = `cannot stop batch ${action.jobId} (${action.reason})`;
+      return (
+        trouble(what) ?? {
+          condition: progressing('False', 'BatchOperationStopFailed', `${what}: ${errorMessage(error)}`),
         }
       );
     }

@@ -9,7 +9,13 @@ import { KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { type FieldError, validate, withDefaults } from '../api/validate.ts';
-import type { FailedObservation, Observation, OwnedAutoscaler, TargetObservation } from '../domain/observation.ts';
+import type {
+  FailedObservation,
+  LadderObservation,
+  Observation,
+  OwnedAutoscaler,
+  TargetObservation,
+} from '../domain/observation.ts';
 import type { ReadFailure } from '../domain/read-failure.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
@@ -23,6 +29,7 @@ import { type WorkerConnection, workerConnection } from '../k8s/worker-connectio
 import { gateWorkflowId } from '../planner/gates.ts';
 import type { NewBuildFacts } from '../planner/new-build.ts';
 import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
+import type { LadderReads } from '../planner/pinned-workflows.ts';
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
 import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
@@ -173,6 +180,20 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
   };
 
   const needs = readsNeeded(observation, deps);
+  if (needs.ladder.count.length > 0 || needs.ladder.batches.length > 0) {
+    const pinned = await readLadder(temporal, needs.ladder);
+    if ('stopped' in pinned) {
+      const stopped = troubled(pinned.stopped.error, pinned.stopped.what);
+      if (stopped) return stopped;
+      observation.pinned = {
+        running: {},
+        batches: {},
+        failure: `${pinned.stopped.what}: ${errorMessage(pinned.stopped.error)}`,
+      };
+    } else {
+      observation.pinned = pinned;
+    }
+  }
   if (!needs.unversionedPollers && !needs.gateStage) return { observation, temporal };
   const target: TargetObservation = { taskQueues: { workflow: [], activity: [] } };
   try {
@@ -207,6 +228,29 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
     }
   }
   return { observation: { ...observation, target }, temporal };
+}
+
+/** The counts and batches the pinned-workflow ladder asked for, or the read that failed. */
+async function readLadder(
+  temporal: WorkerDeploymentClient,
+  reads: LadderReads,
+): Promise<LadderObservation | { stopped: { error: unknown; what: string } }> {
+  const pinned: LadderObservation = { running: {}, batches: {} };
+  for (const buildId of reads.count) {
+    try {
+      pinned.running[buildId] = await temporal.countRunningWorkflows(buildId);
+    } catch (error) {
+      return { stopped: { error, what: `cannot count the workflows running on build ${buildId}` } };
+    }
+  }
+  for (const { jobId, operation } of reads.batches) {
+    try {
+      pinned.batches[jobId] = (await temporal.describeBatch(jobId, operation)) ?? null;
+    } catch (error) {
+      return { stopped: { error, what: `cannot read batch operation ${jobId}` } };
+    }
+  }
+  return pinned;
 }
 
 /** Temporal's description of the Worker Deployment and a client of it, or why not. */

@@ -4,7 +4,14 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReadFailure } from './read-failure.ts';
-import type { BuildTaskQueues, GateRun, ObservedDeployment, PodProblem, TemporalDeploymentState } from './snapshot.ts';
+import type {
+  BatchProgress,
+  BuildTaskQueues,
+  GateRun,
+  ObservedDeployment,
+  PodProblem,
+  TemporalDeploymentState,
+} from './snapshot.ts';
 
 export interface Observation {
   now: Date;
@@ -28,6 +35,18 @@ export interface Observation {
   ownedAutoscalers?: OwnedAutoscaler[];
   /** Read only when the planner asks for it (see readsNeeded). */
   target?: TargetObservation;
+  /** What the pinned-workflow ladder asked to read (see readsNeeded). */
+  pinned?: LadderObservation;
+}
+
+/** The counts and batches of the pinned-workflow ladder. */
+export interface LadderObservation {
+  /** Running workflows per build; undefined where the count was not read. */
+  running: Record<string, number | undefined>;
+  /** Per job ID: its progress, or null when Temporal knows no batch of that ID. Absent: not read. */
+  batches: Record<string, BatchProgress | null>;
+  /** Why the reads stopped, when they did: nothing is started on half an answer. */
+  failure?: string;
 }
 
 /** A copy of an owned resource that sets a Deployment's replicas (an HPA, a KEDA ScaledObject). */

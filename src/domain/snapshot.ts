@@ -13,6 +13,8 @@ export interface TemporalVersion {
   /** It has been current or ramping at some time. */
   everActive: boolean;
   lastCurrentAt?: Date;
+  /** When it last stopped being current or ramping, where the server reports it (1.29 does not). */
+  deactivatedAt?: Date;
 }
 
 /** Temporal's view of one Worker Deployment: routing, the versions it lists, and the conflict token every routing change carries. */
@@ -82,4 +84,22 @@ export interface GateRun {
 export interface BuildTaskQueues {
   workflow: string[];
   activity: string[];
+}
+
+/** What a batch operation does to every workflow its query finds. */
+export type BatchOperationKind = 'Signal' | 'Cancel' | 'Terminate';
+
+export type BatchOperationState = 'Running' | 'Completed' | 'Failed';
+
+/** One batch operation as Temporal reports it. */
+export interface BatchProgress {
+  jobId: string;
+  operation: BatchOperationKind;
+  state: BatchOperationState;
+  startTime?: Date;
+  closeTime?: Date;
+  /** Workflows it acts on, and of those, done and failed. */
+  total: number;
+  completed: number;
+  failed: number;
 }

@@ -28,6 +28,15 @@ import {
   routedState,
   unversionedPollersMatter,
 } from './routing.ts';
+import { deactivationTimes, ladderMemories } from '../status/pinned-workflows.ts';
+import {
+  type LadderAction,
+  type LadderContext,
+  ladderReads,
+  type LadderReads,
+  type LadderStatus,
+  planLadder,
+} from './pinned-workflows.ts';
 import { planVersions, REGISTRATION_GRACE_MS, type VersionAction } from './versions.ts';
 
 export interface PlannerConfig {
@@ -54,6 +63,7 @@ export type PlannedAction =
   | { action: 'terminateGate'; buildId: string; workflowId: string; runId: string; reason: string }
   | { action: 'startGate'; buildId: string; start: GateStart; reason: string }
   | { action: 'route'; change: RoutingChange; reason: string }
+  | LadderAction
   /** `skipDrainage`: only when the worker deployment is deleted and its force annotation set. */
   | (KubernetesAction<'deleteTemporalVersion'> & { skipDrainage?: true })
   | { action: 'deleteTemporalDeployment'; reason: string };
@@ -72,10 +82,12 @@ export interface Plan {
   actions: PlannedAction[];
   /** What holds whatever the execution: what blocks the rollout, a gate's verdict. */
   conditions: Condition[];
-  /** What was learned rather than done, for Normal events. */
-  notes: { reason: string; message: string }[];
+  /** What was learned rather than done, for events (Normal unless said). */
+  notes: { type?: 'Warning'; reason: string; message: string }[];
   /** What the status remembers of the target's gates. */
   gates: GateMemory;
+  /** The pinned-workflow ladder of each old build (see planner/pinned-workflows.ts). */
+  ladder: Record<string, LadderStatus>;
   routing: RoutingDecision;
   /** Temporal's state once every action succeeded. */
   routed: TemporalDeploymentState;
@@ -87,6 +99,8 @@ export interface ReadsNeeded {
   unversionedPollers: boolean;
   /** The stage whose gate runs must be read. */
   gateStage?: string;
+  /** What the pinned-workflow ladder must count and read. */
+  ladder: LadderReads;
 }
 
 /** The order Kubernetes actions run in: the new build first (what traffic moves to), then rolls, deletions, scaling. */
@@ -95,6 +109,7 @@ const KUBERNETES_ORDER = ['create', 'update', 'delete', 'scale'] as const;
 export function readsNeeded(observation: Omit<Observation, 'target'>, config: PlannerConfig): ReadsNeeded {
   const { versions, target, gate, rollout } = situation(observation, config);
   const read = gateToRead(gate);
+  const ladder = ladderReads(ladderContext(observation, versions));
   const registered = target !== undefined && target.status !== 'NotRegistered';
   return {
     unversionedPollers: unversionedPollersMatter({
@@ -103,6 +118,7 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
       target: versions.find((v) => v.buildId === observation.buildId),
     }),
     ...(registered && read ? { gateStage: read.name } : {}),
+    ladder,
   };
 }
 
@@ -199,6 +215,8 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     },
     rollbackWindowMs: config.rollbackWindowMs,
   });
+  const ladder = planLadder(ladderContext(observation, versions), observation.pinned ?? { running: {}, batches: {} });
+  notes.push(...ladder.notes);
   const change = routingChange(routing, temporal);
   const holder = temporal.managerIdentity;
   const heldElsewhere = change !== undefined && holder !== undefined && holder !== config.identity;
@@ -210,6 +228,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
   const actions: PlannedAction[] = [
     ...finalizers(observation),
     ...kubernetesActions(versionsPlan.actions, observation),
+    ...ladder.actions.filter((a) => a.action === 'stopBatch'),
     ...gateDecision.starts.flatMap((start) =>
       start.replaces
         ? [
@@ -231,8 +250,9 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     })),
     ...(change && !heldElsewhere ? [{ action: 'route' as const, change, reason: routeReason(routing, change) }] : []),
     ...versionsPlan.actions.filter((a) => a.action === 'deleteTemporalVersion'),
+    ...ladder.actions.filter((a) => a.action === 'startBatch'),
   ];
-  const recheck = [versionsPlan.recheckAt, routing.action === 'wait' ? routing.recheckAt : undefined]
+  const recheck = [versionsPlan.recheckAt, routing.action === 'wait' ? routing.recheckAt : undefined, ladder.recheckAt]
     .filter((d): d is Date => d !== undefined)
     .map((d) => Math.max(0, d.getTime() - now.getTime()));
   return {
@@ -240,6 +260,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     conditions,
     notes,
     gates: gateDecision.memory,
+    ladder: ladder.status,
     routing,
     routed: change && !heldElsewhere ? routedState(temporal, routing, config.identity) : temporal,
     requeueAfterMs: Math.min(config.pollIntervalMs, ...recheck),
@@ -338,6 +359,34 @@ function routingChange(routing: RoutingDecision, temporal: TemporalDeploymentSta
     default:
       return undefined;
   }
+}
+
+/** The builds the ladder acts on: Temporal may still run pinned workflows there, and none is current, ramping or the target. */
+function ladderContext(observation: Omit<Observation, 'target'>, versions: JoinedVersion[]): LadderContext {
+  const { now, temporal, buildId, workerDeployment } = observation;
+  const stored = workerDeployment.status;
+  const deactivated = deactivationTimes(stored, temporal, now);
+  const memories = ladderMemories(stored);
+  const active = (b: string): boolean =>
+    b === buildId || b === temporal.currentBuildId || b === temporal.rampingBuildId;
+  const builds = versions.flatMap((v) => {
+    const deactivatedAt = deactivated[v.buildId];
+    const mayRunPinned = v.status === 'Draining' || (v.status === 'Inactive' && v.everActive);
+    if (active(v.buildId) || !mayRunPinned || !deactivatedAt || v.deployments.length === 0) return [];
+    const memory = memories[v.buildId];
+    return [{ buildId: v.buildId, deactivatedAt, ...(memory ? { memory } : {}) }];
+  });
+  const reactivated = Object.entries(memories).flatMap(([b, memory]) =>
+    active(b) && memory.batch?.state === 'Running' ? [{ buildId: b, batch: memory.batch }] : [],
+  );
+  return {
+    now,
+    ladder: workerDeployment.spec.sunset?.pinnedWorkflows,
+    temporalName: observation.temporalName,
+    generation: workerDeployment.metadata.generation ?? 0,
+    builds,
+    reactivated,
+  };
 }
 
 interface Situation {

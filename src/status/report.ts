@@ -4,6 +4,7 @@ import type { Observation } from '../domain/observation.ts';
 import type { Execution, Plan } from '../planner/plan.ts';
 import { type Condition, MANUAL_PROMOTION, progressing, stalled } from './conditions.ts';
 import { describePods, PODS_FAILING, podsSay } from './pods-say.ts';
+import { deactivationTimes } from './pinned-workflows.ts';
 import { type JoinedVersion, joinVersions, rememberedCurrentTimes, versionsStatus } from './versions.ts';
 
 export interface Report {
@@ -49,7 +50,10 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
     rememberedCurrentTimes(workerDeployment.status, temporal.currentBuildId, now),
   );
   conditions.push(...summary(observation, plan, joined, done));
-  const versions = versionsStatus(joined, temporal, buildId);
+  const versions = versionsStatus(joined, temporal, buildId, {
+    deactivatedAt: deactivationTimes(workerDeployment.status, temporal, now),
+    ladder: withStartedBatches(plan, execution, now),
+  });
   const previous = workerDeployment.status?.targetVersion;
   const madeRoom = execution.done.some((a) => a.action === 'deleteTemporalVersion' && a.makesRoom);
   const madeRoomAt = madeRoom ? now.toISOString() : previous?.buildID === buildId ? previous.madeRoomAt : undefined;
@@ -91,6 +95,18 @@ function summary(observation: Observation, plan: Plan, joined: JoinedVersion[], 
     { type: 'Ready', status: 'False', reason: 'RollingOut', message: reason },
     progressing('True', 'RollingOut', reason),
   ];
+}
+
+/** The ladder of each old build, with the batches started by this execution. */
+function withStartedBatches(plan: Plan, execution: Execution, now: Date): Plan['ladder'] {
+  const ladder = { ...plan.ladder };
+  for (const a of execution.done) {
+    const entry = a.action === 'startBatch' ? ladder[a.buildId] : undefined;
+    if (a.action !== 'startBatch' || !entry) continue;
+    const batch = { jobId: a.jobId, operation: a.operation, state: 'Running' as const, startTime: now };
+    ladder[a.buildId] = { ...entry, batch: { ...batch, total: entry.running ?? 0, completed: 0, failed: 0 } };
+  }
+  return ladder;
 }
 
 /** The gate memory, without runs whose start was planned but not carried out. */

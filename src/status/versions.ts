@@ -2,7 +2,9 @@
 // the versions of the TemporalWorkerDeployment's status. Pure.
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
+import type { LadderStatus } from '../planner/pinned-workflows.ts';
 import { eligibleForDeletion, type VersionState } from '../planner/versions.ts';
+import { pinnedWorkflowsStatus } from './pinned-workflows.ts';
 
 export interface JoinedVersion extends VersionState {
   /** Every Deployment of the build (one per pool) is available, and there is at least one. */
@@ -69,11 +71,18 @@ export function rememberedCurrentTimes(
   return times;
 }
 
+/** What the status says of old builds' pinned workflows (see status/pinned-workflows.ts). */
+export interface OldBuildsStatus {
+  deactivatedAt: Record<string, Date>;
+  ladder: Record<string, LadderStatus>;
+}
+
 /** The versions part of the status: target, current, and every other build that still has Deployments. */
 export function versionsStatus(
   versions: JoinedVersion[],
   temporal: TemporalDeploymentState,
   targetBuildId: string,
+  oldBuilds: OldBuildsStatus = { deactivatedAt: {}, ladder: {} },
 ): Pick<Status, 'targetVersion' | 'currentVersion' | 'deprecatedVersions' | 'versionCount' | 'managerIdentity'> {
   const base = (v: JoinedVersion) => ({
     buildID: v.buildId,
@@ -105,11 +114,17 @@ export function versionsStatus(
     ...(current ? { currentVersion: base(current) } : {}),
     ...(deprecated.length
       ? {
-          deprecatedVersions: deprecated.map((v) => ({
-            ...base(v),
-            ...(v.drainedSince ? { drainedSince: v.drainedSince.toISOString() } : {}),
-            eligibleForDeletion: eligibleForDeletion(v),
-          })),
+          deprecatedVersions: deprecated.map((v) => {
+            const deactivatedAt = oldBuilds.deactivatedAt[v.buildId];
+            const ladder = oldBuilds.ladder[v.buildId];
+            return {
+              ...base(v),
+              ...(v.drainedSince ? { drainedSince: v.drainedSince.toISOString() } : {}),
+              eligibleForDeletion: eligibleForDeletion(v),
+              ...(deactivatedAt ? { deactivatedAt: deactivatedAt.toISOString() } : {}),
+              ...(ladder ? { pinnedWorkflows: pinnedWorkflowsStatus(ladder) } : {}),
+            };
+          }),
         }
       : {}),
     versionCount: temporal.versions.length,

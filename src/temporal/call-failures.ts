@@ -12,6 +12,7 @@ const { ResourceExhaustedCause } = enums;
 /** Undefined when the error is about the request (a refused change, a missing object...). */
 export function troubleOf(error: unknown): TemporalTrouble | undefined {
   if (credentialsRefusal(error) !== undefined) return 'TemporalCredentialsRefused';
+  if (isConcurrentBatchLimit(error)) return undefined;
   if (error instanceof TemporalConnectError) return 'TemporalUnreachable';
   if (!(error instanceof TemporalCallError)) return undefined;
   switch (error.code) {
@@ -27,6 +28,15 @@ export function troubleOf(error: unknown): TemporalTrouble | undefined {
     default:
       return undefined;
   }
+}
+
+/** The namespace already runs as many batch operations as the server allows: no backoff lifts that, a batch ending does. */
+export function isConcurrentBatchLimit(error: unknown): boolean {
+  return (
+    error instanceof TemporalCallError &&
+    error.code === GrpcStatus.RESOURCE_EXHAUSTED &&
+    resourceExhaustedCause(error.statusDetails) === ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_CONCURRENT_LIMIT
+  );
 }
 
 /**

@@ -67,6 +67,7 @@ export function deploymentState(response: DescribeResponse): TemporalDeploymentS
               : 'Inactive';
     const drainedSince = status === 'Drained' ? optionalTsToDate(summary.drainageInfo?.lastChangedTime) : undefined;
     const lastCurrentAt = optionalTsToDate(summary.lastCurrentTime);
+    const deactivatedAt = optionalTsToDate(summary.lastDeactivationTime);
     const everActive = status !== 'Inactive' || Boolean(summary.firstActivationTime) || lastCurrentAt !== undefined;
     return [
       {
@@ -75,6 +76,7 @@ export function deploymentState(response: DescribeResponse): TemporalDeploymentS
         everActive,
         ...(drainedSince ? { drainedSince } : {}),
         ...(lastCurrentAt ? { lastCurrentAt } : {}),
+        ...(deactivatedAt ? { deactivatedAt } : {}),
       },
     ];
   });

@@ -24,6 +24,9 @@ export const WORKFLOW_SERVICE_METHODS = [
   'getWorkflowExecutionHistory',
   'startWorkflowExecution',
   'terminateWorkflowExecution',
+  'startBatchOperation',
+  'describeBatchOperation',
+  'stopBatchOperation',
 ] as const;
 
 /** Messages decoded outside any RPC: what a refusal carries in its status details. */

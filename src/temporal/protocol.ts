@@ -23,6 +23,7 @@ function enumeration<E>(name: string): E {
 
 const v1 = 'temporal.api.enums.v1';
 export const enums = {
+  BatchOperationState: enumeration<typeof temporal.api.enums.v1.BatchOperationState>(`${v1}.BatchOperationState`),
   HistoryEventFilterType: enumeration<typeof temporal.api.enums.v1.HistoryEventFilterType>(
     `${v1}.HistoryEventFilterType`,
   ),

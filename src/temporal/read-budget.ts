@@ -7,13 +7,16 @@ import { realTimers, type Timers } from '../runtime/timers.ts';
 import { TokenBucket } from '../runtime/token-bucket.ts';
 import type { WorkflowService } from './protocol.ts';
 
-/** The reads of Worker Deployment state the reconciler makes: each takes a token. */
+/** The reads of Worker Deployment state the reconciler makes, and the batch starts of the pinned-workflow ladder: each takes a token. */
 export const BUDGETED_READS: ReadonlySet<string> = new Set([
   'describeWorkerDeployment',
   'describeWorkerDeploymentVersion',
   'describeTaskQueue',
   'describeWorkflowExecution',
   'describeNamespace',
+  'countWorkflowExecutions',
+  'describeBatchOperation',
+  'startBatchOperation',
 ]);
 
 export const DEFAULT_READS_PER_SECOND = 20;

@@ -1,7 +1,14 @@
 // Everything the controller asks of or tells Temporal about one Worker Deployment, behind one
 // interface: the reconciler depends on this, not on gRPC, so its orchestration can be driven and
 // recorded in a test. Each method is one of the thin adapters beside this file.
-import type { BuildTaskQueues, GateRun, TemporalDeploymentState } from '../domain/snapshot.ts';
+import type {
+  BatchOperationKind,
+  BatchProgress,
+  BuildTaskQueues,
+  GateRun,
+  TemporalDeploymentState,
+} from '../domain/snapshot.ts';
+import { type BatchStart, describeBatch, startBatch, stopBatch } from './batch-operations.ts';
 import type { RoutingChange } from '../planner/routing.ts';
 import { deleteWorkerDeployment } from './deployment-deletion.ts';
 import { describeDeployment } from './deployment-state.ts';
@@ -29,6 +36,11 @@ export interface WorkerDeploymentClient {
   countRunningWorkflows(buildId: string): Promise<number>;
   /** The Worker Deployment itself, once it has no version left. */
   deleteDeployment(): Promise<void>;
+  /** Starts a batch operation; one already started under its job ID counts as started. */
+  startBatch(start: BatchStart): Promise<void>;
+  /** Undefined when Temporal knows no batch of that job ID. */
+  describeBatch(jobId: string, operation: BatchOperationKind): Promise<BatchProgress | undefined>;
+  stopBatch(jobId: string, reason: string): Promise<void>;
 }
 
 export interface WorkerDeploymentAddress {
@@ -56,5 +68,8 @@ export function workerDeploymentClient(
     changeRouting: (change) => changeRouting(target, change),
     countRunningWorkflows: (buildId) => countRunningWorkflows(target, buildId),
     deleteDeployment: () => deleteWorkerDeployment(target),
+    startBatch: (start) => startBatch(target, start),
+    describeBatch: (jobId, operation) => describeBatch(target, jobId, operation),
+    stopBatch: (jobId, reason) => stopBatch(target, jobId, reason),
   };
 }

@@ -8,7 +8,7 @@ import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-dep
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import type { ReconcilerDependencies } from '../../src/controller/dependencies.ts';
 import { reconcile } from '../../src/controller/reconciler.ts';
-import type { BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import type { BatchProgress, BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { ClusterClient } from '../../src/k8s/cluster-client.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
 import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
@@ -41,6 +41,8 @@ export interface World {
   recordsWaiting?: string[];
   /** Workflows running per build, as visibility counts them; 0 when unsaid. */
   runningWorkflows?: Record<string, number>;
+  /** The batch operations Temporal knows, by job ID. */
+  batches?: Record<string, BatchProgress>;
   /** The worker deployment as the cache holds it from the first call whose line starts with `after` on (a change meanwhile, which the informer reports). */
   changed?: { after: string; workerDeployment: TemporalWorkerDeployment };
   /** Temporal never answers describe. */
@@ -176,6 +178,15 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
         () => world.runningWorkflows?.[buildId] ?? 0,
       ),
     deleteDeployment: () => Promise.resolve(call('temporal.deleteDeployment')),
+    startBatch: (start) =>
+      Promise.resolve(
+        call(
+          `temporal.startBatch ${start.operation}${start.signalName ? ` ${start.signalName}` : ''} ${start.jobId} where ${start.query}`,
+        ),
+      ),
+    describeBatch: (jobId) =>
+      Promise.resolve(call(`temporal.describeBatch ${jobId}`)).then(() => world.batches?.[jobId]),
+    stopBatch: (jobId) => Promise.resolve(call(`temporal.stopBatch ${jobId}`)),
   };
   const deps: ReconcilerDependencies = {
     ...config,

@@ -62,6 +62,7 @@ function plan(more: Partial<Plan> = {}): Plan {
     conditions: [],
     notes: [],
     gates: {},
+    ladder: {},
     routing: { action: 'wait', reason: waiting },
     routed: v1Current,
     requeueAfterMs: 10_000,
@@ -160,6 +161,7 @@ test('after a routing change, the status says the planned state and the reconcil
       healthySince: hourAgo.toISOString(),
       deployments: ['orders-v1'],
       eligibleForDeletion: false,
+      deactivatedAt: now.toISOString(),
     },
   ]);
 });

@@ -1,0 +1,216 @@
+// The ladder of spec.sunset.pinnedWorkflows: what is done to the workflows still running on a
+// build that is no longer current, ramping nor the target, and when: a signal asking them to
+// continue as new onto the current build, then cancellation, then termination, each after its
+// delay since the build stopped being current or ramping. Each step is one batch operation in
+// Temporal under a job ID derived from (Worker Deployment, build, step, generation), so a
+// controller that restarts finds the batch it started instead of starting another. Pure: the
+// builds, their counts and batches in, the actions and the status out.
+import { durationSeconds } from '../api/schema.ts';
+import { CONTINUE_AS_NEW_SIGNAL, type PinnedWorkflowsLadder } from '../api/temporal-worker-deployment.ts';
+import { count } from '../domain/count.ts';
+import type { LadderObservation } from '../domain/observation.ts';
+import type { BatchOperationKind, BatchProgress } from '../domain/snapshot.ts';
+import { runningWorkflowsQuery } from '../domain/visibility.ts';
+
+/** The step a build's ladder has reached: Waiting before its first. */
+export type LadderStep = 'Waiting' | BatchOperationKind;
+
+/** The field of spec.sunset.pinnedWorkflows that sets each step's delay. */
+const DELAY_FIELDS = { Signal: 'signalAfter', Cancel: 'cancelAfter', Terminate: 'terminateAfter' } as const;
+
+/** What the status remembers of a build's ladder. */
+export interface LadderMemory {
+  running?: number;
+  countedAt?: Date;
+  batch?: BatchProgress;
+}
+
+export interface LadderBuild {
+  buildId: string;
+  /** When it stopped being current or ramping (see deactivationTimes). */
+  deactivatedAt: Date;
+  memory?: LadderMemory;
+}
+
+export interface LadderContext {
+  now: Date;
+  ladder: PinnedWorkflowsLadder | undefined;
+  /** The Worker Deployment's name in Temporal. */
+  temporalName: string;
+  /** The worker deployment's metadata.generation: a new spec runs the step reached again. */
+  generation: number;
+  /** Builds no longer current, ramping nor the target, on which pinned workflows may still run. */
+  builds: LadderBuild[];
+  /** Builds current, ramping or the target again, each with the batch its memory says still runs. */
+  reactivated: { buildId: string; batch: BatchProgress }[];
+}
+
+/** What the planner must read of Temporal before it decides. */
+export interface LadderReads {
+  /** Builds whose running workflows are counted. */
+  count: string[];
+  /** The batch operations whose progress is read. */
+  batches: { jobId: string; operation: BatchOperationKind }[];
+}
+
+export type LadderAction =
+  | {
+      action: 'startBatch';
+      buildId: string;
+      operation: BatchOperationKind;
+      jobId: string;
+      /** The visibility query of the workflows it acts on. */
+      query: string;
+      /** The signal sent, for a Signal batch. */
+      signalName?: string;
+      /** Recorded by Temporal with the batch and with each cancellation or termination. */
+      batchReason: string;
+      reason: string;
+    }
+  | { action: 'stopBatch'; buildId: string; jobId: string; reason: string };
+
+export interface LadderStatus {
+  running?: number;
+  countedAt?: Date;
+  step: LadderStep;
+  nextStepAt?: Date;
+  batch?: BatchProgress;
+}
+
+export interface LadderPlan {
+  actions: LadderAction[];
+  /** Per laddered build. */
+  status: Record<string, LadderStatus>;
+  /** Batches seen to end, and reads that failed, for events. */
+  notes: { type?: 'Warning'; reason: string; message: string }[];
+  recheckAt?: Date;
+}
+
+/** A batch's job ID: one per Worker Deployment, build, step and generation of the spec. */
+export function batchJobId(temporalName: string, buildId: string, operation: BatchOperationKind, generation: number) {
+  return `temporal-worker-controller/pinned-workflows/${temporalName}/${buildId}/${operation.toLowerCase()}/${generation}`;
+}
+
+/** The steps the ladder sets, in order, each with the time it is reached. */
+function schedule(ladder: PinnedWorkflowsLadder, deactivatedAt: Date): { operation: BatchOperationKind; at: Date }[] {
+  return (Object.keys(DELAY_FIELDS) as BatchOperationKind[]).flatMap((operation) => {
+    const delay = ladder[DELAY_FIELDS[operation]];
+    return delay === undefined
+      ? []
+      : [{ operation, at: new Date(deactivatedAt.getTime() + durationSeconds(delay) * 1000) }];
+  });
+}
+
+function progressOf(ladder: PinnedWorkflowsLadder, build: LadderBuild, now: Date) {
+  const steps = schedule(ladder, build.deactivatedAt);
+  const reached = steps.filter((s) => s.at <= now).at(-1);
+  const next = steps.find((s) => s.at > now);
+  return { reached, next };
+}
+
+export function ladderReads(context: LadderContext): LadderReads {
+  const { ladder } = context;
+  if (!ladder || schedule(ladder, context.now).length === 0) return { count: [], batches: [] };
+  const batches = context.builds.flatMap((build) => {
+    const { reached } = progressOf(ladder, build, context.now);
+    if (!reached) return [];
+    const jobId = batchJobId(context.temporalName, build.buildId, reached.operation, context.generation);
+    const known = build.memory?.batch;
+    // A batch that ended stays ended: no read needed.
+    return known?.jobId === jobId && known.state !== 'Running' ? [] : [{ jobId, operation: reached.operation }];
+  });
+  return { count: context.builds.map((b) => b.buildId), batches };
+}
+
+export function planLadder(context: LadderContext, observed: LadderObservation): LadderPlan {
+  const { now, ladder } = context;
+  const plan: LadderPlan = {
+    actions: context.reactivated.map(({ buildId, batch }) => ({
+      action: 'stopBatch' as const,
+      buildId,
+      jobId: batch.jobId,
+      reason: `build ${buildId} is current, ramping or the target again: its ladder stops, and its running ${batch.operation} batch is stopped`,
+    })),
+    status: {},
+    notes: [],
+  };
+  if (!ladder || schedule(ladder, now).length === 0) return plan;
+  if (observed.failure)
+    plan.notes.push({ type: 'Warning', reason: 'PinnedWorkflowsUnread', message: observed.failure });
+  for (const build of context.builds) {
+    const { buildId, memory } = build;
+    const counted = observed.running[buildId];
+    const running = counted ?? memory?.running;
+    const countedAt = counted === undefined ? memory?.countedAt : now;
+    const { reached, next } = progressOf(ladder, build, now);
+    if (next && (!plan.recheckAt || next.at < plan.recheckAt)) plan.recheckAt = next.at;
+    let batch = memory?.batch;
+    if (reached) {
+      const jobId = batchJobId(context.temporalName, buildId, reached.operation, context.generation);
+      const known = memory?.batch?.jobId === jobId ? memory.batch : undefined;
+      const read = observed.batches[jobId];
+      if (known && known.state !== 'Running') {
+        batch = known;
+      } else if (read) {
+        batch = read;
+        if (read.state !== 'Running') plan.notes.push(finished(buildId, read));
+      } else if (read === null && !observed.failure && counted !== undefined && counted > 0) {
+        plan.actions.push(start(context, ladder, build, reached, jobId, counted));
+        batch = { jobId, operation: reached.operation, state: 'Running', total: counted, completed: 0, failed: 0 };
+      }
+    }
+    plan.status[buildId] = {
+      step: reached?.operation ?? 'Waiting',
+      ...(running === undefined ? {} : { running }),
+      ...(countedAt ? { countedAt } : {}),
+      ...(next ? { nextStepAt: next.at } : {}),
+      ...(batch ? { batch } : {}),
+    };
+  }
+  return plan;
+}
+
+function start(
+  context: LadderContext,
+  ladder: PinnedWorkflowsLadder,
+  build: LadderBuild,
+  reached: { operation: BatchOperationKind },
+  jobId: string,
+  running: number,
+): LadderAction {
+  const { buildId, deactivatedAt } = build;
+  const { operation } = reached;
+  const field = DELAY_FIELDS[operation];
+  const since = `build ${buildId} of Worker Deployment ${context.temporalName} has not been current or ramping since ${deactivatedAt.toISOString()}, longer than spec.sunset.pinnedWorkflows.${field} (${ladder[field]})`;
+  const signalName = ladder.signalName ?? CONTINUE_AS_NEW_SIGNAL;
+  const workflows = `its ${count(running, 'running workflow')}`;
+  const what = {
+    Signal: `sending ${signalName} to ${workflows}, asking them to continue as new onto the current build`,
+    Cancel: `cancelling ${workflows}`,
+    Terminate: `terminating ${workflows}`,
+  }[operation];
+  return {
+    action: 'startBatch',
+    buildId,
+    operation,
+    jobId,
+    query: runningWorkflowsQuery(context.temporalName, [buildId]),
+    ...(operation === 'Signal' ? { signalName } : {}),
+    batchReason: operation !== 'Signal' && ladder.reason ? ladder.reason : since,
+    reason: `${since}: ${what}`,
+  };
+}
+
+function finished(buildId: string, batch: BatchProgress): LadderPlan['notes'][number] {
+  const counts = `${batch.completed} of ${count(batch.total, 'workflow')} done, ${batch.failed} failed`;
+  return batch.state === 'Completed'
+    ? {
+        reason: 'BatchOperationFinished',
+        message: `${batch.operation} batch ${batch.jobId} on build ${buildId} finished: ${counts}`,
+      }
+    : {
+        type: 'Warning',
+        reason: 'BatchOperationFailed',
+        message: `${batch.operation} batch ${batch.jobId} on build ${buildId} failed: ${counts}; a new generation of the spec runs the step again`,
+      };
+}

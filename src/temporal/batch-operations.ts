@@ -1,0 +1,97 @@
+// Batch operations on the workflows of a build: started under the job ID the planner derives, so
+// that a start repeated by a restarted controller finds the batch already there, read back for
+// their progress, and stopped when the build they act on becomes active again.
+import { optionalTsToDate } from '@temporalio/common/lib/time.js';
+import type { BatchOperationKind, BatchOperationState, BatchProgress } from '../domain/snapshot.ts';
+import { GrpcStatus, TemporalCallError } from './call-status.ts';
+import { enums, type WorkflowService } from './protocol.ts';
+
+const { BatchOperationState: States } = enums;
+
+export interface BatchTarget {
+  service: WorkflowService;
+  namespace: string;
+  identity: string;
+}
+
+export interface BatchStart {
+  jobId: string;
+  operation: BatchOperationKind;
+  /** The visibility query of the workflows it acts on. */
+  query: string;
+  /** The signal a Signal batch sends. */
+  signalName?: string;
+  reason: string;
+}
+
+/** Starts the batch; one already started under that job ID counts as started. */
+export async function startBatch(target: BatchTarget, start: BatchStart): Promise<void> {
+  const { service, namespace, identity } = target;
+  const operation = {
+    Signal: { signalOperation: { signal: start.signalName ?? '', identity } },
+    Cancel: { cancellationOperation: { identity } },
+    Terminate: { terminationOperation: { identity } },
+  }[start.operation];
+  try {
+    await service.startBatchOperation({
+      namespace,
+      jobId: start.jobId,
+      visibilityQuery: start.query,
+      reason: start.reason,
+      ...operation,
+    });
+  } catch (error) {
+    if (error instanceof TemporalCallError && error.code === GrpcStatus.ALREADY_EXISTS) return;
+    throw error;
+  }
+}
+
+/** Undefined when Temporal knows no batch of that job ID (which says its operation). */
+export async function describeBatch(
+  target: BatchTarget,
+  jobId: string,
+  operation: BatchOperationKind,
+): Promise<BatchProgress | undefined> {
+  const { service, namespace } = target;
+  let described;
+  try {
+    described = await service.describeBatchOperation({ namespace, jobId });
+  } catch (error) {
+    if (error instanceof TemporalCallError && error.code === GrpcStatus.NOT_FOUND) return undefined;
+    throw error;
+  }
+  const startTime = optionalTsToDate(described.startTime);
+  const closeTime = optionalTsToDate(described.closeTime);
+  return {
+    jobId,
+    operation,
+    state: stateOf(described.state),
+    ...(startTime ? { startTime } : {}),
+    ...(closeTime ? { closeTime } : {}),
+    total: Number(described.totalOperationCount ?? 0),
+    completed: Number(described.completeOperationCount ?? 0),
+    failed: Number(described.failureOperationCount ?? 0),
+  };
+}
+
+/** Stops a running batch; one that already ended, or that Temporal does not know, counts as stopped. */
+export async function stopBatch(target: BatchTarget, jobId: string, reason: string): Promise<void> {
+  const { service, namespace, identity } = target;
+  try {
+    await service.stopBatchOperation({ namespace, jobId, reason, identity });
+  } catch (error) {
+    if (error instanceof TemporalCallError && error.code === GrpcStatus.NOT_FOUND) return;
+    throw error;
+  }
+}
+
+function stateOf(state: number | null | undefined): BatchOperationState {
+  switch (state) {
+    case States.BATCH_OPERATION_STATE_COMPLETED:
+      return 'Completed';
+    case States.BATCH_OPERATION_STATE_FAILED:
+      return 'Failed';
+    default:
+      return 'Running';
+  }
+}
