@@ -207,6 +207,7 @@ export class Controller {
     const dependencies: ReconcilerDependencies = {
       cluster: clusterClient(api),
       recordEvent: events.record,
+      setPinnedWorkflows: this.metrics.setPinnedWorkflows,
       log,
       workerDeployment: (namespace: string, name: string) => this.workerDeployments.get(namespace, name),
       workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),

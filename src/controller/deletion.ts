@@ -29,6 +29,7 @@ export async function finalizeWorkerDeployment(
 ): Promise<ReconcileResult> {
   if (!hasFinalizer(stored)) return undefined;
   const namespace = stored.metadata.namespace ?? '';
+  deps.setPinnedWorkflows(namespace, stored.metadata.name ?? '', {});
   const key = `${namespace}/${stored.metadata.name ?? ''}`;
   const temporalName = temporalDeploymentName(namespace, stored.metadata.name ?? '');
   const temporalNamespace = stored.spec.workerOptions.temporalNamespace;

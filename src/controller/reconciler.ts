@@ -66,6 +66,7 @@ export async function reconcile(
     plan.notes,
   );
   const report = reportOutcome(observation, plan, execution);
+  deps.setPinnedWorkflows(namespace, name, runningCounts(plan));
   if (execution.failed?.requeueAfterMs === undefined) deps.temporalBackoff.reset(key);
   return writeStatus(
     deps,
@@ -92,6 +93,12 @@ async function cutShort(
     : { stored: failed.workerDeployment, done: [] };
   const conditions = [...(execution.failed ? [execution.failed.condition] : []), readFailureCondition(failed.failure)];
   return writeStatus(deps, execution.stored, lastKnownVersions(execution.stored), conditions, failed.requeueAfterMs);
+}
+
+function runningCounts(plan: ReturnType<typeof planReconcile>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(plan.ladder).flatMap(([build, l]) => (l.running === undefined ? [] : [[build, l.running]])),
+  );
 }
 
 function buildLog(deps: ReconcilerDependencies, buildId: string): ReconcilerDependencies {

@@ -25,6 +25,9 @@ export class Metrics {
   private readonly certificateExpiry: Gauge<'certificate'>;
   private readonly certificateRenewals: Counter<'certificate'>;
   private readonly certificateFailures: Counter;
+  private readonly pinnedWorkflows: Gauge<'namespace' | 'worker_deployment' | 'build_id'>;
+  /** The builds each worker deployment (`namespace/name`) has a series of pinnedWorkflows for. */
+  private readonly pinnedWorkflowBuilds = new Map<string, string[]>();
 
   constructor(registry = new Registry()) {
     this.registry = registry;
@@ -125,6 +128,12 @@ export class Metrics {
       labelNames: ['certificate'],
       registers,
     });
+    this.pinnedWorkflows = new Gauge({
+      name: 'twc_pinned_workflows_running',
+      help: 'Workflows still running on an old build (no longer current nor ramping), as last counted for spec.sunset.pinnedWorkflows',
+      labelNames: ['namespace', 'worker_deployment', 'build_id'],
+      registers,
+    });
     this.certificateFailures = new Counter({
       name: 'twc_webhook_certificate_failures_total',
       help: "Looks at the webhook's self-managed certificate that failed (each is retried with backoff)",
@@ -170,6 +179,16 @@ export class Metrics {
       this.certificateExpiry.set({ certificate }, Math.floor(notAfterMs / 1000)),
     renewed: (certificate: string) => this.certificateRenewals.inc({ certificate }),
     failed: () => this.certificateFailures.inc(),
+  };
+
+  /** The counts of one worker deployment's old builds, replacing its earlier ones: a build not given has no series any more. */
+  readonly setPinnedWorkflows = (namespace: string, name: string, running: Record<string, number>): void => {
+    const key = `${namespace}/${name}`;
+    for (const build_id of this.pinnedWorkflowBuilds.get(key) ?? [])
+      if (!(build_id in running)) this.pinnedWorkflows.remove({ namespace, worker_deployment: name, build_id });
+    for (const [build_id, count] of Object.entries(running))
+      this.pinnedWorkflows.set({ namespace, worker_deployment: name, build_id }, count);
+    this.pinnedWorkflowBuilds.set(key, Object.keys(running));
   };
 
   /** Give it to a KubernetesApi to count its requests. */

@@ -2,8 +2,10 @@
 // agent hosts; anything build-specific reaches it through activities, which run in the worker.
 import {
   ApplicationFailure,
+  CancellationScope,
   condition,
   defineSignal,
+  makeContinueAsNewFunc,
   proxyActivities,
   setHandler,
   setWorkflowOptions,
@@ -14,29 +16,52 @@ import type { SampleActivities, WorkerIdentity } from './activities.ts';
 const { describeWorker } = proxyActivities<SampleActivities>({ startToCloseTimeout: '30 seconds' });
 
 export const finishSignal = defineSignal('finish');
+/** What the controller's pinned-workflow ladder sends by default (spec.sunset.pinnedWorkflows.signalName). */
+export const continueAsNewRequested = defineSignal('ContinueAsNewRequested');
 
 export interface RunReport {
   startedOn: WorkerIdentity;
   finishedOn: WorkerIdentity;
 }
 
-async function runUntilSignalled(): Promise<RunReport> {
+/** How a pinned workflow answers what the pinned-workflow ladder asks of it. */
+export interface PinnedOptions {
+  /** Ignore ContinueAsNewRequested instead of continuing as new onto the current build. */
+  ignoreContinueAsNewRequest?: boolean;
+  /** Keep running when cancelled. */
+  ignoreCancellation?: boolean;
+}
+
+async function runUntilSignalled(options: PinnedOptions = {}): Promise<RunReport | undefined> {
   let finished = false;
+  let continueAsNewAsked = false;
   setHandler(finishSignal, () => void (finished = true));
+  setHandler(continueAsNewRequested, () => void (continueAsNewAsked = !options.ignoreContinueAsNewRequest));
   const startedOn = await describeWorker();
-  await condition(() => finished);
+  const wait = () => condition(() => finished || continueAsNewAsked);
+  await (options.ignoreCancellation ? CancellationScope.nonCancellable(wait) : wait());
+  if (!finished) return undefined;
   return { startedOn, finishedOn: await describeWorker() };
 }
 
-/** Stays on the build it started on until signalled `finish`: what keeps an old build draining. */
-export async function pinnedUntilSignalled(): Promise<RunReport> {
-  return runUntilSignalled();
+/** Continuing as new, the next run starts on the build new workflows go to, not on this run's pinned build. */
+const continueOntoCurrentBuild = makeContinueAsNewFunc<typeof pinnedUntilSignalled>({
+  initialVersioningBehavior: 'AUTO_UPGRADE',
+});
+
+/**
+ * Stays on the build it started on until signalled `finish`: what keeps an old build draining.
+ * Asked to continue as new (ContinueAsNewRequested), it does so onto the current build, unless
+ * told to ignore the request.
+ */
+export async function pinnedUntilSignalled(options: PinnedOptions = {}): Promise<RunReport> {
+  return (await runUntilSignalled(options)) ?? continueOntoCurrentBuild(options);
 }
 setWorkflowOptions({ versioningBehavior: 'PINNED' }, pinnedUntilSignalled);
 
 /** Moves to the current build on its next task: `finishedOn` shows where it ended up. */
 export async function autoUpgradeUntilSignalled(): Promise<RunReport> {
-  return runUntilSignalled();
+  return (await runUntilSignalled({ ignoreContinueAsNewRequest: true })) as RunReport;
 }
 setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, autoUpgradeUntilSignalled);
 

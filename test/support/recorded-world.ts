@@ -202,6 +202,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     secret: () => Promise.resolve(undefined),
     temporal: () => Promise.resolve(temporal),
     log: silentLogger,
+    setPinnedWorkflows: () => {},
     recordEvent: (_about, event) => {
       events.push(`${event.type} ${event.reason}`);
       eventMessages.push(`${event.reason}: ${event.message}`);

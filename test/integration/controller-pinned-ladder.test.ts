@@ -1,0 +1,270 @@
+// spec.sunset.pinnedWorkflows on the real server: workflows left on an old build are asked to
+// continue as new, then cancelled, then terminated, each at its delay since the build stopped
+// being current; one batch operation per step, started once even across a controller restart;
+// nothing without a ladder, and nothing more once the build is current again.
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { temporalDeploymentName } from '../../src/k8s/names.ts';
+import { batchJobId } from '../../src/planner/pinned-workflows.ts';
+import type { RunReport } from '../../src/sample-worker/workflows.ts';
+import { controlledNamespace, rolledOut, type WorkerDeployments } from '../support/controller.ts';
+import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
+import { pinnedWorkflow } from '../support/pinned-workflow.ts';
+
+type OldBuild = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['deprecatedVersions']>[number];
+
+function oldBuild(twd: TemporalWorkerDeployment, buildId: string): OldBuild | undefined {
+  return twd.status?.deprecatedVersions?.find((v) => v.buildID === buildId);
+}
+
+/** v1 current with workflows pinned to it, then v2 current: resolves with v1, v2 and when v1 stopped being current. */
+async function supersededWithWorkflows(
+  ns: WorkerDeployments,
+  client: Client,
+  name: string,
+  spec: Record<string, unknown>,
+  starts: Parameters<typeof pinnedWorkflow>[3][],
+  queue = ns.taskQueue,
+) {
+  await ns.createWorkerDeployment(name, {
+    replicas: 1,
+    rollout: { strategy: 'AllAtOnce' },
+    ...spec,
+    template: ns.template('blue', queue),
+  });
+  const first = await ns.until(name, 'v1 to be current', rolledOut);
+  const v1 = first.status?.currentVersion?.buildID ?? '';
+  const workflows = await Promise.all(starts.map((options) => pinnedWorkflow(client, queue, v1, options)));
+  await ns.patchSpec(name, { template: ns.template('green', queue) });
+  const superseded = await ns.until(
+    name,
+    'v2 current, v1 deactivated',
+    (twd) => rolledOut(twd) && oldBuild(twd, v1)?.deactivatedAt !== undefined,
+  );
+  const v2 = superseded.status?.currentVersion?.buildID ?? '';
+  return { v1, v2, workflows, deactivatedAt: new Date(oldBuild(superseded, v1)?.deactivatedAt ?? 0), superseded };
+}
+
+async function signalsReceived(client: Client, workflow: WorkflowHandle, runId?: string): Promise<string[]> {
+  const history = await client.workflow.getHandle(workflow.workflowId, runId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const name = e.workflowExecutionSignaledEventAttributes?.signalName;
+    return name ? [name] : [];
+  });
+}
+
+async function eventReasons(namespace: string, name: string): Promise<string[]> {
+  const events = await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
+  return events.items.filter((e) => e.involvedObject.name === name).map((e) => `${e.reason}: ${e.message}`);
+}
+
+test('signalAfter: each workflow on the old build is signalled once and continues as new; a restart right after the batch started does not start another', async (t) => {
+  const namespace = await testNamespace(t, 'ladder-signal');
+  const client = await temporalClient(t);
+  const lines: string[] = [];
+  let batchStarted: () => void = () => {};
+  const started = new Promise<void>((resolve) => (batchStarted = resolve));
+  const ns = await controlledNamespace(t, namespace, {
+    log: (line) => {
+      lines.push(line);
+      if (line.includes('"action":"startBatch"')) batchStarted();
+    },
+  });
+  const { v1, v2, workflows, deactivatedAt, superseded } = await supersededWithWorkflows(
+    ns,
+    client,
+    'orders',
+    { sunset: { scaledownDelay: '1s', deleteDelay: '1s', pinnedWorkflows: { signalAfter: '20s' } } },
+    [{}, {}],
+  );
+  const firstRuns = await Promise.all(workflows.map(async (w) => (await w.describe()).runId));
+  const waiting = await ns.until(
+    'orders',
+    'the two workflows on v1 counted, waiting for the signal step',
+    (twd) => oldBuild(twd, v1)?.pinnedWorkflows?.running === 2,
+  );
+  assert.partialDeepStrictEqual(oldBuild(waiting, v1)?.pinnedWorkflows, {
+    step: 'Waiting',
+    nextStepAt: new Date(deactivatedAt.getTime() + 20_000).toISOString(),
+  });
+  assert.ok(oldBuild(superseded, v1)?.status === 'Draining' || oldBuild(superseded, v1)?.status === 'Inactive');
+
+  // The controller stops as soon as it started the batch, and the status loses what it wrote of
+  // it, as when the process is killed before its status write.
+  await started;
+  const startedAt = Date.now();
+  await ns.stopController();
+  assert.ok(startedAt >= deactivatedAt.getTime() + 20_000, 'not before signalAfter');
+  const stopped = await ns.read('orders');
+  await kubeConfig()
+    .makeApiClient(CustomObjectsApi)
+    .patchNamespacedCustomObjectStatus({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: KINDS.TemporalWorkerDeployment.plural,
+      name: 'orders',
+      body: {
+        status: {
+          deprecatedVersions: (stopped.status?.deprecatedVersions ?? []).map(({ pinnedWorkflows: _, ...v }) => v),
+        },
+      },
+    });
+  await ns.startController();
+
+  const jobId = batchJobId(temporalDeploymentName(namespace, 'orders'), v1, 'Signal', stopped.metadata.generation ?? 0);
+  const done = await ns.until(
+    'orders',
+    'the signal batch to be read back as completed by the restarted controller',
+    (twd) => oldBuild(twd, v1)?.pinnedWorkflows?.batch?.state === 'Completed',
+    90_000,
+  );
+  assert.partialDeepStrictEqual(oldBuild(done, v1)?.pinnedWorkflows, {
+    step: 'Signal',
+    batch: { jobID: jobId, operation: 'Signal', total: 2, completed: 2, failed: 0 },
+  });
+  assert.equal(lines.filter((l) => l.includes('"action":"startBatch"')).length, 1, 'one batch started, by the first');
+
+  for (const [i, workflow] of workflows.entries()) {
+    assert.deepEqual(
+      await signalsReceived(client, workflow, firstRuns[i]),
+      ['ContinueAsNewRequested'],
+      'signalled once',
+    );
+    const next = await eventually('the workflow to continue as new', async () => {
+      const described = await workflow.describe();
+      return described.runId !== firstRuns[i] ? described : undefined;
+    });
+    assert.equal(next.status.name, 'RUNNING');
+    assert.equal(
+      (await client.workflow.getHandle(workflow.workflowId, firstRuns[i]).describe()).status.name,
+      'CONTINUED_AS_NEW',
+    );
+  }
+  const reasons = await eventReasons(namespace, 'orders');
+  assert.equal(reasons.filter((r) => r.startsWith('BatchOperationStarted')).length, 1, reasons.join('\n'));
+  assert.ok(
+    reasons.some((r) => r.startsWith('BatchOperationFinished')),
+    reasons.join('\n'),
+  );
+
+  // The new runs end; v1 drains and goes on the sunset delays.
+  for (const workflow of workflows) {
+    await workflow.signal('finish');
+    assert.ok(((await workflow.result()) as RunReport).finishedOn.buildId);
+  }
+  await eventually(
+    "v1's Deployment to be deleted once drained",
+    async () => ((await ns.buildDeployments()).has(v1) ? undefined : true),
+    120_000,
+  );
+  assert.equal((await ns.read('orders')).status?.currentVersion?.buildID, v2);
+});
+
+test('cancelAfter and terminateAfter: a workflow that ignores the signal is cancelled, one that ignores cancellation too is terminated with the reason, each at its delay', async (t) => {
+  const namespace = await testNamespace(t, 'ladder-cancel');
+  const client = await temporalClient(t);
+  const ns = await controlledNamespace(t, namespace);
+  const reason = 'build retired by the ladder test';
+  const { v1, workflows, deactivatedAt } = await supersededWithWorkflows(
+    ns,
+    client,
+    'orders',
+    {
+      sunset: {
+        scaledownDelay: '1s',
+        deleteDelay: '1s',
+        pinnedWorkflows: { signalAfter: '5s', cancelAfter: '20s', terminateAfter: '35s', reason },
+      },
+    },
+    [{ ignoreContinueAsNewRequest: true }, { ignoreContinueAsNewRequest: true, ignoreCancellation: true }],
+  );
+  const [cancellable, stubborn] = workflows as [WorkflowHandle, WorkflowHandle];
+  const cancelled = await eventually(
+    'the first workflow to be cancelled',
+    async () => {
+      const d = await cancellable.describe();
+      return d.status.name === 'RUNNING' ? undefined : d;
+    },
+    90_000,
+  );
+  assert.equal(cancelled.status.name, 'CANCELLED');
+  const cancelledAt = cancelled.closeTime?.getTime() ?? 0;
+  assert.ok(cancelledAt >= deactivatedAt.getTime() + 20_000, 'not before cancelAfter');
+  assert.ok(cancelledAt < deactivatedAt.getTime() + 35_000, 'at cancelAfter, not at terminateAfter');
+  assert.equal((await stubborn.describe()).status.name, 'RUNNING', 'the one that ignores cancellation runs on');
+
+  const terminated = await eventually(
+    'the second workflow to be terminated',
+    async () => {
+      const d = await stubborn.describe();
+      return d.status.name === 'RUNNING' ? undefined : d;
+    },
+    90_000,
+  );
+  assert.equal(terminated.status.name, 'TERMINATED');
+  assert.ok((terminated.closeTime?.getTime() ?? 0) >= deactivatedAt.getTime() + 35_000, 'not before terminateAfter');
+  const history = await stubborn.fetchHistory();
+  const termination = history.events?.find((e) => e.workflowExecutionTerminatedEventAttributes);
+  assert.equal(termination?.workflowExecutionTerminatedEventAttributes?.reason, reason);
+  for (const workflow of workflows)
+    assert.deepEqual(await signalsReceived(client, workflow), ['ContinueAsNewRequested'], 'each was asked first');
+
+  const reasons = await eventReasons(namespace, 'orders');
+  assert.deepEqual(
+    reasons.filter((r) => r.startsWith('BatchOperationStarted')).map((r) => /started (\w+) batch/.exec(r)?.[1]),
+    ['Signal', 'Cancel', 'Terminate'],
+    reasons.join('\n'),
+  );
+  await eventually(
+    "v1's Deployment to be deleted once drained",
+    async () => ((await ns.buildDeployments()).has(v1) ? undefined : true),
+    120_000,
+  );
+});
+
+test('without a ladder nothing is signalled; a build current again (rollback) stops its ladder at once', async (t) => {
+  const namespace = await testNamespace(t, 'ladder-none');
+  const client = await temporalClient(t);
+  const ns = await controlledNamespace(t, namespace);
+  const plain = await supersededWithWorkflows(ns, client, 'plain', {}, [{}], `${ns.taskQueue}-plain`);
+  const laddered = await supersededWithWorkflows(
+    ns,
+    client,
+    'laddered',
+    { sunset: { pinnedWorkflows: { signalAfter: '5s', cancelAfter: '25s' } } },
+    [{ ignoreContinueAsNewRequest: true }],
+    `${ns.taskQueue}-laddered`,
+  );
+  const [asked] = laddered.workflows as [WorkflowHandle];
+  await eventually(
+    'the laddered workflow to be asked to continue as new (and to ignore it)',
+    async () => ((await signalsReceived(client, asked)).length > 0 ? true : undefined),
+    60_000,
+  );
+  // Back to v1's template, within the rollback window: v1 is current again at once.
+  await ns.patchSpec('laddered', { template: ns.template('blue', `${ns.taskQueue}-laddered`) });
+  const back = await ns.until(
+    'laddered',
+    'v1 current again',
+    (twd) => twd.status?.currentVersion?.buildID === laddered.v1,
+  );
+  assert.equal(oldBuild(back, laddered.v1), undefined, 'v1 is no old build any more');
+  await new Promise((resolve) =>
+    setTimeout(resolve, Math.max(0, laddered.deactivatedAt.getTime() + 30_000 - Date.now())),
+  );
+  assert.equal((await asked.describe()).status.name, 'RUNNING', 'not cancelled: the ladder stopped');
+  assert.deepEqual(await signalsReceived(client, asked), ['ContinueAsNewRequested'], 'asked once, before the rollback');
+
+  const [untouched] = plain.workflows as [WorkflowHandle];
+  assert.deepEqual(await signalsReceived(client, untouched), [], 'no ladder: never signalled');
+  assert.equal((await untouched.describe()).status.name, 'RUNNING');
+  assert.equal(oldBuild(await ns.read('plain'), plain.v1)?.pinnedWorkflows, undefined, 'and nothing counted');
+  const reasons = await eventReasons(namespace, 'plain');
+  assert.ok(!reasons.some((r) => r.startsWith('BatchOperation')), reasons.join('\n'));
+  for (const workflow of [...plain.workflows, ...laddered.workflows]) await workflow.signal('finish');
+});
