@@ -155,8 +155,8 @@ export function planLadder(context: LadderContext, observed: LadderObservation):
         batch = read;
         if (read.state !== 'Running') plan.notes.push(finished(buildId, read));
       } else if (read === null && !observed.failure && counted !== undefined && counted > 0) {
+        // The status says it runs once it started (see status/report.ts).
         plan.actions.push(start(context, ladder, build, reached, jobId, counted));
-        batch = { jobId, operation: reached.operation, state: 'Running', total: counted, completed: 0, failed: 0 };
       }
     }
     plan.status[buildId] = {

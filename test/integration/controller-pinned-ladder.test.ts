@@ -2,7 +2,7 @@
 // continue as new, then cancelled, then terminated, each at its delay since the build stopped
 // being current; one batch operation per step, started once even across a controller restart;
 // nothing without a ladder, and nothing more once the build is current again.
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -102,18 +102,21 @@ test('signalAfter: each workflow on the old build is signalled once and continue
   const stopped = await ns.read('orders');
   await kubeConfig()
     .makeApiClient(CustomObjectsApi)
-    .patchNamespacedCustomObjectStatus({
-      group: GROUP,
-      version: VERSION,
-      namespace,
-      plural: KINDS.TemporalWorkerDeployment.plural,
-      name: 'orders',
-      body: {
-        status: {
-          deprecatedVersions: (stopped.status?.deprecatedVersions ?? []).map(({ pinnedWorkflows: _, ...v }) => v),
+    .patchNamespacedCustomObjectStatus(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: KINDS.TemporalWorkerDeployment.plural,
+        name: 'orders',
+        body: {
+          status: {
+            deprecatedVersions: (stopped.status?.deprecatedVersions ?? []).map(({ pinnedWorkflows: _, ...v }) => v),
+          },
         },
       },
-    });
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
   await ns.startController();
 
   const jobId = batchJobId(temporalDeploymentName(namespace, 'orders'), v1, 'Signal', stopped.metadata.generation ?? 0);
@@ -216,9 +219,12 @@ test('cancelAfter and terminateAfter: a workflow that ignores the signal is canc
 
   const reasons = await eventReasons(namespace, 'orders');
   assert.deepEqual(
-    reasons.filter((r) => r.startsWith('BatchOperationStarted')).map((r) => /started (\w+) batch/.exec(r)?.[1]),
-    ['Signal', 'Cancel', 'Terminate'],
-    reasons.join('\n'),
+    reasons
+      .filter((r) => r.startsWith('BatchOperationStarted'))
+      .map((r) => /started (\w+) batch/.exec(r)?.[1])
+      .sort(),
+    ['Cancel', 'Signal', 'Terminate'],
+    `one batch a step (their order is the workflows' close times above): ${reasons.join('\n')}`,
   );
   await eventually(
     "v1's Deployment to be deleted once drained",

@@ -415,6 +415,33 @@ export const invalidManifests: InvalidManifest[] = [
     manifest: twd({ 'spec.sunset': { deleteDelay: 5 } }),
     expect: 'spec.sunset.deleteDelay',
   },
+  {
+    title: 'a pinned-workflow cancellation no later than its signal',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.sunset': { pinnedWorkflows: { signalAfter: '1h', cancelAfter: '30m' } } }),
+    expect: 'spec.sunset.pinnedWorkflows.cancelAfter',
+    says: 'cancelAfter must be longer than signalAfter',
+  },
+  {
+    title: 'a pinned-workflow termination before its cancellation',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.sunset': { pinnedWorkflows: { cancelAfter: '2h', terminateAfter: '1h' } } }),
+    expect: 'spec.sunset.pinnedWorkflows.terminateAfter',
+    says: 'terminateAfter must be longer than cancelAfter',
+  },
+  {
+    title: 'a pinned-workflow termination before its signal, without cancellation',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.sunset': { pinnedWorkflows: { signalAfter: '1h', terminateAfter: '1h' } } }),
+    expect: 'spec.sunset.pinnedWorkflows.terminateAfter',
+    says: 'terminateAfter must be longer than signalAfter',
+  },
+  {
+    title: 'an empty pinned-workflow signal name',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.sunset': { pinnedWorkflows: { signalAfter: '1h', signalName: '' } } }),
+    expect: 'spec.sunset.pinnedWorkflows.signalName',
+  },
   // pools
   {
     title: 'two pools with one name',

@@ -1,0 +1,173 @@
+// The pinned-workflow ladder's decisions: which counts and batches it reads, which batch it starts
+// (once per step, build and generation), what it never starts on a guess, and the status it keeps.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { PinnedWorkflowsLadder } from '../../src/api/temporal-worker-deployment.ts';
+import type { LadderObservation } from '../../src/domain/observation.ts';
+import type { BatchProgress } from '../../src/domain/snapshot.ts';
+import {
+  batchJobId,
+  type LadderBuild,
+  type LadderContext,
+  ladderReads,
+  planLadder,
+} from '../../src/planner/pinned-workflows.ts';
+
+const temporalName = 'shop/orders';
+const deactivatedAt = new Date('2026-11-25T10:00:00Z');
+const at = (seconds: number) => new Date(deactivatedAt.getTime() + seconds * 1000);
+const ladder: PinnedWorkflowsLadder = {
+  signalAfter: '1m',
+  signalName: 'ContinueAsNewRequested',
+  cancelAfter: '10m',
+  terminateAfter: '1h',
+  reason: 'build v1 retired',
+};
+const signalJob = batchJobId(temporalName, 'v1', 'Signal', 3);
+
+function context(now: Date, more: Partial<LadderContext> = {}, build: Partial<LadderBuild> = {}): LadderContext {
+  return {
+    now,
+    ladder,
+    temporalName,
+    generation: 3,
+    builds: [{ buildId: 'v1', deactivatedAt, ...build }],
+    reactivated: [],
+    ...more,
+  };
+}
+
+function observed(more: Partial<LadderObservation> = {}): LadderObservation {
+  return { running: { v1: 2 }, batches: {}, ...more };
+}
+
+const completed = (jobId: string): BatchProgress => ({
+  jobId,
+  operation: 'Signal',
+  state: 'Completed',
+  total: 2,
+  completed: 2,
+  failed: 0,
+});
+
+test('without a ladder, or with one that sets no step, nothing is read, done or said', () => {
+  for (const none of [undefined, { signalName: 'X' }]) {
+    const c = context(at(7200), { ladder: none });
+    assert.deepEqual(ladderReads(c), { count: [], batches: [] });
+    assert.deepEqual(planLadder(c, observed()), { actions: [], status: {}, notes: [] });
+  }
+});
+
+test('before the first step: the workflows are counted, nothing is started, and the plan looks again when the step comes', () => {
+  const c = context(at(30));
+  assert.deepEqual(ladderReads(c), { count: ['v1'], batches: [] });
+  assert.deepEqual(planLadder(c, observed()), {
+    actions: [],
+    status: { v1: { step: 'Waiting', running: 2, countedAt: at(30), nextStepAt: at(60) } },
+    notes: [],
+    recheckAt: at(60),
+  });
+});
+
+test('at signalAfter, a batch Temporal does not know is started with the signal, on the build’s running workflows', () => {
+  const c = context(at(61));
+  assert.deepEqual(ladderReads(c), { count: ['v1'], batches: [{ jobId: signalJob, operation: 'Signal' }] });
+  const plan = planLadder(c, observed({ batches: { [signalJob]: null } }));
+  assert.equal(plan.actions.length, 1);
+  assert.partialDeepStrictEqual(plan.actions[0], {
+    action: 'startBatch',
+    buildId: 'v1',
+    operation: 'Signal',
+    jobId: 'temporal-worker-controller/pinned-workflows/shop/orders/v1/signal/3',
+    query: "(TemporalWorkerDeploymentVersion = 'shop/orders:v1') AND ExecutionStatus = 'Running'",
+    signalName: 'ContinueAsNewRequested',
+  });
+  const start = plan.actions[0];
+  assert.ok(start?.action === 'startBatch');
+  assert.match(
+    start.reason,
+    /since 2026-11-25T10:00:00.000Z, longer than spec.sunset.pinnedWorkflows.signalAfter \(1m\)/,
+  );
+  assert.match(start.reason, /sending ContinueAsNewRequested to its 2 running workflows/);
+  assert.doesNotMatch(start.batchReason, /retired/, "the spec's reason goes with cancellations and terminations");
+  assert.deepEqual(plan.status.v1, { step: 'Signal', running: 2, countedAt: at(61), nextStepAt: at(600) });
+});
+
+test('cancellation and termination carry the spec’s reason; without one, the ladder’s own', () => {
+  const cancel = planLadder(
+    context(at(601)),
+    observed({ batches: { [batchJobId(temporalName, 'v1', 'Cancel', 3)]: null } }),
+  );
+  assert.partialDeepStrictEqual(cancel.actions, [
+    { action: 'startBatch', operation: 'Cancel', batchReason: 'build v1 retired' },
+  ]);
+  const terminateJob = batchJobId(temporalName, 'v1', 'Terminate', 3);
+  const terminate = planLadder(
+    context(at(3601), { ladder: { terminateAfter: '1h' } }),
+    observed({ batches: { [terminateJob]: null } }),
+  );
+  const start = terminate.actions[0];
+  assert.ok(start?.action === 'startBatch' && start.operation === 'Terminate');
+  assert.match(start.batchReason, /^build v1 of Worker Deployment shop\/orders has not been current or ramping since/);
+  assert.equal(terminate.recheckAt, undefined, 'no step left');
+});
+
+test('no batch is started with nothing running, without a fresh count, or when a read failed', () => {
+  const unknown = { batches: { [signalJob]: null } };
+  const cases: [string, LadderObservation][] = [
+    ['nothing running', observed({ ...unknown, running: { v1: 0 } })],
+    ['not counted', observed({ ...unknown, running: {} })],
+    ['a read failed', observed({ ...unknown, failure: 'cannot read batch operation x: refused' })],
+  ];
+  for (const [what, seen] of cases) assert.deepEqual(planLadder(context(at(61)), seen).actions, [], what);
+  assert.deepEqual(planLadder(context(at(61)), cases[2]![1]).notes, [
+    { type: 'Warning', reason: 'PinnedWorkflowsUnread', message: 'cannot read batch operation x: refused' },
+  ]);
+  const uncounted = planLadder(context(at(61), {}, { memory: { running: 5, countedAt: at(20) } }), cases[1]![1]);
+  assert.partialDeepStrictEqual(uncounted.status.v1, { running: 5, countedAt: at(20) }, 'the last count is kept');
+});
+
+test('a batch Temporal already has (a restart lost the status) is read, not started again; its end is said once', () => {
+  const running: BatchProgress = { ...completed(signalJob), state: 'Running', completed: 0 };
+  const found = planLadder(context(at(70)), observed({ batches: { [signalJob]: running } }));
+  assert.deepEqual(found.actions, []);
+  assert.deepEqual(found.status.v1?.batch, running);
+  assert.deepEqual(found.notes, []);
+
+  const ended = planLadder(
+    context(at(80), {}, { memory: { batch: running } }),
+    observed({ batches: { [signalJob]: completed(signalJob) } }),
+  );
+  assert.deepEqual(ended.notes, [
+    {
+      reason: 'BatchOperationFinished',
+      message: `Signal batch ${signalJob} on build v1 finished: 2 of 2 workflows done, 0 failed`,
+    },
+  ]);
+  const remembered = context(at(90), {}, { memory: { batch: completed(signalJob) } });
+  assert.deepEqual(ladderReads(remembered).batches, [], 'an ended batch is not read again');
+  assert.deepEqual(planLadder(remembered, observed()), {
+    actions: [],
+    status: {
+      v1: { step: 'Signal', running: 2, countedAt: at(90), nextStepAt: at(600), batch: completed(signalJob) },
+    },
+    notes: [],
+    recheckAt: at(600),
+  });
+});
+
+test('a new generation of the spec runs the step reached again, under a job ID of its own', () => {
+  const next = context(at(90), { generation: 4 }, { memory: { batch: completed(signalJob) } });
+  const nextJob = batchJobId(temporalName, 'v1', 'Signal', 4);
+  assert.deepEqual(ladderReads(next).batches, [{ jobId: nextJob, operation: 'Signal' }]);
+  assert.partialDeepStrictEqual(planLadder(next, observed({ batches: { [nextJob]: null } })).actions, [
+    { action: 'startBatch', jobId: nextJob },
+  ]);
+});
+
+test('a build current, ramping or the target again has its running batch stopped, and no ladder', () => {
+  const batch: BatchProgress = { ...completed(signalJob), state: 'Running' };
+  const plan = planLadder(context(at(70), { builds: [], reactivated: [{ buildId: 'v1', batch }] }), observed());
+  assert.partialDeepStrictEqual(plan.actions, [{ action: 'stopBatch', buildId: 'v1', jobId: signalJob }]);
+  assert.deepEqual(plan.status, {});
+});
