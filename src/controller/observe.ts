@@ -2,6 +2,7 @@
 // says (the worker deployment and its connection from the caches, its Deployments and what its Pods
 // say is wrong with them), on which the new build's Deployments may already be created; then
 // Temporal's description of the Worker Deployment (read once), and, only when the planner asks, the
+// workflows running on old builds and their batch operations (the pinned-workflow ladder), and the
 // target's task queues, pollers and gate runs. A read that fails is reported as exactly that, and
 // nothing is decided on half an answer.
 import type { V1Deployment } from '@kubernetes/client-node';

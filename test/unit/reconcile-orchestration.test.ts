@@ -1110,3 +1110,58 @@ test('owned resources: a twor whose kind changed has its copies of the old kind 
     kind: 'PodDisruptionBudget',
   });
 });
+
+test('pinned-workflow ladder: past signalAfter, the old build is counted, its batch looked for, then started after the routing work', async () => {
+  const owner = workerDeployment(
+    { buildId: 'v2', sunset: { pinnedWorkflows: { signalAfter: '30m', cancelAfter: '2h' } } },
+    {},
+    { deprecatedVersions: [{ buildID: 'v1', status: 'Draining', deactivatedAt: minutesAgo(31).toISOString() }] },
+  );
+  const job = `temporal-worker-controller/pinned-workflows/${temporalName}/v1/signal/1`;
+  const world: World = {
+    ...rolloutWorld({ buildId: 'v2' }),
+    workerDeployment: owner,
+    temporal: {
+      exists: true,
+      currentBuildId: 'v2',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v1', status: 'Draining', everActive: true },
+        { buildId: 'v2', status: 'Current', everActive: true },
+      ],
+    },
+    runningWorkflows: { v1: 3 },
+  };
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.countRunningWorkflows v1',
+    `temporal.describeBatch ${job}`,
+    `temporal.startBatch Signal ContinueAsNewRequested ${job} where (TemporalWorkerDeploymentVersion = '${temporalName}:v1') AND ExecutionStatus = 'Running'`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.events, ['Normal BatchOperationStarted']);
+  assert.partialDeepStrictEqual(run.status?.deprecatedVersions?.[0], {
+    buildID: 'v1',
+    deactivatedAt: minutesAgo(31).toISOString(),
+    pinnedWorkflows: {
+      running: 3,
+      step: 'Signal',
+      nextStepAt: minutesAgo(31 - 120).toISOString(),
+      batch: { jobID: job, operation: 'Signal', state: 'Running', total: 3 },
+    },
+  });
+
+  const again = await recordedReconcile({
+    ...world,
+    workerDeployment: { ...owner, status: run.status },
+    batches: { [job]: { jobId: job, operation: 'Signal', state: 'Completed', total: 3, completed: 3, failed: 0 } },
+  });
+  assert.deepEqual(again.calls, [
+    'temporal.describe',
+    'temporal.countRunningWorkflows v1',
+    `temporal.describeBatch ${job}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(again.events, ['Normal BatchOperationFinished']);
+});
