@@ -1,6 +1,5 @@
 // Every example and every seed example is accepted as kubectl would send it, and stored with the
 // defaults that the controller's own defaulting produces; kubectl shows the printer columns.
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -8,8 +7,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { validate, withDefaults } from '../../src/api/validate.ts';
-import { kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
-import { create, readManifests } from '../support/manifests.ts';
+import { sharedEnvironment, testNamespace } from '../support/environment.ts';
+import { create, patchWorkerDeploymentStatus, readManifests } from '../support/manifests.ts';
 
 const root = path.join(import.meta.dirname, '../..');
 const files = [
@@ -55,33 +54,19 @@ test('kubectl get shows the printer columns', async (t) => {
   await create(connection, namespace);
   await create(worker, namespace);
   await create(readManifests(path.join(root, 'examples/twor-pdb.yaml'))[0]!, namespace);
-  await kubeConfig()
-    .makeApiClient(CustomObjectsApi)
-    .patchNamespacedCustomObjectStatus(
+  await patchWorkerDeploymentStatus(namespace, 'orders', {
+    targetVersion: { buildID: 'build-b', status: 'Ramping', rampPercentage: 25 },
+    currentVersion: { buildID: 'build-a', status: 'Current' },
+    conditions: [
       {
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: KINDS.TemporalWorkerDeployment.plural,
-        name: 'orders',
-        body: {
-          status: {
-            targetVersion: { buildID: 'build-b', status: 'Ramping', rampPercentage: 25 },
-            currentVersion: { buildID: 'build-a', status: 'Current' },
-            conditions: [
-              {
-                type: 'Ready',
-                status: 'False',
-                reason: 'Ramping',
-                message: 'ramping build-b',
-                lastTransitionTime: new Date().toISOString(),
-              },
-            ],
-          },
-        },
+        type: 'Ready',
+        status: 'False',
+        reason: 'Ramping',
+        message: 'ramping build-b',
+        lastTransitionTime: new Date().toISOString(),
       },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    ],
+  });
   const { kubeBinary, kubeconfigPath } = sharedEnvironment();
   const kubectl = (...args: string[]): string =>
     execFileSync(kubeBinary, ['kubectl', `--kubeconfig=${kubeconfigPath}`, '-n', namespace, ...args], {

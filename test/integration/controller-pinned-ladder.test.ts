@@ -2,17 +2,17 @@
 // continue as new, then cancelled, then terminated, each at its delay since the build stopped
 // being current; one batch operation per step, started once even across a controller restart;
 // nothing without a ladder, and nothing more once the build is current again.
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import { batchJobId } from '../../src/planner/pinned-workflows.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import { controlledNamespace, rolledOut, type WorkerDeployments } from '../support/controller.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
+import { patchWorkerDeploymentStatus } from '../support/manifests.ts';
 import { pinnedWorkflow } from '../support/pinned-workflow.ts';
 
 type OldBuild = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['deprecatedVersions']>[number];
@@ -55,6 +55,18 @@ async function signalsReceived(client: Client, workflow: WorkflowHandle, runId?:
     const name = e.workflowExecutionSignaledEventAttributes?.signalName;
     return name ? [name] : [];
   });
+}
+
+/** The workflow as described once it no longer runs. */
+function closed(workflow: WorkflowHandle, what: string) {
+  return eventually(
+    what,
+    async () => {
+      const d = await workflow.describe();
+      return d.status.name === 'RUNNING' ? undefined : d;
+    },
+    90_000,
+  );
 }
 
 async function eventReasons(namespace: string, name: string): Promise<string[]> {
@@ -100,23 +112,9 @@ test('signalAfter: each workflow on the old build is signalled once and continue
   await ns.stopController();
   assert.ok(startedAt >= deactivatedAt.getTime() + 20_000, 'not before signalAfter');
   const stopped = await ns.read('orders');
-  await kubeConfig()
-    .makeApiClient(CustomObjectsApi)
-    .patchNamespacedCustomObjectStatus(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: KINDS.TemporalWorkerDeployment.plural,
-        name: 'orders',
-        body: {
-          status: {
-            deprecatedVersions: (stopped.status?.deprecatedVersions ?? []).map(({ pinnedWorkflows: _, ...v }) => v),
-          },
-        },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+  await patchWorkerDeploymentStatus(namespace, 'orders', {
+    deprecatedVersions: (stopped.status?.deprecatedVersions ?? []).map(({ pinnedWorkflows: _, ...v }) => v),
+  });
   await ns.startController();
 
   const jobId = batchJobId(temporalDeploymentName(namespace, 'orders'), v1, 'Signal', stopped.metadata.generation ?? 0);
@@ -187,28 +185,14 @@ test('cancelAfter and terminateAfter: a workflow that ignores the signal is canc
     [{ ignoreContinueAsNewRequest: true }, { ignoreContinueAsNewRequest: true, ignoreCancellation: true }],
   );
   const [cancellable, stubborn] = workflows as [WorkflowHandle, WorkflowHandle];
-  const cancelled = await eventually(
-    'the first workflow to be cancelled',
-    async () => {
-      const d = await cancellable.describe();
-      return d.status.name === 'RUNNING' ? undefined : d;
-    },
-    90_000,
-  );
+  const cancelled = await closed(cancellable, 'the first workflow to be cancelled');
   assert.equal(cancelled.status.name, 'CANCELLED');
   const cancelledAt = cancelled.closeTime?.getTime() ?? 0;
   assert.ok(cancelledAt >= deactivatedAt.getTime() + 20_000, 'not before cancelAfter');
   assert.ok(cancelledAt < deactivatedAt.getTime() + 35_000, 'at cancelAfter, not at terminateAfter');
   assert.equal((await stubborn.describe()).status.name, 'RUNNING', 'the one that ignores cancellation runs on');
 
-  const terminated = await eventually(
-    'the second workflow to be terminated',
-    async () => {
-      const d = await stubborn.describe();
-      return d.status.name === 'RUNNING' ? undefined : d;
-    },
-    90_000,
-  );
+  const terminated = await closed(stubborn, 'the second workflow to be terminated');
   assert.equal(terminated.status.name, 'TERMINATED');
   assert.ok((terminated.closeTime?.getTime() ?? 0) >= deactivatedAt.getTime() + 35_000, 'not before terminateAfter');
   const history = await stubborn.fetchHistory();

@@ -1,6 +1,12 @@
 // Sends manifests the way `kubectl apply` does on first apply: a create with strict field
 // validation, so that unknown fields are refused rather than dropped.
-import { CustomObjectsApi, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  CustomObjectsApi,
+  KubernetesObjectApi,
+  type KubernetesObject,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
@@ -54,4 +60,23 @@ export async function replace(manifest: Manifest, stored: Manifest, namespace: s
       body,
       fieldValidation: 'Strict',
     })) as Manifest;
+}
+
+/** Merges `status` into the status of the TemporalWorkerDeployment `name`, as another writer would. */
+export async function patchWorkerDeploymentStatus(
+  namespace: string,
+  name: string,
+  status: Record<string, unknown>,
+): Promise<void> {
+  await kubeConfig().makeApiClient(CustomObjectsApi).patchNamespacedCustomObjectStatus(
+    {
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: KINDS.TemporalWorkerDeployment.plural,
+      name,
+      body: { status },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
 }

@@ -30,6 +30,15 @@ const v1Current: TemporalDeploymentState = {
     { buildId: 'v2', status: 'Inactive', everActive: false },
   ],
 };
+const v2CurrentV1Draining: TemporalDeploymentState = {
+  exists: true,
+  currentBuildId: 'v2',
+  managerIdentity: IDENTITY,
+  versions: [
+    { buildId: 'v1', status: 'Draining', everActive: true },
+    { buildId: 'v2', status: 'Current', everActive: true },
+  ],
+};
 const progressive = {
   strategy: 'Progressive' as const,
   steps: [
@@ -519,15 +528,7 @@ test('each Kubernetes action is an event that says what was done, to which Deplo
       deployment(owner, 'v1', { replicas: 0, since: minutesAgo(300) }),
       deployment(owner, 'v2', { replicas: 2, since: minutesAgo(200) }),
     ],
-    temporal: {
-      exists: true,
-      currentBuildId: 'v2',
-      managerIdentity: IDENTITY,
-      versions: [
-        { buildId: 'v1', status: 'Draining', everActive: true },
-        { buildId: 'v2', status: 'Current', everActive: true },
-      ],
-    },
+    temporal: v2CurrentV1Draining,
   });
   assert.deepEqual(run.eventMessages, [
     'DeploymentCreated: created Deployment orders-v3 for build v3',
@@ -1121,15 +1122,7 @@ test('pinned-workflow ladder: past signalAfter, the old build is counted, its ba
   const world: World = {
     ...rolloutWorld({ buildId: 'v2' }),
     workerDeployment: owner,
-    temporal: {
-      exists: true,
-      currentBuildId: 'v2',
-      managerIdentity: IDENTITY,
-      versions: [
-        { buildId: 'v1', status: 'Draining', everActive: true },
-        { buildId: 'v2', status: 'Current', everActive: true },
-      ],
-    },
+    temporal: v2CurrentV1Draining,
     runningWorkflows: { v1: 3 },
   };
   const run = await recordedReconcile(world);
