@@ -6,13 +6,26 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { homedir } from 'node:os';
 import path from 'node:path';
 
-export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
-export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 export const HELM_MODULE = 'helm.sh/helm/v4/cmd/helm';
 export const HELM_VERSION = 'v4.3.1';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
-const kubeModuleDir = path.join(repoRoot, 'tools/k8s-testbin');
+
+/** A module of ours under tools/ whose go.mod pins what it builds: built with `go build`, as `go install` cannot. */
+interface WrapperModule {
+  dir: string;
+  /** The module whose version names the binary, as go.mod requires it. */
+  requires: string;
+  /** The main package built. */
+  main: string;
+}
+
+const KUBE: WrapperModule = { dir: path.join(repoRoot, 'tools/k8s-testbin'), requires: 'k8s.io/kubernetes', main: '.' };
+const TEMPORAL_CLI: WrapperModule = {
+  dir: path.join(repoRoot, 'tools/temporal-cli'),
+  requires: 'github.com/temporalio/cli',
+  main: 'github.com/temporalio/cli/cmd/temporal',
+};
 
 export interface Binaries {
   /** Multi-call binary: `etcd`, `kube-apiserver`, `kube-controller-manager`, `kubectl`, `exec`, `kstatus`. */
@@ -33,25 +46,41 @@ export function cacheRoot(): string {
   return path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'temporal-worker-controller');
 }
 
-/** The Kubernetes version the wrapper module pins; go.mod is the one place it is written. */
-export function kubernetesVersion(): string {
-  const goMod = readFileSync(path.join(kubeModuleDir, 'go.mod'), 'utf8');
-  const match = /^\s*k8s\.io\/kubernetes (v\S+)/m.exec(goMod);
-  if (!match?.[1]) throw new BinaryBuildError(`${kubeModuleDir}/go.mod does not require k8s.io/kubernetes`);
+/** The version a wrapper module's go.mod requires of what it builds; go.mod is the one place it is written. */
+function requiredVersion(module: WrapperModule): string {
+  const goMod = readFileSync(path.join(module.dir, 'go.mod'), 'utf8');
+  const match = new RegExp(`^\\s*(?:require )?${module.requires.replaceAll('.', '\\.')} (v\\S+)`, 'm').exec(goMod);
+  if (!match?.[1]) throw new BinaryBuildError(`${module.dir}/go.mod does not require ${module.requires}`);
   return match[1];
 }
 
-/** Where each binary lives: the Kubernetes one is keyed by version and by the wrapper's sources. */
-export function binaryPaths(): Binaries {
-  const sources = readdirSync(kubeModuleDir)
+export function kubernetesVersion(): string {
+  return requiredVersion(KUBE);
+}
+
+/** The Temporal CLI release the local environment's dev server comes from. */
+export function temporalCliVersion(): string {
+  return requiredVersion(TEMPORAL_CLI);
+}
+
+/** `<name>-<version>-<hash>`: a change of the module's sources or of the linker flags is a new binary. */
+function wrapperBinaryName(name: string, module: WrapperModule, ldflags: string[]): string {
+  const sources = readdirSync(module.dir)
     .filter((f) => f.endsWith('.go') || f === 'go.mod' || f === 'go.sum')
     .sort();
-  const hash = createHash('sha256').update(kubeLinkerFlags().join(' '));
-  for (const file of sources) hash.update(file).update(readFileSync(path.join(kubeModuleDir, file)));
+  const hash = createHash('sha256').update(ldflags.join(' '));
+  for (const file of sources) hash.update(file).update(readFileSync(path.join(module.dir, file)));
+  return `${name}-${requiredVersion(module)}-${hash.digest('hex').slice(0, 12)}`;
+}
+
+const TEMPORAL_LINKER_FLAGS = ['-s', '-w'];
+
+/** Where each binary lives: those built from our wrapper modules are keyed by version and by the module's sources. */
+export function binaryPaths(): Binaries {
   const bin = path.join(cacheRoot(), 'bin');
   return {
-    kube: path.join(bin, `k8s-testbin-${kubernetesVersion()}-${hash.digest('hex').slice(0, 12)}`),
-    temporal: path.join(bin, `temporal-cli-${TEMPORAL_CLI_VERSION}`),
+    kube: path.join(bin, wrapperBinaryName('k8s-testbin', KUBE, kubeLinkerFlags())),
+    temporal: path.join(bin, wrapperBinaryName('temporal-cli', TEMPORAL_CLI, TEMPORAL_LINKER_FLAGS)),
     helm: path.join(bin, `helm-${HELM_VERSION}`),
   };
 }
@@ -80,41 +109,46 @@ export async function ensureBinaries(log: Log = (line) => console.error(line)): 
   const missing = [paths.kube, paths.temporal, paths.helm].filter((p) => !existsSync(p));
   if (missing.length === 0) return paths;
   const go = findGo();
-  if (!existsSync(paths.kube)) {
-    await goBuild(go, log, {
+  const wrapped = [
+    {
       what: `kube-apiserver, kube-controller-manager, etcd and kubectl (Kubernetes ${kubernetesVersion()})`,
       output: paths.kube,
-      cwd: kubeModuleDir,
+      module: KUBE,
+      ldflags: kubeLinkerFlags(),
+    },
+    {
+      what: `the Temporal CLI ${temporalCliVersion()}`,
+      output: paths.temporal,
+      module: TEMPORAL_CLI,
+      ldflags: TEMPORAL_LINKER_FLAGS,
+    },
+  ];
+  for (const { what, output, module, ldflags } of wrapped) {
+    if (existsSync(output)) continue;
+    await goBuild(go, log, {
+      what,
+      output,
+      cwd: module.dir,
       args: (out) => [
         'build',
         '-v',
         '-trimpath',
         '-buildvcs=false',
-        `-ldflags=${kubeLinkerFlags().join(' ')}`,
+        `-ldflags=${ldflags.join(' ')}`,
         '-o',
         out,
-        '.',
+        module.main,
       ],
     });
   }
-  const installs = [
-    {
-      what: `the Temporal CLI ${TEMPORAL_CLI_VERSION}`,
-      output: paths.temporal,
-      module: TEMPORAL_CLI_MODULE,
-      version: TEMPORAL_CLI_VERSION,
-    },
-    { what: `helm ${HELM_VERSION}`, output: paths.helm, module: HELM_MODULE, version: HELM_VERSION },
-  ];
-  for (const { what, output, module, version } of installs) {
-    if (existsSync(output)) continue;
+  if (!existsSync(paths.helm)) {
     await goBuild(go, log, {
-      what,
-      output,
+      what: `helm ${HELM_VERSION}`,
+      output: paths.helm,
       cwd: cacheRoot(),
       // go install names the binary after the package; GOBIN is a private folder, then renamed.
-      args: () => ['install', '-v', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', `${module}@${version}`],
-      gobinOutput: path.basename(module),
+      args: () => ['install', '-v', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', `${HELM_MODULE}@${HELM_VERSION}`],
+      gobinOutput: path.basename(HELM_MODULE),
     });
   }
   return paths;

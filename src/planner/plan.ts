@@ -361,7 +361,7 @@ function routingChange(routing: RoutingDecision, temporal: TemporalDeploymentSta
   }
 }
 
-/** The builds the ladder acts on: Temporal may still run pinned workflows there, and none is current, ramping or the target. */
+/** The builds the ladder acts on: Temporal may still run pinned workflows there (or their batch still runs), and none is current, ramping or the target. */
 function ladderContext(observation: Omit<Observation, 'target'>, versions: JoinedVersion[]): LadderContext {
   const { now, temporal, buildId, workerDeployment } = observation;
   const stored = workerDeployment.status;
@@ -371,9 +371,11 @@ function ladderContext(observation: Omit<Observation, 'target'>, versions: Joine
     b === buildId || b === temporal.currentBuildId || b === temporal.rampingBuildId;
   const builds = versions.flatMap((v) => {
     const deactivatedAt = deactivated[v.buildId];
-    const mayRunPinned = v.status === 'Draining' || (v.status === 'Inactive' && v.everActive);
-    if (active(v.buildId) || !mayRunPinned || !deactivatedAt || v.deployments.length === 0) return [];
     const memory = memories[v.buildId];
+    // A build drained by its batch (its workflows moved on) keeps its ladder until the batch's end is read.
+    const mayRunPinned =
+      v.status === 'Draining' || (v.status === 'Inactive' && v.everActive) || memory?.batch?.state === 'Running';
+    if (active(v.buildId) || !mayRunPinned || !deactivatedAt || v.deployments.length === 0) return [];
     return [{ buildId: v.buildId, deactivatedAt, ...(memory ? { memory } : {}) }];
   });
   const reactivated = Object.entries(memories).flatMap(([b, memory]) =>

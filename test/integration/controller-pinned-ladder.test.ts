@@ -40,10 +40,16 @@ async function supersededWithWorkflows(
   const v1 = first.status?.currentVersion?.buildID ?? '';
   const workflows = await Promise.all(starts.map((options) => pinnedWorkflow(client, queue, v1, options)));
   await ns.patchSpec(name, { template: ns.template('green', queue) });
+  // With a ladder, once the ladder reports on v1: its deactivatedAt then is the one the delays
+  // count from (a server that reports one replaces the controller's first sight of it).
+  const laddered = (spec.sunset as { pinnedWorkflows?: object } | undefined)?.pinnedWorkflows !== undefined;
   const superseded = await ns.until(
     name,
     'v2 current, v1 deactivated',
-    (twd) => rolledOut(twd) && oldBuild(twd, v1)?.deactivatedAt !== undefined,
+    (twd) =>
+      rolledOut(twd) &&
+      oldBuild(twd, v1)?.deactivatedAt !== undefined &&
+      (!laddered || oldBuild(twd, v1)?.pinnedWorkflows !== undefined),
   );
   const v2 = superseded.status?.currentVersion?.buildID ?? '';
   return { v1, v2, workflows, deactivatedAt: new Date(oldBuild(superseded, v1)?.deactivatedAt ?? 0), superseded };
@@ -74,7 +80,7 @@ async function eventReasons(namespace: string, name: string): Promise<string[]> 
   return events.items.filter((e) => e.involvedObject.name === name).map((e) => `${e.reason}: ${e.message}`);
 }
 
-test('signalAfter: each workflow on the old build is signalled once and continues as new; a restart right after the batch started does not start another', async (t) => {
+test('signalAfter: each workflow on the old build is signalled once; one continues as new onto the current build; a restart right after the batch started does not start another', async (t) => {
   const namespace = await testNamespace(t, 'ladder-signal');
   const client = await temporalClient(t);
   const lines: string[] = [];
@@ -90,8 +96,10 @@ test('signalAfter: each workflow on the old build is signalled once and continue
     ns,
     client,
     'orders',
-    { sunset: { scaledownDelay: '1s', deleteDelay: '1s', pinnedWorkflows: { signalAfter: '20s' } } },
-    [{}, {}],
+    // v1 drains as soon as its workflows moved on: it stays long enough for the batch's end to be read.
+    { sunset: { scaledownDelay: '30s', deleteDelay: '1s', pinnedWorkflows: { signalAfter: '20s' } } },
+    // The second ignores the request, so v1 still drains when the controller restarts.
+    [{}, { ignoreContinueAsNewRequest: true }],
   );
   const firstRuns = await Promise.all(workflows.map(async (w) => (await w.describe()).runId));
   const waiting = await ns.until(
@@ -130,22 +138,27 @@ test('signalAfter: each workflow on the old build is signalled once and continue
   });
   assert.equal(lines.filter((l) => l.includes('"action":"startBatch"')).length, 1, 'one batch started, by the first');
 
-  for (const [i, workflow] of workflows.entries()) {
+  for (const [i, workflow] of workflows.entries())
     assert.deepEqual(
       await signalsReceived(client, workflow, firstRuns[i]),
       ['ContinueAsNewRequested'],
       'signalled once',
     );
-    const next = await eventually('the workflow to continue as new', async () => {
-      const described = await workflow.describe();
-      return described.runId !== firstRuns[i] ? described : undefined;
-    });
-    assert.equal(next.status.name, 'RUNNING');
-    assert.equal(
-      (await client.workflow.getHandle(workflow.workflowId, firstRuns[i]).describe()).status.name,
-      'CONTINUED_AS_NEW',
-    );
-  }
+  const [moving, staying] = workflows as [WorkflowHandle, WorkflowHandle];
+  const next = await eventually('the first workflow to continue as new', async () => {
+    const described = await moving.describe();
+    return described.runId !== firstRuns[0] ? described : undefined;
+  });
+  assert.equal(next.status.name, 'RUNNING');
+  await eventually('its new run to be pinned to v2, the current build', async () => {
+    const info = (await moving.describe()).raw.workflowExecutionInfo?.versioningInfo;
+    return info?.deploymentVersion?.buildId === v2 ? true : undefined;
+  });
+  assert.equal(
+    (await client.workflow.getHandle(moving.workflowId, firstRuns[0]).describe()).status.name,
+    'CONTINUED_AS_NEW',
+  );
+  assert.equal((await staying.describe()).runId, firstRuns[1], 'the other ignored the request');
   const reasons = await eventReasons(namespace, 'orders');
   assert.equal(reasons.filter((r) => r.startsWith('BatchOperationStarted')).length, 1, reasons.join('\n'));
   assert.ok(
@@ -153,16 +166,18 @@ test('signalAfter: each workflow on the old build is signalled once and continue
     reasons.join('\n'),
   );
 
-  // The new runs end; v1 drains and goes on the sunset delays.
-  for (const workflow of workflows) {
-    await workflow.signal('finish');
-    assert.ok(((await workflow.result()) as RunReport).finishedOn.buildId);
-  }
+  // Once the one left on v1 ends, v1 drains, is scaled down and deleted on the sunset delays,
+  // while the new run goes on, on v2.
+  await staying.signal('finish');
+  assert.equal(((await staying.result()) as RunReport).finishedOn.buildId, v1);
   await eventually(
     "v1's Deployment to be deleted once drained",
     async () => ((await ns.buildDeployments()).has(v1) ? undefined : true),
     120_000,
   );
+  await moving.signal('finish');
+  const report = (await moving.result()) as RunReport;
+  assert.deepEqual([report.startedOn.buildId, report.finishedOn.buildId], [v2, v2], 'the new run ran on v2');
   assert.equal((await ns.read('orders')).status?.currentVersion?.buildID, v2);
 });
 

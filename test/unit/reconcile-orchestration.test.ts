@@ -1145,8 +1145,16 @@ test('pinned-workflow ladder: past signalAfter, the old build is counted, its ba
     },
   });
 
+  // Its workflows moved on, so Temporal says v1 drained: its batch is still read until it ends.
   const again = await recordedReconcile({
     ...world,
+    temporal: {
+      ...v2CurrentV1Draining,
+      versions: [
+        { buildId: 'v1', status: 'Drained', everActive: true, drainedSince: now },
+        { buildId: 'v2', status: 'Current', everActive: true },
+      ],
+    },
     workerDeployment: { ...owner, status: run.status },
     batches: { [job]: { jobId: job, operation: 'Signal', state: 'Completed', total: 3, completed: 3, failed: 0 } },
   });
