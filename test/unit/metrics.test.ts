@@ -54,3 +54,18 @@ test('Kubernetes API calls are counted by verb, resource and status', async () =
     1,
   );
 });
+
+test('workflows left on old builds: each worker deployment’s last counts, a build no longer counted losing its series', async () => {
+  const registry = new Registry();
+  const metrics = new Metrics(registry);
+  const sample = (name: string, build: string) =>
+    `twc_pinned_workflows_running{namespace="shop",worker_deployment="${name}",build_id="${build}"}`;
+  metrics.setPinnedWorkflows('shop', 'orders', { v1: 3, v2: 1 });
+  metrics.setPinnedWorkflows('shop', 'billing', { v7: 5 });
+  metrics.setPinnedWorkflows('shop', 'orders', { v2: 0 });
+  assert.equal(await value(registry, sample('orders', 'v1')), undefined, 'v1 no longer counted');
+  assert.equal(await value(registry, sample('orders', 'v2')), 0);
+  assert.equal(await value(registry, sample('billing', 'v7')), 5, 'another worker deployment keeps its own');
+  metrics.setPinnedWorkflows('shop', 'orders', {});
+  assert.equal(await value(registry, sample('orders', 'v2')), undefined, 'deleted: no series left');
+});
