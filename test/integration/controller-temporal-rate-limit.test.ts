@@ -1,8 +1,9 @@
 // Upstream scenario 44 (rate-limit-burst-surfaces-error), and what upstream does not do: with the
 // controller's read budget below the server's limit, every worker deployment still rolls out.
-// Server 1.29 has no limit of Worker Deployment reads alone (upstream's 1 read/s): its namespace
-// limit counts every call, the server's own Worker Deployment workflows' included, and the
-// workers' polls draw on what reads leave. So the limit here is 10 calls/s, and the burst comes
+// The limit here is the namespace's (frontend.namespaceRPS), which every server has, rather than
+// upstream's 1 read/s of Worker Deployment reads alone (a limit server 1.29 lacks): it counts
+// every call, the server's own Worker Deployment workflows' included, and the workers' polls draw
+// on what reads leave. So the limit here is 10 calls/s, and the burst comes
 // before any worker runs: 10 worker deployments unknown to Temporal, polled every second with 2
 // reads each, ask twice that at the default budget. Then a budget of 1 read/s leaves most of the
 // limit to 10 workers (3 long polls of 5s each: 6 a second) and to the server's own work.
