@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import { CONTINUE_AS_NEW_SIGNAL } from '../../src/api/temporal-worker-deployment.ts';
 import { validate, withDefaults } from '../../src/api/validate.ts';
 import { sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { create, patchWorkerDeploymentStatus, readManifests } from '../support/manifests.ts';
@@ -37,9 +38,13 @@ for (const file of files) {
       assert.deepEqual(validate(definition.schema, stored), [], 'and the controller finds it valid');
       if (manifest.kind === 'TemporalWorkerDeployment') {
         const spec = stored.spec as { sunset: unknown; progressDeadlineSeconds: number };
+        const sunset = (manifest.spec as { sunset?: Record<string, unknown> }).sunset ?? {};
+        const pinned = sunset.pinnedWorkflows as object | undefined;
         assert.deepEqual(spec.sunset, {
-          scaledownDelay: (manifest.spec as { sunset?: { scaledownDelay?: string } }).sunset?.scaledownDelay ?? '1h',
-          deleteDelay: (manifest.spec as { sunset?: { deleteDelay?: string } }).sunset?.deleteDelay ?? '24h',
+          ...sunset,
+          scaledownDelay: sunset.scaledownDelay ?? '1h',
+          deleteDelay: sunset.deleteDelay ?? '24h',
+          ...(pinned ? { pinnedWorkflows: { signalName: CONTINUE_AS_NEW_SIGNAL, ...pinned } } : {}),
         });
         assert.equal(spec.progressDeadlineSeconds, 600);
       }
