@@ -15,6 +15,7 @@ import { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { ClusterAccess } from '../runtime/kube/cluster-access.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
+import { OwnWrites } from '../runtime/own-writes.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
 import type { TokenRate } from '../runtime/token-bucket.ts';
 import { type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
@@ -68,6 +69,8 @@ export class Controller {
   private readonly api: KubernetesApi;
   private readonly queue: WorkQueue<string>;
   private readonly workerDeployments: NamespacedInformers<TemporalWorkerDeployment>;
+  /** Status writes the informer has not shown yet: reconciles decide on them, not on the older copy. */
+  private readonly ownWrites = new OwnWrites<TemporalWorkerDeployment>();
   private readonly connections: NamespacedInformers<TemporalConnection>;
   private readonly ownedResources: NamespacedInformers<TemporalWorkerOwnedResource>;
   private readonly deployments: NamespacedInformers<V1Deployment>;
@@ -138,8 +141,10 @@ export class Controller {
         // The controller's own status writes change neither: they must not bring the reconcile
         // straight back, past the delay it asked for (after a rate limit, say).
         if (event === 'update' && this.seenChanges.get(key) === change) return;
-        if (event === 'delete') this.seenChanges.delete(key);
-        else this.seenChanges.set(key, change);
+        if (event === 'delete') {
+          this.seenChanges.delete(key);
+          this.ownWrites.forget(twd.metadata.namespace ?? '', twd.metadata.name ?? '');
+        } else this.seenChanges.set(key, change);
         enqueue(twd.metadata.namespace, twd.metadata.name);
         for (const listener of this.specListeners.get(key) ?? []) listener();
       },
@@ -209,7 +214,9 @@ export class Controller {
       recordEvent: events.record,
       setPinnedWorkflows: this.metrics.setPinnedWorkflows,
       log,
-      workerDeployment: (namespace: string, name: string) => this.workerDeployments.get(namespace, name),
+      workerDeployment: (namespace: string, name: string) =>
+        this.ownWrites.newest(this.workerDeployments.get(namespace, name)),
+      wroteStatus: (replaced, stored) => this.ownWrites.wrote(replaced, stored),
       workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
       ownedResources: (namespace: string) => this.ownedResources.list(namespace),

@@ -30,6 +30,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   /** This reconcile's logger (its object and id bound): a line per action taken. */
   log: Logger;
   recordEvent: RecordEvent;
+  /** Told of every status written (see runtime/own-writes.ts): `workerDeployment` returns it until the cache does. */
+  wroteStatus(replaced: string | undefined, stored: TemporalWorkerDeployment): void;
   /** The workflows last counted on each old build of a worker deployment (see Metrics.setPinnedWorkflows). */
   setPinnedWorkflows(namespace: string, name: string, running: Record<string, number>): void;
   now(): Date;

@@ -18,6 +18,8 @@ export interface StatusWriterDependencies {
   cluster: ClusterClient;
   recordEvent: RecordEvent;
   now(): Date;
+  /** Told of every status written, with the resourceVersion it replaced (see runtime/own-writes.ts). */
+  wroteStatus(replaced: string | undefined, stored: TemporalWorkerDeployment): void;
 }
 
 export async function writeStatus(
@@ -46,7 +48,9 @@ export async function writeStatus(
     // (a finished ramp's percentage, builds long deleted), and rewrite them on every reconcile.
     // Written since the cache was read (counted as a 409 in twc_kubernetes_requests_total):
     // decide again at once, on what the cache holds then.
-    if ((await deps.cluster.replaceStatus({ ...stored, status })) === 'conflict') return { requeueAfterMs: 0 };
+    const written = await deps.cluster.replaceStatus({ ...stored, status });
+    if (written === 'conflict') return { requeueAfterMs: 0 };
+    deps.wroteStatus(stored.metadata.resourceVersion, written);
   }
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
 }

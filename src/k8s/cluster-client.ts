@@ -46,8 +46,8 @@ export interface ClusterClient {
   /** Already gone counts as done. */
   deleteDeployment(namespace: string, name: string): Promise<void>;
   scaleDeployment(namespace: string, name: string, replicas: number): Promise<void>;
-  /** Replaces the status; 'conflict' when the object changed since the resourceVersion it carries. */
-  replaceStatus(object: TemporalWorkerDeployment): Promise<'written' | 'conflict'>;
+  /** Replaces the status and resolves with the object as stored; 'conflict' when the object changed since the resourceVersion it carries. */
+  replaceStatus(object: TemporalWorkerDeployment): Promise<TemporalWorkerDeployment | 'conflict'>;
   /** The same for a TemporalConnection. */
   replaceConnectionStatus(object: TemporalConnection): Promise<'written' | 'conflict'>;
   /** The same for a TemporalWorkerOwnedResource. */
@@ -71,16 +71,17 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
   const custom = (namespace: string, plural: string): string =>
     `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`;
   const deployments = (namespace: string): string => `/apis/apps/v1/namespaces/${namespace}/deployments`;
-  const replaceStatusOf = async (plural: string, object: Finalizable): Promise<'written' | 'conflict'> => {
+  const replaceStatusOf = async <T extends Finalizable>(plural: string, object: T): Promise<T | 'conflict'> => {
     const { namespace = '', name = '' } = object.metadata;
     try {
-      await api.replace(`${custom(namespace, plural)}/${name}/status`, object);
-      return 'written';
+      return await api.replace<T>(`${custom(namespace, plural)}/${name}/status`, object);
     } catch (error) {
       if (httpStatus(error) === 409) return 'conflict';
       throw error;
     }
   };
+  const written = async <T extends Finalizable>(plural: string, object: T): Promise<'written' | 'conflict'> =>
+    (await replaceStatusOf(plural, object)) === 'conflict' ? 'conflict' : 'written';
   const resources = new ApiResources(api);
   const collectionOf = async (apiVersion: string, kind: string, namespace: string): Promise<string> => {
     const resource = await resources.resourceOf(apiVersion, kind);
@@ -112,8 +113,8 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
       await api.mergePatch(`${deployments(namespace)}/${name}/scale`, { spec: { replicas } });
     },
     replaceStatus: (object) => replaceStatusOf(KINDS.TemporalWorkerDeployment.plural, object),
-    replaceConnectionStatus: (object) => replaceStatusOf(KINDS.TemporalConnection.plural, object),
-    replaceOwnedResourceStatus: (object) => replaceStatusOf(KINDS.TemporalWorkerOwnedResource.plural, object),
+    replaceConnectionStatus: (object) => written(KINDS.TemporalConnection.plural, object),
+    replaceOwnedResourceStatus: (object) => written(KINDS.TemporalWorkerOwnedResource.plural, object),
     async setOwnerReferences(plural, object, ownerReferences) {
       const { name = '', namespace = '', resourceVersion } = object.metadata;
       const body = { metadata: { ownerReferences, ...(resourceVersion ? { resourceVersion } : {}) } };

@@ -18,7 +18,14 @@ test('a status write carries the resourceVersion it was decided on: a stale one 
   const [, manifest] = readManifests(path.join(import.meta.dirname, '../../examples/minimal.yaml'));
   const stale = (await create(manifest!, namespace)) as unknown as TemporalWorkerDeployment;
   const cluster = clusterClient(kubernetesApi(t));
-  const deps = { cluster, now: () => new Date(), recordEvent: () => Promise.resolve() };
+  const writes: [string | undefined, string | undefined][] = [];
+  const deps = {
+    cluster,
+    now: () => new Date(),
+    recordEvent: () => Promise.resolve(),
+    wroteStatus: (replaced: string | undefined, stored: TemporalWorkerDeployment) =>
+      void writes.push([replaced, stored.metadata.resourceVersion]),
+  };
   const read = async () =>
     (await custom.getNamespacedCustomObject({
       group: GROUP,
@@ -35,6 +42,11 @@ test('a status write carries the resourceVersion it was decided on: a stale one 
   );
   const written = await read();
   assert.equal(written.status?.versionCount, 1);
+  assert.deepEqual(
+    writes,
+    [[stale.metadata.resourceVersion, written.metadata.resourceVersion]],
+    'the write is told, with the version it replaced and the one it made',
+  );
 
   // Decided on the read from before that write: refused by the API server, nothing replaced.
   assert.deepEqual(await writeStatus(deps, stale, { versionCount: 2 }, [progressing('True', 'RollingOut', 'second')]), {
@@ -43,6 +55,7 @@ test('a status write carries the resourceVersion it was decided on: a stale one 
   const after = await read();
   assert.equal(after.metadata.resourceVersion, written.metadata.resourceVersion, 'nothing was written');
   assert.equal(after.status?.versionCount, 1);
+  assert.equal(writes.length, 1, 'a refused write is not told');
 
   // Decided again on the fresh read: written.
   assert.equal(

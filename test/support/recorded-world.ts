@@ -107,7 +107,10 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     replaceStatus: (object) => {
       call(`k8s.replaceStatus ${object.metadata.name}@${object.metadata.resourceVersion}`);
       status = object.status;
-      return Promise.resolve('written');
+      return Promise.resolve({
+        ...object,
+        metadata: { ...object.metadata, resourceVersion: String(++resourceVersion) },
+      });
     },
     replaceConnectionStatus: (object) => {
       call(`k8s.replaceConnectionStatus ${object.metadata.name}`);
@@ -203,6 +206,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     temporal: () => Promise.resolve(temporal),
     log: silentLogger,
     setPinnedWorkflows: () => {},
+    wroteStatus: () => {},
     recordEvent: (_about, event) => {
       events.push(`${event.type} ${event.reason}`);
       eventMessages.push(`${event.reason}: ${event.message}`);
