@@ -8,6 +8,7 @@ import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-dep
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import type { ReconcilerDependencies } from '../../src/controller/dependencies.ts';
 import { reconcile } from '../../src/controller/reconciler.ts';
+import type { OwnWrites } from '../../src/runtime/own-writes.ts';
 import type { BatchProgress, BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { ClusterClient } from '../../src/k8s/cluster-client.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
@@ -47,6 +48,8 @@ export interface World {
   changed?: { after: string; workerDeployment: TemporalWorkerDeployment };
   /** Temporal never answers describe. */
   describeHangs?: boolean;
+  /** The controller's record of its own status writes, shared by reconciles run one after another; default: none kept. */
+  ownWrites?: OwnWrites<TemporalWorkerDeployment>;
   /** The TemporalWorkerOwnedResources of the namespace; default: none. */
   ownedResources?: TemporalWorkerOwnedResource[];
 }
@@ -195,7 +198,9 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     ...config,
     cluster,
     workerDeployment: (namespace, name) =>
-      namespace === NAMESPACE && name === world.workerDeployment.metadata.name ? cachedWorkerDeployment : undefined,
+      namespace === NAMESPACE && name === world.workerDeployment.metadata.name
+        ? (world.ownWrites?.newest(cachedWorkerDeployment) ?? cachedWorkerDeployment)
+        : undefined,
     workerDeployments: () => [cachedWorkerDeployment],
     connection: (_namespace, name) => (name === world.connection.metadata.name ? world.connection : undefined),
     ownedResources: () => world.ownedResources ?? [],
@@ -206,7 +211,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     temporal: () => Promise.resolve(temporal),
     log: silentLogger,
     setPinnedWorkflows: () => {},
-    wroteStatus: () => {},
+    wroteStatus: (replaced, stored) => world.ownWrites?.wrote(replaced, stored),
     recordEvent: (_about, event) => {
       events.push(`${event.type} ${event.reason}`);
       eventMessages.push(`${event.reason}: ${event.message}`);

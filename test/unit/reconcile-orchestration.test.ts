@@ -8,6 +8,8 @@ import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import { copyName } from '../../src/k8s/owned-resource-copies.ts';
 import { gateWorkflowId } from '../../src/planner/gates.ts';
+import { OwnWrites } from '../../src/runtime/own-writes.ts';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import {
   connection,
   deployment,
@@ -444,6 +446,24 @@ test("a step's gate that failed aborts the ramp of the step before: its own ramp
     'k8s.replaceStatus orders@10',
   ]);
   assert.deepEqual(run.events, ['Normal RampCleared', 'Warning RolloutAborted']);
+});
+
+test('right after a ramp was aborted, a reconcile whose cache lacks that status write does not ramp again', async () => {
+  const ownWrites = new OwnWrites<TemporalWorkerDeployment>();
+  const world: World = {
+    ...rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 2)),
+    gateRuns: { [stepTwoGate]: { workflowId: stepTwoGate, status: 'Failed', message: 'failed' } },
+    ownWrites,
+  };
+  const aborted = await recordedReconcile(world);
+  assert.ok(aborted.calls.includes('temporal.changeRouting clearRamp'));
+  // It comes back at once after the routing change; the informer has not shown the status yet.
+  const next = await recordedReconcile({ ...world, temporal: v1Current });
+  assert.deepEqual(
+    next.calls.filter((c) => c.startsWith('temporal.changeRouting')),
+    [],
+    'the failed gate is remembered: no ramp is set again',
+  );
 });
 
 test('rollback: a build current within the window is promoted at once, without its gate', async () => {
