@@ -1186,3 +1186,44 @@ test('pinned-workflow ladder: past signalAfter, the old build is counted, its ba
   ]);
   assert.deepEqual(again.events, ['Normal BatchOperationFinished']);
 });
+
+test('pinned-workflow ladder: a build current again has the batch still running on it stopped, once', async () => {
+  const job = `temporal-worker-controller/pinned-workflows/${temporalName}/v1/cancel/1`;
+  const running = { jobID: job, operation: 'Cancel', state: 'Running', total: 4, completed: 1, failed: 0 };
+  const owner = workerDeployment(
+    { buildId: 'v1', sunset: { pinnedWorkflows: { cancelAfter: '30m' } } },
+    {},
+    {
+      currentVersion: { buildID: 'v2', status: 'Current' },
+      deprecatedVersions: [
+        {
+          buildID: 'v1',
+          status: 'Draining',
+          deactivatedAt: minutesAgo(40).toISOString(),
+          pinnedWorkflows: { step: 'Cancel', running: 3, batch: running },
+        },
+      ],
+    },
+  );
+  const world: World = {
+    ...rolloutWorld({ buildId: 'v1' }),
+    workerDeployment: owner,
+    temporal: {
+      exists: true,
+      currentBuildId: 'v1',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v1', status: 'Current', everActive: true },
+        { buildId: 'v2', status: 'Draining', everActive: true },
+      ],
+    },
+  };
+  const run = await recordedReconcile(world);
+  assert.deepEqual(
+    run.calls.filter((c) => c.startsWith('temporal.')),
+    ['temporal.describe', 'temporal.countRunningWorkflows v2', `temporal.stopBatch ${job}`],
+  );
+  assert.ok(run.events.includes('Normal BatchOperationStopped'), run.events.join(', '));
+  const again = await recordedReconcile({ ...world, workerDeployment: { ...owner, status: run.status } });
+  assert.ok(!again.calls.some((c) => c.startsWith('temporal.stopBatch')), 'once');
+});
