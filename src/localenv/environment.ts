@@ -9,7 +9,7 @@ import type { LocalNode } from '../node-agent/placement.ts';
 import { installCrds } from './crds.ts';
 import { startKubernetes } from './kubernetes.ts';
 import { Component } from './process.ts';
-import { FAST_DYNAMIC_CONFIG, startTemporal } from './temporal.ts';
+import { LOCAL_DYNAMIC_CONFIG, startTemporal } from './temporal.ts';
 
 export interface EnvironmentOptions {
   /** A folder of CustomResourceDefinition YAML to install; waits until each is Established. */
@@ -76,7 +76,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   try {
     const [kubernetes, temporal] = await Promise.all([
       startKubernetes(dir, binaries).then((k) => (components.push(...k.components), k)),
-      startTemporal(dir, binaries, options.temporalDynamicConfig ?? FAST_DYNAMIC_CONFIG, {
+      startTemporal(dir, binaries, options.temporalDynamicConfig ?? LOCAL_DYNAMIC_CONFIG, {
         ui: options.temporalUi ?? false,
         namespaces: options.temporalNamespaces ?? [],
       }).then((t) => (components.push(t.component), t)),

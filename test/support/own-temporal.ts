@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { binaryPaths } from '../../src/localenv/binaries.ts';
-import { FAST_DYNAMIC_CONFIG, startTemporal, type TemporalServer } from '../../src/localenv/temporal.ts';
+import { LOCAL_DYNAMIC_CONFIG, startTemporal, type TemporalServer } from '../../src/localenv/temporal.ts';
 
 export interface OwnTemporal {
   address: string;
@@ -34,7 +34,7 @@ export async function ownTemporal(
     startTemporal(
       dir,
       binaryPaths(),
-      { ...FAST_DYNAMIC_CONFIG, ...dynamicConfig },
+      { ...LOCAL_DYNAMIC_CONFIG, ...dynamicConfig },
       { ...storage, ...(port === undefined ? {} : { port }) },
     );
   let server: TemporalServer = await launch();
