@@ -6,6 +6,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { homedir } from 'node:os';
 import path from 'node:path';
 
+export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
+export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 export const HELM_MODULE = 'helm.sh/helm/v4/cmd/helm';
 export const HELM_VERSION = 'v4.3.1';
 
@@ -30,8 +32,13 @@ const TEMPORAL_CLI: WrapperModule = {
 export interface Binaries {
   /** Multi-call binary: `etcd`, `kube-apiserver`, `kube-controller-manager`, `kubectl`, `exec`, `kstatus`. */
   kube: string;
-  /** The Temporal CLI, whose `server start-dev` is the dev server. */
+  /** The Temporal CLI, whose `server start-dev` is the dev server (server 1.29.1). */
   temporal: string;
+  /**
+   * A newer Temporal CLI (server 1.31.2), for what 1.29.1 lacks: continue-as-new onto the current
+   * build (`initial_versioning_behavior`). Only the test of that runs it.
+   */
+  temporalNext: string;
   /** Installs the charts, as a platform team would. */
   helm: string;
 }
@@ -58,8 +65,8 @@ export function kubernetesVersion(): string {
   return requiredVersion(KUBE);
 }
 
-/** The Temporal CLI release the local environment's dev server comes from. */
-export function temporalCliVersion(): string {
+/** The release of the newer Temporal CLI (see Binaries.temporalNext). */
+export function temporalNextVersion(): string {
   return requiredVersion(TEMPORAL_CLI);
 }
 
@@ -80,7 +87,8 @@ export function binaryPaths(): Binaries {
   const bin = path.join(cacheRoot(), 'bin');
   return {
     kube: path.join(bin, wrapperBinaryName('k8s-testbin', KUBE, kubeLinkerFlags())),
-    temporal: path.join(bin, wrapperBinaryName('temporal-cli', TEMPORAL_CLI, TEMPORAL_LINKER_FLAGS)),
+    temporal: path.join(bin, `temporal-cli-${TEMPORAL_CLI_VERSION}`),
+    temporalNext: path.join(bin, wrapperBinaryName('temporal-cli', TEMPORAL_CLI, TEMPORAL_LINKER_FLAGS)),
     helm: path.join(bin, `helm-${HELM_VERSION}`),
   };
 }
@@ -106,7 +114,7 @@ export type Log = (line: string) => void;
 /** Builds whatever binary is missing from the cache and returns the paths of both. */
 export async function ensureBinaries(log: Log = (line) => console.error(line)): Promise<Binaries> {
   const paths = binaryPaths();
-  const missing = [paths.kube, paths.temporal, paths.helm].filter((p) => !existsSync(p));
+  const missing = [paths.kube, paths.temporal, paths.temporalNext, paths.helm].filter((p) => !existsSync(p));
   if (missing.length === 0) return paths;
   const go = findGo();
   const wrapped = [
@@ -117,8 +125,8 @@ export async function ensureBinaries(log: Log = (line) => console.error(line)): 
       ldflags: kubeLinkerFlags(),
     },
     {
-      what: `the Temporal CLI ${temporalCliVersion()}`,
-      output: paths.temporal,
+      what: `the Temporal CLI ${temporalNextVersion()}`,
+      output: paths.temporalNext,
       module: TEMPORAL_CLI,
       ldflags: TEMPORAL_LINKER_FLAGS,
     },
@@ -141,14 +149,24 @@ export async function ensureBinaries(log: Log = (line) => console.error(line)): 
       ],
     });
   }
-  if (!existsSync(paths.helm)) {
+  const installs = [
+    {
+      what: `the Temporal CLI ${TEMPORAL_CLI_VERSION}`,
+      output: paths.temporal,
+      module: TEMPORAL_CLI_MODULE,
+      version: TEMPORAL_CLI_VERSION,
+    },
+    { what: `helm ${HELM_VERSION}`, output: paths.helm, module: HELM_MODULE, version: HELM_VERSION },
+  ];
+  for (const { what, output, module, version } of installs) {
+    if (existsSync(output)) continue;
     await goBuild(go, log, {
-      what: `helm ${HELM_VERSION}`,
-      output: paths.helm,
+      what,
+      output,
       cwd: cacheRoot(),
       // go install names the binary after the package; GOBIN is a private folder, then renamed.
-      args: () => ['install', '-v', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', `${HELM_MODULE}@${HELM_VERSION}`],
-      gobinOutput: path.basename(HELM_MODULE),
+      args: () => ['install', '-v', '-trimpath', '-buildvcs=false', '-ldflags=-s -w', `${module}@${version}`],
+      gobinOutput: path.basename(module),
     });
   }
   return paths;

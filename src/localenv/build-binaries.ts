@@ -3,7 +3,7 @@ import { BinaryBuildError, ensureBinaries } from './binaries.ts';
 
 try {
   const paths = await ensureBinaries();
-  console.log(`kube:     ${paths.kube}\ntemporal: ${paths.temporal}`);
+  console.log(`kube:     ${paths.kube}\ntemporal: ${paths.temporal}\ntemporal, newer: ${paths.temporalNext}`);
 } catch (error) {
   console.error(error instanceof BinaryBuildError ? error.message : error);
   process.exit(1);

@@ -18,9 +18,6 @@ export const LOCAL_DYNAMIC_CONFIG: Record<string, unknown> = {
   'matching.wv.VersionDrainageStatusRefreshInterval': '1s',
   'matching.longPollExpirationInterval': '5s',
   'matching.PollerHistoryTTL': '10s',
-  // Server 1.31.2 refuses a namespace's 101st Worker Deployment ("reached maximum deployments in
-  // namespace (100)"); the read-budget benchmark makes 200.
-  'matching.maxDeployments': 1000,
 };
 
 export interface TemporalServer {

@@ -142,12 +142,10 @@ test('the PDB and HPA examples: a copy per live build, named, owned, filled in, 
   });
   await eventually('the twor to be gone', () => gone(() => readTwor(namespace, 'orders-pdb')));
   await deleteWorkerDeployment(namespace, 'orders');
-  // The worker deployment goes once Temporal reports both builds drained: the whole test took 43 s
-  // alone, but this wait once passed 90 s under the whole suite's load on two cores.
   await eventually(
     'the HPA twor to go with its worker deployment',
     () => gone(() => readTwor(namespace, 'orders-hpa')),
-    180_000,
+    90_000,
   );
 });
 

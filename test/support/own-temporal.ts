@@ -1,6 +1,6 @@
 // A Temporal dev server of the test's own, for dynamic config the shared one must not have
-// (a short poller memory, a small cap of versions per deployment, a namespace rate limit), or to
-// stop and start again on the same address with its state kept.
+// (a short poller memory, a small cap of versions per deployment, a namespace rate limit), to
+// stop and start again on the same address with its state kept, or of the newer release.
 import { Client, Connection } from '@temporalio/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,22 +18,26 @@ export interface OwnTemporal {
   start(): Promise<void>;
 }
 
-/**
- * Starts a dev server with the shared server's settings plus `dynamicConfig`; stopped when the
- * test ends. `keepState` keeps its state in a SQLite file across stop and start; otherwise it is
- * kept in memory, which stays fast while the whole suite loads the machine.
- */
+export interface OwnTemporalOptions {
+  /** Keeps the state in a SQLite file across stop and start; otherwise it is kept in memory, which stays fast while the whole suite loads the machine. */
+  keepState?: boolean;
+  /** Runs the newer server (`Binaries.temporalNext`) instead of the shared server's release. */
+  newer?: boolean;
+}
+
+/** Starts a dev server with the shared server's settings plus `dynamicConfig`; stopped when the test ends. */
 export async function ownTemporal(
   t: TestContext,
   dynamicConfig: Record<string, unknown>,
-  { keepState = false } = {},
+  { keepState = false, newer = false }: OwnTemporalOptions = {},
 ): Promise<OwnTemporal> {
   const dir = mkdtempSync(path.join(tmpdir(), 'twc-temporal-'));
   const storage = keepState ? { dbFilename: path.join(dir, 'temporal.db') } : {};
+  const binaries = binaryPaths();
   const launch = (port?: number) =>
     startTemporal(
       dir,
-      binaryPaths(),
+      newer ? { ...binaries, temporal: binaries.temporalNext } : binaries,
       { ...LOCAL_DYNAMIC_CONFIG, ...dynamicConfig },
       { ...storage, ...(port === undefined ? {} : { port }) },
     );

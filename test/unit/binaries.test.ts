@@ -9,7 +9,8 @@ import {
   cacheRoot,
   ensureBinaries,
   kubernetesVersion,
-  temporalCliVersion,
+  TEMPORAL_CLI_VERSION,
+  temporalNextVersion,
 } from '../../src/localenv/binaries.ts';
 
 test('the Kubernetes version comes from the wrapper module, and every staging module follows it', () => {
@@ -30,9 +31,10 @@ test('binaries are cached outside the clone, keyed by version', () => {
     const paths = binaryPaths();
     assert.match(paths.kube, new RegExp(`^/var/cache/twc-test/bin/k8s-testbin-${kubernetesVersion()}-[0-9a-f]{12}$`));
     assert.match(
-      paths.temporal,
-      new RegExp(`^/var/cache/twc-test/bin/temporal-cli-${temporalCliVersion()}-[0-9a-f]{12}$`),
+      paths.temporalNext,
+      new RegExp(`^/var/cache/twc-test/bin/temporal-cli-${temporalNextVersion()}-[0-9a-f]{12}$`),
     );
+    assert.equal(paths.temporal, `/var/cache/twc-test/bin/temporal-cli-${TEMPORAL_CLI_VERSION}`);
   } finally {
     if (previous === undefined) delete process.env.TWC_CACHE_DIR;
     else process.env.TWC_CACHE_DIR = previous;
