@@ -24,6 +24,7 @@ import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { referencedSecret } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import { DrainageRechecks } from '../temporal/drainage-rechecks.ts';
 import { PollerRefusals } from '../temporal/version-records.ts';
 import { checkConnection } from './connection-check.ts';
 import { releaseConnection } from './connection-release.ts';
@@ -82,6 +83,7 @@ export class Controller {
   private readonly metrics: Metrics;
   private readonly reads: TemporalReadBudget;
   private readonly refusals: PollerRefusals;
+  private readonly drainage: DrainageRechecks;
   /** Keys an event queued since they last ran: such a reconcile reads first, a poll waits for a free read. */
   private readonly eventDriven = new Set<string>();
   /** Per worker deployment, what of it calls for a reconcile when it changes (see changeOf). */
@@ -225,8 +227,11 @@ export class Controller {
       pods: (namespace: string) => this.pods.list(namespace),
       temporal: async (connection: TemporalConnection, address: WorkerDeploymentAddress) =>
         workerDeploymentClient(
-          this.refusals.remembering(
-            this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+          this.drainage.checking(
+            this.refusals.remembering(
+              this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+              connection.spec.hostPort,
+            ),
             connection.spec.hostPort,
           ),
           address,
@@ -256,6 +261,13 @@ export class Controller {
     this.reads = new TemporalReadBudget({ perSecond: options.temporalReadBudget ?? DEFAULT_READS_PER_SECOND });
     // A refused deletion is asked again at the next poll, not at every event.
     this.refusals = new PollerRefusals(dependencies.pollIntervalMs);
+    this.drainage = new DrainageRechecks((deploymentName, buildId) => {
+      this.metrics.countDrainageCorrection(deploymentName);
+      log.warn(
+        { temporalDeployment: deploymentName, build: buildId },
+        `Temporal lists build ${buildId} of Worker Deployment ${deploymentName} as draining, but its own record says drained: the record is believed`,
+      );
+    });
     let reconciles = 0;
     /** Runs one reconcile with a logger of its own, which also says why it failed (the queue then retries it with backoff). */
     const logged = async <T extends ReconcileResult | void>(

@@ -13,7 +13,7 @@ export interface TemporalVersion {
   /** It has been current or ramping at some time. */
   everActive: boolean;
   lastCurrentAt?: Date;
-  /** When it last stopped being current or ramping, where the server reports it (1.29 does not). */
+  /** When it last stopped being current or ramping, where the server reports it. */
   deactivatedAt?: Date;
 }
 

@@ -26,6 +26,7 @@ export class Metrics {
   private readonly certificateRenewals: Counter<'certificate'>;
   private readonly certificateFailures: Counter;
   private readonly pinnedWorkflows: Gauge<'namespace' | 'worker_deployment' | 'build_id'>;
+  private readonly drainageCorrections: Counter<'temporal_deployment'>;
   /** The builds each worker deployment (`namespace/name`) has a series of pinnedWorkflows for. */
   private readonly pinnedWorkflowBuilds = new Map<string, string[]>();
 
@@ -134,6 +135,12 @@ export class Metrics {
       labelNames: ['namespace', 'worker_deployment', 'build_id'],
       registers,
     });
+    this.drainageCorrections = new Counter({
+      name: 'twc_temporal_drainage_corrections_total',
+      help: "Builds Temporal's Worker Deployment still listed as Draining when their own record said Drained (the record is believed)",
+      labelNames: ['temporal_deployment'],
+      registers,
+    });
     this.certificateFailures = new Counter({
       name: 'twc_webhook_certificate_failures_total',
       help: "Looks at the webhook's self-managed certificate that failed (each is retried with backoff)",
@@ -189,6 +196,11 @@ export class Metrics {
     for (const [build_id, count] of Object.entries(running))
       this.pinnedWorkflows.set({ namespace, worker_deployment: name, build_id }, count);
     this.pinnedWorkflowBuilds.set(key, Object.keys(running));
+  };
+
+  /** Counts one build whose drainage the list of its Worker Deployment (`temporal_deployment`) had wrong. */
+  readonly countDrainageCorrection = (deploymentName: string): void => {
+    this.drainageCorrections.inc({ temporal_deployment: deploymentName });
   };
 
   /** Give it to a KubernetesApi to count its requests. */

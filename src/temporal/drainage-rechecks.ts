@@ -1,0 +1,124 @@
+// A Worker Deployment lists each of its versions with a copy of its drainage, which the version
+// sends it when that changes. The copy can stay at Draining after the version itself found its
+// workflows gone: under the whole test suite's load, server 1.29.1 answered Drained for a version
+// and Draining for its line in the deployment's list for minutes on end (the Go controller's
+// maintainers saw the same, temporal-worker-controller#552). Trusted alone, the copy keeps a
+// drained build's Pods forever and a worker deployment's deletion waiting. So a build listed as
+// Draining for a while is also read from its own record, on a cadence that slows as it stays
+// draining, and the record's Drained is kept for as long as the list says Draining.
+import { realTimers, type Timers } from '../runtime/timers.ts';
+import { GrpcStatus, TemporalCallError } from './call-status.ts';
+import { enums, type WorkflowService } from './protocol.ts';
+
+const { VersionDrainageStatus } = enums;
+type DeploymentResponse = Awaited<ReturnType<WorkflowService['describeWorkerDeployment']>>;
+type VersionSummary = NonNullable<NonNullable<DeploymentResponse['workerDeploymentInfo']>['versionSummaries']>[number];
+type DrainageInfo = NonNullable<VersionSummary['drainageInfo']>;
+
+/** A copy that turns Drained on its own does so within seconds where drainage is refreshed often; not worth a read before. */
+export const FIRST_RECHECK_MS = 30_000;
+/** However long a build drains, its record is read at least this often. */
+export const MAX_RECHECK_INTERVAL_MS = 600_000;
+
+/**
+ * Whether a build listed as Draining since `drainingSince` (as this process first saw it) is due a
+ * read of its own record: from FIRST_RECHECK_MS on, then every quarter of the time it has drained,
+ * within FIRST_RECHECK_MS and MAX_RECHECK_INTERVAL_MS. A build with week-long workflows costs a few
+ * reads an hour, not one per reconcile.
+ */
+export function recheckDue(drainingSince: number, lastReadAt: number | undefined, now: number): boolean {
+  const draining = now - drainingSince;
+  if (draining < FIRST_RECHECK_MS) return false;
+  if (lastReadAt === undefined) return true;
+  const interval = Math.min(Math.max(draining / 4, FIRST_RECHECK_MS), MAX_RECHECK_INTERVAL_MS);
+  return now - lastReadAt >= interval;
+}
+
+interface DrainingBuild {
+  since: number;
+  readAt?: number;
+  /** What the build's own record said once it was drained. */
+  drained?: DrainageInfo;
+}
+
+export class DrainageRechecks {
+  private readonly timers: Timers;
+  private readonly corrected: (deploymentName: string, buildId: string) => void;
+  /** By address, namespace and deployment: the builds its list last called Draining. */
+  private readonly draining = new Map<string, Map<string, DrainingBuild>>();
+
+  /** `corrected` hears of each build whose record said Drained while the list still said Draining. */
+  constructor(corrected: (deploymentName: string, buildId: string) => void = () => {}, timers: Timers = realTimers) {
+    this.corrected = corrected;
+    this.timers = timers;
+  }
+
+  /** The service of Temporal at `address`, whose deployment descriptions carry each due build's own drainage. */
+  checking(service: WorkflowService, address: string): WorkflowService {
+    return new Proxy(service, {
+      get: (target, property, receiver) => {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (property !== 'describeWorkerDeployment' || typeof value !== 'function') return value;
+        return async (request: Parameters<WorkflowService['describeWorkerDeployment']>[0]) => {
+          const describe = value as WorkflowService['describeWorkerDeployment'];
+          const response = await describe.call(target, request);
+          await this.recheck(target, address, request, response);
+          return response;
+        };
+      },
+    });
+  }
+
+  private async recheck(
+    service: WorkflowService,
+    address: string,
+    request: Parameters<WorkflowService['describeWorkerDeployment']>[0],
+    response: DeploymentResponse,
+  ): Promise<void> {
+    const { namespace, deploymentName } = request;
+    const key = JSON.stringify([address, namespace, deploymentName]);
+    const previous = this.draining.get(key);
+    const next = new Map<string, DrainingBuild>();
+    for (const summary of response.workerDeploymentInfo?.versionSummaries ?? []) {
+      const buildId = summary.deploymentVersion?.buildId;
+      const drainage = summary.drainageInfo?.status ?? summary.drainageStatus;
+      if (!buildId || drainage !== VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINING) continue;
+      const now = this.timers.now();
+      const build = previous?.get(buildId) ?? { since: now };
+      next.set(buildId, build);
+      if (!build.drained && recheckDue(build.since, build.readAt, now)) {
+        build.readAt = now;
+        const own = await versionDrainage(service, namespace ?? '', deploymentName ?? '', buildId);
+        if (own?.status === VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED) {
+          build.drained = own;
+          this.corrected(deploymentName ?? '', buildId);
+        }
+      }
+      if (build.drained) {
+        summary.drainageInfo = build.drained;
+        summary.drainageStatus = VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED;
+      }
+    }
+    if (next.size > 0) this.draining.set(key, next);
+    else this.draining.delete(key);
+  }
+}
+
+/** The drainage the build's own record holds; undefined once the record is gone. */
+async function versionDrainage(
+  service: WorkflowService,
+  namespace: string,
+  deploymentName: string,
+  buildId: string,
+): Promise<DrainageInfo | undefined> {
+  try {
+    const response = await service.describeWorkerDeploymentVersion({
+      namespace,
+      deploymentVersion: { deploymentName, buildId },
+    });
+    return response.workerDeploymentVersionInfo?.drainageInfo ?? undefined;
+  } catch (error) {
+    if (error instanceof TemporalCallError && error.code === GrpcStatus.NOT_FOUND) return undefined;
+    throw error;
+  }
+}
