@@ -36,7 +36,7 @@ export interface Binaries {
   temporal: string;
   /**
    * A newer Temporal CLI (server 1.31.2), for what 1.29.1 lacks: continue-as-new onto the current
-   * build (`initial_versioning_behavior`). Only the test of that runs it.
+   * build (`initial_versioning_behavior`). `npm start` and the test of that run it.
    */
   temporalNext: string;
   /** Installs the charts, as a platform team would. */
@@ -63,6 +63,11 @@ function requiredVersion(module: WrapperModule): string {
 
 export function kubernetesVersion(): string {
   return requiredVersion(KUBE);
+}
+
+/** The same binaries, with the newer Temporal CLI as the one whose dev server is started. */
+export function newerTemporal(binaries: Binaries): Binaries {
+  return { ...binaries, temporal: binaries.temporalNext };
 }
 
 /** The release of the newer Temporal CLI (see Binaries.temporalNext). */

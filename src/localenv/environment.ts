@@ -4,7 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ensureBinaries, type Binaries, type Log } from './binaries.ts';
+import { ensureBinaries, type Binaries, type Log, newerTemporal } from './binaries.ts';
 import type { LocalNode } from '../node-agent/placement.ts';
 import { installCrds } from './crds.ts';
 import { startKubernetes } from './kubernetes.ts';
@@ -26,6 +26,11 @@ export interface EnvironmentOptions {
   temporalServiceAddress?: string;
   /** Temporal dynamic config; defaults to short versioning intervals. */
   temporalDynamicConfig?: Record<string, unknown>;
+  /**
+   * Run the newer Temporal server (`Binaries.temporalNext`, 1.31.2) instead of 1.29.1. `npm start`
+   * does: there a workflow asked to continue as new moves to the current build.
+   */
+  newerTemporal?: boolean;
   /** Serve Temporal's web UI (default: headless). */
   temporalUi?: boolean;
   /** Temporal namespaces to create besides `default`. */
@@ -47,6 +52,8 @@ export interface Environment {
   /** Temporal's web UI, when asked for. */
   temporalUiUrl?: string;
   binaries: Binaries;
+  /** The Temporal CLI whose dev server runs here, for commands against it. */
+  temporalBinary: string;
   /**
    * The node agent's image store: an image loaded here (`loadImage`) runs as a real process in
    * the Pods that name it, with its output in `podLogDir` (needs root; see image-container.ts).
@@ -76,10 +83,15 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   try {
     const [kubernetes, temporal] = await Promise.all([
       startKubernetes(dir, binaries).then((k) => (components.push(...k.components), k)),
-      startTemporal(dir, binaries, options.temporalDynamicConfig ?? LOCAL_DYNAMIC_CONFIG, {
-        ui: options.temporalUi ?? false,
-        namespaces: options.temporalNamespaces ?? [],
-      }).then((t) => (components.push(t.component), t)),
+      startTemporal(
+        dir,
+        options.newerTemporal ? newerTemporal(binaries) : binaries,
+        options.temporalDynamicConfig ?? LOCAL_DYNAMIC_CONFIG,
+        {
+          ui: options.temporalUi ?? false,
+          namespaces: options.temporalNamespaces ?? [],
+        },
+      ).then((t) => (components.push(t.component), t)),
     ]);
     const kubeconfig = new KubeConfig();
     kubeconfig.loadFromFile(kubernetes.kubeconfigPath);
@@ -98,6 +110,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       temporalNamespace: temporal.namespace,
       ...(temporal.uiUrl ? { temporalUiUrl: temporal.uiUrl } : {}),
       binaries,
+      temporalBinary: options.newerTemporal ? binaries.temporalNext : binaries.temporal,
       imageStore: path.join(dir, IMAGE_STORE),
       podLogDir: path.join(dir, POD_LOG_DIR),
       processes: components.map((c) => ({ name: c.name, pid: c.child.pid })),

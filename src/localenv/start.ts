@@ -23,6 +23,7 @@ try {
   environment = await startEnvironment({
     crdDir: CRD_DIR,
     temporalUi: true,
+    newerTemporal: true,
     ...(temporalServiceAddress ? { temporalServiceAddress } : {}),
     temporalNamespaces: exampleTemporalNamespaces().filter((n) => n !== 'default'),
     extraNodes: exampleNodes(),
@@ -127,7 +128,7 @@ try {
       seconds: (Date.now() - started) / 1000,
       kubeconfigPath: env.kubeconfigPath,
       kubeBinary: env.binaries.kube,
-      temporalBinary: env.binaries.temporal,
+      temporalBinary: env.temporalBinary,
       temporalAddress: env.temporalAddress,
       temporalNamespace: env.temporalNamespace,
       ...(env.temporalUiUrl ? { temporalUiUrl: env.temporalUiUrl } : {}),

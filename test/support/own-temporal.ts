@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { binaryPaths } from '../../src/localenv/binaries.ts';
+import { binaryPaths, newerTemporal } from '../../src/localenv/binaries.ts';
 import { LOCAL_DYNAMIC_CONFIG, startTemporal, type TemporalServer } from '../../src/localenv/temporal.ts';
 
 export interface OwnTemporal {
@@ -37,7 +37,7 @@ export async function ownTemporal(
   const launch = (port?: number) =>
     startTemporal(
       dir,
-      newer ? { ...binaries, temporal: binaries.temporalNext } : binaries,
+      newer ? newerTemporal(binaries) : binaries,
       { ...LOCAL_DYNAMIC_CONFIG, ...dynamicConfig },
       { ...storage, ...(port === undefined ? {} : { port }) },
     );
