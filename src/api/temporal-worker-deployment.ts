@@ -77,6 +77,75 @@ const step = Type.Object(
   { description: 'One step of a Progressive rollout.' },
 );
 
+const rate = (description: string) => Type.Number({ description, minimum: 0, maximum: 1 });
+
+const analysis = withRules(
+  Type.Object(
+    {
+      window: Type.Optional(
+        duration(
+          "How long each step's workflows are judged, counted from the step's ramp; default: the step's pauseDuration. A step ends when both are over.",
+        ),
+      ),
+      minSamples: Type.Optional(
+        Type.Integer({
+          description: 'Workflows the ramping build must have closed in the window before any verdict.',
+          minimum: 0,
+          maximum: 1_000_000,
+          default: 10,
+        }),
+      ),
+      maxFailureRate: Type.Optional(
+        rate('The highest share of closed workflows that may have failed, timed out or been terminated (0 to 1).'),
+      ),
+      maxFailureRateIncrease: Type.Optional(
+        rate("The most the ramping build's failure rate may exceed the current build's over the same window (0 to 1)."),
+      ),
+      workflowTypes: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: 1000, pattern: "^[^'\\\\]+$" }), {
+          description: 'Count only workflows of these types; default: every type.',
+          maxItems: 50,
+        }),
+      ),
+      tooFewSamples: Type.Optional(
+        Type.Union([Type.Literal('Wait'), Type.Literal('Pass'), Type.Literal('Fail')], {
+          description: "Fewer than minSamples by the window's end: Wait (up to maxWait more, then fail), Pass or Fail.",
+          default: 'Wait',
+        }),
+      ),
+      maxWait: Type.Optional(duration('How long tooFewSamples: Wait waits past the window; default 10m.')),
+      onFailure: Type.Optional(
+        Type.Union([Type.Literal('Abort'), Type.Literal('Pause')], {
+          description:
+            "Abort: the ramp is removed, as when a step's gate fails. Pause: the ramp holds at its step. Either way the rollout waits for a new spec generation.",
+          default: 'Abort',
+        }),
+      ),
+    },
+    {
+      description:
+        "Judges each step of a Progressive rollout by the workflows the ramping build closed: its failure rate, absolute or against the current build's.",
+    },
+  ),
+  {
+    cel: 'has(self.maxFailureRate) || has(self.maxFailureRateIncrease)',
+    message: 'set maxFailureRate, maxFailureRateIncrease or both: there is nothing to judge by',
+    check: (self) => self.maxFailureRate !== undefined || self.maxFailureRateIncrease !== undefined,
+  },
+  {
+    cel: '!has(self.maxFailureRateIncrease) || !has(self.minSamples) || self.minSamples > 0',
+    message: 'minSamples must be at least 1 with maxFailureRateIncrease: a rate of no workflows compares with nothing',
+    fieldPath: '.minSamples',
+    check: (self) => self.maxFailureRateIncrease === undefined || self.minSamples === undefined || self.minSamples > 0,
+  },
+  {
+    cel: "!has(self.maxWait) || !has(self.tooFewSamples) || self.tooFewSamples == 'Wait'",
+    message: 'maxWait is used only with tooFewSamples: Wait',
+    fieldPath: '.maxWait',
+    check: (self) => self.maxWait === undefined || self.tooFewSamples === undefined || self.tooFewSamples === 'Wait',
+  },
+);
+
 function rolloutSchema(description: string) {
   return withRules(
     Type.Object(
@@ -94,9 +163,16 @@ function rolloutSchema(description: string) {
           }),
         ),
         gate: Type.Optional(gate),
+        analysis: Type.Optional(analysis),
       },
       { description },
     ),
+    {
+      cel: "self.strategy == 'Progressive' || !has(self.analysis)",
+      message: 'analysis judges the steps of the Progressive strategy only',
+      fieldPath: '.analysis',
+      check: (self) => self.strategy === 'Progressive' || self.analysis === undefined,
+    },
     {
       cel: "self.strategy != 'Progressive' || has(self.steps)",
       message: `a Progressive rollout needs 1 to ${MAX_STEPS} steps`,
@@ -472,6 +548,39 @@ const status = Type.Object(
                 description:
                   'A failed gate: the rollout of this build waits for a change of the spec or of the retry annotation.',
               },
+            ),
+          ),
+          analysis: Type.Optional(
+            Type.Object(
+              {
+                generation: Type.Integer({
+                  description: 'The generation judged: a Failed verdict holds the rollout until a newer one.',
+                  format: 'int64',
+                }),
+                step: Type.Integer({ description: 'The step judged, from 1.' }),
+                verdict: Type.String({ description: 'Pending, Passed or Failed.' }),
+                windowStart: Type.String({
+                  format: 'date-time',
+                  description: "When the window began: the step's ramp.",
+                }),
+                closed: Type.Integer({
+                  description: 'Workflows the ramping build closed in the window.',
+                  format: 'int64',
+                }),
+                failed: Type.Integer({
+                  description: 'Of those, the ones that failed, timed out or were terminated.',
+                  format: 'int64',
+                }),
+                currentClosed: Type.Optional(
+                  Type.Integer({ description: 'Workflows the current build closed in the window.', format: 'int64' }),
+                ),
+                currentFailed: Type.Optional(
+                  Type.Integer({ description: 'Of those, the ones that failed.', format: 'int64' }),
+                ),
+                message: Type.String({ description: 'The verdict in words, with the rates.' }),
+                checkedAt: Type.String({ format: 'date-time', description: 'When the counts were read.' }),
+              },
+              { description: "spec.rollout.analysis of the target's step: the counts and the verdict." },
             ),
           ),
           gateRetry: Type.Optional(

@@ -14,6 +14,7 @@ import type {
   FailedObservation,
   LadderObservation,
   Observation,
+  OutcomeCounts,
   OwnedAutoscaler,
   TargetObservation,
 } from '../domain/observation.ts';
@@ -193,6 +194,19 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
       };
     } else {
       observation.pinned = pinned;
+    }
+  }
+  if (needs.analysis) {
+    const { buildIds, since, workflowTypes } = needs.analysis;
+    const counts: Record<string, OutcomeCounts> = {};
+    try {
+      for (const b of buildIds) counts[b] = await temporal.countOutcomes(b, since, workflowTypes);
+      observation.analysis = { counts };
+    } catch (error) {
+      const what = `cannot count the workflows closed on build ${buildId} for its analysis`;
+      const stopped = troubled(error, what);
+      if (stopped) return stopped;
+      observation.analysis = { failure: `${what}: ${errorMessage(error)}` };
     }
   }
   if (!needs.unversionedPollers && !needs.gateStage) return { observation, temporal };

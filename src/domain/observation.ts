@@ -37,7 +37,18 @@ export interface Observation {
   target?: TargetObservation;
   /** What the pinned-workflow ladder asked to read (see readsNeeded). */
   pinned?: LadderObservation;
+  /** The counts spec.rollout.analysis asked for (see readsNeeded). */
+  analysis?: AnalysisObservation;
 }
+
+/** Workflows a build closed in an analysis window, and how many of those failed (failed, timed out or terminated). */
+export interface OutcomeCounts {
+  closed: number;
+  failed: number;
+}
+
+/** The counts spec.rollout.analysis asked for, by build, or why they could not be read. */
+export type AnalysisObservation = { counts: Record<string, OutcomeCounts> } | { failure: string };
 
 /** The counts and batches of the pinned-workflow ladder. */
 export interface LadderObservation {

@@ -26,6 +26,7 @@ import {
   type RoutingChange,
   type RoutingDecision,
   routedState,
+  stepAtOrBelow,
   unversionedPollersMatter,
 } from './routing.ts';
 import { deactivationTimes, ladderMemories } from '../status/pinned-workflows.ts';
@@ -38,6 +39,14 @@ import {
   planLadder,
 } from './pinned-workflows.ts';
 import { planVersions, REGISTRATION_GRACE_MS, type VersionAction } from './versions.ts';
+import {
+  type AnalysisContext,
+  type AnalysisMemory,
+  analysisReads,
+  type AnalysisReads,
+  planAnalysis,
+} from './analysis.ts';
+import { durationSeconds } from '../api/schema.ts';
 
 export interface PlannerConfig {
   /** This installation's identity: the manager identity it claims in Temporal. */
@@ -88,6 +97,8 @@ export interface Plan {
   gates: GateMemory;
   /** The pinned-workflow ladder of each old build (see planner/pinned-workflows.ts). */
   ladder: Record<string, LadderStatus>;
+  /** What the status remembers of the analysis of the target's step, if it has one. */
+  analysis?: AnalysisMemory;
   routing: RoutingDecision;
   /** Temporal's state once every action succeeded. */
   routed: TemporalDeploymentState;
@@ -101,17 +112,21 @@ export interface ReadsNeeded {
   gateStage?: string;
   /** What the pinned-workflow ladder must count and read. */
   ladder: LadderReads;
+  /** The counts spec.rollout.analysis judges the target's step by. */
+  analysis?: AnalysisReads;
 }
 
 /** The order Kubernetes actions run in: the new build first (what traffic moves to), then rolls, deletions, scaling. */
 const KUBERNETES_ORDER = ['create', 'update', 'delete', 'scale'] as const;
 
 export function readsNeeded(observation: Omit<Observation, 'target'>, config: PlannerConfig): ReadsNeeded {
-  const { versions, target, gate, rollout } = situation(observation, config);
+  const { versions, target, gate, rollout, analysis } = situation(observation, config);
   const read = gateToRead(gate);
   const ladder = ladderReads(ladderContext(observation, versions));
   const registered = target !== undefined && target.status !== 'NotRegistered';
+  const counts = analysisReads(analysis);
   return {
+    ...(counts ? { analysis: counts } : {}),
     unversionedPollers: unversionedPollersMatter({
       strategy: rollout.strategy,
       currentBuildId: observation.temporal.currentBuildId,
@@ -145,7 +160,7 @@ export function gateQueues(observation: Omit<Observation, 'target'>, taskQueues:
 export function planReconcile(observation: Observation, config: PlannerConfig): Plan {
   const { now, buildId, temporal, workerDeployment } = observation;
   const spec = workerDeployment.spec;
-  const { versions, target, gate, rollout, previousTarget } = situation(observation, config);
+  const { versions, target, gate, rollout, previousTarget, analysis } = situation(observation, config);
   const conditions: Condition[] = [];
   const notes: Plan['notes'] = [];
 
@@ -188,6 +203,9 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
   if (observedGate?.gateReadFailure)
     conditions.push(progressing('False', 'GateCheckFailed', observedGate.gateReadFailure));
   for (const a of versionsPlan.actions) if (a.action === 'blocked') conditions.push(stalled(a.condition, a.reason));
+  const analysisPlan = planAnalysis(analysis, observation.analysis);
+  if (analysisPlan.state === 'failed') conditions.push(stalled('AnalysisFailed', analysisPlan.reason));
+  if (analysisPlan.note) notes.push(analysisPlan.note);
 
   const pollersMatter = unversionedPollersMatter({
     strategy: rollout.strategy,
@@ -204,6 +222,16 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
       gate: gateState,
       ...(gateState === 'pending' && gateDecision.waiting ? { gateWaiting: gateDecision.waiting } : {}),
       ...(target?.lastCurrentAt ? { lastCurrentAt: target.lastCurrentAt } : {}),
+      ...(analysis.analysis
+        ? {
+            analysis: {
+              state: analysisPlan.state,
+              reason: analysisPlan.reason,
+              onFailure: analysisPlan.onFailure,
+              ...(analysisPlan.recheckAt ? { recheckAt: analysisPlan.recheckAt } : {}),
+            },
+          }
+        : {}),
     },
     routing: {
       ...(temporal.currentBuildId ? { currentBuildId: temporal.currentBuildId } : {}),
@@ -261,6 +289,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     notes,
     gates: gateDecision.memory,
     ladder: ladder.status,
+    ...(analysisPlan.memory ? { analysis: analysisPlan.memory } : {}),
     routing,
     routed: change && !heldElsewhere ? routedState(temporal, routing, config.identity) : temporal,
     requeueAfterMs: Math.min(config.pollIntervalMs, ...recheck),
@@ -396,6 +425,7 @@ interface Situation {
   target: JoinedVersion | undefined;
   rollout: NonNullable<Observation['workerDeployment']['spec']['rollout']>;
   gate: GateContext;
+  analysis: AnalysisContext;
   previousTarget: NonNullable<NonNullable<Observation['workerDeployment']['status']>['targetVersion']> | undefined;
 }
 
@@ -428,6 +458,15 @@ function situation(observation: Omit<Observation, 'target'>, config: PlannerConf
     target,
     rollout,
     previousTarget,
+    analysis: {
+      now,
+      analysis: rollout.analysis,
+      generation: workerDeployment.metadata.generation ?? 0,
+      targetBuildId: buildId,
+      currentBuildId: temporal.currentBuildId,
+      step: analysedStep(rollout, temporal, buildId),
+      previous: previousTarget?.analysis,
+    },
     gate: {
       stages,
       buildId,
@@ -446,4 +485,19 @@ function retryAsked(
 ): string | undefined {
   const value = workerDeployment.metadata.annotations?.[RETRY_GATE_ANNOTATION];
   return value !== undefined && value !== previousTarget?.gateRetry ? value : undefined;
+}
+
+/** The step the target ramps at, with its window's start: none unless Temporal ramps it at exactly a step. */
+function analysedStep(
+  rollout: Situation['rollout'],
+  temporal: TemporalDeploymentState,
+  buildId: string,
+): AnalysisContext['step'] {
+  const steps = rollout.steps ?? [];
+  const ramp = temporal.rampPercentage;
+  if (rollout.strategy !== 'Progressive' || temporal.rampingBuildId !== buildId || ramp === undefined) return undefined;
+  const index = stepAtOrBelow(steps, ramp);
+  const step = steps[index];
+  if (!step || step.rampPercentage !== ramp || !temporal.rampChangedAt) return undefined;
+  return { index, windowStart: temporal.rampChangedAt, pauseSeconds: durationSeconds(step.pauseDuration) };
 }

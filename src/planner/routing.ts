@@ -20,6 +20,13 @@ export interface RoutingInput {
     gate: 'passed' | 'pending' | 'failed';
     /** What a pending gate waits for, in its own words. */
     gateWaiting?: string;
+    /** spec.rollout.analysis of the step the target ramps at; absent when there is none. */
+    analysis?: {
+      state: 'passed' | 'pending' | 'failed';
+      reason: string;
+      onFailure: 'Abort' | 'Pause';
+      recheckAt?: Date;
+    };
   };
   routing: {
     currentBuildId?: string;
@@ -69,6 +76,20 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
           reason: `a gate of ${build} failed: aborting its ramp, new workflows go to ${back} again`,
         }
       : { action: 'none', reason: `a gate of ${build} failed: its rollout stops until the spec changes` };
+  }
+  const analysis = target.analysis;
+  if (analysis?.state === 'failed' && routing.currentBuildId !== target.buildId) {
+    if (routing.rampingBuildId !== target.buildId)
+      return { action: 'none', reason: `${analysis.reason}: its rollout stops until the spec changes` };
+    return analysis.onFailure === 'Pause'
+      ? {
+          action: 'none',
+          reason: `${analysis.reason}: its ramp holds at ${routing.rampPercentage ?? 0}% (onFailure: Pause) until the spec changes`,
+        }
+      : {
+          action: 'clearRamp',
+          reason: `${analysis.reason}: aborting its ramp, new workflows go to ${routing.currentBuildId ? `build ${routing.currentBuildId}` : 'unversioned workers'} again`,
+        };
   }
   if (target.status === 'NotRegistered')
     return { action: 'wait', reason: `waiting for ${build} to register in Temporal: its workers have not polled yet` };
@@ -153,6 +174,12 @@ function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDe
       action: 'wait',
       reason: `${build} at step ${index + 1} (${step.rampPercentage}%) until ${endsAt.toISOString()}`,
       recheckAt: endsAt,
+    };
+  if (target.analysis?.state === 'pending')
+    return {
+      action: 'wait',
+      reason: `step ${index + 1} of ${build} is over, waiting for the ${target.analysis.reason}`,
+      ...(target.analysis.recheckAt ? { recheckAt: target.analysis.recheckAt } : {}),
     };
   const next = steps[index + 1];
   if (!next)

@@ -10,7 +10,8 @@ export interface SampleWorkerConfig {
   taskQueue: string;
   /**
    * `SAMPLE_BEHAVIOUR`: reported by every activity, so builds visibly differ; `fail-gate` fails
-   * gates; one that starts with `workflows-only` registers no activities.
+   * gates; `fail-<percent>` fails that share of orders; one that starts with `workflows-only`
+   * registers no activities.
    */
   behaviour: string;
   apiKey?: string;

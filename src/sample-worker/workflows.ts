@@ -104,3 +104,22 @@ export async function LedgerSmokeTest(input: GateInput = {}): Promise<WorkerIden
   return gate(input);
 }
 setWorkflowOptions({ versioningBehavior: 'PINNED' }, LedgerSmokeTest);
+
+/** Fails order `number` on a build started with `SAMPLE_BEHAVIOUR=fail-<percent>` when `number % 100 < percent`. */
+const FAILING_SHARE = /^fail-(\d{1,3})$/;
+
+/**
+ * A short piece of work that completes, or fails on a build whose behaviour says so for a share
+ * of orders: the failure rate a canary analysis (spec.rollout.analysis) judges.
+ */
+export async function order(number: number): Promise<WorkerIdentity> {
+  const worker = await describeWorker();
+  const percent = Number(FAILING_SHARE.exec(worker.behaviour)?.[1] ?? 0);
+  if (number % 100 < percent)
+    throw ApplicationFailure.nonRetryable(
+      `order ${number} failed on build ${worker.buildId} (SAMPLE_BEHAVIOUR=${worker.behaviour})`,
+      'OrderFailed',
+    );
+  return worker;
+}
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, order);

@@ -61,6 +61,7 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
     versions.targetVersion = {
       ...versions.targetVersion,
       ...startedGates(plan, execution),
+      ...(plan.analysis ? { analysis: plan.analysis } : {}),
       ...(madeRoomAt ? { madeRoomAt } : {}),
     };
   }

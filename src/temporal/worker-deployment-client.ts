@@ -16,6 +16,8 @@ import { type GateStart, readGate, startGate, terminateGate } from './gate-workf
 import type { WorkflowService } from './protocol.ts';
 import { changeRouting } from './routing.ts';
 import { countRunningWorkflows } from './running-workflows.ts';
+import { countOutcomes } from './workflow-outcomes.ts';
+import type { OutcomeCounts } from '../domain/observation.ts';
 import { buildTaskQueues, unversionedPollersOnAll } from './task-queues.ts';
 import { deleteVersionRecord, type VersionRecordDeletion } from './version-records.ts';
 
@@ -34,6 +36,8 @@ export interface WorkerDeploymentClient {
   changeRouting(change: RoutingChange): Promise<void>;
   /** The workflows still running on a build, as visibility counts them. */
   countRunningWorkflows(buildId: string): Promise<number>;
+  /** The workflows a build closed since `since` (of `workflowTypes` only, when given), and how many failed. */
+  countOutcomes(buildId: string, since: Date, workflowTypes?: string[]): Promise<OutcomeCounts>;
   /** The Worker Deployment itself, once it has no version left. */
   deleteDeployment(): Promise<void>;
   /** Starts a batch operation; one already started under its job ID counts as started. */
@@ -67,6 +71,7 @@ export function workerDeploymentClient(
     deleteVersionRecord: (buildId, options) => deleteVersionRecord(target, buildId, options),
     changeRouting: (change) => changeRouting(target, change),
     countRunningWorkflows: (buildId) => countRunningWorkflows(target, buildId),
+    countOutcomes: (buildId, since, workflowTypes) => countOutcomes(target, buildId, since, workflowTypes),
     deleteDeployment: () => deleteWorkerDeployment(target),
     startBatch: (start) => startBatch(target, start),
     describeBatch: (jobId, operation) => describeBatch(target, jobId, operation),

@@ -442,6 +442,67 @@ export const invalidManifests: InvalidManifest[] = [
     manifest: twd({ 'spec.sunset': { pinnedWorkflows: { signalAfter: '1h', signalName: '' } } }),
     expect: 'spec.sunset.pinnedWorkflows.signalName',
   },
+  // canary analysis
+  {
+    title: 'an analysis with nothing to judge by',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { ...progressive(steps([10, '1m'])), analysis: { minSamples: 5 } } }),
+    expect: 'spec.rollout.analysis',
+    says: 'set maxFailureRate, maxFailureRateIncrease or both',
+  },
+  {
+    title: 'a failure rate above 1',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { ...progressive(steps([10, '1m'])), analysis: { maxFailureRate: 5 } } }),
+    expect: 'spec.rollout.analysis.maxFailureRate',
+  },
+  {
+    title: 'a negative failure rate increase',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.rollout': { ...progressive(steps([10, '1m'])), analysis: { maxFailureRateIncrease: -0.1 } },
+    }),
+    expect: 'spec.rollout.analysis.maxFailureRateIncrease',
+  },
+  {
+    title: 'a relative analysis on zero samples',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.rollout': { ...progressive(steps([10, '1m'])), analysis: { maxFailureRateIncrease: 0.1, minSamples: 0 } },
+    }),
+    expect: 'spec.rollout.analysis.minSamples',
+    says: 'minSamples must be at least 1 with maxFailureRateIncrease',
+  },
+  {
+    title: 'a wait for samples that never waits',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.rollout': {
+        ...progressive(steps([10, '1m'])),
+        analysis: { maxFailureRate: 0.05, tooFewSamples: 'Pass', maxWait: '5m' },
+      },
+    }),
+    expect: 'spec.rollout.analysis.maxWait',
+    says: 'maxWait is used only with tooFewSamples: Wait',
+  },
+  {
+    title: 'a workflow type with a quote',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.rollout': {
+        ...progressive(steps([10, '1m'])),
+        analysis: { maxFailureRate: 0.05, workflowTypes: ["Charge' OR 1=1"] },
+      },
+    }),
+    expect: 'spec.rollout.analysis.workflowTypes',
+  },
+  {
+    title: 'an analysis of an AllAtOnce rollout',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', analysis: { maxFailureRate: 0.05 } } }),
+    expect: 'spec.rollout.analysis',
+    says: 'analysis judges the steps of the Progressive strategy only',
+  },
   // pools
   {
     title: 'two pools with one name',

@@ -10,6 +10,7 @@ import type { ReconcilerDependencies } from '../../src/controller/dependencies.t
 import { reconcile } from '../../src/controller/reconciler.ts';
 import type { OwnWrites } from '../../src/runtime/own-writes.ts';
 import type { BatchProgress, BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import type { OutcomeCounts } from '../../src/domain/observation.ts';
 import type { ClusterClient } from '../../src/k8s/cluster-client.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
 import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
@@ -42,6 +43,8 @@ export interface World {
   recordsWaiting?: string[];
   /** Workflows running per build, as visibility counts them; 0 when unsaid. */
   runningWorkflows?: Record<string, number>;
+  /** Workflows closed per build in an analysis window, and how many failed; none when unsaid. */
+  outcomes?: Record<string, OutcomeCounts>;
   /** The batch operations Temporal knows, by job ID. */
   batches?: Record<string, BatchProgress>;
   /** The worker deployment as the cache holds it from the first call whose line starts with `after` on (a change meanwhile, which the informer reports). */
@@ -182,6 +185,10 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     countRunningWorkflows: (buildId) =>
       Promise.resolve(call(`temporal.countRunningWorkflows ${buildId}`)).then(
         () => world.runningWorkflows?.[buildId] ?? 0,
+      ),
+    countOutcomes: (buildId, since) =>
+      Promise.resolve(call(`temporal.countOutcomes ${buildId} since ${since.toISOString()}`)).then(
+        () => world.outcomes?.[buildId] ?? { closed: 0, failed: 0 },
       ),
     deleteDeployment: () => Promise.resolve(call('temporal.deleteDeployment')),
     startBatch: (start) =>

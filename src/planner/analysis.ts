@@ -1,0 +1,231 @@
+// spec.rollout.analysis: whether the ramping build's workflows say it is fit to go on, by the
+// failure rate of the workflows it closed in a step's window, against an absolute limit and/or
+// the current build's rate over the same window. Pure: the counts and `now` come in; the reads to
+// make, then a verdict with its reason and what the status remembers, go out.
+//
+// A failure is final as soon as the counts show it (enough samples and over a limit), even before
+// the window ends: a build failing 30 % of its workflows is not left to fail more of them. A pass
+// waits for the window's end. A failure holds the rollout of its generation, as a failed gate does.
+import { durationSeconds } from '../api/schema.ts';
+import type { Rollout, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { AnalysisObservation, OutcomeCounts } from '../domain/observation.ts';
+
+/** What the spec asks of an analysis (spec.rollout.analysis, durations already in seconds). */
+export interface AnalysisPolicy {
+  /** The window's length; default: the step's pause. */
+  windowSeconds?: number;
+  /** Closed workflows on the ramping build before any verdict. */
+  minSamples: number;
+  /** The highest share of closed workflows that may have failed, 0 to 1. */
+  maxFailureRate?: number;
+  /** The most the ramping build's failure rate may exceed the current build's, 0 to 1. */
+  maxFailureRateIncrease?: number;
+  /** Too few samples at the window's end: wait (up to `maxWaitSeconds` more, then fail), pass or fail. */
+  tooFewSamples: 'Wait' | 'Pass' | 'Fail';
+  maxWaitSeconds?: number;
+}
+
+export interface AnalysisInput {
+  now: Date;
+  policy: AnalysisPolicy;
+  /** When the window began: Temporal's time of the step's ramp. */
+  windowStart: Date;
+  /** The step's pause, the window's length unless the policy sets one. */
+  pauseSeconds: number;
+  ramping: OutcomeCounts;
+  /** The current build's counts over the same window; needed only for maxFailureRateIncrease. */
+  current?: OutcomeCounts;
+}
+
+export type AnalysisVerdict =
+  | { state: 'pending'; reason: string; recheckAt: Date }
+  | { state: 'passed'; reason: string }
+  | { state: 'failed'; reason: string };
+
+/** The window of a step: from its ramp, for the policy's window or else the step's pause. */
+export function analysisWindowEnd(policy: AnalysisPolicy, windowStart: Date, pauseSeconds: number): Date {
+  return new Date(windowStart.getTime() + (policy.windowSeconds ?? pauseSeconds) * 1000);
+}
+
+export function judgeAnalysis({
+  now,
+  policy,
+  windowStart,
+  pauseSeconds,
+  ramping,
+  current,
+}: AnalysisInput): AnalysisVerdict {
+  const windowEnd = analysisWindowEnd(policy, windowStart, pauseSeconds);
+  const rate = failureRate(ramping);
+  const counted = `${ramping.failed} of ${ramping.closed} workflows closed on the ramping build failed (${percent(rate)})`;
+  if (ramping.closed >= policy.minSamples) {
+    if (policy.maxFailureRate !== undefined && rate > policy.maxFailureRate)
+      return { state: 'failed', reason: `${counted}, above maxFailureRate ${percent(policy.maxFailureRate)}` };
+    if (policy.maxFailureRateIncrease !== undefined) {
+      const baseline = failureRate(current ?? { closed: 0, failed: 0 });
+      if (rate - baseline > policy.maxFailureRateIncrease)
+        return {
+          state: 'failed',
+          reason: `${counted}, against ${percent(baseline)} on the current build (${current?.failed ?? 0} of ${current?.closed ?? 0}): more than maxFailureRateIncrease ${percent(policy.maxFailureRateIncrease)} worse`,
+        };
+    }
+    if (now < windowEnd)
+      return {
+        state: 'pending',
+        reason: `${counted}; the window ends at ${windowEnd.toISOString()}`,
+        recheckAt: windowEnd,
+      };
+    return { state: 'passed', reason: `${counted}, within the limits` };
+  }
+  const few = `${counted}: fewer than minSamples (${policy.minSamples})`;
+  if (now < windowEnd)
+    return {
+      state: 'pending',
+      reason: `${few} so far; the window ends at ${windowEnd.toISOString()}`,
+      recheckAt: windowEnd,
+    };
+  switch (policy.tooFewSamples) {
+    case 'Pass':
+      return { state: 'passed', reason: `${few} by the window's end, which passes (tooFewSamples: Pass)` };
+    case 'Fail':
+      return { state: 'failed', reason: `${few} by the window's end, which fails (tooFewSamples: Fail)` };
+    case 'Wait': {
+      const giveUpAt = new Date(windowEnd.getTime() + (policy.maxWaitSeconds ?? 0) * 1000);
+      if (now < giveUpAt)
+        return {
+          state: 'pending',
+          reason: `${few} by the window's end: waiting for more until ${giveUpAt.toISOString()} (tooFewSamples: Wait)`,
+          recheckAt: giveUpAt,
+        };
+      return {
+        state: 'failed',
+        reason: `${few} by ${giveUpAt.toISOString()}, the end of the wait (tooFewSamples: Wait)`,
+      };
+    }
+  }
+}
+
+function failureRate({ closed, failed }: OutcomeCounts): number {
+  return closed === 0 ? 0 : failed / closed;
+}
+
+function percent(rate: number): string {
+  return `${Math.round(rate * 1000) / 10}%`;
+}
+
+type TargetStatus = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['targetVersion']>;
+/** What the status remembers of the analysis of the target's step. */
+export type AnalysisMemory = NonNullable<TargetStatus['analysis']>;
+type RolloutAnalysis = NonNullable<Rollout['analysis']>;
+
+/** The spec's analysis as the verdict takes it. */
+export function analysisPolicy(analysis: RolloutAnalysis): AnalysisPolicy {
+  return {
+    minSamples: analysis.minSamples ?? 10,
+    tooFewSamples: analysis.tooFewSamples ?? 'Wait',
+    maxWaitSeconds: durationSeconds(analysis.maxWait ?? '10m'),
+    ...(analysis.window ? { windowSeconds: durationSeconds(analysis.window) } : {}),
+    ...(analysis.maxFailureRate === undefined ? {} : { maxFailureRate: analysis.maxFailureRate }),
+    ...(analysis.maxFailureRateIncrease === undefined
+      ? {}
+      : { maxFailureRateIncrease: analysis.maxFailureRateIncrease }),
+  };
+}
+
+export interface AnalysisContext {
+  now: Date;
+  analysis: RolloutAnalysis | undefined;
+  generation: number;
+  targetBuildId: string;
+  currentBuildId?: string | undefined;
+  /** The step the target ramps at, from Temporal's ramp: absent while it does not ramp at a step. */
+  step?: { index: number; windowStart: Date; pauseSeconds: number } | undefined;
+  /** What the status said of the target's analysis, if anything. */
+  previous: AnalysisMemory | undefined;
+}
+
+/** The counts the verdict needs: the target's, and the current build's for a relative limit. */
+export interface AnalysisReads {
+  buildIds: string[];
+  since: Date;
+  workflowTypes?: string[];
+}
+
+export interface AnalysisPlan {
+  /** For routing: whether the analysis lets the step end (passed, also when there is none). */
+  state: 'passed' | 'pending' | 'failed';
+  reason: string;
+  recheckAt?: Date;
+  /** On failure: Pause holds the ramp, Abort removes it. */
+  onFailure: 'Abort' | 'Pause';
+  memory?: AnalysisMemory;
+  /** A verdict not said before, for an event. */
+  note?: { type?: 'Warning'; reason: 'AnalysisPassed' | 'AnalysisFailed'; message: string };
+}
+
+function failedBefore({ previous, generation }: AnalysisContext): AnalysisMemory | undefined {
+  return previous?.verdict === 'Failed' && previous.generation === generation ? previous : undefined;
+}
+
+export function analysisReads(context: AnalysisContext): AnalysisReads | undefined {
+  const { analysis, step, targetBuildId, currentBuildId } = context;
+  if (!analysis || !step || failedBefore(context)) return undefined;
+  const relative = analysis.maxFailureRateIncrease !== undefined && currentBuildId !== undefined;
+  return {
+    buildIds: relative ? [targetBuildId, currentBuildId] : [targetBuildId],
+    since: step.windowStart,
+    ...(analysis.workflowTypes?.length ? { workflowTypes: analysis.workflowTypes } : {}),
+  };
+}
+
+export function planAnalysis(context: AnalysisContext, observed: AnalysisObservation | undefined): AnalysisPlan {
+  const { now, analysis, step, generation, targetBuildId, currentBuildId } = context;
+  const onFailure = analysis?.onFailure ?? 'Abort';
+  const failed = failedBefore(context);
+  if (failed) return { state: 'failed', reason: failed.message, onFailure, memory: failed };
+  if (!analysis || !step) return { state: 'passed', reason: 'no analysis stands before the next step', onFailure };
+  const stepName = `step ${step.index + 1} of build ${targetBuildId}`;
+  if (!observed) return { state: 'pending', reason: `the analysis of ${stepName} has not been read`, onFailure };
+  if ('failure' in observed)
+    return { state: 'pending', reason: `the analysis of ${stepName} waits: ${observed.failure}`, onFailure };
+  const ramping = observed.counts[targetBuildId] ?? { closed: 0, failed: 0 };
+  const current = currentBuildId === undefined ? undefined : observed.counts[currentBuildId];
+  const verdict = judgeAnalysis({
+    now,
+    policy: analysisPolicy(analysis),
+    windowStart: step.windowStart,
+    pauseSeconds: step.pauseSeconds,
+    ramping,
+    ...(current ? { current } : {}),
+  });
+  const state = verdict.state === 'passed' ? 'Passed' : verdict.state === 'failed' ? 'Failed' : 'Pending';
+  const message = `analysis of ${stepName}: ${verdict.reason}`;
+  const memory: AnalysisMemory = {
+    generation,
+    step: step.index + 1,
+    verdict: state,
+    windowStart: step.windowStart.toISOString(),
+    closed: ramping.closed,
+    failed: ramping.failed,
+    ...(current ? { currentClosed: current.closed, currentFailed: current.failed } : {}),
+    message,
+    checkedAt: now.toISOString(),
+  };
+  const { previous } = context;
+  const said =
+    previous?.generation === generation && previous.step === memory.step && previous.verdict === memory.verdict;
+  const note =
+    state === 'Pending' || said
+      ? undefined
+      : state === 'Passed'
+        ? { reason: 'AnalysisPassed' as const, message }
+        : { type: 'Warning' as const, reason: 'AnalysisFailed' as const, message };
+  return {
+    state: verdict.state,
+    reason: message,
+    onFailure,
+    memory,
+    ...(verdict.state === 'pending' ? { recheckAt: verdict.recheckAt } : {}),
+    ...(note ? { note } : {}),
+  };
+}

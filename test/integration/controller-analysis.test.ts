@@ -1,0 +1,149 @@
+// spec.rollout.analysis on the real environment: orders started on the task queue during a ramp
+// land on the ramping build by the ramp's share; the sample worker fails a share of them on a build
+// whose behaviour is `fail-<percent>`; the controller counts the ramping build's closed orders in
+// Temporal's visibility and judges each step by them.
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { Client } from '@temporalio/client';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { temporalDeploymentName } from '../../src/k8s/names.ts';
+import { condition, controlledNamespace, rolledOut, type WorkerDeployments } from '../support/controller.ts';
+import { kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
+
+/** Starts an order every 100 ms on `queue`, unpinned (routing decides the build), until stopped. */
+function ordersUntilStopped(client: Client, queue: string): { stop: () => Promise<number> } {
+  let stopped = false;
+  let started = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      // Spread over 0..99, so that a fail-30 build fails 30 % of whatever share it gets.
+      const number = (started * 37) % 100;
+      await client.workflow.start('order', {
+        taskQueue: queue,
+        workflowId: `order-${queue}-${started}`,
+        args: [number],
+      });
+      started++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return started;
+    },
+  };
+}
+
+async function withCurrentBuild(ns: WorkerDeployments): Promise<string> {
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
+  return (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+}
+
+test('a build failing 30% of its orders against a 5% limit is aborted at its first step: ramp removed, counts in status, one Warning event', async (t) => {
+  const namespace = await testNamespace(t, 'analysis-fail');
+  const client = await temporalClient(t);
+  const ns = await controlledNamespace(t, namespace);
+  const v1 = await withCurrentBuild(ns);
+  const orders = ordersUntilStopped(client, ns.taskQueue);
+  t.after(() => orders.stop());
+  await ns.patchSpec('orders', {
+    template: ns.template('fail-30'),
+    rollout: {
+      strategy: 'Progressive',
+      steps: [
+        { rampPercentage: 50, pauseDuration: '5m' },
+        { rampPercentage: 90, pauseDuration: '5m' },
+      ],
+      analysis: { minSamples: 10, maxFailureRate: 0.05 },
+    },
+  });
+  const failed = await ns.until(
+    'orders',
+    'the analysis of step 1 to fail',
+    (twd) => condition(twd, 'Stalled')?.reason === 'AnalysisFailed',
+    180_000,
+  );
+  await orders.stop();
+  const v2 = failed.status?.targetVersion?.buildID ?? '';
+  const analysis = failed.status?.targetVersion?.analysis;
+  assert.equal(analysis?.verdict, 'Failed');
+  assert.equal(analysis?.step, 1);
+  assert.equal(analysis?.generation, failed.metadata.generation);
+  assert.ok((analysis?.closed ?? 0) >= 10, `at least minSamples closed: ${JSON.stringify(analysis)}`);
+  assert.ok((analysis?.failed ?? 0) / (analysis?.closed ?? 1) > 0.05, `over the limit: ${JSON.stringify(analysis)}`);
+  assert.match(
+    condition(failed, 'Stalled')?.message ?? '',
+    new RegExp(
+      `analysis of step 1 of build ${v2}: ${analysis?.failed} of ${analysis?.closed} workflows closed on the ramping build failed \\(.*\\), above maxFailureRate 5%`,
+    ),
+  );
+
+  // Temporal no longer ramps the failed build; the current build keeps the traffic, and keeps it.
+  const routing = async () =>
+    (
+      await client.workflowService.describeWorkerDeployment({
+        namespace: 'default',
+        deploymentName: temporalDeploymentName(namespace, 'orders'),
+      })
+    ).workerDeploymentInfo?.routingConfig;
+  const aborted = await ns.until(
+    'orders',
+    'the ramp to be removed',
+    (twd) => twd.status?.targetVersion?.rampPercentage === undefined,
+  );
+  assert.equal(aborted.status?.currentVersion?.buildID, v1);
+  assert.equal((await routing())?.rampingDeploymentVersion?.buildId ?? '', '', 'no ramp in Temporal');
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const still = await ns.read('orders');
+  assert.equal(condition(still, 'Stalled')?.reason, 'AnalysisFailed', 'not ramped again while the spec is the same');
+  assert.equal((await routing())?.rampingDeploymentVersion?.buildId ?? '', '');
+  const buildDeployments = await ns.buildDeployments();
+  assert.ok(buildDeployments.has(v2), "the failed build's Pods are kept, for its pinned workflows");
+
+  const warnings = (await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace })).items.filter(
+    (e) => e.reason === 'AnalysisFailed',
+  );
+  assert.deepEqual(
+    warnings.map((e) => e.type),
+    ['Warning'],
+    'one Warning event, however many reconciles repeat the verdict',
+  );
+});
+
+test('a healthy build passes the analysis of each step and is promoted; each pass is one event', async (t) => {
+  const namespace = await testNamespace(t, 'analysis-pass');
+  const client = await temporalClient(t);
+  const ns = await controlledNamespace(t, namespace);
+  const v1 = await withCurrentBuild(ns);
+  const orders = ordersUntilStopped(client, ns.taskQueue);
+  t.after(() => orders.stop());
+  await ns.patchSpec('orders', {
+    template: ns.template('green'),
+    rollout: {
+      strategy: 'Progressive',
+      steps: [
+        { rampPercentage: 50, pauseDuration: '30s' },
+        { rampPercentage: 80, pauseDuration: '30s' },
+      ],
+      analysis: { minSamples: 5, maxFailureRate: 0.05 },
+    },
+  });
+  const promoted = await ns.until(
+    'orders',
+    'the build to pass both analyses and be promoted',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
+    240_000,
+  );
+  await orders.stop();
+  const v2 = promoted.status?.currentVersion?.buildID ?? '';
+  const passes = (await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace })).items
+    .filter((e) => e.reason === 'AnalysisPassed')
+    .map((e) => /^analysis of (step \d) of build (\S+):/.exec(e.message ?? '')?.slice(1))
+    .sort();
+  assert.deepEqual(passes, [
+    ['step 1', v2],
+    ['step 2', v2],
+  ]);
+});
