@@ -159,8 +159,8 @@ export interface AnalysisPlan {
   /** On failure: Pause holds the ramp, Abort removes it. */
   onFailure: 'Abort' | 'Pause';
   memory?: AnalysisMemory;
-  /** A verdict not said before, for an event. */
-  note?: { type?: 'Warning'; reason: 'AnalysisPassed' | 'AnalysisFailed'; message: string };
+  /** A pass not said before, for an event. */
+  note?: { reason: 'AnalysisPassed'; message: string };
 }
 
 function failedBefore({ previous, generation }: AnalysisContext): AnalysisMemory | undefined {
@@ -214,12 +214,8 @@ export function planAnalysis(context: AnalysisContext, observed: AnalysisObserva
   const { previous } = context;
   const said =
     previous?.generation === generation && previous.step === memory.step && previous.verdict === memory.verdict;
-  const note =
-    state === 'Pending' || said
-      ? undefined
-      : state === 'Passed'
-        ? { reason: 'AnalysisPassed' as const, message }
-        : { type: 'Warning' as const, reason: 'AnalysisFailed' as const, message };
+  // A failure is said by its Stalled condition, whose change is a Warning event of its own.
+  const note = state === 'Passed' && !said ? { reason: 'AnalysisPassed' as const, message } : undefined;
   return {
     state: verdict.state,
     reason: message,

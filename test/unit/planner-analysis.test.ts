@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type AnalysisInput, type AnalysisPolicy, judgeAnalysis } from '../../src/planner/analysis.ts';
+import {
+  type AnalysisContext,
+  type AnalysisInput,
+  type AnalysisPolicy,
+  analysisReads,
+  judgeAnalysis,
+  planAnalysis,
+} from '../../src/planner/analysis.ts';
 
 const windowStart = new Date('2026-11-25T10:00:00Z');
 const at = (seconds: number) => new Date(windowStart.getTime() + seconds * 1000);
@@ -70,4 +77,71 @@ test('too few samples by the window end: Pass passes, Fail fails, Wait waits up 
 
 test('minSamples 0 with nothing closed passes at the window end', () => {
   assert.equal(judge(120, { closed: 0, failed: 0 }, { policy: { ...policy, minSamples: 0 } }).state, 'passed');
+});
+
+const context = (changes: Partial<AnalysisContext> = {}): AnalysisContext => ({
+  now: at(120),
+  analysis: { maxFailureRate: 0.05, minSamples: 10, maxFailureRateIncrease: 0.1 },
+  generation: 3,
+  targetBuildId: 'v2',
+  currentBuildId: 'v1',
+  step: { index: 0, windowStart, pauseSeconds: 120 },
+  previous: undefined,
+  ...changes,
+});
+
+test("reads: the target's counts, and the current build's for a relative limit, since the step's ramp", () => {
+  assert.deepEqual(analysisReads(context()), { buildIds: ['v2', 'v1'], since: windowStart });
+  assert.deepEqual(analysisReads(context({ analysis: { maxFailureRate: 0.05, workflowTypes: ['order'] } })), {
+    buildIds: ['v2'],
+    since: windowStart,
+    workflowTypes: ['order'],
+  });
+  assert.equal(analysisReads(context({ step: undefined })), undefined, 'nothing to judge while not at a step');
+  assert.equal(analysisReads(context({ analysis: undefined })), undefined);
+});
+
+test('a verdict is remembered with its counts and said once; a failure holds its generation without reading again', () => {
+  const counts = { counts: { v2: { closed: 20, failed: 6 }, v1: { closed: 40, failed: 2 } } };
+  const failed = planAnalysis(context({ now: at(30) }), counts);
+  assert.equal(failed.state, 'failed');
+  assert.deepEqual(failed.memory, {
+    generation: 3,
+    step: 1,
+    verdict: 'Failed',
+    windowStart: windowStart.toISOString(),
+    closed: 20,
+    failed: 6,
+    currentClosed: 40,
+    currentFailed: 2,
+    message:
+      'analysis of step 1 of build v2: 6 of 20 workflows closed on the ramping build failed (30%), above maxFailureRate 5%',
+    checkedAt: at(30).toISOString(),
+  });
+  assert.equal(failed.note, undefined, 'a failure is said by its Stalled condition');
+
+  const held = context({ now: at(600), step: undefined, previous: failed.memory });
+  assert.equal(analysisReads(held), undefined, 'no read once failed');
+  assert.deepEqual(planAnalysis(held, undefined), {
+    state: 'failed',
+    reason: failed.memory?.message,
+    onFailure: 'Abort',
+    memory: failed.memory,
+  });
+  const newGeneration = context({ generation: 4, previous: failed.memory });
+  assert.notEqual(analysisReads(newGeneration), undefined, 'a new generation starts over');
+
+  const passed = planAnalysis(context(), { counts: { v2: { closed: 20, failed: 0 } } });
+  assert.equal(passed.note?.reason, 'AnalysisPassed');
+  const again = planAnalysis(context({ previous: passed.memory }), { counts: { v2: { closed: 21, failed: 0 } } });
+  assert.equal(again.state, 'passed');
+  assert.equal(again.note, undefined, 'said once');
+});
+
+test('counts that could not be read keep the step waiting, and say why', () => {
+  assert.deepEqual(planAnalysis(context(), { failure: 'cannot count: visibility is down' }), {
+    state: 'pending',
+    reason: 'the analysis of step 1 of build v2 waits: cannot count: visibility is down',
+    onFailure: 'Abort',
+  });
 });

@@ -248,6 +248,63 @@ const cases: [string, RoutingInput, Expected][] = [
     { action: 'wait' },
   ],
   ['Progressive without steps changes nothing', input({ rollout: { strategy: 'Progressive' } }), { action: 'none' }],
+  [
+    "a step's pause is over but its analysis is pending: the ramp holds until the analysis says",
+    input({
+      rollout: progressive,
+      target: {
+        status: 'Ramping',
+        analysis: { state: 'pending', reason: 'analysis of step 1: 3 of 8', onFailure: 'Abort', recheckAt: ago(-60) },
+      },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(600) },
+    }),
+    {
+      action: 'wait',
+      recheckAt: ago(-60),
+      reason: /^step 1 of build v2 is over, waiting for the analysis of step 1: 3 of 8$/,
+    },
+  ],
+  [
+    'a passed analysis lets the step end when its pause is over',
+    input({
+      rollout: progressive,
+      target: { status: 'Ramping', analysis: { state: 'passed', reason: 'fine', onFailure: 'Abort' } },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(600) },
+    }),
+    { action: 'setRamp', buildId: 'v2', percentage: 50 },
+  ],
+  [
+    'a failed analysis aborts the ramp inside the pause',
+    input({
+      rollout: progressive,
+      target: {
+        status: 'Ramping',
+        analysis: { state: 'failed', reason: 'analysis of step 1: bad', onFailure: 'Abort' },
+      },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(10) },
+    }),
+    { action: 'clearRamp', reason: /^analysis of step 1: bad: aborting its ramp, new workflows go to build v1 again$/ },
+  ],
+  [
+    'a failed analysis with onFailure Pause holds the ramp',
+    input({
+      rollout: progressive,
+      target: {
+        status: 'Ramping',
+        analysis: { state: 'failed', reason: 'analysis of step 1: bad', onFailure: 'Pause' },
+      },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(600) },
+    }),
+    { action: 'none', reason: /its ramp holds at 10% \(onFailure: Pause\) until the spec changes$/ },
+  ],
+  [
+    'a failed analysis, once its ramp is gone, starts no ramp again',
+    input({
+      rollout: progressive,
+      target: { analysis: { state: 'failed', reason: 'analysis of step 1: bad', onFailure: 'Abort' } },
+    }),
+    { action: 'none', reason: /^analysis of step 1: bad: its rollout stops until the spec changes$/ },
+  ],
 ];
 
 for (const [title, given, expected] of cases) {

@@ -204,6 +204,52 @@ test('Progressive: a pause that is over moves to the next step, and the last one
   assert.deepEqual(last.events, ['Normal VersionPromoted']);
 });
 
+test("analysis: a pause that is over reads both builds' outcomes since the ramp; a healthy build moves on, said once", async () => {
+  const analysed = { ...progressive, analysis: { maxFailureRate: 0.05, maxFailureRateIncrease: 0.1 } };
+  const world = {
+    ...rolloutWorld({ buildId: 'v2', rollout: analysed }, ramping(10, 6)),
+    outcomes: { v2: { closed: 30, failed: 1 }, v1: { closed: 300, failed: 6 } },
+  };
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    `temporal.countOutcomes v2 since ${minutesAgo(6).toISOString()}`,
+    `temporal.countOutcomes v1 since ${minutesAgo(6).toISOString()}`,
+    'temporal.changeRouting setRamp v2 50%',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.events, ['Normal AnalysisPassed', 'Normal VersionRamped']);
+  assert.partialDeepStrictEqual(run.status?.targetVersion?.analysis, {
+    step: 1,
+    verdict: 'Passed',
+    closed: 30,
+    failed: 1,
+  });
+});
+
+test('analysis: a build over the limit inside its pause has its ramp removed; the next reconcile reads no count and ramps nothing', async () => {
+  const analysed = { ...progressive, analysis: { maxFailureRate: 0.05 } };
+  const world = {
+    ...rolloutWorld({ buildId: 'v2', rollout: analysed }, ramping(10, 2)),
+    outcomes: { v2: { closed: 20, failed: 6 } },
+  };
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    `temporal.countOutcomes v2 since ${minutesAgo(2).toISOString()}`,
+    'temporal.changeRouting clearRamp',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.events, ['Normal RampCleared', 'Warning AnalysisFailed']);
+  const stored = { ...world.workerDeployment, status: run.status };
+  const after = await recordedReconcile({
+    ...rolloutWorld({ buildId: 'v2', rollout: analysed }),
+    workerDeployment: stored,
+  });
+  assert.deepEqual(after.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.deepEqual(after.events, ['Warning AnalysisFailed'], 'the same Warning, which the recorder counts as a repeat');
+});
+
 test("the target's failing Pods are said and warned of, read from the cache: no call beyond the status", async () => {
   const world = rolloutWorld();
   const failing = (name: string, deploymentName: string) => ({
