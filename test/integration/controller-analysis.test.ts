@@ -112,7 +112,7 @@ test('a build failing 30% of its orders against a 5% limit is aborted at its fir
   );
 });
 
-test('a healthy build passes the analysis of each step and is promoted; each pass is one event', async (t) => {
+test('a healthy build passes the analysis of each step and is promoted, across a controller restart inside a window; each pass is one event', async (t) => {
   const namespace = await testNamespace(t, 'analysis-pass');
   const client = await temporalClient(t);
   const ns = await controlledNamespace(t, namespace);
@@ -130,6 +130,28 @@ test('a healthy build passes the analysis of each step and is promoted; each pas
       analysis: { minSamples: 5, maxFailureRate: 0.05 },
     },
   });
+  // The controller restarted inside step 1's window goes on with the same window: it is Temporal's ramp time.
+  const counting = await ns.until(
+    'orders',
+    'step 1 to be counted',
+    (twd) => twd.status?.targetVersion?.analysis?.step === 1 && (twd.status.targetVersion.analysis.closed ?? 0) > 0,
+    120_000,
+  );
+  await ns.stopController();
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await ns.startController();
+  const resumed = await ns.until(
+    'orders',
+    'the restarted controller to count step 1 again',
+    (twd) =>
+      twd.status?.targetVersion?.analysis?.step === 1 &&
+      twd.status.targetVersion.analysis.checkedAt !== counting.status?.targetVersion?.analysis?.checkedAt,
+  );
+  assert.equal(
+    resumed.status?.targetVersion?.analysis?.windowStart,
+    counting.status?.targetVersion?.analysis?.windowStart,
+    'the same window',
+  );
   const promoted = await ns.until(
     'orders',
     'the build to pass both analyses and be promoted',
@@ -146,4 +168,72 @@ test('a healthy build passes the analysis of each step and is promoted; each pas
     ['step 1', v2],
     ['step 2', v2],
   ]);
+});
+
+test('relative: a build worse than the current one by more than maxFailureRateIncrease is aborted, though under maxFailureRate', async (t) => {
+  const namespace = await testNamespace(t, 'analysis-relative');
+  const client = await temporalClient(t);
+  const ns = await controlledNamespace(t, namespace);
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('fail-5') });
+  await ns.until('orders', 'the first build (failing 5% of orders) to be current', rolledOut);
+  const orders = ordersUntilStopped(client, ns.taskQueue);
+  t.after(() => orders.stop());
+  await ns.patchSpec('orders', {
+    template: ns.template('fail-30'),
+    rollout: {
+      strategy: 'Progressive',
+      steps: [{ rampPercentage: 50, pauseDuration: '5m' }],
+      analysis: { minSamples: 10, maxFailureRate: 0.9, maxFailureRateIncrease: 0.1 },
+    },
+  });
+  const failed = await ns.until(
+    'orders',
+    'the relative analysis to fail',
+    (twd) => condition(twd, 'Stalled')?.reason === 'AnalysisFailed',
+    240_000,
+  );
+  await orders.stop();
+  const analysis = failed.status?.targetVersion?.analysis;
+  assert.ok((analysis?.currentClosed ?? 0) > 0, `the current build was counted too: ${JSON.stringify(analysis)}`);
+  assert.match(
+    condition(failed, 'Stalled')?.message ?? '',
+    /failed \(.*\), against .* on the current build \(\d+ of \d+\): more than maxFailureRateIncrease 10% worse/,
+  );
+});
+
+test("too few samples by the window's end: Fail stops the rollout; a new generation with Pass promotes the build, and the status says which", async (t) => {
+  const namespace = await testNamespace(t, 'analysis-few');
+  const ns = await controlledNamespace(t, namespace);
+  const v1 = await withCurrentBuild(ns);
+  const rollout = (tooFewSamples: string) => ({
+    strategy: 'Progressive',
+    steps: [{ rampPercentage: 50, pauseDuration: '30s' }],
+    analysis: { minSamples: 5, maxFailureRate: 0.05, tooFewSamples },
+  });
+  // No workflow is started: nothing closes on the ramping build.
+  await ns.patchSpec('orders', { template: ns.template('green'), rollout: rollout('Fail') });
+  const failed = await ns.until(
+    'orders',
+    'too few samples to fail the step',
+    (twd) => condition(twd, 'Stalled')?.reason === 'AnalysisFailed',
+    120_000,
+  );
+  assert.match(
+    condition(failed, 'Stalled')?.message ?? '',
+    /0 of 0 workflows closed on the ramping build failed \(0%\): fewer than minSamples \(5\) by the window's end, which fails \(tooFewSamples: Fail\)/,
+  );
+  assert.equal(failed.status?.currentVersion?.buildID, v1);
+
+  await ns.patchSpec('orders', { rollout: rollout('Pass') });
+  const promoted = await ns.until(
+    'orders',
+    'the new generation to pass on too few samples and promote',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
+    120_000,
+  );
+  assert.equal(condition(promoted, 'Stalled')?.status, 'False');
+  const passed = (await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace })).items.filter(
+    (e) => e.reason === 'AnalysisPassed',
+  );
+  assert.match(passed[0]?.message ?? '', /which passes \(tooFewSamples: Pass\)$/);
 });
