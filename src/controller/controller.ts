@@ -215,6 +215,7 @@ export class Controller {
       cluster: clusterClient(api),
       recordEvent: events.record,
       setPinnedWorkflows: this.metrics.setPinnedWorkflows,
+      countAnalysisVerdict: this.metrics.countAnalysisVerdict,
       log,
       workerDeployment: (namespace: string, name: string) =>
         this.ownWrites.newest(this.workerDeployments.get(namespace, name)),

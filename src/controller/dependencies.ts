@@ -34,6 +34,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   wroteStatus(replaced: string | undefined, stored: TemporalWorkerDeployment): void;
   /** The workflows last counted on each old build of a worker deployment (see Metrics.setPinnedWorkflows). */
   setPinnedWorkflows(namespace: string, name: string, running: Record<string, number>): void;
+  /** A verdict of spec.rollout.analysis reached (see Metrics.countAnalysisVerdict). */
+  countAnalysisVerdict(namespace: string, name: string, verdict: 'Passed' | 'Failed'): void;
   now(): Date;
   /** Per `namespace/name`: how long to wait after Temporal rate-limited a reconcile. */
   temporalBackoff: Backoff<string>;

@@ -67,6 +67,7 @@ export async function reconcile(
   );
   const report = reportOutcome(observation, plan, execution);
   deps.setPinnedWorkflows(namespace, name, runningCounts(plan));
+  if (plan.analysisReached) deps.countAnalysisVerdict(namespace, name, plan.analysisReached);
   if (execution.failed?.requeueAfterMs === undefined) deps.temporalBackoff.reset(key);
   return writeStatus(
     deps,

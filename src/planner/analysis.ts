@@ -159,6 +159,8 @@ export interface AnalysisPlan {
   /** On failure: Pause holds the ramp, Abort removes it. */
   onFailure: 'Abort' | 'Pause';
   memory?: AnalysisMemory;
+  /** A verdict the status did not hold yet, for the metric. */
+  reached?: 'Passed' | 'Failed';
   /** A pass not said before, for an event. */
   note?: { reason: 'AnalysisPassed'; message: string };
 }
@@ -214,14 +216,16 @@ export function planAnalysis(context: AnalysisContext, observed: AnalysisObserva
   const { previous } = context;
   const said =
     previous?.generation === generation && previous.step === memory.step && previous.verdict === memory.verdict;
+  const reached = state !== 'Pending' && !said ? state : undefined;
   // A failure is said by its Stalled condition, whose change is a Warning event of its own.
-  const note = state === 'Passed' && !said ? { reason: 'AnalysisPassed' as const, message } : undefined;
+  const note = reached === 'Passed' ? { reason: 'AnalysisPassed' as const, message } : undefined;
   return {
     state: verdict.state,
     reason: message,
     onFailure,
     memory,
     ...(verdict.state === 'pending' ? { recheckAt: verdict.recheckAt } : {}),
+    ...(reached ? { reached } : {}),
     ...(note ? { note } : {}),
   };
 }

@@ -99,6 +99,8 @@ export interface Plan {
   ladder: Record<string, LadderStatus>;
   /** What the status remembers of the analysis of the target's step, if it has one. */
   analysis?: AnalysisMemory;
+  /** A verdict of that analysis the status did not hold yet. */
+  analysisReached?: 'Passed' | 'Failed';
   routing: RoutingDecision;
   /** Temporal's state once every action succeeded. */
   routed: TemporalDeploymentState;
@@ -290,6 +292,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     gates: gateDecision.memory,
     ladder: ladder.status,
     ...(analysisPlan.memory ? { analysis: analysisPlan.memory } : {}),
+    ...(analysisPlan.reached ? { analysisReached: analysisPlan.reached } : {}),
     routing,
     routed: change && !heldElsewhere ? routedState(temporal, routing, config.identity) : temporal,
     requeueAfterMs: Math.min(config.pollIntervalMs, ...recheck),

@@ -27,6 +27,7 @@ export class Metrics {
   private readonly certificateFailures: Counter;
   private readonly pinnedWorkflows: Gauge<'namespace' | 'worker_deployment' | 'build_id'>;
   private readonly drainageCorrections: Counter<'temporal_deployment'>;
+  private readonly analysisVerdicts: Counter<'namespace' | 'worker_deployment' | 'verdict'>;
   /** The builds each worker deployment (`namespace/name`) has a series of pinnedWorkflows for. */
   private readonly pinnedWorkflowBuilds = new Map<string, string[]>();
 
@@ -135,6 +136,12 @@ export class Metrics {
       labelNames: ['namespace', 'worker_deployment', 'build_id'],
       registers,
     });
+    this.analysisVerdicts = new Counter({
+      name: 'twc_analysis_verdicts_total',
+      help: 'Steps judged by spec.rollout.analysis, by verdict (Passed, Failed)',
+      labelNames: ['namespace', 'worker_deployment', 'verdict'],
+      registers,
+    });
     this.drainageCorrections = new Counter({
       name: 'twc_temporal_drainage_corrections_total',
       help: "Builds Temporal's Worker Deployment still listed as Draining when their own record said Drained (the record is believed)",
@@ -196,6 +203,11 @@ export class Metrics {
     for (const [build_id, count] of Object.entries(running))
       this.pinnedWorkflows.set({ namespace, worker_deployment: name, build_id }, count);
     this.pinnedWorkflowBuilds.set(key, Object.keys(running));
+  };
+
+  /** Counts one step of a worker deployment judged by its analysis. */
+  readonly countAnalysisVerdict = (namespace: string, name: string, verdict: 'Passed' | 'Failed'): void => {
+    this.analysisVerdicts.inc({ namespace, worker_deployment: name, verdict });
   };
 
   /** Counts one build whose drainage the list of its Worker Deployment (`temporal_deployment`) had wrong. */

@@ -69,6 +69,8 @@ export interface Recorded {
   status: TemporalWorkerDeployment['status'];
   /** The status written of each owned resource, by name. */
   ownedResourceStatuses: Record<string, TemporalWorkerOwnedResource['status']>;
+  /** Each analysis verdict counted for the metric. */
+  analysisVerdicts: string[];
 }
 
 export const config = {
@@ -82,6 +84,7 @@ export const config = {
 export async function recordedReconcile(world: World): Promise<Recorded> {
   const calls: string[] = [];
   const events: string[] = [];
+  const analysisVerdicts: string[] = [];
   const eventMessages: string[] = [];
   let status: Recorded['status'];
   const ownedResourceStatuses: Recorded['ownedResourceStatuses'] = {};
@@ -218,6 +221,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     temporal: () => Promise.resolve(temporal),
     log: silentLogger,
     setPinnedWorkflows: () => {},
+    countAnalysisVerdict: (_namespace, _name, verdict) => void analysisVerdicts.push(verdict),
     wroteStatus: (replaced, stored) => world.ownWrites?.wrote(replaced, stored),
     recordEvent: (_about, event) => {
       events.push(`${event.type} ${event.reason}`);
@@ -234,7 +238,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     },
   };
   const result = await reconcile(deps, NAMESPACE, world.workerDeployment.metadata.name ?? '');
-  return { result, calls, events, eventMessages, status, ownedResourceStatuses };
+  return { result, calls, events, eventMessages, status, ownedResourceStatuses, analysisVerdicts };
 }
 
 /** A worker deployment as the cache holds it, with the finalizer already on unless said otherwise. */

@@ -69,3 +69,17 @@ test('workflows left on old builds: each worker deployment’s last counts, a bu
   metrics.setPinnedWorkflows('shop', 'orders', {});
   assert.equal(await value(registry, sample('orders', 'v2')), undefined, 'deleted: no series left');
 });
+
+test('analysis verdicts and drainage corrections are counted by their labels', async () => {
+  const registry = new Registry();
+  const metrics = new Metrics(registry);
+  metrics.countAnalysisVerdict('shop', 'orders', 'Passed');
+  metrics.countAnalysisVerdict('shop', 'orders', 'Passed');
+  metrics.countAnalysisVerdict('shop', 'orders', 'Failed');
+  metrics.countDrainageCorrection('shop/orders');
+  const verdicts = (v: string) =>
+    `twc_analysis_verdicts_total{namespace="shop",worker_deployment="orders",verdict="${v}"}`;
+  assert.equal(await value(registry, verdicts('Passed')), 2);
+  assert.equal(await value(registry, verdicts('Failed')), 1);
+  assert.equal(await value(registry, 'twc_temporal_drainage_corrections_total{temporal_deployment="shop/orders"}'), 1);
+});

@@ -219,6 +219,7 @@ test("analysis: a pause that is over reads both builds' outcomes since the ramp;
     'k8s.replaceStatus orders@10',
   ]);
   assert.deepEqual(run.events, ['Normal AnalysisPassed', 'Normal VersionRamped']);
+  assert.deepEqual(run.analysisVerdicts, ['Passed'], 'counted for twc_analysis_verdicts_total');
   assert.partialDeepStrictEqual(run.status?.targetVersion?.analysis, {
     step: 1,
     verdict: 'Passed',
@@ -241,6 +242,7 @@ test('analysis: a build over the limit inside its pause has its ramp removed; th
     'k8s.replaceStatus orders@10',
   ]);
   assert.deepEqual(run.events, ['Normal RampCleared', 'Warning AnalysisFailed']);
+  assert.deepEqual(run.analysisVerdicts, ['Failed']);
   const stored = { ...world.workerDeployment, status: run.status };
   const after = await recordedReconcile({
     ...rolloutWorld({ buildId: 'v2', rollout: analysed }),
@@ -248,6 +250,7 @@ test('analysis: a build over the limit inside its pause has its ramp removed; th
   });
   assert.deepEqual(after.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
   assert.deepEqual(after.events, ['Warning AnalysisFailed'], 'the same Warning, which the recorder counts as a repeat');
+  assert.deepEqual(after.analysisVerdicts, [], 'the verdict is counted once');
 });
 
 test("the target's failing Pods are said and warned of, read from the cache: no call beyond the status", async () => {
