@@ -84,7 +84,7 @@ const analysis = withRules(
     {
       window: Type.Optional(
         duration(
-          "How long each step's workflows are judged, counted from the step's ramp; default: the step's pauseDuration. A step ends when both are over.",
+          "How long each step's workflows are judged, counted from the step's ramp; default: the step's pauseDuration. A step ends when both are over. With AllAtOnce, required: how long the promoted build is judged, counted from its promotion.",
         ),
       ),
       minSamples: Type.Optional(
@@ -117,14 +117,14 @@ const analysis = withRules(
       onFailure: Type.Optional(
         Type.Union([Type.Literal('Abort'), Type.Literal('Pause')], {
           description:
-            "Abort: the ramp is removed, as when a step's gate fails. Pause: the ramp holds at its step. Either way the rollout waits for a new spec generation.",
+            "Abort: the ramp is removed, as when a step's gate fails; after an AllAtOnce promotion, the build current before is current again. Pause: the ramp holds at its step, the promoted build stays current. Either way the rollout waits for a new spec generation.",
           default: 'Abort',
         }),
       ),
     },
     {
       description:
-        "Judges each step of a Progressive rollout by the workflows the ramping build closed: its failure rate, absolute or against the current build's.",
+        "Judges each step of a Progressive rollout, or the time after an AllAtOnce promotion, by the workflows the new build closed: its failure rate, absolute or (Progressive) against the current build's.",
     },
   ),
   {
@@ -168,10 +168,23 @@ function rolloutSchema(description: string) {
       { description },
     ),
     {
-      cel: "self.strategy == 'Progressive' || !has(self.analysis)",
-      message: 'analysis judges the steps of the Progressive strategy only',
+      cel: "self.strategy != 'Manual' || !has(self.analysis)",
+      message: 'analysis judges Progressive steps or an AllAtOnce promotion; the Manual strategy moves no traffic',
       fieldPath: '.analysis',
-      check: (self) => self.strategy === 'Progressive' || self.analysis === undefined,
+      check: (self) => self.strategy !== 'Manual' || self.analysis === undefined,
+    },
+    {
+      cel: "self.strategy != 'AllAtOnce' || !has(self.analysis) || has(self.analysis.window)",
+      message: 'an AllAtOnce analysis needs a window: how long the promoted build is judged',
+      fieldPath: '.analysis.window',
+      check: (self) => self.strategy !== 'AllAtOnce' || self.analysis?.window !== undefined || !self.analysis,
+    },
+    {
+      cel: "self.strategy != 'AllAtOnce' || !has(self.analysis) || !has(self.analysis.maxFailureRateIncrease)",
+      message:
+        'maxFailureRateIncrease compares with a current build that takes new workflows beside the ramping one: Progressive only',
+      fieldPath: '.analysis.maxFailureRateIncrease',
+      check: (self) => self.strategy !== 'AllAtOnce' || self.analysis?.maxFailureRateIncrease === undefined,
     },
     {
       cel: "self.strategy != 'Progressive' || has(self.steps)",

@@ -23,6 +23,8 @@ export interface TemporalDeploymentState {
   exists: boolean;
   versions: TemporalVersion[];
   currentBuildId?: string;
+  /** When Temporal made the current build current: the start of an AllAtOnce rollout's analysis. */
+  currentChangedAt?: Date;
   rampingBuildId?: string;
   rampPercentage?: number;
   rampChangedAt?: Date;

@@ -35,6 +35,8 @@ export interface AnalysisInput {
   ramping: OutcomeCounts;
   /** The current build's counts over the same window; needed only for maxFailureRateIncrease. */
   current?: OutcomeCounts;
+  /** The build judged, in words: the ramping build, unless said otherwise. */
+  subject?: string;
 }
 
 export type AnalysisVerdict =
@@ -48,6 +50,7 @@ export function analysisWindowEnd(policy: AnalysisPolicy, windowStart: Date, pau
 }
 
 export function judgeAnalysis({
+  subject = 'the ramping build',
   now,
   policy,
   windowStart,
@@ -57,7 +60,7 @@ export function judgeAnalysis({
 }: AnalysisInput): AnalysisVerdict {
   const windowEnd = analysisWindowEnd(policy, windowStart, pauseSeconds);
   const rate = failureRate(ramping);
-  const counted = `${ramping.failed} of ${ramping.closed} workflows closed on the ramping build failed (${percent(rate)})`;
+  const counted = `${ramping.failed} of ${ramping.closed} workflows closed on ${subject} failed (${percent(rate)})`;
   if (ramping.closed >= policy.minSamples) {
     if (policy.maxFailureRate !== undefined && rate > policy.maxFailureRate)
       return { state: 'failed', reason: `${counted}, above maxFailureRate ${percent(policy.maxFailureRate)}` };
@@ -138,8 +141,11 @@ export interface AnalysisContext {
   generation: number;
   targetBuildId: string;
   currentBuildId?: string | undefined;
-  /** The step the target ramps at, from Temporal's ramp: absent while it does not ramp at a step. */
-  step?: { index: number; windowStart: Date; pauseSeconds: number } | undefined;
+  /**
+   * What is judged: the step the target ramps at (from Temporal's ramp), or with `bake` the time
+   * since an AllAtOnce promotion (from Temporal's); absent when neither.
+   */
+  step?: { index: number; windowStart: Date; pauseSeconds: number; bake?: boolean } | undefined;
   /** What the status said of the target's analysis, if anything. */
   previous: AnalysisMemory | undefined;
 }
@@ -165,13 +171,15 @@ export interface AnalysisPlan {
   note?: { reason: 'AnalysisPassed'; message: string };
 }
 
-function failedBefore({ previous, generation }: AnalysisContext): AnalysisMemory | undefined {
-  return previous?.verdict === 'Failed' && previous.generation === generation ? previous : undefined;
+/** A verdict the status holds for good: a failure of this generation, or a bake of it that passed. */
+function settled({ previous, generation, step }: AnalysisContext): AnalysisMemory | undefined {
+  if (previous?.generation !== generation) return undefined;
+  return previous.verdict === 'Failed' || (previous.verdict === 'Passed' && step?.bake) ? previous : undefined;
 }
 
 export function analysisReads(context: AnalysisContext): AnalysisReads | undefined {
   const { analysis, step, targetBuildId, currentBuildId } = context;
-  if (!analysis || !step || failedBefore(context)) return undefined;
+  if (!analysis || !step || settled(context)) return undefined;
   const relative = analysis.maxFailureRateIncrease !== undefined && currentBuildId !== undefined;
   return {
     buildIds: relative ? [targetBuildId, currentBuildId] : [targetBuildId],
@@ -183,10 +191,13 @@ export function analysisReads(context: AnalysisContext): AnalysisReads | undefin
 export function planAnalysis(context: AnalysisContext, observed: AnalysisObservation | undefined): AnalysisPlan {
   const { now, analysis, step, generation, targetBuildId, currentBuildId } = context;
   const onFailure = analysis?.onFailure ?? 'Abort';
-  const failed = failedBefore(context);
-  if (failed) return { state: 'failed', reason: failed.message, onFailure, memory: failed };
+  const held = settled(context);
+  if (held)
+    return { state: held.verdict === 'Failed' ? 'failed' : 'passed', reason: held.message, onFailure, memory: held };
   if (!analysis || !step) return { state: 'passed', reason: 'no analysis stands before the next step', onFailure };
-  const stepName = `step ${step.index + 1} of build ${targetBuildId}`;
+  const stepName = step.bake
+    ? `build ${targetBuildId} since its promotion`
+    : `step ${step.index + 1} of build ${targetBuildId}`;
   if (!observed) return { state: 'pending', reason: `the analysis of ${stepName} has not been read`, onFailure };
   if ('failure' in observed)
     return { state: 'pending', reason: `the analysis of ${stepName} waits: ${observed.failure}`, onFailure };
@@ -199,6 +210,7 @@ export function planAnalysis(context: AnalysisContext, observed: AnalysisObserva
     pauseSeconds: step.pauseSeconds,
     ramping,
     ...(current ? { current } : {}),
+    ...(step.bake ? { subject: 'the promoted build' } : {}),
   });
   const state = verdict.state === 'passed' ? 'Passed' : verdict.state === 'failed' ? 'Failed' : 'Pending';
   const message = `analysis of ${stepName}: ${verdict.reason}`;

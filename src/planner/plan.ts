@@ -231,6 +231,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
               reason: analysisPlan.reason,
               onFailure: analysisPlan.onFailure,
               ...(analysisPlan.recheckAt ? { recheckAt: analysisPlan.recheckAt } : {}),
+              ...rollBackTo(versions, buildId),
             },
           }
         : {}),
@@ -467,7 +468,7 @@ function situation(observation: Omit<Observation, 'target'>, config: PlannerConf
       generation: workerDeployment.metadata.generation ?? 0,
       targetBuildId: buildId,
       currentBuildId: temporal.currentBuildId,
-      step: analysedStep(rollout, temporal, buildId),
+      step: analysedStep(now, rollout, temporal, buildId),
       previous: previousTarget?.analysis,
     },
     gate: {
@@ -490,12 +491,26 @@ function retryAsked(
   return value !== undefined && value !== previousTarget?.gateRetry ? value : undefined;
 }
 
-/** The step the target ramps at, with its window's start: none unless Temporal ramps it at exactly a step. */
+/**
+ * What the analysis judges: the step the target ramps at (none unless Temporal ramps it at exactly
+ * a step), or the time since an AllAtOnce promotion, while its window and wait last: a build
+ * promoted long before this controller saw it (its status lost) is not judged after the fact.
+ */
 function analysedStep(
+  now: Date,
   rollout: Situation['rollout'],
   temporal: TemporalDeploymentState,
   buildId: string,
 ): AnalysisContext['step'] {
+  const analysis = rollout.analysis;
+  if (rollout.strategy === 'AllAtOnce') {
+    const promotedAt = temporal.currentChangedAt;
+    if (!analysis?.window || temporal.currentBuildId !== buildId || !promotedAt) return undefined;
+    const seconds = durationSeconds(analysis.window);
+    const lasts = (seconds + durationSeconds(analysis.maxWait ?? '10m')) * 1000;
+    if (now.getTime() - promotedAt.getTime() > lasts) return undefined;
+    return { index: 0, windowStart: promotedAt, pauseSeconds: seconds, bake: true };
+  }
   const steps = rollout.steps ?? [];
   const ramp = temporal.rampPercentage;
   if (rollout.strategy !== 'Progressive' || temporal.rampingBuildId !== buildId || ramp === undefined) return undefined;
@@ -503,4 +518,15 @@ function analysedStep(
   const step = steps[index];
   if (!step || step.rampPercentage !== ramp || !temporal.rampChangedAt) return undefined;
   return { index, windowStart: temporal.rampChangedAt, pauseSeconds: durationSeconds(step.pauseDuration) };
+}
+
+/** The build current last before the target, which a failed AllAtOnce analysis goes back to. */
+function rollBackTo(
+  versions: JoinedVersion[],
+  buildId: string,
+): { rollBackTo?: { buildId: string; healthy: boolean } } {
+  const earlier = versions
+    .filter((v) => v.buildId !== buildId && v.lastCurrentAt !== undefined)
+    .sort((a, b) => (b.lastCurrentAt?.getTime() ?? 0) - (a.lastCurrentAt?.getTime() ?? 0))[0];
+  return earlier ? { rollBackTo: { buildId: earlier.buildId, healthy: earlier.healthy } } : {};
 }

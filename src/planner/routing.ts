@@ -20,12 +20,14 @@ export interface RoutingInput {
     gate: 'passed' | 'pending' | 'failed';
     /** What a pending gate waits for, in its own words. */
     gateWaiting?: string;
-    /** spec.rollout.analysis of the step the target ramps at; absent when there is none. */
+    /** spec.rollout.analysis of the step the target ramps at, or of its AllAtOnce promotion; absent when there is none. */
     analysis?: {
       state: 'passed' | 'pending' | 'failed';
       reason: string;
       onFailure: 'Abort' | 'Pause';
       recheckAt?: Date;
+      /** The build current before the target, which an AllAtOnce promotion that failed its analysis goes back to. */
+      rollBackTo?: { buildId: string; healthy: boolean };
     };
   };
   routing: {
@@ -78,6 +80,8 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
       : { action: 'none', reason: `a gate of ${build} failed: its rollout stops until the spec changes` };
   }
   const analysis = target.analysis;
+  if (analysis?.state === 'failed' && routing.currentBuildId === target.buildId && rollout.strategy === 'AllAtOnce')
+    return goBack(analysis);
   if (analysis?.state === 'failed' && routing.currentBuildId !== target.buildId) {
     if (routing.rampingBuildId !== target.buildId)
       return { action: 'none', reason: `${analysis.reason}: its rollout stops until the spec changes` };
@@ -138,6 +142,28 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
       reason: `${build} is registered and available: promoting it (AllAtOnce)`,
     };
   return progressive(input);
+}
+
+/** An AllAtOnce promotion that failed its analysis: the build current before it takes new workflows again, once it can. */
+function goBack(analysis: NonNullable<RoutingInput['target']['analysis']>): RoutingDecision {
+  const back = analysis.rollBackTo;
+  if (analysis.onFailure === 'Pause')
+    return {
+      action: 'none',
+      reason: `${analysis.reason}: the build stays current (onFailure: Pause) until the spec changes`,
+    };
+  if (!back)
+    return { action: 'none', reason: `${analysis.reason}: no build was current before it, so it stays current` };
+  if (!back.healthy)
+    return {
+      action: 'none',
+      reason: `${analysis.reason}: build ${back.buildId}, current before it, has no available Deployment to go back to, so it stays current`,
+    };
+  return {
+    action: 'setCurrent',
+    buildId: back.buildId,
+    reason: `${analysis.reason}: going back to build ${back.buildId}, current before it`,
+  };
 }
 
 function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDecision {
@@ -278,6 +304,9 @@ export function routedState(
     lastModifierIdentity: managerIdentity,
   };
   if (current) next.currentBuildId = current;
+  // Temporal's own time of a new current build is known at the next read, as a new ramp's is.
+  if (current && current === state.currentBuildId && state.currentChangedAt)
+    next.currentChangedAt = state.currentChangedAt;
   if (ramping) {
     next.rampingBuildId = ramping.buildId;
     next.rampPercentage = ramping.percentage;

@@ -77,9 +77,11 @@ function summary(observation: Observation, plan: Plan, joined: JoinedVersion[], 
   const { buildId, workerDeployment } = observation;
   if (done) {
     const text = `build ${buildId} is current`;
+    // An AllAtOnce promotion under analysis: current, and still judged.
+    const judged = plan.analysis?.verdict === 'Pending' ? plan.analysis.message : undefined;
     return [
       { type: 'Ready', status: 'True', reason: 'TargetCurrent', message: text },
-      progressing('False', 'Done', text),
+      judged ? progressing('True', 'AnalysisPending', `${text}; ${judged}`) : progressing('False', 'Done', text),
     ];
   }
   const target = joined.find((v) => v.buildId === buildId);

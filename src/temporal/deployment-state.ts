@@ -81,12 +81,14 @@ export function deploymentState(response: DescribeResponse): TemporalDeploymentS
     ];
   });
   const rampChangedAt = optionalTsToDate(routing?.rampingVersionPercentageChangedTime);
+  const currentChangedAt = optionalTsToDate(routing?.currentVersionChangedTime);
   return {
     exists: info !== null && info !== undefined,
     versions,
     ...(currentBuildId ? { currentBuildId } : {}),
     ...(rampingBuildId ? { rampingBuildId, rampPercentage: routing?.rampingVersionPercentage ?? 0 } : {}),
     ...(rampChangedAt && rampingBuildId ? { rampChangedAt } : {}),
+    ...(currentChangedAt && currentBuildId ? { currentChangedAt } : {}),
     ...(response.conflictToken?.length ? { conflictToken: response.conflictToken } : {}),
     ...(info?.managerIdentity ? { managerIdentity: info.managerIdentity } : {}),
     ...(info?.lastModifierIdentity ? { lastModifierIdentity: info.lastModifierIdentity } : {}),

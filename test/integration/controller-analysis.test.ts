@@ -5,17 +5,17 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Client } from '@temporalio/client';
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
-import { condition, controlledNamespace, rolledOut, type WorkerDeployments } from '../support/controller.ts';
+import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
 import { kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
 
-/** Starts an order every 100 ms on `queue`, unpinned (routing decides the build), until stopped. */
-function ordersUntilStopped(client: Client, queue: string): { stop: () => Promise<number> } {
+/** Starts an order every 100 ms on `queue` (none without one), unpinned: routing decides the build. */
+function ordersUntilStopped(client: Client, queue: string | undefined): { stop: () => Promise<number> } {
   let stopped = false;
   let started = 0;
   const loop = (async () => {
-    while (!stopped) {
+    while (!stopped && queue !== undefined) {
       // Spread over 0..99, so that a fail-30 build fails 30 % of whatever share it gets.
       const number = (started * 37) % 100;
       await client.workflow.start('order', {
@@ -36,20 +36,32 @@ function ordersUntilStopped(client: Client, queue: string): { stop: () => Promis
   };
 }
 
-async function withCurrentBuild(ns: WorkerDeployments): Promise<string> {
-  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
-  return (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+/**
+ * The worker deployment `orders` of a new namespace, current at a build of behaviour `first`, then
+ * given a build of behaviour `next` and `rollout`; with `orders`, orders are started from just
+ * before the change until the test stops them.
+ */
+async function rolledOutTo(
+  t: TestContext,
+  prefix: string,
+  change: { first: string; next: string; rollout: object; orders?: boolean },
+) {
+  const namespace = await testNamespace(t, prefix);
+  const client = await temporalClient(t);
+  const ns = await controlledNamespace(t, namespace);
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template(change.first) });
+  const v1 =
+    (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  const orders = ordersUntilStopped(client, change.orders === false ? undefined : ns.taskQueue);
+  t.after(() => orders.stop());
+  await ns.patchSpec('orders', { template: ns.template(change.next), rollout: change.rollout });
+  return { namespace, client, ns, v1, orders };
 }
 
 test('a build failing 30% of its orders against a 5% limit is aborted at its first step: ramp removed, counts in status, one Warning event', async (t) => {
-  const namespace = await testNamespace(t, 'analysis-fail');
-  const client = await temporalClient(t);
-  const ns = await controlledNamespace(t, namespace);
-  const v1 = await withCurrentBuild(ns);
-  const orders = ordersUntilStopped(client, ns.taskQueue);
-  t.after(() => orders.stop());
-  await ns.patchSpec('orders', {
-    template: ns.template('fail-30'),
+  const { namespace, client, ns, v1, orders } = await rolledOutTo(t, 'analysis-fail', {
+    first: 'blue',
+    next: 'fail-30',
     rollout: {
       strategy: 'Progressive',
       steps: [
@@ -113,14 +125,9 @@ test('a build failing 30% of its orders against a 5% limit is aborted at its fir
 });
 
 test('a healthy build passes the analysis of each step and is promoted, across a controller restart inside a window; each pass is one event', async (t) => {
-  const namespace = await testNamespace(t, 'analysis-pass');
-  const client = await temporalClient(t);
-  const ns = await controlledNamespace(t, namespace);
-  const v1 = await withCurrentBuild(ns);
-  const orders = ordersUntilStopped(client, ns.taskQueue);
-  t.after(() => orders.stop());
-  await ns.patchSpec('orders', {
-    template: ns.template('green'),
+  const { namespace, ns, v1, orders } = await rolledOutTo(t, 'analysis-pass', {
+    first: 'blue',
+    next: 'green',
     rollout: {
       strategy: 'Progressive',
       steps: [
@@ -171,15 +178,9 @@ test('a healthy build passes the analysis of each step and is promoted, across a
 });
 
 test('relative: a build worse than the current one by more than maxFailureRateIncrease is aborted, though under maxFailureRate', async (t) => {
-  const namespace = await testNamespace(t, 'analysis-relative');
-  const client = await temporalClient(t);
-  const ns = await controlledNamespace(t, namespace);
-  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('fail-5') });
-  await ns.until('orders', 'the first build (failing 5% of orders) to be current', rolledOut);
-  const orders = ordersUntilStopped(client, ns.taskQueue);
-  t.after(() => orders.stop());
-  await ns.patchSpec('orders', {
-    template: ns.template('fail-30'),
+  const { ns, orders } = await rolledOutTo(t, 'analysis-relative', {
+    first: 'fail-5',
+    next: 'fail-30',
     rollout: {
       strategy: 'Progressive',
       steps: [{ rampPercentage: 50, pauseDuration: '5m' }],
@@ -202,16 +203,18 @@ test('relative: a build worse than the current one by more than maxFailureRateIn
 });
 
 test("too few samples by the window's end: Fail stops the rollout; a new generation with Pass promotes the build, and the status says which", async (t) => {
-  const namespace = await testNamespace(t, 'analysis-few');
-  const ns = await controlledNamespace(t, namespace);
-  const v1 = await withCurrentBuild(ns);
   const rollout = (tooFewSamples: string) => ({
     strategy: 'Progressive',
     steps: [{ rampPercentage: 50, pauseDuration: '30s' }],
     analysis: { minSamples: 5, maxFailureRate: 0.05, tooFewSamples },
   });
   // No workflow is started: nothing closes on the ramping build.
-  await ns.patchSpec('orders', { template: ns.template('green'), rollout: rollout('Fail') });
+  const { namespace, ns, v1 } = await rolledOutTo(t, 'analysis-few', {
+    first: 'blue',
+    next: 'green',
+    rollout: rollout('Fail'),
+    orders: false,
+  });
   const failed = await ns.until(
     'orders',
     'too few samples to fail the step',
@@ -236,4 +239,65 @@ test("too few samples by the window's end: Fail stops the rollout; a new generat
     (e) => e.reason === 'AnalysisPassed',
   );
   assert.match(passed[0]?.message ?? '', /which passes \(tooFewSamples: Pass\)$/);
+});
+
+test('AllAtOnce: a promoted build failing 30% of its orders within its window goes back to the build current before; its Pods stay', async (t) => {
+  const { ns, v1, orders } = await rolledOutTo(t, 'analysis-bake-fail', {
+    first: 'blue',
+    next: 'fail-30',
+    rollout: { strategy: 'AllAtOnce', analysis: { window: '5m', minSamples: 10, maxFailureRate: 0.05 } },
+  });
+  const failed = await ns.until(
+    'orders',
+    'the promoted build to fail its analysis and the one before to be current again',
+    (twd) => condition(twd, 'Stalled')?.reason === 'AnalysisFailed' && twd.status?.currentVersion?.buildID === v1,
+    180_000,
+  );
+  await orders.stop();
+  const v2 = failed.status?.targetVersion?.buildID ?? '';
+  assert.notEqual(v2, v1);
+  assert.match(
+    condition(failed, 'Stalled')?.message ?? '',
+    new RegExp(
+      `^analysis of build ${v2} since its promotion: \\d+ of \\d+ workflows closed on the promoted build failed \\(.*\\), above maxFailureRate 5%$`,
+    ),
+  );
+  assert.equal(failed.status?.targetVersion?.analysis?.verdict, 'Failed');
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const still = await ns.read('orders');
+  assert.equal(still.status?.currentVersion?.buildID, v1, 'not promoted again while the spec is the same');
+  assert.ok((await ns.buildDeployments()).has(v2), "the failed build's Pods are kept, for its pinned workflows");
+});
+
+test('AllAtOnce: a healthy promoted build is judged through its window (Progressing says so), then passes once', async (t) => {
+  const { namespace, ns, v1, orders } = await rolledOutTo(t, 'analysis-bake-pass', {
+    first: 'blue',
+    next: 'green',
+    rollout: { strategy: 'AllAtOnce', analysis: { window: '30s', minSamples: 5, maxFailureRate: 0.05 } },
+  });
+  const baking = await ns.until(
+    'orders',
+    'the new build to be current and judged',
+    (twd) => twd.status?.currentVersion?.buildID !== v1 && condition(twd, 'Progressing')?.reason === 'AnalysisPending',
+    120_000,
+  );
+  const v2 = baking.status?.currentVersion?.buildID ?? '';
+  assert.equal(condition(baking, 'Ready')?.status, 'True');
+  const passed = await ns.until(
+    'orders',
+    'the analysis to pass',
+    (twd) =>
+      twd.status?.targetVersion?.analysis?.verdict === 'Passed' && condition(twd, 'Progressing')?.reason === 'Done',
+    120_000,
+  );
+  await orders.stop();
+  assert.equal(passed.status?.currentVersion?.buildID, v2);
+  const events = (await kubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace })).items.filter(
+    (e) => e.reason === 'AnalysisPassed',
+  );
+  assert.equal(events.length, 1);
+  assert.match(
+    events[0]?.message ?? '',
+    new RegExp(`^analysis of build ${v2} since its promotion: .* within the limits$`),
+  );
 });

@@ -497,11 +497,27 @@ export const invalidManifests: InvalidManifest[] = [
     expect: 'spec.rollout.analysis.workflowTypes',
   },
   {
-    title: 'an analysis of an AllAtOnce rollout',
+    title: 'an analysis of a Manual rollout',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'Manual', analysis: { maxFailureRate: 0.05 } } }),
+    expect: 'spec.rollout.analysis',
+    says: 'the Manual strategy moves no traffic',
+  },
+  {
+    title: 'an AllAtOnce analysis without a window',
     kind: 'TemporalWorkerDeployment',
     manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', analysis: { maxFailureRate: 0.05 } } }),
-    expect: 'spec.rollout.analysis',
-    says: 'analysis judges the steps of the Progressive strategy only',
+    expect: 'spec.rollout.analysis.window',
+    says: 'an AllAtOnce analysis needs a window',
+  },
+  {
+    title: 'an AllAtOnce analysis relative to the current build',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.rollout': { strategy: 'AllAtOnce', analysis: { window: '10m', maxFailureRateIncrease: 0.1 } },
+    }),
+    expect: 'spec.rollout.analysis.maxFailureRateIncrease',
+    says: 'Progressive only',
   },
   // pools
   {
