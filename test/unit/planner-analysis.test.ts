@@ -145,3 +145,21 @@ test('counts that could not be read keep the step waiting, and say why', () => {
     onFailure: 'Abort',
   });
 });
+
+test('a passed AllAtOnce analysis is held for its generation without reading again; a passed step is not', () => {
+  const bake = { index: 0, windowStart, pauseSeconds: 120, bake: true };
+  const passed = planAnalysis(context({ step: bake }), { counts: { v2: { closed: 20, failed: 0 } } });
+  assert.equal(passed.state, 'passed');
+  assert.match(
+    passed.reason,
+    /^analysis of build v2 since its promotion: 0 of 20 workflows closed on the promoted build failed/,
+  );
+  assert.equal(analysisReads(context({ step: bake, previous: passed.memory })), undefined);
+  assert.deepEqual(planAnalysis(context({ step: bake, previous: passed.memory }), undefined).memory, passed.memory);
+  const step = planAnalysis(context(), { counts: { v2: { closed: 20, failed: 0 } } });
+  assert.notEqual(
+    analysisReads(context({ previous: step.memory })),
+    undefined,
+    'the next reconcile of a step reads again',
+  );
+});

@@ -298,6 +298,58 @@ const cases: [string, RoutingInput, Expected][] = [
     { action: 'none', reason: /its ramp holds at 10% \(onFailure: Pause\) until the spec changes$/ },
   ],
   [
+    'AllAtOnce: a promoted build that failed its analysis hands new workflows back to the build current before',
+    input({
+      target: {
+        status: 'Current',
+        analysis: {
+          state: 'failed',
+          reason: 'analysis of build v2 since its promotion: bad',
+          onFailure: 'Abort',
+          rollBackTo: { buildId: 'v1', healthy: true },
+        },
+      },
+      routing: { currentBuildId: 'v2' },
+    }),
+    {
+      action: 'setCurrent',
+      buildId: 'v1',
+      reason: /^analysis of build v2 since its promotion: bad: going back to build v1, current before it$/,
+    },
+  ],
+  [
+    'AllAtOnce: no going back to a build without an available Deployment',
+    input({
+      target: {
+        status: 'Current',
+        analysis: { state: 'failed', reason: 'bad', onFailure: 'Abort', rollBackTo: { buildId: 'v1', healthy: false } },
+      },
+      routing: { currentBuildId: 'v2' },
+    }),
+    { action: 'none', reason: /build v1, current before it, has no available Deployment to go back to/ },
+  ],
+  [
+    'AllAtOnce: onFailure Pause leaves the promoted build current',
+    input({
+      target: {
+        status: 'Current',
+        analysis: { state: 'failed', reason: 'bad', onFailure: 'Pause', rollBackTo: { buildId: 'v1', healthy: true } },
+      },
+      routing: { currentBuildId: 'v2' },
+    }),
+    { action: 'none', reason: /stays current \(onFailure: Pause\)/ },
+  ],
+  [
+    'AllAtOnce: once gone back, the failed build is not promoted again, though current within the rollback window',
+    input({
+      target: {
+        lastCurrentAt: ago(60),
+        analysis: { state: 'failed', reason: 'bad', onFailure: 'Abort', rollBackTo: { buildId: 'v1', healthy: true } },
+      },
+    }),
+    { action: 'none', reason: /^bad: its rollout stops until the spec changes$/ },
+  ],
+  [
     'a failed analysis, once its ramp is gone, starts no ramp again',
     input({
       rollout: progressive,

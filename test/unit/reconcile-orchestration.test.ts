@@ -253,6 +253,41 @@ test('analysis: a build over the limit inside its pause has its ramp removed; th
   assert.deepEqual(after.analysisVerdicts, [], 'the verdict is counted once');
 });
 
+test('analysis after an AllAtOnce promotion: counted since Temporal promoted it; a failure makes the build current before current again', async () => {
+  const baked = { strategy: 'AllAtOnce' as const, analysis: { window: '10m', maxFailureRate: 0.05 } };
+  const promoted: TemporalDeploymentState = { ...v2CurrentV1Draining, currentChangedAt: minutesAgo(3) };
+  const stored = workerDeployment({ buildId: 'v2', rollout: baked });
+  stored.status = {
+    deprecatedVersions: [{ buildID: 'v1', status: 'Draining', lastCurrentTime: minutesAgo(3).toISOString() }],
+  };
+  const world = {
+    ...rolloutWorld({ buildId: 'v2', rollout: baked }, promoted),
+    workerDeployment: stored,
+    outcomes: { v2: { closed: 40, failed: 8 } },
+  };
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    `temporal.countOutcomes v2 since ${minutesAgo(3).toISOString()}`,
+    'temporal.changeRouting setCurrent v1',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.status?.currentVersion?.buildID, 'v1');
+  assert.partialDeepStrictEqual(run.status?.targetVersion?.analysis, { verdict: 'Failed', closed: 40, failed: 8 });
+
+  const healthy = await recordedReconcile({ ...world, outcomes: { v2: { closed: 40, failed: 0 } } });
+  assert.deepEqual(healthy.calls, [
+    'temporal.describe',
+    `temporal.countOutcomes v2 since ${minutesAgo(3).toISOString()}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(
+    healthy.status?.conditions?.find((c) => c.type === 'Progressing')?.reason,
+    'AnalysisPending',
+    'current, and still judged until the window ends',
+  );
+});
+
 test("the target's failing Pods are said and warned of, read from the cache: no call beyond the status", async () => {
   const world = rolloutWorld();
   const failing = (name: string, deploymentName: string) => ({
