@@ -12,6 +12,8 @@ export interface TemporalVersion {
   drainedSince?: Date;
   /** It has been current or ramping at some time. */
   everActive: boolean;
+  /** When it first became current or ramping, where the server reports it. */
+  firstActiveAt?: Date;
   lastCurrentAt?: Date;
   /** When it last stopped being current or ramping, where the server reports it. */
   deactivatedAt?: Date;

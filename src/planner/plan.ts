@@ -118,6 +118,9 @@ export interface ReadsNeeded {
   analysis?: AnalysisReads;
 }
 
+/** Temporal stamps a first promotion's activation and routing change alike; an activation earlier than this was another change. */
+const SAME_ROUTING_CHANGE_MS = 1000;
+
 /** The order Kubernetes actions run in: the new build first (what traffic moves to), then rolls, deletions, scaling. */
 const KUBERNETES_ORDER = ['create', 'update', 'delete', 'scale'] as const;
 
@@ -494,7 +497,9 @@ function retryAsked(
 /**
  * What the analysis judges: the step the target ramps at (none unless Temporal ramps it at exactly
  * a step), or the time since an AllAtOnce promotion, while its window and wait last: a build
- * promoted long before this controller saw it (its status lost) is not judged after the fact.
+ * promoted long before this controller saw it (its status lost) is not judged after the fact. Nor
+ * is a build that was active before this promotion (a rollback to it): a failure would send new
+ * workflows back to the build the spec just left.
  */
 function analysedStep(
   now: Date,
@@ -509,6 +514,8 @@ function analysedStep(
     const seconds = durationSeconds(analysis.window);
     const lasts = (seconds + durationSeconds(analysis.maxWait ?? '10m')) * 1000;
     if (now.getTime() - promotedAt.getTime() > lasts) return undefined;
+    const firstActiveAt = temporal.versions.find((v) => v.buildId === buildId)?.firstActiveAt;
+    if (firstActiveAt && promotedAt.getTime() - firstActiveAt.getTime() > SAME_ROUTING_CHANGE_MS) return undefined;
     return { index: 0, windowStart: promotedAt, pauseSeconds: seconds, bake: true };
   }
   const steps = rollout.steps ?? [];

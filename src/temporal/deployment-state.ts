@@ -68,6 +68,7 @@ export function deploymentState(response: DescribeResponse): TemporalDeploymentS
     const drainedSince = status === 'Drained' ? optionalTsToDate(summary.drainageInfo?.lastChangedTime) : undefined;
     const lastCurrentAt = optionalTsToDate(summary.lastCurrentTime);
     const deactivatedAt = optionalTsToDate(summary.lastDeactivationTime);
+    const firstActiveAt = optionalTsToDate(summary.firstActivationTime);
     const everActive = status !== 'Inactive' || Boolean(summary.firstActivationTime) || lastCurrentAt !== undefined;
     return [
       {
@@ -77,6 +78,7 @@ export function deploymentState(response: DescribeResponse): TemporalDeploymentS
         ...(drainedSince ? { drainedSince } : {}),
         ...(lastCurrentAt ? { lastCurrentAt } : {}),
         ...(deactivatedAt ? { deactivatedAt } : {}),
+        ...(firstActiveAt ? { firstActiveAt } : {}),
       },
     ];
   });

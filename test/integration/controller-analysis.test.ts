@@ -301,3 +301,26 @@ test('AllAtOnce: a healthy promoted build is judged through its window (Progress
     new RegExp(`^analysis of build ${v2} since its promotion: .* within the limits$`),
   );
 });
+
+test('AllAtOnce: a rollback to a build is not judged, so its failures do not send new workflows back to the build the spec left', async (t) => {
+  const { client, ns, v1 } = await rolledOutTo(t, 'analysis-rollback', {
+    first: 'fail-30',
+    next: 'green',
+    rollout: { strategy: 'AllAtOnce', analysis: { window: '5m', minSamples: 5, maxFailureRate: 0.05 } },
+    orders: false,
+  });
+  const v2 = (
+    await ns.until('orders', 'the second build to be current', (twd) => twd.status?.currentVersion?.buildID !== v1)
+  ).status?.currentVersion?.buildID;
+  await ns.patchSpec('orders', { template: ns.template('fail-30') });
+  await ns.until('orders', 'the rollback to the first build', (twd) => twd.status?.currentVersion?.buildID === v1);
+  const orders = ordersUntilStopped(client, ns.taskQueue);
+  t.after(() => orders.stop());
+  await new Promise((resolve) => setTimeout(resolve, 20_000));
+  const started = await orders.stop();
+  const after = await ns.read('orders');
+  assert.ok(started > 50, `orders ran on the rolled-back build: ${started}`);
+  assert.equal(after.status?.currentVersion?.buildID, v1, `still current, not sent back to ${v2}`);
+  assert.notEqual(condition(after, 'Stalled')?.reason, 'AnalysisFailed');
+  assert.equal(after.status?.targetVersion?.analysis, undefined, 'not judged');
+});

@@ -253,7 +253,7 @@ test('analysis: a build over the limit inside its pause has its ramp removed; th
   assert.deepEqual(after.analysisVerdicts, [], 'the verdict is counted once');
 });
 
-test('analysis after an AllAtOnce promotion: counted since Temporal promoted it; a failure makes the build current before current again', async () => {
+test('analysis after an AllAtOnce promotion: counted since Temporal promoted it; a failure makes the build current before current again; a rollback is not judged', async () => {
   const baked = { strategy: 'AllAtOnce' as const, analysis: { window: '10m', maxFailureRate: 0.05 } };
   const promoted: TemporalDeploymentState = { ...v2CurrentV1Draining, currentChangedAt: minutesAgo(3) };
   const stored = workerDeployment({ buildId: 'v2', rollout: baked });
@@ -286,6 +286,16 @@ test('analysis after an AllAtOnce promotion: counted since Temporal promoted it;
     'AnalysisPending',
     'current, and still judged until the window ends',
   );
+
+  // A build active an hour before this promotion was rolled back to: it is not judged, so no
+  // failure can send new workflows back to the build the spec just left.
+  const rolledBackTo: TemporalDeploymentState = {
+    ...promoted,
+    versions: promoted.versions.map((v) => (v.buildId === 'v2' ? { ...v, firstActiveAt: minutesAgo(60) } : v)),
+  };
+  const rollback = await recordedReconcile({ ...world, temporal: rolledBackTo });
+  assert.deepEqual(rollback.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.equal(rollback.status?.currentVersion?.buildID, 'v2');
 });
 
 test("the target's failing Pods are said and warned of, read from the cache: no call beyond the status", async () => {
