@@ -2,6 +2,7 @@
 // Deployment per build (per build and pool, with pools).
 import { type Static, Type } from '@sinclair/typebox';
 import { RESERVED_ENV } from './reserved-env.ts';
+import { rollout, rolloutSchema } from './rollout.ts';
 import { conditions } from './status.ts';
 import {
   DNS_LABEL,
@@ -10,205 +11,12 @@ import {
   durationSeconds,
   freeform,
   int32,
-  keyRef,
   LABEL_VALUE,
   stringMap,
   withRules,
   objectMeta,
   type Rule,
 } from './schema.ts';
-
-/** The shortest pause of a Progressive step: at least one metrics scrape (15-30s) must land in it for anyone to judge the step. */
-export const MIN_PAUSE = '30s';
-export const MAX_STEPS = 20;
-
-const gate = withRules(
-  Type.Object(
-    {
-      workflowType: Type.String({
-        description:
-          'Workflow type started on each workflow task queue of the new build, pinned to it; traffic moves only after every run completed.',
-        minLength: 1,
-      }),
-      input: Type.Optional(freeform("JSON object passed as the workflow's first argument.")),
-      inputFrom: Type.Optional(
-        withRules(
-          Type.Object(
-            {
-              configMapKeyRef: Type.Optional(keyRef('ConfigMap')),
-              secretKeyRef: Type.Optional(keyRef('Secret')),
-            },
-            { description: "Reads the JSON input from a ConfigMap or Secret key (a Secret's value is never logged)." },
-          ),
-          {
-            cel: 'has(self.configMapKeyRef) != has(self.secretKeyRef)',
-            message: 'set exactly one of configMapKeyRef or secretKeyRef',
-            check: (self) => (self.configMapKeyRef === undefined) !== (self.secretKeyRef === undefined),
-          },
-        ),
-      ),
-    },
-    { description: 'A gate workflow that must pass before traffic moves.' },
-  ),
-  {
-    cel: '!(has(self.input) && has(self.inputFrom))',
-    message: 'set input or inputFrom, not both',
-    check: (self) => !(self.input !== undefined && self.inputFrom !== undefined),
-  },
-);
-
-const step = Type.Object(
-  {
-    rampPercentage: Type.Integer({
-      description: 'Percentage of new workflow executions routed to the new build during this step.',
-      minimum: 1,
-      maximum: 99,
-    }),
-    pauseDuration: withRules(
-      duration(`How long the step lasts, counted from the time Temporal applied its ramp; at least ${MIN_PAUSE}.`),
-      {
-        cel: `duration(self) >= duration('${MIN_PAUSE}')`,
-        message: `pauseDuration must be at least ${MIN_PAUSE}`,
-        check: (self) => durationSeconds(self) >= durationSeconds(MIN_PAUSE),
-      },
-    ),
-    gate: Type.Optional(gate),
-  },
-  { description: 'One step of a Progressive rollout.' },
-);
-
-const rate = (description: string) => Type.Number({ description, minimum: 0, maximum: 1 });
-
-const analysis = withRules(
-  Type.Object(
-    {
-      window: Type.Optional(
-        duration(
-          "How long each step's workflows are judged, counted from the step's ramp; default: the step's pauseDuration. A step ends when both are over. With AllAtOnce, required: how long the promoted build is judged, counted from its promotion.",
-        ),
-      ),
-      minSamples: Type.Optional(
-        Type.Integer({
-          description: 'Workflows the ramping build must have closed in the window before any verdict.',
-          minimum: 0,
-          maximum: 1_000_000,
-          default: 10,
-        }),
-      ),
-      maxFailureRate: Type.Optional(
-        rate('The highest share of closed workflows that may have failed, timed out or been terminated (0 to 1).'),
-      ),
-      maxFailureRateIncrease: Type.Optional(
-        rate("The most the ramping build's failure rate may exceed the current build's over the same window (0 to 1)."),
-      ),
-      workflowTypes: Type.Optional(
-        Type.Array(Type.String({ minLength: 1, maxLength: 1000, pattern: "^[^'\\\\]+$" }), {
-          description: 'Count only workflows of these types; default: every type.',
-          maxItems: 50,
-        }),
-      ),
-      tooFewSamples: Type.Optional(
-        Type.Union([Type.Literal('Wait'), Type.Literal('Pass'), Type.Literal('Fail')], {
-          description: "Fewer than minSamples by the window's end: Wait (up to maxWait more, then fail), Pass or Fail.",
-          default: 'Wait',
-        }),
-      ),
-      maxWait: Type.Optional(duration('How long tooFewSamples: Wait waits past the window; default 10m.')),
-      onFailure: Type.Optional(
-        Type.Union([Type.Literal('Abort'), Type.Literal('Pause')], {
-          description:
-            "Abort: the ramp is removed, as when a step's gate fails; after an AllAtOnce promotion, the build current before is current again. Pause: the ramp holds at its step, the promoted build stays current. Either way the rollout waits for a new spec generation.",
-          default: 'Abort',
-        }),
-      ),
-    },
-    {
-      description:
-        "Judges each step of a Progressive rollout, or the time after an AllAtOnce promotion, by the workflows the new build closed: its failure rate, absolute or (Progressive) against the current build's.",
-    },
-  ),
-  {
-    cel: 'has(self.maxFailureRate) || has(self.maxFailureRateIncrease)',
-    message: 'set maxFailureRate, maxFailureRateIncrease or both: there is nothing to judge by',
-    check: (self) => self.maxFailureRate !== undefined || self.maxFailureRateIncrease !== undefined,
-  },
-  {
-    cel: '!has(self.maxFailureRateIncrease) || !has(self.minSamples) || self.minSamples > 0',
-    message: 'minSamples must be at least 1 with maxFailureRateIncrease: a rate of no workflows compares with nothing',
-    fieldPath: '.minSamples',
-    check: (self) => self.maxFailureRateIncrease === undefined || self.minSamples === undefined || self.minSamples > 0,
-  },
-  {
-    cel: "!has(self.maxWait) || !has(self.tooFewSamples) || self.tooFewSamples == 'Wait'",
-    message: 'maxWait is used only with tooFewSamples: Wait',
-    fieldPath: '.maxWait',
-    check: (self) => self.maxWait === undefined || self.tooFewSamples === undefined || self.tooFewSamples === 'Wait',
-  },
-);
-
-function rolloutSchema(description: string) {
-  return withRules(
-    Type.Object(
-      {
-        strategy: Type.Union([Type.Literal('Manual'), Type.Literal('AllAtOnce'), Type.Literal('Progressive')], {
-          description:
-            'Manual: the controller never changes routing. AllAtOnce: the new build becomes current once healthy. Progressive: ramps through steps, then becomes current.',
-          default: 'AllAtOnce',
-        }),
-        steps: Type.Optional(
-          Type.Array(step, {
-            description: 'Progressive steps, ramp strictly increasing; the build becomes current after the last.',
-            minItems: 1,
-            maxItems: MAX_STEPS,
-          }),
-        ),
-        gate: Type.Optional(gate),
-        analysis: Type.Optional(analysis),
-      },
-      { description },
-    ),
-    {
-      cel: "self.strategy != 'Manual' || !has(self.analysis)",
-      message: 'analysis judges Progressive steps or an AllAtOnce promotion; the Manual strategy moves no traffic',
-      fieldPath: '.analysis',
-      check: (self) => self.strategy !== 'Manual' || self.analysis === undefined,
-    },
-    {
-      cel: "self.strategy != 'AllAtOnce' || !has(self.analysis) || has(self.analysis.window)",
-      message: 'an AllAtOnce analysis needs a window: how long the promoted build is judged',
-      fieldPath: '.analysis.window',
-      check: (self) => self.strategy !== 'AllAtOnce' || self.analysis?.window !== undefined || !self.analysis,
-    },
-    {
-      cel: "self.strategy != 'AllAtOnce' || !has(self.analysis) || !has(self.analysis.maxFailureRateIncrease)",
-      message:
-        'maxFailureRateIncrease compares with a current build that takes new workflows beside the ramping one: Progressive only',
-      fieldPath: '.analysis.maxFailureRateIncrease',
-      check: (self) => self.strategy !== 'AllAtOnce' || self.analysis?.maxFailureRateIncrease === undefined,
-    },
-    {
-      cel: "self.strategy != 'Progressive' || has(self.steps)",
-      message: `a Progressive rollout needs 1 to ${MAX_STEPS} steps`,
-      fieldPath: '.steps',
-      check: (self) => self.strategy !== 'Progressive' || self.steps !== undefined,
-    },
-    {
-      cel: "self.strategy == 'Progressive' || !has(self.steps)",
-      message: 'steps are used only by the Progressive strategy',
-      fieldPath: '.steps',
-      check: (self) => self.strategy === 'Progressive' || self.steps === undefined,
-    },
-    {
-      cel: '!has(self.steps) || (self.steps.map(s, s.rampPercentage).isSorted() && self.steps.all(s, self.steps.exists_one(t, t.rampPercentage == s.rampPercentage)))',
-      message: 'rampPercentage must increase strictly from one step to the next',
-      fieldPath: '.steps',
-      check: (self) =>
-        (self.steps ?? []).every((s, i, all) => i === 0 || s.rampPercentage > (all[i - 1]?.rampPercentage ?? 0)),
-    },
-  );
-}
-
-const rollout = rolloutSchema('How traffic moves to a new build.');
 
 /** The default signal of the first step of the pinned-workflow ladder. */
 export const CONTINUE_AS_NEW_SIGNAL = 'ContinueAsNewRequested';
@@ -660,6 +468,6 @@ export const temporalWorkerDeployment = withRules(
 
 export type TemporalWorkerDeployment = Static<typeof temporalWorkerDeployment>;
 export type TemporalWorkerDeploymentSpec = TemporalWorkerDeployment['spec'];
-export type Rollout = Static<typeof rollout>;
+export type { Rollout } from './rollout.ts';
 export type PinnedWorkflowsLadder = Static<typeof pinnedWorkflows>;
 export type Pool = NonNullable<TemporalWorkerDeploymentSpec['pools']>[number];
