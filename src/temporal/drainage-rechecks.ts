@@ -1,7 +1,7 @@
 // A Worker Deployment lists each of its versions with a copy of its drainage, which the version
 // sends it when that changes. The copy can stay at Draining after the version itself found its
-// workflows gone: under the whole test suite's load, server 1.29.1 answered Drained for a version
-// and Draining for its line in the deployment's list for minutes on end (the Go controller's
+// workflows gone: under several test files' load, server 1.29.1 answered Drained for a version
+// and Draining for its line in the deployment's list for over 90 s, unchanged (the Go controller's
 // maintainers saw the same, temporal-worker-controller#552). Trusted alone, the copy keeps a
 // drained build's Pods forever and a worker deployment's deletion waiting. So a build listed as
 // Draining for a while is also read from its own record, on a cadence that slows as it stays
@@ -9,6 +9,7 @@
 import { realTimers, type Timers } from '../runtime/timers.ts';
 import { GrpcStatus, TemporalCallError } from './call-status.ts';
 import { enums, type WorkflowService } from './protocol.ts';
+import { aroundCalls } from './service-calls.ts';
 
 const { VersionDrainageStatus } = enums;
 type DeploymentResponse = Awaited<ReturnType<WorkflowService['describeWorkerDeployment']>>;
@@ -55,18 +56,15 @@ export class DrainageRechecks {
 
   /** The service of Temporal at `address`, whose deployment descriptions carry each due build's own drainage. */
   checking(service: WorkflowService, address: string): WorkflowService {
-    return new Proxy(service, {
-      get: (target, property, receiver) => {
-        const value: unknown = Reflect.get(target, property, receiver);
-        if (property !== 'describeWorkerDeployment' || typeof value !== 'function') return value;
-        return async (request: Parameters<WorkflowService['describeWorkerDeployment']>[0]) => {
-          const describe = value as WorkflowService['describeWorkerDeployment'];
-          const response = await describe.call(target, request);
-          await this.recheck(target, address, request, response);
-          return response;
-        };
+    return aroundCalls<Parameters<WorkflowService['describeWorkerDeployment']>[0]>(
+      service,
+      (method) => method === 'describeWorkerDeployment',
+      async (request, call) => {
+        const response = (await call(request)) as DeploymentResponse;
+        await this.recheck(service, address, request, response);
+        return response;
       },
-    });
+    );
   }
 
   private async recheck(

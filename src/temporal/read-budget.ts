@@ -6,6 +6,7 @@
 import { realTimers, type Timers } from '../runtime/timers.ts';
 import { TokenBucket } from '../runtime/token-bucket.ts';
 import type { WorkflowService } from './protocol.ts';
+import { aroundCalls } from './service-calls.ts';
 
 /** The reads of Worker Deployment state the reconciler makes, and the batch starts of the pinned-workflow ladder: each takes a token. */
 export const BUDGETED_READS: ReadonlySet<string> = new Set([
@@ -42,16 +43,14 @@ export class TemporalReadBudget {
 
   /** The service, whose budgeted reads wait for a token of their namespace at `address`. */
   paced(service: WorkflowService, address: string): WorkflowService {
-    return new Proxy(service, {
-      get: (target, property, receiver) => {
-        const value: unknown = Reflect.get(target, property, receiver);
-        if (typeof property !== 'string' || !BUDGETED_READS.has(property) || typeof value !== 'function') return value;
-        return async (request: { namespace?: string | null }) => {
-          await this.turn(address, request.namespace ?? '');
-          return (value as (r: unknown) => Promise<unknown>).call(target, request);
-        };
+    return aroundCalls<{ namespace?: string | null }>(
+      service,
+      (method) => BUDGETED_READS.has(method),
+      async (request, call) => {
+        await this.turn(address, request.namespace ?? '');
+        return call(request);
       },
-    });
+    );
   }
 
   /**

@@ -5,6 +5,7 @@
 import { realTimers, type Timers } from '../runtime/timers.ts';
 import { GrpcStatus, TemporalCallError } from './call-status.ts';
 import type { WorkflowService } from './protocol.ts';
+import { aroundCalls } from './service-calls.ts';
 
 export interface VersionRecordTarget {
   service: WorkflowService;
@@ -70,25 +71,23 @@ export class PollerRefusals {
 
   /** The service of Temporal at `address`, whose deletions of version records go through this memory. */
   remembering(service: WorkflowService, address: string): WorkflowService {
-    return new Proxy(service, {
-      get: (target, property, receiver) => {
-        const value: unknown = Reflect.get(target, property, receiver);
-        if (property !== 'deleteWorkerDeploymentVersion' || typeof value !== 'function') return value;
-        return async (request: Parameters<WorkflowService['deleteWorkerDeploymentVersion']>[0]) => {
-          const { deploymentName, buildId } = request.deploymentVersion ?? {};
-          const key = JSON.stringify([address, request.namespace, deploymentName, buildId]);
-          const now = this.timers.now();
-          for (const [k, { at }] of this.refused) if (now - at >= this.retryAfterMs) this.refused.delete(k);
-          const earlier = this.refused.get(key);
-          if (earlier) throw earlier.error;
-          try {
-            return await (value as (r: unknown) => Promise<unknown>).call(target, request);
-          } catch (error) {
-            if (refusedForPollers(error)) this.refused.set(key, { at: this.timers.now(), error });
-            throw error;
-          }
-        };
+    return aroundCalls<Parameters<WorkflowService['deleteWorkerDeploymentVersion']>[0]>(
+      service,
+      (method) => method === 'deleteWorkerDeploymentVersion',
+      async (request, call) => {
+        const { deploymentName, buildId } = request.deploymentVersion ?? {};
+        const key = JSON.stringify([address, request.namespace, deploymentName, buildId]);
+        const now = this.timers.now();
+        for (const [k, { at }] of this.refused) if (now - at >= this.retryAfterMs) this.refused.delete(k);
+        const earlier = this.refused.get(key);
+        if (earlier) throw earlier.error;
+        try {
+          return await call(request);
+        } catch (error) {
+          if (refusedForPollers(error)) this.refused.set(key, { at: this.timers.now(), error });
+          throw error;
+        }
       },
-    });
+    );
   }
 }
