@@ -7,7 +7,7 @@ import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { clusterClient } from '../k8s/cluster-client.ts';
-import { LABELS } from '../k8s/names.ts';
+import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
 import { podProblems } from '../k8s/pod-problems.ts';
 import { Backoff, RetrySchedule } from '../runtime/backoff.ts';
 import { NamespacedInformers } from '../runtime/namespaced-informers.ts';
@@ -26,6 +26,9 @@ import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-b
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { DrainageRechecks } from '../temporal/drainage-rechecks.ts';
 import { PollerRefusals } from '../temporal/version-records.ts';
+import type { BuildBacklog } from '../domain/backlog.ts';
+import { readVersionBacklog } from '../temporal/version-backlog.ts';
+import { type BacklogBuild, BacklogCollector } from './backlog-collector.ts';
 import { checkConnection } from './connection-check.ts';
 import { releaseConnection } from './connection-release.ts';
 import { reconcileOwnedResource } from './owned-resource-release.ts';
@@ -64,6 +67,8 @@ export interface ControllerOptions {
   metrics?: Metrics;
   /** How long a repeated event is only counted before its count is written (default 10 min; tests shorten it). */
   eventRepeatWindowMs?: number;
+  /** Read each build's backlog from Temporal for the backlog metrics (default: off). */
+  backlogMetrics?: boolean;
 }
 
 export class Controller {
@@ -84,6 +89,7 @@ export class Controller {
   private readonly reads: TemporalReadBudget;
   private readonly refusals: PollerRefusals;
   private readonly drainage: DrainageRechecks;
+  private readonly backlog: BacklogCollector | undefined;
   /** Keys an event queued since they last ran: such a reconcile reads first, a poll waits for a free read. */
   private readonly eventDriven = new Set<string>();
   /** Per worker deployment, what of it calls for a reconcile when it changes (see changeOf). */
@@ -269,6 +275,17 @@ export class Controller {
         `Temporal lists build ${buildId} of Worker Deployment ${deploymentName} as draining, but its own record says drained: the record is believed`,
       );
     });
+    this.backlog = options.backlogMetrics
+      ? new BacklogCollector({
+          builds: () => this.backlogBuilds(),
+          pollIntervalMs: dependencies.pollIntervalMs,
+          log,
+        })
+      : undefined;
+    if (this.backlog) {
+      const backlog = this.backlog;
+      this.metrics.observeBacklog(() => backlog.figures());
+    }
     let reconciles = 0;
     /** Runs one reconcile with a logger of its own, which also says why it failed (the queue then retries it with backoff). */
     const logged = async <T extends ReconcileResult | void>(
@@ -334,6 +351,47 @@ export class Controller {
       : 0;
   }
 
+  /** Each build's backlog as last read, where recent enough to act on; empty with backlog metrics off. */
+  backlogFigures(): BuildBacklog[] {
+    return this.backlog?.figures() ?? [];
+  }
+
+  /** The builds with replicas, each with how to read its backlog within its Temporal namespace's read budget. */
+  private backlogBuilds(): BacklogBuild[] {
+    const builds = new Map<string, BacklogBuild>();
+    for (const deployment of this.deployments.list()) {
+      const namespace = deployment.metadata?.namespace ?? '';
+      const buildId = deployment.metadata?.labels?.[LABELS.buildId];
+      const owner = deployment.metadata?.ownerReferences?.find(
+        (o) => o.kind === KINDS.TemporalWorkerDeployment.kind && o.controller,
+      );
+      // Nothing may scale a build at zero back up (its autoscalers are gone): no read is spent on it.
+      if (!buildId || !owner || deployment.spec?.replicas === 0) continue;
+      const key = `${namespace}/${owner.name}/${buildId}`;
+      const twd = this.workerDeployments.get(namespace, owner.name);
+      const connection = twd && this.connections.get(namespace, twd.spec.workerOptions.connectionRef.name);
+      if (!twd || !connection || builds.has(key)) continue;
+      const temporalNamespace = twd.spec.workerOptions.temporalNamespace;
+      const pools = Object.fromEntries(
+        (twd.spec.pools ?? []).flatMap((pool) => (pool.taskQueue ? [[pool.taskQueue, pool.name]] : [])),
+      );
+      builds.set(key, {
+        build: { namespace, workerDeployment: owner.name, buildId, pools },
+        takeRead: () => this.reads.tryTake(connection.spec.hostPort, temporalNamespace),
+        read: async () =>
+          readVersionBacklog(
+            {
+              service: await this.clients.workflowService(connection),
+              namespace: temporalNamespace,
+              deploymentName: temporalDeploymentName(namespace, owner.name),
+            },
+            buildId,
+          ),
+      });
+    }
+    return [...builds.values()];
+  }
+
   async start(): Promise<void> {
     // Connections, Deployments and Pods first, so the first reconciles read full caches.
     await Promise.all([
@@ -343,9 +401,11 @@ export class Controller {
       this.pods.start(),
     ]);
     await this.workerDeployments.start();
+    this.backlog?.start();
   }
 
   async stop(): Promise<void> {
+    this.backlog?.stop();
     await Promise.all([
       this.workerDeployments.stop(),
       this.connections.stop(),

@@ -2,10 +2,14 @@
 // registry of their own so that tests and benchmarks read their own counts; and the counters and
 // work queue observers that feed them.
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
+import { BACKLOG_FIGURES, type BuildBacklog } from '../domain/backlog.ts';
 import type { KubernetesRequestCounter } from './kube/api-client.ts';
 import type { ReconcileOutcome, WorkQueueObserver } from './work-queue.ts';
 
 const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'requeue_after', 'error'];
+
+type BacklogLabel = 'namespace' | 'worker_deployment' | 'build_id' | 'task_queue' | 'task_queue_type';
+const BACKLOG_LABELS: BacklogLabel[] = ['namespace', 'worker_deployment', 'build_id', 'task_queue', 'task_queue_type'];
 
 export class Metrics {
   readonly registry: Registry;
@@ -204,6 +208,32 @@ export class Metrics {
       this.pinnedWorkflows.set({ namespace, worker_deployment: name, build_id }, count);
     this.pinnedWorkflowBuilds.set(key, Object.keys(running));
   };
+
+  /** Gauges of each build's backlog, as `figures` gives it at each scrape: a build or queue it leaves out has no series. */
+  observeBacklog(figures: () => readonly BuildBacklog[]): void {
+    for (const { name, help, figure } of BACKLOG_FIGURES)
+      new Gauge<BacklogLabel>({
+        name: `twc_temporal_${name}`,
+        help,
+        labelNames: BACKLOG_LABELS,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const build of figures())
+            for (const queue of build.queues)
+              this.set(
+                {
+                  namespace: build.namespace,
+                  worker_deployment: build.workerDeployment,
+                  build_id: build.buildId,
+                  task_queue: queue.taskQueue,
+                  task_queue_type: queue.type,
+                },
+                figure(queue),
+              );
+        },
+      });
+  }
 
   /** Counts one step of a worker deployment judged by its analysis. */
   readonly countAnalysisVerdict = (namespace: string, name: string, verdict: 'Passed' | 'Failed'): void => {

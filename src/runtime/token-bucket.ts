@@ -28,6 +28,13 @@ export class TokenBucket {
     return this.tokens >= 0 ? 0 : this.msUntil(0);
   }
 
+  /** Takes a token only if one is there now, never borrowing. */
+  tryTake(): boolean {
+    if (this.msUntilAvailable() > 0) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
   /** How long until a token can be taken without waiting (0: now). */
   msUntilAvailable(): number {
     this.refill();

@@ -63,6 +63,11 @@ export class TemporalReadBudget {
     return wait === 0 ? 0 : wait + this.random() * spreadMs;
   }
 
+  /** Takes a token for a read made outside `paced` if one is there now; false: read later. */
+  tryTake(address: string, namespace: string): boolean {
+    return this.bucket(address, namespace).tryTake();
+  }
+
   private async turn(address: string, namespace: string): Promise<void> {
     const wait = this.bucket(address, namespace).take();
     if (wait > 0) await new Promise<void>((resolve) => this.timers.setTimeout(resolve, wait));

@@ -19,6 +19,7 @@ import {
   userVerb,
   type Verdict,
 } from './owned-resource-admission.ts';
+import type { RequestHandler } from '../external-metrics/api-server.ts';
 import type { ServingCertificates } from './serving-certificates.ts';
 
 export const OWNED_RESOURCE_WEBHOOK_PATH = '/validate-temporal-io-v1alpha1-temporalworkerownedresource';
@@ -32,6 +33,8 @@ export interface WebhookOptions {
   api: KubernetesApi;
   bannedKinds: readonly string[];
   log: Logger;
+  /** Served on the same port and certificate (the external metrics API): asks for client certificates. */
+  alsoServe?: RequestHandler;
 }
 
 export interface RunningWebhook {
@@ -63,7 +66,10 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
       })
       .then((review) => review.status?.userInfo?.username ?? 'the controller')
       .catch(() => 'the controller'));
-  const server: Server = createServer(first, (request, response) => {
+  // A client certificate is asked for, never required: the API server calls the webhook without one.
+  const clientCertificates = options.alsoServe ? { requestCert: true, rejectUnauthorized: false } : {};
+  const server: Server = createServer({ ...first, ...clientCertificates }, (request, response) => {
+    if (options.alsoServe?.(request, response)) return;
     if (
       request.method !== 'POST' ||
       new URL(request.url ?? '/', 'https://host').pathname !== OWNED_RESOURCE_WEBHOOK_PATH
