@@ -171,6 +171,15 @@ export const SETTINGS = {
       "reads per second of one Temporal namespace through one frontend, shared by every worker deployment using it; keep it under the server's limit (see Operations)",
     parse: rate,
   },
+  backlogMetrics: {
+    value: '[true|false]',
+    switch: true,
+    env: 'TWC_BACKLOG_METRICS',
+    default: 'true',
+    description:
+      "the leader reads each build's task-queue backlog from Temporal (at most once per --poll-interval, within --temporal-read-budget) for the `twc_temporal_backlog_*` metrics and, where the webhook is served, the external.metrics.k8s.io API on its port",
+    parse: boolean,
+  },
   temporalConnectTo: {
     value: '<host:port=host:port,...>',
     env: 'TWC_TEMPORAL_CONNECT_TO',

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { collectDefaultMetrics } from 'prom-client';
 import { Controller } from '../controller/controller.ts';
+import { externalMetricsHandler } from '../external-metrics/api-server.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
 import { healthz, metrics as metricsRoute, readyz, type Route, serve } from '../runtime/http-server.ts';
 import { KubernetesApi } from '../runtime/kube/api-client.ts';
@@ -63,6 +64,7 @@ run.action(async (options: Config) => {
     temporalReadBudget: options.temporalReadBudget,
     ...(options.temporalConnectTo ? { temporalConnectTo: options.temporalConnectTo } : {}),
     kubernetesRate: { perSecond: options.kubeApiQps, burst: options.kubeApiBurst },
+    backlogMetrics: options.backlogMetrics,
     metrics,
     log,
   });
@@ -141,6 +143,16 @@ run.action(async (options: Config) => {
       api,
       bannedKinds: options.ownedResourceBannedKinds,
       log: webhookLog,
+      // Answered by the leader only, which holds the figures; a standby says so.
+      ...(options.backlogMetrics
+        ? {
+            alsoServe: externalMetricsHandler({
+              api,
+              figures: () => (running ? controller.backlogFigures() : undefined),
+              log: log.child({ api: 'external.metrics.k8s.io' }),
+            }),
+          }
+        : {}),
     }).then(
       (running) => {
         webhookServing = true;

@@ -1,12 +1,14 @@
 // The Kubernetes half of the local environment: an embedded etcd, kube-apiserver with a token
 // for an admin in system:masters, and kube-controller-manager running the controllers that turn
 // Deployments into ReplicaSets and Pods, clean up after them, and act on the PodDisruptionBudgets
-// and HorizontalPodAutoscalers owned resources attach to builds.
+// and HorizontalPodAutoscalers owned resources attach to builds. The API server runs the
+// aggregation layer, so aggregated APIs (the controller's external metrics) are called for real.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import path from 'node:path';
 import { stringify } from 'yaml';
+import { issueAuthority, issueClient } from '../webhook/certificate-issuer.ts';
 import type { Binaries } from './binaries.ts';
 import { freePort } from './ports.ts';
 import { Component } from './process.ts';
@@ -35,6 +37,8 @@ export interface KubernetesCluster {
 }
 
 const START_TIMEOUT_MS = 90_000;
+/** The common name of the API server's front-proxy client certificate. */
+const FRONT_PROXY_NAME = 'front-proxy-client';
 
 export async function startKubernetes(dir: string, binaries: Binaries): Promise<KubernetesCluster> {
   const components: Component[] = [];
@@ -63,6 +67,7 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
     const token = randomBytes(24).toString('hex');
     const certDir = path.join(dir, 'apiserver-certs');
     const files = writeApiserverFiles(dir, token);
+    const frontProxy = await writeFrontProxyFiles(dir);
     const auditLogPath = path.join(dir, 'audit.log');
     const apiserver = new Component({
       name: 'kube-apiserver',
@@ -93,6 +98,15 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
         // No kube-proxy routes a Service's cluster IP here: the API server calls a webhook's
         // Service at one of its endpoints instead.
         '--enable-aggregator-routing=true',
+        // The aggregation layer: the API server proxies aggregated APIs (the controller's external
+        // metrics) with this client certificate, naming the user in these headers.
+        `--requestheader-client-ca-file=${frontProxy.authority}`,
+        `--requestheader-allowed-names=${FRONT_PROXY_NAME}`,
+        '--requestheader-username-headers=X-Remote-User',
+        '--requestheader-group-headers=X-Remote-Group',
+        '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+        `--proxy-client-cert-file=${frontProxy.cert}`,
+        `--proxy-client-key-file=${frontProxy.key}`,
         `--audit-policy-file=${files.auditPolicy}`,
         `--audit-log-path=${auditLogPath}`,
         '--audit-log-format=json',
@@ -176,6 +190,22 @@ function writeApiserverFiles(
   writeFileSync(files.tokens, `${token},admin,admin,"system:masters"\n`, { mode: 0o600 });
   writeFileSync(files.publicKey, keys.publicKey);
   writeFileSync(files.privateKey, keys.privateKey, { mode: 0o600 });
+  return files;
+}
+
+/** The front proxy's CA and its client certificate, for as long as an environment may live. */
+async function writeFrontProxyFiles(dir: string): Promise<{ authority: string; cert: string; key: string }> {
+  const lifetimeMs = 365 * 86_400_000;
+  const authority = await issueAuthority(Date.now(), lifetimeMs);
+  const client = await issueClient(authority, FRONT_PROXY_NAME, Date.now(), lifetimeMs);
+  const files = {
+    authority: path.join(dir, 'front-proxy-ca.crt'),
+    cert: path.join(dir, 'front-proxy-client.crt'),
+    key: path.join(dir, 'front-proxy-client.key'),
+  };
+  writeFileSync(files.authority, authority.cert);
+  writeFileSync(files.cert, client.cert);
+  writeFileSync(files.key, client.key, { mode: 0o600 });
   return files;
 }
 

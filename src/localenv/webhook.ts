@@ -1,8 +1,16 @@
-// The owned-resource webhook as the local environment serves it, the way a cluster does: a
-// ValidatingWebhookConfiguration naming a Service, which the API server resolves to its endpoints
+// The controller's HTTPS server (the owned-resource webhook, the external metrics API) as the
+// local environment serves it, the way a cluster does: a ValidatingWebhookConfiguration or an
+// APIService naming a Service, which the API server resolves to its endpoints
 // (--enable-aggregator-routing). No kubelet runs the controller here, so the Service has no
 // selector: its one endpoint is this machine's address, where the controller listens.
-import { AdmissionregistrationV1Api, CoreV1Api, DiscoveryV1Api, type KubeConfig } from '@kubernetes/client-node';
+import {
+  AdmissionregistrationV1Api,
+  ApiregistrationV1Api,
+  CoreV1Api,
+  DiscoveryV1Api,
+  type KubeConfig,
+} from '@kubernetes/client-node';
+import { GROUP as METRICS_GROUP, VERSION as METRICS_VERSION } from '../external-metrics/metric-values.ts';
 import { networkInterfaces } from 'node:os';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import { POD_INTERFACE_PREFIX } from '../node-agent/pod-network.ts';
@@ -98,6 +106,29 @@ export async function registerWebhook(kubeconfig: KubeConfig, registration: Webh
           timeoutSeconds: 5,
         },
       ],
+    },
+  });
+}
+
+/** The APIService name of the external metrics API: one per cluster, whoever serves it. */
+export const EXTERNAL_METRICS_API_SERVICE = `${METRICS_VERSION}.${METRICS_GROUP}`;
+
+/** Has the API server proxy external.metrics.k8s.io to `service`, whose serving certificate `caBundle` issued. */
+export async function registerExternalMetrics(
+  kubeconfig: KubeConfig,
+  registration: { service: WebhookService; caBundle: string },
+): Promise<void> {
+  await kubeconfig.makeApiClient(ApiregistrationV1Api).createAPIService({
+    body: {
+      metadata: { name: EXTERNAL_METRICS_API_SERVICE },
+      spec: {
+        group: METRICS_GROUP,
+        version: METRICS_VERSION,
+        service: { ...registration.service, port: SERVICE_PORT },
+        caBundle: Buffer.from(registration.caBundle).toString('base64'),
+        groupPriorityMinimum: 100,
+        versionPriority: 100,
+      },
     },
   });
 }

@@ -24,6 +24,7 @@ const OID = {
   subjectKeyIdentifier: '2.5.29.14',
   authorityKeyIdentifier: '2.5.29.35',
   serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
 } as const;
 /** KeyUsage bits, first byte: digitalSignature is bit 0 (0x80), keyCertSign bit 5, cRLSign bit 6. */
 const DIGITAL_SIGNATURE = { byte: 0x80, unusedBits: 7 };
@@ -49,22 +50,40 @@ export async function issueAuthority(now: number, servingLifetimeMs: number): Pr
 }
 
 /** A serving certificate for `hosts` (DNS names or IP addresses), signed by `authority`, never outliving it. */
-export async function issueServing(
+export function issueServing(
   authority: KeyPair,
   hosts: readonly string[],
   now: number,
   lifetimeMs: number,
 ): Promise<KeyPair> {
+  return issueLeaf(authority, hosts[0] ?? 'webhook', { notBefore: now - BACKDATE_MS, notAfter: now + lifetimeMs }, [
+    extension(OID.extendedKeyUsage, new pkijs.ExtKeyUsage({ keyPurposes: [OID.serverAuth] }).toSchema()),
+    extension(OID.subjectAltName, new pkijs.GeneralNames({ names: hosts.map(generalName) }).toSchema()),
+  ]);
+}
+
+/** A client certificate of `commonName`, signed by `authority` (the local API server's front proxy has one). */
+export function issueClient(authority: KeyPair, commonName: string, now: number, lifetimeMs: number): Promise<KeyPair> {
+  return issueLeaf(authority, commonName, { notBefore: now - BACKDATE_MS, notAfter: now + lifetimeMs }, [
+    extension(OID.extendedKeyUsage, new pkijs.ExtKeyUsage({ keyPurposes: [OID.clientAuth] }).toSchema()),
+  ]);
+}
+
+async function issueLeaf(
+  authority: KeyPair,
+  commonName: string,
+  validity: Validity,
+  purpose: pkijs.Extension[],
+): Promise<KeyPair> {
   const issuer = pkijs.Certificate.fromBER(new X509Certificate(authority.cert).raw);
   const keys = await crypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
-  const notAfter = Math.min(now + lifetimeMs, issuer.notAfter.value.getTime());
-  const certificate = await frame(hosts[0] ?? 'webhook', keys.publicKey, { notBefore: now - BACKDATE_MS, notAfter });
+  const notAfter = Math.min(validity.notAfter, issuer.notAfter.value.getTime());
+  const certificate = await frame(commonName, keys.publicKey, { notBefore: validity.notBefore, notAfter });
   certificate.issuer = issuer.subject;
   certificate.extensions = [
     extension(OID.basicConstraints, new pkijs.BasicConstraints({ cA: false }).toSchema(), true),
     extension(OID.keyUsage, usage(DIGITAL_SIGNATURE), true),
-    extension(OID.extendedKeyUsage, new pkijs.ExtKeyUsage({ keyPurposes: [OID.serverAuth] }).toSchema()),
-    extension(OID.subjectAltName, new pkijs.GeneralNames({ names: hosts.map(generalName) }).toSchema()),
+    ...purpose,
     extension(
       OID.authorityKeyIdentifier,
       new pkijs.AuthorityKeyIdentifier({

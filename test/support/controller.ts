@@ -6,6 +6,7 @@ import type { TestContext } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { Controller } from '../../src/controller/controller.ts';
+import type { BuildBacklog } from '../../src/domain/backlog.ts';
 import { LABELS } from '../../src/k8s/names.ts';
 import { jsonLogger } from '../../src/runtime/logger.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
@@ -30,6 +31,8 @@ export interface ControlledNamespaceOptions {
   eventRepeatWindowMs?: number;
   /** The controller option of that name (default: none). */
   temporalConnectTo?: ReadonlyMap<string, string>;
+  /** The controller option of that name (default: off). */
+  backlogMetrics?: boolean;
 }
 
 /** One build's Deployment as the test sees it. */
@@ -67,6 +70,8 @@ export interface ControlledNamespace extends WorkerDeployments {
   identity: string;
   /** Stops the controller, as a crash or a shutdown would. */
   stopController(): Promise<void>;
+  /** What the running controller last read of each build's backlog (with backlogMetrics). */
+  backlogFigures(): BuildBacklog[];
   /** Starts a new controller with the same identity and options, but for these changes. */
   startController(changes?: Pick<ControlledNamespaceOptions, 'temporalReadBudget'>): Promise<void>;
 }
@@ -108,6 +113,7 @@ export async function controlledNamespace(
       ...(options.temporalReadBudget === undefined ? {} : { temporalReadBudget: options.temporalReadBudget }),
       ...(options.eventRepeatWindowMs === undefined ? {} : { eventRepeatWindowMs: options.eventRepeatWindowMs }),
       ...(options.temporalConnectTo ? { temporalConnectTo: options.temporalConnectTo } : {}),
+      ...(options.backlogMetrics ? { backlogMetrics: true } : {}),
       ...(logTo ? { log: jsonLogger('debug', { write: (line) => logTo(line.trimEnd()) }) } : {}),
       metrics,
     });
@@ -116,7 +122,8 @@ export async function controlledNamespace(
   await startController();
   t.after(stopController);
   await createTemporalConnection(namespace, options.connectionSpec ?? { hostPort: temporalAddress });
-  return { metrics, identity, stopController, startController, ...workerDeployments(namespace) };
+  const backlogFigures = () => controller?.backlogFigures() ?? [];
+  return { metrics, identity, stopController, startController, backlogFigures, ...workerDeployments(namespace) };
 }
 
 /** The TemporalConnection `temporal` in `namespace`, which the worker deployments here name. */

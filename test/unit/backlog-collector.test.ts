@@ -14,17 +14,16 @@ function world(buildIds: string[]) {
   const timers = new FakeTimers();
   const reads: string[] = [];
   const state = { tokens: Infinity, builds: buildIds, failing: false };
-  const backlog = (buildId: string): TaskQueueFigures[] =>
-    [
-      {
-        taskQueue: 'orders',
-        type: 'workflow',
-        backlogCount: reads.length,
-        backlogAgeSeconds: 0,
-        addRate: 0,
-        dispatchRate: 0,
-      },
-    ].map((q) => ({ ...q, taskQueue: `orders-${buildId}` }));
+  const backlog = (buildId: string): TaskQueueFigures[] => [
+    {
+      taskQueue: `orders-${buildId}`,
+      type: 'workflow',
+      backlogCount: reads.length,
+      backlogAgeSeconds: 0,
+      addRate: 0,
+      dispatchRate: 0,
+    },
+  ];
   const builds = (): BacklogBuild[] =>
     state.builds.map((buildId) => ({
       build: { namespace: 'shop', workerDeployment: 'orders', buildId, pools: {} },

@@ -60,6 +60,7 @@ test('without flags or variables every setting has its default', () => {
       temporalMaxVersionsInDeployment: 100,
       rollbackWindow: 3_600_000,
       temporalReadBudget: 20,
+      backlogMetrics: true,
       metricsBindAddress: { port: 8080 },
       healthProbeBindAddress: { port: 8081 },
       webhookBindAddress: { port: 9443 },
