@@ -180,6 +180,30 @@ export const SETTINGS = {
       "the leader reads each build's task-queue backlog from Temporal (at most once per --poll-interval, within --temporal-read-budget) for the `twc_temporal_backlog_*` metrics and, where the webhook is served, the external.metrics.k8s.io API on its port",
     parse: boolean,
   },
+  externalMetricsService: {
+    value: '<name>',
+    env: 'TWC_EXTERNAL_METRICS_SERVICE',
+    default: 'temporal-worker-controller-external-metrics',
+    description:
+      'the selector-less Service (in --webhook-namespace) that the external metrics APIService names: only the leader holds the backlog figures, so it writes itself in as its one endpoint (an EndpointSlice of the same name); a self-managed certificate names it too',
+    parse: text,
+  },
+  externalMetricsAdvertiseAddress: {
+    value: '<ip>',
+    env: 'TWC_EXTERNAL_METRICS_ADVERTISE_ADDRESS',
+    defaultText: '`POD_IP`; unset, no endpoint is written (the Service is yours to route)',
+    computeDefault: () => process.env.POD_IP ?? '',
+    description: "the leader's address in the external metrics Service's EndpointSlice",
+    parse: text,
+  },
+  externalMetricsApiService: {
+    value: '<name>',
+    env: 'TWC_EXTERNAL_METRICS_API_SERVICE',
+    default: '',
+    description:
+      'the APIService whose caBundle a self-managed certificate keeps as well (`v1beta1.external.metrics.k8s.io` when the chart registers it); empty: none',
+    parse: text,
+  },
   temporalConnectTo: {
     value: '<host:port=host:port,...>',
     env: 'TWC_TEMPORAL_CONNECT_TO',

@@ -9,6 +9,8 @@ import { collectDefaultMetrics } from 'prom-client';
 import { Controller } from '../controller/controller.ts';
 import { externalMetricsHandler } from '../external-metrics/api-server.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
+import { publishLeaderEndpoint } from '../k8s/leader-endpoint.ts';
+import { Backoff } from '../runtime/backoff.ts';
 import { healthz, metrics as metricsRoute, readyz, type Route, serve } from '../runtime/http-server.ts';
 import { KubernetesApi } from '../runtime/kube/api-client.ts';
 import { type ClusterAccess, defaultClusterAccess, kubeconfigAccess } from '../runtime/kube/cluster-access.ts';
@@ -74,6 +76,39 @@ run.action(async (options: Config) => {
     running = true;
     log.info({ identity: options.identity }, 'controller running');
     process.send?.({ type: 'ready' });
+    await advertiseExternalMetrics();
+  };
+  /** As the leader, the one endpoint of the external metrics Service; retried until written. */
+  const advertiseExternalMetrics = async (): Promise<void> => {
+    const served = await webhook;
+    const address = options.externalMetricsAdvertiseAddress;
+    if (!options.backlogMetrics || !served || !address) return;
+    const endpoint = {
+      namespace: options.webhookNamespace,
+      service: options.externalMetricsService,
+      address,
+      port: served.port,
+    };
+    const endpointLog = log.child({ service: `${endpoint.namespace}/${endpoint.service}` });
+    const api = new KubernetesApi({ access, count: metrics.countKubernetesRequest });
+    const backoff = new Backoff<'write'>({ baseMs: 1000, maxMs: 60_000, jitter: 0.2 });
+    while (!stopping) {
+      try {
+        await publishLeaderEndpoint(api, endpoint);
+        endpointLog.info(
+          { address, port: served.port },
+          'this replica is the endpoint of the external metrics Service',
+        );
+        return;
+      } catch (error) {
+        const retryInMs = backoff.next('write');
+        endpointLog.error(
+          { error: errorMessage(error), retryInMs: Math.round(retryInMs) },
+          'could not write this replica into the external metrics Service',
+        );
+        await new Promise((resolve) => setTimeout(resolve, retryInMs));
+      }
+    }
   };
   const lease = options.leaderElectionId;
   const leaseLog = log.child({ lease: `${options.leaderElectionNamespace}/${lease}` });
@@ -191,12 +226,17 @@ run.action(async (options: Config) => {
 
 function servingCertificates(options: Config, api: KubernetesApi, metrics: Metrics, log: Logger): ServingCertificates {
   if (options.webhookCerts === 'cert-dir') return directoryCertificates(options.webhookCertDir, log);
-  const service = `${options.webhookService}.${options.webhookNamespace}.svc`;
+  const services = [options.webhookService, ...(options.backlogMetrics ? [options.externalMetricsService] : [])].map(
+    (name) => `${name}.${options.webhookNamespace}.svc`,
+  );
   return new SelfManagedCertificates({
     api,
     secret: { namespace: options.webhookNamespace, name: options.webhookCertSecret },
     configuration: options.webhookConfiguration,
-    hosts: [service, `${service}.cluster.local`],
+    ...(options.backlogMetrics && options.externalMetricsApiService
+      ? { apiService: options.externalMetricsApiService }
+      : {}),
+    hosts: services.flatMap((service) => [service, `${service}.cluster.local`]),
     lifetimeMs: options.webhookCertLifetime,
     log,
     report: metrics.webhookCertificates,

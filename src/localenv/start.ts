@@ -11,7 +11,13 @@ import { startEnvironment } from './environment.ts';
 import { EXAMPLE_CONNECTION, exampleConnectionAddress, exampleNodes, exampleTemporalNamespaces } from './examples.ts';
 import { freePort } from './ports.ts';
 import { startMessage } from './start-message.ts';
-import { exposeWebhook, machineAddress, registerWebhook } from './webhook.ts';
+import {
+  EXTERNAL_METRICS_API_SERVICE,
+  exposeWebhook,
+  machineAddress,
+  registerExternalMetrics,
+  registerWebhook,
+} from './webhook.ts';
 
 const started = Date.now();
 // Temporal is reached at the examples' in-cluster address, as in a cluster: the Pods through the
@@ -52,12 +58,19 @@ const webhook = { port: await freePort(), address: machineAddress() };
 const webhookService = { namespace: 'default', name: 'temporal-worker-controller-webhook' };
 await exposeWebhook(env.kubeconfig, webhookService, webhook);
 await registerWebhook(env.kubeconfig, { name: 'temporal-worker-controller', service: webhookService });
+// The backlog metrics, for the HPAs of owned resources: the controller writes itself in as the endpoint.
+await registerExternalMetrics(env.kubeconfig, {
+  namespace: webhookService.namespace,
+  name: 'temporal-worker-controller-external-metrics',
+});
 const ENDPOINTS = [
   '--metrics-bind-address=127.0.0.1:0',
   '--health-probe-bind-address=127.0.0.1:0',
   `--webhook-bind-address=${webhook.address}:${webhook.port}`,
   `--webhook-namespace=${webhookService.namespace}`,
   `--webhook-service=${webhookService.name}`,
+  `--external-metrics-advertise-address=${webhook.address}`,
+  `--external-metrics-api-service=${EXTERNAL_METRICS_API_SERVICE}`,
 ];
 const controller = superviseController({
   spec: {

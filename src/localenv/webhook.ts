@@ -113,19 +113,26 @@ export async function registerWebhook(kubeconfig: KubeConfig, registration: Webh
 /** The APIService name of the external metrics API: one per cluster, whoever serves it. */
 export const EXTERNAL_METRICS_API_SERVICE = `${METRICS_VERSION}.${METRICS_GROUP}`;
 
-/** Has the API server proxy external.metrics.k8s.io to `service`, whose serving certificate `caBundle` issued. */
-export async function registerExternalMetrics(
-  kubeconfig: KubeConfig,
-  registration: { service: WebhookService; caBundle: string },
-): Promise<void> {
+/**
+ * Has the API server proxy external.metrics.k8s.io to `service`, made here without a selector or
+ * endpoints: the leading controller writes itself in, and its self-managed certificate's CA into
+ * the APIService's caBundle.
+ */
+export async function registerExternalMetrics(kubeconfig: KubeConfig, service: WebhookService): Promise<void> {
+  await kubeconfig.makeApiClient(CoreV1Api).createNamespacedService({
+    namespace: service.namespace,
+    body: {
+      metadata: { name: service.name },
+      spec: { ports: [{ name: PORT_NAME, port: SERVICE_PORT, protocol: 'TCP' }] },
+    },
+  });
   await kubeconfig.makeApiClient(ApiregistrationV1Api).createAPIService({
     body: {
       metadata: { name: EXTERNAL_METRICS_API_SERVICE },
       spec: {
         group: METRICS_GROUP,
         version: METRICS_VERSION,
-        service: { ...registration.service, port: SERVICE_PORT },
-        caBundle: Buffer.from(registration.caBundle).toString('base64'),
+        service: { ...service, port: SERVICE_PORT },
         groupPriorityMinimum: 100,
         versionPriority: 100,
       },

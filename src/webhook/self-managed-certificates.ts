@@ -1,5 +1,6 @@
 // The webhook's self-managed TLS: a CA and serving certificate kept in one Secret that every
-// replica shares, the CAs in the webhook configuration's caBundle, and this replica's server on
+// replica shares, the CAs in the webhook configuration's caBundle (and the external metrics
+// APIService's, served on the same port), and this replica's server on
 // the Secret's serving certificate. Every replica runs it, since every replica serves the webhook;
 // writes carry the resourceVersion they were decided on, so two replicas that decide together
 // write once and the other reads the result. Watches of the two objects (each by its name) only
@@ -42,6 +43,8 @@ export interface SelfManagedOptions {
   secret: { namespace: string; name: string };
   /** The ValidatingWebhookConfiguration whose webhooks get the caBundle. */
   configuration: string;
+  /** An APIService served on the same port (external metrics), whose caBundle is kept too. */
+  apiService?: string;
   /** The names the API server calls the webhook by (the Service's DNS names). */
   hosts: readonly string[];
   /** Of the serving certificate; the CA lives four times as long. */
@@ -68,6 +71,13 @@ interface WebhookConfiguration {
   metadata?: { resourceVersion?: string };
   webhooks?: Array<{ name: string; clientConfig: { caBundle?: string } }>;
 }
+
+interface ApiService {
+  metadata?: { resourceVersion?: string };
+  spec?: { caBundle?: string };
+}
+
+const API_SERVICES = '/apis/apiregistration.k8s.io/v1/apiservices';
 
 export class SelfManagedCertificates implements ServingCertificates {
   private readonly options: SelfManagedOptions;
@@ -108,6 +118,17 @@ export class SelfManagedCertificates implements ServingCertificates {
         onEvent,
         log: options.log,
       }),
+      ...(options.apiService
+        ? [
+            new SelfHealingInformer<KubernetesObject>({
+              api: options.api,
+              path: API_SERVICES,
+              fieldSelector: `metadata.name=${options.apiService}`,
+              onEvent,
+              log: options.log,
+            }),
+          ]
+        : []),
     ];
   }
 
@@ -168,11 +189,13 @@ export class SelfManagedCertificates implements ServingCertificates {
 
   /** One look: read, decide, write, publish, serve. Resolves with how long to sleep. */
   private async look(): Promise<number> {
-    const { api, secret, configuration, log, report } = this.options;
+    const { api, secret, configuration, apiService, log, report } = this.options;
     const secretPath = `/api/v1/namespaces/${secret.namespace}/secrets/${secret.name}`;
     const configurationPath = `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${configuration}`;
     const stored = await api.get<SecretObject>(secretPath).catch(absentAs404);
     const webhooks = await api.get<WebhookConfiguration>(configurationPath).catch(absentAs404);
+    const apiServicePath = `${API_SERVICES}/${apiService ?? ''}`;
+    const aggregated = apiService ? await api.get<ApiService>(apiServicePath).catch(absentAs404) : undefined;
     const now = this.now();
     let material: Material | undefined;
     let unusable: string | undefined;
@@ -181,7 +204,11 @@ export class SelfManagedCertificates implements ServingCertificates {
     } catch (error) {
       unusable = errorMessage(error);
     }
-    const plan = certificatePlan(material && heldOf(material, webhooks), this.wants(), now);
+    const published = [
+      ...(webhooks?.webhooks ?? []).map((webhook) => webhook.clientConfig.caBundle),
+      ...(aggregated ? [aggregated.spec?.caBundle] : []),
+    ];
+    const plan = certificatePlan(material && heldOf(material, published), this.wants(), now);
     if (plan.steps.length > 0) {
       if (unusable) log.warn({ secret: secretPath, problem: unusable }, 'the Secret holds no usable certificate');
       material = await this.carryOut(plan, material, now);
@@ -201,6 +228,16 @@ export class SelfManagedCertificates implements ServingCertificates {
       await api.replace(configurationPath, webhooks);
       log.info(
         { configuration, authorities: material.authorities.length },
+        'the caBundle now holds the CAs of the Secret',
+      );
+    }
+    if (apiService && !aggregated)
+      this.sayOnce(`no APIService ${apiService}: the API server has no caBundle to trust for it`);
+    else if (aggregated?.spec && aggregated.spec.caBundle !== bundle) {
+      aggregated.spec.caBundle = bundle;
+      await api.replace(apiServicePath, aggregated);
+      log.info(
+        { apiService, authorities: material.authorities.length },
         'the caBundle now holds the CAs of the Secret',
       );
     }
@@ -278,16 +315,15 @@ function readMaterial(secret: SecretObject): Material {
   return { authorities, authorityKey, serving };
 }
 
-function heldOf(material: Material, configuration: WebhookConfiguration | undefined): HeldCertificates {
+/** `published`: the caBundles (base64) of the webhooks and the APIService that trust the CAs. */
+function heldOf(material: Material, published: ReadonlyArray<string | undefined>): HeldCertificates {
   const serving = new X509Certificate(material.serving.cert);
   const issuer = material.authorities.find(
     (authority) => serving.checkIssued(authority) && serving.verify(authority.publicKey),
   );
   const newest = material.authorities.at(-1)?.fingerprint256;
-  const published = (configuration?.webhooks ?? []).map((webhook) =>
-    certificatesOf(Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString('utf8')).map(
-      (authority) => authority.fingerprint256,
-    ),
+  const trusted = published.map((bundle) =>
+    certificatesOf(Buffer.from(bundle ?? '', 'base64').toString('utf8')).map((authority) => authority.fingerprint256),
   );
   return {
     authorities: material.authorities.map((authority) => ({
@@ -295,7 +331,7 @@ function heldOf(material: Material, configuration: WebhookConfiguration | undefi
       ...validityOf(authority),
     })),
     serving: { issuer: issuer?.fingerprint256 ?? '', hosts: hostsOf(serving), ...validityOf(serving) },
-    newestPublished: published.length > 0 && published.every((fingerprints) => fingerprints.includes(newest ?? '')),
+    newestPublished: trusted.length > 0 && trusted.every((fingerprints) => fingerprints.includes(newest ?? '')),
   };
 }
 

@@ -4,28 +4,25 @@
 // and the HPA an owned resource renders for the build scales its Deployment up while work waits
 // and back to its minimum once the work is done. Only this file registers the cluster's one
 // external metrics APIService.
-import { ApiregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import {
-  EXTERNAL_METRICS_API_SERVICE,
-  exposeWebhook,
-  machineAddress,
-  registerExternalMetrics,
-} from '../../src/localenv/webhook.ts';
+import { publishLeaderEndpoint } from '../../src/k8s/leader-endpoint.ts';
+import { EXTERNAL_METRICS_API_SERVICE, machineAddress, registerExternalMetrics } from '../../src/localenv/webhook.ts';
 import { externalMetricsHandler } from '../../src/external-metrics/api-server.ts';
 import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { DEFAULT_BANNED_KINDS } from '../../src/webhook/owned-resource-admission.ts';
 import { startWebhook } from '../../src/webhook/server.ts';
-import { directoryCertificates } from '../../src/webhook/serving-certificates.ts';
-import { makeCertificates } from '../support/certificates.ts';
+import { SelfManagedCertificates } from '../../src/webhook/self-managed-certificates.ts';
+import { CONTROLLER_RELEASE } from '../support/controller-rbac.ts';
+import { holdExternalMetricsApi } from '../support/external-metrics-api.ts';
 import { controlledNamespace, rolledOut } from '../support/controller.ts';
 import {
   controllerAccess,
@@ -40,44 +37,54 @@ import {
 import { createOwnedResource } from '../support/owned-resources.ts';
 
 const METRICS_PATH = '/apis/external.metrics.k8s.io/v1beta1';
-const SERVICE = 'twc-metrics';
 
 /**
- * Serves the external metrics API from `figures` as `twc run` does (on the webhook's HTTPS
- * server, with the controller's credentials), registered as the cluster's external metrics
- * APIService until the test ends; resolves with the server's address once the API server calls it.
+ * Serves the external metrics API from `figures` as `twc run` does with the chart: on the
+ * webhook's HTTPS server with the controller's credentials and self-managed certificate (its CA
+ * put into the APIService's caBundle), behind a selector-less Service the leader writes itself
+ * into. The Service and the certificate Secret are the chart's, for the release whose rights the
+ * controllers have. Resolves with the server's address once the API server calls it.
  */
 async function serveExternalMetrics(
   t: TestContext,
-  namespace: string,
   figures: Parameters<typeof externalMetricsHandler>[0]['figures'],
-): Promise<{ address: string; port: number; ca: string }> {
-  const certificates = await makeCertificates(t, `${SERVICE}.${namespace}.svc`);
-  const dir = mkdtempSync(path.join(tmpdir(), 'twc-metrics-'));
-  writeFileSync(path.join(dir, 'tls.crt'), certificates.server.cert);
-  writeFileSync(path.join(dir, 'tls.key'), certificates.server.key);
+): Promise<{ address: string; port: number }> {
+  const { namespace, fullname } = CONTROLLER_RELEASE;
+  const service = `${fullname}-external-metrics`;
+  const endTurn = await holdExternalMetricsApi();
+  const admin = kubernetesApi(t);
+  t.after(async () => {
+    await admin.delete(`/apis/apiregistration.k8s.io/v1/apiservices/${EXTERNAL_METRICS_API_SERVICE}`).catch(() => {});
+    await admin.delete(`/api/v1/namespaces/${namespace}/services/${service}`).catch(() => {});
+    await admin.delete(`/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices/${service}`).catch(() => {});
+    await admin.delete(`/api/v1/namespaces/${namespace}/secrets/${fullname}-webhook-tls`).catch(() => {});
+    await endTurn();
+  });
+  await registerExternalMetrics(kubeConfig(), { namespace, name: service });
+
   const api = new KubernetesApi({ access: controllerAccess() });
   t.after(() => api.close());
   const address = machineAddress();
   const server = await startWebhook({
     bindAddress: { host: address, port: 0 },
-    certificates: directoryCertificates(dir, silentLogger),
+    certificates: new SelfManagedCertificates({
+      api,
+      secret: { namespace, name: `${fullname}-webhook-tls` },
+      configuration: fullname,
+      apiService: EXTERNAL_METRICS_API_SERVICE,
+      hosts: [`${service}.${namespace}.svc`],
+      lifetimeMs: 3_600_000,
+      log: silentLogger,
+    }),
     api,
     bannedKinds: DEFAULT_BANNED_KINDS,
     log: silentLogger,
     alsoServe: externalMetricsHandler({ api, figures, log: silentLogger }),
   });
   t.after(() => server.close());
-  const service = { namespace, name: SERVICE };
-  await exposeWebhook(kubeConfig(), service, { address, port: server.port });
-  await registerExternalMetrics(kubeConfig(), { service, caBundle: certificates.ca });
-  t.after(() =>
-    kubeConfig()
-      .makeApiClient(ApiregistrationV1Api)
-      .deleteAPIService({ name: EXTERNAL_METRICS_API_SERVICE })
-      .then(() => undefined),
-  );
-  const admin = kubernetesApi(t);
+  // Twice, as a leader and its successor: the second writes over the first.
+  for (let leader = 0; leader < 2; leader++)
+    await publishLeaderEndpoint(api, { namespace, service, address, port: server.port });
   await eventually(
     'the API server to serve external.metrics.k8s.io',
     async () => {
@@ -86,7 +93,7 @@ async function serveExternalMetrics(
     },
     90_000,
   );
-  return { address, port: server.port, ca: certificates.ca };
+  return { address, port: server.port };
 }
 
 /**
@@ -135,7 +142,7 @@ async function heldActivityWorker(
 test('the HPA of a build scales it on its own backlog: up to its maximum while work waits, back to its minimum after', async (t) => {
   const namespace = await testNamespace(t, 'backlog');
   const workers = await controlledNamespace(t, namespace, { backlogMetrics: true });
-  const served = await serveExternalMetrics(t, namespace, () => workers.backlogFigures());
+  const served = await serveExternalMetrics(t, () => workers.backlogFigures());
 
   // The build's Pods run workflows only: its activity tasks wait for the worker the test holds.
   await workers.createWorkerDeployment('orders', {
@@ -240,8 +247,7 @@ test('the HPA of a build scales it on its own backlog: up to its maximum while w
         host: served.address,
         port: served.port,
         path: `${METRICS_PATH}/namespaces/${namespace}/temporal_backlog_count`,
-        ca: served.ca,
-        servername: `${SERVICE}.${namespace}.svc`,
+        rejectUnauthorized: false,
         headers: { 'X-Remote-User': 'system:admin', 'X-Remote-Group': 'system:masters' },
       },
       (response) => {

@@ -24,7 +24,15 @@ import { buildImage } from '../../src/image/build.ts';
 import { machineAddress } from '../../src/localenv/webhook.ts';
 import { loadImage } from '../../src/node-agent/image-store.ts';
 import { createTemporalConnection, rolledOut, workerDeployments } from '../support/controller.ts';
-import { eventually, kubeConfig, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
+import {
+  eventually,
+  kubeConfig,
+  kubernetesApi,
+  sharedEnvironment,
+  testNamespace,
+  uniqueName,
+} from '../support/environment.ts';
+import { holdExternalMetricsApi } from '../support/external-metrics-api.ts';
 import { CONTROLLER_CHART, CRD_CHART, helm } from '../support/helm.ts';
 import { createOwnedResource } from '../support/owned-resources.ts';
 import { controllerRequests } from '../support/audit-log.ts';
@@ -61,12 +69,16 @@ interface Install {
   other: string;
 }
 
-/** Installs the controller's chart for one watched namespace; uninstalled when the test ends. */
-async function install(t: TestContext, values: string[]): Promise<Install> {
+/**
+ * Installs the controller's chart for one watched namespace; uninstalled when the test ends.
+ * With its external metrics API (the chart's default), only once no other test holds the cluster's one.
+ */
+async function install(t: TestContext, values: string[], externalMetrics = false): Promise<Install> {
   const release = uniqueName('twc');
   let namespace = '';
+  const endTurn = externalMetrics ? await holdExternalMetricsApi() : async () => {};
   // Registered first, so it runs before the namespaces go (after-hooks run in order).
-  t.after(() => uninstall(release, namespace));
+  t.after(() => uninstall(release, namespace).finally(endTurn));
   namespace = await testNamespace(t, 'twc-system');
   const [watched, other] = [await testNamespace(t, 'team-a'), await testNamespace(t, 'team-b')];
   await helmAsAdmin(
@@ -79,6 +91,8 @@ async function install(t: TestContext, values: string[]): Promise<Install> {
     `rbac.watchNamespaces={${watched}}`,
     '--set',
     'controller.pollInterval=1s',
+    '--set',
+    `externalMetrics.enabled=${externalMetrics}`,
     ...values.flatMap((value) => ['--set', value]),
     // helm's waiter is kstatus: the Deployment Available, the Pods Ready.
     '--wait',
@@ -157,7 +171,7 @@ async function kstatusOf(twd: TemporalWorkerDeployment): Promise<string> {
 
 test('installed by helm: the controller runs from its image in a Pod, its webhook answers through the Service, and it rolls a worker deployment out twice', async (t) => {
   // A serving certificate of two minutes: renewed a minute after it was issued, within the test.
-  const installed = await install(t, ['replicas=1', 'webhook.certLifetime=2m']);
+  const installed = await install(t, ['replicas=1', 'webhook.certLifetime=2m'], true);
   const core = kubeConfig().makeApiClient(CoreV1Api);
   const certificateSecret = {
     namespace: installed.namespace,
@@ -232,6 +246,21 @@ test('installed by helm: the controller runs from its image in a Pod, its webhoo
       : undefined,
   );
 
+  // The backlog of the current build, read through the API server from the leader's endpoint of
+  // the chart's Service, its self-managed CA in the APIService's caBundle.
+  const backlog = await eventually('the external metrics API to answer through the controller Pod', async () => {
+    const list = await kubernetesApi(t)
+      .get<{ items: { metricLabels: Record<string, string> }[] }>(
+        `/apis/external.metrics.k8s.io/v1beta1/namespaces/${installed.watched}/temporal_backlog_count`,
+      )
+      .catch(() => undefined);
+    return list?.items.length ? list.items : undefined;
+  });
+  assert.ok(
+    backlog.every((item) => item.metricLabels['temporal.io/deployment-name'] === 'orders'),
+    JSON.stringify(backlog),
+  );
+
   // Left alone: no status, no Deployment, and no request of the controller's outside its namespaces.
   assert.equal((await other.read('orders')).status, undefined, 'the worker deployment in another namespace');
   assert.equal((await other.buildDeployments()).size, 0);
@@ -244,8 +273,9 @@ test('installed by helm: the controller runs from its image in a Pod, its webhoo
   );
   assert.deepEqual(
     [...new Set(requests.map((r) => r.namespace).filter((ns) => ns !== undefined))].sort(),
-    [installed.namespace, installed.watched].sort(),
-    'namespaced requests only in its own namespace and the one it watches',
+    // kube-system: the API server's front-proxy CA, which the external metrics API trusts.
+    ['kube-system', installed.namespace, installed.watched].sort(),
+    'namespaced requests only in its own namespace, the one it watches and the front-proxy CA ConfigMap',
   );
 
   await eventually(

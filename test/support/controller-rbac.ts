@@ -9,7 +9,9 @@ import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { kubeconfigWithToken } from './environment.ts';
 import { CONTROLLER_CHART, createRendered, helm } from './helm.ts';
 
-const RELEASE = { name: 'twc', namespace: 'twc-system' };
+/** The release whose rights the suite's controllers have; `fullname` names its objects, as the chart does. */
+export const CONTROLLER_RELEASE = { name: 'twc', namespace: 'twc-system', fullname: 'twc-temporal-worker-controller' };
+const RELEASE = CONTROLLER_RELEASE;
 
 /** Installs the chart's ServiceAccount and RBAC; resolves with a kubeconfig that acts as that ServiceAccount. */
 export async function installControllerRbac(environment: Environment): Promise<string> {

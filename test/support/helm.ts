@@ -20,10 +20,10 @@ export async function helm(...args: string[]): Promise<string> {
 export interface RenderedObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string };
+  metadata: { name: string; namespace?: string };
 }
 
-/** Creates each object of a rendering, in order, in `namespace` when it is namespaced; a refusal names the object. */
+/** Creates each object of a rendering, in order, in its own namespace or else `namespace` when it is namespaced; a refusal names the object. */
 export async function createRendered(
   api: KubernetesApi,
   rendered: string,
@@ -37,7 +37,10 @@ export async function createRendered(
   for (const object of objects) {
     const served = await resources.resourceOf(object.apiVersion, object.kind);
     await api
-      .request('POST', served.collection(namespace), { body: object, ...(query ? { query } : {}) })
+      .request('POST', served.collection(object.metadata.namespace ?? namespace), {
+        body: object,
+        ...(query ? { query } : {}),
+      })
       .catch((error: unknown) => {
         throw new Error(`${object.kind} ${object.metadata.name}: ${String(error)}`, { cause: error });
       });

@@ -40,6 +40,17 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- printf "%s-webhook" (include "twc.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/* The external metrics API, served where the webhook is, by the leader: on when all three are. */}}
+{{- define "twc.externalMetrics" -}}
+{{- if and .Values.externalMetrics.enabled .Values.webhook.enabled .Values.controller.backlogMetrics -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{- define "twc.externalMetricsService" -}}
+{{- printf "%s-external-metrics" (include "twc.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
 {{/* The Secret of the webhook's certificate: the controller's own, cert-manager's, or the user's. */}}
 {{- define "twc.webhookSecret" -}}
 {{- if eq .Values.webhook.certificates "secret" -}}
