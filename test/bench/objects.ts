@@ -35,8 +35,14 @@ export async function createConnection(environment: Environment, namespace: stri
 /**
  * Creates a connection and `count` worker deployments in `namespace` (which exists), and resolves
  * once each is registered and idle. A controller must run meanwhile: it creates the builds.
+ * `replicas` (0 by default) only where no node agent runs them: their Pods stay pending.
  */
-export async function idleWorkerDeployments(environment: Environment, namespace: string, count: number): Promise<void> {
+export async function idleWorkerDeployments(
+  environment: Environment,
+  namespace: string,
+  count: number,
+  replicas = 0,
+): Promise<void> {
   const custom = environment.kubeconfig.makeApiClient(CustomObjectsApi);
   const object = { group: GROUP, version: VERSION, namespace };
   await createConnection(environment, namespace);
@@ -50,7 +56,7 @@ export async function idleWorkerDeployments(environment: Environment, namespace:
         kind: 'TemporalWorkerDeployment',
         metadata: { name },
         spec: {
-          replicas: 0,
+          replicas,
           rollout: { strategy: 'Manual' },
           workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace },
           template: {
