@@ -1,6 +1,7 @@
 // The leader as the one endpoint of a selector-less Service: what the external metrics
 // APIService names, since only the leader reads the backlog figures it serves. A new leader
-// writes its address over its predecessor's, so the API server follows leadership.
+// writes its address over its predecessor's, so the API server follows leadership. The
+// EndpointSlice is owned by its Service, and goes with it (at `helm uninstall`).
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import { httpStatus } from './api-errors.ts';
 
@@ -15,6 +16,7 @@ export interface LeaderEndpoint {
 export async function publishLeaderEndpoint(api: KubernetesApi, endpoint: LeaderEndpoint): Promise<void> {
   const { namespace, service, address, port } = endpoint;
   const path = `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices`;
+  const owner = await api.get<{ metadata: { uid: string } }>(`/api/v1/namespaces/${namespace}/services/${service}`);
   const slice = {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
@@ -26,6 +28,7 @@ export async function publishLeaderEndpoint(api: KubernetesApi, endpoint: Leader
         // Not the endpointslice controller's: it leaves the slice alone.
         'endpointslice.kubernetes.io/managed-by': 'temporal-worker-controller',
       },
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name: service, uid: owner.metadata.uid }],
     },
     addressType: address.includes(':') ? 'IPv6' : 'IPv4',
     endpoints: [{ addresses: [address], conditions: { ready: true } }],

@@ -18,12 +18,14 @@ const OWNED = '<owned kind>';
  * without it fails): where OwnerReferencesPermissionEnforcement is on (as in the local
  * environment), an owner reference that blocks its owner's deletion needs the owner's
  * finalizers, and setting owner references on an object needs the right to delete it (the
- * controller adopts owned resources); an apply that creates its object needs `create`.
+ * controller adopts owned resources, and the leader's EndpointSlice is owned by its Service); an
+ * apply that creates its object needs `create`.
  */
 const CHECKED_INSIDE_REQUESTS = [
   'update temporal.io temporalworkerdeployments/finalizers',
   'update apps deployments/finalizers',
   'delete temporal.io temporalworkerownedresources',
+  'delete discovery.k8s.io endpointslices',
   `create ${OWNED}`,
 ];
 
