@@ -125,10 +125,15 @@ function renderCopy(
     problems.push(
       "spec.object.spec.selector.matchLabels: must be {}, which the controller fills in with each build's Pod labels",
     );
-  const minReplicas = (body.spec as { minReplicas?: unknown } | undefined)?.minReplicas;
-  if (body.kind === 'HorizontalPodAutoscaler' && minReplicas === 0)
+  const floor = body.spec as { minReplicas?: unknown; minReplicaCount?: unknown } | undefined;
+  if (body.kind === 'HorizontalPodAutoscaler' && floor?.minReplicas === 0)
     problems.push(
       'spec.object.spec.minReplicas: 0 would let the autoscaler take a build that pinned workflows need to zero',
+    );
+  // KEDA scales to zero unless told otherwise.
+  if (body.kind === 'ScaledObject' && !(typeof floor?.minReplicaCount === 'number' && floor.minReplicaCount >= 1))
+    problems.push(
+      `spec.object.spec.minReplicaCount: ${floor?.minReplicaCount === undefined ? "unset (KEDA's default is 0)" : JSON.stringify(floor.minReplicaCount)} would let the autoscaler take a build that pinned workflows need to zero: set at least 1`,
     );
   if (problems.length > 0) return { refused: problems.join('; ') };
   return {

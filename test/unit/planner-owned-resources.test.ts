@@ -151,7 +151,21 @@ test('a copy that cannot be rendered is refused, naming the field; the others go
     name: 'to-zero',
     object: { ...hpa.object, spec: { scaleTargetRef: {}, minReplicas: 0, maxReplicas: 3 } },
   };
-  const copies = plan([typo, toZero, pdb], [target('v1')]);
+  const keda = (name: string, spec: Record<string, unknown>): OwnedResourceSource => ({
+    name,
+    object: { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', spec: { scaleTargetRef: {}, ...spec } },
+  });
+  const copies = plan(
+    [
+      typo,
+      toZero,
+      keda('keda-default', {}),
+      keda('keda-zero', { minReplicaCount: 0 }),
+      keda('keda', { minReplicaCount: 1 }),
+      pdb,
+    ],
+    [target('v1')],
+  );
   assert.deepEqual(
     copies.map((c) => [c.twor, c.outcome, 'message' in c ? c.message : '']),
     [
@@ -165,6 +179,17 @@ test('a copy that cannot be rendered is refused, naming the field; the others go
         'refused',
         'spec.object.spec.minReplicas: 0 would let the autoscaler take a build that pinned workflows need to zero',
       ],
+      [
+        'keda-default',
+        'refused',
+        "spec.object.spec.minReplicaCount: unset (KEDA's default is 0) would let the autoscaler take a build that pinned workflows need to zero: set at least 1",
+      ],
+      [
+        'keda-zero',
+        'refused',
+        'spec.object.spec.minReplicaCount: 0 would let the autoscaler take a build that pinned workflows need to zero: set at least 1',
+      ],
+      ['keda', 'apply', ''],
       ['orders-pdb', 'apply', ''],
     ],
   );
