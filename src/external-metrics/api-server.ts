@@ -110,7 +110,7 @@ export function externalMetricsHandler(options: ExternalMetricsOptions): Request
     request: IncomingMessage,
   ): Promise<[number, object]> {
     const client = (request.socket as TLSSocket).getPeerX509Certificate?.();
-    const identity = authenticate(await currentTrust(), client, request.headers, now());
+    const identity = authenticate(await currentTrust(), client, request.headersDistinct, now());
     if ('refused' in identity) return [401, status(401, 'Unauthorized', identity.refused)];
     if (!(await authorized(identity.user, namespace, metric)))
       return [

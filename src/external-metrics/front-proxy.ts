@@ -4,7 +4,6 @@
 // is allowed, where names are listed), as the API server publishes them in
 // kube-system/extension-apiserver-authentication. Pure, with the time passed in.
 import type { X509Certificate } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import { certificatesOf } from '../webhook/certificate-issuer.ts';
 
 /** What the API server's front proxy is trusted by: the request-header settings it publishes. */
@@ -47,11 +46,14 @@ export function frontProxyTrust(data: Readonly<Record<string, string>>): FrontPr
   };
 }
 
-/** The user the API server names, or why the request is not believed to come from it. */
+/**
+ * The user the API server names, or why the request is not believed to come from it. `headers`
+ * by lower-case name, each with all its values (a user's groups come in one header each).
+ */
 export function authenticate(
   trust: FrontProxyTrust,
   client: X509Certificate | undefined,
-  headers: IncomingHttpHeaders,
+  headers: Readonly<Record<string, readonly string[] | undefined>>,
   now: Date,
 ): { user: RequestUser } | { refused: string } {
   if (!client) return { refused: 'no client certificate: only the API server may call this API' };
@@ -62,10 +64,7 @@ export function authenticate(
   const commonName = /^CN=(.*)$/m.exec(client.subject)?.[1];
   if (trust.allowedNames.length > 0 && !trust.allowedNames.includes(commonName ?? ''))
     return { refused: `the client certificate's name ${commonName ?? '(none)'} is not an allowed request-header name` };
-  const values = (name: string): string[] => {
-    const value = headers[name.toLowerCase()];
-    return value === undefined ? [] : Array.isArray(value) ? value : [value];
-  };
+  const values = (name: string): readonly string[] => headers[name.toLowerCase()] ?? [];
   const name = trust.usernameHeaders.flatMap(values)[0];
   if (!name) return { refused: 'the request names no user' };
   const extra: Record<string, string[]> = {};

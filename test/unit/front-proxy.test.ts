@@ -18,10 +18,10 @@ test('the named user is believed from the front proxy only', async (t) => {
   const trust = frontProxyTrust(data);
   const client = new X509Certificate(certificates.client.cert);
   const headers = {
-    'x-remote-user': 'system:serviceaccount:kube-system:horizontal-pod-autoscaler',
+    'x-remote-user': ['system:serviceaccount:kube-system:horizontal-pod-autoscaler'],
     'x-remote-group': ['system:serviceaccounts', 'system:authenticated'],
-    'x-remote-extra-authentication.kubernetes.io%2fpod-name': 'kcm-0',
-    'x-forwarded-for': '10.0.0.1',
+    'x-remote-extra-authentication.kubernetes.io%2fpod-name': ['kcm-0'],
+    'x-forwarded-for': ['10.0.0.1'],
   };
   const now = new Date();
   assert.deepEqual(authenticate(trust, client, headers, now), {
@@ -54,7 +54,7 @@ test('the named user is believed from the front proxy only', async (t) => {
     'believed',
     'no names listed: any the CA issued',
   );
-  assert.match(refusal(trust, client, { 'x-remote-group': 'g' }, now), /names no user/);
+  assert.match(refusal(trust, client, { 'x-remote-group': ['g'] }, now), /names no user/);
   assert.match(refusal(trust, client, headers, new Date(now.getTime() + 20 * 365 * 86_400_000)), /not valid now/);
   assert.throws(() => frontProxyTrust({}), FrontProxyTrustMissingError);
 });
