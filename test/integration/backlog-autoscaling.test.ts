@@ -2,9 +2,10 @@
 // build's task-queue figures from Temporal and serves them as external metrics, the API server's
 // aggregation layer proxies the HPA's reads to it (front-proxy certificate, SubjectAccessReview),
 // and the HPA an owned resource renders for the build scales its Deployment up while work waits
-// and back to its minimum once the work is done. Only this file registers the cluster's one
-// external metrics APIService.
+// and back to its minimum once the work is done; during a ramp, each build on its own share. The
+// tests that register the cluster's one external metrics APIService take turns.
 import { CoreV1Api } from '@kubernetes/client-node';
+import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { EXTERNAL_METRICS_API_SERVICE, machineAddress, registerExternalMetrics }
 import { externalMetricsHandler } from '../../src/external-metrics/api-server.ts';
 import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
+import { TEMPORAL_NAMESPACE } from '../../src/localenv/temporal.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { DEFAULT_BANNED_KINDS } from '../../src/webhook/owned-resource-admission.ts';
 import { startWebhook } from '../../src/webhook/server.ts';
@@ -31,10 +33,10 @@ import {
   kubeconfigWithToken,
   kubernetesApi,
   sharedEnvironment,
-  temporalClient,
   testNamespace,
 } from '../support/environment.ts';
 import { createOwnedResource } from '../support/owned-resources.ts';
+import { ownTemporal } from '../support/own-temporal.ts';
 
 const METRICS_PATH = '/apis/external.metrics.k8s.io/v1beta1';
 
@@ -102,17 +104,17 @@ async function serveExternalMetrics(
  */
 async function heldActivityWorker(
   t: TestContext,
+  temporalAddress: string,
   deploymentName: string,
   buildId: string,
   taskQueue: string,
-): Promise<{ release: () => void }> {
-  const { temporalAddress, temporalNamespace } = sharedEnvironment();
+): Promise<{ release: () => void; stop: () => Promise<void> }> {
   const connection = await NativeConnection.connect({ address: temporalAddress });
   let release = (): void => {};
   const released = new Promise<void>((resolve) => (release = resolve));
   const worker = await Worker.create({
     connection,
-    namespace: temporalNamespace,
+    namespace: TEMPORAL_NAMESPACE,
     taskQueue,
     identity: `held-activities@${buildId}`,
     activities: {
@@ -130,18 +132,68 @@ async function heldActivityWorker(
     shutdownGraceTime: '1s',
   });
   const running = worker.run();
-  t.after(async () => {
-    release();
-    worker.shutdown();
-    await running;
-    await connection.close();
-  });
-  return { release };
+  let stopped: Promise<void> | undefined;
+  // Before the test's Temporal server stops, or the worker retries its polls against nothing.
+  const stop = () =>
+    (stopped ??= (async () => {
+      release();
+      worker.shutdown();
+      await running;
+      await connection.close();
+    })());
+  t.after(stop);
+  return { release, stop };
+}
+
+/** An HPA per build on its own backlog: a target of 20 waiting tasks per replica, at most 5, scaling at once. */
+const BACKLOG_HPA = {
+  apiVersion: 'autoscaling/v2',
+  kind: 'HorizontalPodAutoscaler',
+  spec: {
+    scaleTargetRef: {},
+    minReplicas: 1,
+    maxReplicas: 5,
+    metrics: [
+      {
+        type: 'External',
+        external: {
+          // `{}`: filled in with the build's labels, so each build's HPA reads its own backlog.
+          metric: { name: 'temporal_backlog_count', selector: { matchLabels: {} } },
+          target: { type: 'AverageValue', averageValue: '20' },
+        },
+      },
+    ],
+    // Not the default five minutes' wait before scaling down.
+    behavior: {
+      scaleUp: { stabilizationWindowSeconds: 0, policies: [{ type: 'Pods', value: 5, periodSeconds: 5 }] },
+      scaleDown: { stabilizationWindowSeconds: 0, policies: [{ type: 'Percent', value: 100, periodSeconds: 5 }] },
+    },
+  },
+};
+
+/** Starts `count` sample orders on the task queue: pinned to the build Temporal routes each to. */
+async function startOrders(client: Client, taskQueue: string, count: number): Promise<void> {
+  await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      client.workflow.start('order', { taskQueue, workflowId: `order-${taskQueue}-${i}`, args: [i] }),
+    ),
+  );
+}
+
+/** What waits for one build, summed over its task queues, as the API server serves it. */
+async function servedBacklog(admin: KubernetesApi, namespace: string, buildId: string): Promise<number> {
+  const list = await admin.get<{ items: { value: string }[] }>(
+    `${METRICS_PATH}/namespaces/${namespace}/temporal_backlog_count`,
+    { labelSelector: `temporal.io/deployment-name=orders,temporal.io/build-id=${buildId}` },
+  );
+  return list.items.reduce((sum, item) => sum + Number(item.value), 0);
 }
 
 test('the HPA of a build scales it on its own backlog: up to its maximum while work waits, back to its minimum after', async (t) => {
   const namespace = await testNamespace(t, 'backlog');
-  const workers = await controlledNamespace(t, namespace, { backlogMetrics: true });
+  // Server 1.29.1 reports zeros in a version's task-queue stats; the newer release counts them.
+  const temporal = await ownTemporal(t, {}, { newer: true });
+  const workers = await controlledNamespace(t, namespace, { backlogMetrics: true, temporalAddress: temporal.address });
   const served = await serveExternalMetrics(t, () => workers.backlogFigures());
 
   // The build's Pods run workflows only: its activity tasks wait for the worker the test holds.
@@ -152,56 +204,12 @@ test('the HPA of a build scales it on its own backlog: up to its maximum while w
   });
   const twd = await workers.until('orders', 'the first build to be current', rolledOut);
   const buildId = twd.status?.currentVersion?.buildID ?? '';
-  const held = await heldActivityWorker(t, `${namespace}/orders`, buildId, workers.taskQueue);
-  assert.equal(
-    await createOwnedResource(namespace, {
-      apiVersion: 'autoscaling/v2',
-      kind: 'HorizontalPodAutoscaler',
-      spec: {
-        scaleTargetRef: {},
-        minReplicas: 1,
-        maxReplicas: 5,
-        metrics: [
-          {
-            type: 'External',
-            external: {
-              // `{}`: filled in with the build's labels, so each build's HPA reads its own backlog.
-              metric: { name: 'temporal_backlog_count', selector: { matchLabels: {} } },
-              target: { type: 'AverageValue', averageValue: '20' },
-            },
-          },
-        ],
-        // Not the default five minutes' wait before scaling down.
-        behavior: {
-          scaleUp: { stabilizationWindowSeconds: 0, policies: [{ type: 'Pods', value: 5, periodSeconds: 5 }] },
-          scaleDown: { stabilizationWindowSeconds: 0, policies: [{ type: 'Percent', value: 100, periodSeconds: 5 }] },
-        },
-      },
-    }),
-    '',
-  );
+  const held = await heldActivityWorker(t, temporal.address, `${namespace}/orders`, buildId, workers.taskQueue);
+  assert.equal(await createOwnedResource(namespace, BACKLOG_HPA), '');
 
-  const client = await temporalClient(t);
-  await Promise.all(
-    Array.from({ length: 200 }, (_, i) =>
-      client.workflow.start('order', {
-        taskQueue: workers.taskQueue,
-        workflowId: `order-${namespace}-${i}`,
-        args: [i],
-      }),
-    ),
-  );
+  await startOrders(temporal.client, workers.taskQueue, 200);
   const admin = kubernetesApi(t);
-  const selector = `temporal.io/deployment-name=orders,temporal.io/build-id=${buildId}`;
-  const backlog = async (): Promise<number> => {
-    const list = await admin.get<{ items: { value: string }[] }>(
-      `${METRICS_PATH}/namespaces/${namespace}/temporal_backlog_count`,
-      {
-        labelSelector: selector,
-      },
-    );
-    return list.items.reduce((sum, item) => sum + Number(item.value), 0);
-  };
+  const backlog = () => servedBacklog(admin, namespace, buildId);
   await eventually(
     'the build’s backlog to be served',
     async () => ((await backlog()) >= 150 ? true : undefined),
@@ -261,4 +269,58 @@ test('the HPA of a build scales it on its own backlog: up to its maximum while w
   });
   assert.equal(direct.status, 401, direct.body);
   assert.match(direct.body, /no client certificate: only the API server may call this API/);
+  await held.stop();
+});
+
+test('during a Progressive ramp each build is scaled on its own share of the work', async (t) => {
+  const namespace = await testNamespace(t, 'backlog-ramp');
+  const temporal = await ownTemporal(t, {}, { newer: true });
+  const workers = await controlledNamespace(t, namespace, { backlogMetrics: true, temporalAddress: temporal.address });
+  await serveExternalMetrics(t, () => workers.backlogFigures());
+  await workers.createWorkerDeployment('orders', {
+    replicas: 1,
+    rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 25, pauseDuration: '30m' }] },
+    template: workers.template('workflows-only'),
+  });
+  const first = await workers.until('orders', 'the first build to be current', rolledOut);
+  const current = first.status?.currentVersion?.buildID ?? '';
+  await workers.patchSpec('orders', { template: workers.template('workflows-only-ramping') });
+  const ramping = await workers.until(
+    'orders',
+    'the second build to ramp at 25%',
+    (twd) => twd.status?.targetVersion?.rampPercentage === 25 && twd.status.targetVersion.buildID !== current,
+  );
+  const target = ramping.status?.targetVersion?.buildID ?? '';
+  const held = [
+    await heldActivityWorker(t, temporal.address, `${namespace}/orders`, current, workers.taskQueue),
+    await heldActivityWorker(t, temporal.address, `${namespace}/orders`, target, workers.taskQueue),
+  ];
+  assert.equal(await createOwnedResource(namespace, BACKLOG_HPA), '');
+
+  // A quarter of 200 new orders, about 50, waits for the ramping build: 3 replicas at 20 a replica
+  // (2 if fewer than 41 came its way), where all 200 would make 5.
+  await startOrders(temporal.client, workers.taskQueue, 200);
+  const admin = kubernetesApi(t);
+  const shares = await eventually('both builds’ backlogs to be served, about 200 between them', async () => {
+    const [old, fresh] = [
+      await servedBacklog(admin, namespace, current),
+      await servedBacklog(admin, namespace, target),
+    ];
+    // Each held worker runs one order's activity: 198 wait (Temporal's counts are approximate).
+    return old + fresh >= 190 ? { old, fresh } : undefined;
+  });
+  assert.ok(shares.fresh > 20 && shares.fresh < 80, `the ramping build's share: ${JSON.stringify(shares)}`);
+  const expected = Math.ceil(shares.fresh / 20);
+  await eventually(
+    'the HPAs to scale each build on its own backlog',
+    async () => {
+      const builds = await workers.buildDeployments();
+      return builds.get(current)?.replicas === 5 && builds.get(target)?.replicas === expected ? true : undefined;
+    },
+    120_000,
+  );
+  // Held there over several of the HPA controller's 5 s syncs, not raised to the whole backlog's 5.
+  await new Promise((resolve) => setTimeout(resolve, 20_000));
+  assert.equal((await workers.buildDeployments()).get(target)?.replicas, expected);
+  for (const worker of held) await worker.stop();
 });
