@@ -14,12 +14,13 @@ import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
-import { BUDGETED_READS, DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
+import { DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
 import { DEFAULT_BANNED_KINDS } from '../../src/webhook/owned-resource-admission.ts';
 import { SelfManagedCertificates } from '../../src/webhook/self-managed-certificates.ts';
 import { startWebhook } from '../../src/webhook/server.ts';
 import { createNamespace, idleWorkerDeployments } from './objects.ts';
 import { until } from './poll.ts';
+import { budgetedReads } from './temporal-reads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -37,7 +38,6 @@ const steadySeconds = Number(values['steady-seconds']);
 const requests = Number(values.requests);
 const GOAL_P99_MS = 20;
 const namespace = 'bench-backlog';
-const READ_METHODS = new Set([...BUDGETED_READS].map((m) => m[0]?.toUpperCase() + m.slice(1)));
 
 const environment = await startEnvironment({ crdDir: CRD_DIR, nodeAgent: false, log: (line) => console.error(line) });
 const access = kubeconfigAccess({ file: environment.kubeconfigPath });
@@ -81,9 +81,9 @@ try {
     timeoutMs: 600_000,
   });
 
-  const before = await reads(metrics);
+  const before = await budgetedReads(metrics);
   await new Promise((resolve) => setTimeout(resolve, steadySeconds * 1000));
-  const after = await reads(metrics);
+  const after = await budgetedReads(metrics);
   const rate = (method?: string) =>
     [...after]
       .filter(([m]) => method === undefined || m === method)
@@ -125,14 +125,4 @@ try {
   await server.close();
   api.close();
   await environment.stop();
-}
-
-/** Budgeted Temporal reads so far, by method. */
-async function reads(from: Metrics): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const v of (await from.registry.getSingleMetric('twc_temporal_requests_total')?.get())?.values ?? []) {
-    const method = String(v.labels.method);
-    if (READ_METHODS.has(method)) counts.set(method, (counts.get(method) ?? 0) + v.value);
-  }
-  return counts;
 }

@@ -7,8 +7,9 @@ import { Controller } from '../../src/controller/controller.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
-import { BUDGETED_READS, DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
+import { DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
 import { createNamespace, idleWorkerDeployments } from './objects.ts';
+import { budgetedReads } from './temporal-reads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -23,7 +24,6 @@ const pollIntervalMs = Number(values['poll-interval-ms']);
 const budget = Number(values.budget);
 const steadySeconds = Number(values['steady-seconds']);
 const namespace = 'bench-reads';
-const READ_METHODS = new Set([...BUDGETED_READS].map((m) => m[0]?.toUpperCase() + m.slice(1)));
 
 const environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(line) });
 const metrics = new Metrics();
@@ -42,9 +42,9 @@ try {
 
   // Unchanged from here on: polls alone bring reconciles.
   await new Promise((resolve) => setTimeout(resolve, 5000));
-  const before = await reads(metrics);
+  const before = await budgetedReads(metrics);
   await new Promise((resolve) => setTimeout(resolve, steadySeconds * 1000));
-  const after = await reads(metrics);
+  const after = await budgetedReads(metrics);
   const perSecond = (method?: string) =>
     [...after]
       .filter(([m]) => method === undefined || m === method)
@@ -62,14 +62,4 @@ try {
 } finally {
   await controller.stop();
   await environment.stop();
-}
-
-/** Reads so far, by Temporal method. */
-async function reads(from: Metrics): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const v of (await from.registry.getSingleMetric('twc_temporal_requests_total')?.get())?.values ?? []) {
-    const method = String(v.labels.method);
-    if (READ_METHODS.has(method)) counts.set(method, (counts.get(method) ?? 0) + v.value);
-  }
-  return counts;
 }
