@@ -7,6 +7,7 @@
 import canonicalize from 'canonicalize';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { ownedObjectProblems } from '../k8s/owned-resource-copies.ts';
+import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
 
@@ -115,3 +116,25 @@ export function userVerb(operation: Operation): string {
 
 /** What the controller does with every copy: server-side apply (which may create) and delete. */
 export const CONTROLLER_VERBS: readonly string[] = ['create', 'patch', 'delete'];
+
+/**
+ * The warning for an autoscaler of a worker deployment that sets its replicas itself: the
+ * controller holds current and ramping builds at that count, so the two would fight.
+ */
+export function replicaFightWarnings(
+  kind: string,
+  workerDeployment: { name: string; replicas?: number; pools?: { name: string; replicas?: number }[] } | undefined,
+): string[] {
+  if (!workerDeployment || !AUTOSCALER_KINDS.includes(kind)) return [];
+  const counts = [
+    ...(workerDeployment.replicas === undefined ? [] : [`spec.replicas (${workerDeployment.replicas})`]),
+    ...(workerDeployment.pools ?? []).flatMap((pool) =>
+      pool.replicas === undefined ? [] : [`the replicas of pool ${pool.name} (${pool.replicas})`],
+    ),
+  ];
+  return counts.length === 0
+    ? []
+    : [
+        `spec.object.kind: worker deployment ${workerDeployment.name} sets ${counts.join(' and ')}, which the controller holds its current and ramping builds at, undoing what this ${kind} sets: leave them unset for the ${kind} to own the replicas`,
+      ];
+}

@@ -4,6 +4,8 @@
 // owned-resource-admission.ts's; this file asks discovery and SubjectAccessReviews for its facts.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
 import { ApiResources, KindNotServedError } from '../k8s/api-resources.ts';
@@ -16,6 +18,7 @@ import {
   CONTROLLER_VERBS,
   objectProblems,
   type Operation,
+  replicaFightWarnings,
   userVerb,
   type Verdict,
 } from './owned-resource-admission.ts';
@@ -140,7 +143,7 @@ interface JudgeState {
 }
 
 async function judge(options: WebhookOptions, state: JudgeState, request: AdmissionRequest): Promise<Verdict> {
-  const { resources, controllerName, allowedAt } = state;
+  const { resources } = state;
   const twor = request.object ?? request.oldObject;
   if (!twor) return { allowed: false, message: 'the request carries no TemporalWorkerOwnedResource' };
   if (!changesCopies(request.operation, twor, request.oldObject ?? undefined)) return { allowed: true, warnings: [] };
@@ -169,9 +172,48 @@ async function judge(options: WebhookOptions, state: JudgeState, request: Admiss
     },
   );
   facts.user = { name: username, allowed: user.status?.allowed === true, verb };
-  const rightsKey = `${namespace}/${group}/${facts.served.resource}`;
+  const verdict = await controllerVerdict(options, state, facts, attributes);
+  if (!verdict.allowed || request.operation === 'DELETE') return verdict;
+  return {
+    ...verdict,
+    warnings: [
+      ...verdict.warnings,
+      ...replicaFightWarnings(kind, await workerDeployment(options, namespace, twor.spec.workerRef.name)),
+    ],
+  };
+}
+
+/**
+ * The worker deployment a twor names, for its replica counts; undefined when it does not exist or
+ * cannot be read (a warning is not worth refusing a request for). Listed by name: the controller
+ * reads these through watches and has no right to get one.
+ */
+async function workerDeployment(options: WebhookOptions, namespace: string, name: string) {
+  const list = await options.api
+    .get<{ items: TemporalWorkerDeployment[] }>(
+      `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${KINDS.TemporalWorkerDeployment.plural}`,
+      { fieldSelector: `metadata.name=${name}` },
+    )
+    .catch((error: unknown) => {
+      options.log.warn({ error: errorMessage(error) }, 'could not read the worker deployment of an owned resource');
+      return undefined;
+    });
+  const twd = list?.items[0];
+  return twd && { name, replicas: twd.spec.replicas, pools: twd.spec.pools };
+}
+
+/** With the controller's own rights, asked of the API server unless recently allowed. */
+async function controllerVerdict(
+  options: WebhookOptions,
+  state: JudgeState,
+  facts: AccessFacts,
+  attributes: (verb: string) => { namespace: string; group: string; resource: string },
+): Promise<Verdict> {
+  const { controllerName, allowedAt } = state;
+  const { namespace, group, resource } = attributes('');
+  const rightsKey = `${namespace}/${group}/${resource}`;
   const known = allowedAt.get(rightsKey);
-  if (request.operation !== 'DELETE' && (known === undefined || Date.now() - known > CONTROLLER_RIGHTS_MS)) {
+  if (facts.operation !== 'DELETE' && (known === undefined || Date.now() - known > CONTROLLER_RIGHTS_MS)) {
     // Asked with the controller's own credentials: exactly what it may do, whoever it runs as.
     const denied: string[] = [];
     for (const controllerVerb of CONTROLLER_VERBS) {

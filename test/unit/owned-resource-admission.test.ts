@@ -9,6 +9,7 @@ import {
   changesCopies,
   DEFAULT_BANNED_KINDS,
   objectProblems,
+  replicaFightWarnings,
 } from '../../src/webhook/owned-resource-admission.ts';
 
 const twor = (object: Record<string, unknown>, worker = 'orders'): TemporalWorkerOwnedResource => ({
@@ -112,4 +113,24 @@ test("an update that leaves the spec as it was (the controller's finalizer, owne
   assert.equal(changesCopies('UPDATE', twor({ ...pdb, spec: { minAvailable: 2 } }), stored), true);
   assert.equal(changesCopies('CREATE', stored, undefined), true);
   assert.equal(changesCopies('DELETE', stored, stored), true, 'a delete removes every copy');
+});
+
+test('an autoscaler of a worker deployment that sets its own replicas is admitted with a warning naming them', () => {
+  assert.deepEqual(replicaFightWarnings('HorizontalPodAutoscaler', { name: 'orders', replicas: 2 }), [
+    'spec.object.kind: worker deployment orders sets spec.replicas (2), which the controller holds its current and ramping builds at, undoing what this HorizontalPodAutoscaler sets: leave them unset for the HorizontalPodAutoscaler to own the replicas',
+  ]);
+  assert.match(
+    replicaFightWarnings('ScaledObject', {
+      name: 'orders',
+      pools: [{ name: 'bulk', replicas: 3 }, { name: 'spot' }],
+    })[0] ?? '',
+    /sets the replicas of pool bulk \(3\), which/,
+  );
+  assert.deepEqual(replicaFightWarnings('HorizontalPodAutoscaler', { name: 'orders' }), [], 'unset: the HPA owns them');
+  assert.deepEqual(
+    replicaFightWarnings('PodDisruptionBudget', { name: 'orders', replicas: 2 }),
+    [],
+    'not an autoscaler',
+  );
+  assert.deepEqual(replicaFightWarnings('HorizontalPodAutoscaler', undefined), [], 'no worker deployment yet');
 });
