@@ -12,8 +12,10 @@ import { sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { create, patchWorkerDeploymentStatus, readManifests } from '../support/manifests.ts';
 
 const root = path.join(import.meta.dirname, '../..');
+// examples/keda/ needs KEDA's CRDs to run (npm start's cluster has none), not to be accepted.
 const files = [
   ...readdirSync(path.join(root, 'examples')).map((f) => path.join(root, 'examples', f)),
+  ...readdirSync(path.join(root, 'examples/keda')).map((f) => path.join(root, 'examples/keda', f)),
   ...readdirSync(path.join(root, 'test/fixtures/seeds')).map((f) => path.join(root, 'test/fixtures/seeds', f)),
 ].filter((f) => f.endsWith('.yaml'));
 
