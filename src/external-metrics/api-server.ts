@@ -90,7 +90,7 @@ export function externalMetricsHandler(options: ExternalMetricsOptions): Request
       return true;
     }
     const [, namespace = '', metric = ''] = query;
-    answer(namespace, decodeURIComponent(metric), url.searchParams.get('labelSelector') ?? '', request).then(
+    answer(namespace, metric, url.searchParams.get('labelSelector') ?? '', request).then(
       ([code, body]) => reply(code, body),
       (error: unknown) => {
         options.log.error(
@@ -103,12 +103,19 @@ export function externalMetricsHandler(options: ExternalMetricsOptions): Request
     return true;
   };
 
+  /** `metric` as it stands in the path, percent-encoded. */
   async function answer(
     namespace: string,
-    metric: string,
+    encodedMetric: string,
     selectorText: string,
     request: IncomingMessage,
   ): Promise<[number, object]> {
+    let metric: string;
+    try {
+      metric = decodeURIComponent(encodedMetric);
+    } catch {
+      return [400, status(400, 'BadRequest', `${encodedMetric} is not a metric name`)];
+    }
     const client = (request.socket as TLSSocket).getPeerX509Certificate?.();
     const identity = authenticate(await currentTrust(), client, request.headersDistinct, now());
     if ('refused' in identity) return [401, status(401, 'Unauthorized', identity.refused)];
