@@ -53,6 +53,8 @@ const controller = new Controller({
   metrics,
 });
 const service = { namespace, name: 'bench-external-metrics' };
+// First: the certificate's Secret goes there.
+await createNamespace(environment, namespace);
 const server = await startWebhook({
   bindAddress: { host: machineAddress(), port: 0 },
   certificates: new SelfManagedCertificates({
@@ -70,7 +72,6 @@ const server = await startWebhook({
   alsoServe: externalMetricsHandler({ api, figures: () => controller.backlogFigures(), log: silentLogger }),
 });
 try {
-  await createNamespace(environment, namespace);
   await registerExternalMetrics(environment.kubeconfig, service);
   await publishLeaderEndpoint(api, { ...service, service: service.name, address: machineAddress(), port: server.port });
   await controller.start();
