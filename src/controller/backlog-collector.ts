@@ -1,7 +1,7 @@
 // Reads, for every build with replicas, what waits for it in Temporal, and keeps the figures for
 // the backlog metrics. Each build is read at most once per poll interval, and only with a token of
-// its Temporal namespace's read budget in hand: when the budget is spent by reconciles, figures get
-// older rather than reads going over it. Figures older than a few intervals are dropped, so an
+// the backlog's share of its Temporal namespace's read budget in hand: past what the share allows,
+// figures get older rather than reads going over it. Figures older than a few intervals are dropped, so an
 // autoscaler sees no figure (and holds its scale) rather than a stale one.
 import type { BuildBacklog, TaskQueueFigures } from '../domain/backlog.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
@@ -11,7 +11,7 @@ import { realTimers, type Timers } from '../runtime/timers.ts';
 /** A build to read, and how. */
 export interface BacklogBuild {
   build: Omit<BuildBacklog, 'readAt' | 'queues'>;
-  /** Takes a token of the build's read budget if one is there now: false means not now. */
+  /** Takes a token of the backlog's share of the read budget if one is there now: false means not now. */
   takeRead: () => boolean;
   read: () => Promise<TaskQueueFigures[]>;
 }

@@ -377,11 +377,11 @@ export class Controller {
       );
       builds.set(key, {
         build: { namespace, workerDeployment: owner.name, buildId, pools },
-        takeRead: () => this.reads.tryTake(connection.spec.hostPort, temporalNamespace),
+        takeRead: () => this.reads.mayReadBacklog(connection.spec.hostPort, temporalNamespace),
         read: async () =>
           readVersionBacklog(
             {
-              service: await this.clients.workflowService(connection),
+              service: this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
               namespace: temporalNamespace,
               deploymentName: temporalDeploymentName(namespace, owner.name),
             },

@@ -34,6 +34,7 @@ export class TemporalReadBudget {
   private readonly timers: Timers;
   private readonly random: () => number;
   private readonly buckets = new Map<string, TokenBucket>();
+  private readonly backlogShares = new Map<string, TokenBucket>();
 
   constructor(options: ReadBudgetOptions) {
     this.perSecond = options.perSecond;
@@ -63,9 +64,21 @@ export class TemporalReadBudget {
     return wait === 0 ? 0 : wait + this.random() * spreadMs;
   }
 
-  /** Takes a token for a read made outside `paced` if one is there now; false: read later. */
-  tryTake(address: string, namespace: string): boolean {
-    return this.bucket(address, namespace).tryTake();
+  /**
+   * Whether a backlog read may go now: the backlog metrics get at most half the budget, as a
+   * bucket of their own (never borrowing), and their reads then take their turn of the whole
+   * budget through `paced` like any other. Polls alone would leave them nothing: they come back
+   * whenever a token is free.
+   */
+  mayReadBacklog(address: string, namespace: string): boolean {
+    const key = keyOf(address, namespace);
+    let share = this.backlogShares.get(key);
+    if (!share) {
+      const perSecond = this.perSecond / 2;
+      share = new TokenBucket({ perSecond, burst: Math.max(1, perSecond) }, this.timers);
+      this.backlogShares.set(key, share);
+    }
+    return share.tryTake();
   }
 
   private async turn(address: string, namespace: string): Promise<void> {
@@ -74,7 +87,7 @@ export class TemporalReadBudget {
   }
 
   private bucket(address: string, namespace: string): TokenBucket {
-    const key = `${address}\0${namespace}`;
+    const key = keyOf(address, namespace);
     let bucket = this.buckets.get(key);
     if (!bucket) {
       bucket = new TokenBucket({ perSecond: this.perSecond, burst: Math.max(1, this.perSecond) }, this.timers);
@@ -82,4 +95,8 @@ export class TemporalReadBudget {
     }
     return bucket;
   }
+}
+
+function keyOf(address: string, namespace: string): string {
+  return `${address}\0${namespace}`;
 }

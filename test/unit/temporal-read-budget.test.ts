@@ -70,3 +70,14 @@ test('a poll waits while no token is free, spread by a random part of the spread
   await timers.advance(1000);
   assert.equal(budget.pollDelay('t:7233', 'orders', 10_000), 0);
 });
+
+test('the backlog reads get at most half the budget, and still take their turn of the whole', async () => {
+  const timers = new FakeTimers();
+  const budget = new TemporalReadBudget({ perSecond: 4, timers });
+  const allowed = () => Array.from({ length: 10 }, () => budget.mayReadBacklog('t:7233', 'orders')).filter(Boolean);
+  assert.equal(allowed().length, 2, 'a burst of half the budget');
+  assert.equal(budget.mayReadBacklog('t:7233', 'other'), true, 'each namespace its own share');
+  await timers.advance(1000);
+  assert.equal(allowed().length, 2, 'then half the budget a second');
+  assert.equal(budget.pollDelay('t:7233', 'orders', 0), 0, 'the share took nothing of the whole budget');
+});
