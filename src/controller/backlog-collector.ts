@@ -24,9 +24,9 @@ export interface BacklogCollectorOptions {
   timers?: Timers;
 }
 
-/** Figures live this many poll intervals (and at least a minute) before they count as lost. */
+/** Figures live this many poll intervals (and at least two minutes) before they count as lost. */
 const LIFETIME_INTERVALS = 5;
-const SHORTEST_LIFETIME_MS = 60_000;
+const SHORTEST_LIFETIME_MS = 120_000;
 
 interface Entry {
   attemptedAt: number;
