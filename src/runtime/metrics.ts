@@ -32,6 +32,8 @@ export class Metrics {
   private readonly pinnedWorkflows: Gauge<'namespace' | 'worker_deployment' | 'build_id'>;
   private readonly drainageCorrections: Counter<'temporal_deployment'>;
   private readonly analysisVerdicts: Counter<'namespace' | 'worker_deployment' | 'verdict'>;
+  /** Where the backlog gauges read their figures at each scrape, once observed. */
+  private backlogSource: (() => readonly BuildBacklog[]) | undefined;
   /** The builds each worker deployment (`namespace/name`) has a series of pinnedWorkflows for. */
   private readonly pinnedWorkflowBuilds = new Map<string, string[]>();
 
@@ -211,6 +213,11 @@ export class Metrics {
 
   /** Gauges of each build's backlog, as `figures` gives it at each scrape: a build or queue it leaves out has no series. */
   observeBacklog(figures: () => readonly BuildBacklog[]): void {
+    // A controller started again on the same registry (a test's restart) replaces the source.
+    const registered = this.backlogSource !== undefined;
+    this.backlogSource = figures;
+    if (registered) return;
+    const source = () => this.backlogSource?.() ?? [];
     for (const { name, help, figure } of BACKLOG_FIGURES)
       new Gauge<BacklogLabel>({
         name: `twc_temporal_${name}`,
@@ -219,7 +226,7 @@ export class Metrics {
         registers: [this.registry],
         collect() {
           this.reset();
-          for (const build of figures())
+          for (const build of source())
             for (const queue of build.queues)
               this.set(
                 {
