@@ -229,8 +229,9 @@ interface RegistrationVerdict {
 
 /**
  * What to do about a target that is available but that Temporal does not list. Its workers may not
- * have polled yet (the grace), it may run none, the server may refuse it at its cap (make room, one
- * record at a time, each given the grace), or the workers are misconfigured: each is said apart.
+ * have polled yet (the grace), it may run none, the server may refuse it at its cap of versions (make
+ * room, one record at a time, each given the grace) or of worker deployments in the namespace (only
+ * its operator can raise that), or the workers are misconfigured: each is said apart.
  */
 function registrationVerdict(input: VersionsInput, availableSince: Date): RegistrationVerdict {
   const build = `build ${input.targetBuildId}`;
@@ -244,6 +245,16 @@ function registrationVerdict(input: VersionsInput, availableSince: Date): Regist
   }
   if (unregisteredFor < REGISTRATION_GRACE_MS)
     return { recheckAt: new Date(availableSince.getTime() + REGISTRATION_GRACE_MS) };
+  if (!input.temporalKnowsDeployment) {
+    return {
+      action: {
+        action: 'blocked',
+        buildId: input.targetBuildId,
+        condition: 'BuildNotRegistered',
+        reason: `${build} ${ranFor}, and Temporal does not list its worker deployment at all: the workers are misconfigured or cannot reach Temporal, or the Temporal namespace already holds as many worker deployments as the server allows (matching.maxDeployments, 100 by default; the workers' polls then fail with "reached maximum deployments in namespace"); check the workers' logs`,
+      },
+    };
+  }
   const recorded = input.versions.filter((v) => v.status !== 'NotRegistered').length;
   const cap = input.maxVersionsInDeployment;
   if (recorded < cap) {

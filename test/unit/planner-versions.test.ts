@@ -414,6 +414,14 @@ test('version cap: below the cap, the block says what Temporal records and that 
   );
 });
 
+test('a worker deployment Temporal does not list at all: the block names the namespace cap of worker deployments too', () => {
+  const reason = blockedReason(
+    input([unregistered(grace)], { targetBuildId: 'v4', currentBuildId: undefined, temporalKnowsDeployment: false }),
+  );
+  assert.match(reason ?? '', /^BuildNotRegistered: build v4 has run for \d+s .*does not list its worker deployment/);
+  assert.match(reason ?? '', /matching\.maxDeployments, 100 by default.*reached maximum deployments in namespace/);
+});
+
 test('version cap: a target at 0 replicas is blocked at once, saying it runs no workers', () => {
   assert.match(
     blockedReason(atCap([drainedAt0('v0', 15), unregistered(0)], { replicas: 0 })) ?? '',
