@@ -1,6 +1,6 @@
-// `npm run bench`, part six: the cost of the backlog metrics. Many builds with replicas (their
-// Pods pending: no node agent runs them) are read by the leader within the read budget, beside the
-// reconciles' own polls; then the external metrics API is read through the API server's
+// `npm run bench`, part six: the cost of the backlog metrics. Many worker deployments, each with a
+// few builds with replicas (their Pods pending: no node agent runs them), are read by the leader
+// within the read budget, beside the reconciles' own polls; then the external metrics API is read through the API server's
 // aggregation layer, as an HPA reads it, answered from the figures in memory.
 // Prints figures; asserts nothing.
 import { parseArgs } from 'node:util';
@@ -18,21 +18,24 @@ import { DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
 import { DEFAULT_BANNED_KINDS } from '../../src/webhook/owned-resource-admission.ts';
 import { SelfManagedCertificates } from '../../src/webhook/self-managed-certificates.ts';
 import { startWebhook } from '../../src/webhook/server.ts';
-import { createNamespace, idleWorkerDeployments } from './objects.ts';
+import { BENCH_TEMPORAL_CONFIG, createNamespace, liveWorkerDeployments } from './objects.ts';
 import { until } from './poll.ts';
 import { budgetedReads } from './temporal-reads.ts';
 
 const { values } = parseArgs({
   options: {
-    // 200: with 600 worker deployments only 204 builds were registered after 10 minutes (cause not found).
-    builds: { type: 'string', default: '200' },
+    'worker-deployments': { type: 'string', default: '200' },
+    // A target, a current build and a drained one kept: what a worker deployment runs mid-rollout.
+    builds: { type: 'string', default: '3' },
     'poll-interval-ms': { type: 'string', default: '10000' },
     budget: { type: 'string', default: String(DEFAULT_READS_PER_SECOND) },
     'steady-seconds': { type: 'string', default: '60' },
     requests: { type: 'string', default: '1000' },
   },
 });
-const builds = Number(values.builds);
+const workerDeployments = Number(values['worker-deployments']);
+const buildsEach = Number(values.builds);
+const builds = workerDeployments * buildsEach;
 const pollIntervalMs = Number(values['poll-interval-ms']);
 const budget = Number(values.budget);
 const steadySeconds = Number(values['steady-seconds']);
@@ -40,13 +43,19 @@ const requests = Number(values.requests);
 const GOAL_P99_MS = 20;
 const namespace = 'bench-backlog';
 
-const environment = await startEnvironment({ crdDir: CRD_DIR, nodeAgent: false, log: (line) => console.error(line) });
+const environment = await startEnvironment({
+  crdDir: CRD_DIR,
+  nodeAgent: false,
+  temporalDynamicConfig: BENCH_TEMPORAL_CONFIG,
+  log: (line) => console.error(line),
+});
 const access = kubeconfigAccess({ file: environment.kubeconfigPath });
 const api = new KubernetesApi({ access });
 const metrics = new Metrics();
+const identity = 'twc-bench';
 const controller = new Controller({
   access,
-  identity: 'twc-bench',
+  identity,
   namespaces: [namespace],
   pollIntervalMs,
   temporalReadBudget: budget,
@@ -76,8 +85,7 @@ try {
   await registerExternalMetrics(environment.kubeconfig, service);
   await publishLeaderEndpoint(api, { ...service, service: service.name, address: machineAddress(), port: server.port });
   await controller.start();
-  // One build each: a worker deployment is polled once an interval, and each build read once more.
-  await idleWorkerDeployments(environment, namespace, builds, 1);
+  await liveWorkerDeployments(environment, namespace, workerDeployments, buildsEach, identity);
   await until(() => Promise.resolve(controller.backlogFigures().length === builds), {
     intervalMs: 1000,
     timeoutMs: 600_000,
@@ -86,6 +94,10 @@ try {
   const before = await budgetedReads(metrics);
   await new Promise((resolve) => setTimeout(resolve, steadySeconds * 1000));
   const after = await budgetedReads(metrics);
+  const ages = controller
+    .backlogFigures()
+    .map((figures) => (Date.now() - figures.readAt.getTime()) / 1000)
+    .sort((a, b) => a - b);
   const rate = (method?: string) =>
     [...after]
       .filter(([m]) => method === undefined || m === method)
@@ -93,13 +105,16 @@ try {
   const total = rate();
   const perBuildPerInterval = (rate('DescribeWorkerDeploymentVersion') * pollIntervalMs) / 1000 / builds;
   console.log(
-    `backlog metrics: ${builds} builds with replicas (${builds} worker deployments of one build), poll interval ${pollIntervalMs / 1000} s, budget ${budget} reads/s:`,
+    `backlog metrics: ${builds} builds with replicas (${workerDeployments} worker deployments × ${buildsEach} builds), poll interval ${pollIntervalMs / 1000} s, budget ${budget} reads/s:`,
   );
   console.log(
     `  ${total.toFixed(1)} Temporal reads/s over ${steadySeconds} s (${[...after.keys()].map((m) => `${m} ${rate(m).toFixed(1)}`).join(', ')})`,
   );
   console.log(
     `  backlog reads per build per poll interval: ${perBuildPerInterval.toFixed(2)} (the rest of the budget goes to the reconciles' polls)`,
+  );
+  console.log(
+    `  age of the figures served at the end: p50 ${quantile(ages, 0.5).toFixed(0)} s, max ${quantile(ages, 1).toFixed(0)} s (${ages.length} of ${builds} builds served)`,
   );
   const withinBudget = total <= budget * 1.05;
   console.log(
@@ -117,7 +132,7 @@ try {
     latencies.push(performance.now() - sent);
   }
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  const at = (q: number) => quantile(latencies, q);
   console.log(
     `  external metrics: ${requests} reads of one build's temporal_backlog_count through the API server: p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms`,
   );
@@ -127,4 +142,9 @@ try {
   await server.close();
   api.close();
   await environment.stop();
+}
+
+/** Of figures sorted ascending. */
+function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 }

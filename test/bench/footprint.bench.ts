@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { CRD_DIR } from '../../src/api/generate.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { freePort } from '../../src/localenv/ports.ts';
-import { createNamespace, idleWorkerDeployments } from './objects.ts';
+import { BENCH_TEMPORAL_CONFIG, createNamespace, idleWorkerDeployments } from './objects.ts';
 import { until } from './poll.ts';
 
 const { values } = parseArgs({
@@ -43,7 +43,12 @@ interface Figures {
   temporalCalls: Map<string, number>;
 }
 
-const environment = await startEnvironment({ crdDir: CRD_DIR, nodeAgent: false, log: (line) => console.error(line) });
+const environment = await startEnvironment({
+  crdDir: CRD_DIR,
+  temporalDynamicConfig: BENCH_TEMPORAL_CONFIG,
+  nodeAgent: false,
+  log: (line) => console.error(line),
+});
 // bin/twc keeps Node's compile cache: after a change of the sources, its first start compiles them
 // again with the TypeScript stripper loaded (about 30 MiB more at its peak). Measured here: a
 // start that finds the cache, as every start after the first does.

@@ -8,7 +8,7 @@ import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import { DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
-import { createNamespace, idleWorkerDeployments } from './objects.ts';
+import { BENCH_TEMPORAL_CONFIG, createNamespace, idleWorkerDeployments } from './objects.ts';
 import { budgetedReads } from './temporal-reads.ts';
 
 const { values } = parseArgs({
@@ -25,7 +25,11 @@ const budget = Number(values.budget);
 const steadySeconds = Number(values['steady-seconds']);
 const namespace = 'bench-reads';
 
-const environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(line) });
+const environment = await startEnvironment({
+  crdDir: CRD_DIR,
+  temporalDynamicConfig: BENCH_TEMPORAL_CONFIG,
+  log: (line) => console.error(line),
+});
 const metrics = new Metrics();
 const controller = new Controller({
   access: kubeconfigAccess({ file: environment.kubeconfigPath }),
