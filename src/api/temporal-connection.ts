@@ -6,6 +6,29 @@ import { conditions } from './status.ts';
 /** host:port with a DNS name, an IPv4 address or a bracketed IPv6 address. */
 export const HOST_PORT = '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):[0-9]{1,5}$';
 
+const secretName = (description: string) =>
+  dnsLabel(description, { maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' });
+
+const mutualTLSSecretRef = Type.Object(
+  { name: secretName('Name of a kubernetes.io/tls Secret (tls.crt, tls.key, optional ca.crt).') },
+  { description: 'Client certificate for mutual TLS.' },
+);
+
+/** At most one kind of credentials in one place. */
+const oneCredential = (exactlyOne: boolean) => ({
+  cel: exactlyOne
+    ? 'has(self.mutualTLSSecretRef) != has(self.apiKeySecretRef)'
+    : '!(has(self.mutualTLSSecretRef) && has(self.apiKeySecretRef))',
+  message: `set ${exactlyOne ? 'exactly' : 'at most'} one of mutualTLSSecretRef or apiKeySecretRef`,
+  check: (self: { mutualTLSSecretRef?: unknown; apiKeySecretRef?: unknown }) =>
+    exactlyOne
+      ? (self.mutualTLSSecretRef !== undefined) !== (self.apiKeySecretRef !== undefined)
+      : !(self.mutualTLSSecretRef !== undefined && self.apiKeySecretRef !== undefined),
+});
+
+/** The key of the CA Secret read when caCertSecretRef names none. */
+export const DEFAULT_CA_KEY = 'ca.crt';
+
 const spec = withRules(
   Type.Object(
     {
@@ -24,29 +47,46 @@ const spec = withRules(
                 maxLength: 253,
               }),
             ),
+            caCertSecretRef: Type.Optional(
+              Type.Object(
+                {
+                  name: secretName('Name of the Secret.'),
+                  key: Type.Optional(
+                    Type.String({
+                      description: `Key holding the PEM certificates (default ${DEFAULT_CA_KEY}).`,
+                      pattern: '^[-._a-zA-Z0-9]+$',
+                      maxLength: 253,
+                    }),
+                  ),
+                },
+                {
+                  description:
+                    'CA certificates to verify the server with instead of the system roots, in every mode: the controller uses them and every worker Pod gets them as a file (TEMPORAL_TLS_SERVER_CA_CERT_PATH). Takes the place of ca.crt in the mutual-TLS Secret; turns TLS on.',
+                },
+              ),
+            ),
           },
-          { description: 'TLS settings; TLS is on with mutual TLS, an API key or a server name.' },
+          { description: 'TLS settings; TLS is on with mutual TLS, an API key, a server name or a CA.' },
         ),
       ),
-      mutualTLSSecretRef: Type.Optional(
-        Type.Object(
-          {
-            name: dnsLabel('Name of a kubernetes.io/tls Secret (tls.crt, tls.key, optional ca.crt).', {
-              maxLength: 253,
-            }),
-          },
-          { description: 'Client certificate for mutual TLS.' },
-        ),
-      ),
+      mutualTLSSecretRef: Type.Optional(mutualTLSSecretRef),
       apiKeySecretRef: Type.Optional(keyRef('Secret')),
+      workerAuth: Type.Optional(
+        withRules(
+          Type.Object(
+            { mutualTLSSecretRef: Type.Optional(mutualTLSSecretRef), apiKeySecretRef: Type.Optional(keyRef('Secret')) },
+            {
+              description:
+                "The worker Pods' own credentials, given to them instead of the controller's, so that the credentials that may change routing never reach a worker Pod (recommended).",
+            },
+          ),
+          oneCredential(true),
+        ),
+      ),
     },
     { description: 'The Temporal frontend and its credentials.' },
   ),
-  {
-    cel: '!(has(self.mutualTLSSecretRef) && has(self.apiKeySecretRef))',
-    message: 'set at most one of mutualTLSSecretRef or apiKeySecretRef',
-    check: (self) => !(self.mutualTLSSecretRef !== undefined && self.apiKeySecretRef !== undefined),
-  },
+  oneCredential(false),
 );
 
 export const temporalConnection = Type.Object(

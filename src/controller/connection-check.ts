@@ -1,6 +1,6 @@
-// Whether the controller can reach Temporal through a TemporalConnection, checked when the
-// connection or its Secret changes and again with backoff while it cannot, and said in the
-// connection's conditions (READY in `kubectl get tconn`) and in a Warning event. Nothing else
+// Whether the controller can reach Temporal through a TemporalConnection (and its workers find
+// their Secrets), checked when the connection or its Secrets change and again with backoff while
+// it cannot, and said in the connection's conditions (READY in `kubectl get tconn`) and in a Warning event. Nothing else
 // waits on it: a worker deployment reports the same trouble in its own status.
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
@@ -16,7 +16,10 @@ import type { RecordEvent } from './events.ts';
 
 export interface ConnectionCheckDependencies {
   cluster: ClusterClient;
-  /** Connects with the connection's address and Secret; rejects with CredentialsError or TemporalConnectError. */
+  /**
+   * Connects with the connection's address and Secrets; rejects with CredentialsError (also for a
+   * Secret only the workers read) or TemporalConnectError.
+   */
   connect(connection: TemporalConnection): Promise<void>;
   recordEvent: RecordEvent;
   now(): Date;

@@ -21,7 +21,7 @@ import type { TokenRate } from '../runtime/token-bucket.ts';
 import { type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
 import { statusName } from '../temporal/call-status.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
-import { referencedSecret } from '../temporal/credentials.ts';
+import { lookupSecrets, missingSecret, referencedSecrets, workerSecrets } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { DrainageRechecks } from '../temporal/drainage-rechecks.ts';
@@ -127,7 +127,7 @@ export class Controller {
       // worker deployment using it.
       onChange: (namespace, name) => {
         for (const connection of this.connections.list(namespace)) {
-          if (referencedSecret(connection.spec) !== name) continue;
+          if (!referencedSecrets(connection.spec).includes(name)) continue;
           enqueue(namespace, connection.metadata.name, CONNECTION_KEY);
           enqueueUsersOf(namespace, connection.metadata.name);
         }
@@ -335,7 +335,14 @@ export class Controller {
         return logged(KINDS.TemporalConnection.kind, namespace, name, async (deps) => {
           await releaseConnection(deps, object);
           if (isBeingDeleted(object)) return undefined;
-          const connect = async (c: TemporalConnection) => void (await this.clients.workflowService(c));
+          const connect = async (c: TemporalConnection) => {
+            await this.clients.workflowService(c);
+            // The workers' own Secrets: the controller connects without them, their Pods could not start.
+            const uses = workerSecrets(c.spec);
+            const found = await lookupSecrets(uses, (secret) => this.secrets.get(namespace, secret));
+            const missing = missingSecret(namespace, uses, found);
+            if (missing) throw missing;
+          };
           return checkConnection({ ...deps, connect, backoff: connectionBackoff }, object);
         });
       },
@@ -426,8 +433,7 @@ function changeOf(twd: TemporalWorkerDeployment): string {
 }
 
 function secretsReferencedBy(connections: readonly TemporalConnection[]): { namespace: string; name: string }[] {
-  return connections.flatMap((c) => {
-    const name = referencedSecret(c.spec);
-    return name === undefined ? [] : [{ namespace: c.metadata.namespace ?? '', name }];
-  });
+  return connections.flatMap((c) =>
+    referencedSecrets(c.spec).map((name) => ({ namespace: c.metadata.namespace ?? '', name })),
+  );
 }

@@ -33,7 +33,7 @@ import type { NewBuildFacts } from '../planner/new-build.ts';
 import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
 import type { LadderReads } from '../planner/pinned-workflows.ts';
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
-import { CredentialsError, referencedSecret } from '../temporal/credentials.ts';
+import { CredentialsError, lookupSecrets, missingSecret, workerSecrets } from '../temporal/credentials.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
@@ -70,8 +70,8 @@ export async function observeKubernetes(
     return {
       failed: { workerDeployment: cached, failure: { kind: 'ConnectionNotFound', namespace, name: connectionName } },
     };
-  const secretName = referencedSecret(connection.spec);
-  const secret = secretName === undefined ? undefined : await deps.secret(namespace, secretName);
+  const secretUses = workerSecrets(connection.spec);
+  const secrets = await lookupSecrets(secretUses, (secretName) => deps.secret(namespace, secretName));
   const live = ownedDeployments(deps, cached);
   return {
     facts: withDeployments(
@@ -80,8 +80,8 @@ export async function observeKubernetes(
         connection,
         buildId: buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID),
         temporalName: temporalDeploymentName(namespace, name),
-        credentialsExist: secretName === undefined || secret !== undefined,
-        workers: workerConnection(connection.spec, secret),
+        credentialsExist: missingSecret(namespace, secretUses, secrets) === undefined,
+        workers: workerConnection(connection.spec, secrets),
         wanted: [],
         live: [],
         deployments: [],

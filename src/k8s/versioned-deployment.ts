@@ -3,7 +3,7 @@
 import type { V1Container, V1Deployment, V1EnvVar, V1PodTemplateSpec, V1Toleration } from '@kubernetes/client-node';
 import { API_VERSION } from '../api/kinds.ts';
 import { CONNECTION_ENV, TASK_QUEUE_ENV } from '../api/reserved-env.ts';
-import type { TemporalConnection } from '../api/temporal-connection.ts';
+import { DEFAULT_CA_KEY } from '../api/temporal-connection.ts';
 import type { Pool, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import { templateHash } from './build-id.ts';
@@ -21,6 +21,10 @@ export const ANNOTATIONS = {
 
 export const TLS_VOLUME = 'temporal-tls';
 export const TLS_MOUNT_PATH = '/etc/temporal/tls';
+/** The CA of tls.caCertSecretRef, whatever its key, as one file. */
+export const CA_VOLUME = 'temporal-tls-ca';
+export const CA_MOUNT_PATH = '/etc/temporal/tls-ca';
+const CA_FILE = 'ca.crt';
 
 export interface VersionedDeploymentInput {
   workerDeployment: Pick<TemporalWorkerDeployment, 'metadata' | 'spec'> & {
@@ -101,17 +105,30 @@ export function versionedDeployment({
 export function withConnection(template: V1PodTemplateSpec, connection: WorkerConnection): V1PodTemplateSpec {
   const podSpec = structuredClone(template.spec ?? { containers: [] });
   const mtls = connection.mutualTLSSecretRef;
-  const mount = { name: TLS_VOLUME, mountPath: TLS_MOUNT_PATH, readOnly: true };
+  const ca = connection.tls?.caCertSecretRef;
+  const ours = new Set([TLS_VOLUME, CA_VOLUME]);
+  const mounts = [
+    ...(mtls ? [{ name: TLS_VOLUME, mountPath: TLS_MOUNT_PATH, readOnly: true }] : []),
+    ...(ca ? [{ name: CA_VOLUME, mountPath: CA_MOUNT_PATH, readOnly: true }] : []),
+  ];
   podSpec.containers = podSpec.containers.map((container) => {
-    const mounts = [...(container.volumeMounts ?? []).filter((m) => m.name !== TLS_VOLUME), ...(mtls ? [mount] : [])];
+    const all = [...(container.volumeMounts ?? []).filter((m) => !ours.has(m.name)), ...mounts];
     const replaced = replaceEnv(container, connectionEnv(connection), CONNECTION_ENV);
-    if (mounts.length > 0) replaced.volumeMounts = mounts;
+    if (all.length > 0) replaced.volumeMounts = all;
     else delete replaced.volumeMounts;
     return replaced;
   });
   const volumes = [
-    ...(podSpec.volumes ?? []).filter((v) => v.name !== TLS_VOLUME),
+    ...(podSpec.volumes ?? []).filter((v) => !ours.has(v.name)),
     ...(mtls ? [{ name: TLS_VOLUME, secret: { secretName: mtls.name } }] : []),
+    ...(ca
+      ? [
+          {
+            name: CA_VOLUME,
+            secret: { secretName: ca.name, items: [{ key: ca.key ?? DEFAULT_CA_KEY, path: CA_FILE }] },
+          },
+        ]
+      : []),
   ];
   if (volumes.length > 0) podSpec.volumes = volumes;
   else delete podSpec.volumes;
@@ -145,11 +162,13 @@ function workerEnv({ namespace, name, spec, buildId, pool }: EnvInput): V1EnvVar
 }
 
 /** How a worker reaches Temporal. */
-function connectionEnv(connection: TemporalConnection['spec']): V1EnvVar[] {
+function connectionEnv(connection: WorkerConnection): V1EnvVar[] {
+  const ca = connection.tls?.caCertSecretRef;
   const tls =
     connection.mutualTLSSecretRef !== undefined ||
     connection.apiKeySecretRef !== undefined ||
-    connection.tls?.serverName !== undefined;
+    connection.tls?.serverName !== undefined ||
+    ca !== undefined;
   return [
     value('TEMPORAL_ADDRESS', connection.hostPort),
     value('TEMPORAL_HOST_PORT', connection.hostPort),
@@ -160,9 +179,10 @@ function connectionEnv(connection: TemporalConnection['spec']): V1EnvVar[] {
           value('TEMPORAL_TLS_CLIENT_CERT_PATH', `${TLS_MOUNT_PATH}/${MUTUAL_TLS_KEYS.certificate}`),
           value('TEMPORAL_TLS_CLIENT_KEY_PATH', `${TLS_MOUNT_PATH}/${MUTUAL_TLS_KEYS.privateKey}`),
           // Absent when the Secret has no ca.crt: the worker then verifies the server against its default roots.
-          value('TEMPORAL_TLS_SERVER_CA_CERT_PATH', `${TLS_MOUNT_PATH}/${MUTUAL_TLS_KEYS.ca}`),
+          ...(ca ? [] : [value('TEMPORAL_TLS_SERVER_CA_CERT_PATH', `${TLS_MOUNT_PATH}/${MUTUAL_TLS_KEYS.ca}`)]),
         ]
       : []),
+    ...(ca ? [value('TEMPORAL_TLS_SERVER_CA_CERT_PATH', `${CA_MOUNT_PATH}/${CA_FILE}`)] : []),
     ...(connection.apiKeySecretRef
       ? [
           {

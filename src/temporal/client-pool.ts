@@ -6,7 +6,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import { type CallStatus, GrpcStatus, statusName } from './call-status.ts';
 import { TemporalChannel } from './channel.ts';
-import { referencedSecret, resolveConnection, type ResolvedConnection } from './credentials.ts';
+import { controllerSecrets, lookupSecrets, resolveConnection, type ResolvedConnection } from './credentials.ts';
 import type { WorkflowService } from './protocol.ts';
 
 export interface ClientPoolOptions {
@@ -49,9 +49,10 @@ export class TemporalClientPool {
   async workflowService(connection: TemporalConnection): Promise<WorkflowService> {
     const namespace = connection.metadata.namespace ?? '';
     const identity = identityOf(namespace, connection.metadata.name ?? '');
-    const secretName = referencedSecret(connection.spec);
-    const secret = secretName === undefined ? undefined : await this.options.secret(namespace, secretName);
-    const resolved = resolveConnection(namespace, connection.spec, secret);
+    const secrets = await lookupSecrets(controllerSecrets(connection.spec), (name) =>
+      this.options.secret(namespace, name),
+    );
+    const resolved = resolveConnection(namespace, connection.spec, secrets);
     let pooled = this.clients.get(identity);
     if (pooled?.fingerprint !== resolved.fingerprint) {
       if (pooled) this.discard(identity, pooled);

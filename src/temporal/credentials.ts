@@ -3,7 +3,7 @@
 // Pure: the Secret is passed in, already read from the cache.
 import type { V1Secret } from '@kubernetes/client-node';
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
-import type { TemporalConnection } from '../api/temporal-connection.ts';
+import { DEFAULT_CA_KEY, type TemporalConnection } from '../api/temporal-connection.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import type { TlsSettings } from './channel.ts';
 
@@ -32,41 +32,103 @@ export interface ResolvedConnection {
   fingerprint: string;
 }
 
-/** The one Secret a connection reads, if any. */
-export function referencedSecret(spec: TemporalConnection['spec']): string | undefined {
-  return spec.mutualTLSSecretRef?.name ?? spec.apiKeySecretRef?.name;
+/** A Secret a connection reads, and the field that names it: what an error about it names. */
+export interface SecretUse {
+  name: string;
+  field: string;
 }
 
-/** `secret` is the Secret named by referencedSecret(spec) as cached, undefined when it does not exist. */
+/** The Secrets the controller reads to connect: its credentials and the CA. */
+export function controllerSecrets(spec: TemporalConnection['spec']): SecretUse[] {
+  return [...credentialSecrets(spec, ''), ...caSecret(spec)];
+}
+
+/** What the worker Pods read: their own credentials (else the controller's) and the CA. */
+export function workerSecrets(spec: TemporalConnection['spec']): SecretUse[] {
+  return [
+    ...(spec.workerAuth ? credentialSecrets(spec.workerAuth, 'workerAuth.') : credentialSecrets(spec, '')),
+    ...caSecret(spec),
+  ];
+}
+
+/** Every Secret the connection names, once each: those whose changes matter. */
+export function referencedSecrets(spec: TemporalConnection['spec']): string[] {
+  return [...new Set([...controllerSecrets(spec), ...workerSecrets(spec)].map((use) => use.name))];
+}
+
+function credentialSecrets(
+  credentials: Pick<TemporalConnection['spec'], 'mutualTLSSecretRef' | 'apiKeySecretRef'>,
+  prefix: string,
+): SecretUse[] {
+  if (credentials.mutualTLSSecretRef)
+    return [{ name: credentials.mutualTLSSecretRef.name, field: `${prefix}mutualTLSSecretRef` }];
+  if (credentials.apiKeySecretRef)
+    return [{ name: credentials.apiKeySecretRef.name, field: `${prefix}apiKeySecretRef` }];
+  return [];
+}
+
+function caSecret(spec: TemporalConnection['spec']): SecretUse[] {
+  const ref = spec.tls?.caCertSecretRef;
+  return ref ? [{ name: ref.name, field: 'tls.caCertSecretRef' }] : [];
+}
+
+/** The Secrets named, as cached: undefined for one that does not exist. */
+export type SecretLookup = (name: string) => V1Secret | undefined;
+
+/** Reads each Secret once, for the pure functions that take a lookup. */
+export async function lookupSecrets(
+  uses: readonly SecretUse[],
+  read: (name: string) => Promise<V1Secret | undefined>,
+): Promise<SecretLookup> {
+  const names = [...new Set(uses.map((use) => use.name))];
+  const found = new Map(await Promise.all(names.map(async (name) => [name, await read(name)] as const)));
+  return (name) => found.get(name);
+}
+
+/** The first Secret of `uses` that does not exist, as the error that names it and its field. */
+export function missingSecret(
+  namespace: string,
+  uses: readonly SecretUse[],
+  secrets: SecretLookup,
+): CredentialsError | undefined {
+  const missing = uses.find((use) => secrets(use.name) === undefined);
+  return missing
+    ? new CredentialsError(
+        'SecretNotFound',
+        `Secret ${namespace}/${missing.name} does not exist: create it or fix the TemporalConnection's ${missing.field}`,
+      )
+    : undefined;
+}
+
+/** The Secrets named by controllerSecrets(spec), as cached. */
 export function resolveConnection(
   namespace: string,
   spec: TemporalConnection['spec'],
-  secret: V1Secret | undefined,
+  secrets: SecretLookup,
 ): ResolvedConnection {
-  const secretName = referencedSecret(spec);
-  if (secretName !== undefined && secret === undefined) {
-    const field = spec.mutualTLSSecretRef ? 'mutualTLSSecretRef' : 'apiKeySecretRef';
-    throw new CredentialsError(
-      'SecretNotFound',
-      `Secret ${namespace}/${secretName} does not exist: create it or fix the TemporalConnection's ${field}`,
-    );
-  }
-  const data = new SecretData(`${namespace}/${secretName ?? ''}`, secret);
+  const missing = missingSecret(namespace, controllerSecrets(spec), secrets);
+  if (missing) throw missing;
+  const data = (name: string) => new SecretData(`${namespace}/${name}`, secrets(name));
   const serverName = spec.tls?.serverName;
-  let tls: TlsSettings | undefined = spec.mutualTLSSecretRef || spec.apiKeySecretRef || serverName ? {} : undefined;
+  const caRef = spec.tls?.caCertSecretRef;
+  let tls: TlsSettings | undefined =
+    spec.mutualTLSSecretRef || spec.apiKeySecretRef || spec.workerAuth || serverName || caRef ? {} : undefined;
   if (tls && serverName) tls.serverNameOverride = serverName;
   if (spec.mutualTLSSecretRef) {
-    const ca = data.optional(MUTUAL_TLS_KEYS.ca);
+    const mtls = data(spec.mutualTLSSecretRef.name);
     tls = {
       ...tls,
       clientCertPair: {
-        crt: data.certificate(MUTUAL_TLS_KEYS.certificate),
-        key: data.privateKey(MUTUAL_TLS_KEYS.privateKey),
+        crt: mtls.certificate(MUTUAL_TLS_KEYS.certificate),
+        key: mtls.privateKey(MUTUAL_TLS_KEYS.privateKey),
       },
-      ...(ca === undefined ? {} : { serverRootCACertificate: data.certificate(MUTUAL_TLS_KEYS.ca) }),
+      ...(caRef || mtls.optional(MUTUAL_TLS_KEYS.ca) === undefined
+        ? {}
+        : { serverRootCACertificate: mtls.certificate(MUTUAL_TLS_KEYS.ca) }),
     };
   }
-  const apiKey = spec.apiKeySecretRef ? data.text(spec.apiKeySecretRef.key) : undefined;
+  if (tls && caRef) tls.serverRootCACertificate = data(caRef.name).certificate(caRef.key ?? DEFAULT_CA_KEY);
+  const apiKey = spec.apiKeySecretRef ? data(spec.apiKeySecretRef.name).text(spec.apiKeySecretRef.key) : undefined;
   return {
     address: spec.hostPort,
     ...(tls ? { tls } : {}),

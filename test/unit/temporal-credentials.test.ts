@@ -5,10 +5,23 @@ import type { V1Secret } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
-import { CredentialsError, referencedSecret, resolveConnection } from '../../src/temporal/credentials.ts';
+import {
+  controllerSecrets,
+  CredentialsError,
+  referencedSecrets,
+  resolveConnection,
+  type SecretLookup,
+  workerSecrets,
+} from '../../src/temporal/credentials.ts';
 import { makeCertificates } from '../support/certificates.ts';
 
 type Spec = TemporalConnection['spec'];
+
+/** Secrets by name, as the cache would give them. */
+function secrets(byName: Record<string, V1Secret | undefined>): SecretLookup {
+  return (name) => byName[name];
+}
+const none = secrets({});
 
 function secret(data: Record<string, string>): V1Secret {
   return {
@@ -25,12 +38,12 @@ const mtlsSpec: Spec = {
 };
 
 test('TLS is on with a server name, an API key or mutual TLS, and off otherwise', () => {
-  assert.deepEqual(resolveConnection('ns', { hostPort: 'temporal:7233' }, undefined).tls, undefined);
+  assert.deepEqual(resolveConnection('ns', { hostPort: 'temporal:7233' }, none).tls, undefined);
   assert.deepEqual(
-    resolveConnection('ns', { hostPort: 'temporal:7233', tls: { serverName: 'temporal.example.com' } }, undefined).tls,
+    resolveConnection('ns', { hostPort: 'temporal:7233', tls: { serverName: 'temporal.example.com' } }, none).tls,
     { serverNameOverride: 'temporal.example.com' },
   );
-  const withKey = resolveConnection('ns', apiKeySpec, secret({ token: ' the-key\n' }));
+  const withKey = resolveConnection('ns', apiKeySpec, secrets({ api: secret({ token: ' the-key\n' }) }));
   assert.deepEqual(withKey.tls, {});
   assert.equal(
     withKey.apiKey,
@@ -44,7 +57,7 @@ test('mutual TLS takes the certificate, the key and the optional CA from the Sec
   const withCA = resolveConnection(
     'ns',
     mtlsSpec,
-    secret({ 'tls.crt': certs.client.cert, 'tls.key': certs.client.key, 'ca.crt': certs.ca }),
+    secrets({ cert: secret({ 'tls.crt': certs.client.cert, 'tls.key': certs.client.key, 'ca.crt': certs.ca }) }),
   );
   assert.equal(withCA.tls?.serverNameOverride, 'temporal.example.com');
   assert.equal(Buffer.from(withCA.tls?.clientCertPair?.crt ?? '').toString(), certs.client.cert);
@@ -53,20 +66,63 @@ test('mutual TLS takes the certificate, the key and the optional CA from the Sec
   const withoutCA = resolveConnection(
     'ns',
     mtlsSpec,
-    secret({ 'tls.crt': certs.client.cert, 'tls.key': certs.client.key }),
+    secrets({ cert: secret({ 'tls.crt': certs.client.cert, 'tls.key': certs.client.key }) }),
   );
   assert.equal(withoutCA.tls?.serverRootCACertificate, undefined);
 });
 
-test('the referenced Secret is the mutual TLS or the API key one', () => {
-  assert.equal(referencedSecret({ hostPort: 'temporal:7233' }), undefined);
-  assert.equal(referencedSecret(apiKeySpec), 'api');
-  assert.equal(referencedSecret(mtlsSpec), 'cert');
+test("the Secrets read: the controller's credentials and the CA by the controller, the workers' own (else the controller's) and the CA by the Pods", () => {
+  const names = (uses: { name: string; field: string }[]) => uses.map((u) => `${u.field}=${u.name}`);
+  assert.deepEqual(referencedSecrets({ hostPort: 'temporal:7233' }), []);
+  assert.deepEqual(names(controllerSecrets(apiKeySpec)), ['apiKeySecretRef=api']);
+  assert.deepEqual(names(workerSecrets(mtlsSpec)), ['mutualTLSSecretRef=cert']);
+  const apart: Spec = {
+    ...mtlsSpec,
+    tls: { caCertSecretRef: { name: 'ca' } },
+    workerAuth: { apiKeySecretRef: { name: 'worker-key', key: 'k' } },
+  };
+  assert.deepEqual(names(controllerSecrets(apart)), ['mutualTLSSecretRef=cert', 'tls.caCertSecretRef=ca']);
+  assert.deepEqual(names(workerSecrets(apart)), ['workerAuth.apiKeySecretRef=worker-key', 'tls.caCertSecretRef=ca']);
+  assert.deepEqual(referencedSecrets(apart), ['cert', 'ca', 'worker-key']);
+  assert.deepEqual(
+    referencedSecrets({ ...apiKeySpec, tls: { caCertSecretRef: { name: 'api' } } }),
+    ['api'],
+    'once each',
+  );
+});
+
+test('a CA Secret is used in every mode, turns TLS on, and takes the place of ca.crt in the mutual-TLS Secret', async (t) => {
+  const certs = await makeCertificates(t, 'temporal.example.com');
+  const caSecret = secret({ 'ca.crt': certs.ca, bundle: certs.ca });
+  const client = secret({
+    'tls.crt': certs.client.cert,
+    'tls.key': certs.client.key,
+    'ca.crt': certs.strangerClient.cert,
+  });
+  const all = secrets({ ca: caSecret, api: secret({ token: 'k' }), cert: client });
+  const ca = (spec: Spec, key?: string) =>
+    resolveConnection(
+      'ns',
+      { ...spec, tls: { ...spec.tls, caCertSecretRef: { name: 'ca', ...(key ? { key } : {}) } } },
+      all,
+    ).tls?.serverRootCACertificate?.toString();
+  assert.equal(ca({ hostPort: 'temporal:7233' }), certs.ca, 'plaintext over TLS');
+  assert.equal(ca(apiKeySpec), certs.ca, 'API key');
+  assert.equal(ca(mtlsSpec), certs.ca, "mutual TLS: the CA Secret's, not the client Secret's ca.crt");
+  assert.equal(ca({ hostPort: 'temporal:7233' }, 'bundle'), certs.ca, 'a key of its own');
 });
 
 test('a missing Secret or an unusable key is a CredentialsError naming both, and no value', async (t) => {
   const certs = await makeCertificates(t, 'temporal.example.com');
-  const cases: { title: string; spec: Spec; secret: V1Secret | undefined; reason: string; message: RegExp }[] = [
+  const withCA: Spec = { ...apiKeySpec, tls: { caCertSecretRef: { name: 'ca', key: 'bundle' } } };
+  const cases: {
+    title: string;
+    spec: Spec;
+    secret: V1Secret | undefined;
+    others?: Record<string, V1Secret>;
+    reason: string;
+    message: RegExp;
+  }[] = [
     {
       title: 'no API key Secret',
       spec: apiKeySpec,
@@ -130,10 +186,33 @@ test('a missing Secret or an unusable key is a CredentialsError naming both, and
       reason: 'InvalidSecret',
       message: /^Secret ns\/cert key ca\.crt is not a PEM certificate$/,
     },
+    {
+      title: 'no CA Secret',
+      spec: withCA,
+      secret: secret({ token: 'k' }),
+      reason: 'SecretNotFound',
+      message: /^Secret ns\/ca does not exist: create it or fix the TemporalConnection's tls\.caCertSecretRef$/,
+    },
+    {
+      title: 'a CA key that is missing',
+      spec: withCA,
+      secret: secret({ token: 'k' }),
+      others: { ca: secret({ 'ca.crt': 'x' }) },
+      reason: 'InvalidSecret',
+      message: /^Secret ns\/ca key bundle is missing or empty$/,
+    },
+    {
+      title: 'a CA key that is not PEM',
+      spec: withCA,
+      secret: secret({ token: 'k' }),
+      others: { ca: secret({ bundle: 'garbage-ca' }) },
+      reason: 'InvalidSecret',
+      message: /^Secret ns\/ca key bundle is not a PEM certificate$/,
+    },
   ];
   for (const c of cases) {
     assert.throws(
-      () => resolveConnection('ns', c.spec, c.secret),
+      () => resolveConnection('ns', c.spec, secrets({ api: c.secret, cert: c.secret, ...c.others })),
       (error: unknown) => {
         assert.ok(error instanceof CredentialsError, c.title);
         assert.equal(error.reason, c.reason, c.title);
@@ -147,8 +226,10 @@ test('a missing Secret or an unusable key is a CredentialsError naming both, and
 
 test('the fingerprint changes with what a live connection is built from, and not with the API key', async (t) => {
   const certs = await makeCertificates(t, 'temporal.example.com');
+  const caSecrets = { ca: secret({ 'ca.crt': certs.ca }), other: secret({ 'ca.crt': certs.strangerClient.cert }) };
   const fingerprint = (spec: Spec, data?: Record<string, string>) =>
-    resolveConnection('ns', spec, data && secret(data)).fingerprint;
+    resolveConnection('ns', spec, secrets({ ...caSecrets, ...(data ? { api: secret(data), cert: secret(data) } : {}) }))
+      .fingerprint;
   const mtls = { 'tls.crt': certs.client.cert, 'tls.key': certs.client.key };
   const base = fingerprint(mtlsSpec, mtls);
   assert.equal(fingerprint(mtlsSpec, mtls), base, 'stable for the same input');
@@ -160,7 +241,10 @@ test('the fingerprint changes with what a live connection is built from, and not
     ['a CA added', fingerprint(mtlsSpec, { ...mtls, 'ca.crt': certs.ca })],
     ['another address', fingerprint({ ...mtlsSpec, hostPort: 'elsewhere:7233' }, mtls)],
     ['another server name', fingerprint({ ...mtlsSpec, tls: { serverName: 'other.example.com' } }, mtls)],
+    ['a CA Secret', fingerprint({ ...mtlsSpec, tls: { ...mtlsSpec.tls, caCertSecretRef: { name: 'ca' } } }, mtls)],
   ];
+  const withCA = (name: string) => fingerprint({ hostPort: 'temporal:7233', tls: { caCertSecretRef: { name } } });
+  assert.notEqual(withCA('ca'), withCA('other'), 'another CA');
   for (const [what, value] of changed) assert.notEqual(value, base, what);
   assert.notEqual(
     fingerprint({ hostPort: 'temporal:7233' }),

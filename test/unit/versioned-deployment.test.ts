@@ -2,12 +2,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RESERVED_ENV } from '../../src/api/reserved-env.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import {
   ANNOTATIONS,
+  CA_MOUNT_PATH,
   TLS_MOUNT_PATH,
   versionedDeployment,
   withConnection,
 } from '../../src/k8s/versioned-deployment.ts';
+import { workerConnection } from '../../src/k8s/worker-connection.ts';
 
 function workerDeployment(spec: Partial<TemporalWorkerDeployment['spec']> = {}): TemporalWorkerDeployment {
   return {
@@ -127,6 +130,107 @@ test('an API key comes from its Secret, with TLS on; switching auth mode changes
   assert.notEqual(hash(apiKey), hash(mtls));
 });
 
+test('a CA Secret reaches every container as one file, in every mode, and takes the place of ca.crt of the mutual-TLS Secret', () => {
+  const ca = { caCertSecretRef: { name: 'private-ca', key: 'bundle.pem' } };
+  const modes: [string, TemporalConnection['spec']][] = [
+    ['TLS without credentials', { hostPort: 'cloud:7233', tls: ca }],
+    ['API key', { hostPort: 'cloud:7233', tls: ca, apiKeySecretRef: { name: 'key', key: 'api-key' } }],
+    ['mutual TLS', { hostPort: 'cloud:7233', tls: ca, mutualTLSSecretRef: { name: 'client-cert' } }],
+  ];
+  const caVolume = {
+    name: 'temporal-tls-ca',
+    secret: { secretName: 'private-ca', items: [{ key: 'bundle.pem', path: 'ca.crt' }] },
+  };
+  const caMount = { name: 'temporal-tls-ca', mountPath: CA_MOUNT_PATH, readOnly: true };
+  for (const [mode, connection] of modes) {
+    const d = versionedDeployment({ workerDeployment: workerDeployment(), connection, buildId: 'b' });
+    const vars = env(d);
+    assert.equal(vars.TEMPORAL_TLS, 'true', mode);
+    assert.equal(vars.TEMPORAL_TLS_SERVER_CA_CERT_PATH, `${CA_MOUNT_PATH}/ca.crt`, mode);
+    assert.deepEqual(d.spec?.template.spec?.volumes?.at(-1), caVolume, mode);
+    assert.deepEqual(d.spec?.template.spec?.containers[0]?.volumeMounts?.at(-1), caMount, mode);
+  }
+  const dropped = withConnection(
+    versionedDeployment({ workerDeployment: workerDeployment(), connection: modes[0]![1], buildId: 'b' }).spec!
+      .template,
+    { hostPort: 'cloud:7233' },
+  );
+  assert.equal(dropped.spec?.volumes, undefined, 'a CA taken off the connection leaves no volume behind');
+  assert.equal(dropped.spec?.containers[0]?.volumeMounts, undefined);
+  assert.equal(env({ spec: { template: dropped } } as never).TEMPORAL_TLS_SERVER_CA_CERT_PATH, undefined);
+});
+
+test("with workerAuth the Pods hold only the workers' credentials, and the controller's Secret changing rolls nothing", () => {
+  const base = (workerAuth: TemporalConnection['spec']['workerAuth']): TemporalConnection['spec'] => ({
+    hostPort: 'cloud:7233',
+    mutualTLSSecretRef: { name: 'controller-cert' },
+    ...(workerAuth ? { workerAuth } : {}),
+  });
+  const secret = (data: Record<string, string>) => ({ data });
+  const controllerSecret = { v: secret({ 'tls.crt': 'c1', 'tls.key': 'k1' }) };
+  const lookup = (name: string) =>
+    name === 'controller-cert' ? controllerSecret.v : secret({ 'api-key': 'worker', 'tls.crt': 'w', 'tls.key': 'w' });
+  const build = (spec: TemporalConnection['spec']) =>
+    versionedDeployment({
+      workerDeployment: workerDeployment(),
+      connection: workerConnection(spec, lookup),
+      buildId: 'b',
+    });
+  const keyed = build(base({ apiKeySecretRef: { name: 'worker-key', key: 'api-key' } }));
+  assert.deepEqual(env(keyed).TEMPORAL_API_KEY, { secretKeyRef: { name: 'worker-key', key: 'api-key' } });
+  assert.equal(keyed.spec?.template.spec?.volumes, undefined, "no volume of the controller's certificate");
+  assert.equal(
+    JSON.stringify(keyed).includes('controller-cert'),
+    false,
+    "the controller's Secret is not named anywhere",
+  );
+  const certified = build(base({ mutualTLSSecretRef: { name: 'worker-cert' } }));
+  assert.deepEqual(certified.spec?.template.spec?.volumes, [
+    { name: 'temporal-tls', secret: { secretName: 'worker-cert' } },
+  ]);
+  assert.equal(JSON.stringify(certified).includes('controller-cert'), false);
+  const hash = (d: typeof keyed) => d.spec?.template.metadata?.annotations?.[ANNOTATIONS.connectionHash];
+  const before = hash(keyed);
+  controllerSecret.v = secret({ 'tls.crt': 'c2', 'tls.key': 'k2' });
+  assert.equal(hash(build(base({ apiKeySecretRef: { name: 'worker-key', key: 'api-key' } }))), before);
+  const without = build(base(undefined));
+  controllerSecret.v = secret({ 'tls.crt': 'c3', 'tls.key': 'k3' });
+  assert.notEqual(
+    hash(build(base(undefined))),
+    hash(without),
+    "without workerAuth the Pods use the controller's, and roll with it",
+  );
+});
+
+test('a connection without the new fields hashes as before them: upgrading the controller rolls no Pod', () => {
+  const b = (value: string) => Buffer.from(value).toString('base64');
+  const hash = (spec: TemporalConnection['spec'], data?: Record<string, string>) =>
+    withConnection(
+      {},
+      workerConnection(spec, () => (data ? { data } : undefined)),
+    ).metadata?.annotations?.[ANNOTATIONS.connectionHash];
+  // As computed by the controller before caCertSecretRef and workerAuth existed.
+  assert.equal(
+    hash(
+      { hostPort: 'cloud:7233', tls: { serverName: 'cloud.example' }, apiKeySecretRef: { name: 'api', key: 'token' } },
+      { token: b('the-key') },
+    ),
+    'efe52106324b709e3d16e24479a4c9056f3b07897b135ac134cd00928d5f85c7',
+  );
+  assert.equal(
+    hash(
+      { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'client-cert' } },
+      {
+        'tls.crt': b('crt'),
+        'tls.key': b('key'),
+        'ca.crt': b('ca'),
+      },
+    ),
+    '870a78bf6f4e2791c7134a9e4cb1136c8d06b12e1109170b059f30a5c6a1ab9c',
+  );
+  assert.equal(hash({ hostPort: 'temporal:7233' }), '2e84bad9af1666c1cb68b60fe1af9e01827cd5a6142c79e4a76936947859a8bc');
+});
+
 test('a pool adds its label, task queue, placement and resources', () => {
   const d = versionedDeployment({
     workerDeployment: workerDeployment(),
@@ -201,6 +305,7 @@ test('every variable the controller sets, whatever the connection, is one admiss
     { hostPort: 'temporal:7233' },
     { hostPort: 'cloud:7233', tls: { serverName: 'cloud' }, mutualTLSSecretRef: { name: 'cert' } },
     { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } },
+    { hostPort: 'cloud:7233', tls: { caCertSecretRef: { name: 'ca' } } },
   ];
   const injected = new Set(
     connections.flatMap((connection) =>
