@@ -1,7 +1,8 @@
 // Whether the controller can reach Temporal through a TemporalConnection (and its workers find
 // their Secrets), checked when the connection or its Secrets change and again with backoff while
-// it cannot, and said in the connection's conditions (READY in `kubectl get tconn`) and in a Warning event. Nothing else
-// waits on it: a worker deployment reports the same trouble in its own status.
+// it cannot, and said in the connection's conditions (READY in `kubectl get tconn`) and in a
+// Warning event. Nothing else waits on it: a worker deployment reports the same trouble in its own
+// status.
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
