@@ -2,50 +2,17 @@
 // tconn`): Connected when it did; a Secret it cannot use, named with the key, until the Secret is
 // fixed; an address nobody answers while it tries again. And --temporal-connect-to reaches a
 // connection's in-cluster address through another one, as a controller outside the cluster must.
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
-import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import { freePort } from '../../src/localenv/ports.ts';
+import { connectionUntil, ready } from '../support/connection-status.ts';
 import { controlledNamespace } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { mutualTlsFront } from '../support/grpc-proxy.ts';
 
 const SERVER_NAME = 'temporal.twc.test';
 const PLACEHOLDER = '-----BEGIN CERTIFICATE-----\nreplace with your client certificate\n-----END CERTIFICATE-----\n';
-
-type Conditions = Record<string, { status: string; reason: string; message: string }>;
-
-/** The connection's conditions by type, once `wanted` holds of them. */
-async function connectionUntil(
-  namespace: string,
-  what: string,
-  wanted: (conditions: Conditions) => boolean,
-): Promise<Conditions> {
-  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
-  let seen: Conditions = {};
-  return eventually(
-    `connection temporal: ${what}`,
-    async () => {
-      const connection = (await custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: KINDS.TemporalConnection.plural,
-        name: 'temporal',
-      })) as TemporalConnection;
-      seen = Object.fromEntries((connection.status?.conditions ?? []).map((c) => [c.type, c]));
-      return wanted(seen) ? seen : undefined;
-    },
-    30_000,
-  ).catch((error: Error) => {
-    throw new Error(`${error.message}; last seen: ${JSON.stringify(seen)}`);
-  });
-}
-
-const ready = (status: string, reason: string) => (c: Conditions) =>
-  c.Ready?.status === status && c.Ready.reason === reason;
 
 test('a connection is Ready once reached, says which key of its Secret is unusable until it is fixed, then is Ready again', async (t) => {
   const namespace = await testNamespace(t, 'tconn-check');

@@ -1,5 +1,5 @@
 // Throwaway certificates for a test (openssl.ts makes them): a CA, a server
-// certificate for one DNS name or IP address, a client certificate it signed, and a client
+// certificate for one DNS name or IP address, two client certificates it signed, and a client
 // certificate of another CA that nobody trusts.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,10 @@ export type { KeyPair };
 export interface TestCertificates {
   ca: string;
   server: KeyPair;
+  /** Common name twc-controller. */
   client: KeyPair;
+  /** Of the same CA, common name twc-worker: the workers' own. */
+  workerClient: KeyPair;
   /** Signed by a CA of its own, which the server does not trust. */
   strangerClient: KeyPair;
 }
@@ -27,6 +30,7 @@ export async function makeCertificates(t: TestContext, serverName: string): Prom
     ca: await readFile(join(dir, 'ca.crt'), 'utf8'),
     server: await serverLeaf(dir, ca, 'server', serverName),
     client: await clientLeaf(dir, ca, 'client', 'twc-controller'),
+    workerClient: await clientLeaf(dir, ca, 'worker-client', 'twc-worker'),
     strangerClient: await clientLeaf(dir, stranger, 'stranger', 'twc-controller'),
   };
 }

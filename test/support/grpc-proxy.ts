@@ -14,6 +14,7 @@ import {
   type ServerHttp2Stream,
 } from 'node:http2';
 import type { TestContext } from 'node:test';
+import type { TLSSocket } from 'node:tls';
 import { type KeyPair, makeCertificates, type TestCertificates } from './certificates.ts';
 import { sharedEnvironment } from './environment.ts';
 
@@ -36,6 +37,8 @@ export class GrpcProxy {
   port = 0;
   /** TLS connections accepted so far: a client that reconnects shows here. */
   connections = 0;
+  /** The common names of the client certificates presented so far. */
+  readonly clientNames = new Set<string>();
   private readonly options: GrpcProxyOptions;
   private readonly server: Http2SecureServer;
   private readonly sessions = new Set<Http2Session>();
@@ -51,6 +54,8 @@ export class GrpcProxy {
     });
     this.server.on('session', (session) => {
       this.connections++;
+      const name = (session.socket as TLSSocket).getPeerCertificate().subject?.CN;
+      if (name) this.clientNames.add(String(name));
       this.sessions.add(session);
       session.on('close', () => this.sessions.delete(session));
       session.on('error', () => session.destroy());

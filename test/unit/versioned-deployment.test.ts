@@ -160,6 +160,24 @@ test('a CA Secret reaches every container as one file, in every mode, and takes 
   assert.equal(env({ spec: { template: dropped } } as never).TEMPORAL_TLS_SERVER_CA_CERT_PATH, undefined);
 });
 
+test('a rotated CA changes the connection hash: the Pods, which read it at start, roll', () => {
+  const spec: TemporalConnection['spec'] = { hostPort: 'cloud:7233', tls: { caCertSecretRef: { name: 'ca' } } };
+  const hash = (ca: string) =>
+    withConnection(
+      {},
+      workerConnection(spec, () => ({ data: { 'ca.crt': ca, other: 'x' } })),
+    ).metadata?.annotations?.[ANNOTATIONS.connectionHash];
+  assert.notEqual(hash('one'), hash('two'));
+  assert.equal(
+    withConnection(
+      {},
+      workerConnection(spec, () => ({ data: { 'ca.crt': 'one', other: 'y' } })),
+    ).metadata?.annotations?.[ANNOTATIONS.connectionHash],
+    hash('one'),
+    'another key of the Secret rolls nothing',
+  );
+});
+
 test("with workerAuth the Pods hold only the workers' credentials, and the controller's Secret changing rolls nothing", () => {
   const base = (workerAuth: TemporalConnection['spec']['workerAuth']): TemporalConnection['spec'] => ({
     hostPort: 'cloud:7233',
