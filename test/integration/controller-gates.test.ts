@@ -100,10 +100,13 @@ test("a step's gate runs before its ramp is set, and when it fails the ramp of t
   assert.match(condition(aborted, 'Stalled')?.message ?? '', /error rate too high/);
   assert.match(condition(aborted, 'Stalled')?.message ?? '', /ramp is removed/);
   assert.equal(aborted.status?.currentVersion?.buildID, v1);
-  const described = await client.workflowService.describeWorkerDeployment({
-    namespace: client.options.namespace,
-    deploymentName: `${namespace}/orders`,
-  });
+  // Temporal answered NOT_FOUND once in a full run, while its deployment workflow was busy: asked again.
+  const described = await eventually('Temporal to describe the deployment', () =>
+    client.workflowService.describeWorkerDeployment({
+      namespace: client.options.namespace,
+      deploymentName: `${namespace}/orders`,
+    }),
+  );
   assert.equal(
     described.workerDeploymentInfo?.routingConfig?.rampingDeploymentVersion?.buildId ?? '',
     '',
