@@ -63,7 +63,7 @@ export function customResourceDefinition(definition: KindDefinition): V1CustomRe
     metadata: { name: `${definition.plural}.${GROUP}`, annotations: { 'helm.sh/resource-policy': 'keep' } },
     spec: {
       group: GROUP,
-      scope: 'Namespaced',
+      scope: definition.scope ?? 'Namespaced',
       names: {
         kind: definition.kind,
         listKind: `${definition.kind}List`,

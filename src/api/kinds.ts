@@ -1,6 +1,6 @@
 // The custom resources of temporal.io/v1alpha1: names, schemas and the columns kubectl shows.
 import type { TSchema } from '@sinclair/typebox';
-import { temporalConnection } from './temporal-connection.ts';
+import { temporalClusterConnection, temporalConnection } from './temporal-connection.ts';
 import { temporalWorkerDeployment } from './temporal-worker-deployment.ts';
 import { temporalWorkerOwnedResource } from './temporal-worker-owned-resource.ts';
 
@@ -22,6 +22,8 @@ export interface KindDefinition {
   shortNames: string[];
   schema: TSchema;
   printerColumns: PrinterColumn[];
+  /** Cluster for a kind without a namespace; namespaced otherwise. */
+  scope?: 'Cluster';
 }
 
 const ready: PrinterColumn = {
@@ -73,6 +75,19 @@ export const KINDS = {
     singular: 'temporalconnection',
     shortNames: ['tconn'],
     schema: temporalConnection,
+    printerColumns: [
+      { name: 'Host', type: 'string', jsonPath: '.spec.hostPort', description: 'Temporal frontend address.' },
+      { ...ready, description: 'Whether the controller reached Temporal with this address and these credentials.' },
+      age,
+    ],
+  },
+  TemporalClusterConnection: {
+    kind: 'TemporalClusterConnection',
+    plural: 'temporalclusterconnections',
+    singular: 'temporalclusterconnection',
+    shortNames: ['tcconn'],
+    schema: temporalClusterConnection,
+    scope: 'Cluster',
     printerColumns: [
       { name: 'Host', type: 'string', jsonPath: '.spec.hostPort', description: 'Temporal frontend address.' },
       { ...ready, description: 'Whether the controller reached Temporal with this address and these credentials.' },

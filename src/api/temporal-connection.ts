@@ -1,6 +1,6 @@
 // TemporalConnection (tconn): how the controller and the workers reach a Temporal frontend.
-import { type Static, Type } from '@sinclair/typebox';
-import { dnsLabel, keyRef, withRules, objectMeta } from './schema.ts';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { dnsLabel, withRules, objectMeta } from './schema.ts';
 import { conditions } from './status.ts';
 
 /** host:port with a DNS name, an IPv4 address or a bracketed IPv6 address. */
@@ -8,11 +8,6 @@ export const HOST_PORT = '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za
 
 const secretName = (description: string) =>
   dnsLabel(description, { maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' });
-
-const mutualTLSSecretRef = Type.Object(
-  { name: secretName('Name of a kubernetes.io/tls Secret (tls.crt, tls.key, optional ca.crt).') },
-  { description: 'Client certificate for mutual TLS.' },
-);
 
 /** At most one kind of credentials in one place. */
 const oneCredential = (exactlyOne: boolean) => ({
@@ -29,64 +24,114 @@ const oneCredential = (exactlyOne: boolean) => ({
 /** The key of the CA Secret read when caCertSecretRef names none. */
 export const DEFAULT_CA_KEY = 'ca.crt';
 
-const spec = withRules(
-  Type.Object(
-    {
-      hostPort: Type.String({
-        description: 'Temporal frontend address, host:port.',
-        pattern: HOST_PORT,
-        maxLength: 300,
-      }),
-      tls: Type.Optional(
-        Type.Object(
-          {
-            serverName: Type.Optional(
-              Type.String({
-                description: 'Name to verify the server certificate against (and SNI); turns TLS on.',
-                pattern: '^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$',
-                maxLength: 253,
-              }),
-            ),
-            caCertSecretRef: Type.Optional(
-              Type.Object(
-                {
-                  name: secretName('Name of the Secret.'),
-                  key: Type.Optional(
-                    Type.String({
-                      description: `Key holding the PEM certificates (default ${DEFAULT_CA_KEY}).`,
-                      pattern: '^[-._a-zA-Z0-9]+$',
-                      maxLength: 253,
-                    }),
-                  ),
-                },
-                {
-                  description:
-                    'CA certificates to verify the server with instead of the system roots, in every mode: the controller uses them and every worker Pod gets them as a file (TEMPORAL_TLS_SERVER_CA_CERT_PATH). Takes the place of ca.crt in the mutual-TLS Secret; turns TLS on.',
-                },
-              ),
-            ),
-          },
-          { description: 'TLS settings; TLS is on with mutual TLS, an API key, a server name or a CA.' },
-        ),
-      ),
-      mutualTLSSecretRef: Type.Optional(mutualTLSSecretRef),
-      apiKeySecretRef: Type.Optional(keyRef('Secret')),
-      workerAuth: Type.Optional(
-        withRules(
+/**
+ * The spec of either kind: a TemporalConnection's Secrets are in its namespace; a
+ * TemporalClusterConnection, which has none, names the namespace of each.
+ */
+function connectionSpec(namespaced: boolean) {
+  const namespace = Type.Optional(
+    dnsLabel(
+      namespaced
+        ? "The connection's own namespace, if set: a TemporalConnection reads the Secrets of its namespace only."
+        : 'Namespace of the Secret: the controller reads it there.',
+    ),
+  );
+  const located = <T extends TSchema & { static: { namespace?: string } }>(ref: T): T =>
+    namespaced
+      ? ref
+      : withRules(ref, {
+          cel: 'has(self.namespace)',
+          message: 'a TemporalClusterConnection names the namespace of each Secret',
+          check: (self) => self.namespace !== undefined,
+        });
+  const mutualTLSSecretRef = located(
+    Type.Object(
+      { name: secretName('Name of a kubernetes.io/tls Secret (tls.crt, tls.key, optional ca.crt).'), namespace },
+      { description: 'Client certificate for mutual TLS.' },
+    ),
+  );
+  const apiKeySecretRef = located(
+    Type.Object(
+      {
+        name: secretName('Name of the Secret.'),
+        key: Type.String({ description: "Key in the Secret's data.", minLength: 1 }),
+        namespace,
+      },
+      { description: 'An API key: a key of a Secret.' },
+    ),
+  );
+  return withRules(
+    Type.Object(
+      {
+        hostPort: Type.String({
+          description: 'Temporal frontend address, host:port.',
+          pattern: HOST_PORT,
+          maxLength: 300,
+        }),
+        tls: Type.Optional(
           Type.Object(
-            { mutualTLSSecretRef: Type.Optional(mutualTLSSecretRef), apiKeySecretRef: Type.Optional(keyRef('Secret')) },
             {
-              description:
-                "The worker Pods' own credentials, given to them instead of the controller's, so that the credentials that may change routing never reach a worker Pod (recommended).",
+              serverName: Type.Optional(
+                Type.String({
+                  description: 'Name to verify the server certificate against (and SNI); turns TLS on.',
+                  pattern: '^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$',
+                  maxLength: 253,
+                }),
+              ),
+              caCertSecretRef: Type.Optional(
+                located(
+                  Type.Object(
+                    {
+                      name: secretName('Name of the Secret.'),
+                      key: Type.Optional(
+                        Type.String({
+                          description: `Key holding the PEM certificates (default ${DEFAULT_CA_KEY}).`,
+                          pattern: '^[-._a-zA-Z0-9]+$',
+                          maxLength: 253,
+                        }),
+                      ),
+                      namespace,
+                    },
+                    {
+                      description:
+                        'CA certificates to verify the server with instead of the system roots, in every mode: the controller uses them and every worker Pod gets them as a file (TEMPORAL_TLS_SERVER_CA_CERT_PATH). Takes the place of ca.crt in the mutual-TLS Secret; turns TLS on.',
+                    },
+                  ),
+                ),
+              ),
             },
+            { description: 'TLS settings; TLS is on with mutual TLS, an API key, a server name or a CA.' },
           ),
-          oneCredential(true),
         ),
-      ),
-    },
-    { description: 'The Temporal frontend and its credentials.' },
+        mutualTLSSecretRef: Type.Optional(mutualTLSSecretRef),
+        apiKeySecretRef: Type.Optional(apiKeySecretRef),
+        workerAuth: Type.Optional(
+          withRules(
+            Type.Object(
+              {
+                mutualTLSSecretRef: Type.Optional(mutualTLSSecretRef),
+                apiKeySecretRef: Type.Optional(apiKeySecretRef),
+              },
+              {
+                description:
+                  "The worker Pods' own credentials, given to them instead of the controller's, so that the credentials that may change routing never reach a worker Pod (recommended).",
+              },
+            ),
+            oneCredential(true),
+          ),
+        ),
+      },
+      { description: 'The Temporal frontend and its credentials.' },
+    ),
+    oneCredential(false),
+  );
+}
+
+const status = Type.Optional(
+  Type.Object(
+    { observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })), conditions: Type.Optional(conditions) },
+    { description: 'What the controller observed.' },
   ),
-  oneCredential(false),
 );
 
 export const temporalConnection = Type.Object(
@@ -94,15 +139,25 @@ export const temporalConnection = Type.Object(
     apiVersion: Type.Optional(Type.String()),
     kind: Type.Optional(Type.String()),
     metadata: objectMeta(),
-    spec,
-    status: Type.Optional(
-      Type.Object(
-        { observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })), conditions: Type.Optional(conditions) },
-        { description: 'What the controller observed.' },
-      ),
-    ),
+    spec: connectionSpec(true),
+    status,
   },
   { description: 'How to reach a Temporal frontend.' },
 );
 
+export const temporalClusterConnection = Type.Object(
+  {
+    apiVersion: Type.Optional(Type.String()),
+    kind: Type.Optional(Type.String()),
+    metadata: objectMeta(),
+    spec: connectionSpec(false),
+    status,
+  },
+  {
+    description:
+      'How to reach a Temporal frontend, for worker deployments of every namespace: its Secrets name their namespace.',
+  },
+);
+
+export type TemporalClusterConnection = Static<typeof temporalClusterConnection>;
 export type TemporalConnection = Static<typeof temporalConnection>;

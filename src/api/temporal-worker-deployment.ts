@@ -200,7 +200,16 @@ const spec = withRules(
       workerOptions: Type.Object(
         {
           connectionRef: Type.Object(
-            { name: dnsLabel('Name of a TemporalConnection in the same namespace.') },
+            {
+              kind: Type.Optional(
+                Type.Union([Type.Literal('TemporalConnection'), Type.Literal('TemporalClusterConnection')], {
+                  description:
+                    'TemporalConnection (default): one in the same namespace; TemporalClusterConnection: one of the cluster.',
+                  default: 'TemporalConnection',
+                }),
+              ),
+              name: dnsLabel('Name of the connection.'),
+            },
             { description: 'How to reach Temporal.' },
           ),
           temporalNamespace: Type.String({

@@ -127,7 +127,8 @@ export class Controller {
       // worker deployment using it.
       onChange: (namespace, name) => {
         for (const connection of this.connections.list(namespace)) {
-          if (!referencedSecrets(connection.spec).includes(name)) continue;
+          if (!referencedSecrets(connection).some((secret) => secret.namespace === namespace && secret.name === name))
+            continue;
           enqueue(namespace, connection.metadata.name, CONNECTION_KEY);
           enqueueUsersOf(namespace, connection.metadata.name);
         }
@@ -338,9 +339,11 @@ export class Controller {
           const connect = async (c: TemporalConnection) => {
             await this.clients.workflowService(c);
             // The workers' own Secrets: the controller connects without them, their Pods could not start.
-            const uses = workerSecrets(c.spec);
-            const found = await lookupSecrets(uses, (secret) => this.secrets.get(namespace, secret));
-            const missing = missingSecret(namespace, uses, found);
+            const uses = workerSecrets(c);
+            const found = await lookupSecrets(uses, (secretNamespace, secret) =>
+              this.secrets.get(secretNamespace, secret),
+            );
+            const missing = missingSecret(c, uses, found);
             if (missing) throw missing;
           };
           return checkConnection({ ...deps, connect, backoff: connectionBackoff }, object);
@@ -433,7 +436,5 @@ function changeOf(twd: TemporalWorkerDeployment): string {
 }
 
 function secretsReferencedBy(connections: readonly TemporalConnection[]): { namespace: string; name: string }[] {
-  return connections.flatMap((c) =>
-    referencedSecrets(c.spec).map((name) => ({ namespace: c.metadata.namespace ?? '', name })),
-  );
+  return connections.flatMap((c) => referencedSecrets(c));
 }

@@ -70,8 +70,10 @@ export async function observeKubernetes(
     return {
       failed: { workerDeployment: cached, failure: { kind: 'ConnectionNotFound', namespace, name: connectionName } },
     };
-  const secretUses = workerSecrets(connection.spec);
-  const secrets = await lookupSecrets(secretUses, (secretName) => deps.secret(namespace, secretName));
+  const secretUses = workerSecrets(connection);
+  const secrets = await lookupSecrets(secretUses, (secretNamespace, secretName) =>
+    deps.secret(secretNamespace, secretName),
+  );
   const live = ownedDeployments(deps, cached);
   return {
     facts: withDeployments(
@@ -80,8 +82,8 @@ export async function observeKubernetes(
         connection,
         buildId: buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID),
         temporalName: temporalDeploymentName(namespace, name),
-        credentialsExist: missingSecret(namespace, secretUses, secrets) === undefined,
-        workers: workerConnection(connection.spec, secrets),
+        credentialsExist: missingSecret(connection, secretUses, secrets) === undefined,
+        workers: workerConnection(connection, secrets),
         wanted: [],
         live: [],
         deployments: [],

@@ -9,15 +9,17 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_CA_KEY, type TemporalConnection } from '../api/temporal-connection.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
-import type { SecretLookup } from '../temporal/credentials.ts';
+import type { AnyConnection, SecretLookup } from '../temporal/credentials.ts';
 
-export type WorkerConnection = Omit<TemporalConnection['spec'], 'workerAuth'> & {
+type WorkerView = Omit<TemporalConnection['spec'], 'workerAuth'>;
+
+export type WorkerConnection = WorkerView & {
   /** Of the Secret keys the workers read; absent for a connection without a Secret. */
   secretDigest?: string;
 };
 
 /** The connection as the workers see it: the workers' own credentials, if any, in place of the controller's. */
-export function workerView(spec: TemporalConnection['spec']): Omit<TemporalConnection['spec'], 'workerAuth'> {
+export function workerView(spec: TemporalConnection['spec']): WorkerView {
   if (!spec.workerAuth) return spec;
   const { workerAuth, ...view } = spec;
   delete view.mutualTLSSecretRef;
@@ -25,27 +27,60 @@ export function workerView(spec: TemporalConnection['spec']): Omit<TemporalConne
   return { ...view, ...workerAuth };
 }
 
-/** `secrets` holds those of workerSecrets(spec), as cached. */
-export function workerConnection(spec: TemporalConnection['spec'], secrets: SecretLookup): WorkerConnection {
-  const view = workerView(spec);
+/**
+ * The Secret in a worker deployment's namespace that holds its Pods' copy of one Secret of a
+ * TemporalClusterConnection: Pods mount only Secrets of their own namespace.
+ */
+export function secretCopyName(connection: string, purpose: SecretPurpose): string {
+  return `tcconn-${connection}-${purpose}`;
+}
+
+export type SecretPurpose = 'tls' | 'api-key' | 'ca';
+
+/** `secrets` holds those of workerSecrets(connection), as cached. */
+export function workerConnection(connection: AnyConnection, secrets: SecretLookup): WorkerConnection {
+  const view = workerView(connection.spec);
+  const home = connection.metadata.namespace;
   const { mutualTLSSecretRef: mtls, apiKeySecretRef: apiKey } = view;
   const read = mtls
-    ? Object.values(MUTUAL_TLS_KEYS).map((key) => ({ secret: mtls.name, key }))
+    ? Object.values(MUTUAL_TLS_KEYS).map((key) => ({ ref: mtls, key }))
     : apiKey
-      ? [{ secret: apiKey.name, key: apiKey.key }]
+      ? [{ ref: apiKey, key: apiKey.key }]
       : [];
   const ca = view.tls?.caCertSecretRef;
-  if (read.length === 0 && !ca) return view;
+  const local = home ? view : copiesOf(connection.metadata.name ?? '', view);
+  if (read.length === 0 && !ca) return local;
   const hash = createHash('sha256');
   // Each key's name and presence are hashed too: a key that appears or goes is a change.
-  const digest = (secret: string, key: string, label = key) => {
-    const value = secrets(secret)?.data?.[key];
+  const digest = (ref: { name: string; namespace?: string }, key: string, label = key) => {
+    const value = secrets(ref.namespace ?? home ?? '', ref.name)?.data?.[key];
     hash
       .update(label)
       .update(value === undefined ? '\u0000absent' : `\u0000${value}`)
       .update('\u0000');
   };
-  for (const { secret, key } of read) digest(secret, key);
-  if (ca) digest(ca.name, ca.key ?? DEFAULT_CA_KEY, 'tls.caCertSecretRef');
-  return { ...view, secretDigest: hash.digest('hex') };
+  for (const { ref, key } of read) digest(ref, key);
+  if (ca) digest(ca, ca.key ?? DEFAULT_CA_KEY, 'tls.caCertSecretRef');
+  return { ...local, secretDigest: hash.digest('hex') };
+}
+
+/** A cluster connection's view with each Secret replaced by its copy in the Pods' namespace. */
+function copiesOf(connection: string, view: WorkerView): WorkerView {
+  const { mutualTLSSecretRef: mtls, apiKeySecretRef: apiKey, tls } = view;
+  const ca = tls?.caCertSecretRef;
+  return {
+    hostPort: view.hostPort,
+    ...(tls
+      ? {
+          tls: {
+            ...(tls.serverName ? { serverName: tls.serverName } : {}),
+            ...(ca
+              ? { caCertSecretRef: { name: secretCopyName(connection, 'ca'), ...(ca.key ? { key: ca.key } : {}) } }
+              : {}),
+          },
+        }
+      : {}),
+    ...(mtls ? { mutualTLSSecretRef: { name: secretCopyName(connection, 'tls') } } : {}),
+    ...(apiKey ? { apiKeySecretRef: { name: secretCopyName(connection, 'api-key'), key: apiKey.key } } : {}),
+  };
 }

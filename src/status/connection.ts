@@ -4,10 +4,10 @@ import { type Condition, progressing, stalled } from './conditions.ts';
 
 export type ConnectionCheck =
   | { reached: true }
-  /** TemporalUnreachable may pass with time; the others need a person: a Secret missing or unusable, or credentials Temporal refused. */
+  /** TemporalUnreachable may pass with time; the others need a person: a Secret missing, unusable or out of reach, or credentials Temporal refused. */
   | {
       reached: false;
-      reason: 'TemporalUnreachable' | 'SecretNotFound' | 'InvalidSecret' | 'TemporalCredentialsRefused';
+      reason: 'TemporalUnreachable' | 'SecretNotFound' | 'InvalidSecret' | 'InvalidSpec' | 'TemporalCredentialsRefused';
       message: string;
     };
 

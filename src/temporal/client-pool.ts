@@ -49,10 +49,10 @@ export class TemporalClientPool {
   async workflowService(connection: TemporalConnection): Promise<WorkflowService> {
     const namespace = connection.metadata.namespace ?? '';
     const identity = identityOf(namespace, connection.metadata.name ?? '');
-    const secrets = await lookupSecrets(controllerSecrets(connection.spec), (name) =>
-      this.options.secret(namespace, name),
+    const secrets = await lookupSecrets(controllerSecrets(connection), (secretNamespace, name) =>
+      this.options.secret(secretNamespace, name),
     );
-    const resolved = resolveConnection(namespace, connection.spec, secrets);
+    const resolved = resolveConnection(connection, secrets);
     let pooled = this.clients.get(identity);
     if (pooled?.fingerprint !== resolved.fingerprint) {
       if (pooled) this.discard(identity, pooled);

@@ -7,7 +7,8 @@ import { DEFAULT_CA_KEY, type TemporalConnection } from '../api/temporal-connect
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import type { TlsSettings } from './channel.ts';
 
-export type CredentialsProblem = 'SecretNotFound' | 'InvalidSecret';
+/** InvalidSpec: a reference the connection may not make (a Secret of another namespace). */
+export type CredentialsProblem = 'SecretNotFound' | 'InvalidSecret' | 'InvalidSpec';
 
 /** A referenced Secret is missing or unusable; the message names the Secret and key, never a value. */
 export class CredentialsError extends Error {
@@ -32,90 +33,141 @@ export interface ResolvedConnection {
   fingerprint: string;
 }
 
+/**
+ * A TemporalConnection, or a TemporalClusterConnection: the same spec, but the cluster kind has no
+ * namespace, and each of its Secret references names one.
+ */
+export type AnyConnection = Pick<TemporalConnection, 'metadata' | 'spec'>;
+
+/** `TemporalConnection` or `TemporalClusterConnection`, as messages name the connection. */
+export function connectionKind(connection: AnyConnection): string {
+  return connection.metadata.namespace ? 'TemporalConnection' : 'TemporalClusterConnection';
+}
+
 /** A Secret a connection reads, and the field that names it: what an error about it names. */
 export interface SecretUse {
+  namespace: string;
   name: string;
   field: string;
 }
 
 /** The Secrets the controller reads to connect: its credentials and the CA. */
-export function controllerSecrets(spec: TemporalConnection['spec']): SecretUse[] {
-  return [...credentialSecrets(spec, ''), ...caSecret(spec)];
+export function controllerSecrets(connection: AnyConnection): SecretUse[] {
+  const { spec } = connection;
+  return located(connection, [...credentialRefs(spec, ''), ...caRef(spec)]);
 }
 
 /** What the worker Pods read: their own credentials (else the controller's) and the CA. */
-export function workerSecrets(spec: TemporalConnection['spec']): SecretUse[] {
-  return [
-    ...(spec.workerAuth ? credentialSecrets(spec.workerAuth, 'workerAuth.') : credentialSecrets(spec, '')),
-    ...caSecret(spec),
-  ];
+export function workerSecrets(connection: AnyConnection): SecretUse[] {
+  const { spec } = connection;
+  const credentials = spec.workerAuth ? credentialRefs(spec.workerAuth, 'workerAuth.') : credentialRefs(spec, '');
+  return located(connection, [...credentials, ...caRef(spec)]);
 }
 
 /** Every Secret the connection names, once each: those whose changes matter. */
-export function referencedSecrets(spec: TemporalConnection['spec']): string[] {
-  return [...new Set([...controllerSecrets(spec), ...workerSecrets(spec)].map((use) => use.name))];
+export function referencedSecrets(connection: AnyConnection): { namespace: string; name: string }[] {
+  const all = [...controllerSecrets(connection), ...workerSecrets(connection)];
+  const keys = new Set(all.map((use) => `${use.namespace}/${use.name}`));
+  return [...keys].map((key) => {
+    const [namespace = '', name = ''] = key.split('/');
+    return { namespace, name };
+  });
 }
 
-function credentialSecrets(
-  credentials: Pick<TemporalConnection['spec'], 'mutualTLSSecretRef' | 'apiKeySecretRef'>,
-  prefix: string,
-): SecretUse[] {
-  if (credentials.mutualTLSSecretRef)
-    return [{ name: credentials.mutualTLSSecretRef.name, field: `${prefix}mutualTLSSecretRef` }];
-  if (credentials.apiKeySecretRef)
-    return [{ name: credentials.apiKeySecretRef.name, field: `${prefix}apiKeySecretRef` }];
-  return [];
-}
-
-function caSecret(spec: TemporalConnection['spec']): SecretUse[] {
-  const ref = spec.tls?.caCertSecretRef;
-  return ref ? [{ name: ref.name, field: 'tls.caCertSecretRef' }] : [];
-}
-
-/** The Secrets named, as cached: undefined for one that does not exist. */
-export type SecretLookup = (name: string) => V1Secret | undefined;
-
-/** Reads each Secret once, for the pure functions that take a lookup. */
-export async function lookupSecrets(
-  uses: readonly SecretUse[],
-  read: (name: string) => Promise<V1Secret | undefined>,
-): Promise<SecretLookup> {
-  const names = [...new Set(uses.map((use) => use.name))];
-  const found = new Map(await Promise.all(names.map(async (name) => [name, await read(name)] as const)));
-  return (name) => found.get(name);
-}
-
-/** The first Secret of `uses` that does not exist, as the error that names it and its field. */
-export function missingSecret(
-  namespace: string,
-  uses: readonly SecretUse[],
-  secrets: SecretLookup,
-): CredentialsError | undefined {
-  const missing = uses.find((use) => secrets(use.name) === undefined);
-  return missing
+/** A reference to a Secret of another namespace, which a TemporalConnection may not make. */
+export function foreignSecret(connection: AnyConnection): CredentialsError | undefined {
+  const home = connection.metadata.namespace;
+  if (!home) return undefined;
+  const refs = [...credentialRefs(connection.spec, ''), ...caRef(connection.spec)];
+  if (connection.spec.workerAuth) refs.push(...credentialRefs(connection.spec.workerAuth, 'workerAuth.'));
+  const foreign = refs.find(({ ref }) => ref.namespace !== undefined && ref.namespace !== home);
+  return foreign
     ? new CredentialsError(
-        'SecretNotFound',
-        `Secret ${namespace}/${missing.name} does not exist: create it or fix the TemporalConnection's ${missing.field}`,
+        'InvalidSpec',
+        `TemporalConnection ${home}/${connection.metadata.name ?? ''}: ${foreign.field}.namespace is ${foreign.ref.namespace ?? ''}, but a TemporalConnection reads the Secrets of its own namespace only; use a TemporalClusterConnection for Secrets elsewhere`,
       )
     : undefined;
 }
 
-/** The Secrets named by controllerSecrets(spec), as cached. */
-export function resolveConnection(
-  namespace: string,
-  spec: TemporalConnection['spec'],
+interface Ref {
+  ref: { name: string; namespace?: string };
+  field: string;
+}
+
+function credentialRefs(
+  credentials: Pick<TemporalConnection['spec'], 'mutualTLSSecretRef' | 'apiKeySecretRef'>,
+  prefix: string,
+): Ref[] {
+  if (credentials.mutualTLSSecretRef)
+    return [{ ref: credentials.mutualTLSSecretRef, field: `${prefix}mutualTLSSecretRef` }];
+  if (credentials.apiKeySecretRef) return [{ ref: credentials.apiKeySecretRef, field: `${prefix}apiKeySecretRef` }];
+  return [];
+}
+
+function caRef(spec: TemporalConnection['spec']): Ref[] {
+  const ref = spec.tls?.caCertSecretRef;
+  return ref ? [{ ref, field: 'tls.caCertSecretRef' }] : [];
+}
+
+function located(connection: AnyConnection, refs: Ref[]): SecretUse[] {
+  return refs.map(({ ref, field }) => ({
+    namespace: ref.namespace ?? connection.metadata.namespace ?? '',
+    name: ref.name,
+    field,
+  }));
+}
+
+/** The Secrets named, as cached: undefined for one that does not exist. */
+export type SecretLookup = (namespace: string, name: string) => V1Secret | undefined;
+
+/** Reads each Secret once, for the pure functions that take a lookup. */
+export async function lookupSecrets(
+  uses: readonly SecretUse[],
+  read: (namespace: string, name: string) => Promise<V1Secret | undefined>,
+): Promise<SecretLookup> {
+  const keys = [...new Set(uses.map((use) => `${use.namespace}/${use.name}`))];
+  const found = new Map(
+    await Promise.all(
+      keys.map(async (key) => {
+        const [namespace = '', name = ''] = key.split('/');
+        return [key, await read(namespace, name)] as const;
+      }),
+    ),
+  );
+  return (namespace, name) => found.get(`${namespace}/${name}`);
+}
+
+/** The first Secret of `uses` that does not exist, as the error that names it and its field. */
+export function missingSecret(
+  connection: AnyConnection,
+  uses: readonly SecretUse[],
   secrets: SecretLookup,
-): ResolvedConnection {
-  const missing = missingSecret(namespace, controllerSecrets(spec), secrets);
-  if (missing) throw missing;
-  const data = (name: string) => new SecretData(`${namespace}/${name}`, secrets(name));
+): CredentialsError | undefined {
+  const missing = uses.find((use) => secrets(use.namespace, use.name) === undefined);
+  return missing
+    ? new CredentialsError(
+        'SecretNotFound',
+        `Secret ${missing.namespace}/${missing.name} does not exist: create it or fix the ${connectionKind(connection)}'s ${missing.field}`,
+      )
+    : undefined;
+}
+
+/** The Secrets named by controllerSecrets(connection), as cached. */
+export function resolveConnection(connection: AnyConnection, secrets: SecretLookup): ResolvedConnection {
+  const refused = foreignSecret(connection) ?? missingSecret(connection, controllerSecrets(connection), secrets);
+  if (refused) throw refused;
+  const { spec } = connection;
+  const data = (ref: { name: string; namespace?: string }) => {
+    const namespace = ref.namespace ?? connection.metadata.namespace ?? '';
+    return new SecretData(`${namespace}/${ref.name}`, secrets(namespace, ref.name));
+  };
   const serverName = spec.tls?.serverName;
   const caRef = spec.tls?.caCertSecretRef;
   let tls: TlsSettings | undefined =
     spec.mutualTLSSecretRef || spec.apiKeySecretRef || spec.workerAuth || serverName || caRef ? {} : undefined;
   if (tls && serverName) tls.serverNameOverride = serverName;
   if (spec.mutualTLSSecretRef) {
-    const mtls = data(spec.mutualTLSSecretRef.name);
+    const mtls = data(spec.mutualTLSSecretRef);
     tls = {
       ...tls,
       clientCertPair: {
@@ -127,8 +179,8 @@ export function resolveConnection(
         : { serverRootCACertificate: mtls.certificate(MUTUAL_TLS_KEYS.ca) }),
     };
   }
-  if (tls && caRef) tls.serverRootCACertificate = data(caRef.name).certificate(caRef.key ?? DEFAULT_CA_KEY);
-  const apiKey = spec.apiKeySecretRef ? data(spec.apiKeySecretRef.name).text(spec.apiKeySecretRef.key) : undefined;
+  if (tls && caRef) tls.serverRootCACertificate = data(caRef).certificate(caRef.key ?? DEFAULT_CA_KEY);
+  const apiKey = spec.apiKeySecretRef ? data(spec.apiKeySecretRef).text(spec.apiKeySecretRef.key) : undefined;
   return {
     address: spec.hostPort,
     ...(tls ? { tls } : {}),

@@ -44,12 +44,14 @@ const template = { spec: { containers: [{ name: 'worker', image: 'w:2' }] } };
 
 /** The API-key connection as the workers see it with this Secret data (values as the API server gives them, base64). */
 const keyed = (data: Record<string, string>) =>
-  workerConnection(apiKey, () => ({
+  workerConnection({ metadata: { namespace: 'ns' }, spec: apiKey }, () => ({
     data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
   }));
 const mtls = { hostPort: 'cloud:7233', mutualTLSSecretRef: { name: 'client-cert' } };
 const certified = (crt: string, ca?: string) =>
-  workerConnection(mtls, () => ({ data: { 'tls.crt': crt, 'tls.key': 'k', ...(ca ? { 'ca.crt': ca } : {}) } }));
+  workerConnection({ metadata: { namespace: 'ns' }, spec: mtls }, () => ({
+    data: { 'tls.crt': crt, 'tls.key': 'k', ...(ca ? { 'ca.crt': ca } : {}) },
+  }));
 
 const cases: [string, V1Deployment, V1Deployment | undefined, WorkerConnection, RegExp | undefined][] = [
   ['the target as built: nothing to do', build(), build(), plaintext, undefined],

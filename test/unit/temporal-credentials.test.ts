@@ -17,10 +17,13 @@ import { makeCertificates } from '../support/certificates.ts';
 
 type Spec = TemporalConnection['spec'];
 
-/** Secrets by name, as the cache would give them. */
+/** Secrets of namespace `ns` by name, as the cache would give them. */
 function secrets(byName: Record<string, V1Secret | undefined>): SecretLookup {
-  return (name) => byName[name];
+  return (namespace, name) => (namespace === 'ns' ? byName[name] : undefined);
 }
+
+/** A TemporalConnection in namespace `ns`. */
+const inNs = (spec: Spec) => ({ metadata: { namespace: 'ns', name: 'temporal' }, spec });
 const none = secrets({});
 
 function secret(data: Record<string, string>): V1Secret {
@@ -38,12 +41,12 @@ const mtlsSpec: Spec = {
 };
 
 test('TLS is on with a server name, an API key or mutual TLS, and off otherwise', () => {
-  assert.deepEqual(resolveConnection('ns', { hostPort: 'temporal:7233' }, none).tls, undefined);
+  assert.deepEqual(resolveConnection(inNs({ hostPort: 'temporal:7233' }), none).tls, undefined);
   assert.deepEqual(
-    resolveConnection('ns', { hostPort: 'temporal:7233', tls: { serverName: 'temporal.example.com' } }, none).tls,
+    resolveConnection(inNs({ hostPort: 'temporal:7233', tls: { serverName: 'temporal.example.com' } }), none).tls,
     { serverNameOverride: 'temporal.example.com' },
   );
-  const withKey = resolveConnection('ns', apiKeySpec, secrets({ api: secret({ token: ' the-key\n' }) }));
+  const withKey = resolveConnection(inNs(apiKeySpec), secrets({ api: secret({ token: ' the-key\n' }) }));
   assert.deepEqual(withKey.tls, {});
   assert.equal(
     withKey.apiKey,
@@ -55,8 +58,7 @@ test('TLS is on with a server name, an API key or mutual TLS, and off otherwise'
 test('mutual TLS takes the certificate, the key and the optional CA from the Secret', async (t) => {
   const certs = await makeCertificates(t, 'temporal.example.com');
   const withCA = resolveConnection(
-    'ns',
-    mtlsSpec,
+    inNs(mtlsSpec),
     secrets({ cert: secret({ 'tls.crt': certs.client.cert, 'tls.key': certs.client.key, 'ca.crt': certs.ca }) }),
   );
   assert.equal(withCA.tls?.serverNameOverride, 'temporal.example.com');
@@ -64,31 +66,47 @@ test('mutual TLS takes the certificate, the key and the optional CA from the Sec
   assert.equal(Buffer.from(withCA.tls?.clientCertPair?.key ?? '').toString(), certs.client.key);
   assert.equal(Buffer.from(withCA.tls?.serverRootCACertificate ?? '').toString(), certs.ca);
   const withoutCA = resolveConnection(
-    'ns',
-    mtlsSpec,
+    inNs(mtlsSpec),
     secrets({ cert: secret({ 'tls.crt': certs.client.cert, 'tls.key': certs.client.key }) }),
   );
   assert.equal(withoutCA.tls?.serverRootCACertificate, undefined);
 });
 
 test("the Secrets read: the controller's credentials and the CA by the controller, the workers' own (else the controller's) and the CA by the Pods", () => {
-  const names = (uses: { name: string; field: string }[]) => uses.map((u) => `${u.field}=${u.name}`);
-  assert.deepEqual(referencedSecrets({ hostPort: 'temporal:7233' }), []);
-  assert.deepEqual(names(controllerSecrets(apiKeySpec)), ['apiKeySecretRef=api']);
-  assert.deepEqual(names(workerSecrets(mtlsSpec)), ['mutualTLSSecretRef=cert']);
+  const names = (uses: { namespace: string; name: string; field?: string }[]) =>
+    uses.map((u) => `${u.field ?? ''}=${u.namespace}/${u.name}`);
+  assert.deepEqual(referencedSecrets(inNs({ hostPort: 'temporal:7233' })), []);
+  assert.deepEqual(names(controllerSecrets(inNs(apiKeySpec))), ['apiKeySecretRef=ns/api']);
+  assert.deepEqual(names(workerSecrets(inNs(mtlsSpec))), ['mutualTLSSecretRef=ns/cert']);
   const apart: Spec = {
     ...mtlsSpec,
     tls: { caCertSecretRef: { name: 'ca' } },
     workerAuth: { apiKeySecretRef: { name: 'worker-key', key: 'k' } },
   };
-  assert.deepEqual(names(controllerSecrets(apart)), ['mutualTLSSecretRef=cert', 'tls.caCertSecretRef=ca']);
-  assert.deepEqual(names(workerSecrets(apart)), ['workerAuth.apiKeySecretRef=worker-key', 'tls.caCertSecretRef=ca']);
-  assert.deepEqual(referencedSecrets(apart), ['cert', 'ca', 'worker-key']);
+  assert.deepEqual(names(controllerSecrets(inNs(apart))), ['mutualTLSSecretRef=ns/cert', 'tls.caCertSecretRef=ns/ca']);
+  assert.deepEqual(names(workerSecrets(inNs(apart))), [
+    'workerAuth.apiKeySecretRef=ns/worker-key',
+    'tls.caCertSecretRef=ns/ca',
+  ]);
+  assert.deepEqual(names(referencedSecrets(inNs(apart))), ['=ns/cert', '=ns/ca', '=ns/worker-key']);
   assert.deepEqual(
-    referencedSecrets({ ...apiKeySpec, tls: { caCertSecretRef: { name: 'api' } } }),
-    ['api'],
+    names(referencedSecrets(inNs({ ...apiKeySpec, tls: { caCertSecretRef: { name: 'api' } } }))),
+    ['=ns/api'],
     'once each',
   );
+  // A cluster connection names the namespace of each Secret.
+  const cluster = {
+    metadata: { name: 'shared' },
+    spec: {
+      hostPort: 'temporal:7233',
+      mutualTLSSecretRef: { name: 'cert', namespace: 'platform' },
+      tls: { caCertSecretRef: { name: 'ca', namespace: 'trust' } },
+    },
+  };
+  assert.deepEqual(names(controllerSecrets(cluster)), [
+    'mutualTLSSecretRef=platform/cert',
+    'tls.caCertSecretRef=trust/ca',
+  ]);
 });
 
 test('a CA Secret is used in every mode, turns TLS on, and takes the place of ca.crt in the mutual-TLS Secret', async (t) => {
@@ -102,8 +120,7 @@ test('a CA Secret is used in every mode, turns TLS on, and takes the place of ca
   const all = secrets({ ca: caSecret, api: secret({ token: 'k' }), cert: client });
   const ca = (spec: Spec, key?: string) =>
     resolveConnection(
-      'ns',
-      { ...spec, tls: { ...spec.tls, caCertSecretRef: { name: 'ca', ...(key ? { key } : {}) } } },
+      inNs({ ...spec, tls: { ...spec.tls, caCertSecretRef: { name: 'ca', ...(key ? { key } : {}) } } }),
       all,
     ).tls?.serverRootCACertificate?.toString();
   assert.equal(ca({ hostPort: 'temporal:7233' }), certs.ca, 'plaintext over TLS');
@@ -212,7 +229,7 @@ test('a missing Secret or an unusable key is a CredentialsError naming both, and
   ];
   for (const c of cases) {
     assert.throws(
-      () => resolveConnection('ns', c.spec, secrets({ api: c.secret, cert: c.secret, ...c.others })),
+      () => resolveConnection(inNs(c.spec), secrets({ api: c.secret, cert: c.secret, ...c.others })),
       (error: unknown) => {
         assert.ok(error instanceof CredentialsError, c.title);
         assert.equal(error.reason, c.reason, c.title);
@@ -228,7 +245,7 @@ test('the fingerprint changes with what a live connection is built from, and not
   const certs = await makeCertificates(t, 'temporal.example.com');
   const caSecrets = { ca: secret({ 'ca.crt': certs.ca }), other: secret({ 'ca.crt': certs.strangerClient.cert }) };
   const fingerprint = (spec: Spec, data?: Record<string, string>) =>
-    resolveConnection('ns', spec, secrets({ ...caSecrets, ...(data ? { api: secret(data), cert: secret(data) } : {}) }))
+    resolveConnection(inNs(spec), secrets({ ...caSecrets, ...(data ? { api: secret(data), cert: secret(data) } : {}) }))
       .fingerprint;
   const mtls = { 'tls.crt': certs.client.cert, 'tls.key': certs.client.key };
   const base = fingerprint(mtlsSpec, mtls);

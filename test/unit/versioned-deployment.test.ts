@@ -165,13 +165,13 @@ test('a rotated CA changes the connection hash: the Pods, which read it at start
   const hash = (ca: string) =>
     withConnection(
       {},
-      workerConnection(spec, () => ({ data: { 'ca.crt': ca, other: 'x' } })),
+      workerConnection({ metadata: { namespace: 'team-a' }, spec }, () => ({ data: { 'ca.crt': ca, other: 'x' } })),
     ).metadata?.annotations?.[ANNOTATIONS.connectionHash];
   assert.notEqual(hash('one'), hash('two'));
   assert.equal(
     withConnection(
       {},
-      workerConnection(spec, () => ({ data: { 'ca.crt': 'one', other: 'y' } })),
+      workerConnection({ metadata: { namespace: 'team-a' }, spec }, () => ({ data: { 'ca.crt': 'one', other: 'y' } })),
     ).metadata?.annotations?.[ANNOTATIONS.connectionHash],
     hash('one'),
     'another key of the Secret rolls nothing',
@@ -186,12 +186,12 @@ test("with workerAuth the Pods hold only the workers' credentials, and the contr
   });
   const secret = (data: Record<string, string>) => ({ data });
   const controllerSecret = { v: secret({ 'tls.crt': 'c1', 'tls.key': 'k1' }) };
-  const lookup = (name: string) =>
+  const lookup = (_namespace: string, name: string) =>
     name === 'controller-cert' ? controllerSecret.v : secret({ 'api-key': 'worker', 'tls.crt': 'w', 'tls.key': 'w' });
   const build = (spec: TemporalConnection['spec']) =>
     versionedDeployment({
       workerDeployment: workerDeployment(),
-      connection: workerConnection(spec, lookup),
+      connection: workerConnection({ metadata: { namespace: 'team-a' }, spec }, lookup),
       buildId: 'b',
     });
   const keyed = build(base({ apiKeySecretRef: { name: 'worker-key', key: 'api-key' } }));
@@ -225,7 +225,7 @@ test('a connection without the new fields hashes as before them: upgrading the c
   const hash = (spec: TemporalConnection['spec'], data?: Record<string, string>) =>
     withConnection(
       {},
-      workerConnection(spec, () => (data ? { data } : undefined)),
+      workerConnection({ metadata: { namespace: 'team-a' }, spec }, () => (data ? { data } : undefined)),
     ).metadata?.annotations?.[ANNOTATIONS.connectionHash];
   // As computed by the controller before caCertSecretRef and workerAuth existed.
   assert.equal(
