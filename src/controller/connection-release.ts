@@ -2,18 +2,20 @@
 // reach Temporal, and lets it go once none does. Deleted while in use, it stays Terminating and
 // says which worker deployments hold it.
 import canonicalize from 'canonicalize';
-import { API_VERSION, KINDS } from '../api/kinds.ts';
+import { API_VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { FINALIZER, hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
-import type { ClusterClient } from '../k8s/cluster-client.ts';
+import { type ClusterClient, connectionPlural } from '../k8s/cluster-client.ts';
+import { connectionKindOf, connectionLabel, usesConnection } from '../domain/connection-ref.ts';
 import { mergeConditions } from '../status/conditions.ts';
 import type { RecordEvent } from './events.ts';
 import { removeFinalizer } from './finalizers.ts';
 
 export interface ConnectionReleaseDependencies {
   cluster: ClusterClient;
-  workerDeployments(namespace: string): readonly TemporalWorkerDeployment[];
+  /** Of one namespace, or of every namespace watched. */
+  workerDeployments(namespace?: string): readonly TemporalWorkerDeployment[];
   recordEvent: RecordEvent;
   now(): Date;
 }
@@ -25,14 +27,14 @@ export async function releaseConnection(
   leaving?: string,
 ): Promise<void> {
   if (!hasFinalizer(connection)) return;
+  const { namespace = '', name = '' } = connection.metadata;
+  // A cluster connection is used from every namespace.
   const users = deps
-    .workerDeployments(connection.metadata.namespace ?? '')
-    .filter(
-      (twd) => twd.metadata.uid !== leaving && twd.spec.workerOptions.connectionRef.name === connection.metadata.name,
-    )
+    .workerDeployments(namespace || undefined)
+    .filter((twd) => twd.metadata.uid !== leaving && usesConnection(twd, namespace, name))
     .filter((twd) => !isBeingDeleted(twd) || hasFinalizer(twd));
   if (users.length === 0) {
-    await removeFinalizer(deps.cluster, KINDS.TemporalConnection.plural, connection);
+    await removeFinalizer(deps.cluster, connectionPlural(namespace), connection);
     return;
   }
   if (isBeingDeleted(connection)) await sayConnectionInUse(deps, connection, users);
@@ -44,11 +46,11 @@ async function sayConnectionInUse(
   connection: TemporalConnection,
   users: TemporalWorkerDeployment[],
 ): Promise<void> {
-  const namespace = connection.metadata.namespace ?? '';
-  const names = users.map((twd) => `${namespace}/${twd.metadata.name ?? ''}`).join(', ');
-  const message = `TemporalConnection ${namespace}/${connection.metadata.name ?? ''} is kept (finalizer ${FINALIZER}) while worker deployments use it: ${names}; delete them or point their spec.workerOptions.connectionRef at another connection`;
+  const { namespace, name } = connection.metadata;
+  const names = users.map((twd) => `${twd.metadata.namespace ?? ''}/${twd.metadata.name ?? ''}`).join(', ');
+  const message = `${connectionLabel(namespace, name)} is kept (finalizer ${FINALIZER}) while worker deployments use it: ${names}; delete them or point their spec.workerOptions.connectionRef at another connection`;
   await deps.recordEvent(
-    { apiVersion: API_VERSION, kind: KINDS.TemporalConnection.kind, metadata: connection.metadata },
+    { apiVersion: API_VERSION, kind: connectionKindOf(namespace), metadata: connection.metadata },
     { type: 'Warning', reason: 'ConnectionInUse', message },
   );
   const now = deps.now().toISOString();

@@ -21,6 +21,7 @@ import type { TokenRate } from '../runtime/token-bucket.ts';
 import { type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
 import { statusName } from '../temporal/call-status.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
+import { connectionNamespace, usesConnection } from '../domain/connection-ref.ts';
 import { lookupSecrets, missingSecret, referencedSecrets, workerSecrets } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
@@ -78,6 +79,8 @@ export class Controller {
   /** Status writes the informer has not shown yet: reconciles decide on them, not on the older copy. */
   private readonly ownWrites = new OwnWrites<TemporalWorkerDeployment>();
   private readonly connections: NamespacedInformers<TemporalConnection>;
+  /** Undefined when the controller watches only some namespaces. */
+  private readonly clusterConnections: NamespacedInformers<TemporalConnection> | undefined;
   private readonly ownedResources: NamespacedInformers<TemporalWorkerOwnedResource>;
   private readonly deployments: NamespacedInformers<V1Deployment>;
   private readonly pods: NamespacedInformers<V1Pod>;
@@ -108,17 +111,25 @@ export class Controller {
     const log = options.log ?? silentLogger;
     const namespaces = options.namespaces ? { namespaces: options.namespaces } : {};
     const enqueue = (namespace: string | undefined, name: string | undefined, prefix = ''): void => {
-      if (!namespace || !name) return;
-      const key = `${prefix}${namespace}/${name}`;
+      // A connection key may name a cluster connection, of namespace ''.
+      if ((!namespace && prefix !== CONNECTION_KEY) || !name) return;
+      const key = `${prefix}${namespace ?? ''}/${name}`;
       this.eventDriven.add(key);
       this.queue.add(key);
     };
 
-    const enqueueUsersOf = (namespace: string | undefined, connectionName: string | undefined): void => {
-      for (const twd of this.workerDeployments.list(namespace)) {
-        if (twd.spec.workerOptions.connectionRef.name === connectionName)
-          enqueue(twd.metadata.namespace, twd.metadata.name);
+    /** Of the connection `name` of `namespace`, or of the cluster connection `name` when namespace is ''. */
+    const enqueueUsersOf = (namespace: string, name: string | undefined): void => {
+      for (const twd of this.workerDeployments.list(namespace || undefined)) {
+        if (usesConnection(twd, namespace, name ?? '')) enqueue(twd.metadata.namespace, twd.metadata.name);
       }
+    };
+    const onConnectionEvent = (event: string, connection: TemporalConnection): void => {
+      const { namespace = '', name } = connection.metadata;
+      enqueue(namespace, name, CONNECTION_KEY);
+      enqueueUsersOf(namespace, name);
+      if (event === 'delete') this.clients.release(namespace, name ?? '');
+      this.secrets.watchOnly(secretsReferencedBy(this.allConnections()));
     };
 
     this.secrets = new SecretWatches({
@@ -126,11 +137,12 @@ export class Controller {
       // A changed Secret reaches the pool on the next check of its connection and reconcile of each
       // worker deployment using it.
       onChange: (namespace, name) => {
-        for (const connection of this.connections.list(namespace)) {
+        for (const connection of this.allConnections()) {
           if (!referencedSecrets(connection).some((secret) => secret.namespace === namespace && secret.name === name))
             continue;
-          enqueue(namespace, connection.metadata.name, CONNECTION_KEY);
-          enqueueUsersOf(namespace, connection.metadata.name);
+          const at = connection.metadata.namespace ?? '';
+          enqueue(at, connection.metadata.name, CONNECTION_KEY);
+          enqueueUsersOf(at, connection.metadata.name);
         }
       },
       log,
@@ -163,15 +175,18 @@ export class Controller {
       api,
       ...namespaces,
       path: (scope) => `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalConnection.plural}`,
-      onEvent: (event, connection) => {
-        enqueue(connection.metadata.namespace, connection.metadata.name, CONNECTION_KEY);
-        enqueueUsersOf(connection.metadata.namespace, connection.metadata.name);
-        if (event === 'delete')
-          this.clients.release(connection.metadata.namespace ?? '', connection.metadata.name ?? '');
-        this.secrets.watchOnly(secretsReferencedBy(this.connections.list()));
-      },
+      onEvent: onConnectionEvent,
       log,
     });
+    // Cluster-scoped: watched only by a controller of every namespace, which alone has the right to.
+    this.clusterConnections = options.namespaces
+      ? undefined
+      : new NamespacedInformers<TemporalConnection>({
+          api,
+          path: () => `/apis/${GROUP}/${VERSION}/${KINDS.TemporalClusterConnection.plural}`,
+          onEvent: onConnectionEvent,
+          log,
+        });
     this.ownedResources = new NamespacedInformers<TemporalWorkerOwnedResource>({
       api,
       ...namespaces,
@@ -227,8 +242,8 @@ export class Controller {
       workerDeployment: (namespace: string, name: string) =>
         this.ownWrites.newest(this.workerDeployments.get(namespace, name)),
       wroteStatus: (replaced, stored) => this.ownWrites.wrote(replaced, stored),
-      workerDeployments: (namespace: string) => this.workerDeployments.list(namespace),
-      connection: (namespace: string, name: string) => this.connections.get(namespace, name),
+      workerDeployments: (namespace?: string) => this.workerDeployments.list(namespace),
+      connection: (namespace: string, name: string) => this.connectionOf(namespace, name),
       ownedResources: (namespace: string) => this.ownedResources.list(namespace),
       copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 })),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
@@ -331,7 +346,7 @@ export class Controller {
             reconcile(deps, namespace, name),
           );
         }
-        const object = this.connections.get(namespace, name);
+        const object = this.connectionOf(namespace, name);
         if (!object) return undefined;
         return logged(KINDS.TemporalConnection.kind, namespace, name, async (deps) => {
           await releaseConnection(deps, object);
@@ -352,10 +367,24 @@ export class Controller {
     });
   }
 
+  /** A TemporalConnection, or with namespace '' a TemporalClusterConnection. */
+  private connectionOf(namespace: string, name: string): TemporalConnection | undefined {
+    return namespace ? this.connections.get(namespace, name) : this.clusterConnections?.get('', name);
+  }
+
+  private connectionUsedBy(twd: TemporalWorkerDeployment): TemporalConnection | undefined {
+    const ref = twd.spec.workerOptions.connectionRef;
+    return this.connectionOf(connectionNamespace(ref, twd.metadata.namespace ?? ''), ref.name);
+  }
+
+  private allConnections(): TemporalConnection[] {
+    return [...this.connections.list(), ...(this.clusterConnections?.list() ?? [])];
+  }
+
   /** How long a reconcile that only polls waits for its Temporal namespace's read budget; 0 to go now. */
   private pollDelay(namespace: string, name: string, spreadMs: number): number {
     const twd = this.workerDeployments.get(namespace, name);
-    const connection = twd && this.connections.get(namespace, twd.spec.workerOptions.connectionRef.name);
+    const connection = twd && this.connectionUsedBy(twd);
     return connection
       ? this.reads.pollDelay(connection.spec.hostPort, twd.spec.workerOptions.temporalNamespace, spreadMs)
       : 0;
@@ -379,7 +408,7 @@ export class Controller {
       if (!buildId || !owner || deployment.spec?.replicas === 0) continue;
       const key = `${namespace}/${owner.name}/${buildId}`;
       const twd = this.workerDeployments.get(namespace, owner.name);
-      const connection = twd && this.connections.get(namespace, twd.spec.workerOptions.connectionRef.name);
+      const connection = twd && this.connectionUsedBy(twd);
       if (!twd || !connection || builds.has(key)) continue;
       const temporalNamespace = twd.spec.workerOptions.temporalNamespace;
       const pools = Object.fromEntries(
@@ -406,6 +435,7 @@ export class Controller {
     // Connections, Deployments and Pods first, so the first reconciles read full caches.
     await Promise.all([
       this.connections.start(),
+      this.clusterConnections?.start(),
       this.ownedResources.start(),
       this.deployments.start(),
       this.pods.start(),
@@ -419,6 +449,7 @@ export class Controller {
     await Promise.all([
       this.workerDeployments.stop(),
       this.connections.stop(),
+      this.clusterConnections?.stop(),
       this.ownedResources.stop(),
       this.deployments.stop(),
       this.pods.stop(),

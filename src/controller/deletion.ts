@@ -18,6 +18,7 @@ import { readFailureCondition } from '../status/read-failures.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
+import { connectionNamespace } from '../domain/connection-ref.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { type ExecutionContext, executePlan } from './execute.ts';
 import { describeInTemporal, ownedDeployments } from './observe.ts';
@@ -33,8 +34,9 @@ export async function finalizeWorkerDeployment(
   const key = `${namespace}/${stored.metadata.name ?? ''}`;
   const temporalName = temporalDeploymentName(namespace, stored.metadata.name ?? '');
   const temporalNamespace = stored.spec.workerOptions.temporalNamespace;
-  const connectionName = stored.spec.workerOptions.connectionRef.name;
-  const connection = deps.connection(namespace, connectionName);
+  const connectionRef = stored.spec.workerOptions.connectionRef;
+  const connectionName = connectionRef.name;
+  const connection = deps.connection(connectionNamespace(connectionRef, namespace), connectionName);
   if (!connection) {
     const plan = planDeletionWithoutConnection({ namespace, connectionName, temporalName, temporalNamespace });
     return carryOut(deps, { key, workerDeployment: stored }, plan);

@@ -14,7 +14,9 @@ import type { RecordEvent } from './events.ts';
 export interface ReconcilerDependencies extends PlannerConfig {
   cluster: ClusterClient;
   workerDeployment(namespace: string, name: string): TemporalWorkerDeployment | undefined;
-  workerDeployments(namespace: string): readonly TemporalWorkerDeployment[];
+  /** Of one namespace, or of every namespace watched. */
+  workerDeployments(namespace?: string): readonly TemporalWorkerDeployment[];
+  /** A TemporalConnection, or with namespace '' a TemporalClusterConnection, as cached. */
   connection(namespace: string, name: string): TemporalConnection | undefined;
   /** The TemporalWorkerOwnedResources of a namespace, as cached. */
   ownedResources(namespace: string): readonly TemporalWorkerOwnedResource[];

@@ -8,7 +8,7 @@ import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { FINALIZER } from '../domain/finalizer.ts';
 import { httpStatus } from '../k8s/api-errors.ts';
-import type { ClusterClient } from '../k8s/cluster-client.ts';
+import { type ClusterClient, connectionPlural } from '../k8s/cluster-client.ts';
 import type { Execution, PlannedAction } from '../planner/plan.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
@@ -96,7 +96,11 @@ async function carryOut(
   const namespace = context.workerDeployment.metadata.namespace ?? '';
   switch (action.action) {
     case 'addFinalizer':
-      await addFinalizer(deps.cluster, KINDS.TemporalConnection.plural, connectionOf(context));
+      await addFinalizer(
+        deps.cluster,
+        connectionPlural(connectionOf(context).metadata.namespace),
+        connectionOf(context),
+      );
       return;
     case 'removeFinalizer':
       // The connection's finalizer stays while another worker deployment uses it.

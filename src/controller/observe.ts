@@ -33,6 +33,7 @@ import type { NewBuildFacts } from '../planner/new-build.ts';
 import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
 import type { LadderReads } from '../planner/pinned-workflows.ts';
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
+import { connectionNamespace } from '../domain/connection-ref.ts';
 import { CredentialsError, lookupSecrets, missingSecret, workerSecrets } from '../temporal/credentials.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
@@ -64,11 +65,15 @@ export async function observeKubernetes(
   const namespace = cached.metadata.namespace ?? '';
   const name = cached.metadata.name ?? '';
   const spec = workerDeployment.spec;
-  const connectionName = spec.workerOptions.connectionRef.name;
-  const connection = deps.connection(namespace, connectionName);
+  const connectionRef = spec.workerOptions.connectionRef;
+  const connectionAt = connectionNamespace(connectionRef, namespace);
+  const connection = deps.connection(connectionAt, connectionRef.name);
   if (!connection)
     return {
-      failed: { workerDeployment: cached, failure: { kind: 'ConnectionNotFound', namespace, name: connectionName } },
+      failed: {
+        workerDeployment: cached,
+        failure: { kind: 'ConnectionNotFound', namespace: connectionAt, name: connectionRef.name },
+      },
     };
   const secretUses = workerSecrets(connection);
   const secrets = await lookupSecrets(secretUses, (secretNamespace, secretName) =>

@@ -48,7 +48,7 @@ export interface ClusterClient {
   scaleDeployment(namespace: string, name: string, replicas: number): Promise<void>;
   /** Replaces the status and resolves with the object as stored; 'conflict' when the object changed since the resourceVersion it carries. */
   replaceStatus(object: TemporalWorkerDeployment): Promise<TemporalWorkerDeployment | 'conflict'>;
-  /** The same for a TemporalConnection. */
+  /** The same for a TemporalConnection, or a TemporalClusterConnection (no namespace). */
   replaceConnectionStatus(object: TemporalConnection): Promise<'written' | 'conflict'>;
   /** The same for a TemporalWorkerOwnedResource. */
   replaceOwnedResourceStatus(object: TemporalWorkerOwnedResource): Promise<'written' | 'conflict'>;
@@ -68,8 +68,9 @@ export interface ClusterClient {
 }
 
 export function clusterClient(api: KubernetesApi): ClusterClient {
+  // '' for a cluster-scoped kind.
   const custom = (namespace: string, plural: string): string =>
-    `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`;
+    `/apis/${GROUP}/${VERSION}${namespace ? `/namespaces/${namespace}` : ''}/${plural}`;
   const deployments = (namespace: string): string => `/apis/apps/v1/namespaces/${namespace}/deployments`;
   const replaceStatusOf = async <T extends Finalizable>(plural: string, object: T): Promise<T | 'conflict'> => {
     const { namespace = '', name = '' } = object.metadata;
@@ -113,7 +114,7 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
       await api.mergePatch(`${deployments(namespace)}/${name}/scale`, { spec: { replicas } });
     },
     replaceStatus: (object) => replaceStatusOf(KINDS.TemporalWorkerDeployment.plural, object),
-    replaceConnectionStatus: (object) => written(KINDS.TemporalConnection.plural, object),
+    replaceConnectionStatus: (object) => written(connectionPlural(object.metadata.namespace), object),
     replaceOwnedResourceStatus: (object) => written(KINDS.TemporalWorkerOwnedResource.plural, object),
     async setOwnerReferences(plural, object, ownerReferences) {
       const { name = '', namespace = '', resourceVersion } = object.metadata;
@@ -155,4 +156,9 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
 
 function decode(base64: string | undefined): string | undefined {
   return base64 === undefined ? undefined : Buffer.from(base64, 'base64').toString('utf8');
+}
+
+/** The plural of a connection's kind: a TemporalClusterConnection has no namespace. */
+export function connectionPlural(namespace: string | undefined): string {
+  return namespace ? KINDS.TemporalConnection.plural : KINDS.TemporalClusterConnection.plural;
 }

@@ -3,6 +3,7 @@
 // keeps the server's words and no changing figure, so a repeated failure does not rewrite the
 // status, which would bring the reconcile straight back. Pure.
 import type { TemporalConnection } from '../api/temporal-connection.ts';
+import { connectionKindOf, connectionLabel } from '../domain/connection-ref.ts';
 import type { ReadFailure } from '../domain/read-failure.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import { type Condition, progressing, stalled } from './conditions.ts';
@@ -18,11 +19,11 @@ export function readFailureCondition(failure: ReadFailure): Condition {
     case 'ConnectionNotFound':
       return stalled(
         'ConnectionNotFound',
-        `TemporalConnection ${failure.namespace}/${failure.name} does not exist: create it or fix spec.workerOptions.connectionRef.name`,
+        `${connectionLabel(failure.namespace, failure.name)} does not exist: create it or fix spec.workerOptions.connectionRef`,
       );
     case 'ConnectionCredentials': {
       const { namespace, name } = failure.connection.metadata;
-      return stalled(failure.reason, `TemporalConnection ${namespace}/${name}: ${failure.message}`);
+      return stalled(failure.reason, `${connectionLabel(namespace, name)}: ${failure.message}`);
     }
     case 'TemporalNamespaceNotFound':
       return stalled('TemporalNamespaceNotFound', `${failure.what}: ${failure.detail}`);
@@ -47,17 +48,18 @@ export function readFailureCondition(failure: ReadFailure): Condition {
 
 /** Names the credentials the controller sent, never their value. */
 function credentialsOf(connection: TemporalConnection): string {
-  const namespace = connection.metadata.namespace ?? '';
-  const of = `of TemporalConnection ${namespace}/${connection.metadata.name ?? ''}`;
+  const { namespace, name } = connection.metadata;
+  const of = `of ${connectionLabel(namespace, name)}`;
   const { mutualTLSSecretRef: mtls, apiKeySecretRef: apiKey } = connection.spec;
   if (mtls)
-    return `the client certificate ${of} (Secret ${namespace}/${mtls.name}, keys ${MUTUAL_TLS_KEYS.certificate} and ${MUTUAL_TLS_KEYS.privateKey})`;
-  if (apiKey) return `the API key ${of} (Secret ${namespace}/${apiKey.name}, key ${apiKey.key})`;
+    return `the client certificate ${of} (Secret ${mtls.namespace ?? namespace ?? ''}/${mtls.name}, keys ${MUTUAL_TLS_KEYS.certificate} and ${MUTUAL_TLS_KEYS.privateKey})`;
+  if (apiKey)
+    return `the API key ${of} (Secret ${apiKey.namespace ?? namespace ?? ''}/${apiKey.name}, key ${apiKey.key})`;
   return `the connection without credentials ${of}`;
 }
 
 function remedyOf(connection: TemporalConnection): string {
   if (!connection.spec.mutualTLSSecretRef && !connection.spec.apiKeySecretRef)
-    return 'give the TemporalConnection a mutualTLSSecretRef or an apiKeySecretRef that this server accepts';
+    return `give the ${connectionKindOf(connection.metadata.namespace)} a mutualTLSSecretRef or an apiKeySecretRef that this server accepts`;
   return 'put credentials that this server accepts in the Secret (the controller tries again as soon as it changes)';
 }

@@ -4,6 +4,7 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import { DEFAULT_CA_KEY, type TemporalConnection } from '../api/temporal-connection.ts';
+import { connectionKindOf } from '../domain/connection-ref.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import type { TlsSettings } from './channel.ts';
 
@@ -38,11 +39,6 @@ export interface ResolvedConnection {
  * namespace, and each of its Secret references names one.
  */
 export type AnyConnection = Pick<TemporalConnection, 'metadata' | 'spec'>;
-
-/** `TemporalConnection` or `TemporalClusterConnection`, as messages name the connection. */
-export function connectionKind(connection: AnyConnection): string {
-  return connection.metadata.namespace ? 'TemporalConnection' : 'TemporalClusterConnection';
-}
 
 /** A Secret a connection reads, and the field that names it: what an error about it names. */
 export interface SecretUse {
@@ -147,7 +143,7 @@ export function missingSecret(
   return missing
     ? new CredentialsError(
         'SecretNotFound',
-        `Secret ${missing.namespace}/${missing.name} does not exist: create it or fix the ${connectionKind(connection)}'s ${missing.field}`,
+        `Secret ${missing.namespace}/${missing.name} does not exist: create it or fix the ${connectionKindOf(connection.metadata.namespace)}'s ${missing.field}`,
       )
     : undefined;
 }
