@@ -15,6 +15,8 @@ export function doneMessage(action: Exclude<PlannedAction, { action: 'addFinaliz
       return `deleted Deployment ${action.deployment} of build ${action.buildId}: ${action.reason}`;
     case 'deleteOwnedResource':
       return `deleted ${action.object.kind} ${action.object.name}: ${action.reason}`;
+    case 'applySecretCopy':
+      return `wrote Secret ${action.secret.metadata?.name ?? ''}: ${action.reason}`;
     case 'deleteTemporalVersion':
       return `deleted version ${action.buildId} from Temporal: ${action.reason}`;
     case 'startGate': // "started gate ..."

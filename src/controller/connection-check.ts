@@ -3,7 +3,8 @@
 // it cannot, and said in the connection's conditions (READY in `kubectl get tconn`) and in a
 // Warning event. Nothing else waits on it: a worker deployment reports the same trouble in its own
 // status.
-import { API_VERSION, KINDS } from '../api/kinds.ts';
+import { API_VERSION } from '../api/kinds.ts';
+import { connectionKindOf } from '../domain/connection-ref.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
 import type { Backoff } from '../runtime/backoff.ts';
@@ -38,7 +39,11 @@ export async function checkConnection(
   if (status) {
     if (!check.reached)
       await deps.recordEvent(
-        { apiVersion: API_VERSION, kind: KINDS.TemporalConnection.kind, metadata: connection.metadata },
+        {
+          apiVersion: API_VERSION,
+          kind: connectionKindOf(connection.metadata.namespace),
+          metadata: connection.metadata,
+        },
         { type: 'Warning', reason: check.reason, message: check.message },
       );
     // A conflict means the connection changed since the cache was read: its event brings this back.

@@ -22,6 +22,7 @@ import { type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
 import { statusName } from '../temporal/call-status.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { connectionNamespace, usesConnection } from '../domain/connection-ref.ts';
+import { secretCopyNames } from '../k8s/secret-copies.ts';
 import { lookupSecrets, missingSecret, referencedSecrets, workerSecrets } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
@@ -70,6 +71,11 @@ export interface ControllerOptions {
   eventRepeatWindowMs?: number;
   /** Read each build's backlog from Temporal for the backlog metrics (default: off). */
   backlogMetrics?: boolean;
+  /**
+   * Watch TemporalClusterConnections; default: only when watching every namespace (an install for
+   * some namespaces has no right to them).
+   */
+  clusterConnections?: boolean;
 }
 
 export class Controller {
@@ -129,7 +135,7 @@ export class Controller {
       enqueue(namespace, name, CONNECTION_KEY);
       enqueueUsersOf(namespace, name);
       if (event === 'delete') this.clients.release(namespace, name ?? '');
-      this.secrets.watchOnly(secretsReferencedBy(this.allConnections()));
+      this.secrets.watchOnly(this.watchedSecrets());
     };
 
     this.secrets = new SecretWatches({
@@ -137,6 +143,12 @@ export class Controller {
       // A changed Secret reaches the pool on the next check of its connection and reconcile of each
       // worker deployment using it.
       onChange: (namespace, name) => {
+        // A copy of a cluster connection's Secret changed or went: its worker deployment writes it again.
+        for (const twd of this.workerDeployments.list(namespace)) {
+          const connection = this.connectionUsedBy(twd);
+          if (connection && secretCopyNames(connection, twd.metadata.name ?? '').includes(name))
+            enqueue(namespace, twd.metadata.name);
+        }
         for (const connection of this.allConnections()) {
           if (!referencedSecrets(connection).some((secret) => secret.namespace === namespace && secret.name === name))
             continue;
@@ -167,6 +179,8 @@ export class Controller {
           this.ownWrites.forget(twd.metadata.namespace ?? '', twd.metadata.name ?? '');
         } else this.seenChanges.set(key, change);
         enqueue(twd.metadata.namespace, twd.metadata.name);
+        // A worker deployment on a cluster connection has its namespace's copies watched.
+        if (event !== 'update') this.secrets.watchOnly(this.watchedSecrets());
         for (const listener of this.specListeners.get(key) ?? []) listener();
       },
       log,
@@ -179,7 +193,7 @@ export class Controller {
       log,
     });
     // Cluster-scoped: watched only by a controller of every namespace, which alone has the right to.
-    this.clusterConnections = options.namespaces
+    this.clusterConnections = !(options.clusterConnections ?? !options.namespaces)
       ? undefined
       : new NamespacedInformers<TemporalConnection>({
           api,
@@ -244,6 +258,7 @@ export class Controller {
       wroteStatus: (replaced, stored) => this.ownWrites.wrote(replaced, stored),
       workerDeployments: (namespace?: string) => this.workerDeployments.list(namespace),
       connection: (namespace: string, name: string) => this.connectionOf(namespace, name),
+      watchesClusterConnections: this.clusterConnections !== undefined,
       ownedResources: (namespace: string) => this.ownedResources.list(namespace),
       copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 })),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
@@ -381,6 +396,20 @@ export class Controller {
     return [...this.connections.list(), ...(this.clusterConnections?.list() ?? [])];
   }
 
+  /** The Secrets connections name, and the copies of cluster connections' Secrets in the namespaces that use them. */
+  private watchedSecrets(): { namespace: string; name: string }[] {
+    const copies = this.clusterConnections
+      ? this.workerDeployments.list().flatMap((twd) => {
+          const connection = this.connectionUsedBy(twd);
+          const namespace = twd.metadata.namespace ?? '';
+          return connection
+            ? secretCopyNames(connection, twd.metadata.name ?? '').map((name) => ({ namespace, name }))
+            : [];
+        })
+      : [];
+    return [...this.allConnections().flatMap((connection) => referencedSecrets(connection)), ...copies];
+  }
+
   /** How long a reconcile that only polls waits for its Temporal namespace's read budget; 0 to go now. */
   private pollDelay(namespace: string, name: string, spreadMs: number): number {
     const twd = this.workerDeployments.get(namespace, name);
@@ -464,8 +493,4 @@ export class Controller {
 /** A worker deployment's spec (its generation) and its deletion: what a reconcile acts on. */
 function changeOf(twd: TemporalWorkerDeployment): string {
   return `${twd.metadata.generation ?? ''}/${isBeingDeleted(twd)}`;
-}
-
-function secretsReferencedBy(connections: readonly TemporalConnection[]): { namespace: string; name: string }[] {
-  return connections.flatMap((c) => referencedSecrets(c));
 }

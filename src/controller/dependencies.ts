@@ -16,6 +16,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   workerDeployment(namespace: string, name: string): TemporalWorkerDeployment | undefined;
   /** Of one namespace, or of every namespace watched. */
   workerDeployments(namespace?: string): readonly TemporalWorkerDeployment[];
+  /** Whether TemporalClusterConnections are read at all (not by a controller of some namespaces). */
+  watchesClusterConnections: boolean;
   /** A TemporalConnection, or with namespace '' a TemporalClusterConnection, as cached. */
   connection(namespace: string, name: string): TemporalConnection | undefined;
   /** The TemporalWorkerOwnedResources of a namespace, as cached. */

@@ -94,7 +94,8 @@ export class EventRecorder {
         apiVersion: about.apiVersion,
         kind: about.kind,
         name: about.metadata.name ?? '',
-        namespace,
+        // A cluster-scoped object (a TemporalClusterConnection) has its events in default, and no namespace itself.
+        ...(about.metadata.namespace ? { namespace } : {}),
         ...(about.metadata.uid ? { uid: about.metadata.uid } : {}),
       },
       type,

@@ -8,7 +8,7 @@ import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { FINALIZER } from '../domain/finalizer.ts';
 import { httpStatus } from '../k8s/api-errors.ts';
-import { type ClusterClient, connectionPlural } from '../k8s/cluster-client.ts';
+import { type AnyObject, type ClusterClient, connectionPlural } from '../k8s/cluster-client.ts';
 import type { Execution, PlannedAction } from '../planner/plan.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
@@ -119,6 +119,12 @@ async function carryOut(
       const { apiVersion, kind, name } = action.object;
       return deps.cluster.deleteObject({ apiVersion, kind, metadata: { name, namespace } });
     }
+    case 'applySecretCopy':
+      // Each worker deployment applies its own owner reference; the data is the same for all.
+      return deps.cluster.apply(
+        action.secret as AnyObject,
+        `twc/${namespace}/${context.workerDeployment.metadata.name ?? ''}`,
+      );
     case 'terminateGate':
       return temporalOf(context).terminateGate(action.workflowId, action.runId, action.reason);
     case 'startGate': {
@@ -177,6 +183,7 @@ const EVENTS = {
   deleteTemporalDeployment: 'TemporalCleanedUp',
   startBatch: 'BatchOperationStarted',
   stopBatch: 'BatchOperationStopped',
+  applySecretCopy: 'SecretCopied',
 } as const;
 const ROUTING_EVENTS = {
   setCurrent: 'VersionPromoted',
@@ -221,6 +228,14 @@ function failureOf(
         ...(httpStatus(error) === 409 ? { requeueAfterMs: 0 } : {}),
       };
     }
+    case 'applySecretCopy':
+      return {
+        condition: progressing(
+          'False',
+          'SecretCopyFailed',
+          `cannot write Secret ${action.secret.metadata?.name ?? ''} (${action.reason}): ${errorMessage(error)}; no Deployment is created or rolled until it is written`,
+        ),
+      };
     case 'deleteOwnedResource':
       return {
         condition: progressing(

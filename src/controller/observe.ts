@@ -16,6 +16,7 @@ import type {
   Observation,
   OutcomeCounts,
   OwnedAutoscaler,
+  SecretCopyState,
   TargetObservation,
 } from '../domain/observation.ts';
 import type { ReadFailure } from '../domain/read-failure.ts';
@@ -34,7 +35,14 @@ import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
 import type { LadderReads } from '../planner/pinned-workflows.ts';
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
 import { connectionNamespace } from '../domain/connection-ref.ts';
-import { CredentialsError, lookupSecrets, missingSecret, workerSecrets } from '../temporal/credentials.ts';
+import {
+  CredentialsError,
+  lookupSecrets,
+  missingSecret,
+  type SecretLookup,
+  workerSecrets,
+} from '../temporal/credentials.ts';
+import { COPIED_FROM_LABEL, copyInPlace, foreignSecretAt, secretCopies } from '../k8s/secret-copies.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
@@ -72,13 +80,26 @@ export async function observeKubernetes(
     return {
       failed: {
         workerDeployment: cached,
-        failure: { kind: 'ConnectionNotFound', namespace: connectionAt, name: connectionRef.name },
+        failure: {
+          kind: 'ConnectionNotFound',
+          namespace: connectionAt,
+          name: connectionRef.name,
+          ...(connectionAt === '' && !deps.watchesClusterConnections ? { unwatched: true as const } : {}),
+        },
       },
     };
   const secretUses = workerSecrets(connection);
   const secrets = await lookupSecrets(secretUses, (secretNamespace, secretName) =>
     deps.secret(secretNamespace, secretName),
   );
+  const copies = await observeSecretCopies(deps, connection, cached, secrets);
+  if ('conflict' in copies)
+    return {
+      failed: {
+        workerDeployment: cached,
+        failure: { kind: 'ConnectionCredentials', reason: 'SecretCopyConflict', connection, message: copies.conflict },
+      },
+    };
   const live = ownedDeployments(deps, cached);
   return {
     facts: withDeployments(
@@ -87,8 +108,11 @@ export async function observeKubernetes(
         connection,
         buildId: buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID),
         temporalName: temporalDeploymentName(namespace, name),
-        credentialsExist: missingSecret(connection, secretUses, secrets) === undefined,
-        workers: workerConnection(connection, secrets),
+        // Copies not yet in place are written by the full plan, before any Deployment.
+        credentialsExist:
+          missingSecret(connection, secretUses, secrets) === undefined && copies.states.every((c) => c.inPlace),
+        ...(copies.states.length > 0 ? { secretCopies: copies.states } : {}),
+        workers: workerConnection(connection, secrets, name),
         wanted: [],
         live: [],
         deployments: [],
@@ -97,6 +121,32 @@ export async function observeKubernetes(
       live,
     ),
   };
+}
+
+/** The copies of a cluster connection's Secrets the Pods need, and those in place; a Secret of the user's where one goes is a conflict. */
+async function observeSecretCopies(
+  deps: ReconcilerDependencies,
+  connection: TemporalConnection,
+  workerDeployment: TemporalWorkerDeployment,
+  secrets: SecretLookup,
+): Promise<{ states: SecretCopyState[] } | { conflict: string }> {
+  const namespace = workerDeployment.metadata.namespace ?? '';
+  const states: SecretCopyState[] = [];
+  for (const wanted of secretCopies(connection, workerDeployment, secrets)) {
+    const name = wanted.copy.metadata?.name ?? '';
+    const existing = await deps.secret(namespace, name);
+    if (foreignSecretAt(existing))
+      return {
+        conflict: `Secret ${namespace}/${name}, where the worker Pods' copy of Secret ${wanted.source} goes, is not a copy (it lacks the label ${COPIED_FROM_LABEL}): rename or delete it; the controller does not overwrite it`,
+      };
+    states.push({
+      secret: wanted.copy,
+      source: wanted.source,
+      inPlace: copyInPlace(wanted, existing),
+      outdated: existing !== undefined,
+    });
+  }
+  return { states };
 }
 
 /**
@@ -179,6 +229,7 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
     temporalName,
     deployments: facts.deployments,
     wanted: facts.wanted,
+    ...(facts.secretCopies?.length ? { secretCopies: facts.secretCopies } : {}),
     replacements: facts.replacements,
     temporal: state,
     podProblems: deps

@@ -1,6 +1,6 @@
 // What one reconcile observed of a worker deployment: everything the planner decides on, read
 // once, as plain data. An observation that could not be completed says why instead.
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReadFailure } from './read-failure.ts';
@@ -26,6 +26,8 @@ export interface Observation {
   deployments: ObservedDeployment[];
   /** What the spec builds for the target, one per pool (pool undefined without pools). */
   wanted: { pool?: string; deployment: V1Deployment }[];
+  /** On a TemporalClusterConnection, the copies of its Secrets the worker Pods mount. */
+  secretCopies?: SecretCopyState[];
   /** What replaces each Deployment that drifted, by name. */
   replacements: Record<string, V1Deployment>;
   temporal: TemporalDeploymentState;
@@ -103,4 +105,15 @@ export interface DeletionObservation {
   temporal: TemporalDeploymentState;
   /** Workflows still running per build (see workflowsToCount); undefined where the count could not be read. */
   runningWorkflows: Record<string, number | undefined>;
+}
+
+/** A copy of a cluster connection's Secret, as the worker Pods need it, and how the one in place compares. */
+export interface SecretCopyState {
+  secret: V1Secret;
+  /** `namespace/name` of the Secret it copies. */
+  source: string;
+  /** The copy in place holds the same, this worker deployment among its owners. */
+  inPlace: boolean;
+  /** A copy is in place, but an older one. */
+  outdated: boolean;
 }

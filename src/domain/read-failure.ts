@@ -8,7 +8,8 @@ export type TemporalTrouble = 'TemporalRateLimited' | 'TemporalUnreachable' | 'T
 export type ReadFailure =
   | { kind: 'InvalidSpec'; errors: { field: string; message: string }[] }
   /** `name`: the connection the spec names, in the worker deployment's namespace. */
-  | { kind: 'ConnectionNotFound'; namespace: string; name: string }
+  /** `unwatched`: a TemporalClusterConnection, which a controller of some namespaces only does not read. */
+  | { kind: 'ConnectionNotFound'; namespace: string; name: string; unwatched?: true }
   /** The connection's Secret is missing or unusable: `reason` says which (SecretNotFound, InvalidSecret). */
   | { kind: 'ConnectionCredentials'; reason: string; connection: TemporalConnection; message: string }
   | { kind: 'TemporalNamespaceNotFound'; what: string; detail: string }

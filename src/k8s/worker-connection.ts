@@ -29,16 +29,25 @@ export function workerView(spec: TemporalConnection['spec']): WorkerView {
 
 /**
  * The Secret in a worker deployment's namespace that holds its Pods' copy of one Secret of a
- * TemporalClusterConnection: Pods mount only Secrets of their own namespace.
+ * TemporalClusterConnection: Pods mount only Secrets of their own namespace. One per worker
+ * deployment, which alone owns it: adding an owner to an existing object would need the right to
+ * delete Secrets.
  */
-export function secretCopyName(connection: string, purpose: SecretPurpose): string {
-  return `tcconn-${connection}-${purpose}`;
+export function secretCopyName(workerDeployment: string, purpose: SecretPurpose): string {
+  return `${workerDeployment}-temporal-${purpose}`;
 }
 
 export type SecretPurpose = 'tls' | 'api-key' | 'ca';
 
-/** `secrets` holds those of workerSecrets(connection), as cached. */
-export function workerConnection(connection: AnyConnection, secrets: SecretLookup): WorkerConnection {
+/**
+ * `secrets` holds those of workerSecrets(connection), as cached; `workerDeployment` names the
+ * copies the Pods mount of a cluster connection's Secrets.
+ */
+export function workerConnection(
+  connection: AnyConnection,
+  secrets: SecretLookup,
+  workerDeployment = '',
+): WorkerConnection {
   const view = workerView(connection.spec);
   const home = connection.metadata.namespace;
   const { mutualTLSSecretRef: mtls, apiKeySecretRef: apiKey } = view;
@@ -48,7 +57,7 @@ export function workerConnection(connection: AnyConnection, secrets: SecretLooku
       ? [{ ref: apiKey, key: apiKey.key }]
       : [];
   const ca = view.tls?.caCertSecretRef;
-  const local = home ? view : copiesOf(connection.metadata.name ?? '', view);
+  const local = home ? view : copiesFor(workerDeployment, view);
   if (read.length === 0 && !ca) return local;
   const hash = createHash('sha256');
   // Each key's name and presence are hashed too: a key that appears or goes is a change.
@@ -65,7 +74,7 @@ export function workerConnection(connection: AnyConnection, secrets: SecretLooku
 }
 
 /** A cluster connection's view with each Secret replaced by its copy in the Pods' namespace. */
-function copiesOf(connection: string, view: WorkerView): WorkerView {
+function copiesFor(workerDeployment: string, view: WorkerView): WorkerView {
   const { mutualTLSSecretRef: mtls, apiKeySecretRef: apiKey, tls } = view;
   const ca = tls?.caCertSecretRef;
   return {
@@ -75,12 +84,14 @@ function copiesOf(connection: string, view: WorkerView): WorkerView {
           tls: {
             ...(tls.serverName ? { serverName: tls.serverName } : {}),
             ...(ca
-              ? { caCertSecretRef: { name: secretCopyName(connection, 'ca'), ...(ca.key ? { key: ca.key } : {}) } }
+              ? {
+                  caCertSecretRef: { name: secretCopyName(workerDeployment, 'ca'), ...(ca.key ? { key: ca.key } : {}) },
+                }
               : {}),
           },
         }
       : {}),
-    ...(mtls ? { mutualTLSSecretRef: { name: secretCopyName(connection, 'tls') } } : {}),
-    ...(apiKey ? { apiKeySecretRef: { name: secretCopyName(connection, 'api-key'), key: apiKey.key } } : {}),
+    ...(mtls ? { mutualTLSSecretRef: { name: secretCopyName(workerDeployment, 'tls') } } : {}),
+    ...(apiKey ? { apiKeySecretRef: { name: secretCopyName(workerDeployment, 'api-key'), key: apiKey.key } } : {}),
   };
 }

@@ -18,8 +18,9 @@ export interface NewBuildFacts {
   buildId: string;
   deployments: ObservedDeployment[];
   wanted: Observation['wanted'];
-  /** The connection references no Secret, or the Secret it references exists. */
+  /** Every Secret the workers read exists (and on a cluster connection, its copy is in place). */
   credentialsExist: boolean;
+  secretCopies?: Observation['secretCopies'];
 }
 
 export function planNewBuild(

@@ -1,11 +1,11 @@
 // One reconcile's decisions, from one observation: which Kubernetes and Temporal actions to take,
 // in the order the executor takes them, each with its reason, and what the status will say.
 // Pure: the observation and the configuration in, the plan out.
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
 import { TASK_QUEUE_ENV } from '../api/reserved-env.ts';
 import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
-import type { Observation, OwnedAutoscaler } from '../domain/observation.ts';
+import type { Observation, OwnedAutoscaler, SecretCopyState } from '../domain/observation.ts';
 import type { BuildTaskQueues, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { type JoinedVersion, joinVersions, rememberedCurrentTimes } from '../status/versions.ts';
@@ -75,7 +75,9 @@ export type PlannedAction =
   | LadderAction
   /** `skipDrainage`: only when the worker deployment is deleted and its force annotation set. */
   | (KubernetesAction<'deleteTemporalVersion'> & { skipDrainage?: true })
-  | { action: 'deleteTemporalDeployment'; reason: string };
+  | { action: 'deleteTemporalDeployment'; reason: string }
+  /** A copy of a TemporalClusterConnection's Secret that the worker Pods mount: written before any Deployment. */
+  | { action: 'applySecretCopy'; secret: V1Secret; reason: string };
 
 type FinalizedKind = 'TemporalWorkerDeployment' | 'TemporalConnection';
 
@@ -261,6 +263,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
 
   const actions: PlannedAction[] = [
     ...finalizers(observation),
+    ...secretCopyActions(observation),
     ...kubernetesActions(versionsPlan.actions, observation),
     ...ladder.actions.filter((a) => a.action === 'stopBatch'),
     ...gateDecision.starts.flatMap((start) =>
@@ -301,6 +304,21 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     routed: change && !heldElsewhere ? routedState(temporal, routing, config.identity) : temporal,
     requeueAfterMs: Math.min(config.pollIntervalMs, ...recheck),
   };
+}
+
+/** The copies of a cluster connection's Secrets not yet as they should be: before any Pod needs them. */
+export function secretCopyActions(observation: { secretCopies?: readonly SecretCopyState[] }): PlannedAction[] {
+  return (observation.secretCopies ?? []).flatMap(({ secret, source, inPlace, outdated }) =>
+    inPlace
+      ? []
+      : [
+          {
+            action: 'applySecretCopy' as const,
+            secret,
+            reason: `the worker Pods mount Secret ${secret.metadata?.name ?? ''}, ${outdated ? 'an outdated' : 'a'} copy of Secret ${source}`,
+          },
+        ],
+  );
 }
 
 /** The finalizers go on before anything exists in Temporal: whatever the reconcile creates there, deletion cleans up. */

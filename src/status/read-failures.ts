@@ -19,7 +19,9 @@ export function readFailureCondition(failure: ReadFailure): Condition {
     case 'ConnectionNotFound':
       return stalled(
         'ConnectionNotFound',
-        `${connectionLabel(failure.namespace, failure.name)} does not exist: create it or fix spec.workerOptions.connectionRef`,
+        failure.unwatched
+          ? `${connectionLabel(failure.namespace, failure.name)} is not read by this controller, which is installed for some namespaces only and has no right to cluster-scoped objects: use a TemporalConnection of this namespace in spec.workerOptions.connectionRef`
+          : `${connectionLabel(failure.namespace, failure.name)} does not exist: create it or fix spec.workerOptions.connectionRef`,
       );
     case 'ConnectionCredentials': {
       const { namespace, name } = failure.connection.metadata;

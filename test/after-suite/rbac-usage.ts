@@ -27,6 +27,8 @@ const CHECKED_INSIDE_REQUESTS = [
   'delete temporal.io temporalworkerownedresources',
   'delete discovery.k8s.io endpointslices',
   `create ${OWNED}`,
+  // The copies of a cluster connection's Secrets, applied.
+  'create  secrets',
 ];
 
 interface Rule {

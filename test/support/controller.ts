@@ -33,6 +33,8 @@ export interface ControlledNamespaceOptions {
   temporalConnectTo?: ReadonlyMap<string, string>;
   /** The controller option of that name (default: off). */
   backlogMetrics?: boolean;
+  /** The controller option of that name (default: off, as the controller is for the test's namespace). */
+  clusterConnections?: boolean;
 }
 
 /** One build's Deployment as the test sees it. */
@@ -114,6 +116,7 @@ export async function controlledNamespace(
       ...(options.eventRepeatWindowMs === undefined ? {} : { eventRepeatWindowMs: options.eventRepeatWindowMs }),
       ...(options.temporalConnectTo ? { temporalConnectTo: options.temporalConnectTo } : {}),
       ...(options.backlogMetrics ? { backlogMetrics: true } : {}),
+      ...(options.clusterConnections ? { clusterConnections: true } : {}),
       ...(logTo ? { log: jsonLogger('debug', { write: (line) => logTo(line.trimEnd()) }) } : {}),
       metrics,
     });

@@ -213,6 +213,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
         : undefined,
     workerDeployments: () => [cachedWorkerDeployment],
     connection: (_namespace, name) => (name === world.connection.metadata.name ? world.connection : undefined),
+    watchesClusterConnections: false,
     ownedResources: () => world.ownedResources ?? [],
     copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000 })),
     deployments: () => world.deployments,

@@ -32,8 +32,16 @@ test('an invalid spec and a missing connection are stalls that name the field or
     type: 'Stalled',
     status: 'True',
     reason: 'ConnectionNotFound',
-    message: 'TemporalConnection shop/prod does not exist: create it or fix spec.workerOptions.connectionRef.name',
+    message: 'TemporalConnection shop/prod does not exist: create it or fix spec.workerOptions.connectionRef',
   });
+  assert.equal(
+    readFailureCondition({ kind: 'ConnectionNotFound', namespace: '', name: 'shared' })?.message,
+    'TemporalClusterConnection shared does not exist: create it or fix spec.workerOptions.connectionRef',
+  );
+  assert.match(
+    readFailureCondition({ kind: 'ConnectionNotFound', namespace: '', name: 'shared', unwatched: true })?.message ?? '',
+    /^TemporalClusterConnection shared is not read by this controller, which is installed for some namespaces only .*use a TemporalConnection/,
+  );
   assert.deepEqual(
     readFailureCondition({
       kind: 'ConnectionCredentials',

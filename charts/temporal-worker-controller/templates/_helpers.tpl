@@ -102,10 +102,11 @@ true
 - apiGroups: ['']
   resources: [events]
   verbs: [create, patch]
-# TemporalConnection credentials and gate inputs.
+# Connection credentials and gate inputs; in a worker deployment's namespace, the copies of a
+# TemporalClusterConnection's Secrets that its Pods mount (server-side apply).
 - apiGroups: ['']
   resources: [secrets]
-  verbs: [get, list, watch]
+  verbs: [get, list, watch, create, patch]
 - apiGroups: ['']
   resources: [configmaps]
   verbs: [get]

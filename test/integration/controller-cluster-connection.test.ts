@@ -1,0 +1,131 @@
+// A TemporalClusterConnection whose Secrets live in a platform namespace, used by a worker
+// deployment of another namespace, through a front that requires client certificates of a private
+// CA: the controller reads its certificate and the CA where the connection says; the worker Pods,
+// which mount only Secrets of their own namespace, get copies of the workers' certificate and the
+// CA there. The connection is held while the worker deployment uses it, and goes after.
+import { CoreV1Api, CustomObjectsApi, type V1Secret } from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import type { TemporalClusterConnection } from '../../src/api/temporal-connection.ts';
+import { COPIED_FROM_LABEL } from '../../src/k8s/secret-copies.ts';
+import { makeCertificates } from '../support/certificates.ts';
+import { controlledNamespace, rolledOut } from '../support/controller.ts';
+import { eventually, kubeConfig, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
+import { GrpcProxy } from '../support/grpc-proxy.ts';
+
+const SERVER_NAME = 'temporal.twc.test';
+
+test('a worker deployment on a TemporalClusterConnection with Secrets in another namespace rolls out, its Pods on copies; the connection is held while used', async (t) => {
+  const platform = await testNamespace(t, 'platform');
+  const namespace = await testNamespace(t, 'cc-workers');
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  const certs = await makeCertificates(t, SERVER_NAME);
+  const proxy = new GrpcProxy({
+    upstream: sharedEnvironment().temporalAddress,
+    server: certs.server,
+    clientCA: certs.ca,
+  });
+  await proxy.listen();
+  t.after(() => proxy.close());
+  const secrets: Record<string, Record<string, string>> = {
+    'controller-mtls': { 'tls.crt': certs.client.cert, 'tls.key': certs.client.key },
+    'worker-mtls': { 'tls.crt': certs.workerClient.cert, 'tls.key': certs.workerClient.key, unrelated: 'x' },
+    'private-ca': { 'bundle.pem': certs.ca },
+  };
+  for (const [name, stringData] of Object.entries(secrets))
+    await core.createNamespacedSecret({ namespace: platform, body: { metadata: { name }, stringData } });
+
+  const ns = await controlledNamespace(t, namespace, { clusterConnections: true });
+  const connectionName = uniqueName('shared');
+  const cluster = { group: GROUP, version: VERSION, plural: KINDS.TemporalClusterConnection.plural };
+  await custom.createClusterCustomObject({
+    ...cluster,
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'TemporalClusterConnection',
+      metadata: { name: connectionName },
+      spec: {
+        hostPort: proxy.address,
+        tls: {
+          serverName: SERVER_NAME,
+          caCertSecretRef: { name: 'private-ca', namespace: platform, key: 'bundle.pem' },
+        },
+        mutualTLSSecretRef: { name: 'controller-mtls', namespace: platform },
+        workerAuth: { mutualTLSSecretRef: { name: 'worker-mtls', namespace: platform } },
+      },
+    },
+  });
+  const read = async () =>
+    (await custom.getClusterCustomObject({ ...cluster, name: connectionName })) as TemporalClusterConnection;
+  t.after(() => custom.deleteClusterCustomObject({ ...cluster, name: connectionName }).catch(() => undefined));
+  await eventually('the cluster connection to be reached', async () =>
+    (await read()).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? true : undefined,
+  );
+
+  const workerOptions = {
+    connectionRef: { kind: 'TemporalClusterConnection', name: connectionName },
+    temporalNamespace: sharedEnvironment().temporalNamespace,
+  };
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue'), workerOptions });
+  // A second one in the same namespace gets copies of its own: each copy has one owner.
+  await ns.createWorkerDeployment('payments', {
+    replicas: 1,
+    template: ns.template('blue', `${ns.taskQueue}-payments`),
+    workerOptions,
+  });
+  const orders = await ns.until('orders', 'the build to be current through the cluster connection', rolledOut);
+  const payments = await ns.until('payments', 'the second worker deployment to be current too', rolledOut);
+  assert.deepEqual(
+    (await core.readNamespacedSecret({ namespace, name: 'payments-temporal-tls' })).metadata?.ownerReferences?.map(
+      (o) => o.uid,
+    ),
+    [payments.metadata.uid],
+  );
+  assert.deepEqual([...proxy.clientNames].sort(), ['twc-controller', 'twc-worker']);
+
+  const copy = async (purpose: string): Promise<V1Secret> =>
+    core.readNamespacedSecret({ namespace, name: `orders-temporal-${purpose}` });
+  const tls = await copy('tls');
+  assert.deepEqual(Object.keys(tls.data ?? {}).sort(), ['tls.crt', 'tls.key'], 'only the keys the workers read');
+  assert.equal(Buffer.from(tls.data?.['tls.crt'] ?? '', 'base64').toString(), certs.workerClient.cert);
+  assert.equal(tls.metadata?.labels?.[COPIED_FROM_LABEL], connectionName);
+  assert.deepEqual(
+    tls.metadata?.ownerReferences?.map((o) => o.uid),
+    [orders.metadata.uid],
+  );
+  assert.deepEqual(Object.keys((await copy('ca')).data ?? {}), ['bundle.pem']);
+  await assert.rejects(copy('api-key'), 'nothing else is copied');
+  const [pod] = (await core.listNamespacedPod({ namespace, labelSelector: 'temporal.io/deployment-name=orders' }))
+    .items;
+  assert.deepEqual((pod?.spec?.volumes ?? []).flatMap((v) => (v.secret ? [v.secret.secretName] : [])).sort(), [
+    'orders-temporal-ca',
+    'orders-temporal-tls',
+  ]);
+  assert.equal(JSON.stringify(pod).includes('controller-mtls'), false);
+
+  // Deleted while used: held, saying by whom; let go once the worker deployment is gone.
+  await custom.deleteClusterCustomObject({ ...cluster, name: connectionName });
+  const held = await eventually('the connection to say who holds it', async () => {
+    const c = await read();
+    return c.status?.conditions?.find((x) => x.type === 'Ready' && x.reason === 'InUse');
+  });
+  assert.match(
+    held.message,
+    new RegExp(`TemporalClusterConnection ${connectionName} is kept .*${namespace}/orders, ${namespace}/payments`),
+  );
+  for (const name of ['orders', 'payments'])
+    await custom.deleteNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: KINDS.TemporalWorkerDeployment.plural,
+      name,
+    });
+  await eventually(
+    'the cluster connection to go once unused',
+    async () => ((await read().catch(() => undefined)) === undefined ? true : undefined),
+    120_000,
+  );
+});
