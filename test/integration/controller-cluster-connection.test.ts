@@ -9,10 +9,9 @@ import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalClusterConnection } from '../../src/api/temporal-connection.ts';
 import { COPIED_FROM_LABEL } from '../../src/k8s/secret-copies.ts';
-import { makeCertificates } from '../support/certificates.ts';
 import { controlledNamespace, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
-import { GrpcProxy } from '../support/grpc-proxy.ts';
+import { mutualTlsFront } from '../support/grpc-proxy.ts';
 
 const SERVER_NAME = 'temporal.twc.test';
 
@@ -21,14 +20,7 @@ test('a worker deployment on a TemporalClusterConnection with Secrets in another
   const namespace = await testNamespace(t, 'cc-workers');
   const core = kubeConfig().makeApiClient(CoreV1Api);
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
-  const certs = await makeCertificates(t, SERVER_NAME);
-  const proxy = new GrpcProxy({
-    upstream: sharedEnvironment().temporalAddress,
-    server: certs.server,
-    clientCA: certs.ca,
-  });
-  await proxy.listen();
-  t.after(() => proxy.close());
+  const { proxy, certs } = await mutualTlsFront(t, SERVER_NAME);
   const secrets: Record<string, Record<string, string>> = {
     'controller-mtls': { 'tls.crt': certs.client.cert, 'tls.key': certs.client.key },
     'worker-mtls': { 'tls.crt': certs.workerClient.cert, 'tls.key': certs.workerClient.key, unrelated: 'x' },
