@@ -129,6 +129,21 @@ test('a CA Secret is used in every mode, turns TLS on, and takes the place of ca
   assert.equal(ca({ hostPort: 'temporal:7233' }, 'bundle'), certs.ca, 'a key of its own');
 });
 
+test('a TemporalConnection naming a Secret of another namespace is refused, naming the field; its own namespace is allowed', () => {
+  const elsewhere: Spec = { ...apiKeySpec, workerAuth: { mutualTLSSecretRef: { name: 'w', namespace: 'platform' } } };
+  assert.throws(
+    () => resolveConnection(inNs(elsewhere), secrets({ api: secret({ token: 'k' }), w: secret({}) })),
+    (error: unknown) =>
+      error instanceof CredentialsError &&
+      error.reason === 'InvalidSpec' &&
+      /^TemporalConnection ns\/temporal: workerAuth\.mutualTLSSecretRef\.namespace is platform, but a TemporalConnection reads the Secrets of its own namespace only; use a TemporalClusterConnection/.test(
+        error.message,
+      ),
+  );
+  const own: Spec = { ...apiKeySpec, apiKeySecretRef: { name: 'api', key: 'token', namespace: 'ns' } };
+  assert.equal(resolveConnection(inNs(own), secrets({ api: secret({ token: 'k' }) })).apiKey, 'k');
+});
+
 test('a missing Secret or an unusable key is a CredentialsError naming both, and no value', async (t) => {
   const certs = await makeCertificates(t, 'temporal.example.com');
   const withCA: Spec = { ...apiKeySpec, tls: { caCertSecretRef: { name: 'ca', key: 'bundle' } } };
