@@ -205,6 +205,12 @@ export const invalidManifests: InvalidManifest[] = [
     expect: 'spec.workerOptions.connectionRef.name',
   },
   {
+    title: 'a connection of a kind that is not one',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.workerOptions.connectionRef.kind': 'Connection' }),
+    expect: 'spec.workerOptions.connectionRef.kind',
+  },
+  {
     title: 'no Temporal namespace',
     kind: 'TemporalWorkerDeployment',
     manifest: twd({ 'spec.workerOptions.temporalNamespace': undefined }),
@@ -592,6 +598,26 @@ export const invalidManifests: InvalidManifest[] = [
     kind: 'TemporalConnection',
     manifest: conn({ 'spec.tls': { serverName: 'temporal example' } }),
     expect: 'spec.tls.serverName',
+  },
+  {
+    title: "workers' credentials of both kinds",
+    kind: 'TemporalConnection',
+    manifest: conn({
+      'spec.workerAuth': { mutualTLSSecretRef: { name: 'cert' }, apiKeySecretRef: { name: 'key', key: 'k' } },
+    }),
+    expect: 'spec.workerAuth',
+  },
+  {
+    title: "workers' credentials of neither kind",
+    kind: 'TemporalConnection',
+    manifest: conn({ 'spec.workerAuth': {} }),
+    expect: 'spec.workerAuth',
+  },
+  {
+    title: 'a CA key with a slash',
+    kind: 'TemporalConnection',
+    manifest: conn({ 'spec.tls': { caCertSecretRef: { name: 'ca', key: 'certs/ca.crt' } } }),
+    expect: 'spec.tls.caCertSecretRef.key',
   },
   // TemporalWorkerOwnedResource
   {
