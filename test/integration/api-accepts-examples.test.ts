@@ -9,7 +9,7 @@ import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { CONTINUE_AS_NEW_SIGNAL } from '../../src/api/temporal-worker-deployment.ts';
 import { validate, withDefaults } from '../../src/api/validate.ts';
 import { sharedEnvironment, testNamespace } from '../support/environment.ts';
-import { create, patchWorkerDeploymentStatus, readManifests } from '../support/manifests.ts';
+import { clusterScoped, create, patchWorkerDeploymentStatus, readManifests, remove } from '../support/manifests.ts';
 
 const root = path.join(import.meta.dirname, '../..');
 // examples/keda/ needs KEDA's CRDs to run (npm start's cluster has none), not to be accepted.
@@ -29,6 +29,7 @@ for (const file of files) {
     );
     for (const manifest of manifests) {
       const stored = await create(manifest, namespace);
+      if (clusterScoped(manifest)) t.after(() => remove(manifest));
       const definition = Object.values(KINDS).find((k) => k.kind === manifest.kind);
       if (!definition) continue;
       const expected = withDefaults(definition.schema, manifest) as { spec: unknown };

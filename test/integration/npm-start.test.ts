@@ -204,19 +204,22 @@ async function appliedToEveryBuild(kubectl: string, file: string, twor: string):
 }
 
 async function connectionsChecked(kubectl: string, file: string, applied: string): Promise<void> {
-  const connections = [...applied.matchAll(/temporalconnection[^/]*\/(\S+)/g)].map((m) => m[1] ?? '');
+  // `tconn name` or `tcconn name`, as kubectl get takes them.
+  const connections = [...applied.matchAll(/temporal(cluster)?connection[^/]*\/(\S+)/g)].map(
+    (m) => `${m[1] ? 'tcconn' : 'tconn'} ${m[2] ?? ''}`,
+  );
   assert.ok(connections.length > 0, `${file} holds a worker deployment or a connection: ${applied}`);
   for (const connection of connections) {
     const ready = await eventually(
       `${file}: connection ${connection} to be checked`,
-      async () => (await shell(conditionOf(kubectl, `tconn ${connection}`, 'Ready'))).stdout.trim() || undefined,
+      async () => (await shell(conditionOf(kubectl, connection, 'Ready'))).stdout.trim() || undefined,
       60_000,
     );
     const [status, reason = ''] = ready.split(' ');
     assert.equal(status, 'False', `${file}: ${connection} cannot reach a Temporal that is not here`);
     assert.match(reason, ELSEWHERE, `${file}: ${connection} says why`);
     const message = await shell(
-      `${kubectl} get tconn ${connection} -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}'`,
+      `${kubectl} get ${connection} -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}'`,
     );
     assert.match(message.stdout, /key tls\.crt|tmprl\.cloud|temporal\.io/, `${file}: names the key or the host`);
   }

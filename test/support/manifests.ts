@@ -26,11 +26,32 @@ function pluralOf(kind: string | undefined): string {
   return definition.plural;
 }
 
-/** Creates the object in `namespace` and returns it as stored, defaults filled in. */
+/** Of ours and cluster-scoped: a TemporalClusterConnection. */
+export function clusterScoped(manifest: Manifest): boolean {
+  return (
+    manifest.apiVersion === `${GROUP}/${VERSION}` &&
+    Object.values(KINDS).some((k) => k.kind === manifest.kind && 'scope' in k && k.scope === 'Cluster')
+  );
+}
+
+/**
+ * Creates the object in `namespace` (a cluster-scoped one in none) and returns it as stored,
+ * defaults filled in.
+ */
 export async function create(manifest: Manifest, namespace: string): Promise<Manifest> {
   const body = { ...manifest, metadata: { ...manifest.metadata, namespace } };
   if (manifest.apiVersion !== `${GROUP}/${VERSION}`)
     return await KubernetesObjectApi.makeApiClient(kubeConfig()).create(body);
+  if (clusterScoped(manifest))
+    return (await kubeConfig()
+      .makeApiClient(CustomObjectsApi)
+      .createClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: pluralOf(manifest.kind),
+        body: manifest,
+        fieldValidation: 'Strict',
+      })) as Manifest;
   return (await kubeConfig()
     .makeApiClient(CustomObjectsApi)
     .createNamespacedCustomObject({
@@ -79,4 +100,16 @@ export async function patchWorkerDeploymentStatus(
     },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
   );
+}
+
+/** Deletes a cluster-scoped object of ours: a test's namespace takes nothing of that kind with it. */
+export async function remove(manifest: Manifest): Promise<void> {
+  await kubeConfig()
+    .makeApiClient(CustomObjectsApi)
+    .deleteClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: pluralOf(manifest.kind),
+      name: manifest.metadata?.name ?? '',
+    });
 }
