@@ -4,8 +4,9 @@
 // start (an environment variable from secretKeyRef, files of a Secret volume), so only a new Pod
 // sees a rotated credential: the digest goes into the connection hash, and a changed hash rolls
 // every build. A Secret only the controller reads changes nothing here. The digest is of the
-// values, never a value itself, and is hashed again into the annotation. Pure: the Secrets are
-// passed in, as cached.
+// values, never a value itself, and is hashed again into the annotation. Of a
+// TemporalClusterConnection the Pods see the copies in their own namespace (secret-copies.ts),
+// while the digest is of the sources. Pure: the Secrets are passed in, as cached.
 import { createHash } from 'node:crypto';
 import { DEFAULT_CA_KEY, type TemporalConnection } from '../api/temporal-connection.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
