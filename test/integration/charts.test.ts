@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
+import { KINDS } from '../../src/api/kinds.ts';
 import { CRD_DIR } from '../../src/api/generate.ts';
 import { kubernetesApi, testNamespace } from '../support/environment.ts';
 import { holdExternalMetricsApi } from '../support/external-metrics-api.ts';
@@ -61,10 +62,14 @@ test('the CRD chart installs the generated definitions as they are, kept on unin
   const rendered = parseAllDocuments(await helm('template', 'crds', CRD_CHART)).map(
     (document) => document.toJS() as unknown,
   );
-  const generated = ['temporalconnections', 'temporalworkerdeployments', 'temporalworkerownedresources'].map(
-    (plural) =>
-      parseAllDocuments(readFileSync(path.join(CRD_DIR, `${plural}.temporal.io.yaml`), 'utf8'))[0]?.toJS() as unknown,
-  );
+  // Helm renders the files in name order.
+  const generated = Object.values(KINDS)
+    .map((kind) => kind.plural)
+    .sort()
+    .map(
+      (plural) =>
+        parseAllDocuments(readFileSync(path.join(CRD_DIR, `${plural}.temporal.io.yaml`), 'utf8'))[0]?.toJS() as unknown,
+    );
   assert.deepEqual(rendered, generated);
   for (const definition of rendered as { metadata: { annotations: Record<string, string> } }[])
     assert.equal(definition.metadata.annotations['helm.sh/resource-policy'], 'keep');
