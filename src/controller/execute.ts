@@ -120,7 +120,7 @@ async function carryOut(
       return deps.cluster.deleteObject({ apiVersion, kind, metadata: { name, namespace } });
     }
     case 'applySecretCopy':
-      // Each worker deployment applies its own owner reference; the data is the same for all.
+      // The worker deployment's own copy, under its own field manager.
       return deps.cluster.apply(
         action.secret as AnyObject,
         `twc/${namespace}/${context.workerDeployment.metadata.name ?? ''}`,

@@ -58,6 +58,7 @@ export interface KubernetesFacts extends NewBuildFacts {
   /** The Deployments it owns, as cached (and as created since). */
   live: V1Deployment[];
   workers: WorkerConnection;
+  secretCopies?: Observation['secretCopies'];
 }
 
 export type SeenInKubernetes = { facts: KubernetesFacts; failed?: undefined } | { failed: FailedObservation };

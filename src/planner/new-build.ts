@@ -20,7 +20,6 @@ export interface NewBuildFacts {
   wanted: Observation['wanted'];
   /** Every Secret the workers read exists (and on a cluster connection, its copy is in place). */
   credentialsExist: boolean;
-  secretCopies?: Observation['secretCopies'];
 }
 
 export function planNewBuild(
