@@ -21,8 +21,9 @@ import type { TokenRate } from '../runtime/token-bucket.ts';
 import { type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
 import { statusName } from '../temporal/call-status.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
-import { connectionNamespace, usesConnection } from '../domain/connection-ref.ts';
+import { connectionKindOf, usesConnection } from '../domain/connection-ref.ts';
 import { secretCopyNames } from '../k8s/secret-copies.ts';
+import { ConnectionCaches } from './connection-caches.ts';
 import { lookupSecrets, missingSecret, referencedSecrets, workerSecrets } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
@@ -84,9 +85,7 @@ export class Controller {
   private readonly workerDeployments: NamespacedInformers<TemporalWorkerDeployment>;
   /** Status writes the informer has not shown yet: reconciles decide on them, not on the older copy. */
   private readonly ownWrites = new OwnWrites<TemporalWorkerDeployment>();
-  private readonly connections: NamespacedInformers<TemporalConnection>;
-  /** Undefined when the controller watches only some namespaces. */
-  private readonly clusterConnections: NamespacedInformers<TemporalConnection> | undefined;
+  private readonly connections: ConnectionCaches;
   private readonly ownedResources: NamespacedInformers<TemporalWorkerOwnedResource>;
   private readonly deployments: NamespacedInformers<V1Deployment>;
   private readonly pods: NamespacedInformers<V1Pod>;
@@ -135,7 +134,7 @@ export class Controller {
       enqueue(namespace, name, CONNECTION_KEY);
       enqueueUsersOf(namespace, name);
       if (event === 'delete') this.clients.release(namespace, name ?? '');
-      this.secrets.watchOnly(this.watchedSecrets());
+      this.secrets.watchOnly(this.connections.secretsToWatch(this.workerDeployments.list()));
     };
 
     this.secrets = new SecretWatches({
@@ -145,11 +144,11 @@ export class Controller {
       onChange: (namespace, name) => {
         // A copy of a cluster connection's Secret changed or went: its worker deployment writes it again.
         for (const twd of this.workerDeployments.list(namespace)) {
-          const connection = this.connectionUsedBy(twd);
+          const connection = this.connections.usedBy(twd);
           if (connection && secretCopyNames(connection, twd.metadata.name ?? '').includes(name))
             enqueue(namespace, twd.metadata.name);
         }
-        for (const connection of this.allConnections()) {
+        for (const connection of this.connections.all()) {
           if (!referencedSecrets(connection).some((secret) => secret.namespace === namespace && secret.name === name))
             continue;
           const at = connection.metadata.namespace ?? '';
@@ -180,27 +179,18 @@ export class Controller {
         } else this.seenChanges.set(key, change);
         enqueue(twd.metadata.namespace, twd.metadata.name);
         // A worker deployment on a cluster connection has its namespace's copies watched.
-        if (event !== 'update') this.secrets.watchOnly(this.watchedSecrets());
+        if (event !== 'update') this.secrets.watchOnly(this.connections.secretsToWatch(this.workerDeployments.list()));
         for (const listener of this.specListeners.get(key) ?? []) listener();
       },
       log,
     });
-    this.connections = new NamespacedInformers<TemporalConnection>({
+    this.connections = new ConnectionCaches({
       api,
       ...namespaces,
-      path: (scope) => `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalConnection.plural}`,
+      cluster: options.clusterConnections ?? !options.namespaces,
       onEvent: onConnectionEvent,
       log,
     });
-    // Cluster-scoped: watched only by a controller of every namespace, which alone has the right to.
-    this.clusterConnections = !(options.clusterConnections ?? !options.namespaces)
-      ? undefined
-      : new NamespacedInformers<TemporalConnection>({
-          api,
-          path: () => `/apis/${GROUP}/${VERSION}/${KINDS.TemporalClusterConnection.plural}`,
-          onEvent: onConnectionEvent,
-          log,
-        });
     this.ownedResources = new NamespacedInformers<TemporalWorkerOwnedResource>({
       api,
       ...namespaces,
@@ -257,8 +247,8 @@ export class Controller {
         this.ownWrites.newest(this.workerDeployments.get(namespace, name)),
       wroteStatus: (replaced, stored) => this.ownWrites.wrote(replaced, stored),
       workerDeployments: (namespace?: string) => this.workerDeployments.list(namespace),
-      connection: (namespace: string, name: string) => this.connectionOf(namespace, name),
-      watchesClusterConnections: this.clusterConnections !== undefined,
+      connection: (namespace: string, name: string) => this.connections.get(namespace, name),
+      watchesClusterConnections: this.connections.readsClusterConnections,
       ownedResources: (namespace: string) => this.ownedResources.list(namespace),
       copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 })),
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
@@ -361,9 +351,9 @@ export class Controller {
             reconcile(deps, namespace, name),
           );
         }
-        const object = this.connectionOf(namespace, name);
+        const object = this.connections.get(namespace, name);
         if (!object) return undefined;
-        return logged(KINDS.TemporalConnection.kind, namespace, name, async (deps) => {
+        return logged(connectionKindOf(namespace), namespace, name, async (deps) => {
           await releaseConnection(deps, object);
           if (isBeingDeleted(object)) return undefined;
           const connect = async (c: TemporalConnection) => {
@@ -382,38 +372,10 @@ export class Controller {
     });
   }
 
-  /** A TemporalConnection, or with namespace '' a TemporalClusterConnection. */
-  private connectionOf(namespace: string, name: string): TemporalConnection | undefined {
-    return namespace ? this.connections.get(namespace, name) : this.clusterConnections?.get('', name);
-  }
-
-  private connectionUsedBy(twd: TemporalWorkerDeployment): TemporalConnection | undefined {
-    const ref = twd.spec.workerOptions.connectionRef;
-    return this.connectionOf(connectionNamespace(ref, twd.metadata.namespace ?? ''), ref.name);
-  }
-
-  private allConnections(): TemporalConnection[] {
-    return [...this.connections.list(), ...(this.clusterConnections?.list() ?? [])];
-  }
-
-  /** The Secrets connections name, and the copies of cluster connections' Secrets in the namespaces that use them. */
-  private watchedSecrets(): { namespace: string; name: string }[] {
-    const copies = this.clusterConnections
-      ? this.workerDeployments.list().flatMap((twd) => {
-          const connection = this.connectionUsedBy(twd);
-          const namespace = twd.metadata.namespace ?? '';
-          return connection
-            ? secretCopyNames(connection, twd.metadata.name ?? '').map((name) => ({ namespace, name }))
-            : [];
-        })
-      : [];
-    return [...this.allConnections().flatMap((connection) => referencedSecrets(connection)), ...copies];
-  }
-
   /** How long a reconcile that only polls waits for its Temporal namespace's read budget; 0 to go now. */
   private pollDelay(namespace: string, name: string, spreadMs: number): number {
     const twd = this.workerDeployments.get(namespace, name);
-    const connection = twd && this.connectionUsedBy(twd);
+    const connection = twd && this.connections.usedBy(twd);
     return connection
       ? this.reads.pollDelay(connection.spec.hostPort, twd.spec.workerOptions.temporalNamespace, spreadMs)
       : 0;
@@ -437,7 +399,7 @@ export class Controller {
       if (!buildId || !owner || deployment.spec?.replicas === 0) continue;
       const key = `${namespace}/${owner.name}/${buildId}`;
       const twd = this.workerDeployments.get(namespace, owner.name);
-      const connection = twd && this.connectionUsedBy(twd);
+      const connection = twd && this.connections.usedBy(twd);
       if (!twd || !connection || builds.has(key)) continue;
       const temporalNamespace = twd.spec.workerOptions.temporalNamespace;
       const pools = Object.fromEntries(
@@ -464,7 +426,6 @@ export class Controller {
     // Connections, Deployments and Pods first, so the first reconciles read full caches.
     await Promise.all([
       this.connections.start(),
-      this.clusterConnections?.start(),
       this.ownedResources.start(),
       this.deployments.start(),
       this.pods.start(),
@@ -478,7 +439,6 @@ export class Controller {
     await Promise.all([
       this.workerDeployments.stop(),
       this.connections.stop(),
-      this.clusterConnections?.stop(),
       this.ownedResources.stop(),
       this.deployments.stop(),
       this.pods.stop(),
