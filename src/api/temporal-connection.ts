@@ -134,29 +134,25 @@ const status = Type.Optional(
   ),
 );
 
-export const temporalConnection = Type.Object(
-  {
-    apiVersion: Type.Optional(Type.String()),
-    kind: Type.Optional(Type.String()),
-    metadata: objectMeta(),
-    spec: connectionSpec(true),
-    status,
-  },
-  { description: 'How to reach a Temporal frontend.' },
-);
+/** Either kind's object: the same spec but for where its Secrets are. */
+function connectionObject(namespaced: boolean, description: string) {
+  return Type.Object(
+    {
+      apiVersion: Type.Optional(Type.String()),
+      kind: Type.Optional(Type.String()),
+      metadata: objectMeta(),
+      spec: connectionSpec(namespaced),
+      status,
+    },
+    { description },
+  );
+}
 
-export const temporalClusterConnection = Type.Object(
-  {
-    apiVersion: Type.Optional(Type.String()),
-    kind: Type.Optional(Type.String()),
-    metadata: objectMeta(),
-    spec: connectionSpec(false),
-    status,
-  },
-  {
-    description:
-      'How to reach a Temporal frontend, for worker deployments of every namespace: its Secrets name their namespace.',
-  },
+export const temporalConnection = connectionObject(true, 'How to reach a Temporal frontend.');
+
+export const temporalClusterConnection = connectionObject(
+  false,
+  'How to reach a Temporal frontend, for worker deployments of every namespace: its Secrets name their namespace.',
 );
 
 export type TemporalClusterConnection = Static<typeof temporalClusterConnection>;

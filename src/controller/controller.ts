@@ -178,8 +178,10 @@ export class Controller {
           this.ownWrites.forget(twd.metadata.namespace ?? '', twd.metadata.name ?? '');
         } else this.seenChanges.set(key, change);
         enqueue(twd.metadata.namespace, twd.metadata.name);
-        // A worker deployment on a cluster connection has its namespace's copies watched.
-        if (event !== 'update') this.secrets.watchOnly(this.connections.secretsToWatch(this.workerDeployments.list()));
+        // A worker deployment on a cluster connection has its copies watched; only such a one
+        // changes what is watched (checking every one would be quadratic at start-up).
+        if (event !== 'update' && twd.spec.workerOptions.connectionRef.kind === 'TemporalClusterConnection')
+          this.secrets.watchOnly(this.connections.secretsToWatch(this.workerDeployments.list()));
         for (const listener of this.specListeners.get(key) ?? []) listener();
       },
       log,
