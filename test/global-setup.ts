@@ -15,7 +15,12 @@ export async function globalSetup(): Promise<void> {
   const started = Date.now();
   // TLS tests make throwaway certificates with it.
   ensureCommand('openssl', ['version'], 'openssl');
-  environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(`[environment] ${line}`) });
+  environment = await startEnvironment({
+    crdDir: CRD_DIR,
+    // Worker Pods' projected tokens rotate within a rollout (controller-connection-tokens.test.ts).
+    tokenRenewAfterSeconds: 3,
+    log: (line) => console.error(`[environment] ${line}`),
+  });
   const shared: SharedEnvironment = {
     kubeconfigPath: environment.kubeconfigPath,
     temporalAddress: environment.temporalAddress,

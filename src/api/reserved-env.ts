@@ -1,6 +1,9 @@
 // Environment variables the controller sets in every worker Pod. A template that sets one of them
 // would lose its value without a word, so admission refuses it (temporal-worker-deployment.ts).
 
+/** A file holding the bearer token, read again as it changes (a projected service-account token). */
+export const API_KEY_PATH_ENV = 'TEMPORAL_API_KEY_PATH';
+
 /** Set from the TemporalConnection: all are removed before the current connection's are added, so switching auth mode leaves nothing behind. */
 export const CONNECTION_ENV = [
   'TEMPORAL_ADDRESS',
@@ -11,6 +14,7 @@ export const CONNECTION_ENV = [
   'TEMPORAL_TLS_CLIENT_KEY_PATH',
   'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
   'TEMPORAL_API_KEY',
+  API_KEY_PATH_ENV,
 ] as const;
 
 /** Set from the worker deployment and the build: where a worker belongs in Temporal. */

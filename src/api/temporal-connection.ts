@@ -9,17 +9,43 @@ export const HOST_PORT = '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za
 const secretName = (description: string) =>
   dnsLabel(description, { maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' });
 
+/** The kinds of credentials a connection, or its workerAuth, names. */
+const CREDENTIALS = ['mutualTLSSecretRef', 'apiKeySecretRef', 'serviceAccountToken'] as const;
+
 /** At most one kind of credentials in one place. */
 const oneCredential = (exactlyOne: boolean) => ({
-  cel: exactlyOne
-    ? 'has(self.mutualTLSSecretRef) != has(self.apiKeySecretRef)'
-    : '!(has(self.mutualTLSSecretRef) && has(self.apiKeySecretRef))',
-  message: `set ${exactlyOne ? 'exactly' : 'at most'} one of mutualTLSSecretRef or apiKeySecretRef`,
-  check: (self: { mutualTLSSecretRef?: unknown; apiKeySecretRef?: unknown }) =>
-    exactlyOne
-      ? (self.mutualTLSSecretRef !== undefined) !== (self.apiKeySecretRef !== undefined)
-      : !(self.mutualTLSSecretRef !== undefined && self.apiKeySecretRef !== undefined),
+  cel: `[${CREDENTIALS.map((c) => `has(self.${c})`).join(', ')}].filter(set, set).size() ${exactlyOne ? '==' : '<='} 1`,
+  message: `set ${exactlyOne ? 'exactly' : 'at most'} one of ${CREDENTIALS.join(', ')}`,
+  check: (self: Partial<Record<(typeof CREDENTIALS)[number], unknown>>) => {
+    const set = CREDENTIALS.filter((c) => self[c] !== undefined).length;
+    return exactlyOne ? set === 1 : set <= 1;
+  },
 });
+
+/** A projected token's lifetime when serviceAccountToken names none: the kubelet's default. */
+export const DEFAULT_TOKEN_SECONDS = 3600;
+
+const serviceAccountToken = Type.Object(
+  {
+    audience: Type.String({
+      description:
+        'The audience the token is issued for: what the Temporal server (or the proxy in front of it) checks the token against.',
+      minLength: 1,
+      maxLength: 1024,
+    }),
+    expirationSeconds: Type.Optional(
+      Type.Integer({
+        description: `Lifetime of each token requested (default ${DEFAULT_TOKEN_SECONDS}); a token is replaced once 80% of it has passed.`,
+        minimum: 600,
+        maximum: 86400,
+      }),
+    ),
+  },
+  {
+    description:
+      "A Kubernetes service-account token with this audience, sent as the bearer token, for Temporal servers that accept Kubernetes-issued JWTs: the controller requests its own (TokenRequest for its service account), worker Pods get their service account's in a projected token volume (TEMPORAL_API_KEY_PATH). No Secret holds it; turns TLS on.",
+  },
+);
 
 /** The key of the CA Secret read when caCertSecretRef names none. */
 export const DEFAULT_CA_KEY = 'ca.crt';
@@ -100,17 +126,22 @@ function connectionSpec(namespaced: boolean) {
                 ),
               ),
             },
-            { description: 'TLS settings; TLS is on with mutual TLS, an API key, a server name or a CA.' },
+            {
+              description:
+                'TLS settings; TLS is on with mutual TLS, an API key, a service-account token, a server name or a CA.',
+            },
           ),
         ),
         mutualTLSSecretRef: Type.Optional(mutualTLSSecretRef),
         apiKeySecretRef: Type.Optional(apiKeySecretRef),
+        serviceAccountToken: Type.Optional(serviceAccountToken),
         workerAuth: Type.Optional(
           withRules(
             Type.Object(
               {
                 mutualTLSSecretRef: Type.Optional(mutualTLSSecretRef),
                 apiKeySecretRef: Type.Optional(apiKeySecretRef),
+                serviceAccountToken: Type.Optional(serviceAccountToken),
               },
               {
                 description:

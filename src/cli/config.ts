@@ -95,6 +95,30 @@ function ownNamespace(): string {
   }
 }
 
+const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/** `namespace/name` of the service account the controller's in-cluster token belongs to, '' elsewhere. */
+function ownServiceAccount(): string {
+  try {
+    const payload = readFileSync(IN_CLUSTER_TOKEN, 'utf8').split('.')[1] ?? '';
+    const subject = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown }).sub;
+    const match = typeof subject === 'string' ? /^system:serviceaccount:([^:]+):([^:]+)$/.exec(subject) : null;
+    return match ? `${match[1]}/${match[2]}` : '';
+  } catch {
+    return '';
+  }
+}
+
+/** `namespace/name`, or '' for none. */
+function serviceAccount(value: string): { namespace: string; name: string } | undefined {
+  if (value === '') return undefined;
+  const [namespace = '', name = '', ...more] = value.split('/');
+  const label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+  if (more.length > 0 || !label.test(namespace) || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name))
+    throw new InvalidArgumentError(`"${value}" is not namespace/name of a service account`);
+  return { namespace, name };
+}
+
 /** Keyed by the name commander gives each option: the flag is the key in kebab case. */
 export const SETTINGS = {
   kubeconfig: {
@@ -203,6 +227,15 @@ export const SETTINGS = {
     description:
       'the APIService whose caBundle a self-managed certificate keeps as well (`v1beta1.external.metrics.k8s.io` when the chart registers it); empty: none',
     parse: text,
+  },
+  serviceAccount: {
+    value: '<namespace/name>',
+    env: 'TWC_SERVICE_ACCOUNT',
+    defaultText: 'the one whose in-cluster token the controller runs with; none outside a cluster',
+    computeDefault: ownServiceAccount,
+    description:
+      "the controller's service account: connections with serviceAccountToken send its tokens (TokenRequest, so it needs `create` on its own `serviceaccounts/token`)",
+    parse: serviceAccount,
   },
   temporalConnectTo: {
     value: '<host:port=host:port,...>',
@@ -412,7 +445,7 @@ export function commandOptions(): Option[] {
     const option = new Option(flags, `${s.description} (${shown.join(', ')})`).argParser(s.parse);
     if (s.env) option.env(s.env);
     if (s.default !== undefined) option.default(s.parse(s.default));
-    else if (s.computeDefault) option.default(s.computeDefault());
+    else if (s.computeDefault) option.default(s.parse(s.computeDefault()));
     if (!negation) return [option];
     option.preset('true');
     return [option, new Option(negation, `the same as ${flagOf(key)}=false`)];

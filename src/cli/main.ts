@@ -67,6 +67,7 @@ run.action(async (options: Config) => {
     ...(options.temporalConnectTo ? { temporalConnectTo: options.temporalConnectTo } : {}),
     kubernetesRate: { perSecond: options.kubeApiQps, burst: options.kubeApiBurst },
     backlogMetrics: options.backlogMetrics,
+    ...(options.serviceAccount ? { serviceAccount: options.serviceAccount } : {}),
     metrics,
     log,
   });

@@ -23,6 +23,7 @@ import { statusName } from '../temporal/call-status.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { connectionKindOf, usesConnection } from '../domain/connection-ref.ts';
 import { secretCopyNames } from '../k8s/secret-copies.ts';
+import { type ServiceAccountRef, ServiceAccountTokens, tokenRequester } from '../k8s/service-account-tokens.ts';
 import { ConnectionCaches } from './connection-caches.ts';
 import { lookupSecrets, missingSecret, referencedSecrets, workerSecrets } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
@@ -77,6 +78,10 @@ export interface ControllerOptions {
    * some namespaces has no right to them).
    */
   clusterConnections?: boolean;
+  /** The controller's own service account, whose tokens connections with serviceAccountToken send. */
+  serviceAccount?: ServiceAccountRef;
+  /** Renew each such token this long after it was issued, instead of at 80% of its life (tests). */
+  serviceAccountTokenRenewMs?: number;
 }
 
 export class Controller {
@@ -158,8 +163,15 @@ export class Controller {
       },
       log,
     });
+    const tokens = new ServiceAccountTokens({
+      account: options.serviceAccount,
+      request: tokenRequester(api),
+      now: () => new Date(),
+      ...(options.serviceAccountTokenRenewMs ? { renewAfterMs: options.serviceAccountTokenRenewMs } : {}),
+    });
     this.clients = new TemporalClientPool({
       secret: (namespace, name) => this.secrets.get(namespace, name),
+      serviceAccountToken: (request) => tokens.token(request),
       ...(options.temporalConnectTo ? { connectTo: options.temporalConnectTo } : {}),
       onAttempt: (method, status) => this.metrics.countTemporalRequest(method, statusName(status.code)),
     });

@@ -2,8 +2,8 @@
 // template plus everything a worker needs to find its Temporal deployment and version. Pure.
 import type { V1Container, V1Deployment, V1EnvVar, V1PodTemplateSpec, V1Toleration } from '@kubernetes/client-node';
 import { API_VERSION } from '../api/kinds.ts';
-import { CONNECTION_ENV, TASK_QUEUE_ENV } from '../api/reserved-env.ts';
-import { DEFAULT_CA_KEY } from '../api/temporal-connection.ts';
+import { API_KEY_PATH_ENV, CONNECTION_ENV, TASK_QUEUE_ENV } from '../api/reserved-env.ts';
+import { DEFAULT_CA_KEY, DEFAULT_TOKEN_SECONDS } from '../api/temporal-connection.ts';
 import type { Pool, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import { templateHash } from './build-id.ts';
@@ -25,6 +25,10 @@ export const TLS_MOUNT_PATH = '/etc/temporal/tls';
 export const CA_VOLUME = 'temporal-tls-ca';
 export const CA_MOUNT_PATH = '/etc/temporal/tls-ca';
 const CA_FILE = 'ca.crt';
+/** The projected service-account token of serviceAccountToken, renewed by the kubelet. */
+export const TOKEN_VOLUME = 'temporal-token';
+export const TOKEN_MOUNT_PATH = '/etc/temporal/token';
+const TOKEN_FILE = 'token';
 
 export interface VersionedDeploymentInput {
   workerDeployment: Pick<TemporalWorkerDeployment, 'metadata' | 'spec'> & {
@@ -106,10 +110,12 @@ export function withConnection(template: V1PodTemplateSpec, connection: WorkerCo
   const podSpec = structuredClone(template.spec ?? { containers: [] });
   const mtls = connection.mutualTLSSecretRef;
   const ca = connection.tls?.caCertSecretRef;
-  const ours = new Set([TLS_VOLUME, CA_VOLUME]);
+  const token = connection.serviceAccountToken;
+  const ours = new Set([TLS_VOLUME, CA_VOLUME, TOKEN_VOLUME]);
   const mounts = [
     ...(mtls ? [{ name: TLS_VOLUME, mountPath: TLS_MOUNT_PATH, readOnly: true }] : []),
     ...(ca ? [{ name: CA_VOLUME, mountPath: CA_MOUNT_PATH, readOnly: true }] : []),
+    ...(token ? [{ name: TOKEN_VOLUME, mountPath: TOKEN_MOUNT_PATH, readOnly: true }] : []),
   ];
   podSpec.containers = podSpec.containers.map((container) => {
     const all = [...(container.volumeMounts ?? []).filter((m) => !ours.has(m.name)), ...mounts];
@@ -126,6 +132,24 @@ export function withConnection(template: V1PodTemplateSpec, connection: WorkerCo
           {
             name: CA_VOLUME,
             secret: { secretName: ca.name, items: [{ key: ca.key ?? DEFAULT_CA_KEY, path: CA_FILE }] },
+          },
+        ]
+      : []),
+    ...(token
+      ? [
+          {
+            name: TOKEN_VOLUME,
+            projected: {
+              sources: [
+                {
+                  serviceAccountToken: {
+                    audience: token.audience,
+                    expirationSeconds: token.expirationSeconds ?? DEFAULT_TOKEN_SECONDS,
+                    path: TOKEN_FILE,
+                  },
+                },
+              ],
+            },
           },
         ]
       : []),
@@ -167,6 +191,7 @@ function connectionEnv(connection: WorkerConnection): V1EnvVar[] {
   const tls =
     connection.mutualTLSSecretRef !== undefined ||
     connection.apiKeySecretRef !== undefined ||
+    connection.serviceAccountToken !== undefined ||
     connection.tls?.serverName !== undefined ||
     ca !== undefined;
   return [
@@ -191,6 +216,8 @@ function connectionEnv(connection: WorkerConnection): V1EnvVar[] {
           },
         ]
       : []),
+    // A file, not a value: the kubelet writes a renewed token into it, and the worker reads it again.
+    ...(connection.serviceAccountToken ? [value(API_KEY_PATH_ENV, `${TOKEN_MOUNT_PATH}/${TOKEN_FILE}`)] : []),
   ];
 }
 

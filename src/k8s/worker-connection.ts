@@ -25,6 +25,7 @@ export function workerView(spec: TemporalConnection['spec']): WorkerView {
   const { workerAuth, ...view } = spec;
   delete view.mutualTLSSecretRef;
   delete view.apiKeySecretRef;
+  delete view.serviceAccountToken;
   return { ...view, ...workerAuth };
 }
 
@@ -76,10 +77,11 @@ export function workerConnection(
 
 /** A cluster connection's view with each Secret replaced by its copy in the Pods' namespace. */
 function copiesFor(workerDeployment: string, view: WorkerView): WorkerView {
-  const { mutualTLSSecretRef: mtls, apiKeySecretRef: apiKey, tls } = view;
+  const { mutualTLSSecretRef: mtls, apiKeySecretRef: apiKey, tls, serviceAccountToken } = view;
   const ca = tls?.caCertSecretRef;
   return {
     hostPort: view.hostPort,
+    ...(serviceAccountToken ? { serviceAccountToken } : {}),
     ...(tls
       ? {
           tls: {

@@ -35,6 +35,8 @@ export interface EnvironmentOptions {
   temporalUi?: boolean;
   /** Temporal namespaces to create besides `default`. */
   temporalNamespaces?: string[];
+  /** Renew the Pods' projected service-account tokens this often instead of at 80% of their life (tests of rotation). */
+  tokenRenewAfterSeconds?: number;
   /** Keep the temporary folder (logs, etcd data, kubeconfig) after stop(). */
   keepDir?: boolean;
   log?: Log;
@@ -99,7 +101,9 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     if (options.nodeAgent ?? true) {
       const nodes = [{ name: NODE_NAME, labels: {}, taints: [] }, ...(options.extraNodes ?? [])];
       const services = options.temporalServiceAddress ? { [options.temporalServiceAddress]: temporal.address } : {};
-      components.push(await startNodeAgent(dir, kubernetes.kubeconfigPath, nodes, services));
+      components.push(
+        await startNodeAgent(dir, kubernetes.kubeconfigPath, nodes, services, options.tokenRenewAfterSeconds),
+      );
     }
     return {
       dir,
@@ -127,6 +131,7 @@ async function startNodeAgent(
   kubeconfigPath: string,
   nodes: LocalNode[],
   serviceAddresses: Record<string, string>,
+  tokenRenewAfterSeconds: number | undefined,
 ): Promise<Component> {
   const agent = new Component({
     name: 'node agent',
@@ -138,6 +143,7 @@ async function startNodeAgent(
       `--service-addresses=${JSON.stringify(serviceAddresses)}`,
       `--image-store=${path.join(dir, IMAGE_STORE)}`,
       `--pod-log-dir=${path.join(dir, POD_LOG_DIR)}`,
+      ...(tokenRenewAfterSeconds ? [`--token-renew-after=${tokenRenewAfterSeconds}`] : []),
     ],
     logFile: path.join(dir, 'node-agent.log'),
     ipc: true,

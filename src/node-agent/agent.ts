@@ -30,10 +30,17 @@ import { containerProcess, mountsServiceAccount, SERVICE_ACCOUNT_PATH } from './
 import { findImage, type StoredImage } from './image-store.ts';
 import { type LocalNode, placePod } from './placement.ts';
 import { podStatus, type WorkerState } from './pod-status.ts';
-import { mountVolumes, PodVolumeError, underMounts, type VolumeSources } from './pod-volumes.ts';
+import {
+  mountVolumes,
+  PodVolumeError,
+  renewTokens,
+  tokenRenewalMs,
+  underMounts,
+  type VolumeSources,
+} from './pod-volumes.ts';
 import { createPodNetwork, PodNetworkError, SERVICE_HOST_ADDRESS, type PodNetwork } from './pod-network.ts';
 import { watchReadiness } from './readiness-probe.ts';
-import { projectServiceAccount, type ServiceAccountVolume } from './service-account-volume.ts';
+import { projectServiceAccount, requestPodToken, type ServiceAccountVolume } from './service-account-volume.ts';
 import { WorkerHost, type HostedWorker } from './worker-host.ts';
 
 export type AgentLog = (message: string) => void;
@@ -46,6 +53,8 @@ interface PodWorker {
   /** Of a Pod that runs an image: kept across restarts of its container, as a Pod's sandbox is. */
   network?: PodNetwork;
   serviceAccount?: ServiceAccountVolume;
+  /** Renews the projected service-account tokens of the running container's volumes. */
+  tokenRenewal?: NodeJS.Timeout;
 }
 
 export interface NodeAgentOptions {
@@ -58,6 +67,8 @@ export interface NodeAgentOptions {
   imageStore?: string;
   /** Where the containers of image Pods write their output, one file per Pod. */
   podLogDir?: string;
+  /** Renew projected service-account tokens this long after they were written, not at 80% of their life (tests). */
+  tokenRenewAfterMs?: number;
   log?: AgentLog;
 }
 
@@ -286,7 +297,9 @@ export class NodeAgent {
     const container = pod.spec?.containers[0];
     if (!container) throw new Error('the Pod has no container');
     const dir = this.podDir(pod.metadata?.uid ?? '');
-    const mounts = await mountVolumes(pod, container, this.volumeSources, path.join(dir, 'volumes'));
+    const volumes = path.join(dir, 'volumes');
+    const mounts = await mountVolumes(pod, container, this.volumeSources, volumes);
+    this.renewTokens(pod, container, entry, volumes);
     const image = this.options.imageStore && findImage(this.options.imageStore, container.image ?? '');
     if (!image) {
       const config = readConfig(underMounts(await resolveEnv(pod, container, this.envSources), mounts));
@@ -342,6 +355,19 @@ export class NodeAgent {
       });
   }
 
+  /** Keeps the projected tokens just mounted fresh until the container restarts or stops. */
+  private renewTokens(pod: V1Pod, container: V1Container, entry: PodWorker, volumes: string): void {
+    clearInterval(entry.tokenRenewal);
+    const every = tokenRenewalMs(pod, container, this.options.tokenRenewAfterMs);
+    if (every === undefined) return;
+    entry.tokenRenewal = setInterval(() => {
+      renewTokens(pod, container, this.volumeSources, volumes).catch((error: unknown) =>
+        this.log(`pod ${podName(pod)}: renewing a projected service-account token: ${errorMessage(error)}`),
+      );
+    }, every);
+    entry.tokenRenewal.unref();
+  }
+
   /** Reports the started worker Ready, or, for a container with a readiness probe, whenever the probe turns. */
   private async reportReadiness(pod: V1Pod, entry: PodWorker, worker: HostedWorker, restarts: number): Promise<void> {
     const container = pod.spec?.containers[0];
@@ -388,6 +414,7 @@ export class NodeAgent {
     await entry.current?.stop();
     await entry.supervised;
     entry.serviceAccount?.close();
+    clearInterval(entry.tokenRenewal);
     await entry.network?.remove().catch((error: unknown) => this.log(`removing a Pod network: ${errorMessage(error)}`));
     await rm(this.podDir(uid), { recursive: true, force: true });
   }
@@ -427,6 +454,7 @@ export class NodeAgent {
   };
 
   private readonly volumeSources: VolumeSources = {
+    serviceAccountToken: (pod, projection) => requestPodToken(this.api, pod, projection),
     secret: async (namespace, name) => {
       const secret = await absentIfNotFound(this.api.readNamespacedSecret({ name, namespace }));
       return secret && decoded(secret.data);

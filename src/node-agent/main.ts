@@ -1,8 +1,9 @@
 // The node agent as a process of its own:
 // `node src/node-agent/main.ts --kubeconfig F [--nodes JSON] [--service-addresses JSON]
-// [--image-store DIR --pod-log-dir DIR]`, the nodes a list of {name, labels?, taints?} (default:
-// one node, local-node), the service addresses an object from the host:port a Pod dials to the
-// local host:port that serves it, the image store the images Pods may run as processes.
+// [--image-store DIR --pod-log-dir DIR] [--token-renew-after SECONDS]`, the nodes a list of
+// {name, labels?, taints?} (default: one node, local-node), the service addresses an object from
+// the host:port a Pod dials to the local host:port that serves it, the image store the images
+// Pods may run as processes, the renewal of projected tokens sooner than a kubelet's (tests).
 // Started by the environment with an IPC channel; it tells the parent when it is ready and
 // exits when the parent goes away, so no worker outlives the environment.
 import { KubeConfig } from '@kubernetes/client-node';
@@ -18,11 +19,12 @@ const { values } = parseArgs({
     'service-addresses': { type: 'string', default: '{}' },
     'image-store': { type: 'string' },
     'pod-log-dir': { type: 'string' },
+    'token-renew-after': { type: 'string' },
   },
 });
 if (!values.kubeconfig) {
   console.error(
-    'usage: node src/node-agent/main.ts --kubeconfig FILE [--nodes JSON] [--service-addresses JSON] [--image-store DIR] [--pod-log-dir DIR]',
+    'usage: node src/node-agent/main.ts --kubeconfig FILE [--nodes JSON] [--service-addresses JSON] [--image-store DIR] [--pod-log-dir DIR] [--token-renew-after SECONDS]',
   );
   process.exit(2);
 }
@@ -40,6 +42,7 @@ const agent = new NodeAgent(kubeconfig, nodes, {
   serviceAddresses: new Map(Object.entries(JSON.parse(values['service-addresses']) as Record<string, string>)),
   ...(values['image-store'] ? { imageStore: values['image-store'] } : {}),
   ...(values['pod-log-dir'] ? { podLogDir: values['pod-log-dir'] } : {}),
+  ...(values['token-renew-after'] ? { tokenRenewAfterMs: Number(values['token-renew-after']) * 1000 } : {}),
   log: (message) => console.error(`${new Date().toISOString()} ${message}`),
 });
 

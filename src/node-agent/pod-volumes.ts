@@ -1,18 +1,29 @@
 // The volumes a container mounts, as a kubelet would mount them: Secret, ConfigMap and projected
-// volumes (of Secret and ConfigMap sources) become files read from the API server, an emptyDir an
-// empty directory anyone may write. Every worker
+// volumes (of Secret, ConfigMap and service-account token sources) become files read from the API
+// server, an emptyDir an empty directory anyone may write; projected tokens are renewed in place. Every worker
 // lives in the agent's one process, so a container's mountPath cannot exist for it alone (a mount
 // namespace belongs to a whole process): the files go to a directory of the Pod's own, and every
 // environment value that starts with a mountPath is rewritten to point into that directory.
-import type { V1Container, V1KeyToPath, V1Pod, V1Volume } from '@kubernetes/client-node';
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import type {
+  V1Container,
+  V1KeyToPath,
+  V1Pod,
+  V1ServiceAccountTokenProjection,
+  V1Volume,
+} from '@kubernetes/client-node';
+import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface VolumeSources {
   /** Each key's bytes, undefined when the object does not exist. */
   secret(namespace: string, name: string): Promise<Record<string, Buffer> | undefined>;
   configMap(namespace: string, name: string): Promise<Record<string, Buffer> | undefined>;
+  /** A token of the Pod's service account for `projection`, bound to the Pod (TokenRequest). */
+  serviceAccountToken(pod: V1Pod, projection: V1ServiceAccountTokenProjection): Promise<string>;
 }
+
+/** A projected token's lifetime when its source names none: the API's default. */
+const DEFAULT_TOKEN_SECONDS = 3600;
 
 /** A volume cannot be mounted: the Pod waits in ContainerCreating, as a kubelet's would. */
 export class PodVolumeError extends Error {
@@ -37,7 +48,7 @@ export async function mountVolumes(
     if (!volume) throw new PodVolumeError(`volumeMount ${mount.name}: the Pod has no volume of that name`);
     if (mount.subPath || mount.subPathExpr)
       throw new PodVolumeError(`volumeMount ${mount.name}: subPath is not supported by the local node agent`);
-    const files = await volumeFiles(namespace, volume, sources);
+    const files = await volumeFiles(pod, volume, sources);
     const target = path.join(dir, volume.name);
     // Modes as a kubelet sets them, for a container that runs as another user; `dir` itself is
     // for this process alone.
@@ -80,11 +91,8 @@ interface VolumeFile {
 const DEFAULT_MODE = 0o644;
 
 /** The files of one volume, by path inside it. */
-async function volumeFiles(
-  namespace: string,
-  volume: V1Volume,
-  sources: VolumeSources,
-): Promise<Map<string, VolumeFile>> {
+async function volumeFiles(pod: V1Pod, volume: V1Volume, sources: VolumeSources): Promise<Map<string, VolumeFile>> {
+  const namespace = pod.metadata?.namespace ?? 'default';
   const cannot = `MountVolume.SetUp failed for volume "${volume.name}"`;
   if (volume.emptyDir) return new Map();
   if (volume.secret) {
@@ -119,10 +127,20 @@ async function volumeFiles(
               await sources.configMap(namespace, source.configMap.name ?? ''),
               { ...source.configMap, defaultMode },
             )
-          : undefined;
+          : source.serviceAccountToken
+            ? new Map([
+                [
+                  source.serviceAccountToken.path,
+                  {
+                    bytes: Buffer.from(await tokenFor(cannot, pod, source.serviceAccountToken, sources)),
+                    mode: defaultMode ?? DEFAULT_MODE,
+                  },
+                ],
+              ])
+            : undefined;
       if (!part)
         throw new PodVolumeError(
-          `${cannot}: only Secret and ConfigMap sources of a projected volume are supported by the local node agent`,
+          `${cannot}: only Secret, ConfigMap and serviceAccountToken sources of a projected volume are supported by the local node agent`,
         );
       for (const [file, content] of part) files.set(file, content);
     }
@@ -155,4 +173,66 @@ function projected(
     files.set(item.path, { bytes, mode: item.mode ?? defaultMode });
   }
   return files;
+}
+
+async function tokenFor(
+  cannot: string,
+  pod: V1Pod,
+  projection: V1ServiceAccountTokenProjection,
+  sources: VolumeSources,
+): Promise<string> {
+  try {
+    return await sources.serviceAccountToken(pod, projection);
+  } catch (error) {
+    const account = pod.spec?.serviceAccountName ?? 'default';
+    throw new PodVolumeError(`${cannot}: cannot request a token of ServiceAccount ${account}: ${String(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** The service-account tokens projected into the volumes `container` mounts, each with its file under `dir`. */
+function projectedTokens(
+  pod: V1Pod,
+  container: V1Container,
+  dir: string,
+): { file: string; projection: V1ServiceAccountTokenProjection }[] {
+  return (container.volumeMounts ?? []).flatMap((mount) => {
+    const volume = pod.spec?.volumes?.find((v) => v.name === mount.name);
+    return (volume?.projected?.sources ?? []).flatMap((source) =>
+      source.serviceAccountToken
+        ? [
+            {
+              file: path.join(dir, volume?.name ?? '', source.serviceAccountToken.path),
+              projection: source.serviceAccountToken,
+            },
+          ]
+        : [],
+    );
+  });
+}
+
+/**
+ * When the tokens mountVolumes wrote are due again: at 80% of the shortest life, as a kubelet
+ * renews them, or after `renewAfterMs`; undefined when `container` mounts none.
+ */
+export function tokenRenewalMs(pod: V1Pod, container: V1Container, renewAfterMs?: number): number | undefined {
+  const lives = projectedTokens(pod, container, '').map((t) => t.projection.expirationSeconds ?? DEFAULT_TOKEN_SECONDS);
+  if (lives.length === 0) return undefined;
+  return renewAfterMs ?? Math.min(...lives) * 800;
+}
+
+/** Writes a new token into each token file mountVolumes wrote under `dir`, renamed into place so a reader never sees half of one. */
+export async function renewTokens(
+  pod: V1Pod,
+  container: V1Container,
+  sources: VolumeSources,
+  dir: string,
+): Promise<void> {
+  for (const { file, projection } of projectedTokens(pod, container, dir)) {
+    const token = await sources.serviceAccountToken(pod, projection);
+    const next = path.join(path.dirname(file), `.${path.basename(file)}.new`);
+    await writeFile(next, token, { mode: DEFAULT_MODE });
+    await rename(next, file);
+  }
 }

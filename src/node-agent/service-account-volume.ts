@@ -21,7 +21,6 @@ export async function projectServiceAccount(
   log: (message: string) => void,
 ): Promise<ServiceAccountVolume> {
   const namespace = pod.metadata?.namespace ?? 'default';
-  const account = pod.spec?.serviceAccountName ?? 'default';
   await mkdir(dir, { recursive: true, mode: 0o755 });
   const write = async (file: string, content: string): Promise<void> => {
     // Renamed into place, so a reader never sees half a token.
@@ -29,23 +28,8 @@ export async function projectServiceAccount(
     await rename(path.join(dir, `.${file}.new`), path.join(dir, file));
   };
   const renew = async (): Promise<number> => {
-    const request = await api.createNamespacedServiceAccountToken({
-      namespace,
-      name: account,
-      body: {
-        spec: {
-          audiences: [],
-          expirationSeconds: TOKEN_SECONDS,
-          boundObjectRef: {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            name: pod.metadata?.name ?? '',
-            uid: pod.metadata?.uid ?? '',
-          },
-        },
-      },
-    });
-    await write('token', request.status?.token ?? '');
+    const token = await requestPodToken(api, pod, { expirationSeconds: TOKEN_SECONDS });
+    await write('token', token);
     return TOKEN_SECONDS * 0.8 * 1000;
   };
   await write('ca.crt', ca);
@@ -62,4 +46,24 @@ export async function projectServiceAccount(
   };
   schedule(await renew());
   return { dir, close: () => clearTimeout(timer) };
+}
+
+/** A token of the Pod's service account bound to the Pod, as a kubelet requests one; no audience means the API server's. */
+export async function requestPodToken(
+  api: CoreV1Api,
+  pod: V1Pod,
+  projection: { audience?: string; expirationSeconds?: number },
+): Promise<string> {
+  const request = await api.createNamespacedServiceAccountToken({
+    namespace: pod.metadata?.namespace ?? 'default',
+    name: pod.spec?.serviceAccountName ?? 'default',
+    body: {
+      spec: {
+        audiences: projection.audience ? [projection.audience] : [],
+        ...(projection.expirationSeconds ? { expirationSeconds: projection.expirationSeconds } : {}),
+        boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' },
+      },
+    },
+  });
+  return request.status?.token ?? '';
 }

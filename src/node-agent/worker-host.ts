@@ -1,6 +1,7 @@
 // Hosts many sample workers in one process: one workflow bundle for all of them and one
 // connection per Temporal address, so a Pod costs a worker, not a process and a bundle.
 import { NativeConnection, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import { followApiKeyFile } from '../sample-worker/api-key-file.ts';
 import type { SampleWorkerConfig } from '../sample-worker/config.ts';
 import { bundleSampleWorkflows, connectionOptions, createSampleWorker } from '../sample-worker/worker.ts';
 
@@ -12,6 +13,8 @@ export interface HostedWorker {
 
 interface PooledConnection {
   connection: Promise<NativeConnection>;
+  /** Stops following the file of a renewed token. */
+  unfollow?: () => void;
   /** Core refuses two workers of one namespace, task queue and build on one connection. */
   workers: Set<string>;
 }
@@ -57,7 +60,12 @@ export class WorkerHost {
   async close(): Promise<void> {
     const all = [...this.connections.values()].flat();
     this.connections.clear();
-    await Promise.all(all.map(async (c) => (await c.connection.catch(() => undefined))?.close()));
+    await Promise.all(
+      all.map(async (c) => {
+        c.unfollow?.();
+        await (await c.connection.catch(() => undefined))?.close();
+      }),
+    );
   }
 
   private workflowBundle(): Promise<WorkflowBundle> {
@@ -76,6 +84,14 @@ export class WorkerHost {
       connection: NativeConnection.connect(options),
       workers: new Set(),
     };
+    // A Pod's projected token is its own (bound to the Pod): its key is unique, and so its connection.
+    const keyPath = config.apiKeyPath;
+    if (keyPath)
+      void pooled.connection.then((connection) => {
+        pooled.unfollow = followApiKeyFile(connection, keyPath, config.apiKey ?? '', (error) =>
+          console.error(`reading ${keyPath}: ${String(error)}`),
+        );
+      });
     // A failed connect must not stay in the pool: the next worker tries again.
     void pooled.connection.catch(() => pool.splice(pool.indexOf(pooled), 1));
     pool.push(pooled);

@@ -1,6 +1,7 @@
 // The sample worker is configured only from its environment, the way the controller
 // configures every worker container it runs, and from the files its variables point at.
 import { readFileSync } from 'node:fs';
+import { API_KEY_PATH_ENV } from '../api/reserved-env.ts';
 
 export interface SampleWorkerConfig {
   address: string;
@@ -15,6 +16,8 @@ export interface SampleWorkerConfig {
    */
   behaviour: string;
   apiKey?: string;
+  /** TEMPORAL_API_KEY_PATH: the file apiKey was read from, read again as it is renewed (api-key-file.ts). */
+  apiKeyPath?: string;
   /** On with TEMPORAL_TLS=true, an API key, a server name, a server CA or a client certificate. */
   tls?: { serverName?: string; serverCACertificate?: string; clientCertPair?: { crt: string; key: string } };
 }
@@ -46,7 +49,6 @@ export function readConfig(
     taskQueue: env.TEMPORAL_TASK_QUEUE || deploymentName,
     behaviour: env.SAMPLE_BEHAVIOUR || 'default',
   };
-  if (env.TEMPORAL_API_KEY) config.apiKey = env.TEMPORAL_API_KEY;
   const file = (name: string, required: boolean): string | undefined => {
     const path = env[name];
     if (!path) return undefined;
@@ -54,6 +56,12 @@ export function readConfig(
     if (content === undefined && required) throw new SampleWorkerConfigError(`${name}: file ${path} does not exist`);
     return content;
   };
+  if (env.TEMPORAL_API_KEY) config.apiKey = env.TEMPORAL_API_KEY;
+  const keyFile = file(API_KEY_PATH_ENV, true)?.trim();
+  if (keyFile !== undefined && !env.TEMPORAL_API_KEY) {
+    config.apiKey = keyFile;
+    config.apiKeyPath = env[API_KEY_PATH_ENV] ?? '';
+  }
   const serverName = env.TEMPORAL_TLS_SERVER_NAME;
   // The CA file may be absent (a mutual TLS Secret without ca.crt): the default roots are used then.
   const serverCACertificate = env.TEMPORAL_TLS_SERVER_CA_CERT_DATA || file('TEMPORAL_TLS_SERVER_CA_CERT_PATH', false);

@@ -7,7 +7,13 @@ export type ConnectionCheck =
   /** TemporalUnreachable may pass with time; the others need a person: a Secret missing, unusable or out of reach, or credentials Temporal refused. */
   | {
       reached: false;
-      reason: 'TemporalUnreachable' | 'SecretNotFound' | 'InvalidSecret' | 'InvalidSpec' | 'TemporalCredentialsRefused';
+      reason:
+        | 'TemporalUnreachable'
+        | 'SecretNotFound'
+        | 'InvalidSecret'
+        | 'InvalidSpec'
+        | 'TokenUnavailable'
+        | 'TemporalCredentialsRefused';
       message: string;
     };
 

@@ -1,12 +1,20 @@
 // The controller's Temporal clients, one per TemporalConnection. A client is replaced when its
-// address, TLS settings or client certificate change, takes a rotated API key in place, and is
+// address, TLS settings or client certificate change, takes a rotated API key or a renewed
+// service-account token in place, and is
 // dropped when Temporal refuses its credentials, so the next reconcile connects again with what
 // the Secret holds then.
 import type { V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import { type CallStatus, GrpcStatus, statusName } from './call-status.ts';
 import { TemporalChannel } from './channel.ts';
-import { controllerSecrets, lookupSecrets, resolveConnection, type ResolvedConnection } from './credentials.ts';
+import {
+  controllerSecrets,
+  CredentialsError,
+  lookupSecrets,
+  resolveConnection,
+  type ResolvedConnection,
+  type ServiceAccountTokenRequest,
+} from './credentials.ts';
 import type { WorkflowService } from './protocol.ts';
 
 export interface ClientPoolOptions {
@@ -15,6 +23,12 @@ export interface ClientPoolOptions {
   connectTimeoutMs?: number;
   /** Addresses (host:port) to dial elsewhere, keyed by a connection's hostPort: see ChannelOptions.dialAddress. */
   connectTo?: ReadonlyMap<string, string>;
+  /**
+   * A token of the controller's service account, for connections whose serviceAccountToken makes
+   * it the bearer token; rejects with a message that says what to fix. Absent, such connections
+   * are refused.
+   */
+  serviceAccountToken?(request: ServiceAccountTokenRequest): Promise<string>;
   /** Told how every call attempt ended (metrics, for instance). */
   onAttempt?: (method: string, status: CallStatus) => void;
 }
@@ -45,7 +59,7 @@ export class TemporalClientPool {
     this.options = options;
   }
 
-  /** Throws CredentialsError when the connection's Secret is missing or unusable. */
+  /** Throws CredentialsError when the connection's Secret is missing or unusable, or no token can be had. */
   async workflowService(connection: TemporalConnection): Promise<WorkflowService> {
     const namespace = connection.metadata.namespace ?? '';
     const identity = identityOf(namespace, connection.metadata.name ?? '');
@@ -53,13 +67,15 @@ export class TemporalClientPool {
       this.options.secret(secretNamespace, name),
     );
     const resolved = resolveConnection(connection, secrets);
+    const bearer = resolved.serviceAccountToken ? await this.token(resolved.serviceAccountToken) : resolved.apiKey;
     let pooled = this.clients.get(identity);
     if (pooled?.fingerprint !== resolved.fingerprint) {
       if (pooled) this.discard(identity, pooled);
-      pooled = this.connect(identity, resolved);
+      pooled = this.connect(identity, resolved, bearer);
     }
     const live = await pooled.channel;
-    if (resolved.apiKey !== undefined) live.setApiKey(resolved.apiKey);
+    // Swapped in place: a rotated key or a renewed token needs no new connection.
+    if (bearer !== undefined) live.setApiKey(bearer);
     return live.service;
   }
 
@@ -77,7 +93,23 @@ export class TemporalClientPool {
     await Promise.all(all.map(closeQuietly));
   }
 
-  private connect(identity: string, resolved: ResolvedConnection): PooledClient {
+  private async token(request: ServiceAccountTokenRequest): Promise<string> {
+    const issue = this.options.serviceAccountToken;
+    if (!issue)
+      throw new CredentialsError(
+        'TokenUnavailable',
+        'serviceAccountToken: this controller cannot request service-account tokens',
+      );
+    try {
+      return await issue(request);
+    } catch (error) {
+      throw new CredentialsError('TokenUnavailable', error instanceof Error ? error.message : String(error), {
+        cause: error,
+      });
+    }
+  }
+
+  private connect(identity: string, resolved: ResolvedConnection, bearer: string | undefined): PooledClient {
     // A reconcile still running at shutdown must not open a connection that nobody closes.
     if (this.closed) throw new Error('the Temporal client pool is closed');
     let lastFailure: CallStatus | undefined;
@@ -86,7 +118,7 @@ export class TemporalClientPool {
       address: resolved.address,
       ...(dialAddress ? { dialAddress } : {}),
       ...(resolved.tls ? { tls: resolved.tls } : {}),
-      ...(resolved.apiKey === undefined ? {} : { apiKey: resolved.apiKey }),
+      ...(bearer === undefined ? {} : { apiKey: bearer }),
       onAttempt: (method, status) => {
         this.options.onAttempt?.(method, status);
         if (status.code === GrpcStatus.OK) return;

@@ -3,13 +3,16 @@
 // Pure: the Secret is passed in, already read from the cache.
 import type { V1Secret } from '@kubernetes/client-node';
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
-import { DEFAULT_CA_KEY, type TemporalConnection } from '../api/temporal-connection.ts';
+import { DEFAULT_CA_KEY, DEFAULT_TOKEN_SECONDS, type TemporalConnection } from '../api/temporal-connection.ts';
 import { connectionKindOf } from '../domain/connection-ref.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import type { TlsSettings } from './channel.ts';
 
-/** InvalidSpec: a reference the connection may not make (a Secret of another namespace). */
-export type CredentialsProblem = 'SecretNotFound' | 'InvalidSecret' | 'InvalidSpec';
+/**
+ * InvalidSpec: a reference the connection may not make (a Secret of another namespace);
+ * TokenUnavailable: the controller cannot get the service-account token the connection asks for.
+ */
+export type CredentialsProblem = 'SecretNotFound' | 'InvalidSecret' | 'InvalidSpec' | 'TokenUnavailable';
 
 /** A referenced Secret is missing or unusable; the message names the Secret and key, never a value. */
 export class CredentialsError extends Error {
@@ -27,6 +30,8 @@ export interface ResolvedConnection {
   /** Undefined for plaintext. */
   tls?: TlsSettings;
   apiKey?: string;
+  /** A token of the controller's service account is the bearer token instead of an API key. */
+  serviceAccountToken?: ServiceAccountTokenRequest;
   /**
    * Changes whenever a live connection must be replaced: the address, the TLS settings or the
    * client certificate. Not the API key: it is sent per call, so a rotated key is swapped in place.
@@ -39,6 +44,12 @@ export interface ResolvedConnection {
  * namespace, and each of its Secret references names one.
  */
 export type AnyConnection = Pick<TemporalConnection, 'metadata' | 'spec'>;
+
+/** What a connection's serviceAccountToken asks for: a token with this audience and lifetime. */
+export interface ServiceAccountTokenRequest {
+  audience: string;
+  expirationSeconds: number;
+}
 
 /** A Secret a connection reads, and the field that names it: what an error about it names. */
 export interface SecretUse {
@@ -160,7 +171,14 @@ export function resolveConnection(connection: AnyConnection, secrets: SecretLook
   const serverName = spec.tls?.serverName;
   const caRef = spec.tls?.caCertSecretRef;
   let tls: TlsSettings | undefined =
-    spec.mutualTLSSecretRef || spec.apiKeySecretRef || spec.workerAuth || serverName || caRef ? {} : undefined;
+    spec.mutualTLSSecretRef ||
+    spec.apiKeySecretRef ||
+    spec.serviceAccountToken ||
+    spec.workerAuth ||
+    serverName ||
+    caRef
+      ? {}
+      : undefined;
   if (tls && serverName) tls.serverNameOverride = serverName;
   if (spec.mutualTLSSecretRef) {
     const mtls = data(spec.mutualTLSSecretRef);
@@ -181,6 +199,14 @@ export function resolveConnection(connection: AnyConnection, secrets: SecretLook
     address: spec.hostPort,
     ...(tls ? { tls } : {}),
     ...(apiKey === undefined ? {} : { apiKey }),
+    ...(spec.serviceAccountToken
+      ? {
+          serviceAccountToken: {
+            audience: spec.serviceAccountToken.audience,
+            expirationSeconds: spec.serviceAccountToken.expirationSeconds ?? DEFAULT_TOKEN_SECONDS,
+          },
+        }
+      : {}),
     fingerprint: fingerprint(spec.hostPort, tls),
   };
 }

@@ -614,6 +614,37 @@ export const invalidManifests: InvalidManifest[] = [
     expect: 'spec.workerAuth',
   },
   {
+    title: 'a service-account token beside an API key',
+    kind: 'TemporalConnection',
+    manifest: conn({
+      'spec.apiKeySecretRef': { name: 'key', key: 'k' },
+      'spec.serviceAccountToken': { audience: 'temporal' },
+    }),
+    expect: 'spec',
+    says: 'at most one of mutualTLSSecretRef, apiKeySecretRef, serviceAccountToken',
+  },
+  {
+    title: "workers' token and certificate",
+    kind: 'TemporalConnection',
+    manifest: conn({
+      'spec.workerAuth': { mutualTLSSecretRef: { name: 'cert' }, serviceAccountToken: { audience: 'temporal' } },
+    }),
+    expect: 'spec.workerAuth',
+    says: 'exactly one of',
+  },
+  {
+    title: 'a service-account token without an audience',
+    kind: 'TemporalConnection',
+    manifest: conn({ 'spec.serviceAccountToken': { audience: '' } }),
+    expect: 'spec.serviceAccountToken.audience',
+  },
+  {
+    title: 'a service-account token living less than ten minutes',
+    kind: 'TemporalConnection',
+    manifest: conn({ 'spec.serviceAccountToken': { audience: 'temporal', expirationSeconds: 60 } }),
+    expect: 'spec.serviceAccountToken.expirationSeconds',
+  },
+  {
     title: 'a CA key with a slash',
     kind: 'TemporalConnection',
     manifest: conn({ 'spec.tls': { caCertSecretRef: { name: 'ca', key: 'certs/ca.crt' } } }),

@@ -31,6 +31,7 @@ const SET_BY_THE_CHART: Record<string, string> = {
   externalMetricsService: 'the release name, with externalMetrics.enabled',
   externalMetricsAdvertiseAddress: "the Pod's IP (POD_IP), with externalMetrics.enabled",
   externalMetricsApiService: 'externalMetrics.enabled, with self-managed certificates',
+  serviceAccount: 'the release namespace and the service account the chart runs it as',
   leaderElect: 'always on',
   leaderElectionNamespace: 'the release namespace',
   leaderElectionId: 'the release name',

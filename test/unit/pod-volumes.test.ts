@@ -4,11 +4,23 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { mountVolumes, PodVolumeError, underMounts, type VolumeSources } from '../../src/node-agent/pod-volumes.ts';
+import {
+  mountVolumes,
+  PodVolumeError,
+  renewTokens,
+  tokenRenewalMs,
+  underMounts,
+  type VolumeSources,
+} from '../../src/node-agent/pod-volumes.ts';
 
 const bytes = (data: Record<string, string>) =>
   Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v)]));
+let tokensIssued = 0;
 const sources: VolumeSources = {
+  serviceAccountToken: (p, projection) =>
+    Promise.resolve(
+      `token ${++tokensIssued} of ${p.spec?.serviceAccountName ?? 'default'} for ${projection.audience ?? ''}`,
+    ),
   secret: (_namespace, name) =>
     Promise.resolve(name === 'tls' ? bytes({ 'tls.crt': 'CERT', 'tls.key': 'KEY', 'ca.crt': 'CA' }) : undefined),
   configMap: (_namespace, name) =>
@@ -84,6 +96,39 @@ test('a projected volume joins its Secret and ConfigMap sources; an optional mis
   );
   await mountVolumes(p, p.spec!.containers[0]!, sources, dir);
   assert.deepEqual(await files(dir), { 'all/client.crt': 'CERT', 'all/app.json': '{}' });
+});
+
+test('a projected service-account token is the file its path names, renewed in place when due', async (t) => {
+  const dir = await tempDir(t);
+  const p = pod(
+    [
+      {
+        name: 'token',
+        projected: {
+          sources: [
+            { serviceAccountToken: { audience: 'temporal', expirationSeconds: 600, path: 'token' } },
+            { serviceAccountToken: { audience: 'other', path: 'other/token' } },
+          ],
+        },
+      },
+    ],
+    [{ name: 'token', mountPath: '/etc/temporal/token' }],
+  );
+  const container = p.spec!.containers[0]!;
+  tokensIssued = 0;
+  await mountVolumes(p, container, sources, dir);
+  assert.deepEqual(await files(dir), {
+    'token/token': 'token 1 of default for temporal',
+    'token/other/token': 'token 2 of default for other',
+  });
+  assert.equal(tokenRenewalMs(p, container), 480_000, 'at 80% of the shortest life (600 s)');
+  assert.equal(tokenRenewalMs(p, container, 3000), 3000);
+  assert.equal(tokenRenewalMs(pod([], []), { name: 'worker' }), undefined, 'no token, no renewal');
+  await renewTokens(p, container, sources, dir);
+  assert.deepEqual(await files(dir), {
+    'token/token': 'token 3 of default for temporal',
+    'token/other/token': 'token 4 of default for other',
+  });
 });
 
 test('a missing Secret, a missing key or an unsupported volume is a PodVolumeError naming it', async (t) => {

@@ -93,3 +93,13 @@ for (const missing of [
     );
   });
 }
+
+test('a token file (TEMPORAL_API_KEY_PATH) is the API key, trimmed, and is followed from its path; TLS is on', () => {
+  const read = (path: string) => (path === '/etc/temporal/token/token' ? 'eyJ.token\n' : undefined);
+  const config = readConfig({ ...base, TEMPORAL_API_KEY_PATH: '/etc/temporal/token/token' }, read);
+  assert.deepEqual([config.apiKey, config.apiKeyPath, config.tls], ['eyJ.token', '/etc/temporal/token/token', {}]);
+  assert.throws(() => readConfig({ ...base, TEMPORAL_API_KEY_PATH: '/absent' }, read), {
+    name: 'SampleWorkerConfigError',
+    message: /TEMPORAL_API_KEY_PATH: file \/absent does not exist/,
+  });
+});

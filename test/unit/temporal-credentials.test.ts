@@ -55,6 +55,21 @@ test('TLS is on with a server name, an API key or mutual TLS, and off otherwise'
   );
 });
 
+test('a service-account token: no Secret read, TLS on, the audience and a lifetime (default an hour) asked for; the fingerprint as without it', () => {
+  const spec: Spec = { hostPort: 'temporal:7233', serviceAccountToken: { audience: 'temporal.example.com' } };
+  const resolved = resolveConnection(inNs(spec), none);
+  assert.deepEqual(
+    [resolved.tls, resolved.apiKey, resolved.serviceAccountToken],
+    [{}, undefined, { audience: 'temporal.example.com', expirationSeconds: 3600 }],
+  );
+  assert.deepEqual(controllerSecrets(inNs(spec)), []);
+  assert.equal(
+    resolved.fingerprint,
+    resolveConnection(inNs(apiKeySpec), secrets({ api: secret({ token: 'k' }) })).fingerprint,
+    'a token is sent per call, as an API key is: the connection stays when it is renewed',
+  );
+});
+
 test('mutual TLS takes the certificate, the key and the optional CA from the Secret', async (t) => {
   const certs = await makeCertificates(t, 'temporal.example.com');
   const withCA = resolveConnection(

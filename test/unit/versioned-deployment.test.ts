@@ -6,6 +6,7 @@ import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import {
   ANNOTATIONS,
   CA_MOUNT_PATH,
+  TOKEN_MOUNT_PATH,
   TLS_MOUNT_PATH,
   versionedDeployment,
   withConnection,
@@ -158,6 +159,59 @@ test('a CA Secret reaches every container as one file, in every mode, and takes 
   assert.equal(dropped.spec?.volumes, undefined, 'a CA taken off the connection leaves no volume behind');
   assert.equal(dropped.spec?.containers[0]?.volumeMounts, undefined);
   assert.equal(env({ spec: { template: dropped } } as never).TEMPORAL_TLS_SERVER_CA_CERT_PATH, undefined);
+});
+
+test("a service-account token: the Pod's own, projected with the audience, read from a file the kubelet renews; TLS on", () => {
+  const connection: TemporalConnection['spec'] = {
+    hostPort: 'cloud:7233',
+    serviceAccountToken: { audience: 'temporal.example.com', expirationSeconds: 900 },
+  };
+  const d = versionedDeployment({ workerDeployment: workerDeployment(), connection, buildId: 'b' });
+  const vars = env(d);
+  assert.equal(vars.TEMPORAL_TLS, 'true');
+  assert.equal(vars.TEMPORAL_API_KEY_PATH, `${TOKEN_MOUNT_PATH}/token`);
+  assert.equal(vars.TEMPORAL_API_KEY, undefined);
+  assert.deepEqual(d.spec?.template.spec?.volumes, [
+    {
+      name: 'temporal-token',
+      projected: {
+        sources: [{ serviceAccountToken: { audience: 'temporal.example.com', expirationSeconds: 900, path: 'token' } }],
+      },
+    },
+  ]);
+  assert.deepEqual(d.spec?.template.spec?.containers[0]?.volumeMounts, [
+    { name: 'temporal-token', mountPath: TOKEN_MOUNT_PATH, readOnly: true },
+  ]);
+  const hash = (spec: TemporalConnection['spec']) =>
+    withConnection({}, spec).metadata?.annotations?.[ANNOTATIONS.connectionHash];
+  assert.notEqual(
+    hash(connection),
+    hash({ ...connection, serviceAccountToken: { audience: 'elsewhere' } }),
+    'a new audience rolls the Pods',
+  );
+  const apiKey = withConnection(d.spec!.template, { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'k', key: 'k' } });
+  assert.equal(apiKey.spec?.volumes, undefined, 'switching to an API key leaves no token volume behind');
+  assert.equal(env({ spec: { template: apiKey } } as never).TEMPORAL_API_KEY_PATH, undefined);
+});
+
+test("with workerAuth.serviceAccountToken the Pods get a token, and none of the controller's credentials", () => {
+  const spec: TemporalConnection['spec'] = {
+    hostPort: 'cloud:7233',
+    apiKeySecretRef: { name: 'controller-key', key: 'key' },
+    workerAuth: { serviceAccountToken: { audience: 'temporal' } },
+  };
+  const d = versionedDeployment({
+    workerDeployment: workerDeployment(),
+    connection: workerConnection({ metadata: { namespace: 'team-a' }, spec }, () => undefined),
+    buildId: 'b',
+  });
+  const vars = env(d);
+  assert.equal(vars.TEMPORAL_API_KEY, undefined);
+  assert.equal(vars.TEMPORAL_API_KEY_PATH, `${TOKEN_MOUNT_PATH}/token`);
+  assert.deepEqual(
+    d.spec?.template.spec?.volumes?.map((v) => v.projected?.sources?.[0]?.serviceAccountToken),
+    [{ audience: 'temporal', expirationSeconds: 3600, path: 'token' }],
+  );
 });
 
 test('a rotated CA changes the connection hash: the Pods, which read it at start, roll', () => {
@@ -324,6 +378,7 @@ test('every variable the controller sets, whatever the connection, is one admiss
     { hostPort: 'cloud:7233', tls: { serverName: 'cloud' }, mutualTLSSecretRef: { name: 'cert' } },
     { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'key', key: 'api-key' } },
     { hostPort: 'cloud:7233', tls: { caCertSecretRef: { name: 'ca' } } },
+    { hostPort: 'cloud:7233', serviceAccountToken: { audience: 'temporal' } },
   ];
   const injected = new Set(
     connections.flatMap((connection) =>
