@@ -56,14 +56,15 @@ export async function finalizeWorkerDeployment(
     return writeStatus(deps, stored, lastKnownVersions(stored), [cannot], described.requeueAfterMs);
   }
   const { temporal, state } = described;
-  const runningWorkflows = await countWorkflows(deps, temporal, workflowsToCount({ temporal: state }));
+  const deployments = ownedDeployments(deps, stored)
+    .map(observeDeployment)
+    .filter((d): d is ObservedDeployment => d !== undefined);
+  const runningWorkflows = await countWorkflows(deps, temporal, workflowsToCount({ temporal: state, deployments }));
   const observation: DeletionObservation = {
     now: deps.now(),
     workerDeployment: stored,
     temporalName,
-    deployments: ownedDeployments(deps, stored)
-      .map(observeDeployment)
-      .filter((d): d is ObservedDeployment => d !== undefined),
+    deployments,
     temporal: state,
     runningWorkflows,
   };

@@ -40,7 +40,6 @@ export async function mountVolumes(
   sources: VolumeSources,
   dir: string,
 ): Promise<Mounts> {
-  const namespace = pod.metadata?.namespace ?? 'default';
   const mounts: Mounts = new Map();
   await rm(dir, { recursive: true, force: true });
   for (const mount of container.volumeMounts ?? []) {

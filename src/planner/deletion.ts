@@ -1,6 +1,7 @@
 // What deleting a worker deployment does, decided from one observation. New workflows stop going
 // to its builds at once (routing back to unversioned workers); a build whose pinned workflows may
-// still run keeps its Deployments until Temporal reports it drained; every other build goes with
+// still run keeps its Deployments until Temporal reports it drained and none is counted running
+// there (Temporal's drained comes from visibility, which can lag); every other build goes with
 // its version record; once nothing is left, Temporal's Worker Deployment goes, then the finalizers.
 // The force annotation skips the wait, and says what that strands. Pure.
 import type { DeletionObservation } from '../domain/observation.ts';
@@ -22,9 +23,17 @@ export interface DeletionPlan {
   requeueAfterMs: number;
 }
 
-/** The builds whose running workflows the deletion counts: those Temporal may still dispatch pinned workflows to. */
-export function workflowsToCount(observation: Pick<DeletionObservation, 'temporal'>): string[] {
-  return observation.temporal.versions.filter(mayHaveWorkflows).map((v) => v.buildId);
+/**
+ * The builds whose running workflows the deletion counts: those Temporal may still dispatch pinned
+ * workflows to, and the drained ones it is about to delete the Deployments of. Temporal can call a
+ * build drained while a workflow pinned to it runs (it counts them in visibility, which may lag
+ * the workflow's first task): a count that finds one keeps the build.
+ */
+export function workflowsToCount(observation: Pick<DeletionObservation, 'temporal' | 'deployments'>): string[] {
+  const deployed = new Set(observation.deployments.map((d) => d.buildId));
+  return observation.temporal.versions
+    .filter((v) => mayHaveWorkflows(v) || (v.status === 'Drained' && deployed.has(v.buildId)))
+    .map((v) => v.buildId);
 }
 
 /**
@@ -58,8 +67,11 @@ export function planDeletionWithoutConnection(where: {
 export function planDeletion(observation: DeletionObservation, config: PlannerConfig): DeletionPlan {
   const { temporal, deployments, temporalName } = observation;
   const force = observation.workerDeployment.metadata.annotations?.[FORCE_DELETE_ANNOTATION] === 'true';
-  const busy = workflowsToCount(observation);
-  const keep = new Set(force ? [] : busy);
+  const busy = temporal.versions.filter(mayHaveWorkflows).map((v) => v.buildId);
+  const stillRunning = workflowsToCount(observation).filter(
+    (b) => !busy.includes(b) && observation.runningWorkflows[b] !== 0,
+  );
+  const keep = new Set(force ? [] : [...busy, ...stillRunning]);
   const holder =
     temporal.managerIdentity && temporal.managerIdentity !== config.identity ? temporal.managerIdentity : undefined;
   const actions: PlannedAction[] = [];
@@ -118,19 +130,19 @@ export function planDeletion(observation: DeletionObservation, config: PlannerCo
       ? progressing(
           'True',
           'DeletionWaitsForWorkflows',
-          `deletion waits for ${workflowsOn(observation, kept)} to finish: until Temporal reports ${builds} drained, ${kept.length === 1 ? 'its' : 'their'} Deployments stay. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "${runningWorkflowsQuery(temporalName, kept)}"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
+          `deletion waits for ${workflowsOn(observation, kept)} to finish: the Deployments of ${builds} stay until none runs there and Temporal reports ${kept.length === 1 ? 'it' : 'them'} drained. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "${runningWorkflowsQuery(temporalName, kept)}"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
         )
       : progressing(
           'True',
           'DeletionWaitsForDrainage',
           `deletion waits for Temporal to report ${builds} drained: no running workflow is counted on ${kept.length === 1 ? 'it' : 'them'}, and Temporal confirms that after its visibility grace period`,
         );
-  } else if (force && busy.length > 0) {
+  } else if (force && busy.length + stillRunning.length > 0) {
     warn = true;
     said = progressing(
       'True',
       'ForcedDeletion',
-      `deleting now, as the annotation ${FORCE_DELETE_ANNOTATION} asks: ${workflowsOn(observation, busy)} are left without workers`,
+      `deleting now, as the annotation ${FORCE_DELETE_ANNOTATION} asks: ${workflowsOn(observation, [...busy, ...stillRunning])} are left without workers`,
     );
   }
   if (said) conditions.push(said);

@@ -28,7 +28,7 @@ export interface ClientPoolOptions {
    * it the bearer token; rejects with a message that says what to fix. Absent, such connections
    * are refused.
    */
-  serviceAccountToken?(request: ServiceAccountTokenRequest): Promise<string>;
+  serviceAccountToken?: (request: ServiceAccountTokenRequest) => Promise<string>;
   /** Told how every call attempt ended (metrics, for instance). */
   onAttempt?: (method: string, status: CallStatus) => void;
 }

@@ -12,6 +12,7 @@ import { jsonLogger } from '../../src/runtime/logger.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import type { WorkerIdentity } from '../../src/sample-worker/activities.ts';
 import { controllerAccess, eventually, kubeConfig, sharedEnvironment, uniqueName } from './environment.ts';
+import { CONTROLLER_RELEASE } from './controller-rbac.ts';
 import { create } from './manifests.ts';
 
 export interface ControlledNamespaceOptions {
@@ -35,6 +36,8 @@ export interface ControlledNamespaceOptions {
   backlogMetrics?: boolean;
   /** The controller option of that name (default: off, as the controller is for the test's namespace). */
   clusterConnections?: boolean;
+  /** The controller option of that name (default: at 80% of a token's life). */
+  serviceAccountTokenRenewMs?: number;
 }
 
 /** One build's Deployment as the test sees it. */
@@ -117,6 +120,9 @@ export async function controlledNamespace(
       ...(options.temporalConnectTo ? { temporalConnectTo: options.temporalConnectTo } : {}),
       ...(options.backlogMetrics ? { backlogMetrics: true } : {}),
       ...(options.clusterConnections ? { clusterConnections: true } : {}),
+      // The chart's, which the controller runs as (controllerAccess): its tokens are what it may request.
+      serviceAccount: { namespace: CONTROLLER_RELEASE.namespace, name: CONTROLLER_RELEASE.fullname },
+      ...(options.serviceAccountTokenRenewMs ? { serviceAccountTokenRenewMs: options.serviceAccountTokenRenewMs } : {}),
       ...(logTo ? { log: jsonLogger('debug', { write: (line) => logTo(line.trimEnd()) }) } : {}),
       metrics,
     });

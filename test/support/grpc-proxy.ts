@@ -1,7 +1,8 @@
 // A TLS front for the plaintext Temporal dev server, the way a load balancer or an auth gateway
 // sits before a real frontend: it terminates TLS (optionally requiring a client certificate of
-// one CA), optionally requires `authorization: Bearer <key>`, and forwards every gRPC call
-// unchanged (headers, messages, trailers) to the real server. The key can change at runtime.
+// one CA), optionally requires `authorization: Bearer <key>` or has each call's bearer token
+// checked, and forwards every gRPC call unchanged (headers, messages, trailers) to the real
+// server. The key can change at runtime.
 import {
   constants,
   connect,
@@ -26,6 +27,8 @@ export interface GrpcProxyOptions {
   clientCA?: string;
   /** Require this API key. */
   apiKey?: string;
+  /** Checks each call's bearer token: resolves with why it is refused, or undefined to let it through. */
+  verifyBearer?: (token: string | undefined) => Promise<string | undefined>;
 }
 
 const UNAUTHENTICATED = '16';
@@ -84,18 +87,35 @@ export class GrpcProxy {
 
   private forward(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
     stream.on('error', () => stream.destroy());
-    if (this.apiKey !== undefined && headers.authorization !== `Bearer ${this.apiKey}`) {
+    const refuse = (message: string): void => {
+      if (stream.destroyed) return;
       stream.respond(
         {
           ':status': 200,
           'content-type': 'application/grpc',
           'grpc-status': UNAUTHENTICATED,
-          'grpc-message': 'the proxy refused the API key',
+          'grpc-message': encodeURIComponent(message),
         },
         { endStream: true },
       );
+    };
+    if (this.apiKey !== undefined && headers.authorization !== `Bearer ${this.apiKey}`) {
+      refuse('the proxy refused the API key');
       return;
     }
+    const { verifyBearer } = this.options;
+    if (!verifyBearer) {
+      this.pass(stream, headers);
+      return;
+    }
+    const bearer = /^Bearer (.+)$/.exec(headers.authorization ?? '')?.[1];
+    verifyBearer(bearer).then(
+      (refusal) => (refusal === undefined ? this.pass(stream, headers) : refuse(refusal)),
+      (error: unknown) => refuse(`the proxy could not check the token: ${String(error)}`),
+    );
+  }
+
+  private pass(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
     const request: OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(headers))
       if (name !== ':authority' && name !== ':scheme') request[name] = value;

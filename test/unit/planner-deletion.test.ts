@@ -118,6 +118,7 @@ test('records and Deployments still to go: the condition lists them, and the rec
         ],
       },
       ['b1'],
+      { running: { b1: 0 } },
     ),
     config,
   );
@@ -163,7 +164,7 @@ test('current and ramping: the ramp is cleared in the same change that sends new
         ],
       },
       ['b0', 'b1', 'b2', 'b3'],
-      { running: { b1: 0, b2: 0 } },
+      { running: { b0: 0, b1: 0, b2: 0 } },
     ),
     config,
   );
@@ -213,7 +214,7 @@ test('workflows counted on a kept build: a Warning names them and the ways on; a
   assert.equal(plan.warning?.reason, 'DeletionWaitsForWorkflows');
   assert.equal(
     plan.warning?.message,
-    `deletion waits for the workflows pinned to build b2 (their number could not be read) to finish: until Temporal reports build b2 drained, its Deployments stay. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "(TemporalWorkerDeploymentVersion = 'shop/orders:b2') AND ExecutionStatus = 'Running'"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
+    `deletion waits for the workflows pinned to build b2 (their number could not be read) to finish: the Deployments of build b2 stay until none runs there and Temporal reports it drained. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "(TemporalWorkerDeploymentVersion = 'shop/orders:b2') AND ExecutionStatus = 'Running'"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
     'b1, where none is counted, goes by itself: only what needs a person is named',
   );
   const two = planDeletion(
@@ -224,7 +225,7 @@ test('workflows counted on a kept build: a Warning names them and the ways on; a
   );
   assert.match(
     two.warning?.message ?? '',
-    /^deletion waits for 1 running workflow on build b2, 2 running workflows on build b3 to finish: until Temporal reports builds b2, b3 drained, their Deployments stay\. .*'shop\/orders:b2' OR TemporalWorkerDeploymentVersion = 'shop\/orders:b3'\)/,
+    /^deletion waits for 1 running workflow on build b2, 2 running workflows on build b3 to finish: the Deployments of builds b2, b3 stay until none runs there and Temporal reports them drained\. .*'shop\/orders:b2' OR TemporalWorkerDeploymentVersion = 'shop\/orders:b3'\)/,
   );
 
   const again = planDeletion(
@@ -233,6 +234,27 @@ test('workflows counted on a kept build: a Warning names them and the ways on; a
   );
   assert.equal(again.warning, undefined, 'said once, while nothing changes');
   assert.equal(again.conditions[0]?.message, plan.warning?.message);
+});
+
+test('a build Temporal calls drained keeps its Deployment and record while a workflow is still counted there, or none could be counted', () => {
+  const drained = {
+    versions: [
+      { buildId: 'b1', status: 'Drained' as const, everActive: true },
+      { buildId: 'b2', status: 'Drained' as const, everActive: true },
+    ],
+  };
+  assert.deepEqual(workflowsToCount(observation(drained, ['b1'])), ['b1'], 'only a drained build with a Deployment');
+  const plan = planDeletion(observation(drained, ['b1'], { running: { b1: 1 } }), config);
+  assert.deepEqual(summary(plan), ['deleteTemporalVersion b2']);
+  assert.equal(plan.warning?.reason, 'DeletionWaitsForWorkflows');
+  assert.match(plan.warning?.message ?? '', /^deletion waits for 1 running workflow on build b1 to finish/);
+  const unread = planDeletion(observation(drained, ['b1'], { running: {} }), config);
+  assert.deepEqual(summary(unread), ['deleteTemporalVersion b2'], 'a count that failed keeps it too');
+  assert.deepEqual(summary(planDeletion(observation(drained, ['b1'], { running: { b1: 0 } }), config)), [
+    'delete b1',
+    'deleteTemporalVersion b1',
+    'deleteTemporalVersion b2',
+  ]);
 });
 
 test('the force annotation only with "true": then every build goes, draining records skip drainage', () => {
@@ -259,6 +281,7 @@ test('the force annotation only with "true": then every build goes, draining rec
   const nothingRuns = planDeletion(
     observation({ versions: [{ buildId: 'b0', status: 'Drained', everActive: true }] }, ['b0'], {
       annotations: { [FORCE_DELETE_ANNOTATION]: 'true' },
+      running: { b0: 0 },
     }),
     config,
   );
@@ -283,9 +306,11 @@ test('one build with none counted is named in the singular; a spec without annot
 
 test('managed elsewhere: routing and the Worker Deployment are left alone, and it says who holds them', () => {
   const plan = planDeletion(
-    observation({ managerIdentity: 'other', versions: [{ buildId: 'b0', status: 'Drained', everActive: true }] }, [
-      'b0',
-    ]),
+    observation(
+      { managerIdentity: 'other', versions: [{ buildId: 'b0', status: 'Drained', everActive: true }] },
+      ['b0'],
+      { running: { b0: 0 } },
+    ),
     config,
   );
   assert.deepEqual(summary(plan), ['delete b0', 'deleteTemporalVersion b0']);

@@ -189,7 +189,7 @@ test("a service-account token: the Pod's own, projected with the audience, read 
     hash({ ...connection, serviceAccountToken: { audience: 'elsewhere' } }),
     'a new audience rolls the Pods',
   );
-  const apiKey = withConnection(d.spec!.template, { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'k', key: 'k' } });
+  const apiKey = withConnection(d.spec.template, { hostPort: 'cloud:7233', apiKeySecretRef: { name: 'k', key: 'k' } });
   assert.equal(apiKey.spec?.volumes, undefined, 'switching to an API key leaves no token volume behind');
   assert.equal(env({ spec: { template: apiKey } } as never).TEMPORAL_API_KEY_PATH, undefined);
 });
