@@ -12,7 +12,14 @@ import { makeCertificates } from '../support/certificates.ts';
 import { connectionUntil, ready } from '../support/connection-status.ts';
 import { controlledNamespace, rolledOut } from '../support/controller.ts';
 import { CONTROLLER_RELEASE } from '../support/controller-rbac.ts';
-import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
+import {
+  eventually,
+  kubeConfig,
+  sharedEnvironment,
+  temporalClient,
+  testNamespace,
+  uniqueName,
+} from '../support/environment.ts';
 import { GrpcProxy } from '../support/grpc-proxy.ts';
 
 const SERVER_NAME = 'temporal.twc.test';
@@ -101,7 +108,7 @@ test('with serviceAccountToken every call reaching Temporal carries a token the 
   };
   await ns.createWorkerDeployment('orders', {
     replicas: 1,
-    rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 50, pauseDuration: '15s' }] },
+    rollout: { strategy: 'AllAtOnce' },
     template: template('blue'),
   });
   const v1 = (await ns.until('orders', 'v1 to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
@@ -109,7 +116,8 @@ test('with serviceAccountToken every call reaching Temporal carries a token the 
   const [pod] = await podsOf(namespace);
   const variable = (name: string) => pod?.spec?.containers[0]?.env?.find((e) => e.name === name)?.value;
   assert.equal(variable('TEMPORAL_API_KEY_PATH'), `${TOKEN_MOUNT_PATH}/token`);
-  assert.deepEqual(pod?.spec?.volumes?.find((v) => v.name === 'temporal-token')?.projected?.sources, [
+  const projected = pod?.spec?.volumes?.find((v) => v.name === 'temporal-token')?.projected?.sources;
+  assert.deepEqual(JSON.parse(JSON.stringify(projected ?? null)), [
     { serviceAccountToken: { audience: AUDIENCE, expirationSeconds: 600, path: 'token' } },
   ]);
   assert.equal(
@@ -118,7 +126,12 @@ test('with serviceAccountToken every call reaching Temporal carries a token the 
     'no Secret holds a credential for the Pods',
   );
 
-  // A rollout through a 15-second ramp: tokens of the controller and of the Pods rotate meanwhile.
+  // Past a renewal of each token (the controller's every 2 s, the Pods' every 3 s), an order makes
+  // the v1 Pod call again: it does with its new token, read from the renewed file.
+  await new Promise((resolve) => setTimeout(resolve, 4_000));
+  const client = await temporalClient(t);
+  await client.workflow.execute('order', { taskQueue: ns.taskQueue, workflowId: uniqueName('order'), args: [1] });
+  // Then another rollout, while the tokens go on rotating.
   await ns.patchSpec('orders', { template: template('green') });
   const done = await ns.until(
     'orders',
