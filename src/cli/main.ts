@@ -1,6 +1,7 @@
 // `twc`: the controller's command line. `twc run` runs the controller against the cluster of a
 // kubeconfig, or the one it runs in: with leader election among its replicas, probes and metrics.
-import { Command } from 'commander';
+// `twc status` shows the worker deployments (also as `kubectl twc status`, bin/kubectl-twc).
+import { Command, Option } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -21,6 +22,8 @@ import { SelfManagedCertificates } from '../webhook/self-managed-certificates.ts
 import { OWNED_RESOURCE_WEBHOOK_PATH, type RunningWebhook, startWebhook } from '../webhook/server.ts';
 import { directoryCertificates, type ServingCertificates } from '../webhook/serving-certificates.ts';
 import { type BindAddress, commandOptions, type Config, HELP_CONFIGURATION } from './config.ts';
+import type { StatusOptions } from './status/command.ts';
+import { OUTPUTS } from './status/view.ts';
 
 const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
   version: string;
@@ -243,5 +246,35 @@ function servingCertificates(options: Config, api: KubernetesApi, metrics: Metri
     report: metrics.webhookCertificates,
   });
 }
+
+program
+  .command('status')
+  .argument('[name]', 'one worker deployment (default: every one of the namespace)')
+  .description(
+    "show worker deployments: each build's state, ramp, replicas, gates, analysis and owned resources, the conditions and the newest events",
+  )
+  .option('-n, --namespace <name>', "the namespace (default: the kubeconfig context's, else default)")
+  .option('-A, --all-namespaces', 'every namespace')
+  .option('-w, --watch', 'show again at every change, from watches')
+  .addOption(new Option('-o, --output <format>', 'for scripts: the same as data').choices(OUTPUTS))
+  .option('--kubeconfig <file>', 'the cluster to read (default: as kubectl finds it)')
+  .action(async (name: string | undefined, options: StatusOptions) => {
+    // Loaded here: `twc run` does without the Kubernetes client library it uses.
+    const { showStatus } = await import('./status/command.ts');
+    const stop = new AbortController();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+    try {
+      await showStatus(
+        name,
+        options,
+        { write: (text) => process.stdout.write(text), isTTY: process.stdout.isTTY },
+        stop.signal,
+      );
+    } catch (error) {
+      program.error(`twc status: ${errorMessage(error)}`);
+    }
+    // Informers and their timers are stopped; the kept-alive sockets need not be waited for.
+    process.exit(0);
+  });
 
 await program.parseAsync();

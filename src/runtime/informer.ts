@@ -70,6 +70,11 @@ export class SelfHealingInformer<T extends KubernetesObject> {
     await this.running;
   }
 
+  /** The API path it lists and watches. */
+  get path(): string {
+    return this.options.path;
+  }
+
   /** A list has reached the cache: reads from it mean something. */
   get synced(): boolean {
     return this.hasSynced;

@@ -1,0 +1,213 @@
+// What `twc status` shows of one worker deployment, as plain data: made from the objects as read
+// (the worker deployment and its status, its Kubernetes Deployments, the owned resources naming
+// it, its events), printed as a tree (render.ts) or as JSON or YAML for scripts. Pure.
+import type { CoreV1Event, V1Deployment } from '@kubernetes/client-node';
+import type { TemporalWorkerDeployment } from '../../api/temporal-worker-deployment.ts';
+import type { TemporalWorkerOwnedResource } from '../../api/temporal-worker-owned-resource.ts';
+import { LABELS } from '../../domain/labels.ts';
+
+export interface StatusInput {
+  workerDeployment: TemporalWorkerDeployment;
+  /** The Kubernetes Deployments of the namespace; those of other worker deployments are left out. */
+  deployments: V1Deployment[];
+  /** The owned resources of the namespace; those naming other worker deployments are left out. */
+  ownedResources: TemporalWorkerOwnedResource[];
+  /** Events of the namespace; those about other objects are left out. */
+  events: CoreV1Event[];
+}
+
+/** The formats a view is printed in for scripts, besides the tree. */
+export const OUTPUTS = ['json', 'yaml'] as const;
+
+/** How many of the newest events are shown. */
+export const EVENTS_SHOWN = 5;
+
+export interface DeploymentView {
+  name: string;
+  pool?: string;
+  ready: number;
+  /** Undefined when an autoscaler owns the count. */
+  desired?: number;
+}
+
+export interface GateView {
+  stage: string;
+  status: string;
+  workflowID: string;
+}
+
+export interface OwnedCopyView {
+  ownedResource: string;
+  kind: string;
+  name: string;
+  applied: boolean;
+  message?: string;
+}
+
+/** Target, current, or an older build still kept. */
+export type BuildRole = 'target' | 'current' | 'deprecated';
+
+export interface BuildView {
+  buildID: string;
+  roles: BuildRole[];
+  /** NotRegistered, Inactive, Ramping, Current, Draining or Drained, as the controller last saw it. */
+  status: string;
+  rampPercentage?: number;
+  /** When its first Deployment was created. */
+  createdAt?: string;
+  deployments: DeploymentView[];
+  /** Workflows counted running on it (draining builds), and when. */
+  runningWorkflows?: number;
+  countedAt?: string;
+  drainedSince?: string;
+  gates: GateView[];
+  gateFailure?: string;
+  analysis?: { step: number; verdict: string; message: string };
+  ownedResources: OwnedCopyView[];
+}
+
+export interface ConditionView {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+export interface EventView {
+  type: string;
+  reason: string;
+  message: string;
+  count: number;
+  lastSeen?: string;
+}
+
+export interface WorkerDeploymentView {
+  namespace: string;
+  name: string;
+  generation?: number;
+  observedGeneration?: number;
+  strategy: string;
+  /** Progressive steps as their ramp percentages. */
+  steps?: number[];
+  builds: BuildView[];
+  conditions: ConditionView[];
+  /** The newest first. */
+  events: EventView[];
+}
+
+export function statusView(input: StatusInput): WorkerDeploymentView {
+  const { workerDeployment: twd } = input;
+  const name = twd.metadata.name ?? '';
+  const namespace = twd.metadata.namespace ?? '';
+  const rollout = twd.spec.rollout ?? twd.spec.cutover;
+  const status = twd.status;
+  const mine = input.deployments.filter((d) => d.metadata?.labels?.[LABELS.deploymentName] === name);
+  const owned = input.ownedResources.filter((r) => r.spec.workerRef.name === name);
+
+  const builds = new Map<string, BuildView>();
+  const build = (buildID: string, role: BuildRole, status: string): BuildView => {
+    const known = builds.get(buildID);
+    if (known) {
+      known.roles.push(role);
+      return known;
+    }
+    const made: BuildView = { buildID, roles: [role], status, deployments: [], gates: [], ownedResources: [] };
+    builds.set(buildID, made);
+    return made;
+  };
+  if (status?.targetVersion) {
+    const target = status.targetVersion;
+    const view = build(target.buildID, 'target', target.status);
+    if (target.rampPercentage !== undefined) view.rampPercentage = target.rampPercentage;
+    view.gates = (target.gates ?? []).map(({ stage, status: gate, workflowID }) => ({
+      stage,
+      status: gate,
+      workflowID,
+    }));
+    if (target.gateFailure) view.gateFailure = `${target.gateFailure.stage}: ${target.gateFailure.message}`;
+    if (target.analysis) {
+      const { step, verdict, message } = target.analysis;
+      view.analysis = { step, verdict, message };
+    }
+  }
+  if (status?.currentVersion) build(status.currentVersion.buildID, 'current', status.currentVersion.status);
+  for (const old of status?.deprecatedVersions ?? []) {
+    const view = build(old.buildID, 'deprecated', old.status);
+    if (old.drainedSince) view.drainedSince = old.drainedSince;
+    if (old.pinnedWorkflows?.running !== undefined) {
+      view.runningWorkflows = old.pinnedWorkflows.running;
+      if (old.pinnedWorkflows.countedAt) view.countedAt = old.pinnedWorkflows.countedAt;
+    }
+  }
+  // A Deployment the status does not name yet (just created) is a build all the same.
+  for (const d of mine) {
+    const buildID = d.metadata?.labels?.[LABELS.buildId] ?? '';
+    const view = builds.get(buildID) ?? build(buildID, 'deprecated', 'NotRegistered');
+    const created = d.metadata?.creationTimestamp ? new Date(d.metadata.creationTimestamp).toISOString() : undefined;
+    if (created && (!view.createdAt || created < view.createdAt)) view.createdAt = created;
+    const pool = d.metadata?.labels?.[LABELS.pool];
+    view.deployments.push({
+      name: d.metadata?.name ?? '',
+      ...(pool ? { pool } : {}),
+      ready: d.status?.readyReplicas ?? 0,
+      ...(d.spec?.replicas === undefined ? {} : { desired: d.spec.replicas }),
+    });
+  }
+  for (const resource of owned) {
+    for (const copy of resource.status?.versions ?? []) {
+      builds.get(copy.buildID)?.ownedResources.push({
+        ownedResource: resource.metadata.name ?? '',
+        kind: resource.spec.object.kind,
+        name: copy.resourceName,
+        applied: copy.applied,
+        ...(copy.message ? { message: copy.message } : {}),
+      });
+    }
+  }
+  for (const view of builds.values()) view.deployments.sort((a, b) => a.name.localeCompare(b.name));
+
+  const events = input.events
+    .filter((e) => e.involvedObject.kind === 'TemporalWorkerDeployment' && e.involvedObject.name === name)
+    .map((e): EventView => {
+      const lastSeen = eventTime(e);
+      return {
+        type: e.type ?? 'Normal',
+        reason: e.reason ?? '',
+        message: e.message ?? '',
+        count: e.count ?? e.series?.count ?? 1,
+        ...(lastSeen ? { lastSeen } : {}),
+      };
+    })
+    .sort((a, b) => (b.lastSeen ?? '').localeCompare(a.lastSeen ?? ''))
+    .slice(0, EVENTS_SHOWN);
+
+  return {
+    namespace,
+    name,
+    ...(twd.metadata.generation === undefined ? {} : { generation: twd.metadata.generation }),
+    ...(status?.observedGeneration === undefined ? {} : { observedGeneration: status.observedGeneration }),
+    strategy: rollout?.strategy ?? 'AllAtOnce',
+    ...(rollout?.strategy === 'Progressive' && rollout.steps
+      ? { steps: rollout.steps.map((s) => s.rampPercentage) }
+      : {}),
+    builds: [...builds.values()].sort(byRole),
+    conditions: (status?.conditions ?? []).map(({ type, status: value, reason, message }) => ({
+      type,
+      status: value,
+      reason,
+      message,
+    })),
+    events,
+  };
+}
+
+/** The target first, then the current build, then older builds from the newest. */
+function byRole(a: BuildView, b: BuildView): number {
+  const rank = (v: BuildView) => (v.roles.includes('target') ? 0 : v.roles.includes('current') ? 1 : 2);
+  return rank(a) - rank(b) || (b.createdAt ?? '').localeCompare(a.createdAt ?? '');
+}
+
+function eventTime(event: CoreV1Event): string | undefined {
+  const time = event.lastTimestamp ?? event.series?.lastObservedTime ?? event.eventTime ?? event.firstTimestamp;
+  return time ? new Date(time).toISOString() : undefined;
+}
