@@ -221,7 +221,7 @@ async function connectionsChecked(kubectl: string, file: string, applied: string
     const message = await shell(
       `${kubectl} get ${connection} -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}'`,
     );
-    assert.match(message.stdout, /key tls\.crt|tmprl\.cloud|temporal\.io/, `${file}: names the key or the host`);
+    assert.match(message.stdout, /key (tls|ca)\.crt|tmprl\.cloud|temporal\.io/, `${file}: names the key or the host`);
   }
   const deleted = await shell(`${kubectl} delete -f ${path.join(EXAMPLES, file)} --wait=false`);
   assert.equal(deleted.code, 0, `${file} is deleted: ${deleted.stderr}`);
