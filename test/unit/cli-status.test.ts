@@ -83,16 +83,15 @@ const ownedResources = [
   { metadata: { name: 'theirs' }, spec: { workerRef: { name: 'other' }, object: { kind: 'PodDisruptionBudget' } } },
 ] as unknown as TemporalWorkerOwnedResource[];
 
-const event = (reason: string, seconds: number, more: Partial<CoreV1Event> = {}): CoreV1Event =>
-  ({
-    metadata: {},
-    involvedObject: { kind: 'TemporalWorkerDeployment', name: 'orders' },
-    type: 'Normal',
-    reason,
-    message: `${reason} happened`,
-    lastTimestamp: new Date(ago(seconds)),
-    ...more,
-  });
+const event = (reason: string, seconds: number, more: Partial<CoreV1Event> = {}): CoreV1Event => ({
+  metadata: {},
+  involvedObject: { kind: 'TemporalWorkerDeployment', name: 'orders' },
+  type: 'Normal',
+  reason,
+  message: `${reason} happened`,
+  lastTimestamp: new Date(ago(seconds)),
+  ...more,
+});
 
 const events = [
   event('RampChanged', 60, { count: 2 }),
@@ -186,7 +185,7 @@ test('the tree without colour: one line per build, its details under it, the con
       '│     Deployment orders-v1  1/1 ready',
       '└── ○ v0  Drained  drained 2h ago',
       'Conditions',
-      '  ✖ Ready=False  Ramping  v3 ramps at 25%',
+      '  · Ready=False  Ramping  v3 ramps at 25%',
       '  ↻ Progressing=True  Ramping  step 1 of 1',
       'Events',
       '  30s ago  GateFailed  GateFailed happened',
@@ -205,6 +204,22 @@ test('on a terminal: states and verdicts in colour; a generation not yet observe
   assert.ok(text.includes(`${ESC}[32m● v2${ESC}[0m`), 'Current in green');
   assert.ok(text.includes(`${ESC}[31mGateFailed${ESC}[0m`), 'a Warning in red');
   assert.ok(text.includes(`generation 4, ${ESC}[33mobserved 3${ESC}[0m`));
+  const stalled = renderStatus(
+    [
+      {
+        ...view,
+        builds: [],
+        events: [],
+        conditions: [
+          { type: 'Ready', status: 'True', reason: 'TargetCurrent', message: 'm' },
+          { type: 'Stalled', status: 'True', reason: 'GateFailed', message: 'm' },
+        ],
+      },
+    ],
+    { color: false, now },
+  );
+  assert.match(stalled, /✔ Ready=True {2}TargetCurrent/);
+  assert.match(stalled, /✖ Stalled=True {2}GateFailed/);
   assert.equal(renderStatus([], { color: true, now }), 'No worker deployment found.\n');
 });
 

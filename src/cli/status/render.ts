@@ -109,12 +109,17 @@ function buildDetails(build: BuildView, paint: Paint): string[] {
   return details;
 }
 
+/** ✔ ready, ✖ stalled, ↻ progressing; any other state is only said. */
 function conditionLine(condition: ConditionView, paint: Paint): string {
-  const bad =
-    (condition.type === 'Stalled' && condition.status === 'True') ||
-    (condition.type === 'Ready' && condition.status === 'False');
-  const good = condition.type === 'Ready' && condition.status === 'True';
-  const [symbol, c] = good ? ['✔', 'green' as const] : bad ? ['✖', 'red' as const] : ['↻', 'yellow' as const];
+  const on = condition.status === 'True';
+  const [symbol, c]: [string, Color] =
+    on && condition.type === 'Ready'
+      ? ['✔', 'green']
+      : on && condition.type === 'Stalled'
+        ? ['✖', 'red']
+        : on && condition.type === 'Progressing'
+          ? ['↻', 'yellow']
+          : ['·', 'dim'];
   return `${paint(symbol, c)} ${condition.type}=${condition.status}  ${paint(condition.reason, c)}  ${condition.message}`;
 }
 
