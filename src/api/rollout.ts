@@ -131,6 +131,10 @@ const analysis = withRules(
   },
 );
 
+/** A build ID, as the status names it. */
+const buildIdRef = (description: string) =>
+  Type.String({ description, pattern: '^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$', maxLength: 255 });
+
 export function rolloutSchema(description: string) {
   return withRules(
     Type.Object(
@@ -149,9 +153,43 @@ export function rolloutSchema(description: string) {
         ),
         gate: Type.Optional(gate),
         analysis: Type.Optional(analysis),
+        paused: Type.Optional(
+          Type.Boolean({
+            description:
+              'Holds the rollout where it is (twc pause): no routing change moves new workflows toward the target; its ramp stays, gates and analysis go on, and a failure still aborts.',
+          }),
+        ),
+        promote: Type.Optional(
+          buildIdRef(
+            'This build, the target, is promoted without waiting (twc promote): the remaining steps pass without their pauses or analysis, each gate still runs before its traffic; under Manual, the controller makes it current once healthy and past its gate.',
+          ),
+        ),
+        abort: Type.Optional(
+          buildIdRef(
+            "This build's rollout is aborted (twc abort): its ramp is cleared and it takes no new workflows until the template names another build.",
+          ),
+        ),
       },
       { description },
     ),
+    {
+      cel: "self.strategy != 'Manual' || !has(self.paused)",
+      message: 'paused holds a rollout; the Manual strategy moves no traffic',
+      fieldPath: '.paused',
+      check: (self) => self.strategy !== 'Manual' || self.paused === undefined,
+    },
+    {
+      cel: "self.strategy != 'Manual' || !has(self.abort)",
+      message: 'abort clears a ramp the controller set; the Manual strategy sets none',
+      fieldPath: '.abort',
+      check: (self) => self.strategy !== 'Manual' || self.abort === undefined,
+    },
+    {
+      cel: '!has(self.promote) || !has(self.abort) || self.promote != self.abort',
+      message: 'a build is promoted or aborted, not both',
+      fieldPath: '.promote',
+      check: (self) => self.promote === undefined || self.promote !== self.abort,
+    },
     {
       cel: "self.strategy != 'Manual' || !has(self.analysis)",
       message: 'analysis judges Progressive steps or an AllAtOnce promotion; the Manual strategy moves no traffic',

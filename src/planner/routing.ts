@@ -67,9 +67,47 @@ export type RoutingChange =
   };
 
 export function decideRouting(input: RoutingInput): RoutingDecision {
+  const decision = decideUnpaused(input);
+  return input.rollout.paused ? held(input, decision) : decision;
+}
+
+/**
+ * spec.rollout.paused: a change that moves new workflows toward the target waits; one that takes
+ * them away from it (an abort, a failed analysis going back, a ramp snapping down) does not.
+ */
+function held({ target, routing }: RoutingInput, decision: RoutingDecision): RoutingDecision {
+  const toward =
+    (decision.action === 'setCurrent' && decision.buildId === target.buildId) ||
+    (decision.action === 'setRamp' && decision.percentage > (routing.rampPercentage ?? 0));
+  if (!toward) return decision;
+  const at =
+    routing.rampingBuildId === target.buildId
+      ? `its ramp holds at ${routing.rampPercentage ?? 0}%`
+      : 'it takes no new workflows yet';
+  return {
+    action: 'none',
+    reason: `the rollout of build ${target.buildId} is paused (spec.rollout.paused): ${at}; resume it to go on (next: ${decision.reason})`,
+  };
+}
+
+function decideUnpaused(input: RoutingInput): RoutingDecision {
   const { now, rollout, target, routing } = input;
   const build = `build ${target.buildId}`;
-  if (rollout.strategy === 'Manual') return { action: 'none', reason: 'the Manual strategy leaves routing to you' };
+  const promoted = rollout.promote === target.buildId;
+  if (rollout.strategy === 'Manual' && !promoted)
+    return { action: 'none', reason: 'the Manual strategy leaves routing to you' };
+  if (rollout.abort === target.buildId && routing.currentBuildId !== target.buildId) {
+    const back = routing.currentBuildId ? `build ${routing.currentBuildId}` : 'unversioned workers';
+    return routing.rampingBuildId === target.buildId
+      ? {
+          action: 'clearRamp',
+          reason: `the rollout of ${build} is aborted (spec.rollout.abort): its ramp is cleared, new workflows go to ${back} again`,
+        }
+      : {
+          action: 'none',
+          reason: `the rollout of ${build} is aborted (spec.rollout.abort): it takes no new workflows until the template names another build`,
+        };
+  }
   if (target.gate === 'failed' && routing.currentBuildId !== target.buildId) {
     const back = routing.currentBuildId ? `build ${routing.currentBuildId}` : 'unversioned workers';
     return routing.rampingBuildId === target.buildId
@@ -141,6 +179,12 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
       buildId: target.buildId,
       reason: `${build} is registered and available: promoting it (AllAtOnce)`,
     };
+  if (rollout.strategy === 'Manual')
+    return {
+      action: 'setCurrent',
+      buildId: target.buildId,
+      reason: `${build} is registered and available: promoting it, as spec.rollout.promote asks`,
+    };
   return progressive(input);
 }
 
@@ -169,9 +213,20 @@ function goBack(analysis: NonNullable<RoutingInput['target']['analysis']>): Rout
 function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDecision {
   const steps = rollout.steps ?? [];
   const build = `build ${target.buildId}`;
+  const promoted = rollout.promote === target.buildId;
   const first = steps[0];
   if (!first) return { action: 'none', reason: 'a Progressive rollout without steps changes nothing' };
   const ramp = routing.rampingBuildId === target.buildId ? routing.rampPercentage : undefined;
+  // Promoted: pauses and analysis no longer hold it, gates still do; with none to come it is current at once.
+  if (promoted) {
+    const from = ramp === undefined ? 0 : stepAtOrBelow(steps, ramp) + 1;
+    if (target.gate !== 'pending' && !steps.slice(from).some((s) => s.gate !== undefined))
+      return {
+        action: 'setCurrent',
+        buildId: target.buildId,
+        reason: `promoting ${build} at once, as spec.rollout.promote asks: no gate is left to pass`,
+      };
+  }
   if (ramp === undefined)
     return {
       action: 'setRamp',
@@ -192,16 +247,16 @@ function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDe
       reason: `the ramp of ${build} is ${ramp}%, not a step: back to step ${index + 1} (${step.rampPercentage}%)`,
     };
   }
-  if (!routing.rampChangedAt)
+  if (!promoted && !routing.rampChangedAt)
     return { action: 'wait', reason: `waiting for Temporal to report when the ramp of ${build} changed` };
-  const endsAt = new Date(routing.rampChangedAt.getTime() + durationSeconds(step.pauseDuration) * 1000);
-  if (now < endsAt)
+  const endsAt = new Date((routing.rampChangedAt?.getTime() ?? 0) + durationSeconds(step.pauseDuration) * 1000);
+  if (!promoted && now < endsAt)
     return {
       action: 'wait',
       reason: `${build} at step ${index + 1} (${step.rampPercentage}%) until ${endsAt.toISOString()}`,
       recheckAt: endsAt,
     };
-  if (target.analysis?.state === 'pending')
+  if (!promoted && target.analysis?.state === 'pending')
     return {
       action: 'wait',
       reason: `step ${index + 1} of ${build} is over, waiting for the ${target.analysis.reason}`,
@@ -218,7 +273,9 @@ function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDe
     action: 'setRamp',
     buildId: target.buildId,
     percentage: next.rampPercentage,
-    reason: `step ${index + 1} of ${build} is over: step ${index + 2} at ${next.rampPercentage}%`,
+    reason: promoted
+      ? `promoting ${build}, as spec.rollout.promote asks: step ${index + 2} at ${next.rampPercentage}% without the pause of step ${index + 1}, its gate passed`
+      : `step ${index + 1} of ${build} is over: step ${index + 2} at ${next.rampPercentage}%`,
   };
 }
 

@@ -52,7 +52,7 @@ export function conditionSet(said: Condition[]): Condition[] {
   }
   const progress = of('Progressing');
   const ready = of('Ready');
-  if (progress?.status === 'False' && progress.reason !== 'Done' && progress.reason !== MANUAL_PROMOTION) {
+  if (progress?.status === 'False' && !WAITING_ON_PURPOSE.has(progress.reason)) {
     return [{ ...progress, type: 'Ready' }, progress, { ...progress, type: 'Stalled' }];
   }
   const summary = progress ?? ready ?? progressing('True', 'Reconciling', 'nothing said yet');
@@ -65,6 +65,13 @@ export function conditionSet(said: Condition[]): Condition[] {
 
 /** The Manual strategy leaves routing to people: a target ready for them is not progressing, nor stalled. */
 export const MANUAL_PROMOTION = 'ManualPromotion';
+/** spec.rollout.paused holds the rollout: not progressing, nor stalled, until resumed. */
+export const PAUSED = 'Paused';
+/** spec.rollout.abort stopped the target's rollout: stalled, until the template names another build. */
+export const ROLLOUT_ABORTED = 'RolloutAborted';
+
+/** Not progressing on purpose: Done, or waiting for a person who knows it. */
+const WAITING_ON_PURPOSE = new Set(['Done', MANUAL_PROMOTION, PAUSED]);
 
 /**
  * An object's next status: what `fields` say, the conditions `said` as one consistent set (see

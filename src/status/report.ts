@@ -2,7 +2,7 @@
 // conditions of the plan and of its execution, and when to look again. Pure.
 import type { Observation } from '../domain/observation.ts';
 import type { Execution, Plan } from '../planner/plan.ts';
-import { type Condition, MANUAL_PROMOTION, progressing, stalled } from './conditions.ts';
+import { type Condition, MANUAL_PROMOTION, PAUSED, progressing, ROLLOUT_ABORTED, stalled } from './conditions.ts';
 import { describePods, PODS_FAILING, podsSay } from './pods-say.ts';
 import { deactivationTimes } from './pinned-workflows.ts';
 import { type JoinedVersion, joinVersions, rememberedCurrentTimes, versionsStatus } from './versions.ts';
@@ -85,9 +85,25 @@ function summary(observation: Observation, plan: Plan, joined: JoinedVersion[], 
     ];
   }
   const target = joined.find((v) => v.buildId === buildId);
-  const strategy = (workerDeployment.spec.rollout ?? workerDeployment.spec.cutover)?.strategy;
-  if (strategy === 'Manual' && target?.healthy && target.status !== 'NotRegistered') {
-    const text = `build ${buildId} runs and is registered in Temporal; the Manual strategy leaves routing to you: temporal worker deployment set-current-version --deployment-name ${observation.temporalName} --build-id ${buildId}`;
+  const rollout = workerDeployment.spec.rollout ?? workerDeployment.spec.cutover;
+  const held = plan.routing.action === 'none' || plan.routing.action === 'wait';
+  if (rollout?.abort === buildId && held)
+    return [
+      { type: 'Ready', status: 'False', reason: ROLLOUT_ABORTED, message: plan.routing.reason },
+      progressing('False', ROLLOUT_ABORTED, plan.routing.reason),
+    ];
+  if (rollout?.paused && plan.routing.action === 'none')
+    return [
+      { type: 'Ready', status: 'False', reason: PAUSED, message: plan.routing.reason },
+      progressing('False', PAUSED, plan.routing.reason),
+    ];
+  if (
+    rollout?.strategy === 'Manual' &&
+    rollout.promote !== buildId &&
+    target?.healthy &&
+    target.status !== 'NotRegistered'
+  ) {
+    const text = `build ${buildId} runs and is registered in Temporal; the Manual strategy leaves routing to you: twc promote ${workerDeployment.metadata.name ?? ''} -n ${workerDeployment.metadata.namespace ?? ''}, or temporal worker deployment set-current-version --deployment-name ${observation.temporalName} --build-id ${buildId}`;
     return [
       { type: 'Ready', status: 'False', reason: MANUAL_PROMOTION, message: text },
       progressing('False', MANUAL_PROMOTION, text),

@@ -39,7 +39,7 @@ test('Manual with 2 replicas: both run, the build registers and stays Inactive; 
   assert.match(
     condition(later, 'Ready')?.message ?? '',
     new RegExp(
-      `Manual strategy leaves routing to you: temporal worker deployment set-current-version --deployment-name ${namespace}/orders --build-id ${build}`,
+      `Manual strategy leaves routing to you: twc promote orders -n ${namespace}, or temporal worker deployment set-current-version --deployment-name ${namespace}/orders --build-id ${build}`,
     ),
   );
 });

@@ -357,6 +357,116 @@ const cases: [string, RoutingInput, Expected][] = [
     }),
     { action: 'none', reason: /^analysis of step 1: bad: its rollout stops until the spec changes$/ },
   ],
+  // spec.rollout.paused, promote and abort (twc pause, promote, abort).
+  [
+    'paused: a ramp waits where it is, and says what comes next',
+    input({
+      rollout: { ...progressive, paused: true },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(3600) },
+    }),
+    {
+      action: 'none',
+      reason:
+        /^the rollout of build v2 is paused \(spec\.rollout\.paused\): its ramp holds at 10%; resume it to go on \(next: step 1 of build v2 is over: step 2 at 50%\)$/,
+    },
+  ],
+  [
+    'paused: no promotion either',
+    input({ rollout: { strategy: 'AllAtOnce', paused: true } }),
+    { action: 'none', reason: /paused .*it takes no new workflows yet.*promoting it \(AllAtOnce\)/ },
+  ],
+  [
+    'paused: a failed gate still clears the ramp',
+    input({
+      rollout: { ...progressive, paused: true },
+      target: { gate: 'failed' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10 },
+    }),
+    { action: 'clearRamp' },
+  ],
+  [
+    'paused: a ramp set by hand above a step still snaps down to it',
+    input({
+      rollout: { ...progressive, paused: true },
+      routing: { rampingBuildId: 'v2', rampPercentage: 30, rampChangedAt: ago(10) },
+    }),
+    { action: 'setRamp', buildId: 'v2', percentage: 10 },
+  ],
+  [
+    'abort: the ramp of the build named is cleared',
+    input({
+      rollout: { ...progressive, abort: 'v2' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 50, rampChangedAt: ago(10) },
+    }),
+    {
+      action: 'clearRamp',
+      reason: /aborted \(spec\.rollout\.abort\): its ramp is cleared, new workflows go to build v1 again/,
+    },
+  ],
+  [
+    'abort: a build not ramping takes no traffic',
+    input({ rollout: { strategy: 'AllAtOnce', abort: 'v2' } }),
+    { action: 'none', reason: /until the template names another build/ },
+  ],
+  [
+    'abort of another build than the target changes nothing',
+    input({ rollout: { strategy: 'AllAtOnce', abort: 'v0' } }),
+    { action: 'setCurrent', buildId: 'v2' },
+  ],
+  [
+    'promote: mid-pause, with no gate left, current at once',
+    input({
+      rollout: { ...progressive, promote: 'v2' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(10) },
+    }),
+    { action: 'setCurrent', buildId: 'v2', reason: /as spec\.rollout\.promote asks: no gate is left to pass/ },
+  ],
+  [
+    'promote: a gate to come still runs: the next step without the pause, once its gate passed',
+    input({
+      rollout: {
+        strategy: 'Progressive',
+        steps: [
+          { rampPercentage: 10, pauseDuration: '5m' },
+          { rampPercentage: 50, pauseDuration: '10m', gate: { workflowType: 'check' } },
+        ],
+        promote: 'v2',
+      },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(10) },
+    }),
+    { action: 'setRamp', buildId: 'v2', percentage: 50, reason: /without the pause of step 1, its gate passed/ },
+  ],
+  [
+    'promote: waiting for the gate of the next step',
+    input({
+      rollout: {
+        strategy: 'Progressive',
+        steps: [
+          { rampPercentage: 10, pauseDuration: '5m' },
+          { rampPercentage: 50, pauseDuration: '10m', gate: { workflowType: 'check' } },
+        ],
+        promote: 'v2',
+      },
+      target: { gate: 'pending' },
+      routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(10) },
+    }),
+    { action: 'wait', reason: /gate of step 2/ },
+  ],
+  [
+    'promote under Manual: current once healthy',
+    input({ rollout: { strategy: 'Manual', promote: 'v2' } }),
+    { action: 'setCurrent', buildId: 'v2', reason: /as spec\.rollout\.promote asks/ },
+  ],
+  [
+    'promote under Manual still waits for the gate',
+    input({ rollout: { strategy: 'Manual', promote: 'v2' }, target: { gate: 'pending' } }),
+    { action: 'wait' },
+  ],
+  [
+    'promote of a build that is not the target changes nothing under Manual',
+    input({ rollout: { strategy: 'Manual', promote: 'v0' } }),
+    { action: 'none' },
+  ],
 ];
 
 for (const [title, given, expected] of cases) {

@@ -263,7 +263,7 @@ test('the target is healthy only when every pool the spec wants runs', () => {
 
 const manual = { rollout: { strategy: 'Manual' as const } };
 const manualText =
-  'build v2 runs and is registered in Temporal; the Manual strategy leaves routing to you: temporal worker deployment set-current-version --deployment-name shop/orders --build-id v2';
+  'build v2 runs and is registered in Temporal; the Manual strategy leaves routing to you: twc promote orders -n shop, or temporal worker deployment set-current-version --deployment-name shop/orders --build-id v2';
 
 test('Manual: a registered, healthy target waits for people, neither progressing nor stalled', () => {
   assert.deepEqual(reportOutcome(observation({}, manual), plan(), { done: [] }).conditions, [
