@@ -1,6 +1,7 @@
 // `twc`: the controller's command line. `twc run` runs the controller against the cluster of a
 // kubeconfig, or the one it runs in: with leader election among its replicas, probes and metrics.
-// `twc status` shows the worker deployments (also as `kubectl twc status`, bin/kubectl-twc).
+// `twc status` shows the worker deployments (also as `kubectl twc status`, bin/kubectl-twc);
+// `twc pause|resume|promote|abort` change a rollout through its spec.
 import { Command, Option } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -22,6 +23,8 @@ import { SelfManagedCertificates } from '../webhook/self-managed-certificates.ts
 import { OWNED_RESOURCE_WEBHOOK_PATH, type RunningWebhook, startWebhook } from '../webhook/server.ts';
 import { directoryCertificates, type ServingCertificates } from '../webhook/serving-certificates.ts';
 import { type BindAddress, commandOptions, type Config, HELP_CONFIGURATION } from './config.ts';
+import type { ControlOptions } from './rollout-control-command.ts';
+import { type Control, CONTROLS } from './rollout-controls.ts';
 import type { StatusOptions } from './status/command.ts';
 import { OUTPUTS } from './status/view.ts';
 
@@ -276,5 +279,31 @@ program
     // Informers and their timers are stopped; the kept-alive sockets need not be waited for.
     process.exit(0);
   });
+
+const CONTROL_HELP: Record<Control, string> = {
+  pause: 'hold a rollout where it is: no change moves new workflows toward the target (spec.rollout.paused)',
+  resume: 'go on with a paused rollout',
+  promote:
+    'promote the target now: the remaining steps go without their pauses, each gate still runs; under Manual, make it current (spec.rollout.promote)',
+  abort: "abort the target's rollout: its ramp is cleared until the template names another build (spec.rollout.abort)",
+};
+for (const control of CONTROLS) {
+  const command = program
+    .command(control)
+    .argument('<name>', 'the worker deployment')
+    .description(CONTROL_HELP[control])
+    .option('-n, --namespace <name>', "the namespace (default: the kubeconfig context's, else default)")
+    .option('--kubeconfig <file>', 'the cluster (default: as kubectl finds it)');
+  if (control === 'promote' || control === 'abort')
+    command.option('--build <id>', 'the build meant: refused unless it is the target');
+  command.action(async (name: string, options: ControlOptions) => {
+    const { runRolloutControl } = await import('./rollout-control-command.ts');
+    try {
+      process.stdout.write(`${await runRolloutControl(control, name, options)}\n`);
+    } catch (error) {
+      program.error(`twc ${control}: ${errorMessage(error)}`);
+    }
+  });
+}
 
 await program.parseAsync();

@@ -510,6 +510,32 @@ export const invalidManifests: InvalidManifest[] = [
     says: 'the Manual strategy moves no traffic',
   },
   {
+    title: 'a Manual rollout paused',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'Manual', paused: true } }),
+    expect: 'spec.rollout.paused',
+    says: 'the Manual strategy moves no traffic',
+  },
+  {
+    title: 'a Manual rollout aborted',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'Manual', abort: 'v1' } }),
+    expect: 'spec.rollout.abort',
+  },
+  {
+    title: 'one build promoted and aborted',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', promote: 'v1', abort: 'v1' } }),
+    expect: 'spec.rollout.promote',
+    says: 'a build is promoted or aborted, not both',
+  },
+  {
+    title: 'a build to promote that no build ID can be',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', promote: 'v 1' } }),
+    expect: 'spec.rollout.promote',
+  },
+  {
     title: 'an AllAtOnce analysis without a window',
     kind: 'TemporalWorkerDeployment',
     manifest: twd({ 'spec.rollout': { strategy: 'AllAtOnce', analysis: { maxFailureRate: 0.05 } } }),

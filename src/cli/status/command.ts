@@ -1,7 +1,7 @@
 // `twc status [NAME]`: reads the worker deployments of a namespace with what belongs to them
 // (their Deployments, the owned resources naming them, their events) through informers, prints
 // them once, or with --watch again at every change the watches bring, in place on a terminal.
-import { type CoreV1Event, KubeConfig, type V1Deployment } from '@kubernetes/client-node';
+import type { CoreV1Event, V1Deployment } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { GROUP, KINDS, VERSION } from '../../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../api/temporal-worker-deployment.ts';
@@ -10,6 +10,7 @@ import { LABELS } from '../../domain/labels.ts';
 import { KubernetesApi } from '../../runtime/kube/api-client.ts';
 import { defaultClusterAccess, kubeconfigAccess } from '../../runtime/kube/cluster-access.ts';
 import { SelfHealingInformer, type KubernetesObject } from '../../runtime/informer.ts';
+import { contextNamespace } from '../kube-context.ts';
 import { renderStatus } from './render.ts';
 import { type OUTPUTS, statusView, type WorkerDeploymentView } from './view.ts';
 
@@ -121,16 +122,4 @@ export async function showStatus(
     await Promise.all(all.map((i) => i.stop()));
     api.close();
   }
-}
-
-/** The current context's namespace, as kubectl picks it; `default` when it names none. */
-function contextNamespace(file: string | undefined): string {
-  const config = new KubeConfig();
-  try {
-    if (file) config.loadFromFile(file);
-    else config.loadFromDefault();
-  } catch {
-    return 'default';
-  }
-  return config.getContextObject(config.getCurrentContext())?.namespace ?? 'default';
 }

@@ -1,0 +1,48 @@
+// Runs `twc pause|resume|promote|abort NAME`: reads the worker deployment, decides with
+// rollout-controls.ts, and writes the patch only if the object is still as read.
+import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { errorMessage, httpStatus } from '../k8s/api-errors.ts';
+import { KubernetesApi } from '../runtime/kube/api-client.ts';
+import { defaultClusterAccess, kubeconfigAccess } from '../runtime/kube/cluster-access.ts';
+import { contextNamespace } from './kube-context.ts';
+import { type Control, rolloutControl } from './rollout-controls.ts';
+
+export interface ControlOptions {
+  namespace?: string;
+  build?: string;
+  kubeconfig?: string;
+}
+
+export class ControlRefused extends Error {
+  override name = 'ControlRefused';
+}
+
+/** Resolves with what was done; rejects with ControlRefused (or the API's error) otherwise. */
+export async function runRolloutControl(control: Control, name: string, options: ControlOptions): Promise<string> {
+  const access = options.kubeconfig ? kubeconfigAccess({ file: options.kubeconfig }) : defaultClusterAccess();
+  const namespace = options.namespace ?? contextNamespace(options.kubeconfig);
+  const api = new KubernetesApi({ access });
+  const path = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${KINDS.TemporalWorkerDeployment.plural}/${name}`;
+  try {
+    const twd = await api.get<TemporalWorkerDeployment>(path).catch((error: unknown) => {
+      throw httpStatus(error) === 404
+        ? new ControlRefused(`worker deployment ${namespace}/${name} not found`)
+        : new ControlRefused(`cannot read worker deployment ${namespace}/${name}: ${errorMessage(error)}`, {
+            cause: error,
+          });
+    });
+    const decision = rolloutControl(control, twd, options.build === undefined ? {} : { build: options.build });
+    if ('refusal' in decision) throw new ControlRefused(decision.refusal);
+    await api.mergePatch(path, decision.patch).catch((error: unknown) => {
+      throw httpStatus(error) === 409
+        ? new ControlRefused(`worker deployment ${namespace}/${name} changed meanwhile: run the command again`)
+        : new ControlRefused(`cannot change worker deployment ${namespace}/${name}: ${errorMessage(error)}`, {
+            cause: error,
+          });
+    });
+    return decision.says;
+  } finally {
+    api.close();
+  }
+}
