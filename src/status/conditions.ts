@@ -67,7 +67,7 @@ export function conditionSet(said: Condition[]): Condition[] {
 export const MANUAL_PROMOTION = 'ManualPromotion';
 /** spec.rollout.paused holds the rollout: not progressing, nor stalled, until resumed. */
 export const PAUSED = 'Paused';
-/** spec.rollout.abort stopped the target's rollout: stalled, until the template names another build. */
+/** spec.rollout.abort stopped the target's rollout: Stalled, until the template names another build. */
 export const ROLLOUT_ABORTED = 'RolloutAborted';
 
 /** Not progressing on purpose: Done, or waiting for a person who knows it. */

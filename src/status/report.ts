@@ -87,11 +87,7 @@ function summary(observation: Observation, plan: Plan, joined: JoinedVersion[], 
   const target = joined.find((v) => v.buildId === buildId);
   const rollout = workerDeployment.spec.rollout ?? workerDeployment.spec.cutover;
   const held = plan.routing.action === 'none' || plan.routing.action === 'wait';
-  if (rollout?.abort === buildId && held)
-    return [
-      { type: 'Ready', status: 'False', reason: ROLLOUT_ABORTED, message: plan.routing.reason },
-      progressing('False', ROLLOUT_ABORTED, plan.routing.reason),
-    ];
+  if (rollout?.abort === buildId && held) return [stalled(ROLLOUT_ABORTED, plan.routing.reason)];
   if (rollout?.paused && plan.routing.action === 'none')
     return [
       { type: 'Ready', status: 'False', reason: PAUSED, message: plan.routing.reason },

@@ -277,6 +277,44 @@ test('Manual: a registered, healthy target waits for people, neither progressing
   );
 });
 
+test('paused: held, neither progressing nor stalled; aborted: stalled until the template changes', () => {
+  const progressiveRollout = { strategy: 'Progressive' as const, steps: [{ rampPercentage: 10, pauseDuration: '1m' }] };
+  const heldReason = 'the rollout of build v2 is paused (spec.rollout.paused): …';
+  const paused = reportOutcome(
+    observation({}, { rollout: { ...progressiveRollout, paused: true } }),
+    plan({ routing: { action: 'none', reason: heldReason } }),
+    { done: [] },
+  ).conditions;
+  assert.deepEqual(paused, [
+    { type: 'Ready', status: 'False', reason: 'Paused', message: heldReason },
+    progressing('False', 'Paused', heldReason),
+  ]);
+  assert.deepEqual(
+    reportOutcome(observation({}, { rollout: { ...progressiveRollout, paused: true } }), plan(), { done: [] })
+      .conditions,
+    rollingOut,
+    'paused, but waiting for something else first (a gate, the Pods): that is what it says',
+  );
+  const abortedReason = 'the rollout of build v2 is aborted (spec.rollout.abort): …';
+  assert.deepEqual(
+    reportOutcome(
+      observation({}, { rollout: { ...progressiveRollout, abort: 'v2' } }),
+      plan({ routing: { action: 'clearRamp', reason: abortedReason } }),
+      { done: [] },
+    ).conditions,
+    rollingOut.map((c) => ({ ...c, message: abortedReason })),
+    'while its ramp is being cleared it still moves',
+  );
+  assert.deepEqual(
+    reportOutcome(
+      observation({}, { rollout: { ...progressiveRollout, abort: 'v2' } }),
+      plan({ routing: { action: 'none', reason: abortedReason } }),
+      { done: [] },
+    ).conditions,
+    [{ type: 'Stalled', status: 'True', reason: 'RolloutAborted', message: abortedReason }],
+  );
+});
+
 test('Manual: a target not yet healthy, or not registered, is still rolling out', () => {
   const unhealthy = [observed('orders-v1', 'v1'), observed('orders-v2', 'v2', { available: false })];
   assert.deepEqual(
