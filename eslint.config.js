@@ -54,4 +54,14 @@ export default tseslint.config(
     },
   },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  {
+    // The dashboard's page runs in a browser, as served: plain JavaScript, outside the TypeScript project.
+    files: ['src/dashboard/assets/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'module',
+      parserOptions: { projectService: false, project: null },
+      globals: { document: 'readonly', window: 'readonly', location: 'readonly', EventSource: 'readonly' },
+    },
+  },
 );

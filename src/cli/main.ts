@@ -1,7 +1,7 @@
 // `twc`: the controller's command line. `twc run` runs the controller against the cluster of a
 // kubeconfig, or the one it runs in: with leader election among its replicas, probes and metrics.
 // `twc status` shows the worker deployments (also as `kubectl twc status`, bin/kubectl-twc);
-// `twc pause|resume|promote|abort` change a rollout through its spec.
+// `twc pause|resume|promote|abort` change a rollout through its spec; `twc dashboard` serves a page.
 import { Command, Option } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ import { SelfManagedCertificates } from '../webhook/self-managed-certificates.ts
 import { OWNED_RESOURCE_WEBHOOK_PATH, type RunningWebhook, startWebhook } from '../webhook/server.ts';
 import { directoryCertificates, type ServingCertificates } from '../webhook/serving-certificates.ts';
 import { type BindAddress, commandOptions, type Config, HELP_CONFIGURATION } from './config.ts';
+import type { DashboardOptions } from './dashboard-command.ts';
 import type { ControlOptions } from './rollout-control-command.ts';
 import { type Control, CONTROLS } from './rollout-controls.ts';
 import type { StatusOptions } from './status/command.ts';
@@ -277,6 +278,26 @@ program
       program.error(`twc status: ${errorMessage(error)}`);
     }
     // Informers and their timers are stopped; the kept-alive sockets need not be waited for.
+    process.exit(0);
+  });
+
+program
+  .command('dashboard')
+  .description('serve a read-only web page of the worker deployments, live from the watches')
+  .option('-n, --namespace <name>', "the namespace (default: the kubeconfig context's, else default)")
+  .option('-A, --all-namespaces', 'every namespace')
+  .option('--address <ip>', 'the address to listen on', '127.0.0.1')
+  .option('--port <n>', 'the port (0: any free one)', (value) => Number(value), 8090)
+  .option('--kubeconfig <file>', 'the cluster to read (default: as kubectl finds it)')
+  .action(async (options: DashboardOptions) => {
+    const { runDashboard } = await import('./dashboard-command.ts');
+    const stop = new AbortController();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+    try {
+      await runDashboard(options, (url) => process.stdout.write(`dashboard: ${url}\n`), stop.signal);
+    } catch (error) {
+      program.error(`twc dashboard: ${errorMessage(error)}`);
+    }
     process.exit(0);
   });
 

@@ -1,18 +1,13 @@
-// `twc status [NAME]`: reads the worker deployments of a namespace with what belongs to them
-// (their Deployments, the owned resources naming them, their events) through informers, prints
-// them once, or with --watch again at every change the watches bring, in place on a terminal.
-import type { CoreV1Event, V1Deployment } from '@kubernetes/client-node';
+// `twc status [NAME]`: the worker deployments of a namespace with what belongs to them
+// (watch.ts), printed once, or with --watch again at every change the watches bring, in place on
+// a terminal.
 import { stringify } from 'yaml';
-import { GROUP, KINDS, VERSION } from '../../api/kinds.ts';
-import type { TemporalWorkerDeployment } from '../../api/temporal-worker-deployment.ts';
-import type { TemporalWorkerOwnedResource } from '../../api/temporal-worker-owned-resource.ts';
-import { LABELS } from '../../domain/labels.ts';
 import { KubernetesApi } from '../../runtime/kube/api-client.ts';
 import { defaultClusterAccess, kubeconfigAccess } from '../../runtime/kube/cluster-access.ts';
-import { SelfHealingInformer, type KubernetesObject } from '../../runtime/informer.ts';
 import { contextNamespace } from '../kube-context.ts';
 import { renderStatus } from './render.ts';
-import { type OUTPUTS, statusView, type WorkerDeploymentView } from './view.ts';
+import type { OUTPUTS } from './view.ts';
+import { WorkerDeploymentWatch } from './watch.ts';
 
 export interface StatusOptions {
   namespace?: string;
@@ -47,47 +42,14 @@ export async function showStatus(
   const access = options.kubeconfig ? kubeconfigAccess({ file: options.kubeconfig }) : defaultClusterAccess();
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? contextNamespace(options.kubeconfig));
   const api = new KubernetesApi({ access });
-  const scope = namespace === undefined ? '' : `/namespaces/${namespace}`;
-  let changed = (): void => {};
-  const informer = <T extends KubernetesObject>(
-    path: string,
-    selectors: { labelSelector?: string; fieldSelector?: string } = {},
-  ) => new SelfHealingInformer<T>({ api, path, ...selectors, onEvent: () => changed() });
-  const workerDeployments = informer<TemporalWorkerDeployment>(
-    `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerDeployment.plural}`,
-    name ? { fieldSelector: `metadata.name=${name}` } : {},
-  );
-  const informers = {
-    workerDeployments,
-    deployments: informer<V1Deployment>(`/apis/apps/v1${scope}/deployments`, {
-      labelSelector: name ? `${LABELS.deploymentName}=${name}` : LABELS.deploymentName,
-    }),
-    ownedResources: informer<TemporalWorkerOwnedResource>(
-      `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerOwnedResource.plural}`,
-    ),
-    events: informer<CoreV1Event>(`/api/v1${scope}/events`, {
-      fieldSelector: `involvedObject.kind=TemporalWorkerDeployment${name ? `,involvedObject.name=${name}` : ''}`,
-    }),
-  };
-  const all = Object.values(informers);
+  const watch = new WorkerDeploymentWatch(api, {
+    ...(namespace === undefined ? {} : { namespace }),
+    ...(name ? { name } : {}),
+  });
   try {
-    await Promise.all(all.map((i) => i.start()));
-    const views = (): WorkerDeploymentView[] =>
-      [...informers.workerDeployments.list()]
-        .sort((a, b) =>
-          `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`),
-        )
-        .map((twd) => {
-          const at = twd.metadata.namespace ?? '';
-          return statusView({
-            workerDeployment: twd,
-            deployments: [...informers.deployments.list(at)],
-            ownedResources: [...informers.ownedResources.list(at)],
-            events: [...informers.events.list(at)],
-          });
-        });
+    await watch.start();
     const frame = (): string => {
-      const shown = views();
+      const shown = watch.views();
       if (name && shown.length === 0) throw new StatusError(`worker deployment ${namespace ?? ''}/${name} not found`);
       if (options.output === 'json')
         return `${JSON.stringify(name ? shown[0] : { items: shown }, null, options.watch ? 0 : 2)}\n`;
@@ -100,8 +62,9 @@ export async function showStatus(
     terminal.write(`${options.watch && redraw ? REDRAW : ''}${last}`);
     if (!options.watch) return;
     let timer: NodeJS.Timeout | undefined;
+    let unsubscribe = (): void => {};
     await new Promise<void>((resolve, reject) => {
-      changed = () => {
+      unsubscribe = watch.onChange(() => {
         timer ??= setTimeout(() => {
           timer = undefined;
           try {
@@ -114,12 +77,13 @@ export async function showStatus(
             reject(error instanceof Error ? error : new Error(String(error)));
           }
         }, FRAME_MS);
-      };
+      });
       stop.addEventListener('abort', () => resolve(), { once: true });
     });
+    unsubscribe();
     clearTimeout(timer);
   } finally {
-    await Promise.all(all.map((i) => i.stop()));
+    await watch.stop();
     api.close();
   }
 }

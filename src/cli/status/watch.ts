@@ -1,0 +1,96 @@
+// The worker deployments of a namespace (or of all) with what belongs to them, kept current by
+// informers: their Kubernetes Deployments, the owned resources naming them and their events, as
+// views (view.ts). What `twc status` prints and `twc dashboard` serves.
+import type { CoreV1Event, V1Deployment } from '@kubernetes/client-node';
+import { GROUP, KINDS, VERSION } from '../../api/kinds.ts';
+import type { TemporalWorkerDeployment } from '../../api/temporal-worker-deployment.ts';
+import type { TemporalWorkerOwnedResource } from '../../api/temporal-worker-owned-resource.ts';
+import { LABELS } from '../../domain/labels.ts';
+import { errorMessage } from '../../k8s/api-errors.ts';
+import type { KubernetesApi } from '../../runtime/kube/api-client.ts';
+import { type KubernetesObject, SelfHealingInformer } from '../../runtime/informer.ts';
+import { statusView, type WorkerDeploymentView } from './view.ts';
+
+/** What may not be read: the message names the path and the API server's answer. */
+export class WatchError extends Error {
+  override name = 'WatchError';
+}
+
+export class WorkerDeploymentWatch {
+  private readonly workerDeployments: SelfHealingInformer<TemporalWorkerDeployment>;
+  private readonly deployments: SelfHealingInformer<V1Deployment>;
+  private readonly ownedResources: SelfHealingInformer<TemporalWorkerOwnedResource>;
+  private readonly events: SelfHealingInformer<CoreV1Event>;
+  private readonly api: KubernetesApi;
+  private readonly listeners = new Set<() => void>();
+
+  /** `namespace` undefined: every namespace; `name`: that worker deployment only. */
+  constructor(api: KubernetesApi, scope: { namespace?: string; name?: string } = {}) {
+    this.api = api;
+    const { namespace, name } = scope;
+    const at = namespace === undefined ? '' : `/namespaces/${namespace}`;
+    const informer = <T extends KubernetesObject>(
+      path: string,
+      selectors: { labelSelector?: string; fieldSelector?: string } = {},
+    ) => new SelfHealingInformer<T>({ api, path, ...selectors, onEvent: () => this.changed() });
+    this.workerDeployments = informer(
+      `/apis/${GROUP}/${VERSION}${at}/${KINDS.TemporalWorkerDeployment.plural}`,
+      name ? { fieldSelector: `metadata.name=${name}` } : {},
+    );
+    this.deployments = informer(`/apis/apps/v1${at}/deployments`, {
+      labelSelector: name ? `${LABELS.deploymentName}=${name}` : LABELS.deploymentName,
+    });
+    this.ownedResources = informer(`/apis/${GROUP}/${VERSION}${at}/${KINDS.TemporalWorkerOwnedResource.plural}`);
+    this.events = informer(`/api/v1${at}/events`, {
+      fieldSelector: `involvedObject.kind=TemporalWorkerDeployment${name ? `,involvedObject.name=${name}` : ''}`,
+    });
+  }
+
+  private get informers() {
+    return [this.workerDeployments, this.deployments, this.ownedResources, this.events];
+  }
+
+  /** Resolves once every cache is filled; rejects with a WatchError when one may not be read. */
+  async start(): Promise<void> {
+    // An informer retries a refused list forever: a person is told at once what they may not read.
+    await Promise.all(
+      this.informers.map((i) =>
+        this.api.get(i.path, { limit: 1 }).catch((error: unknown) => {
+          throw new WatchError(`cannot list ${i.path}: ${errorMessage(error)}`, { cause: error });
+        }),
+      ),
+    );
+    await Promise.all(this.informers.map((i) => i.start()));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.stop()));
+  }
+
+  /** Called at every change of an object watched; returns the function that stops it. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** By namespace, then name. */
+  views(): WorkerDeploymentView[] {
+    return [...this.workerDeployments.list()]
+      .sort((a, b) =>
+        `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`),
+      )
+      .map((twd) => {
+        const namespace = twd.metadata.namespace ?? '';
+        return statusView({
+          workerDeployment: twd,
+          deployments: [...this.deployments.list(namespace)],
+          ownedResources: [...this.ownedResources.list(namespace)],
+          events: [...this.events.list(namespace)],
+        });
+      });
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
