@@ -216,17 +216,25 @@ function failureOf(
     temporalTrouble(deps, context.key, error, what, connectionOf(context));
   switch (action.action) {
     case 'removeFinalizer':
-      return {
-        condition: progressing('False', 'FinalizerNotRemoved', `${action.reason}, but: ${errorMessage(error)}`),
-        ...(httpStatus(error) === 409 ? { requeueAfterMs: 0 } : {}),
-      };
     case 'addFinalizer': {
-      const text = `cannot add the finalizer to ${action.kind} ${context.key.split('/')[0]}/${action.kind === 'TemporalConnection' ? context.connection?.metadata.name : context.workerDeployment.metadata.name}: ${errorMessage(error)}`;
-      // Written meanwhile: decide again at once on what the cache then holds.
-      return {
-        condition: progressing('False', 'FinalizerNotAdded', text),
-        ...(httpStatus(error) === 409 ? { requeueAfterMs: 0 } : {}),
-      };
+      const object = `${action.kind} ${context.key.split('/')[0]}/${action.kind === 'TemporalConnection' ? context.connection?.metadata.name : context.workerDeployment.metadata.name}`;
+      // Written meanwhile (its own reconcile, say): no failure, decide again at once on what the cache then holds.
+      if (httpStatus(error) === 409)
+        return {
+          condition: progressing('True', 'Conflict', `${object} changed meanwhile: deciding again`),
+          requeueAfterMs: 0,
+        };
+      return action.action === 'addFinalizer'
+        ? {
+            condition: progressing(
+              'False',
+              'FinalizerNotAdded',
+              `cannot add the finalizer to ${object}: ${errorMessage(error)}`,
+            ),
+          }
+        : {
+            condition: progressing('False', 'FinalizerNotRemoved', `${action.reason}, but: ${errorMessage(error)}`),
+          };
     }
     case 'applySecretCopy':
       return {

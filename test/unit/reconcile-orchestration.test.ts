@@ -2,6 +2,7 @@
 // exact Kubernetes and Temporal calls, in order (see test/support/recorded-world.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { KubernetesApiError } from '../../src/k8s/api-errors.ts';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
 import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
 import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
@@ -95,6 +96,26 @@ test('first build: the finalizers go on, its Deployment is created, the status i
   ]);
   assert.deepEqual(run.events, ['Normal DeploymentCreated']);
   assert.equal(run.status?.targetVersion?.status, 'NotRegistered');
+});
+
+test('first build: the connection written meanwhile (409) is no failure: no Warning, decided again at once', async () => {
+  const owner = workerDeployment({ buildId: 'v1' }, { finalizers: [] });
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection([]),
+    deployments: [],
+    temporal: { exists: false, versions: [] },
+    failures: {
+      'k8s.setFinalizers temporalconnections': new KubernetesApiError('PATCH', '/x', 409, {
+        message: 'the object has been modified',
+      }),
+    },
+  });
+  assert.deepEqual(run.events, [], 'no Warning for a race the next reconcile settles');
+  assert.deepEqual(run.result, { requeueAfterMs: 0 });
+  const progressingNow = run.status?.conditions?.find((c) => c.type === 'Progressing');
+  assert.deepEqual([progressingNow?.status, progressingNow?.reason], ['True', 'Conflict']);
 });
 
 test('AllAtOnce: a registered, available target is promoted, and nothing else is read', async () => {
