@@ -108,6 +108,7 @@ test('first build: the connection written meanwhile (409) is no failure: no Warn
     temporal: { exists: false, versions: [] },
     failures: {
       'k8s.setFinalizers temporalconnections': new KubernetesApiError('PATCH', '/x', 409, {
+        kind: 'Status',
         message: 'the object has been modified',
       }),
     },
