@@ -259,6 +259,14 @@ export const SETTINGS = {
     description: 'where `/healthz` and `/readyz` are served; `0` disables',
     parse: bindAddress,
   },
+  dashboardBindAddress: {
+    value: '<address>',
+    env: 'TWC_DASHBOARD_BIND_ADDRESS',
+    default: '0',
+    description:
+      'where the read-only dashboard of the worker deployments it watches is served, as `twc dashboard` serves it; every replica serves it; `0` disables',
+    parse: bindAddress,
+  },
   webhookBindAddress: {
     value: '<address>',
     env: 'TWC_WEBHOOK_BIND_ADDRESS',

@@ -23,7 +23,7 @@ export async function runDashboard(
   const access = options.kubeconfig ? kubeconfigAccess({ file: options.kubeconfig }) : defaultClusterAccess();
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? contextNamespace(options.kubeconfig));
   const api = new KubernetesApi({ access });
-  const watch = new WorkerDeploymentWatch(api, namespace === undefined ? {} : { namespace });
+  const watch = new WorkerDeploymentWatch(api, namespace === undefined ? {} : { namespaces: [namespace] });
   try {
     await watch.start();
     const dashboard = await serveDashboard(watch, { address: options.address, port: options.port });

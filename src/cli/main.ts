@@ -27,6 +27,8 @@ import type { DashboardOptions } from './dashboard-command.ts';
 import type { ControlOptions } from './rollout-control-command.ts';
 import { type Control, CONTROLS } from './rollout-controls.ts';
 import type { StatusOptions } from './status/command.ts';
+import { WorkerDeploymentWatch } from './status/watch.ts';
+import { serveDashboard } from '../dashboard/server.ts';
 import { OUTPUTS } from './status/view.ts';
 
 const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
@@ -210,6 +212,11 @@ run.action(async (options: Config) => {
     );
   }
 
+  // Every replica, leader or not: it reads the cluster, not the controller.
+  const dashboard = options.dashboardBindAddress
+    ? startDashboard(access, options.namespace, options.dashboardBindAddress, log)
+    : undefined;
+
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
@@ -221,6 +228,7 @@ run.action(async (options: Config) => {
     await certificates?.stop(); // a webhook still waiting for its first certificate gives up
     const webhookServer = await webhook;
     await Promise.all([...servers, ...(webhookServer ? [webhookServer] : [])].map((server) => server.close()));
+    await (await dashboard)?.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop());
@@ -231,6 +239,38 @@ run.action(async (options: Config) => {
   leaseLog.info('waiting to lead');
   elector.start();
 });
+
+/** The dashboard's watch and page; a failure to start is logged, and the controller runs on without it. */
+async function startDashboard(
+  access: ClusterAccess,
+  namespaces: readonly string[] | undefined,
+  address: BindAddress,
+  log: Logger,
+): Promise<{ close(): Promise<void> } | undefined> {
+  const dashboardLog = log.child({ server: 'dashboard' });
+  const api = new KubernetesApi({ access });
+  const watch = new WorkerDeploymentWatch(api, namespaces ? { namespaces } : {});
+  try {
+    await watch.start();
+    const served = await serveDashboard(watch, {
+      ...(address.host ? { address: address.host } : {}),
+      port: address.port,
+    });
+    dashboardLog.info({ url: served.url }, 'serving the dashboard');
+    return {
+      close: async () => {
+        await served.close();
+        await watch.stop();
+        api.close();
+      },
+    };
+  } catch (error) {
+    dashboardLog.error({ error: errorMessage(error) }, 'cannot serve the dashboard');
+    await watch.stop();
+    api.close();
+    return undefined;
+  }
+}
 
 function servingCertificates(options: Config, api: KubernetesApi, metrics: Metrics, log: Logger): ServingCertificates {
   if (options.webhookCerts === 'cert-dir') return directoryCertificates(options.webhookCertDir, log);

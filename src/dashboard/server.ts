@@ -39,7 +39,8 @@ const KEEPALIVE_MS = 15_000;
 
 export async function serveDashboard(
   source: DashboardSource,
-  listen: { address: string; port: number },
+  /** No address: every interface. */
+  listen: { address?: string; port: number },
 ): Promise<Dashboard> {
   const files = new Map(
     Object.entries(FILES).map(([route, { file, type }]) => [

@@ -30,6 +30,11 @@ export class NamespacedInformers<T extends KubernetesObject> {
     return this.everywhere ? [this.everywhere] : [...this.byNamespace.values()];
   }
 
+  /** The API path each informer lists and watches. */
+  get paths(): string[] {
+    return this.all().map((informer) => informer.path);
+  }
+
   async start(): Promise<void> {
     await Promise.all(this.all().map((informer) => informer.start()));
   }

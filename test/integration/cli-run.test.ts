@@ -8,6 +8,7 @@ import { test, type TestContext } from 'node:test';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { freePort } from '../../src/localenv/ports.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
+import { workerDeployments } from '../support/controller.ts';
 import { create } from '../support/manifests.ts';
 
 interface Replica {
@@ -285,4 +286,26 @@ test('the lease timing flags reach the Lease the controller writes', async (t) =
     throw new Error(`${error.message}\n${replica.output()}`);
   });
   assert.equal(written.leaseDurationSeconds, 40);
+});
+
+test('--dashboard-bind-address: the controller serves the dashboard of the namespaces it watches', async (t) => {
+  const namespace = await testNamespace(t, 'cli-dashboard');
+  const port = await freePort();
+  await startReplica(t, namespace, uniqueName('lease'), [`--dashboard-bind-address=127.0.0.1:${port}`]);
+  await workerDeployments(namespace).createWorkerDeployment('orders', {
+    replicas: 1,
+    template: workerDeployments(namespace).template('blue'),
+  });
+  const listed = await eventually('the dashboard to list the worker deployment', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/api/worker-deployments`).catch(() => undefined);
+    const body = (await response?.json()) as { items: { namespace: string; name: string }[] } | undefined;
+    return body?.items.length ? body.items : undefined;
+  });
+  assert.deepEqual(
+    listed.map((item) => `${item.namespace}/${item.name}`),
+    [`${namespace}/orders`],
+  );
+  const page = await fetch(`http://127.0.0.1:${port}/`);
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'; script-src 'self'/);
 });

@@ -101,7 +101,7 @@ true
   verbs: [list, watch]
 - apiGroups: ['']
   resources: [events]
-  verbs: [create, patch]
+  verbs: [create, patch{{ if .Values.dashboard.enabled }}, list, watch{{ end }}]
 # Connection credentials and gate inputs; in a worker deployment's namespace, the copies of a
 # TemporalClusterConnection's Secrets that its Pods mount (server-side apply).
 - apiGroups: ['']

@@ -8,7 +8,8 @@ import type { TemporalWorkerOwnedResource } from '../../api/temporal-worker-owne
 import { LABELS } from '../../domain/labels.ts';
 import { errorMessage } from '../../k8s/api-errors.ts';
 import type { KubernetesApi } from '../../runtime/kube/api-client.ts';
-import { type KubernetesObject, SelfHealingInformer } from '../../runtime/informer.ts';
+import type { KubernetesObject } from '../../runtime/informer.ts';
+import { NamespacedInformers } from '../../runtime/namespaced-informers.ts';
 import { statusView, type WorkerDeploymentView } from './view.ts';
 
 /** What may not be read: the message names the path and the API server's answer. */
@@ -17,31 +18,39 @@ export class WatchError extends Error {
 }
 
 export class WorkerDeploymentWatch {
-  private readonly workerDeployments: SelfHealingInformer<TemporalWorkerDeployment>;
-  private readonly deployments: SelfHealingInformer<V1Deployment>;
-  private readonly ownedResources: SelfHealingInformer<TemporalWorkerOwnedResource>;
-  private readonly events: SelfHealingInformer<CoreV1Event>;
+  private readonly workerDeployments: NamespacedInformers<TemporalWorkerDeployment>;
+  private readonly deployments: NamespacedInformers<V1Deployment>;
+  private readonly ownedResources: NamespacedInformers<TemporalWorkerOwnedResource>;
+  private readonly events: NamespacedInformers<CoreV1Event>;
   private readonly api: KubernetesApi;
   private readonly listeners = new Set<() => void>();
 
-  /** `namespace` undefined: every namespace; `name`: that worker deployment only. */
-  constructor(api: KubernetesApi, scope: { namespace?: string; name?: string } = {}) {
+  /** `namespaces` undefined: every namespace; `name`: that worker deployment only. */
+  constructor(api: KubernetesApi, scope: { namespaces?: readonly string[]; name?: string } = {}) {
     this.api = api;
-    const { namespace, name } = scope;
-    const at = namespace === undefined ? '' : `/namespaces/${namespace}`;
-    const informer = <T extends KubernetesObject>(
-      path: string,
+    const { namespaces, name } = scope;
+    const informers = <T extends KubernetesObject>(
+      path: (at: string) => string,
       selectors: { labelSelector?: string; fieldSelector?: string } = {},
-    ) => new SelfHealingInformer<T>({ api, path, ...selectors, onEvent: () => this.changed() });
-    this.workerDeployments = informer(
-      `/apis/${GROUP}/${VERSION}${at}/${KINDS.TemporalWorkerDeployment.plural}`,
+    ) =>
+      new NamespacedInformers<T>({
+        api,
+        path,
+        ...(namespaces ? { namespaces } : {}),
+        ...selectors,
+        onEvent: () => this.changed(),
+      });
+    this.workerDeployments = informers(
+      (at) => `/apis/${GROUP}/${VERSION}${at}/${KINDS.TemporalWorkerDeployment.plural}`,
       name ? { fieldSelector: `metadata.name=${name}` } : {},
     );
-    this.deployments = informer(`/apis/apps/v1${at}/deployments`, {
+    this.deployments = informers((at) => `/apis/apps/v1${at}/deployments`, {
       labelSelector: name ? `${LABELS.deploymentName}=${name}` : LABELS.deploymentName,
     });
-    this.ownedResources = informer(`/apis/${GROUP}/${VERSION}${at}/${KINDS.TemporalWorkerOwnedResource.plural}`);
-    this.events = informer(`/api/v1${at}/events`, {
+    this.ownedResources = informers(
+      (at) => `/apis/${GROUP}/${VERSION}${at}/${KINDS.TemporalWorkerOwnedResource.plural}`,
+    );
+    this.events = informers((at) => `/api/v1${at}/events`, {
       fieldSelector: `involvedObject.kind=TemporalWorkerDeployment${name ? `,involvedObject.name=${name}` : ''}`,
     });
   }
@@ -54,11 +63,13 @@ export class WorkerDeploymentWatch {
   async start(): Promise<void> {
     // An informer retries a refused list forever: a person is told at once what they may not read.
     await Promise.all(
-      this.informers.map((i) =>
-        this.api.get(i.path, { limit: 1 }).catch((error: unknown) => {
-          throw new WatchError(`cannot list ${i.path}: ${errorMessage(error)}`, { cause: error });
-        }),
-      ),
+      this.informers
+        .flatMap((i) => i.paths)
+        .map((path) =>
+          this.api.get(path, { limit: 1 }).catch((error: unknown) => {
+            throw new WatchError(`cannot list ${path}: ${errorMessage(error)}`, { cause: error });
+          }),
+        ),
     );
     await Promise.all(this.informers.map((i) => i.start()));
   }
