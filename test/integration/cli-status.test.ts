@@ -8,8 +8,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import type { WorkerDeploymentView } from '../../src/cli/status/view.ts';
-import { controlledNamespace, rolledOut } from '../support/controller.ts';
-import { eventually, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
+import { progressiveAtFirstBuild } from '../support/controller.ts';
+import { eventually, sharedEnvironment, uniqueName } from '../support/environment.ts';
 import { ensureCommand } from '../support/system-packages.ts';
 
 const run = promisify(execFile);
@@ -29,14 +29,7 @@ async function terminal(t: { after: (fn: () => Promise<unknown>) => void }, comm
 
 test('kubectl twc status --watch redraws a Progressive rollout as it ramps and completes; -o json has every field', async (t) => {
   ensureCommand('tmux', ['-V'], 'tmux');
-  const namespace = await testNamespace(t, 'cli-status');
-  const ns = await controlledNamespace(t, namespace);
-  await ns.createWorkerDeployment('orders', {
-    replicas: 1,
-    rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 25, pauseDuration: '30s' }] },
-    template: ns.template('blue'),
-  });
-  const v1 = (await ns.until('orders', 'v1 to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  const { namespace, ns, v1 } = await progressiveAtFirstBuild(t, 'cli-status');
 
   const { kubeconfigPath, kubeBinary } = sharedEnvironment();
   const screen = await terminal(

@@ -8,8 +8,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import puppeteer from 'puppeteer-core';
-import { controlledNamespace, rolledOut } from '../support/controller.ts';
-import { sharedEnvironment, testNamespace } from '../support/environment.ts';
+import { progressiveAtFirstBuild } from '../support/controller.ts';
+import { sharedEnvironment } from '../support/environment.ts';
 import { ensureCommand } from '../support/system-packages.ts';
 
 const TWC = path.join(import.meta.dirname, '../../bin/twc');
@@ -36,14 +36,7 @@ async function dashboard(t: { after: (fn: () => unknown) => void }, namespace: s
 
 test('the dashboard shows a Progressive rollout live in Chromium, one worker deployment in full, and asks nothing of elsewhere', async (t) => {
   ensureCommand('chromium', ['--version'], 'chromium');
-  const namespace = await testNamespace(t, 'dashboard');
-  const ns = await controlledNamespace(t, namespace);
-  await ns.createWorkerDeployment('orders', {
-    replicas: 1,
-    rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 25, pauseDuration: '30s' }] },
-    template: ns.template('blue'),
-  });
-  const v1 = (await ns.until('orders', 'v1 to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  const { namespace, ns, v1 } = await progressiveAtFirstBuild(t, 'dashboard');
   const url = await dashboard(t, namespace);
 
   const browser = await puppeteer.launch({

@@ -11,7 +11,14 @@ import { LABELS } from '../../src/k8s/names.ts';
 import { jsonLogger } from '../../src/runtime/logger.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import type { WorkerIdentity } from '../../src/sample-worker/activities.ts';
-import { controllerAccess, eventually, kubeConfig, sharedEnvironment, uniqueName } from './environment.ts';
+import {
+  controllerAccess,
+  eventually,
+  kubeConfig,
+  sharedEnvironment,
+  testNamespace,
+  uniqueName,
+} from './environment.ts';
 import { CONTROLLER_RELEASE } from './controller-rbac.ts';
 import { create } from './manifests.ts';
 
@@ -252,4 +259,20 @@ export async function gone(read: () => Promise<unknown>): Promise<true | undefin
     if ((error as { code?: number }).code === 404) return true;
     throw error;
   }
+}
+
+/** A worker deployment `orders` with a one-step Progressive rollout (25% for 30 s), its first build current. */
+export async function progressiveAtFirstBuild(
+  t: TestContext,
+  prefix: string,
+): Promise<{ namespace: string; ns: ControlledNamespace; v1: string }> {
+  const namespace = await testNamespace(t, prefix);
+  const ns = await controlledNamespace(t, namespace);
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 25, pauseDuration: '30s' }] },
+    template: ns.template('blue'),
+  });
+  const v1 = (await ns.until('orders', 'v1 to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  return { namespace, ns, v1 };
 }

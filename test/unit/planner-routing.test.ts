@@ -40,6 +40,16 @@ type Expected = {
   reason?: RegExp;
 };
 
+/** Promoted while step 2, still to come, has a gate. */
+const promotedWithGateAtStep2: Rollout = {
+  strategy: 'Progressive',
+  steps: [
+    { rampPercentage: 10, pauseDuration: '5m' },
+    { rampPercentage: 50, pauseDuration: '10m', gate: { workflowType: 'check' } },
+  ],
+  promote: 'v2',
+};
+
 const cases: [string, RoutingInput, Expected][] = [
   ['Manual never changes routing', input({ rollout: { strategy: 'Manual' } }), { action: 'none' }],
   [
@@ -424,14 +434,7 @@ const cases: [string, RoutingInput, Expected][] = [
   [
     'promote: a gate to come still runs: the next step without the pause, once its gate passed',
     input({
-      rollout: {
-        strategy: 'Progressive',
-        steps: [
-          { rampPercentage: 10, pauseDuration: '5m' },
-          { rampPercentage: 50, pauseDuration: '10m', gate: { workflowType: 'check' } },
-        ],
-        promote: 'v2',
-      },
+      rollout: promotedWithGateAtStep2,
       routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(10) },
     }),
     { action: 'setRamp', buildId: 'v2', percentage: 50, reason: /without the pause of step 1, its gate passed/ },
@@ -439,14 +442,7 @@ const cases: [string, RoutingInput, Expected][] = [
   [
     'promote: waiting for the gate of the next step',
     input({
-      rollout: {
-        strategy: 'Progressive',
-        steps: [
-          { rampPercentage: 10, pauseDuration: '5m' },
-          { rampPercentage: 50, pauseDuration: '10m', gate: { workflowType: 'check' } },
-        ],
-        promote: 'v2',
-      },
+      rollout: promotedWithGateAtStep2,
       target: { gate: 'pending' },
       routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(10) },
     }),
