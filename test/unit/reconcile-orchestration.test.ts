@@ -78,15 +78,19 @@ const ramping = (percentage: number, changedMinutesAgo: number): TemporalDeploym
   ],
 });
 
-test('first build: the finalizers go on, its Deployment is created, the status is written once', async () => {
-  const owner = workerDeployment({ buildId: 'v1' }, { finalizers: [] });
-  const run = await recordedReconcile({
+/** Nothing of the worker deployment exists yet, nor any finalizer. */
+function firstBuildWorld(): World {
+  return {
     now,
-    workerDeployment: owner,
+    workerDeployment: workerDeployment({ buildId: 'v1' }, { finalizers: [] }),
     connection: connection([]),
     deployments: [],
     temporal: { exists: false, versions: [] },
-  });
+  };
+}
+
+test('first build: the finalizers go on, its Deployment is created, the status is written once', async () => {
+  const run = await recordedReconcile(firstBuildWorld());
   assert.deepEqual(run.calls, [
     'temporal.describe',
     'k8s.setFinalizers temporalworkerdeployments/orders [temporal.io/delete-protection]',
@@ -99,13 +103,8 @@ test('first build: the finalizers go on, its Deployment is created, the status i
 });
 
 test('first build: the connection written meanwhile (409) is no failure: no Warning, decided again at once', async () => {
-  const owner = workerDeployment({ buildId: 'v1' }, { finalizers: [] });
   const run = await recordedReconcile({
-    now,
-    workerDeployment: owner,
-    connection: connection([]),
-    deployments: [],
-    temporal: { exists: false, versions: [] },
+    ...firstBuildWorld(),
     failures: {
       'k8s.setFinalizers temporalconnections': new KubernetesApiError('PATCH', '/x', 409, {
         kind: 'Status',
