@@ -23,7 +23,10 @@ export async function runDashboard(
   const access = options.kubeconfig ? kubeconfigAccess({ file: options.kubeconfig }) : defaultClusterAccess();
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? contextNamespace(options.kubeconfig));
   const api = new KubernetesApi({ access });
-  const watch = new WorkerDeploymentWatch(api, namespace === undefined ? {} : { namespaces: [namespace] });
+  const watch = new WorkerDeploymentWatch(api, {
+    namespaces: namespace === undefined ? undefined : [namespace],
+    name: undefined,
+  });
   try {
     await watch.start();
     const dashboard = await serveDashboard(watch, { address: options.address, port: options.port });

@@ -249,7 +249,7 @@ async function startDashboard(
 ): Promise<{ close(): Promise<void> } | undefined> {
   const dashboardLog = log.child({ server: 'dashboard' });
   const api = new KubernetesApi({ access });
-  const watch = new WorkerDeploymentWatch(api, namespaces ? { namespaces } : {});
+  const watch = new WorkerDeploymentWatch(api, { namespaces, name: undefined });
   try {
     await watch.start();
     const served = await serveDashboard(watch, {

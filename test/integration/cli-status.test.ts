@@ -8,8 +8,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import type { WorkerDeploymentView } from '../../src/cli/status/view.ts';
-import { progressiveAtFirstBuild } from '../support/controller.ts';
-import { eventually, sharedEnvironment, uniqueName } from '../support/environment.ts';
+import { progressiveAtFirstBuild, workerDeployments } from '../support/controller.ts';
+import { eventually, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
 import { ensureCommand } from '../support/system-packages.ts';
 
 const run = promisify(execFile);
@@ -30,6 +30,9 @@ async function terminal(t: { after: (fn: () => Promise<unknown>) => void }, comm
 test('kubectl twc status --watch redraws a Progressive rollout as it ramps and completes; -o json has every field', async (t) => {
   ensureCommand('tmux', ['-V'], 'tmux');
   const { namespace, ns, v1 } = await progressiveAtFirstBuild(t, 'cli-status');
+  // Of the same name elsewhere: never shown for this namespace.
+  const elsewhere = await testNamespace(t, 'a-decoy');
+  await workerDeployments(elsewhere).createWorkerDeployment('orders', { template: ns.template('blue') });
 
   const { kubeconfigPath, kubeBinary } = sharedEnvironment();
   const screen = await terminal(
@@ -57,6 +60,21 @@ test('kubectl twc status --watch redraws a Progressive rollout as it ramps and c
     env: { ...process.env, KUBECONFIG: kubeconfigPath },
   });
   const view = JSON.parse(status.stdout) as WorkerDeploymentView;
+  const everywhere = await run(path.join(BIN, 'twc'), ['status', '-A', '-o', 'json'], {
+    env: { ...process.env, KUBECONFIG: kubeconfigPath },
+  });
+  const names = (JSON.parse(everywhere.stdout) as { items: WorkerDeploymentView[] }).items.map(
+    (item) => `${item.namespace}/${item.name}`,
+  );
+  assert.ok(names.includes(`${namespace}/orders`) && names.includes(`${elsewhere}/orders`), names.join(', '));
+  const here = await run(path.join(BIN, 'twc'), ['status', '-n', namespace, '-o', 'json'], {
+    env: { ...process.env, KUBECONFIG: kubeconfigPath },
+  });
+  assert.deepEqual(
+    (JSON.parse(here.stdout) as { items: WorkerDeploymentView[] }).items.map((item) => item.namespace),
+    [namespace],
+    '-n shows that namespace only',
+  );
   assert.deepEqual(
     [view.namespace, view.name, view.strategy, view.steps, view.generation === view.observedGeneration],
     [namespace, 'orders', 'Progressive', [25], true],

@@ -43,8 +43,8 @@ export async function showStatus(
   const namespace = options.allNamespaces ? undefined : (options.namespace ?? contextNamespace(options.kubeconfig));
   const api = new KubernetesApi({ access });
   const watch = new WorkerDeploymentWatch(api, {
-    ...(namespace === undefined ? {} : { namespace }),
-    ...(name ? { name } : {}),
+    namespaces: namespace === undefined ? undefined : [namespace],
+    name,
   });
   try {
     await watch.start();

@@ -25,8 +25,8 @@ export class WorkerDeploymentWatch {
   private readonly api: KubernetesApi;
   private readonly listeners = new Set<() => void>();
 
-  /** `namespaces` undefined: every namespace; `name`: that worker deployment only. */
-  constructor(api: KubernetesApi, scope: { namespaces?: readonly string[]; name?: string } = {}) {
+  /** `namespaces` undefined: every namespace; `name`: that worker deployment only. Both said, so that neither is forgotten. */
+  constructor(api: KubernetesApi, scope: { namespaces: readonly string[] | undefined; name: string | undefined }) {
     this.api = api;
     const { namespaces, name } = scope;
     const informers = <T extends KubernetesObject>(
