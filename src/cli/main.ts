@@ -27,8 +27,6 @@ import type { DashboardOptions } from './dashboard-command.ts';
 import type { ControlOptions } from './rollout-control-command.ts';
 import { type Control, CONTROLS } from './rollout-controls.ts';
 import type { StatusOptions } from './status/command.ts';
-import { WorkerDeploymentWatch } from './status/watch.ts';
-import { serveDashboard } from '../dashboard/server.ts';
 import { OUTPUTS } from './status/view.ts';
 
 const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
@@ -247,6 +245,11 @@ async function startDashboard(
   address: BindAddress,
   log: Logger,
 ): Promise<{ close(): Promise<void> } | undefined> {
+  // Loaded only when asked for: the watch's module brings the Kubernetes client library.
+  const [{ WorkerDeploymentWatch }, { serveDashboard }] = await Promise.all([
+    import('./status/watch.ts'),
+    import('../dashboard/server.ts'),
+  ]);
   const dashboardLog = log.child({ server: 'dashboard' });
   const api = new KubernetesApi({ access });
   const watch = new WorkerDeploymentWatch(api, { namespaces, name: undefined });

@@ -3,9 +3,7 @@
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { errorMessage, httpStatus } from '../k8s/api-errors.ts';
-import { KubernetesApi } from '../runtime/kube/api-client.ts';
-import { defaultClusterAccess, kubeconfigAccess } from '../runtime/kube/cluster-access.ts';
-import { contextNamespace } from './kube-context.ts';
+import { commandCluster } from './kube-context.ts';
 import { type Control, rolloutControl } from './rollout-controls.ts';
 
 export interface ControlOptions {
@@ -20,9 +18,9 @@ export class ControlRefused extends Error {
 
 /** Resolves with what was done; rejects with ControlRefused (or the API's error) otherwise. */
 export async function runRolloutControl(control: Control, name: string, options: ControlOptions): Promise<string> {
-  const access = options.kubeconfig ? kubeconfigAccess({ file: options.kubeconfig }) : defaultClusterAccess();
-  const namespace = options.namespace ?? contextNamespace(options.kubeconfig);
-  const api = new KubernetesApi({ access });
+  const cluster = commandCluster(options);
+  const { api } = cluster;
+  const namespace = cluster.namespace ?? 'default';
   const path = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${KINDS.TemporalWorkerDeployment.plural}/${name}`;
   try {
     const twd = await api.get<TemporalWorkerDeployment>(path).catch((error: unknown) => {

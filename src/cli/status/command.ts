@@ -2,19 +2,14 @@
 // (watch.ts), printed once, or with --watch again at every change the watches bring, in place on
 // a terminal.
 import { stringify } from 'yaml';
-import { KubernetesApi } from '../../runtime/kube/api-client.ts';
-import { defaultClusterAccess, kubeconfigAccess } from '../../runtime/kube/cluster-access.ts';
-import { contextNamespace } from '../kube-context.ts';
+import type { CommandScope } from '../kube-context.ts';
 import { renderStatus } from './render.ts';
 import type { OUTPUTS } from './view.ts';
-import { WorkerDeploymentWatch } from './watch.ts';
+import { commandWatch } from './watch.ts';
 
-export interface StatusOptions {
-  namespace?: string;
-  allNamespaces?: boolean;
+export interface StatusOptions extends CommandScope {
   watch?: boolean;
   output?: (typeof OUTPUTS)[number];
-  kubeconfig?: string;
 }
 
 export interface Terminal {
@@ -39,13 +34,7 @@ export async function showStatus(
   terminal: Terminal,
   stop: AbortSignal,
 ): Promise<void> {
-  const access = options.kubeconfig ? kubeconfigAccess({ file: options.kubeconfig }) : defaultClusterAccess();
-  const namespace = options.allNamespaces ? undefined : (options.namespace ?? contextNamespace(options.kubeconfig));
-  const api = new KubernetesApi({ access });
-  const watch = new WorkerDeploymentWatch(api, {
-    namespaces: namespace === undefined ? undefined : [namespace],
-    name,
-  });
+  const { watch, namespace, close } = commandWatch(options, name);
   try {
     await watch.start();
     const frame = (): string => {
@@ -83,7 +72,6 @@ export async function showStatus(
     unsubscribe();
     clearTimeout(timer);
   } finally {
-    await watch.stop();
-    api.close();
+    await close();
   }
 }

@@ -10,6 +10,7 @@ import { errorMessage } from '../../k8s/api-errors.ts';
 import type { KubernetesApi } from '../../runtime/kube/api-client.ts';
 import type { KubernetesObject } from '../../runtime/informer.ts';
 import { NamespacedInformers } from '../../runtime/namespaced-informers.ts';
+import { type CommandScope, commandCluster } from '../kube-context.ts';
 import { statusView, type WorkerDeploymentView } from './view.ts';
 
 /** What may not be read: the message names the path and the API server's answer. */
@@ -104,4 +105,21 @@ export class WorkerDeploymentWatch {
   private changed(): void {
     for (const listener of this.listeners) listener();
   }
+}
+
+/** The watch a command asks for (its kubeconfig, namespace or all, and maybe one name); `close` ends it and its client. */
+export function commandWatch(
+  scope: CommandScope,
+  name: string | undefined,
+): { watch: WorkerDeploymentWatch; namespace: string | undefined; close: () => Promise<void> } {
+  const { api, namespace } = commandCluster(scope);
+  const watch = new WorkerDeploymentWatch(api, { namespaces: namespace === undefined ? undefined : [namespace], name });
+  return {
+    watch,
+    namespace,
+    close: async () => {
+      await watch.stop();
+      api.close();
+    },
+  };
 }
