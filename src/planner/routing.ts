@@ -76,9 +76,11 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
  * them away from it (an abort, a failed analysis going back, a ramp snapping down) does not.
  */
 function held({ target, routing }: RoutingInput, decision: RoutingDecision): RoutingDecision {
+  // The target's own ramp: another build's (a stale ramp) says nothing of what the target takes.
+  const ramp = routing.rampingBuildId === target.buildId ? (routing.rampPercentage ?? 0) : 0;
   const toward =
     (decision.action === 'setCurrent' && decision.buildId === target.buildId) ||
-    (decision.action === 'setRamp' && decision.percentage > (routing.rampPercentage ?? 0));
+    (decision.action === 'setRamp' && decision.buildId === target.buildId && decision.percentage > ramp);
   if (!toward) return decision;
   const at =
     routing.rampingBuildId === target.buildId

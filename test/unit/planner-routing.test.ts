@@ -386,6 +386,14 @@ const cases: [string, RoutingInput, Expected][] = [
     { action: 'none', reason: /paused .*it takes no new workflows yet.*promoting it \(AllAtOnce\)/ },
   ],
   [
+    'paused: no ramp of the target starts, whatever ramp another build has',
+    input({
+      rollout: { ...progressive, paused: true },
+      routing: { rampingBuildId: 'v0', rampPercentage: 50 },
+    }),
+    { action: 'none', reason: /paused .*it takes no new workflows yet/ },
+  ],
+  [
     'paused: a failed gate still clears the ramp',
     input({
       rollout: { ...progressive, paused: true },
