@@ -278,6 +278,13 @@ const versionStatus = {
     Type.String({ description: 'Since when every Deployment of the build is available.', format: 'date-time' }),
   ),
   deployments: Type.Optional(Type.Array(Type.String(), { description: "Names of the build's Deployments." })),
+  pollers: Type.Optional(
+    Type.Integer({
+      description:
+        "Workers of the build that Temporal remembers polling its workflow task queues (for the server's matching.PollerHistoryTTL, five minutes by default), as the leader last read them; absent when it does not read them (--no-backlog-metrics).",
+      minimum: 0,
+    }),
+  ),
   lastCurrentTime: Type.Optional(
     Type.String({
       description:

@@ -30,9 +30,10 @@ import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-b
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { DrainageRechecks } from '../temporal/drainage-rechecks.ts';
 import { PollerRefusals } from '../temporal/version-records.ts';
-import type { BuildBacklog } from '../domain/backlog.ts';
+import type { BuildBacklog, TaskQueueFigures } from '../domain/backlog.ts';
+import { pollersByBuild } from '../temporal/task-queues.ts';
 import { readVersionBacklog } from '../temporal/version-backlog.ts';
-import { type BacklogBuild, BacklogCollector } from './backlog-collector.ts';
+import { FiguresCollector, type FiguresSource } from './figures-collector.ts';
 import { checkConnection } from './connection-check.ts';
 import { releaseConnection } from './connection-release.ts';
 import { reconcileOwnedResource } from './owned-resource-release.ts';
@@ -71,7 +72,10 @@ export interface ControllerOptions {
   metrics?: Metrics;
   /** How long a repeated event is only counted before its count is written (default 10 min; tests shorten it). */
   eventRepeatWindowMs?: number;
-  /** Read each build's backlog from Temporal for the backlog metrics (default: off). */
+  /**
+   * Read each build's backlog from Temporal for the backlog metrics, and each worker deployment's
+   * pollers for its status (default: off).
+   */
   backlogMetrics?: boolean;
   /**
    * Watch TemporalClusterConnections; default: only when watching every namespace (an install for
@@ -102,7 +106,7 @@ export class Controller {
   private readonly reads: TemporalReadBudget;
   private readonly refusals: PollerRefusals;
   private readonly drainage: DrainageRechecks;
-  private readonly backlog: BacklogCollector | undefined;
+  private readonly figures: FiguresCollector<TemporalFigures> | undefined;
   /** Keys an event queued since they last ran: such a reconcile reads first, a poll waits for a free read. */
   private readonly eventDriven = new Set<string>();
   /** Per worker deployment, what of it calls for a reconcile when it changes (see changeOf). */
@@ -256,6 +260,7 @@ export class Controller {
       recordEvent: events.record,
       setPinnedWorkflows: this.metrics.setPinnedWorkflows,
       countAnalysisVerdict: this.metrics.countAnalysisVerdict,
+      pollersSeen: (namespace: string, name: string) => this.pollersSeen(namespace, name),
       log,
       workerDeployment: (namespace: string, name: string) =>
         this.ownWrites.newest(this.workerDeployments.get(namespace, name)),
@@ -310,17 +315,19 @@ export class Controller {
         `Temporal lists build ${buildId} of Worker Deployment ${deploymentName} as draining, but its own record says drained: the record is believed`,
       );
     });
-    this.backlog = options.backlogMetrics
-      ? new BacklogCollector({
-          builds: () => this.backlogBuilds(),
+    this.figures = options.backlogMetrics
+      ? new FiguresCollector<TemporalFigures>({
+          sources: () => this.figuresSources(),
+          // A change of pollers is news for the status, which says how many workers each build has.
+          onRead: ({ value }, previous) => {
+            if (value.kind === 'pollers' && !samePollers(value, previous?.value))
+              enqueue(value.namespace, value.workerDeployment);
+          },
           pollIntervalMs: dependencies.pollIntervalMs,
           log,
         })
       : undefined;
-    if (this.backlog) {
-      const backlog = this.backlog;
-      this.metrics.observeBacklog(() => backlog.figures());
-    }
+    if (this.figures) this.metrics.observeBacklog(() => this.backlogFigures());
     let reconciles = 0;
     /** Runs one reconcile with a logger of its own, which also says why it failed (the queue then retries it with backoff). */
     const logged = async <T extends ReconcileResult | void>(
@@ -397,12 +404,24 @@ export class Controller {
 
   /** Each build's backlog as last read, where recent enough to act on; empty with backlog metrics off. */
   backlogFigures(): BuildBacklog[] {
-    return this.backlog?.figures() ?? [];
+    return (this.figures?.fresh() ?? []).flatMap(({ value, readAt }) =>
+      value.kind === 'backlog' ? [{ ...value.build, readAt, queues: value.queues }] : [],
+    );
   }
 
-  /** The builds with replicas, each with how to read its backlog within its Temporal namespace's read budget. */
-  private backlogBuilds(): BacklogBuild[] {
-    const builds = new Map<string, BacklogBuild>();
+  /** The workers of each build of a worker deployment as last read; undefined when not read. */
+  private pollersSeen(namespace: string, name: string): Record<string, number> | undefined {
+    const figures = this.figures?.latest(pollersKey(namespace, name))?.value;
+    return figures?.kind === 'pollers' ? figures.byBuild : undefined;
+  }
+
+  /**
+   * Each build with replicas (its backlog), and each worker deployment whose workflow task queues
+   * those reads found (its pollers), with how to read them within the Temporal namespace's read budget.
+   */
+  private figuresSources(): FiguresSource<TemporalFigures>[] {
+    const sources = new Map<string, FiguresSource<TemporalFigures>>();
+    const pollersSources = new Map<string, PollersSource>();
     for (const deployment of this.deployments.list()) {
       const namespace = deployment.metadata?.namespace ?? '';
       const buildId = deployment.metadata?.labels?.[LABELS.buildId];
@@ -411,29 +430,46 @@ export class Controller {
       );
       // Nothing may scale a build at zero back up (its autoscalers are gone): no read is spent on it.
       if (!buildId || !owner || deployment.spec?.replicas === 0) continue;
-      const key = `${namespace}/${owner.name}/${buildId}`;
+      const key = backlogKey(namespace, owner.name, buildId);
       const twd = this.workerDeployments.get(namespace, owner.name);
       const connection = twd && this.connections.usedBy(twd);
-      if (!twd || !connection || builds.has(key)) continue;
+      if (!twd || !connection || sources.has(key)) continue;
       const temporalNamespace = twd.spec.workerOptions.temporalNamespace;
+      const takeRead = () => this.reads.mayReadBacklog(connection.spec.hostPort, temporalNamespace);
+      const target = async () => ({
+        service: this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
+        namespace: temporalNamespace,
+        deploymentName: temporalDeploymentName(namespace, owner.name),
+      });
       const pools = Object.fromEntries(
         (twd.spec.pools ?? []).flatMap((pool) => (pool.taskQueue ? [[pool.taskQueue, pool.name]] : [])),
       );
-      builds.set(key, {
-        build: { namespace, workerDeployment: owner.name, buildId, pools },
-        takeRead: () => this.reads.mayReadBacklog(connection.spec.hostPort, temporalNamespace),
-        read: async () =>
-          readVersionBacklog(
-            {
-              service: this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
-              namespace: temporalNamespace,
-              deploymentName: temporalDeploymentName(namespace, owner.name),
-            },
-            buildId,
-          ),
+      const build = { namespace, workerDeployment: owner.name, buildId, pools };
+      sources.set(key, {
+        key,
+        takeRead,
+        read: async () => ({ kind: 'backlog', build, queues: await readVersionBacklog(await target(), buildId) }),
+      });
+      // The worker deployment's pollers: one read of the workflow task queues its builds' backlogs named.
+      const pollers = pollersKey(namespace, owner.name);
+      const known = pollersSources.get(pollers)?.queues ?? new Set<string>();
+      const backlog = this.figures?.latest(key)?.value;
+      for (const queue of backlog?.kind === 'backlog' ? backlog.queues : [])
+        if (queue.type === 'workflow') known.add(queue.taskQueue);
+      if (known.size === 0 || pollersSources.has(pollers)) continue;
+      pollersSources.set(pollers, {
+        key: pollers,
+        queues: known,
+        takeRead,
+        read: async () => ({
+          kind: 'pollers',
+          namespace,
+          workerDeployment: owner.name,
+          byBuild: await pollersByBuild(await target(), [...known].sort()),
+        }),
       });
     }
-    return [...builds.values()];
+    return [...sources.values(), ...pollersSources.values()];
   }
 
   async start(): Promise<void> {
@@ -445,11 +481,11 @@ export class Controller {
       this.pods.start(),
     ]);
     await this.workerDeployments.start();
-    this.backlog?.start();
+    this.figures?.start();
   }
 
   async stop(): Promise<void> {
-    this.backlog?.stop();
+    this.figures?.stop();
     await Promise.all([
       this.workerDeployments.stop(),
       this.connections.stop(),
@@ -467,4 +503,26 @@ export class Controller {
 /** A worker deployment's spec (its generation) and its deletion: what a reconcile acts on. */
 function changeOf(twd: TemporalWorkerDeployment): string {
   return `${twd.metadata.generation ?? ''}/${isBeingDeleted(twd)}`;
+}
+
+/** What the controller reads of Temporal on a schedule of its own (see FiguresCollector). */
+type TemporalFigures =
+  | { kind: 'backlog'; build: Omit<BuildBacklog, 'readAt' | 'queues'>; queues: TaskQueueFigures[] }
+  | { kind: 'pollers'; namespace: string; workerDeployment: string; byBuild: Record<string, number> };
+
+/** The workflow task queues it reads grow as the builds' backlog reads name them, within one look. */
+type PollersSource = FiguresSource<TemporalFigures> & { queues: Set<string> };
+
+function backlogKey(namespace: string, name: string, buildId: string): string {
+  return `backlog/${namespace}/${name}/${buildId}`;
+}
+
+function pollersKey(namespace: string, name: string): string {
+  return `pollers/${namespace}/${name}`;
+}
+
+function samePollers(figures: TemporalFigures, previous: TemporalFigures | undefined): boolean {
+  if (figures.kind !== 'pollers' || previous?.kind !== 'pollers') return false;
+  const builds = new Set([...Object.keys(figures.byBuild), ...Object.keys(previous.byBuild)]);
+  return [...builds].every((b) => figures.byBuild[b] === previous.byBuild[b]);
 }

@@ -239,6 +239,8 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
       .flatMap(podProblems),
     ownedAutoscalers: ownedAutoscalers(deps, workerDeployment, facts.live),
   };
+  const pollers = deps.pollersSeen(namespace, workerDeployment.metadata.name ?? '');
+  if (pollers) observation.pollers = pollers;
 
   const needs = readsNeeded(observation, deps);
   if (needs.ladder.count.length > 0 || needs.ladder.batches.length > 0) {

@@ -33,6 +33,8 @@ export interface Observation {
   temporal: TemporalDeploymentState;
   /** What its Pods say keeps them from running (none when absent). */
   podProblems?: PodProblem[];
+  /** The workers of each build Temporal last said polled its workflow task queues; absent when not read. */
+  pollers?: Record<string, number>;
   /** The autoscalers its owned resources made for its Deployments (none when absent). */
   ownedAutoscalers?: OwnedAutoscaler[];
   /** Read only when the planner asks for it (see readsNeeded). */

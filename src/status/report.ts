@@ -53,6 +53,7 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   const versions = versionsStatus(joined, temporal, buildId, {
     deactivatedAt: deactivationTimes(workerDeployment.status, temporal, now),
     ladder: withStartedBatches(plan, execution, now),
+    ...(observation.pollers ? { pollers: observation.pollers } : {}),
   });
   const previous = workerDeployment.status?.targetVersion;
   const madeRoom = execution.done.some((a) => a.action === 'deleteTemporalVersion' && a.makesRoom);

@@ -71,10 +71,15 @@ export function rememberedCurrentTimes(
   return times;
 }
 
-/** What the status says of old builds' pinned workflows (see status/pinned-workflows.ts). */
-export interface OldBuildsStatus {
+/**
+ * What the status says of builds beyond the join: when old builds were deactivated and what became
+ * of their pinned workflows (see status/pinned-workflows.ts), and the workers polling each build.
+ */
+export interface BuildsStatusFacts {
   deactivatedAt: Record<string, Date>;
   ladder: Record<string, LadderStatus>;
+  /** The workers of each build that Temporal last said polled (absent: not read, said of no build). */
+  pollers?: Record<string, number>;
 }
 
 /** The versions part of the status: target, current, and every other build that still has Deployments. */
@@ -82,13 +87,14 @@ export function versionsStatus(
   versions: JoinedVersion[],
   temporal: TemporalDeploymentState,
   targetBuildId: string,
-  oldBuilds: OldBuildsStatus = { deactivatedAt: {}, ladder: {} },
+  facts: BuildsStatusFacts = { deactivatedAt: {}, ladder: {} },
 ): Pick<Status, 'targetVersion' | 'currentVersion' | 'deprecatedVersions' | 'versionCount' | 'managerIdentity'> {
   const base = (v: JoinedVersion) => ({
     buildID: v.buildId,
     status: v.status,
     ...(v.healthySince ? { healthySince: v.healthySince.toISOString() } : {}),
     ...(v.deployments.length ? { deployments: v.deployments.map((d) => d.name) } : {}),
+    ...(facts.pollers ? { pollers: facts.pollers[v.buildId] ?? 0 } : {}),
     ...(v.lastCurrentAt && v.buildId !== temporal.currentBuildId
       ? { lastCurrentTime: v.lastCurrentAt.toISOString() }
       : {}),
@@ -115,8 +121,8 @@ export function versionsStatus(
     ...(deprecated.length
       ? {
           deprecatedVersions: deprecated.map((v) => {
-            const deactivatedAt = oldBuilds.deactivatedAt[v.buildId];
-            const ladder = oldBuilds.ladder[v.buildId];
+            const deactivatedAt = facts.deactivatedAt[v.buildId];
+            const ladder = facts.ladder[v.buildId];
             return {
               ...base(v),
               ...(v.drainedSince ? { drainedSince: v.drainedSince.toISOString() } : {}),

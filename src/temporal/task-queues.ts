@@ -52,3 +52,30 @@ export async function unversionedPollersOnAll(
   }
   return true;
 }
+
+/**
+ * The workers of each build of one Worker Deployment that Temporal remembers polling these
+ * workflow task queues (for matching.PollerHistoryTTL, minutes by default): distinct identities,
+ * as one worker polls many times. One DescribeTaskQueue per queue answers for every build at once.
+ */
+export async function pollersByBuild(
+  { service, namespace, deploymentName }: TaskQueueTarget,
+  workflowTaskQueues: readonly string[],
+): Promise<Record<string, number>> {
+  const identities = new Map<string, Set<string>>();
+  for (const name of workflowTaskQueues) {
+    const described = await service.describeTaskQueue({
+      namespace,
+      taskQueue: { name },
+      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    for (const poller of described.pollers ?? []) {
+      const options = poller.deploymentOptions;
+      if (isUnversionedPoller(poller) || options?.deploymentName !== deploymentName || !options.buildId) continue;
+      const seen = identities.get(options.buildId) ?? new Set<string>();
+      seen.add(poller.identity ?? '');
+      identities.set(options.buildId, seen);
+    }
+  }
+  return Object.fromEntries([...identities].map(([buildId, seen]) => [buildId, seen.size]));
+}

@@ -29,7 +29,8 @@ async function terminal(t: { after: (fn: () => Promise<unknown>) => void }, comm
 
 test('kubectl twc status --watch redraws a Progressive rollout as it ramps and completes; -o json has every field', async (t) => {
   ensureCommand('tmux', ['-V'], 'tmux');
-  const { namespace, ns, v1 } = await progressiveAtFirstBuild(t, 'cli-status');
+  // Backlog metrics on, as twc run has them: the leader reads each build's pollers too.
+  const { namespace, ns, v1 } = await progressiveAtFirstBuild(t, 'cli-status', { backlogMetrics: true });
   // Of the same name elsewhere: never shown for this namespace.
   const elsewhere = await testNamespace(t, 'a-decoy');
   await workerDeployments(elsewhere).createWorkerDeployment('orders', { template: ns.template('blue') });
@@ -55,6 +56,17 @@ test('kubectl twc status --watch redraws a Progressive rollout as it ramps and c
   assert.notEqual(v2, v1);
   assert.match(ramping, new RegExp(`● ${v1}  Current`), 'the current build under it');
   assert.match(ramping, new RegExp(`Deployment orders-${v2}  1/1 ready`));
+  // Each build's one worker, as Temporal saw it poll.
+  await ns.until(
+    'orders',
+    'one poller seen of each build',
+    (twd) => twd.status?.targetVersion?.pollers === 1 && twd.status.currentVersion?.pollers === 1,
+  );
+  const polled = await eventually('the screen to show the pollers seen', async () => {
+    const shown = await screen.capture();
+    return new RegExp(`Ramping 25% {2}target {2}\\S+ {2}1 poller seen`).test(shown) ? shown : undefined;
+  });
+  assert.match(polled, new RegExp(`● ${v1}  Current  \\S+  1 poller seen`), polled);
 
   const status = await run(path.join(BIN, 'twc'), ['status', 'orders', '-n', namespace, '-o', 'json'], {
     env: { ...process.env, KUBECONFIG: kubeconfigPath },
@@ -85,6 +97,7 @@ test('kubectl twc status --watch redraws a Progressive rollout as it ramps and c
     [v2, ['target'], 'Ramping', 25],
   );
   assert.deepEqual(target?.deployments, [{ name: `orders-${v2}`, ready: 1, desired: 1 }]);
+  assert.deepEqual([target?.pollers, current?.pollers], [1, 1], 'pollers seen');
   assert.deepEqual([current?.buildID, current?.roles, current?.status], [v1, ['current'], 'Current']);
   assert.ok(target?.createdAt && current?.createdAt && target.createdAt > current.createdAt, 'creation times');
   const progressing = view.conditions.find((c) => c.type === 'Progressing');

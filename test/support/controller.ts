@@ -265,9 +265,10 @@ export async function gone(read: () => Promise<unknown>): Promise<true | undefin
 export async function progressiveAtFirstBuild(
   t: TestContext,
   prefix: string,
+  options: ControlledNamespaceOptions = {},
 ): Promise<{ namespace: string; ns: ControlledNamespace; v1: string }> {
   const namespace = await testNamespace(t, prefix);
-  const ns = await controlledNamespace(t, namespace);
+  const ns = await controlledNamespace(t, namespace, options);
   await ns.createWorkerDeployment('orders', {
     replicas: 1,
     rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 25, pauseDuration: '30s' }] },

@@ -222,6 +222,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     temporal: () => Promise.resolve(temporal),
     log: silentLogger,
     setPinnedWorkflows: () => {},
+    pollersSeen: () => undefined,
     countAnalysisVerdict: (_namespace, _name, verdict) => void analysisVerdicts.push(verdict),
     wroteStatus: (replaced, stored) => world.ownWrites?.wrote(replaced, stored),
     recordEvent: (_about, event) => {

@@ -22,6 +22,7 @@ const workerDeployment = {
       buildID: 'v3',
       status: 'Ramping',
       rampPercentage: 25,
+      pollers: 4,
       gates: [{ stage: 'step-1', taskQueue: 'q', workflowID: 'gate-v3-1', status: 'Completed' }],
       analysis: {
         generation: 4,
@@ -34,9 +35,14 @@ const workerDeployment = {
         checkedAt: ago(5),
       },
     },
-    currentVersion: { buildID: 'v2', status: 'Current' },
+    currentVersion: { buildID: 'v2', status: 'Current', pollers: 1 },
     deprecatedVersions: [
-      { buildID: 'v1', status: 'Draining', pinnedWorkflows: { running: 7, countedAt: ago(30), step: 'Waiting' } },
+      {
+        buildID: 'v1',
+        status: 'Draining',
+        pollers: 0,
+        pinnedWorkflows: { running: 7, countedAt: ago(30), step: 'Waiting' },
+      },
       { buildID: 'v0', status: 'Drained', drainedSince: ago(7200) },
     ],
     conditions: [
@@ -136,6 +142,11 @@ test('the view: builds from the target down, with their Deployments per pool, ga
   ]);
   assert.equal(v2?.ownedResources[0]?.applied, true);
   assert.deepEqual([v1?.runningWorkflows, v1?.countedAt], [7, ago(30)]);
+  assert.deepEqual(
+    view.builds.map((b) => b.pollers),
+    [4, 1, 0, undefined],
+    'the workers Temporal saw, where the status says',
+  );
   assert.deepEqual([v0?.drainedSince, v0?.deployments], [ago(7200), []]);
   assert.deepEqual([view.strategy, view.steps, view.generation, view.observedGeneration], ['Progressive', [25], 4, 4]);
 });
@@ -172,16 +183,16 @@ test('the tree without colour: one line per build, its details under it, the con
     text,
     [
       'shop/orders  Progressive 25% → 100%  generation 4',
-      '├── ◐ v3  Ramping 25%  target  2m',
+      '├── ◐ v3  Ramping 25%  target  2m  4 pollers seen',
       '│     Deployment orders-spot-v3 (pool spot)  3 ready (autoscaled)',
       '│     Deployment orders-v3  1/2 ready',
       '│     gate step-1  ✔ Completed  gate-v3-1',
       '│     analysis of step 1  Pending  3 of 10 closed',
       '│     HorizontalPodAutoscaler orders-hpa-v3  ✖ forbidden',
-      '├── ● v2  Current  24h',
+      '├── ● v2  Current  24h  1 poller seen',
       '│     Deployment orders-v2  2/2 ready',
       '│     HorizontalPodAutoscaler orders-hpa-v2  ✔ applied',
-      '├── ◌ v1  Draining  3d  7 workflows running',
+      '├── ◌ v1  Draining  3d  0 pollers seen  7 workflows running',
       '│     Deployment orders-v1  1/1 ready',
       '└── ○ v0  Drained  drained 2h ago',
       'Conditions',
@@ -203,6 +214,11 @@ test('on a terminal: states and verdicts in colour; a generation not yet observe
   const text = renderStatus([{ ...view, observedGeneration: 3 }], { color: true, now });
   assert.ok(text.includes(`${ESC}[32m● v2${ESC}[0m`), 'Current in green');
   assert.ok(text.includes(`${ESC}[31mGateFailed${ESC}[0m`), 'a Warning in red');
+  assert.ok(
+    text.includes(`${ESC}[33m0 pollers seen${ESC}[0m`),
+    'ready Pods that Temporal has not seen poll, in yellow',
+  );
+  assert.ok(text.includes('  1 poller seen'));
   assert.ok(text.includes(`generation 4, ${ESC}[33mobserved 3${ESC}[0m`));
   const stalled = renderStatus(
     [

@@ -157,6 +157,34 @@ test('the status lists target, current and the builds that still have Deployment
   assert.deepEqual(validate(statusSchema, status), []);
 });
 
+test('with pollers read, every build listed says its workers, 0 where Temporal saw none; unread, none says anything', () => {
+  const observed = [
+    deployment('w-v1', 'v1', 1, availableStatus(1)),
+    deployment('w-v2', 'v2', 2, availableStatus(2)),
+    deployment('w-v3', 'v3', 2, availableStatus(2)),
+  ].map((d) => observeDeployment(d)!);
+  const joined = joinVersions(observed, temporal, 'v3');
+  const status = versionsStatus(joined, temporal, 'v3', { deactivatedAt: {}, ladder: {}, pollers: { v3: 2, v2: 3 } });
+  assert.deepEqual(
+    [status.targetVersion, status.currentVersion, ...(status.deprecatedVersions ?? [])].map((v) => [
+      v?.buildID,
+      v?.pollers,
+    ]),
+    [
+      ['v3', 2],
+      ['v2', 3],
+      ['v1', 0],
+    ],
+  );
+  assert.deepEqual(validate(KINDS.TemporalWorkerDeployment.schema.properties.status, status), []);
+  const unread = versionsStatus(joined, temporal, 'v3');
+  assert.ok(
+    [unread.targetVersion, unread.currentVersion, ...(unread.deprecatedVersions ?? [])].every(
+      (v) => v?.pollers === undefined,
+    ),
+  );
+});
+
 test('the status remembers when builds stopped being current, for rollbacks (Temporal 1.29 does not say)', () => {
   const now = new Date('2026-11-22T12:00:00Z');
   const previous = {

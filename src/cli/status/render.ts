@@ -71,12 +71,20 @@ function buildLine(build: BuildView, now: Date, paint: Paint): string {
     paint(label, state.color),
     ...(build.roles.includes('target') && build.status !== 'Current' ? ['target'] : []),
     ...(build.createdAt ? [age(build.createdAt, now)] : []),
+    ...(build.pollers === undefined ? [] : [pollersSeen(build, paint)]),
     ...(build.runningWorkflows === undefined
       ? []
       : [`${build.runningWorkflows} workflow${build.runningWorkflows === 1 ? '' : 's'} running`]),
     ...(build.drainedSince ? [`drained ${age(build.drainedSince, now)} ago`] : []),
   ];
   return parts.join('  ');
+}
+
+/** Yellow when the build's Pods are ready and Temporal has seen none of its workers poll. */
+function pollersSeen(build: BuildView, paint: Paint): string {
+  const text = `${build.pollers} poller${build.pollers === 1 ? '' : 's'} seen`;
+  const unheard = build.pollers === 0 && build.deployments.some((d) => d.ready > 0);
+  return unheard ? paint(text, 'yellow') : text;
 }
 
 function buildDetails(build: BuildView, paint: Paint): string[] {

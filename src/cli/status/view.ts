@@ -56,6 +56,8 @@ export interface BuildView {
   /** When its first Deployment was created. */
   createdAt?: string;
   deployments: DeploymentView[];
+  /** Workers Temporal saw polling it, as the controller last read them (not read: undefined). */
+  pollers?: number;
   /** Workflows counted running on it (draining builds), and when. */
   runningWorkflows?: number;
   countedAt?: string;
@@ -105,19 +107,30 @@ export function statusView(input: StatusInput): WorkerDeploymentView {
   const owned = input.ownedResources.filter((r) => r.spec.workerRef.name === name);
 
   const builds = new Map<string, BuildView>();
-  const build = (buildID: string, role: BuildRole, status: string): BuildView => {
+  const build = (
+    { buildID, status, pollers }: { buildID: string; status: string; pollers?: number },
+    role: BuildRole,
+  ): BuildView => {
     const known = builds.get(buildID);
     if (known) {
       known.roles.push(role);
       return known;
     }
-    const made: BuildView = { buildID, roles: [role], status, deployments: [], gates: [], ownedResources: [] };
+    const made: BuildView = {
+      buildID,
+      roles: [role],
+      status,
+      deployments: [],
+      ...(pollers === undefined ? {} : { pollers }),
+      gates: [],
+      ownedResources: [],
+    };
     builds.set(buildID, made);
     return made;
   };
   if (status?.targetVersion) {
     const target = status.targetVersion;
-    const view = build(target.buildID, 'target', target.status);
+    const view = build(target, 'target');
     if (target.rampPercentage !== undefined) view.rampPercentage = target.rampPercentage;
     view.gates = (target.gates ?? []).map(({ stage, status: gate, workflowID }) => ({
       stage,
@@ -130,9 +143,9 @@ export function statusView(input: StatusInput): WorkerDeploymentView {
       view.analysis = { step, verdict, message };
     }
   }
-  if (status?.currentVersion) build(status.currentVersion.buildID, 'current', status.currentVersion.status);
+  if (status?.currentVersion) build(status.currentVersion, 'current');
   for (const old of status?.deprecatedVersions ?? []) {
-    const view = build(old.buildID, 'deprecated', old.status);
+    const view = build(old, 'deprecated');
     if (old.drainedSince) view.drainedSince = old.drainedSince;
     if (old.pinnedWorkflows?.running !== undefined) {
       view.runningWorkflows = old.pinnedWorkflows.running;
@@ -142,7 +155,7 @@ export function statusView(input: StatusInput): WorkerDeploymentView {
   // A Deployment the status does not name yet (just created) is a build all the same.
   for (const d of mine) {
     const buildID = d.metadata?.labels?.[LABELS.buildId] ?? '';
-    const view = builds.get(buildID) ?? build(buildID, 'deprecated', 'NotRegistered');
+    const view = builds.get(buildID) ?? build({ buildID, status: 'NotRegistered' }, 'deprecated');
     const created = d.metadata?.creationTimestamp ? new Date(d.metadata.creationTimestamp).toISOString() : undefined;
     if (created && (!view.createdAt || created < view.createdAt)) view.createdAt = created;
     const pool = d.metadata?.labels?.[LABELS.pool];

@@ -56,6 +56,13 @@ function replicas(build) {
   );
 }
 
+/** Workers Temporal saw polling, where the controller read them; marked when ready Pods have none. */
+function pollers(build) {
+  if (build.pollers === undefined) return '';
+  const unheard = build.pollers === 0 && build.deployments.some((d) => d.ready > 0);
+  return el('span', { class: unheard ? 'warn' : '' }, String(build.pollers));
+}
+
 function drainage(build) {
   if (build.runningWorkflows !== undefined) return `${build.runningWorkflows} workflows running`;
   if (build.drainedSince) return `drained ${age(build.drainedSince)} ago`;
@@ -69,7 +76,7 @@ function buildsTable(view) {
     el(
       'tr',
       {},
-      ['Build', 'State', 'New workflows', 'Replicas', 'Age', 'Workflows'].map((h) => el('th', {}, h)),
+      ['Build', 'State', 'New workflows', 'Replicas', 'Pollers seen', 'Age', 'Workflows'].map((h) => el('th', {}, h)),
     ),
     view.builds.map((build) =>
       el(
@@ -84,6 +91,7 @@ function buildsTable(view) {
         el('td', { class: `state ${build.status}` }, stateLabel(build)),
         el('td', {}, share(build)),
         el('td', {}, replicas(build)),
+        el('td', { class: 'pollers' }, pollers(build)),
         el('td', {}, build.createdAt ? age(build.createdAt) : ''),
         el('td', {}, drainage(build)),
       ),

@@ -1,16 +1,19 @@
-// The backlog collector's schedule: a build is read at most once per poll interval, only with a
-// token of the read budget, longest unread first; figures that are too old, or of a build that is
-// gone, are not served.
+// The figures collector's schedule: a source (here a build's backlog) is read at most once per poll
+// interval, only with a token of the read budget, longest unread first; figures that are too old,
+// or of a source that is gone, are not served.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type BacklogBuild, BacklogCollector } from '../../src/controller/backlog-collector.ts';
+import { type Figures, FiguresCollector, type FiguresSource } from '../../src/controller/figures-collector.ts';
 import type { TaskQueueFigures } from '../../src/domain/backlog.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { FakeTimers } from '../support/fake-timers.ts';
 
 const POLL_MS = 10_000;
 
-function world(buildIds: string[]) {
+function world(
+  buildIds: string[],
+  onRead?: (read: Figures<TaskQueueFigures[]>, previous?: Figures<TaskQueueFigures[]>) => void,
+) {
   const timers = new FakeTimers();
   const reads: string[] = [];
   const state = { tokens: Infinity, builds: buildIds, failing: false };
@@ -24,16 +27,22 @@ function world(buildIds: string[]) {
       dispatchRate: 0,
     },
   ];
-  const builds = (): BacklogBuild[] =>
+  const sources = (): FiguresSource<TaskQueueFigures[]>[] =>
     state.builds.map((buildId) => ({
-      build: { namespace: 'shop', workerDeployment: 'orders', buildId, pools: {} },
+      key: buildId,
       takeRead: () => (state.tokens >= 1 ? (state.tokens--, true) : false),
       read: () => {
         reads.push(buildId);
         return state.failing ? Promise.reject(new Error('unavailable')) : Promise.resolve(backlog(buildId));
       },
     }));
-  const collector = new BacklogCollector({ builds, pollIntervalMs: POLL_MS, log: silentLogger, timers });
+  const collector = new FiguresCollector({
+    sources,
+    pollIntervalMs: POLL_MS,
+    log: silentLogger,
+    timers,
+    ...(onRead ? { onRead } : {}),
+  });
   return { timers, reads, state, collector };
 }
 
@@ -43,7 +52,7 @@ test('each build is read once per poll interval, and its figures are served with
   await timers.advance(0);
   assert.deepEqual(reads, ['v1', 'v2']);
   assert.deepEqual(
-    collector.figures().map((b) => [b.buildId, b.readAt.getTime(), b.queues[0]?.taskQueue]),
+    collector.fresh().map((f) => [f.key, f.readAt.getTime(), f.value[0]?.taskQueue]),
     [
       ['v1', 0, 'orders-v1'],
       ['v2', 0, 'orders-v2'],
@@ -84,19 +93,36 @@ test('figures too old to act on, or of a build no longer listed, are not served'
   state.failing = true;
   await timers.advance(110_000);
   assert.deepEqual(
-    collector.figures().map((b) => b.buildId),
+    collector.fresh().map((f) => f.key),
     ['v1', 'v2'],
     'failed reads leave the last figures while they are recent',
   );
   await timers.advance(15_000);
-  assert.deepEqual(collector.figures(), [], 'five intervals (at least two minutes) without a read: gone');
+  assert.deepEqual(collector.fresh(), [], 'five intervals (at least two minutes) without a read: not fresh');
+  assert.equal(collector.latest('v1')?.readAt.getTime(), 0, 'but still the latest read of a source listed');
   state.failing = false;
   await timers.advance(POLL_MS);
   state.builds = ['v2'];
   await timers.advance(1000);
   assert.deepEqual(
-    collector.figures().map((b) => b.buildId),
+    collector.fresh().map((f) => f.key),
     ['v2'],
   );
+  assert.equal(collector.latest('v1'), undefined, 'a source no longer listed keeps nothing');
+  collector.stop();
+});
+
+test('each read is told with the figures it replaces', async () => {
+  const told: [string, number | undefined, number | undefined][] = [];
+  const { timers, collector } = world(['v1'], (read, previous) =>
+    told.push([read.key, read.value[0]?.backlogCount, previous?.value[0]?.backlogCount]),
+  );
+  collector.start();
+  await timers.advance(0);
+  await timers.advance(POLL_MS);
+  assert.deepEqual(told, [
+    ['v1', 1, undefined],
+    ['v1', 2, 1],
+  ]);
   collector.stop();
 });

@@ -1,0 +1,118 @@
+// Reads figures from Temporal on a schedule of their own, apart from the reconciles: each build's
+// backlog, each worker deployment's pollers. Every source is read at most once per poll interval,
+// longest unread first, and only with a token of the share of its Temporal namespace's read budget
+// in hand: past what the share allows, figures get older rather than reads going over it. Figures
+// older than a few intervals are not served as fresh, so an autoscaler sees no figure (and holds
+// its scale) rather than a stale one.
+import { errorMessage } from '../k8s/api-errors.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { realTimers, type Timers } from '../runtime/timers.ts';
+
+/** What to read, and how. */
+export interface FiguresSource<T> {
+  /** Names the source across looks: its figures are kept while a source of this key is listed. */
+  key: string;
+  /** Takes a token of the share of the read budget if one is there now: false means not now. */
+  takeRead: () => boolean;
+  read: () => Promise<T>;
+}
+
+export interface Figures<T> {
+  key: string;
+  value: T;
+  readAt: Date;
+}
+
+export interface FiguresCollectorOptions<T> {
+  /** The sources to read, asked afresh at every look. */
+  sources: () => FiguresSource<T>[];
+  pollIntervalMs: number;
+  log: Logger;
+  /** Told of every read, with the figures it replaces. */
+  onRead?: (read: Figures<T>, previous: Figures<T> | undefined) => void;
+  timers?: Timers;
+}
+
+/** Figures live this many poll intervals (and at least two minutes) before they count as lost. */
+const LIFETIME_INTERVALS = 5;
+const SHORTEST_LIFETIME_MS = 120_000;
+
+interface Entry<T> {
+  attemptedAt: number;
+  reading: boolean;
+  figures?: Figures<T>;
+}
+
+export class FiguresCollector<T> {
+  private readonly options: FiguresCollectorOptions<T>;
+  private readonly timers: Timers;
+  private readonly entries = new Map<string, Entry<T>>();
+  private timer: unknown;
+  private stopped = true;
+
+  constructor(options: FiguresCollectorOptions<T>) {
+    this.options = options;
+    this.timers = options.timers ?? realTimers;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.look();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timers.clearTimeout(this.timer);
+  }
+
+  /** The figures of each source, where they are recent enough to act on. */
+  fresh(): Figures<T>[] {
+    const oldest = this.timers.now() - Math.max(SHORTEST_LIFETIME_MS, LIFETIME_INTERVALS * this.options.pollIntervalMs);
+    return [...this.entries.values()].flatMap(({ figures }) =>
+      figures && figures.readAt.getTime() >= oldest ? [figures] : [],
+    );
+  }
+
+  /** The last figures read of a source still listed, however old. */
+  latest(key: string): Figures<T> | undefined {
+    return this.entries.get(key)?.figures;
+  }
+
+  private look(): void {
+    if (this.stopped) return;
+    const now = this.timers.now();
+    const sources = this.options.sources();
+    const listed = new Set(sources.map(({ key }) => key));
+    for (const key of this.entries.keys()) if (!listed.has(key)) this.entries.delete(key);
+    // Longest unread first, so that a spent budget delays every source alike.
+    const due = sources
+      .map((source) => ({ source, entry: this.entries.get(source.key) }))
+      .filter(({ entry }) => !entry || (!entry.reading && now - entry.attemptedAt >= this.options.pollIntervalMs))
+      .sort((a, b) => (a.entry?.attemptedAt ?? -Infinity) - (b.entry?.attemptedAt ?? -Infinity));
+    for (const { source } of due) if (source.takeRead()) this.read(source, now);
+    // Often enough that a source comes due no later than a tenth of an interval after its time.
+    this.timer = this.timers.setTimeout(() => this.look(), Math.min(1000, this.options.pollIntervalMs / 10));
+  }
+
+  private read({ key, read }: FiguresSource<T>, now: number): void {
+    const entry: Entry<T> = { ...this.entries.get(key), attemptedAt: now, reading: true };
+    this.entries.set(key, entry);
+    void read()
+      .then(
+        (value) => {
+          const previous = entry.figures;
+          entry.figures = { key, value, readAt: new Date(this.timers.now()) };
+          // A source dropped while it was read keeps nothing.
+          if (this.entries.get(key) !== entry) return;
+          this.options.onRead?.(entry.figures, previous);
+        },
+        (error: unknown) => {
+          this.options.log.debug(
+            { source: key, error: errorMessage(error) },
+            'could not read figures from Temporal; the last ones stand until they are too old',
+          );
+        },
+      )
+      .finally(() => (entry.reading = false));
+  }
+}
