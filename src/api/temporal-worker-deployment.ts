@@ -342,6 +342,22 @@ const status = Type.Object(
           rampLastModifiedAt: Type.Optional(
             Type.String({ format: 'date-time', description: 'When Temporal last changed the ramp.' }),
           ),
+          rampHistory: Type.Optional(
+            Type.Array(
+              Type.Object(
+                {
+                  percentage: Type.Number({ minimum: 0, maximum: 100, description: 'Share of new workflows.' }),
+                  at: Type.String({ format: 'date-time', description: 'From when.' }),
+                },
+                { description: 'One share of new workflows the target took.' },
+              ),
+              {
+                description:
+                  'The ramp of the target as it went, oldest first (the last 20 changes; 0 where a ramp was cleared): the timeline of twc dashboard.',
+                maxItems: 20,
+              },
+            ),
+          ),
           madeRoomAt: Type.Optional(
             Type.String({
               format: 'date-time',
@@ -430,7 +446,17 @@ const status = Type.Object(
         { description: 'The build the spec asks for.' },
       ),
     ),
-    currentVersion: Type.Optional(Type.Object(versionStatus, { description: 'The build new workflows go to.' })),
+    currentVersion: Type.Optional(
+      Type.Object(
+        {
+          ...versionStatus,
+          currentSince: Type.Optional(
+            Type.String({ format: 'date-time', description: 'When Temporal made it current.' }),
+          ),
+        },
+        { description: 'The build new workflows go to.' },
+      ),
+    ),
     deprecatedVersions: Type.Optional(
       Type.Array(
         Type.Object(

@@ -5,6 +5,7 @@ import type { Execution, Plan } from '../planner/plan.ts';
 import { type Condition, MANUAL_PROMOTION, PAUSED, progressing, ROLLOUT_ABORTED, stalled } from './conditions.ts';
 import { describePods, PODS_FAILING, podsSay } from './pods-say.ts';
 import { deactivationTimes } from './pinned-workflows.ts';
+import { rampHistory } from './ramp-history.ts';
 import { type JoinedVersion, joinVersions, rememberedCurrentTimes, versionsStatus } from './versions.ts';
 
 export interface Report {
@@ -54,6 +55,7 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
     deactivatedAt: deactivationTimes(workerDeployment.status, temporal, now),
     ladder: withStartedBatches(plan, execution, now),
     ...(observation.pollers ? { pollers: observation.pollers } : {}),
+    rampHistory: rampHistory(workerDeployment.status?.targetVersion, buildId, temporal, now),
   });
   const previous = workerDeployment.status?.targetVersion;
   const madeRoom = execution.done.some((a) => a.action === 'deleteTemporalVersion' && a.makesRoom);

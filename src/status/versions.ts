@@ -5,6 +5,7 @@ import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snap
 import type { LadderStatus } from '../planner/pinned-workflows.ts';
 import { eligibleForDeletion, type VersionState } from '../planner/versions.ts';
 import { pinnedWorkflowsStatus } from './pinned-workflows.ts';
+import type { RampStep } from './ramp-history.ts';
 
 export interface JoinedVersion extends VersionState {
   /** Every Deployment of the build (one per pool) is available, and there is at least one. */
@@ -80,6 +81,8 @@ export interface BuildsStatusFacts {
   ladder: Record<string, LadderStatus>;
   /** The workers of each build that Temporal last said polled (absent: not read, said of no build). */
   pollers?: Record<string, number>;
+  /** The target's ramp as it went (see status/ramp-history.ts). */
+  rampHistory?: RampStep[];
 }
 
 /** The versions part of the status: target, current, and every other build that still has Deployments. */
@@ -114,10 +117,18 @@ export function versionsStatus(
             ...(targetRamps && temporal.rampChangedAt
               ? { rampLastModifiedAt: temporal.rampChangedAt.toISOString() }
               : {}),
+            ...(facts.rampHistory?.length ? { rampHistory: facts.rampHistory } : {}),
           },
         }
       : {}),
-    ...(current ? { currentVersion: base(current) } : {}),
+    ...(current
+      ? {
+          currentVersion: {
+            ...base(current),
+            ...(temporal.currentChangedAt ? { currentSince: temporal.currentChangedAt.toISOString() } : {}),
+          },
+        }
+      : {}),
     ...(deprecated.length
       ? {
           deprecatedVersions: deprecated.map((v) => {

@@ -36,7 +36,8 @@ async function dashboard(t: { after: (fn: () => unknown) => void }, namespace: s
 
 test('the dashboard shows a Progressive rollout live in Chromium, one worker deployment in full, and asks nothing of elsewhere', async (t) => {
   ensureCommand('chromium', ['--version'], 'chromium');
-  const { namespace, ns, v1 } = await progressiveAtFirstBuild(t, 'dashboard');
+  // Backlog metrics on, as twc run has them: the leader reads each build's pollers too.
+  const { namespace, ns, v1 } = await progressiveAtFirstBuild(t, 'dashboard', { backlogMetrics: true });
   const url = await dashboard(t, namespace);
 
   const browser = await puppeteer.launch({
@@ -73,6 +74,16 @@ test('the dashboard shows a Progressive rollout live in Chromium, one worker dep
     '25%',
     'the new build takes a quarter of new workflows',
   );
+  assert.equal(
+    await text(`${card} .lane[data-build="${v2}"] .phase.Ramping`),
+    '25%',
+    "the new build's ramp on the timeline",
+  );
+  assert.equal(await text(`${card} .lane[data-build="${v1}"] .phase.Current`), 'current');
+  await page.waitForFunction(
+    `[...document.querySelectorAll(${JSON.stringify(`${card} td.pollers`)})].every((cell) => cell.textContent === '1')`,
+    { timeout: 30_000 },
+  );
   assert.equal(await inPage<boolean>('window.sameDocument === true'), true, 'no reload');
   await page.screenshot({ path: path.join(REPORTS, 'overview-ramping.png') });
 
@@ -87,6 +98,10 @@ test('the dashboard shows a Progressive rollout live in Chromium, one worker dep
 
   await page.waitForSelector(`tr[data-build="${v2}"] td.state.Current`, { timeout: 90_000 });
   await page.waitForSelector(`tr[data-build="${v1}"] td.state.Draining, tr[data-build="${v1}"] td.state.Drained`);
+  await page.waitForSelector(`.lane[data-build="${v2}"] .phase.Current`, { timeout: 30_000 });
+  await page.waitForSelector(`.lane[data-build="${v1}"] .phase.Draining, .lane[data-build="${v1}"] .phase.Drained`, {
+    timeout: 30_000,
+  });
   await page.screenshot({ path: path.join(REPORTS, 'worker-deployment-promoted.png') });
 
   const origin = new URL(url).origin;

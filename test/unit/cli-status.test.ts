@@ -22,6 +22,7 @@ const workerDeployment = {
       buildID: 'v3',
       status: 'Ramping',
       rampPercentage: 25,
+      rampHistory: [{ percentage: 25, at: ago(60) }],
       pollers: 4,
       gates: [{ stage: 'step-1', taskQueue: 'q', workflowID: 'gate-v3-1', status: 'Completed' }],
       analysis: {
@@ -35,12 +36,13 @@ const workerDeployment = {
         checkedAt: ago(5),
       },
     },
-    currentVersion: { buildID: 'v2', status: 'Current', pollers: 1 },
+    currentVersion: { buildID: 'v2', status: 'Current', pollers: 1, currentSince: ago(3600) },
     deprecatedVersions: [
       {
         buildID: 'v1',
         status: 'Draining',
         pollers: 0,
+        deactivatedAt: ago(3000),
         pinnedWorkflows: { running: 7, countedAt: ago(30), step: 'Waiting' },
       },
       { buildID: 'v0', status: 'Drained', drainedSince: ago(7200) },
@@ -149,6 +151,36 @@ test('the view: builds from the target down, with their Deployments per pool, ga
   );
   assert.deepEqual([v0?.drainedSince, v0?.deployments], [ago(7200), []]);
   assert.deepEqual([view.strategy, view.steps, view.generation, view.observedGeneration], ['Progressive', [25], 4, 4]);
+});
+
+test("the view: each build's phases from its first Deployment, as far as the status says", () => {
+  assert.deepEqual(
+    view.builds.map((b) => [b.buildID, b.phases]),
+    [
+      [
+        'v3',
+        [
+          { state: 'Waiting', from: ago(120) },
+          { state: 'Ramping', from: ago(60), percentage: 25 },
+        ],
+      ],
+      [
+        'v2',
+        [
+          { state: 'RollingOut', from: ago(86_400) },
+          { state: 'Current', from: ago(3600) },
+        ],
+      ],
+      [
+        'v1',
+        [
+          { state: 'Active', from: ago(3 * 86_400) },
+          { state: 'Draining', from: ago(3000) },
+        ],
+      ],
+      ['v0', [{ state: 'Drained', from: ago(7200) }]],
+    ],
+  );
 });
 
 test('the view: the five newest events of this worker deployment, newest first', () => {

@@ -157,7 +157,7 @@ test('the status lists target, current and the builds that still have Deployment
   assert.deepEqual(validate(statusSchema, status), []);
 });
 
-test('with pollers read, every build listed says its workers, 0 where Temporal saw none; unread, none says anything', () => {
+test('with pollers read, every build listed says its workers, 0 where Temporal saw none; unread, none says anything; the times of the timeline', () => {
   const observed = [
     deployment('w-v1', 'v1', 1, availableStatus(1)),
     deployment('w-v2', 'v2', 2, availableStatus(2)),
@@ -177,6 +177,16 @@ test('with pollers read, every build listed says its workers, 0 where Temporal s
     ],
   );
   assert.deepEqual(validate(KINDS.TemporalWorkerDeployment.schema.properties.status, status), []);
+  const timed = versionsStatus(joined, { ...temporal, currentChangedAt: new Date(since) }, 'v3', {
+    deactivatedAt: {},
+    ladder: {},
+    rampHistory: [{ percentage: 25, at: since }],
+  });
+  assert.deepEqual(
+    [timed.targetVersion?.rampHistory, timed.currentVersion?.currentSince],
+    [[{ percentage: 25, at: since }], since],
+    "the target's ramp as it went, and since when the current build is current",
+  );
   const unread = versionsStatus(joined, temporal, 'v3');
   assert.ok(
     [unread.targetVersion, unread.currentVersion, ...(unread.deprecatedVersions ?? [])].every(

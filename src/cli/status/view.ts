@@ -44,6 +44,18 @@ export interface OwnedCopyView {
   message?: string;
 }
 
+/**
+ * One stretch of a build's life on the dashboard's timeline, until the next one begins (the last
+ * until now). `Waiting`: the target before its first ramp, or with its ramp cleared; `RollingOut`:
+ * the current build before it became current; `Active`: an old build before it stopped being
+ * current or ramping (the status keeps no more of it).
+ */
+export interface PhaseView {
+  state: 'Waiting' | 'RollingOut' | 'Ramping' | 'Current' | 'Active' | 'Draining' | 'Drained';
+  from: string;
+  percentage?: number;
+}
+
 /** Target, current, or an older build still kept. */
 export type BuildRole = 'target' | 'current' | 'deprecated';
 
@@ -62,6 +74,8 @@ export interface BuildView {
   runningWorkflows?: number;
   countedAt?: string;
   drainedSince?: string;
+  /** Its life from its first Deployment's creation, as far as the status says. */
+  phases: PhaseView[];
   gates: GateView[];
   gateFailure?: string;
   analysis?: { step: number; verdict: string; message: string };
@@ -122,6 +136,7 @@ export function statusView(input: StatusInput): WorkerDeploymentView {
       status,
       deployments: [],
       ...(pollers === undefined ? {} : { pollers }),
+      phases: [],
       gates: [],
       ownedResources: [],
     };
@@ -178,6 +193,17 @@ export function statusView(input: StatusInput): WorkerDeploymentView {
     }
   }
   for (const view of builds.values()) view.deployments.sort((a, b) => a.name.localeCompare(b.name));
+  for (const view of builds.values()) {
+    const id = view.buildID;
+    const target = status?.targetVersion?.buildID === id ? status.targetVersion : undefined;
+    const currentSince = status?.currentVersion?.buildID === id ? status.currentVersion.currentSince : undefined;
+    const deactivatedAt = status?.deprecatedVersions?.find((v) => v.buildID === id)?.deactivatedAt;
+    view.phases = phasesOf(view, {
+      ...(target ? { rampHistory: target.rampHistory ?? [] } : {}),
+      ...(currentSince ? { currentSince } : {}),
+      ...(deactivatedAt ? { deactivatedAt } : {}),
+    });
+  }
 
   const events = input.events
     .filter((e) => e.involvedObject.kind === 'TemporalWorkerDeployment' && e.involvedObject.name === name)
@@ -212,6 +238,39 @@ export function statusView(input: StatusInput): WorkerDeploymentView {
     })),
     events,
   };
+}
+
+/** The times the status gives, in order; before the first, what the build's role says it was. */
+/** The times of a build the status gives besides those already in its view. */
+interface PhaseTimes {
+  /** Of the target only. */
+  rampHistory?: { percentage: number; at: string }[];
+  currentSince?: string;
+  deactivatedAt?: string;
+}
+
+function phasesOf(view: BuildView, times: PhaseTimes): PhaseView[] {
+  const marks: PhaseView[] = [
+    ...(times.rampHistory ?? []).map(({ percentage, at }): PhaseView =>
+      percentage > 0 ? { state: 'Ramping', from: at, percentage } : { state: 'Waiting', from: at },
+    ),
+    ...(times.currentSince ? [{ state: 'Current' as const, from: times.currentSince }] : []),
+    ...(times.deactivatedAt ? [{ state: 'Draining' as const, from: times.deactivatedAt }] : []),
+    ...(view.drainedSince ? [{ state: 'Drained' as const, from: view.drainedSince }] : []),
+  ].sort((a, b) => a.from.localeCompare(b.from));
+  const first = marks[0];
+  if (view.createdAt && (!first || view.createdAt < first.from)) {
+    marks.unshift({ state: stateBefore(view, times), from: view.createdAt });
+  }
+  return marks;
+}
+
+function stateBefore(view: BuildView, times: { rampHistory?: unknown; currentSince?: string; deactivatedAt?: string }) {
+  if (times.rampHistory) return 'Waiting';
+  if (times.currentSince) return 'RollingOut';
+  // Without a time of its own, the current build has been current as long as the status can say.
+  if (view.roles.includes('current')) return 'Current';
+  return times.deactivatedAt ? 'Active' : 'Waiting';
 }
 
 /** The target first, then the current build, then older builds from the newest. */

@@ -1,5 +1,5 @@
 // The dashboard's page: the worker deployments as `twc status` sees them, redrawn from the
-// server's event stream. `#/` lists them all with a timeline of their builds; `#/<namespace>/<name>`
+// server's event stream. `#/` lists them all with their builds on a timeline; `#/<namespace>/<name>`
 // shows one with its gates, analysis, owned resources, conditions and events. Text goes in with
 // textContent only: nothing the cluster holds is ever parsed as HTML.
 
@@ -99,6 +99,69 @@ function buildsTable(view) {
   );
 }
 
+const PHASE_LABELS = {
+  Waiting: 'waiting',
+  RollingOut: 'rolling out',
+  Active: 'current or ramping',
+  Current: 'current',
+  Draining: 'draining',
+  Drained: 'drained',
+};
+
+/**
+ * Each build's phases on one time axis that ends now and begins with the rollout in flight (the
+ * target's and the current build's first phase); older phases start at its left edge.
+ */
+function timeline(view) {
+  const now = Date.now();
+  const time = (phase) => new Date(phase.from).getTime();
+  const inFlight = view.builds.filter((b) => b.roles.includes('target') || b.roles.includes('current'));
+  const starts = inFlight.flatMap((b) => b.phases.slice(0, 1).map(time));
+  if (starts.length === 0) return '';
+  const start = Math.min(...starts);
+  const span = Math.max(now - start, 1000);
+  const at = (t) => Math.min(100, Math.max(0, ((t - start) / span) * 100));
+  return el(
+    'div',
+    { class: 'timeline' },
+    view.builds.map((build) =>
+      el(
+        'div',
+        { class: 'lane', 'data-build': build.buildID },
+        el('span', { class: 'build' }, build.buildID),
+        el(
+          'div',
+          { class: 'track' },
+          build.phases.map((phase, i) => {
+            const next = build.phases[i + 1];
+            const [left, right] = [at(time(phase)), at(next ? time(next) : now)];
+            const label = phase.state === 'Ramping' ? `${phase.percentage}%` : PHASE_LABELS[phase.state];
+            return el(
+              'div',
+              {
+                class: `phase ${phase.state}`,
+                title: `${label} from ${new Date(phase.from).toLocaleString()}, for ${age(phase.from)}`,
+                style: {
+                  left: `${left}%`,
+                  width: `${right - left}%`,
+                  ...(phase.state === 'Ramping' ? { opacity: String(0.35 + (0.65 * phase.percentage) / 100) } : {}),
+                },
+              },
+              label,
+            );
+          }),
+        ),
+      ),
+    ),
+    el(
+      'div',
+      { class: 'axis muted' },
+      el('span', {}, new Date(start).toLocaleTimeString()),
+      el('span', {}, `now (${age(new Date(start).toISOString())})`),
+    ),
+  );
+}
+
 function conditionText(view) {
   const ready = view.conditions.find((c) => c.type === 'Ready');
   const stalled = view.conditions.find((c) => c.type === 'Stalled' && c.status === 'True');
@@ -117,6 +180,7 @@ function overview() {
       el('h2', {}, el('a', { href: `#/${view.namespace}/${view.name}` }, `${view.namespace}/${view.name}`)),
       el('div', { class: 'meta' }, strategy(view)),
       buildsTable(view),
+      timeline(view),
       conditionText(view),
     ),
   );
@@ -144,6 +208,8 @@ function detail(namespace, name) {
       el('h2', {}, `${view.namespace}/${view.name}`),
       el('div', { class: 'meta' }, strategy(view)),
       buildsTable(view),
+      el('h3', {}, 'Timeline'),
+      timeline(view),
       gates.length > 0 && el('h3', {}, 'Gates'),
       gates.length > 0 &&
         el(
@@ -241,4 +307,6 @@ function connect() {
 }
 
 window.addEventListener('hashchange', draw);
+// Ages and the timeline's end move with time, not only with changes.
+window.setInterval(draw, 5000);
 connect();
