@@ -53,6 +53,8 @@ export interface World {
   describeHangs?: boolean;
   /** The controller's record of its own status writes, shared by reconciles run one after another; default: none kept. */
   ownWrites?: OwnWrites<TemporalWorkerDeployment>;
+  /** The workers of each build the controller last read polling (see FiguresCollector); default: not read. */
+  pollers?: Record<string, number>;
   /** The TemporalWorkerOwnedResources of the namespace; default: none. */
   ownedResources?: TemporalWorkerOwnedResource[];
 }
@@ -222,7 +224,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     temporal: () => Promise.resolve(temporal),
     log: silentLogger,
     setPinnedWorkflows: () => {},
-    pollersSeen: () => undefined,
+    pollersSeen: () => world.pollers,
     countAnalysisVerdict: (_namespace, _name, verdict) => void analysisVerdicts.push(verdict),
     wroteStatus: (replaced, stored) => world.ownWrites?.wrote(replaced, stored),
     recordEvent: (_about, event) => {

@@ -200,6 +200,7 @@ test('Progressive: the first step sets the ramp', async () => {
     'k8s.replaceStatus orders@10',
   ]);
   assert.equal(run.status?.targetVersion?.rampPercentage, 10);
+  assert.deepEqual(run.status?.targetVersion?.rampHistory, [{ percentage: 10, at: now.toISOString() }]);
 });
 
 test('Progressive: during a pause nothing is called but the status, and the reconcile comes back when it ends', async () => {
@@ -207,6 +208,20 @@ test('Progressive: during a pause nothing is called but the status, and the reco
   const run = await recordedReconcile(world);
   assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
   assert.deepEqual(run.result, { requeueAfterMs: 10_000 }, 'the poll interval comes before the pause end (3 minutes)');
+});
+
+test('pollers and the ramp so far come from what the controller holds: no Temporal call for them', async () => {
+  const world = rolloutWorld({ buildId: 'v2', rollout: progressive }, ramping(50, 2));
+  const history = [{ percentage: 10, at: minutesAgo(8).toISOString() }];
+  world.workerDeployment.status = { targetVersion: { buildID: 'v2', status: 'Ramping', rampHistory: history } };
+  world.pollers = { v1: 2, v2: 1 };
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.deepEqual([run.status?.targetVersion?.pollers, run.status?.currentVersion?.pollers], [1, 2]);
+  assert.deepEqual(run.status?.targetVersion?.rampHistory, [
+    ...history,
+    { percentage: 50, at: minutesAgo(2).toISOString() },
+  ]);
 });
 
 test('Progressive: a pause that is over moves to the next step, and the last one promotes', async () => {
