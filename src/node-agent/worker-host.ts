@@ -1,9 +1,10 @@
-// Hosts many sample workers in one process: one workflow bundle for all of them and one
+// Hosts many sample workers in one process: one workflow bundle for all of them (one per variant
+// of the workflow code, for the builds that change it) and one
 // connection per Temporal address, so a Pod costs a worker, not a process and a bundle.
 import { NativeConnection, type Worker, type WorkflowBundle } from '@temporalio/worker';
-import { followApiKeyFile } from '../sample-worker/api-key-file.ts';
+import { followApiKeyFile, nativeConnectionOptions } from '../../packages/worker/src/index.ts';
 import type { SampleWorkerConfig } from '../sample-worker/config.ts';
-import { bundleSampleWorkflows, connectionOptions, createSampleWorker } from '../sample-worker/worker.ts';
+import { bundleSampleWorkflows, createSampleWorker, workflowsPathOf } from '../sample-worker/worker.ts';
 
 export interface HostedWorker {
   /** Settles when the worker stops: resolves on a requested stop, rejects when it dies. */
@@ -21,7 +22,7 @@ interface PooledConnection {
 
 export class WorkerHost {
   private readonly connections = new Map<string, PooledConnection[]>();
-  private bundle: Promise<WorkflowBundle> | undefined;
+  private readonly bundles = new Map<string, Promise<WorkflowBundle>>();
 
   /** Bundles the workflow code now rather than on the first Pod. */
   async prepare(): Promise<void> {
@@ -36,7 +37,10 @@ export class WorkerHost {
     try {
       const worker = await createSampleWorker(
         config,
-        { connection: await pooled.connection, workflowBundle: await this.workflowBundle() },
+        {
+          connection: await pooled.connection,
+          workflowBundle: await this.workflowBundle(workflowsPathOf(config.behaviour)),
+        },
         identity,
         {
           inMainThread: true,
@@ -68,13 +72,14 @@ export class WorkerHost {
     );
   }
 
-  private workflowBundle(): Promise<WorkflowBundle> {
-    this.bundle ??= bundleSampleWorkflows();
-    return this.bundle;
+  private workflowBundle(path = workflowsPathOf('')): Promise<WorkflowBundle> {
+    const bundle = this.bundles.get(path) ?? bundleSampleWorkflows(path);
+    this.bundles.set(path, bundle);
+    return bundle;
   }
 
   private connectionFor(config: SampleWorkerConfig, slot: string): PooledConnection {
-    const options = connectionOptions(config);
+    const options = nativeConnectionOptions(config);
     const key = JSON.stringify(options);
     const pool = this.connections.get(key) ?? [];
     this.connections.set(key, pool);

@@ -1,33 +1,28 @@
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import {
-  bundleWorkflowCode,
-  type NativeConnection,
-  type NativeConnectionOptions,
-  Worker,
-  type WorkflowBundle,
-} from '@temporalio/worker';
+  clientConnectionOptions,
+  replayGateActivities,
+  versionedWorkerOptions,
+} from '../../packages/worker/src/index.ts';
 import { createActivities } from './activities.ts';
 import { type SampleWorkerConfig, WORKFLOWS_ONLY } from './config.ts';
 
 export const workflowsPath = new URL('./workflows.ts', import.meta.url).pathname;
 
-export async function bundleSampleWorkflows(): Promise<WorkflowBundle> {
-  return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+/** Builds whose `order` workflow changed: the replay gate's cases. */
+const VARIANTS: Record<string, string> = {
+  'order-breaking': new URL('./workflow-variants/order-breaking.ts', import.meta.url).pathname,
+  'order-compatible': new URL('./workflow-variants/order-compatible.ts', import.meta.url).pathname,
+};
+
+/** The workflow code a build of this behaviour runs. */
+export function workflowsPathOf(behaviour: string): string {
+  return VARIANTS[behaviour] ?? workflowsPath;
 }
 
-export function connectionOptions(config: SampleWorkerConfig): NativeConnectionOptions {
-  const tls = config.tls && {
-    ...(config.tls.serverName ? { serverNameOverride: config.tls.serverName } : {}),
-    ...(config.tls.serverCACertificate ? { serverRootCACertificate: Buffer.from(config.tls.serverCACertificate) } : {}),
-    ...(config.tls.clientCertPair
-      ? {
-          clientCertPair: {
-            crt: Buffer.from(config.tls.clientCertPair.crt),
-            key: Buffer.from(config.tls.clientCertPair.key),
-          },
-        }
-      : {}),
-  };
-  return { address: config.address, ...(tls ? { tls } : {}), ...(config.apiKey ? { apiKey: config.apiKey } : {}) };
+export async function bundleSampleWorkflows(path = workflowsPath): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({ workflowsPath: path, logger: quietBundlerLogger });
 }
 
 export interface SharedResources {
@@ -57,23 +52,29 @@ export function createSampleWorker(
   return Worker.create({
     connection: shared.connection,
     workflowBundle: shared.workflowBundle,
-    namespace: config.namespace,
-    taskQueue: config.taskQueue,
     identity,
     // A worker with no activities polls no activity task queue: what some real workers are.
     activities: config.behaviour.startsWith(WORKFLOWS_ONLY)
       ? {}
-      : createActivities({
-          deploymentName: config.deploymentName,
-          buildId: config.buildId,
-          behaviour: config.behaviour,
-          identity,
-        }),
-    workerDeploymentOptions: {
-      version: { deploymentName: config.deploymentName, buildId: config.buildId },
-      useWorkerVersioning: true,
-      defaultVersioningBehavior: 'PINNED',
-    },
+      : {
+          ...createActivities({
+            deploymentName: config.deploymentName,
+            buildId: config.buildId,
+            behaviour: config.behaviour,
+            identity,
+          }),
+          ...replayGateActivities({
+            namespace: config.namespace,
+            deploymentName: config.deploymentName,
+            client: async () =>
+              new Client({
+                connection: await Connection.connect(clientConnectionOptions(config)),
+                namespace: config.namespace,
+              }),
+            workflowBundle: () => Promise.resolve(shared.workflowBundle),
+          }),
+        },
+    ...versionedWorkerOptions(config),
     workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 2 },
     activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 1 },
     maxCachedWorkflows: 20,

@@ -11,13 +11,15 @@ import {
   setWorkflowOptions,
   sleep,
 } from '@temporalio/workflow';
+import { continueAsNewRequested } from '../../packages/worker/src/workflow.ts';
 import type { SampleActivities, WorkerIdentity } from './activities.ts';
+
+/** The worker library's gate: replays the current build's recent workflows on this build's code. */
+export { replayGate } from '../../packages/worker/src/workflow.ts';
 
 const { describeWorker } = proxyActivities<SampleActivities>({ startToCloseTimeout: '30 seconds' });
 
 export const finishSignal = defineSignal('finish');
-/** What the controller's pinned-workflow ladder sends by default (spec.sunset.pinnedWorkflows.signalName). */
-export const continueAsNewRequested = defineSignal('ContinueAsNewRequested');
 
 export interface RunReport {
   startedOn: WorkerIdentity;

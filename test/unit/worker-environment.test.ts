@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readConfig, SampleWorkerConfigError } from '../../src/sample-worker/config.ts';
+import { readWorkerEnvironment as readConfig, WorkerEnvironmentError } from '../../packages/worker/src/index.ts';
+import { API_KEY_PATH_ENV } from '../../src/api/reserved-env.ts';
+import { API_KEY_PATH_ENV as LIBRARY_API_KEY_PATH_ENV } from '../../packages/worker/src/index.ts';
+import { readConfig as readSampleConfig } from '../../src/sample-worker/config.ts';
 
 const base = {
   TEMPORAL_ADDRESS: 'host:7233',
@@ -10,19 +13,22 @@ const base = {
 };
 
 test('the worker is configured from the variables the controller injects', () => {
-  assert.deepEqual(
-    readConfig({ ...base, TEMPORAL_TASK_QUEUE: 'q', SAMPLE_BEHAVIOUR: 'fail-gate', TEMPORAL_API_KEY: 'k' }),
-    {
-      address: 'host:7233',
-      namespace: 'ns',
-      deploymentName: 'ns/workers',
-      buildId: 'b1',
-      taskQueue: 'q',
-      behaviour: 'fail-gate',
-      apiKey: 'k',
-      tls: {},
-    },
-  );
+  assert.deepEqual(readConfig({ ...base, TEMPORAL_TASK_QUEUE: 'q', TEMPORAL_API_KEY: 'k' }), {
+    address: 'host:7233',
+    namespace: 'ns',
+    deploymentName: 'ns/workers',
+    buildId: 'b1',
+    taskQueue: 'q',
+    apiKey: 'k',
+    tls: {},
+    tlsFiles: [],
+  });
+  assert.equal(API_KEY_PATH_ENV, LIBRARY_API_KEY_PATH_ENV, 'the library reads the variable the controller sets');
+});
+
+test("the sample worker: the library's environment, and its behaviour", () => {
+  assert.equal(readSampleConfig({ ...base, SAMPLE_BEHAVIOUR: 'fail-gate' }).behaviour, 'fail-gate');
+  assert.equal(readSampleConfig(base).behaviour, 'default');
 });
 
 test('TLS is on with an API key, TEMPORAL_TLS, a server name or a server CA', () => {
@@ -52,17 +58,22 @@ test('mutual TLS: the client certificate, its key and the server CA are read fro
     clientCertPair: { crt: 'CERT', key: 'KEY' },
   });
   assert.deepEqual(
+    readConfig(env, read).tlsFiles,
+    ['/tls/ca.crt', '/tls/tls.crt', '/tls/tls.key'],
+    'watched for rotation',
+  );
+  assert.deepEqual(
     readConfig({ ...env, TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/tls/absent.crt' }, read).tls,
     { clientCertPair: { crt: 'CERT', key: 'KEY' } },
     'no CA file: the default roots',
   );
   assert.throws(() => readConfig({ ...env, TEMPORAL_TLS_CLIENT_KEY_PATH: '/tls/absent.key' }, read), {
-    name: 'SampleWorkerConfigError',
+    name: 'WorkerEnvironmentError',
     message: /TEMPORAL_TLS_CLIENT_KEY_PATH: file \/tls\/absent.key does not exist/,
   });
   const certOnly: Record<string, string> = { ...env };
   delete certOnly.TEMPORAL_TLS_CLIENT_KEY_PATH;
-  assert.throws(() => readConfig(certOnly, read), { name: 'SampleWorkerConfigError', message: /go together/ });
+  assert.throws(() => readConfig(certOnly, read), { name: 'WorkerEnvironmentError', message: /go together/ });
 });
 
 test('the task queue defaults to the deployment name and the older variable names are accepted', () => {
@@ -75,7 +86,6 @@ test('the task queue defaults to the deployment name and the older variable name
   assert.equal(config.address, 'old:7233');
   assert.equal(config.buildId, 'b2');
   assert.equal(config.taskQueue, 'd');
-  assert.equal(config.behaviour, 'default');
 });
 
 for (const missing of [
@@ -89,7 +99,7 @@ for (const missing of [
     delete env[missing];
     assert.throws(
       () => readConfig(env),
-      (error: unknown) => error instanceof SampleWorkerConfigError && error.message.includes(missing),
+      (error: unknown) => error instanceof WorkerEnvironmentError && error.message.includes(missing),
     );
   });
 }
@@ -97,9 +107,12 @@ for (const missing of [
 test('a token file (TEMPORAL_API_KEY_PATH) is the API key, trimmed, and is followed from its path; TLS is on', () => {
   const read = (path: string) => (path === '/etc/temporal/token/token' ? 'eyJ.token\n' : undefined);
   const config = readConfig({ ...base, TEMPORAL_API_KEY_PATH: '/etc/temporal/token/token' }, read);
-  assert.deepEqual([config.apiKey, config.apiKeyPath, config.tls], ['eyJ.token', '/etc/temporal/token/token', {}]);
+  assert.deepEqual(
+    [config.apiKey, config.apiKeyPath, config.tls, config.tlsFiles],
+    ['eyJ.token', '/etc/temporal/token/token', {}, []],
+  );
   assert.throws(() => readConfig({ ...base, TEMPORAL_API_KEY_PATH: '/absent' }, read), {
-    name: 'SampleWorkerConfigError',
+    name: 'WorkerEnvironmentError',
     message: /TEMPORAL_API_KEY_PATH: file \/absent does not exist/,
   });
 });

@@ -1,0 +1,78 @@
+// Workflow-side helpers, imported by workflow code (so only @temporalio/workflow here): the signal
+// the controller sends to workflows pinned to an old build, and the replay gate workflow.
+import {
+  ApplicationFailure,
+  defineSignal,
+  proxyActivities,
+  setHandler,
+  setWorkflowOptions,
+} from '@temporalio/workflow';
+
+/** The controller's default spec.sunset.pinnedWorkflows.signalName. */
+export const CONTINUE_AS_NEW_REQUESTED = 'ContinueAsNewRequested';
+export const continueAsNewRequested = defineSignal(CONTINUE_AS_NEW_REQUESTED);
+
+/**
+ * Listens for the request to continue as new onto the current build; the returned function says
+ * whether it came. Await it with `condition`, then `continueAsNew` (with the versioning behaviour
+ * AUTO_UPGRADE, so the next run starts on the current build).
+ */
+export function listenForContinueAsNewRequest(signal = continueAsNewRequested): () => boolean {
+  let requested = false;
+  setHandler(signal, () => void (requested = true));
+  return () => requested;
+}
+
+export interface ReplayGateInput {
+  /** The most recent workflows of the current build to replay (default 20). */
+  workflows?: number;
+  /** Only workflows started within this many hours (default 24). */
+  maxAgeHours?: number;
+}
+
+/** A workflow whose history this build's code does not replay as it ran. */
+export interface Divergence {
+  workflowId: string;
+  runId: string;
+  workflowType: string;
+  /** The first event that diverged, as `<id> <type>`, where the SDK's error names it. */
+  event?: string;
+  message: string;
+}
+
+export interface ReplayOutcome {
+  /** The build whose workflows were replayed; absent when no build is current (nothing to replay). */
+  currentBuildId?: string;
+  replayed: number;
+  divergences: Divergence[];
+}
+
+/** The activity the worker registers for the gate (see replayGateActivities). */
+export interface ReplayGateActivities {
+  replayRecentHistories(input: ReplayGateInput): Promise<ReplayOutcome>;
+}
+
+/**
+ * A rollout gate (spec.rollout.gate.workflowType: replayGate): replays the most recent histories
+ * of the current build's workflows against this build's workflow code, and fails, naming each
+ * workflow, its type and the first event that diverged, if any does not replay.
+ */
+export async function replayGate(input: ReplayGateInput = {}): Promise<ReplayOutcome> {
+  const { replayRecentHistories } = proxyActivities<ReplayGateActivities>({
+    startToCloseTimeout: '10 minutes',
+    retry: { maximumAttempts: 3 },
+  });
+  const outcome = await replayRecentHistories(input);
+  const [first, ...more] = outcome.divergences;
+  if (first) {
+    const where = first.event ? ` at event ${first.event}` : '';
+    throw ApplicationFailure.nonRetryable(
+      `workflow ${first.workflowId} (${first.workflowType}) of build ${outcome.currentBuildId ?? '?'} does not replay on this build${where}: ${first.message}` +
+        (more.length > 0 ? `; and ${more.length} more of ${outcome.replayed} replayed` : ''),
+      'NondeterministicChange',
+      outcome,
+    );
+  }
+  return outcome;
+}
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, replayGate);
