@@ -1,6 +1,7 @@
 // A TypeScript worker as the Temporal Worker Controller runs it. Workflow code imports
 // `@temporal-worker-controller/worker/workflow` instead (the signal and the replay gate workflow).
 export { followApiKeyFile, type ApiKeyHolder } from './api-key-file.ts';
+export { watchFiles } from './file-watch.ts';
 export { clientConnectionOptions, nativeConnectionOptions } from './connection.ts';
 export {
   API_KEY_PATH_ENV,
@@ -9,5 +10,5 @@ export {
   type WorkerEnvironment,
   WorkerEnvironmentError,
 } from './environment.ts';
-export { divergedEvent, replayGateActivities, type ReplayGateOptions } from './replay-gate.ts';
+export { divergedEvent, replayGateActivities, type ReplayGateOptions, sdkReason } from './replay-gate.ts';
 export { runWorker, type RunWorkerOptions, versionedWorkerOptions } from './run-worker.ts';

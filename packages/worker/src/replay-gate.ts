@@ -69,10 +69,15 @@ async function replay(client: Client, options: ReplayGateOptions, input: ReplayG
       runId: result.runId,
       workflowType: run?.workflowType ?? '?',
       ...(event ? { event } : {}),
-      message: result.error.message,
+      message: sdkReason(result.error.message),
     });
   }
   return { currentBuildId, replayed: histories.length, divergences };
+}
+
+/** The core SDK's own words (`[TMPRL1100] Nondeterminism error: ...`) out of the replayer's wrapping, where they are. */
+export function sdkReason(message: string): string {
+  return /\[TMPRL\d+\][^"]*/.exec(message)?.[0] ?? message;
 }
 
 type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
