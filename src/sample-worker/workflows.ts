@@ -11,7 +11,7 @@ import {
   setWorkflowOptions,
   sleep,
 } from '@temporalio/workflow';
-import { continueAsNewRequested } from '../../packages/worker/src/workflow.ts';
+import { listenForContinueAsNewRequest } from '../../packages/worker/src/workflow.ts';
 import type { SampleActivities, WorkerIdentity } from './activities.ts';
 
 /** The worker library's gate: replays the current build's recent workflows on this build's code. */
@@ -36,11 +36,11 @@ export interface PinnedOptions {
 
 async function runUntilSignalled(options: PinnedOptions = {}): Promise<RunReport | undefined> {
   let finished = false;
-  let continueAsNewAsked = false;
   setHandler(finishSignal, () => void (finished = true));
-  setHandler(continueAsNewRequested, () => void (continueAsNewAsked = !options.ignoreContinueAsNewRequest));
+  const asked = listenForContinueAsNewRequest();
+  const continueAsNewAsked = () => asked() && !options.ignoreContinueAsNewRequest;
   const startedOn = await describeWorker();
-  const wait = () => condition(() => finished || continueAsNewAsked);
+  const wait = () => condition(() => finished || continueAsNewAsked());
   await (options.ignoreCancellation ? CancellationScope.nonCancellable(wait) : wait());
   if (!finished) return undefined;
   return { startedOn, finishedOn: await describeWorker() };

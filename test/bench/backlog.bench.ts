@@ -1,7 +1,8 @@
 // `npm run bench`, part six: the cost of the backlog metrics. Many worker deployments, each with a
 // few builds with replicas (their Pods pending: no node agent runs them), are read by the leader
-// within the read budget, beside the reconciles' own polls; then the external metrics API is read through the API server's
-// aggregation layer, as an HPA reads it, answered from the figures in memory.
+// within the read budget, beside the reconciles' own polls (and each worker deployment's pollers,
+// in the same share); then the external metrics API is read through the API server's aggregation
+// layer, as an HPA reads it, answered from the figures in memory.
 // Prints figures; asserts nothing.
 import { parseArgs } from 'node:util';
 import { CRD_DIR } from '../../src/api/generate.ts';
@@ -112,6 +113,10 @@ try {
   );
   console.log(
     `  backlog reads per build per poll interval: ${perBuildPerInterval.toFixed(2)} (the rest of the budget goes to the reconciles' polls)`,
+  );
+  const pollersPerInterval = (rate('DescribeTaskQueue') * pollIntervalMs) / 1000 / workerDeployments;
+  console.log(
+    `  pollers reads per worker deployment per poll interval: ${pollersPerInterval.toFixed(2)} (in the same share, for the status)`,
   );
   console.log(
     `  age of the figures served at the end: p50 ${quantile(ages, 0.5).toFixed(0)} s, max ${quantile(ages, 1).toFixed(0)} s (${ages.length} of ${builds} builds served)`,
