@@ -1,0 +1,296 @@
+// `npm run chaos`: rollouts on the local environment with real workflows pinned to every build,
+// while the controller is killed (SIGKILL) and restarted and Temporal is cut off from it, at
+// points chosen from a seed that is printed (`--seed` replays a run). The rules of the promise are
+// checked every half second (invariants.ts); at the end every rollout must reach its target and
+// every pinned workflow finish on the build it started on. Prints a report; exits 1 on any breach.
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { Client, Connection } from '@temporalio/client';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CRD_DIR } from '../../src/api/generate.ts';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { startEnvironment } from '../../src/localenv/environment.ts';
+import { freePort } from '../../src/localenv/ports.ts';
+import { Component } from '../../src/localenv/process.ts';
+import type { RunReport } from '../../src/sample-worker/workflows.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
+import { type Fault, planFaults } from './faults.ts';
+import { InvariantWatch } from './invariants.ts';
+
+const { values } = parseArgs({
+  options: {
+    seed: { type: 'string' },
+    duration: { type: 'string', default: '300' },
+    every: { type: 'string', default: '12' },
+    'worker-deployments': { type: 'string', default: '3' },
+  },
+});
+const seed = values.seed ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
+const duration = Number(values.duration);
+const faults = planFaults({ seed, duration, every: Number(values.every) });
+const names = Array.from({ length: Number(values['worker-deployments']) }, (_, i) => `chaos-${i}`);
+const namespace = 'chaos';
+console.log(
+  `chaos: seed ${seed} (replay with --seed ${seed}), ${duration} s, ${faults.length} faults planned, ${names.length} worker deployments`,
+);
+
+const environment = await startEnvironment({ crdDir: CRD_DIR, log: () => {} });
+const started = Date.now();
+const seconds = () => (Date.now() - started) / 1000;
+const custom = environment.kubeconfig.makeApiClient(CustomObjectsApi);
+const apps = environment.kubeconfig.makeApiClient(AppsV1Api);
+const temporal = new Client({
+  connection: await Connection.connect({ address: environment.temporalAddress }),
+  namespace: environment.temporalNamespace,
+});
+const [host = '127.0.0.1', port = '0'] = environment.temporalAddress.split(':');
+// The controller reaches Temporal through this: cut, Temporal is out of its reach (and only its).
+const proxy = new TcpProxy({ host, port: Number(port) });
+await proxy.listen();
+const healthPort = await freePort();
+let controllerRuns = 0;
+const startController = () =>
+  new Component({
+    name: 'controller',
+    command: process.execPath,
+    args: [
+      path.join(import.meta.dirname, '../../src/cli/main.ts'),
+      'run',
+      `--kubeconfig=${environment.kubeconfigPath}`,
+      `--namespace=${namespace}`,
+      '--identity=twc-chaos',
+      '--poll-interval=2s',
+      `--temporal-connect-to=${environment.temporalAddress}=127.0.0.1:${proxy.port}`,
+      '--metrics-bind-address=0',
+      `--health-probe-bind-address=127.0.0.1:${healthPort}`,
+      '--webhook-bind-address=0',
+    ],
+    logFile: path.join(environment.dir, `controller-${++controllerRuns}.log`),
+  });
+let controller = startController();
+const ready = () =>
+  controller.waitUntil(
+    'ready',
+    async () => ((await fetch(`http://127.0.0.1:${healthPort}/readyz`)).ok ? true : undefined),
+    60_000,
+  );
+
+const watch = new InvariantWatch({
+  apps,
+  client: temporal,
+  namespace,
+  workerDeployments: names,
+  temporalNamespace: environment.temporalNamespace,
+});
+const report = { kills: 0, cuts: 0, rollouts: 0, converge: [] as number[] };
+const object = { group: GROUP, version: VERSION, namespace };
+const read = async (name: string) =>
+  (await custom.getNamespacedCustomObject({
+    ...object,
+    plural: KINDS.TemporalWorkerDeployment.plural,
+    name,
+  })) as TemporalWorkerDeployment;
+/** Every worker deployment's spec observed, and none says Temporal is out of reach. */
+const converged = async () => {
+  for (const name of names) {
+    const twd = await read(name);
+    if (twd.status?.observedGeneration !== twd.metadata.generation) return false;
+    if (twd.status?.conditions?.some((c) => c.reason === 'TemporalUnreachable')) return false;
+  }
+  return true;
+};
+try {
+  await environment.kubeconfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+  await custom.createNamespacedCustomObject({
+    ...object,
+    plural: KINDS.TemporalConnection.plural,
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'TemporalConnection',
+      metadata: { name: 'temporal' },
+      spec: { hostPort: environment.temporalAddress },
+    },
+  });
+  const template = (name: string, build: number) => ({
+    spec: {
+      containers: [
+        {
+          name: 'worker',
+          image: 'sample-worker',
+          env: [
+            { name: 'TEMPORAL_TASK_QUEUE', value: name },
+            { name: 'SAMPLE_BEHAVIOUR', value: `build-${build}` },
+          ],
+        },
+      ],
+    },
+  });
+  for (const name of names)
+    await custom.createNamespacedCustomObject({
+      ...object,
+      plural: KINDS.TemporalWorkerDeployment.plural,
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'TemporalWorkerDeployment',
+        metadata: { name },
+        spec: {
+          replicas: 1,
+          rollout: {
+            strategy: 'Progressive',
+            steps: [
+              { rampPercentage: 25, pauseDuration: '5s' },
+              { rampPercentage: 75, pauseDuration: '5s' },
+            ],
+            gate: { workflowType: 'gate' },
+          },
+          sunset: { scaledownDelay: '5s', deleteDelay: '10s' },
+          workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace },
+          template: template(name, 0),
+        },
+      },
+    });
+  await ready();
+
+  const builds = new Map(names.map((name) => [name, 0]));
+  /** Pinned workflows by worker deployment, in the order their builds became current. */
+  const pinned = new Map<string, { buildId: string; handles: ReturnType<Client['workflow']['getHandle']>[] }[]>();
+  const done = (twd: TemporalWorkerDeployment) =>
+    twd.status?.currentVersion?.buildID !== undefined &&
+    twd.status.currentVersion.buildID === twd.status.targetVersion?.buildID &&
+    twd.status.targetVersion.rampPercentage === undefined &&
+    twd.status.observedGeneration === twd.metadata.generation;
+  /** Each worker deployment whose rollout completed gets pinned workflows on its new build, then the next build. */
+  const drive = async (rollOn: boolean) => {
+    for (const name of names) {
+      const twd = await read(name).catch(() => undefined);
+      if (!twd || !done(twd)) continue;
+      const buildId = twd.status?.currentVersion?.buildID ?? '';
+      const list = pinned.get(name) ?? [];
+      pinned.set(name, list);
+      if (list.at(-1)?.buildId !== buildId) {
+        report.rollouts++;
+        const handles = await Promise.all(
+          [0, 1].map((i) =>
+            temporal.workflow.start('pinnedUntilSignalled', {
+              taskQueue: name,
+              workflowId: `${name}-${buildId}-${i}-${seed}`,
+              args: [{ ignoreContinueAsNewRequest: true }],
+            }),
+          ),
+        );
+        for (const handle of handles) watch.watchPinned(handle);
+        list.push({ buildId, handles });
+        // Two builds back, their workflows may finish: that build then drains and goes.
+        for (const old of list.slice(0, -2))
+          await Promise.all(old.handles.map((h) => h.signal('finish').catch(() => {})));
+      }
+      if (!rollOn) continue;
+      const next = (builds.get(name) ?? 0) + 1;
+      builds.set(name, next);
+      await custom.patchNamespacedCustomObject(
+        {
+          ...object,
+          plural: KINDS.TemporalWorkerDeployment.plural,
+          name,
+          body: { spec: { template: template(name, next) } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    }
+  };
+
+  let checking = true;
+  const checker = (async () => {
+    while (checking) {
+      await watch.check().catch((error: unknown) => console.error(`check: ${String(error)}`));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+  const driver = (async () => {
+    while (seconds() < duration) {
+      await drive(true).catch((error: unknown) => console.error(`drive: ${String(error)}`));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  })();
+  for (const fault of faults) await inject(fault);
+  await driver;
+
+  // The faults over: every rollout reaches its target; then every pinned workflow finishes.
+  const settleStart = Date.now();
+  while (Date.now() - settleStart < 240_000) {
+    const twds = await Promise.all(names.map(read));
+    if (
+      twds.every(done) &&
+      twds.every((t) => t.status?.currentVersion?.buildID !== pinned.get(t.metadata.name ?? '')?.at(-2)?.buildId)
+    )
+      break;
+    await drive(false).catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  const last = await Promise.all(names.map(read));
+  const stuck = last.filter((twd) => !done(twd)).map((twd) => twd.metadata.name ?? '');
+  const results: string[] = [];
+  for (const { buildId, handles } of [...pinned.values()].flat()) {
+    for (const handle of handles) {
+      await handle.signal('finish').catch(() => {});
+      const result = (await handle.result().catch((error: unknown) => error)) as RunReport | Error;
+      if (result instanceof Error) results.push(`${handle.workflowId}: ${result.message}`);
+      else if (result.finishedOn.buildId !== buildId)
+        results.push(`${handle.workflowId} started on ${buildId}, finished on ${result.finishedOn.buildId}`);
+    }
+  }
+  checking = false;
+  await checker;
+  await watch.finishPinned();
+  const logs = controller.logTail(200);
+  const unhandled = /uncaught|unhandled/i.test(logs);
+
+  const sorted = [...report.converge].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
+  const workflows = [...pinned.values()].flat().reduce((n, p) => n + p.handles.length, 0);
+  console.log(
+    `faults: ${report.kills} controller kills (SIGKILL), ${report.cuts} Temporal cut off from the controller`,
+  );
+  console.log(`rollouts completed: ${report.rollouts}; pinned workflows: ${workflows}`);
+  console.log(
+    `time to converge after a fault: median ${median.toFixed(1)} s, max ${(sorted.at(-1) ?? NaN).toFixed(1)} s`,
+  );
+  const breaches = [
+    ...watch.violations.map((v) => `${v.at.toISOString()} ${v.rule}: ${v.detail}`),
+    ...stuck.map((name) => `rollout of ${name} did not reach its target after the faults`),
+    ...results.map((r) => `pinned workflow: ${r}`),
+    ...(unhandled ? ['the controller logged an unhandled error'] : []),
+  ];
+  console.log(
+    breaches.length === 0 ? 'invariants: all held' : `invariants BROKEN (seed ${seed}):\n  ${breaches.join('\n  ')}`,
+  );
+  process.exitCode = breaches.length === 0 ? 0 : 1;
+} finally {
+  await controller.stop();
+  await proxy.cut();
+  await temporal.connection.close();
+  await environment.stop();
+}
+
+async function inject(fault: Fault): Promise<void> {
+  const wait = fault.at - seconds();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+  console.log(`${seconds().toFixed(0)} s: ${fault.kind} for ${fault.lasts} s`);
+  if (fault.kind === 'kill-controller') {
+    report.kills++;
+    controller.child.kill('SIGKILL');
+    await controller.exited;
+    await new Promise((resolve) => setTimeout(resolve, fault.lasts * 1000));
+    controller = startController();
+  } else {
+    report.cuts++;
+    await proxy.cut();
+    await new Promise((resolve) => setTimeout(resolve, fault.lasts * 1000));
+    await proxy.listen();
+  }
+  const ended = Date.now();
+  await ready();
+  while (!(await converged().catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 250));
+  report.converge.push((Date.now() - ended) / 1000);
+}
