@@ -35,11 +35,12 @@ export interface FaultPlanOptions {
 export function planFaults({ seed, duration, every }: FaultPlanOptions): Fault[] {
   const random = seededRandom(seed);
   const faults: Fault[] = [];
-  for (let at = every * (0.5 + random()); at < duration;) {
+  const gap = () => Math.max(1, Math.round(every * (0.5 + random())));
+  for (let at = gap(); at < duration;) {
     const kind: FaultKind = random() < 0.75 ? 'kill-controller' : 'temporal-unreachable';
     const lasts = kind === 'kill-controller' ? Math.round(random() * 3) : 5 + Math.round(random() * 10);
-    faults.push({ kind, at: Math.round(at), lasts });
-    at += lasts + every * (0.5 + random());
+    faults.push({ kind, at, lasts });
+    at += lasts + gap();
   }
   return faults;
 }
