@@ -1,6 +1,6 @@
 // The local environment: real Kubernetes control-plane components, a real Temporal dev server
 // and the node agent, each in its own process, all stopped together.
-import { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,6 +39,8 @@ export interface EnvironmentOptions {
   tokenRenewAfterSeconds?: number;
   /** Keep the temporary folder (logs, etcd data, kubeconfig) after stop(). */
   keepDir?: boolean;
+  /** Keep Temporal's state in a file, so that `restart('temporal')` finds it again (default: in memory). */
+  temporalKeepState?: boolean;
   log?: Log;
 }
 
@@ -64,8 +66,15 @@ export interface Environment {
   podLogDir: string;
   /** The processes it runs, for inspection. */
   processes: { name: string; pid: number | undefined }[];
+  /**
+   * Kills one component with SIGKILL, as a crash would, and starts it again after `downMs` with
+   * the same ports and data; resolves once it serves again. Temporal needs `temporalKeepState`.
+   */
+  restart(component: RestartableComponent, downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
+
+export type RestartableComponent = 'etcd' | 'kube-apiserver' | 'temporal';
 
 export const NODE_NAME = 'local-node';
 const IMAGE_STORE = 'images';
@@ -83,8 +92,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     if (!options.keepDir) rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const [kubernetes, temporal] = await Promise.all([
-      startKubernetes(dir, binaries).then((k) => (components.push(...k.components), k)),
+    const launchTemporal = (port?: number) =>
       startTemporal(
         dir,
         options.newerTemporal ? newerTemporal(binaries) : binaries,
@@ -92,8 +100,13 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
         {
           ui: options.temporalUi ?? false,
           namespaces: options.temporalNamespaces ?? [],
+          ...(options.temporalKeepState ? { dbFilename: path.join(dir, 'temporal.db') } : {}),
+          ...(port ? { port } : {}),
         },
-      ).then((t) => (components.push(t.component), t)),
+      );
+    const [kubernetes, temporal] = await Promise.all([
+      startKubernetes(dir, binaries).then((k) => (components.push(...k.components), k)),
+      launchTemporal().then((t) => (components.push(t.component), t)),
     ]);
     const kubeconfig = new KubeConfig();
     kubeconfig.loadFromFile(kubernetes.kubeconfigPath);
@@ -118,6 +131,24 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       imageStore: path.join(dir, IMAGE_STORE),
       podLogDir: path.join(dir, POD_LOG_DIR),
       processes: components.map((c) => ({ name: c.name, pid: c.child.pid })),
+      restart: async (name, downMs = 0) => {
+        const index = components.findIndex((c) => c.name === (name === 'temporal' ? temporal.component.name : name));
+        const old = components[index];
+        if (!old) throw new Error(`no component ${name} to restart`);
+        if (name === 'temporal') {
+          if (!options.temporalKeepState) throw new Error('Temporal restarts only with temporalKeepState');
+          old.child.kill('SIGKILL');
+          await old.exited;
+          await new Promise((resolve) => setTimeout(resolve, downMs));
+          components[index] = (await launchTemporal(Number(temporal.address.split(':').at(-1)))).component;
+          return;
+        }
+        const fresh = await old.restart(downMs);
+        components[index] = fresh;
+        // Either way the API server answers again once both are back.
+        const core = kubeconfig.makeApiClient(CoreV1Api);
+        await fresh.waitUntil('serving', () => core.listNamespace({ limit: 1 }).then(() => true), 90_000);
+      },
       stop,
     };
   } catch (error) {

@@ -38,6 +38,7 @@ export interface ComponentSpec {
 
 export class Component {
   readonly name: string;
+  readonly spec: ComponentSpec;
   readonly child: ChildProcess;
   readonly exited: Promise<number | null>;
   private readonly tail: string[] = [];
@@ -45,6 +46,7 @@ export class Component {
 
   constructor(spec: ComponentSpec) {
     this.name = spec.name;
+    this.spec = spec;
     const log = createWriteStream(spec.logFile, { flags: 'a' });
     this.child = spawn(spec.command, spec.args, {
       env: spec.env ?? process.env,
@@ -99,6 +101,14 @@ export class Component {
     }
     const reason = lastError instanceof Error ? ` (last check: ${lastError.message})` : '';
     throw new ComponentError(this.name, `not ${what} after ${timeoutMs / 1000}s${reason}`, this.logTail());
+  }
+
+  /** Kills it at once, as a crash would, and starts the same command again (same ports, same data). */
+  async restart(downMs = 0): Promise<Component> {
+    this.child.kill('SIGKILL');
+    await this.exited;
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    return new Component(this.spec);
   }
 
   async stop(graceMs = 10_000): Promise<void> {

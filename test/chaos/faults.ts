@@ -1,7 +1,18 @@
 // The faults a chaos run injects, chosen from a seed so that a failing run can be replayed: which
-// fault, when, and for how long. Pure.
+// fault, when, and for how long: the controller killed, Temporal out of its reach, a component of
+// the cluster or Temporal itself crashed and started again. Pure.
 
-export type FaultKind = 'kill-controller' | 'temporal-unreachable';
+export type FaultKind =
+  'kill-controller' | 'temporal-unreachable' | 'restart-kube-apiserver' | 'restart-etcd' | 'restart-temporal';
+
+/** How often each comes, and for how long (seconds: at least, and up to that more). */
+const KINDS: { kind: FaultKind; weight: number; lasts: [number, number] }[] = [
+  { kind: 'kill-controller', weight: 0.5, lasts: [0, 3] },
+  { kind: 'temporal-unreachable', weight: 0.15, lasts: [5, 10] },
+  { kind: 'restart-kube-apiserver', weight: 0.1, lasts: [0, 5] },
+  { kind: 'restart-etcd', weight: 0.1, lasts: [0, 5] },
+  { kind: 'restart-temporal', weight: 0.15, lasts: [0, 5] },
+];
 
 export interface Fault {
   kind: FaultKind;
@@ -37,9 +48,10 @@ export function planFaults({ seed, duration, every }: FaultPlanOptions): Fault[]
   const faults: Fault[] = [];
   const gap = () => Math.max(1, Math.round(every * (0.5 + random())));
   for (let at = gap(); at < duration;) {
-    const kind: FaultKind = random() < 0.75 ? 'kill-controller' : 'temporal-unreachable';
-    const lasts = kind === 'kill-controller' ? Math.round(random() * 3) : 5 + Math.round(random() * 10);
-    faults.push({ kind, at, lasts });
+    let pick = random();
+    const chosen = KINDS.find((k) => (pick -= k.weight) < 0) ?? KINDS[0]!;
+    const lasts = chosen.lasts[0] + Math.round(random() * chosen.lasts[1]);
+    faults.push({ kind: chosen.kind, at, lasts });
     at += lasts + gap();
   }
   return faults;

@@ -1,6 +1,7 @@
 // `npm run chaos`: rollouts on the local environment with real workflows pinned to every build,
-// while the controller is killed (SIGKILL) and restarted and Temporal is cut off from it, at
-// points chosen from a seed that is printed (`--seed` replays a run). The rules of the promise are
+// while the controller is killed (SIGKILL) and restarted, Temporal is cut off from it, and
+// kube-apiserver, etcd and the Temporal server crash and start again, at points chosen from a
+// seed that is printed (`--seed` replays a run). The rules of the promise are
 // checked every half second (invariants.ts); at the end every rollout must reach its target and
 // every pinned workflow finish on the build it started on. Prints a report; exits 1 on any breach.
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
@@ -35,7 +36,7 @@ console.log(
   `chaos: seed ${seed} (replay with --seed ${seed}), ${duration} s, ${faults.length} faults planned, ${names.length} worker deployments`,
 );
 
-const environment = await startEnvironment({ crdDir: CRD_DIR, log: () => {} });
+const environment = await startEnvironment({ crdDir: CRD_DIR, temporalKeepState: true, log: () => {} });
 const started = Date.now();
 const seconds = () => (Date.now() - started) / 1000;
 const custom = environment.kubeconfig.makeApiClient(CustomObjectsApi);
@@ -83,7 +84,12 @@ const watch = new InvariantWatch({
   workerDeployments: names,
   temporalNamespace: environment.temporalNamespace,
 });
-const report = { kills: 0, cuts: 0, rollouts: 0, converge: [] as number[] };
+const report = { kills: 0, cuts: 0, restarts: 0, rollouts: 0, converge: [] as number[] };
+const RESTARTS = {
+  'restart-kube-apiserver': 'kube-apiserver',
+  'restart-etcd': 'etcd',
+  'restart-temporal': 'temporal',
+} as const;
 const object = { group: GROUP, version: VERSION, namespace };
 const read = async (name: string) =>
   (await custom.getNamespacedCustomObject({
@@ -250,7 +256,7 @@ try {
   const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
   const workflows = [...pinned.values()].flat().reduce((n, p) => n + p.handles.length, 0);
   console.log(
-    `faults: ${report.kills} controller kills (SIGKILL), ${report.cuts} Temporal cut off from the controller`,
+    `faults: ${report.kills} controller kills (SIGKILL), ${report.cuts} Temporal cut off from the controller, ${report.restarts} restarts of kube-apiserver, etcd or Temporal`,
   );
   console.log(`rollouts completed: ${report.rollouts}; pinned workflows: ${workflows}`);
   console.log(
@@ -283,11 +289,14 @@ async function inject(fault: Fault): Promise<void> {
     await controller.exited;
     await new Promise((resolve) => setTimeout(resolve, fault.lasts * 1000));
     controller = startController();
-  } else {
+  } else if (fault.kind === 'temporal-unreachable') {
     report.cuts++;
     await proxy.cut();
     await new Promise((resolve) => setTimeout(resolve, fault.lasts * 1000));
     await proxy.listen();
+  } else {
+    report.restarts++;
+    await environment.restart(RESTARTS[fault.kind], fault.lasts * 1000);
   }
   const ended = Date.now();
   await ready();

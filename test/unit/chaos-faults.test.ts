@@ -14,5 +14,13 @@ test('the same seed plans the same faults; another seed others; none overlaps th
     assert.ok(fault.at >= before.at + before.lasts, `fault ${i} starts after fault ${i - 1} ended`);
   }
   const kinds = new Set(plan.map((f) => f.kind));
-  assert.deepEqual([...kinds].sort(), ['kill-controller', 'temporal-unreachable']);
+  assert.deepEqual([...kinds].sort(), [
+    'kill-controller',
+    'restart-etcd',
+    'restart-kube-apiserver',
+    'restart-temporal',
+    'temporal-unreachable',
+  ]);
+  const kills = planFaults({ seed: 7, duration: 1800, every: 12 }).filter((f) => f.kind === 'kill-controller');
+  assert.ok(kills.length >= 50, `the full run kills the controller at least 50 times: ${kills.length}`);
 });
