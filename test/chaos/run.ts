@@ -1,10 +1,18 @@
 // `npm run chaos`: rollouts on the local environment with real workflows pinned to every build,
-// while the controller is killed (SIGKILL) and restarted, Temporal is cut off from it, and
+// while the leader of two controller replicas is killed (SIGKILL) and restarted, Temporal is cut off from it, and
 // kube-apiserver, etcd and the Temporal server crash and start again, at points chosen from a
 // seed that is printed (`--seed` replays a run). The rules of the promise are
 // checked every half second (invariants.ts); at the end every rollout must reach its target and
 // every pinned workflow finish on the build it started on. Prints a report; exits 1 on any breach.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import { readdir, readFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -49,11 +57,15 @@ const [host = '127.0.0.1', port = '0'] = environment.temporalAddress.split(':');
 // The controller reaches Temporal through this: cut, Temporal is out of its reach (and only its).
 const proxy = new TcpProxy({ host, port: Number(port) });
 await proxy.listen();
-const healthPort = await freePort();
+/** Two replicas, as the chart runs them: one leads, the other stands by (POD_NAME names each in the Lease). */
+const REPLICAS = ['chaos-a', 'chaos-b'] as const;
+type Replica = (typeof REPLICAS)[number];
+const healthPorts = { 'chaos-a': await freePort(), 'chaos-b': await freePort() };
 let controllerRuns = 0;
-const startController = () =>
+const startController = (replica: Replica) =>
   new Component({
-    name: 'controller',
+    name: replica,
+    env: { ...process.env, POD_NAME: replica },
     command: process.execPath,
     args: [
       path.join(import.meta.dirname, '../../src/cli/main.ts'),
@@ -64,18 +76,31 @@ const startController = () =>
       '--poll-interval=2s',
       `--temporal-connect-to=${environment.temporalAddress}=127.0.0.1:${proxy.port}`,
       '--metrics-bind-address=0',
-      `--health-probe-bind-address=127.0.0.1:${healthPort}`,
+      `--health-probe-bind-address=127.0.0.1:${healthPorts[replica]}`,
       '--webhook-bind-address=0',
     ],
     logFile: path.join(environment.dir, `controller-${++controllerRuns}.log`),
   });
-let controller = startController();
-const ready = () =>
-  controller.waitUntil(
-    'ready',
-    async () => ((await fetch(`http://127.0.0.1:${healthPort}/readyz`)).ok ? true : undefined),
-    60_000,
-  );
+const controllers = new Map(REPLICAS.map((replica) => [replica, startController(replica)]));
+/** Resolves once every replica answers its readiness probe. */
+const ready = async () => {
+  for (const replica of REPLICAS) {
+    const component = controllers.get(replica);
+    await component?.waitUntil(
+      'ready',
+      async () => ((await fetch(`http://127.0.0.1:${healthPorts[replica]}/readyz`)).ok ? true : undefined),
+      60_000,
+    );
+  }
+};
+const coordination = environment.kubeconfig.makeApiClient(CoordinationV1Api);
+/** The replica holding the Lease (the first when none does yet). */
+const leader = async (): Promise<Replica> => {
+  const lease = await coordination
+    .readNamespacedLease({ name: 'temporal-worker-controller', namespace: 'default' })
+    .catch(() => undefined);
+  return REPLICAS.find((replica) => lease?.spec?.holderIdentity?.startsWith(`${replica}_`)) ?? REPLICAS[0];
+};
 
 const watch = new InvariantWatch({
   apps,
@@ -249,14 +274,18 @@ try {
   checking = false;
   await checker;
   await watch.finishPinned();
-  const logs = controller.logTail(200);
-  const unhandled = /uncaught|unhandled/i.test(logs);
+  const logs = (await readdir(environment.dir)).filter((f) => /^controller-\d+\.log$/.test(f));
+  const unhandled = (
+    await Promise.all(
+      logs.map(async (f) => /uncaught|unhandled/i.test(await readFile(path.join(environment.dir, f), 'utf8'))),
+    )
+  ).some(Boolean);
 
   const sorted = [...report.converge].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
   const workflows = [...pinned.values()].flat().reduce((n, p) => n + p.handles.length, 0);
   console.log(
-    `faults: ${report.kills} controller kills (SIGKILL), ${report.cuts} Temporal cut off from the controller, ${report.restarts} restarts of kube-apiserver, etcd or Temporal`,
+    `faults: ${report.kills} kills of the leading controller replica (SIGKILL), ${report.cuts} Temporal cut off from the controller, ${report.restarts} restarts of kube-apiserver, etcd or Temporal`,
   );
   console.log(`rollouts completed: ${report.rollouts}; pinned workflows: ${workflows}`);
   console.log(
@@ -273,7 +302,7 @@ try {
   );
   process.exitCode = breaches.length === 0 ? 0 : 1;
 } finally {
-  await controller.stop();
+  await Promise.all([...controllers.values()].map((c) => c.stop()));
   await proxy.cut();
   await temporal.connection.close();
   await environment.stop();
@@ -285,10 +314,12 @@ async function inject(fault: Fault): Promise<void> {
   console.log(`${seconds().toFixed(0)} s: ${fault.kind} for ${fault.lasts} s`);
   if (fault.kind === 'kill-controller') {
     report.kills++;
-    controller.child.kill('SIGKILL');
-    await controller.exited;
+    const replica = await leader();
+    const killed = controllers.get(replica);
+    killed?.child.kill('SIGKILL');
+    await killed?.exited;
     await new Promise((resolve) => setTimeout(resolve, fault.lasts * 1000));
-    controller = startController();
+    controllers.set(replica, startController(replica));
   } else if (fault.kind === 'temporal-unreachable') {
     report.cuts++;
     await proxy.cut();
