@@ -22,6 +22,7 @@ import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-dep
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { freePort } from '../../src/localenv/ports.ts';
 import { Component } from '../../src/localenv/process.ts';
+import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 import { type Fault, planFaults } from './faults.ts';
@@ -261,6 +262,20 @@ try {
   }
   const last = await Promise.all(names.map(read));
   const stuck = last.filter((twd) => !done(twd)).map((twd) => twd.metadata.name ?? '');
+  // The status says what Temporal says.
+  const diverged: string[] = [];
+  for (const twd of last) {
+    const name = twd.metadata.name ?? '';
+    const described = await temporal.workflowService.describeWorkerDeployment({
+      namespace: environment.temporalNamespace,
+      deploymentName: temporalDeploymentName(namespace, name),
+    });
+    const current = described.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId ?? undefined;
+    if (current !== twd.status?.currentVersion?.buildID)
+      diverged.push(
+        `${name}: status says ${twd.status?.currentVersion?.buildID ?? 'none'} current, Temporal ${current ?? 'none'}`,
+      );
+  }
   const results: string[] = [];
   for (const { buildId, handles } of [...pinned.values()].flat()) {
     for (const handle of handles) {
@@ -294,6 +309,7 @@ try {
   const breaches = [
     ...watch.violations.map((v) => `${v.at.toISOString()} ${v.rule}: ${v.detail}`),
     ...stuck.map((name) => `rollout of ${name} did not reach its target after the faults`),
+    ...diverged.map((d) => `status converges: ${d}`),
     ...results.map((r) => `pinned workflow: ${r}`),
     ...(unhandled ? ['the controller logged an unhandled error'] : []),
   ];
