@@ -107,6 +107,7 @@ export class Controller {
   private readonly refusals: PollerRefusals;
   private readonly drainage: DrainageRechecks;
   private readonly figures: FiguresCollector<TemporalFigures> | undefined;
+  private readonly pollIntervalMs: number;
   /** Keys an event queued since they last ran: such a reconcile reads first, a poll waits for a free read. */
   private readonly eventDriven = new Set<string>();
   /** Per worker deployment, what of it calls for a reconcile when it changes (see changeOf). */
@@ -116,6 +117,7 @@ export class Controller {
 
   constructor(options: ControllerOptions) {
     this.metrics = options.metrics ?? new Metrics();
+    this.pollIntervalMs = options.pollIntervalMs ?? 10_000;
     this.api = new KubernetesApi({
       access: options.access,
       count: this.metrics.countKubernetesRequest,
@@ -286,11 +288,11 @@ export class Controller {
       secret: (namespace: string, name: string) => this.secrets.get(namespace, name),
       identity: options.identity,
       now: () => new Date(),
-      pollIntervalMs: options.pollIntervalMs ?? 10_000,
+      pollIntervalMs: this.pollIntervalMs,
       maxIneligibleVersions: options.maxIneligibleVersions ?? 75,
       maxVersionsInDeployment: options.maxVersionsInDeployment ?? 100,
       rollbackWindowMs: options.rollbackWindowMs ?? 3_600_000,
-      temporalBackoff: new Backoff({ baseMs: options.pollIntervalMs ?? 10_000, maxMs: 300_000, jitter: 0.2 }),
+      temporalBackoff: new Backoff({ baseMs: this.pollIntervalMs, maxMs: 300_000, jitter: 0.2 }),
       specChange: (namespace: string, name: string) => {
         const key = `${namespace}/${name}`;
         const listeners = this.specListeners.get(key) ?? new Set<() => void>();
@@ -459,6 +461,8 @@ export class Controller {
       if (known.size === 0 || pollersSources.has(pollers)) continue;
       pollersSources.set(pollers, {
         key: pollers,
+        // Temporal remembers pollers for minutes: their count changes slowly, the backlog does not.
+        everyMs: POLLERS_INTERVALS * this.pollIntervalMs,
         queues: known,
         takeRead,
         read: async () => ({
@@ -504,6 +508,9 @@ export class Controller {
 function changeOf(twd: TemporalWorkerDeployment): string {
   return `${twd.metadata.generation ?? ''}/${isBeingDeleted(twd)}`;
 }
+
+/** A worker deployment's pollers are read once every this many poll intervals. */
+const POLLERS_INTERVALS = 3;
 
 /** What the controller reads of Temporal on a schedule of its own (see FiguresCollector). */
 type TemporalFigures =

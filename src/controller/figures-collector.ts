@@ -15,6 +15,8 @@ export interface FiguresSource<T> {
   /** Takes a token of the share of the read budget if one is there now: false means not now. */
   takeRead: () => boolean;
   read: () => Promise<T>;
+  /** Read at most this often (default: once per poll interval); when reads are short, its turn comes that much later. */
+  everyMs?: number;
 }
 
 export interface Figures<T> {
@@ -84,11 +86,13 @@ export class FiguresCollector<T> {
     const sources = this.options.sources();
     const listed = new Set(sources.map(({ key }) => key));
     for (const key of this.entries.keys()) if (!listed.has(key)) this.entries.delete(key);
-    // Longest unread first, so that a spent budget delays every source alike.
+    // Longest overdue first, so that a spent budget delays every source alike.
+    const dueAt = ({ source, entry }: { source: FiguresSource<T>; entry: Entry<T> | undefined }) =>
+      entry ? entry.attemptedAt + (source.everyMs ?? this.options.pollIntervalMs) : -Infinity;
     const due = sources
       .map((source) => ({ source, entry: this.entries.get(source.key) }))
-      .filter(({ entry }) => !entry || (!entry.reading && now - entry.attemptedAt >= this.options.pollIntervalMs))
-      .sort((a, b) => (a.entry?.attemptedAt ?? -Infinity) - (b.entry?.attemptedAt ?? -Infinity));
+      .filter((candidate) => !candidate.entry?.reading && dueAt(candidate) <= now)
+      .sort((a, b) => dueAt(a) - dueAt(b));
     for (const { source } of due) if (source.takeRead()) this.read(source, now);
     // Often enough that a source comes due no later than a tenth of an interval after its time.
     this.timer = this.timers.setTimeout(() => this.look(), Math.min(1000, this.options.pollIntervalMs / 10));

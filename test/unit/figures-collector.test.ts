@@ -126,3 +126,32 @@ test('each read is told with the figures it replaces', async () => {
   ]);
   collector.stop();
 });
+
+test('a source read less often than every interval waits that much longer for its turn when reads are short', async () => {
+  const timers = new FakeTimers();
+  const reads: string[] = [];
+  let tokens = 0;
+  const source = (key: string, everyMs?: number): FiguresSource<string> => ({
+    key,
+    takeRead: () => (tokens >= 1 ? (tokens--, true) : false),
+    read: () => (reads.push(key), Promise.resolve(key)),
+    ...(everyMs ? { everyMs } : {}),
+  });
+  const collector = new FiguresCollector({
+    sources: () => [source('build'), source('pollers', 3 * POLL_MS)],
+    pollIntervalMs: POLL_MS,
+    log: silentLogger,
+    timers,
+  });
+  tokens = 2;
+  collector.start();
+  await timers.advance(0);
+  assert.deepEqual(reads, ['build', 'pollers']);
+  // One read a poll interval: the build's comes due each time, the pollers' every third.
+  for (let i = 0; i < 6; i++) {
+    tokens = 1;
+    await timers.advance(POLL_MS);
+  }
+  assert.deepEqual(reads.slice(2), ['build', 'build', 'build', 'pollers', 'build', 'build']);
+  collector.stop();
+});
