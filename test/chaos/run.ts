@@ -170,10 +170,8 @@ try {
           replicas: 1,
           rollout: {
             strategy: 'Progressive',
-            steps: [
-              { rampPercentage: 25, pauseDuration: '5s' },
-              { rampPercentage: 75, pauseDuration: '5s' },
-            ],
+            // The shortest pause the schema allows.
+            steps: [{ rampPercentage: 50, pauseDuration: '30s' }],
             gate: { workflowType: 'gate' },
           },
           sunset: { scaledownDelay: '5s', deleteDelay: '10s' },
