@@ -62,6 +62,7 @@ await proxy.listen();
 const REPLICAS = ['chaos-a', 'chaos-b'] as const;
 type Replica = (typeof REPLICAS)[number];
 const healthPorts = { 'chaos-a': await freePort(), 'chaos-b': await freePort() };
+const metricsPorts = { 'chaos-a': await freePort(), 'chaos-b': await freePort() };
 let controllerRuns = 0;
 const startController = (replica: Replica) =>
   new Component({
@@ -76,7 +77,7 @@ const startController = (replica: Replica) =>
       '--identity=twc-chaos',
       '--poll-interval=2s',
       `--temporal-connect-to=${environment.temporalAddress}=127.0.0.1:${proxy.port}`,
-      '--metrics-bind-address=0',
+      `--metrics-bind-address=127.0.0.1:${metricsPorts[replica]}`,
       `--health-probe-bind-address=127.0.0.1:${healthPorts[replica]}`,
       '--webhook-bind-address=0',
     ],
@@ -123,12 +124,35 @@ const read = async (name: string) =>
     plural: KINDS.TemporalWorkerDeployment.plural,
     name,
   })) as TemporalWorkerDeployment;
-/** Every worker deployment's spec observed, and none says Temporal is out of reach. */
-const converged = async () => {
+/** Successful reconciles of worker deployments, by the replicas running now. */
+const reconciles = async () => {
+  let sum = 0;
+  for (const replica of REPLICAS) {
+    const text = await fetch(`http://127.0.0.1:${metricsPorts[replica]}/metrics`)
+      .then((response) => response.text())
+      .catch(() => '');
+    const line =
+      /^controller_runtime_reconcile_total\{[^}]*controller="temporalworkerdeployment"[^}]*result="success"[^}]*\} (\d+)/m;
+    sum += Number(line.exec(text)?.[1] ?? 0);
+  }
+  return sum;
+};
+/**
+ * Reconciling again (as many successful reconciles since `since` as worker deployments), and every
+ * status observed its spec, says the current build Temporal says, and none says Temporal is out of reach.
+ */
+const converged = async (since: number) => {
+  if ((await reconciles()) - since < names.length) return false;
   for (const name of names) {
     const twd = await read(name);
     if (twd.status?.observedGeneration !== twd.metadata.generation) return false;
     if (twd.status?.conditions?.some((c) => c.reason === 'TemporalUnreachable')) return false;
+    const described = await temporal.workflowService.describeWorkerDeployment({
+      namespace: environment.temporalNamespace,
+      deploymentName: temporalDeploymentName(namespace, name),
+    });
+    const current = described.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId ?? undefined;
+    if (current !== twd.status?.currentVersion?.buildID) return false;
   }
   return true;
 };
@@ -345,6 +369,7 @@ async function inject(fault: Fault): Promise<void> {
   }
   const ended = Date.now();
   await ready();
-  while (!(await converged().catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 250));
+  const since = await reconciles();
+  while (!(await converged(since).catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 250));
   report.converge.push((Date.now() - ended) / 1000);
 }
