@@ -1,7 +1,8 @@
 // What a chaos run checks continuously, against what Kubernetes and Temporal themselves say: no
 // Deployment of a build Temporal may still route to or drain is deleted or scaled to zero, never
 // two Deployments for one build and pool, routing only to a build with a ready Pod, no pinned
-// workflow failed. Each broken rule is kept with when it was seen.
+// workflow failed. Each broken rule is kept with when it was seen. A check is meant to run about
+// once a second.
 import type { AppsV1Api, V1Deployment } from '@kubernetes/client-node';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -79,7 +80,7 @@ export class InvariantWatch {
     this.checkDuplicates(deployments);
     this.checkRetired(deployments, needed);
     this.checkRouting(deployments, routed);
-    if (this.checks % 10 === 0) await this.checkPinned();
+    if (this.checks % 5 === 0) await this.checkPinned();
   }
 
   /** Waits for every pinned workflow watched and checks none ended badly. */
