@@ -3,6 +3,7 @@
 // traffic to ramp from instead of promoting directly.
 import type { temporal } from '@temporalio/proto';
 import type { BuildTaskQueues } from '../domain/snapshot.ts';
+import { GrpcStatus, TemporalCallError } from './call-status.ts';
 import { enums, type WorkflowService } from './protocol.ts';
 
 const { TaskQueueType, WorkerVersioningMode } = enums;
@@ -14,16 +15,21 @@ export interface TaskQueueTarget {
   deploymentName: string;
 }
 
-/** Temporal records a build's queues a little after the version appears: empty lists until then. */
+/**
+ * Temporal records a build's queues a little after the version appears, and may list a version
+ * before its own record answers (NOT_FOUND, seen after a server restart): empty lists until then.
+ */
 export async function buildTaskQueues(
   { service, namespace, deploymentName }: TaskQueueTarget,
   buildId: string,
 ): Promise<BuildTaskQueues> {
-  const version = await service.describeWorkerDeploymentVersion({
-    namespace,
-    deploymentVersion: { deploymentName, buildId },
-  });
-  const queues = version.workerDeploymentVersionInfo?.taskQueueInfos ?? [];
+  const version = await service
+    .describeWorkerDeploymentVersion({ namespace, deploymentVersion: { deploymentName, buildId } })
+    .catch((error: unknown) => {
+      if (error instanceof TemporalCallError && error.code === GrpcStatus.NOT_FOUND) return undefined;
+      throw error;
+    });
+  const queues = version?.workerDeploymentVersionInfo?.taskQueueInfos ?? [];
   const named = (type: temporal.api.enums.v1.TaskQueueType) =>
     queues.filter((q) => q.type === type && q.name).map((q) => q.name ?? '');
   return {

@@ -124,21 +124,22 @@ const read = async (name: string) =>
     plural: KINDS.TemporalWorkerDeployment.plural,
     name,
   })) as TemporalWorkerDeployment;
-/** Successful reconciles of worker deployments, by the replicas running now. */
+/** Reconciles of worker deployments that did not fail, by the replicas running now. */
 const reconciles = async () => {
   let sum = 0;
   for (const replica of REPLICAS) {
     const text = await fetch(`http://127.0.0.1:${metricsPorts[replica]}/metrics`)
       .then((response) => response.text())
       .catch(() => '');
-    const line =
-      /^controller_runtime_reconcile_total\{[^}]*controller="temporalworkerdeployment"[^}]*result="success"[^}]*\} (\d+)/m;
-    sum += Number(line.exec(text)?.[1] ?? 0);
+    const lines = text.matchAll(
+      /^controller_runtime_reconcile_total\{controller="temporalworkerdeployment",result="(?:success|requeue_after)"\} (\d+)/gm,
+    );
+    for (const [, count] of lines) sum += Number(count);
   }
   return sum;
 };
 /**
- * Reconciling again (as many successful reconciles since `since` as worker deployments), and every
+ * Reconciling again (as many reconciles that did not fail since `since` as worker deployments), and every
  * status observed its spec, says the current build Temporal says, and none says Temporal is out of reach.
  */
 const converged = async (since: number) => {

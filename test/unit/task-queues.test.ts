@@ -1,9 +1,11 @@
-// The workers of each build, from DescribeTaskQueue's pollers: versioned pollers of this Worker
-// Deployment only, one per identity, summed over the queues asked.
+// The task-queue reads of the Temporal adapter: the workers of each build from DescribeTaskQueue's
+// pollers (versioned pollers of this Worker Deployment only, one per identity, over the queues
+// asked), and a build's queues while its record does not answer yet.
 import proto from '@temporalio/proto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pollersByBuild } from '../../src/temporal/task-queues.ts';
+import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
+import { buildTaskQueues, pollersByBuild } from '../../src/temporal/task-queues.ts';
 import type { WorkflowService } from '../../src/temporal/protocol.ts';
 
 const { WorkerVersioningMode, TaskQueueType } = proto.temporal.api.enums.v1;
@@ -42,4 +44,15 @@ test('distinct identities per build of this Worker Deployment, over every queue 
     ['orders', TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW],
     ['refunds', TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW],
   ]);
+});
+
+test('a version Temporal lists but whose record answers NOT_FOUND has no task queues yet; other failures are thrown', async () => {
+  const failing = (code: number) =>
+    ({
+      describeWorkerDeploymentVersion: () =>
+        Promise.reject(new TemporalCallError('DescribeWorkerDeploymentVersion', { code, details: 'x' })),
+    }) as unknown as WorkflowService;
+  const target = (code: number) => ({ service: failing(code), namespace: 'default', deploymentName: 'shop/orders' });
+  assert.deepEqual(await buildTaskQueues(target(GrpcStatus.NOT_FOUND), 'v2'), { workflow: [], activity: [] });
+  await assert.rejects(buildTaskQueues(target(GrpcStatus.UNAVAILABLE), 'v2'), { name: 'TemporalCallError' });
 });
