@@ -274,7 +274,8 @@ try {
 
   // The faults over: every rollout reaches its target; then every pinned workflow finishes.
   const settleStart = Date.now();
-  while (Date.now() - settleStart < 240_000) {
+  // Long enough for a worker deployment rate-limited by Temporal to come back (its delay doubles up to 5 minutes).
+  while (Date.now() - settleStart < 360_000) {
     const twds = await Promise.all(names.map(read));
     if (
       twds.every(done) &&
