@@ -1,6 +1,7 @@
 // Reads figures from Temporal on a schedule of their own, apart from the reconciles: each build's
-// backlog, each worker deployment's pollers. Every source is read at most once per poll interval,
-// longest unread first, and only with a token of the share of its Temporal namespace's read budget
+// backlog, each worker deployment's pollers. Every source is read at most once per its interval
+// (the poll interval unless it says), the one that waited most of its intervals first, and only
+// with a token of the share of its Temporal namespace's read budget
 // in hand: past what the share allows, figures get older rather than reads going over it. Figures
 // older than a few intervals are not served as fresh, so an autoscaler sees no figure (and holds
 // its scale) rather than a stale one.
@@ -15,7 +16,7 @@ export interface FiguresSource<T> {
   /** Takes a token of the share of the read budget if one is there now: false means not now. */
   takeRead: () => boolean;
   read: () => Promise<T>;
-  /** Read at most this often (default: once per poll interval); when reads are short, its turn comes that much later. */
+  /** Read at most this often (default: once per poll interval); when reads are short, that much less often than others. */
   everyMs?: number;
 }
 
@@ -86,13 +87,14 @@ export class FiguresCollector<T> {
     const sources = this.options.sources();
     const listed = new Set(sources.map(({ key }) => key));
     for (const key of this.entries.keys()) if (!listed.has(key)) this.entries.delete(key);
-    // Longest overdue first, so that a spent budget delays every source alike.
-    const dueAt = ({ source, entry }: { source: FiguresSource<T>; entry: Entry<T> | undefined }) =>
-      entry ? entry.attemptedAt + (source.everyMs ?? this.options.pollIntervalMs) : -Infinity;
+    // The source that waited most of its own intervals first: when reads are short, each is
+    // delayed in proportion, a source of a longer interval read that much less often.
+    const waited = ({ source, entry }: { source: FiguresSource<T>; entry: Entry<T> | undefined }) =>
+      entry ? (now - entry.attemptedAt) / (source.everyMs ?? this.options.pollIntervalMs) : Infinity;
     const due = sources
       .map((source) => ({ source, entry: this.entries.get(source.key) }))
-      .filter((candidate) => !candidate.entry?.reading && dueAt(candidate) <= now)
-      .sort((a, b) => dueAt(a) - dueAt(b));
+      .filter((candidate) => !candidate.entry?.reading && waited(candidate) >= 1)
+      .sort((a, b) => waited(b) - waited(a));
     for (const { source } of due) if (source.takeRead()) this.read(source, now);
     // Often enough that a source comes due no later than a tenth of an interval after its time.
     this.timer = this.timers.setTimeout(() => this.look(), Math.min(1000, this.options.pollIntervalMs / 10));

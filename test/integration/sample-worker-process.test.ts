@@ -1,12 +1,15 @@
-// The sample worker also runs as a process of its own, configured from its environment: the form
-// it takes in a real container image.
+// The sample worker also runs as a process of its own, configured from its environment through
+// the worker library's runWorker: the form it takes in a real container image.
 import proto from '@temporalio/proto';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import { eventually, sharedEnvironment, temporalClient, uniqueName } from '../support/environment.ts';
+import { mutualTlsFront } from '../support/grpc-proxy.ts';
 
 test('`node src/sample-worker/main.ts` runs a versioned worker from its environment', async (t) => {
   const client = await temporalClient(t);
@@ -47,4 +50,63 @@ test('`node src/sample-worker/main.ts` runs a versioned worker from its environm
 
   worker.kill('SIGTERM');
   assert.equal(await exited, 0, 'SIGTERM shuts the worker down cleanly');
+});
+
+test('runWorker: TLS files rotated in place, the worker drains and polls again with the new certificate', async (t) => {
+  const client = await temporalClient(t);
+  const { temporalNamespace } = sharedEnvironment();
+  const { proxy, certs } = await mutualTlsFront(t, 'temporal.twc.test');
+  const dir = await mkdtemp(path.join(tmpdir(), 'twc-worker-tls-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const files = { ca: path.join(dir, 'ca.crt'), cert: path.join(dir, 'tls.crt'), key: path.join(dir, 'tls.key') };
+  await writeFile(files.ca, certs.ca);
+  await writeFile(files.cert, certs.client.cert);
+  await writeFile(files.key, certs.client.key);
+  const deploymentName = uniqueName('rotated');
+  const taskQueue = uniqueName('rotated-queue');
+  const worker = spawn(process.execPath, [path.join(import.meta.dirname, '../../src/sample-worker/main.ts')], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: proxy.address,
+      TEMPORAL_NAMESPACE: temporalNamespace,
+      TEMPORAL_DEPLOYMENT_NAME: deploymentName,
+      TEMPORAL_WORKER_BUILD_ID: 'tls',
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      TEMPORAL_TLS_SERVER_NAME: 'temporal.twc.test',
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: files.ca,
+      TEMPORAL_TLS_CLIENT_CERT_PATH: files.cert,
+      TEMPORAL_TLS_CLIENT_KEY_PATH: files.key,
+    },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<number | null>((resolve) => worker.on('exit', resolve));
+  t.after(() => worker.kill('SIGKILL'));
+  const polls = async () => {
+    const response = await client.workflowService.describeTaskQueue({
+      namespace: temporalNamespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    return response.pollers?.some((p) => p.deploymentOptions?.buildId === 'tls') ? true : undefined;
+  };
+  await eventually('the worker to poll through the TLS front', polls);
+  assert.deepEqual([...proxy.clientNames], ['twc-controller'], 'with the first certificate');
+
+  // As cert-manager or a Secret update does: the same paths, a new certificate.
+  await writeFile(files.cert, certs.workerClient.cert);
+  await writeFile(files.key, certs.workerClient.key);
+  await eventually('a connection with the rotated certificate', () =>
+    Promise.resolve(proxy.clientNames.has('twc-worker') ? true : undefined),
+  );
+  const workflow = await client.workflow.start('autoUpgradeUntilSignalled', {
+    taskQueue,
+    workflowId: uniqueName('rotated'),
+    versioningOverride: { pinnedTo: { deploymentName, buildId: 'tls' } },
+  });
+  await workflow.signal('finish');
+  const report = (await workflow.result()) as RunReport;
+  assert.equal(report.finishedOn.buildId, 'tls', 'the restarted worker runs workflows');
+
+  worker.kill('SIGTERM');
+  assert.equal(await exited, 0);
 });

@@ -153,5 +153,12 @@ test('a source read less often than every interval waits that much longer for it
     await timers.advance(POLL_MS);
   }
   assert.deepEqual(reads.slice(2), ['build', 'build', 'build', 'pollers', 'build', 'build']);
+  // However long reads stay short, the pollers take a quarter of them: read a third as often.
+  for (let i = 0; i < 120; i++) {
+    tokens = 1;
+    await timers.advance(POLL_MS);
+  }
+  const share = reads.slice(8).filter((r) => r === 'pollers').length / 120;
+  assert.ok(Math.abs(share - 0.25) < 0.02, `the pollers' share of the reads: ${share}`);
   collector.stop();
 });
