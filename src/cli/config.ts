@@ -201,7 +201,7 @@ export const SETTINGS = {
     env: 'TWC_BACKLOG_METRICS',
     default: 'true',
     description:
-      "the leader reads each build's task-queue backlog from Temporal (at most once per --poll-interval, within --temporal-read-budget) for the `twc_temporal_backlog_*` metrics and, where the webhook is served, the external.metrics.k8s.io API on its port; and, in the same share, each worker deployment's pollers for the status (`pollers` of each build)",
+      "the leader reads each build's task-queue backlog from Temporal (at most once per --poll-interval, within --temporal-read-budget) for the `twc_temporal_backlog_*` metrics and, where the webhook is served, the external.metrics.k8s.io API on its port; and, in the same share and at most once every three intervals, each worker deployment's pollers for the status (`pollers` of each build)",
     parse: boolean,
   },
   externalMetricsService: {
