@@ -7,7 +7,6 @@
 import {
   AppsV1Api,
   CoordinationV1Api,
-  CoreV1Api,
   CustomObjectsApi,
   PatchStrategy,
   setHeaderOptions,
@@ -24,6 +23,7 @@ import { freePort } from '../../src/localenv/ports.ts';
 import { Component } from '../../src/localenv/process.ts';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
+import { createConnection, createNamespace } from '../bench/objects.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 import { type Fault, planFaults } from './faults.ts';
 import { InvariantWatch } from './invariants.ts';
@@ -158,17 +158,8 @@ const converged = async (since: number) => {
   return true;
 };
 try {
-  await environment.kubeconfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
-  await custom.createNamespacedCustomObject({
-    ...object,
-    plural: KINDS.TemporalConnection.plural,
-    body: {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'TemporalConnection',
-      metadata: { name: 'temporal' },
-      spec: { hostPort: environment.temporalAddress },
-    },
-  });
+  await createNamespace(environment, namespace);
+  await createConnection(environment, namespace);
   const template = (name: string, build: number) => ({
     spec: {
       containers: [
