@@ -17,7 +17,7 @@ import type { SampleActivities, WorkerIdentity } from './activities.ts';
 /** The worker library's gate: replays the current build's recent workflows on this build's code. */
 export { replayGate } from '../../packages/worker/src/workflow.ts';
 
-const { describeWorker } = proxyActivities<SampleActivities>({ startToCloseTimeout: '30 seconds' });
+const { describeWorker, work } = proxyActivities<SampleActivities>({ startToCloseTimeout: '30 seconds' });
 
 export const finishSignal = defineSignal('finish');
 
@@ -106,6 +106,13 @@ export async function LedgerSmokeTest(input: GateInput = {}): Promise<WorkerIden
   return gate(input);
 }
 setWorkflowOptions({ versioningBehavior: 'PINNED' }, LedgerSmokeTest);
+
+/** An activity of `ms` milliseconds, then the worker that ran the workflow. */
+export async function slowOrder(ms: number): Promise<WorkerIdentity> {
+  await work(ms);
+  return describeWorker();
+}
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, slowOrder);
 
 /** Fails order `number` on a build started with `SAMPLE_BEHAVIOUR=fail-<percent>` when `number % 100 < percent`. */
 const FAILING_SHARE = /^fail-(\d{1,3})$/;

@@ -110,3 +110,50 @@ test('runWorker: TLS files rotated in place, the worker drains and polls again w
   worker.kill('SIGTERM');
   assert.equal(await exited, 0);
 });
+
+test('runWorker drains on SIGTERM: an activity in flight completes before the process exits', async (t) => {
+  const client = await temporalClient(t);
+  const { temporalAddress, temporalNamespace } = sharedEnvironment();
+  const deploymentName = uniqueName('draining');
+  const taskQueue = uniqueName('draining-queue');
+  const worker = spawn(process.execPath, [path.join(import.meta.dirname, '../../src/sample-worker/main.ts')], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_NAMESPACE: temporalNamespace,
+      TEMPORAL_DEPLOYMENT_NAME: deploymentName,
+      TEMPORAL_WORKER_BUILD_ID: 'drain',
+      TEMPORAL_TASK_QUEUE: taskQueue,
+    },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<number | null>((resolve) => worker.on('exit', resolve));
+  t.after(() => worker.kill('SIGKILL'));
+  const { EventType } = proto.temporal.api.enums.v1;
+  // Started once the worker has registered the version: a pinned start names it.
+  const workflow = await eventually('the worker to take a workflow', () =>
+    client.workflow
+      .start('slowOrder', {
+        taskQueue,
+        workflowId: uniqueName('slow'),
+        args: [4000],
+        versioningOverride: { pinnedTo: { deploymentName, buildId: 'drain' } },
+      })
+      .catch(() => undefined),
+  );
+  const events = async () => (await workflow.fetchHistory()).events?.map((e) => e.eventType) ?? [];
+  // Temporal records an activity's start with its end: the pending activity says it runs.
+  const { PendingActivityState } = proto.temporal.api.enums.v1;
+  await eventually('its activity to run', async () =>
+    (await workflow.describe()).raw.pendingActivities?.[0]?.state ===
+    PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+      ? true
+      : undefined,
+  );
+  worker.kill('SIGTERM');
+  assert.equal(await exited, 0, 'a clean exit');
+  assert.ok(
+    (await events()).includes(EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED),
+    'the activity in flight completed before the worker stopped',
+  );
+});
