@@ -11,7 +11,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -45,7 +45,8 @@ console.log(
   `chaos: seed ${seed} (replay with --seed ${seed}), ${duration} s, ${faults.length} faults planned, ${names.length} worker deployments`,
 );
 
-const environment = await startEnvironment({ crdDir: CRD_DIR, temporalKeepState: true, log: () => {} });
+// Its folder (every component's log, the controllers' included) is kept when a rule breaks.
+const environment = await startEnvironment({ crdDir: CRD_DIR, temporalKeepState: true, keepDir: true, log: () => {} });
 const started = Date.now();
 const seconds = () => (Date.now() - started) / 1000;
 const custom = environment.kubeconfig.makeApiClient(CustomObjectsApi);
@@ -335,11 +336,13 @@ try {
     breaches.length === 0 ? 'invariants: all held' : `invariants BROKEN (seed ${seed}):\n  ${breaches.join('\n  ')}`,
   );
   process.exitCode = breaches.length === 0 ? 0 : 1;
+  if (breaches.length > 0) console.log(`the logs are kept in ${environment.dir}`);
 } finally {
   await Promise.all([...controllers.values()].map((c) => c.stop()));
   await proxy.cut();
   await temporal.connection.close();
   await environment.stop();
+  if (process.exitCode === 0) await rm(environment.dir, { recursive: true, force: true });
 }
 
 async function inject(fault: Fault): Promise<void> {

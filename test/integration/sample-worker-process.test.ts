@@ -2,34 +2,52 @@
 // the worker library's runWorker: the form it takes in a real container image.
 import proto from '@temporalio/proto';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import { eventually, sharedEnvironment, temporalClient, uniqueName } from '../support/environment.ts';
 import { mutualTlsFront } from '../support/grpc-proxy.ts';
 
-test('`node src/sample-worker/main.ts` runs a versioned worker from its environment', async (t) => {
-  const client = await temporalClient(t);
+/**
+ * `node src/sample-worker/main.ts` with the variables the controller sets for this build, plus
+ * `env`; killed when the test ends. `exited` resolves with its exit code.
+ */
+function sampleWorker(
+  t: TestContext,
+  placement: { deploymentName: string; buildId: string; taskQueue: string },
+  env: Record<string, string> = {},
+): { worker: ChildProcess; exited: Promise<number | null> } {
   const { temporalAddress, temporalNamespace } = sharedEnvironment();
-  const deploymentName = uniqueName('standalone');
-  const taskQueue = uniqueName('standalone-queue');
   const worker = spawn(process.execPath, [path.join(import.meta.dirname, '../../src/sample-worker/main.ts')], {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_NAMESPACE: temporalNamespace,
-      TEMPORAL_DEPLOYMENT_NAME: deploymentName,
-      TEMPORAL_WORKER_BUILD_ID: 'solo',
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      SAMPLE_BEHAVIOUR: 'blue',
+      TEMPORAL_DEPLOYMENT_NAME: placement.deploymentName,
+      TEMPORAL_WORKER_BUILD_ID: placement.buildId,
+      TEMPORAL_TASK_QUEUE: placement.taskQueue,
+      ...env,
     },
     stdio: 'ignore',
   });
   const exited = new Promise<number | null>((resolve) => worker.on('exit', resolve));
   t.after(() => worker.kill('SIGKILL'));
+  return { worker, exited };
+}
+
+test('`node src/sample-worker/main.ts` runs a versioned worker from its environment', async (t) => {
+  const client = await temporalClient(t);
+  const { temporalNamespace } = sharedEnvironment();
+  const deploymentName = uniqueName('standalone');
+  const taskQueue = uniqueName('standalone-queue');
+  const { worker, exited } = sampleWorker(
+    t,
+    { deploymentName, buildId: 'solo', taskQueue },
+    { SAMPLE_BEHAVIOUR: 'blue' },
+  );
 
   await eventually('the worker to poll', async () => {
     const response = await client.workflowService.describeTaskQueue({
@@ -64,23 +82,17 @@ test('runWorker: TLS files rotated in place, the worker drains and polls again w
   await writeFile(files.key, certs.client.key);
   const deploymentName = uniqueName('rotated');
   const taskQueue = uniqueName('rotated-queue');
-  const worker = spawn(process.execPath, [path.join(import.meta.dirname, '../../src/sample-worker/main.ts')], {
-    env: {
-      ...process.env,
+  const { worker, exited } = sampleWorker(
+    t,
+    { deploymentName, buildId: 'tls', taskQueue },
+    {
       TEMPORAL_ADDRESS: proxy.address,
-      TEMPORAL_NAMESPACE: temporalNamespace,
-      TEMPORAL_DEPLOYMENT_NAME: deploymentName,
-      TEMPORAL_WORKER_BUILD_ID: 'tls',
-      TEMPORAL_TASK_QUEUE: taskQueue,
       TEMPORAL_TLS_SERVER_NAME: 'temporal.twc.test',
       TEMPORAL_TLS_SERVER_CA_CERT_PATH: files.ca,
       TEMPORAL_TLS_CLIENT_CERT_PATH: files.cert,
       TEMPORAL_TLS_CLIENT_KEY_PATH: files.key,
     },
-    stdio: 'ignore',
-  });
-  const exited = new Promise<number | null>((resolve) => worker.on('exit', resolve));
-  t.after(() => worker.kill('SIGKILL'));
+  );
   const polls = async () => {
     const response = await client.workflowService.describeTaskQueue({
       namespace: temporalNamespace,
@@ -113,22 +125,9 @@ test('runWorker: TLS files rotated in place, the worker drains and polls again w
 
 test('runWorker drains on SIGTERM: an activity in flight completes before the process exits', async (t) => {
   const client = await temporalClient(t);
-  const { temporalAddress, temporalNamespace } = sharedEnvironment();
   const deploymentName = uniqueName('draining');
   const taskQueue = uniqueName('draining-queue');
-  const worker = spawn(process.execPath, [path.join(import.meta.dirname, '../../src/sample-worker/main.ts')], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: temporalAddress,
-      TEMPORAL_NAMESPACE: temporalNamespace,
-      TEMPORAL_DEPLOYMENT_NAME: deploymentName,
-      TEMPORAL_WORKER_BUILD_ID: 'drain',
-      TEMPORAL_TASK_QUEUE: taskQueue,
-    },
-    stdio: 'ignore',
-  });
-  const exited = new Promise<number | null>((resolve) => worker.on('exit', resolve));
-  t.after(() => worker.kill('SIGKILL'));
+  const { worker, exited } = sampleWorker(t, { deploymentName, buildId: 'drain', taskQueue });
   const { EventType } = proto.temporal.api.enums.v1;
   // Started once the worker has registered the version: a pinned start names it.
   const workflow = await eventually('the worker to take a workflow', () =>
