@@ -30,10 +30,18 @@ import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-b
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { DrainageRechecks } from '../temporal/drainage-rechecks.ts';
 import { PollerRefusals } from '../temporal/version-records.ts';
-import type { BuildBacklog, TaskQueueFigures } from '../domain/backlog.ts';
+import type { BuildBacklog } from '../domain/backlog.ts';
 import { pollersByBuild } from '../temporal/task-queues.ts';
 import { readVersionBacklog } from '../temporal/version-backlog.ts';
 import { FiguresCollector, type FiguresSource } from './figures-collector.ts';
+import {
+  backlogKey,
+  POLLERS_INTERVALS,
+  type PollersSource,
+  pollersKey,
+  samePollers,
+  type TemporalFigures,
+} from './temporal-figures.ts';
 import { checkConnection } from './connection-check.ts';
 import { releaseConnection } from './connection-release.ts';
 import { reconcileOwnedResource } from './owned-resource-release.ts';
@@ -507,29 +515,4 @@ export class Controller {
 /** A worker deployment's spec (its generation) and its deletion: what a reconcile acts on. */
 function changeOf(twd: TemporalWorkerDeployment): string {
   return `${twd.metadata.generation ?? ''}/${isBeingDeleted(twd)}`;
-}
-
-/** A worker deployment's pollers are read once every this many poll intervals. */
-const POLLERS_INTERVALS = 3;
-
-/** What the controller reads of Temporal on a schedule of its own (see FiguresCollector). */
-type TemporalFigures =
-  | { kind: 'backlog'; build: Omit<BuildBacklog, 'readAt' | 'queues'>; queues: TaskQueueFigures[] }
-  | { kind: 'pollers'; namespace: string; workerDeployment: string; byBuild: Record<string, number> };
-
-/** The workflow task queues it reads grow as the builds' backlog reads name them, within one look. */
-type PollersSource = FiguresSource<TemporalFigures> & { queues: Set<string> };
-
-function backlogKey(namespace: string, name: string, buildId: string): string {
-  return `backlog/${namespace}/${name}/${buildId}`;
-}
-
-function pollersKey(namespace: string, name: string): string {
-  return `pollers/${namespace}/${name}`;
-}
-
-function samePollers(figures: TemporalFigures, previous: TemporalFigures | undefined): boolean {
-  if (figures.kind !== 'pollers' || previous?.kind !== 'pollers') return false;
-  const builds = new Set([...Object.keys(figures.byBuild), ...Object.keys(previous.byBuild)]);
-  return [...builds].every((b) => figures.byBuild[b] === previous.byBuild[b]);
 }
