@@ -1,9 +1,10 @@
 // Why a reconcile could not observe what it decides on, as plain data: the observer says what
 // happened, status/read-failures.ts says it to people. Temporal's own troubles (over its rate limit,
-// out of reach, refusing the credentials) are also how a Temporal action can fail.
+// busy, out of reach, refusing the credentials) are also how a Temporal action can fail.
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 
-export type TemporalTrouble = 'TemporalRateLimited' | 'TemporalUnreachable' | 'TemporalCredentialsRefused';
+export type TemporalTrouble =
+  'TemporalRateLimited' | 'TemporalBusy' | 'TemporalUnreachable' | 'TemporalCredentialsRefused';
 
 export type ReadFailure =
   | { kind: 'InvalidSpec'; errors: { field: string; message: string }[] }

@@ -37,6 +37,12 @@ export function readFailureCondition(failure: ReadFailure): Condition {
             failure.trouble,
             `${failure.what}: ${failure.detail}; Temporal is rate limiting the controller, which tries again after a growing delay and scales down and deletes nothing meanwhile`,
           );
+        case 'TemporalBusy':
+          return progressing(
+            'False',
+            failure.trouble,
+            `${failure.what}: ${failure.detail}; Temporal's workflow of this Worker Deployment is too busy to answer (as for a while after a server restart): the controller tries again at the poll interval and scales down and deletes nothing meanwhile`,
+          );
         case 'TemporalUnreachable':
           return progressing('False', failure.trouble, `${failure.what}: ${failure.detail}`);
         case 'TemporalCredentialsRefused':

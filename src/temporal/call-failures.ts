@@ -1,6 +1,6 @@
 // What a failed Temporal call says about Temporal itself rather than about the request: that it
-// is over a rate limit, out of reach, or refusing the controller's credentials. The first two pass
-// with time; the last needs a human. In every case the reconcile reports it and comes back later,
+// is over a rate limit, busy, out of reach, or refusing the controller's credentials. The first
+// three pass with time; the last needs a human. In every case the reconcile reports it and comes back later,
 // having deleted and scaled down nothing on the strength of it.
 import type { TemporalTrouble } from '../domain/read-failure.ts';
 import { GrpcStatus, statusName, TemporalCallError } from './call-status.ts';
@@ -17,11 +17,17 @@ export function troubleOf(error: unknown): TemporalTrouble | undefined {
   if (!(error instanceof TemporalCallError)) return undefined;
   switch (error.code) {
     case GrpcStatus.RESOURCE_EXHAUSTED:
-      // The cap of versions per deployment is refused with the same code: no wait lifts it.
-      return resourceExhaustedCause(error.statusDetails) ===
-        ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_WORKER_DEPLOYMENT_LIMITS
-        ? undefined
-        : 'TemporalRateLimited';
+      switch (resourceExhaustedCause(error.statusDetails)) {
+        // The cap of versions per deployment is refused with the same code: no wait lifts it.
+        case ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_WORKER_DEPLOYMENT_LIMITS:
+          return undefined;
+        // One workflow (the Worker Deployment's own) cannot take a query now, as for a while after
+        // a server restart: no limit of the namespace, so nothing to back off from.
+        case ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_BUSY_WORKFLOW:
+          return 'TemporalBusy';
+        default:
+          return 'TemporalRateLimited';
+      }
     case GrpcStatus.UNAVAILABLE:
     case GrpcStatus.DEADLINE_EXCEEDED:
       return 'TemporalUnreachable';

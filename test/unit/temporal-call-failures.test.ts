@@ -25,7 +25,7 @@ function grpcError(code: status, details: string, cause?: number): Error {
   });
 }
 
-test('RESOURCE_EXHAUSTED is a rate limit, unless its cause is the cap of versions per deployment', () => {
+test('RESOURCE_EXHAUSTED is a rate limit, unless its cause is the cap of versions per deployment or a busy workflow', () => {
   assert.equal(
     troubleOf(
       grpcError(
@@ -50,6 +50,16 @@ test('RESOURCE_EXHAUSTED is a rate limit, unless its cause is the cap of version
       ),
     ),
     undefined,
+  );
+  assert.equal(
+    troubleOf(
+      grpcError(
+        status.RESOURCE_EXHAUSTED,
+        'consistent query buffer is full, this may be caused by too many queries and workflow not able to process query fast enough',
+        ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_BUSY_WORKFLOW,
+      ),
+    ),
+    'TemporalBusy',
   );
 });
 

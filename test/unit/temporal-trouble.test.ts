@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import proto from '@temporalio/proto';
 import { temporalTrouble } from '../../src/controller/temporal-trouble.ts';
 import { Backoff } from '../../src/runtime/backoff.ts';
-import { GrpcStatus as status } from '../../src/temporal/call-status.ts';
+import { GrpcStatus as status, TemporalCallError } from '../../src/temporal/call-status.ts';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
 
 const deps = { pollIntervalMs: 30_000, temporalBackoff: new Backoff<string>({ baseMs: 30_000, maxMs: 300_000 }) };
@@ -70,4 +71,39 @@ test('an unreachable server is not a refusal of credentials', () => {
     [trouble?.condition.type, trouble?.condition.status, trouble?.condition.reason],
     ['Progressing', 'False', 'TemporalUnreachable'],
   );
+});
+
+test('a rate limit comes back after a growing delay; a busy Worker Deployment workflow at the poll interval', () => {
+  const backoff = new Backoff<string>({ baseMs: 10_000, maxMs: 300_000 });
+  const local = { pollIntervalMs: 10_000, temporalBackoff: backoff };
+  const exhausted = (cause: number) => {
+    const failure = proto.temporal.api.errordetails.v1.ResourceExhaustedFailure.encode({ cause }).finish();
+    const details = [
+      { type_url: 'type.googleapis.com/temporal.api.errordetails.v1.ResourceExhaustedFailure', value: failure },
+    ];
+    return new TemporalCallError('DescribeWorkerDeployment', {
+      code: status.RESOURCE_EXHAUSTED,
+      details: 'the words',
+      statusDetails: Buffer.from(proto.google.rpc.Status.encode({ code: status.RESOURCE_EXHAUSTED, details }).finish()),
+    });
+  };
+  const { ResourceExhaustedCause: Cause } = proto.temporal.api.enums.v1;
+  const limited = () =>
+    temporalTrouble(local, 'team/orders', exhausted(Cause.RESOURCE_EXHAUSTED_CAUSE_RPS_LIMIT), 'x', apiKeyConnection);
+  const delays = [limited(), limited(), limited()].map((t) => t?.requeueAfterMs ?? 0);
+  assert.ok(delays[0]! < delays[1]! && delays[1]! < delays[2]!, `growing: ${delays.join(', ')}`);
+  for (let i = 0; i < 3; i++) {
+    const busy = temporalTrouble(
+      local,
+      'team/orders',
+      exhausted(Cause.RESOURCE_EXHAUSTED_CAUSE_BUSY_WORKFLOW),
+      'x',
+      apiKeyConnection,
+    );
+    assert.deepEqual(
+      [busy?.condition.reason, busy?.requeueAfterMs],
+      ['TemporalBusy', local.pollIntervalMs],
+      'no growing delay',
+    );
+  }
 });
