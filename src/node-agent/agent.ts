@@ -3,7 +3,8 @@
 // scheduler would, runs each bound Pod, and reports Pod status the way a kubelet would, so that
 // the real Deployment controller sees real availability. A Pod whose image was loaded into the
 // image store (the controller's own) runs as a real process of that image (image-container.ts);
-// every other Pod runs as a sample worker hosted in this process.
+// every other Pod runs as a sample worker hosted in this process, or, told to only poll, as a
+// loop of polls (poller-host.ts).
 import {
   CoreV1Api,
   type Informer,
@@ -39,6 +40,7 @@ import {
   type VolumeSources,
 } from './pod-volumes.ts';
 import { createPodNetwork, PodNetworkError, SERVICE_HOST_ADDRESS, type PodNetwork } from './pod-network.ts';
+import { POLL_ONLY, PollerHost } from './poller-host.ts';
 import { watchReadiness } from './readiness-probe.ts';
 import { projectServiceAccount, requestPodToken, type ServiceAccountVolume } from './service-account-volume.ts';
 import { WorkerHost, type HostedWorker } from './worker-host.ts';
@@ -84,6 +86,7 @@ export class NodeAgent {
   private readonly api: CoreV1Api;
   private readonly log: AgentLog;
   private readonly host = new WorkerHost();
+  private readonly pollers = new PollerHost();
   private readonly workers = new Map<string, PodWorker>();
   private readonly binding = new Set<string>();
   private readonly finalizing = new Set<string>();
@@ -129,6 +132,7 @@ export class NodeAgent {
     await this.informer?.stop();
     await Promise.all([...this.workers.keys()].map((uid) => this.stopWorker(uid)));
     await this.host.close();
+    await this.pollers.close();
     if (this.volumesDir) await rm(this.volumesDir, { recursive: true, force: true });
   }
 
@@ -304,7 +308,8 @@ export class NodeAgent {
     if (!image) {
       const config = readConfig(underMounts(await resolveEnv(pod, container, this.envSources), mounts));
       const address = this.options.serviceAddresses?.get(config.address) ?? config.address;
-      return () => this.host.start({ ...config, address }, `${podName(pod)}@${pod.spec?.nodeName ?? ''}`);
+      const host = config.behaviour === POLL_ONLY ? this.pollers : this.host;
+      return () => host.start({ ...config, address }, `${podName(pod)}@${pod.spec?.nodeName ?? ''}`);
     }
     return this.prepareImage(pod, container, image, entry, mounts);
   }

@@ -1,12 +1,16 @@
 // The environment's Kubernetes and Temporal are real: a Deployment becomes Available through the
 // real controller-manager and the node agent, its Pods are real Temporal workers of one build,
-// a pinned workflow runs on them, and deleting the Deployment garbage-collects everything.
-import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
+// a pinned workflow runs on them, and deleting the Deployment garbage-collects everything. Pods
+// told to only poll (what the scale run's thousands of Pods are) are workers of their build to
+// Temporal all the same.
+import { AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
+import { POLL_ONLY } from '../../src/node-agent/poller-host.ts';
 import { sampleDeployment } from '../support/sample-deployment.ts';
 
 const WORKFLOW_QUEUE = proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW;
@@ -50,21 +54,7 @@ test('a Deployment of the sample worker runs real versioned workers, and its del
   assert.equal(described.deploymentVersion?.deploymentName, deploymentName);
 
   // One poller per Pod, each carrying the build: the workers are real and distinct.
-  const pollers = await eventually('a poller from each Pod', async () => {
-    const response = await client.workflowService.describeTaskQueue({
-      namespace: client.options.namespace,
-      taskQueue: { name: taskQueue },
-      taskQueueType: WORKFLOW_QUEUE,
-    });
-    const identities = new Set(
-      (response.pollers ?? [])
-        .filter((p) => p.deploymentOptions?.buildId === buildId)
-        .map((p) => p.identity?.split('@')[0]),
-    );
-    return identities.size === 2 ? identities : undefined;
-  });
-  assert.deepEqual([...pollers].sort(), pods.map((p) => `${namespace}/${p.metadata?.name}`).sort());
-
+  const pollers = await podPollers(client, taskQueue, buildId, pods);
   const workflow = await client.workflow.start('pinnedUntilSignalled', {
     taskQueue,
     workflowId: uniqueName('pinned'),
@@ -75,7 +65,7 @@ test('a Deployment of the sample worker runs real versioned workers, and its del
   assert.equal(report.startedOn.buildId, buildId);
   assert.equal(report.finishedOn.buildId, buildId);
   assert.ok(
-    pollers.has(report.finishedOn.identity.split('@')[0]),
+    pollers.has(report.finishedOn.identity.split('@')[0] ?? ''),
     `ran on one of the Pods: ${report.finishedOn.identity}`,
   );
 
@@ -87,7 +77,66 @@ test('a Deployment of the sample worker runs real versioned workers, and its del
     ]);
     return replicaSets.items.length === 0 && remaining.items.length === 0 ? true : undefined;
   });
-  // The dev server forgets a poller 10s after its last poll: only stopped workers go quiet.
+  await pollersGone(client, taskQueue);
+});
+
+test('Pods that only poll register their build and count as its pollers, and stop polling with their Pods', async (t) => {
+  const namespace = await testNamespace(t, 'poll-only');
+  const apps = kubeConfig().makeApiClient(AppsV1Api);
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const client = await temporalClient(t);
+  const deploymentName = uniqueName('poll-only');
+  const taskQueue = uniqueName('poll-only-queue');
+  const buildId = 'build-p';
+  const body = sampleDeployment({ namespace, name: 'pollers', replicas: 2, deploymentName, buildId, taskQueue });
+  body.spec!.template.spec!.containers[0]!.env!.find((e) => e.name === 'SAMPLE_BEHAVIOUR')!.value = POLL_ONLY;
+  await apps.createNamespacedDeployment({ namespace, body });
+
+  await eventually('Deployment pollers to be Available', async () => {
+    const d = await apps.readNamespacedDeployment({ namespace, name: 'pollers' });
+    return d.status?.readyReplicas === 2 ? d : undefined;
+  });
+  const pods = (await core.listNamespacedPod({ namespace })).items;
+  const version = await eventually('Temporal to list the build', async () => {
+    const response = await client.workflowService.describeWorkerDeploymentVersion({
+      namespace: client.options.namespace,
+      deploymentVersion: { deploymentName, buildId },
+    });
+    return response.workerDeploymentVersionInfo?.taskQueueInfos?.length ? response : undefined;
+  });
+  assert.deepEqual(
+    version.workerDeploymentVersionInfo?.taskQueueInfos?.map((q) => [q.name, q.type]),
+    [[taskQueue, WORKFLOW_QUEUE]],
+    'the build has the workflow task queue its Pods poll, and no activity queue (they poll none)',
+  );
+  await podPollers(client, taskQueue, buildId, pods);
+
+  await apps.deleteNamespacedDeployment({ namespace, name: 'pollers', propagationPolicy: 'Foreground' });
+  await pollersGone(client, taskQueue);
+});
+
+/** Resolves with the Pods seen polling `taskQueue` for `buildId` once each of `pods` is, by its identity. */
+async function podPollers(client: Client, taskQueue: string, buildId: string, pods: V1Pod[]): Promise<Set<string>> {
+  const expected = pods.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`).sort();
+  const pollers = await eventually(`a poller from each of ${expected.join(', ')}`, async () => {
+    const response = await client.workflowService.describeTaskQueue({
+      namespace: client.options.namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: WORKFLOW_QUEUE,
+    });
+    const identities = new Set(
+      (response.pollers ?? [])
+        .filter((p) => p.deploymentOptions?.buildId === buildId)
+        .map((p) => p.identity?.split('@')[0] ?? ''),
+    );
+    return identities.size === expected.length ? identities : undefined;
+  });
+  assert.deepEqual([...pollers].sort(), expected);
+  return pollers;
+}
+
+/** The dev server forgets a poller 10 s after its last poll: only stopped workers go quiet. */
+async function pollersGone(client: Client, taskQueue: string): Promise<void> {
   await eventually(
     'the workers to stop polling',
     async () => {
@@ -100,4 +149,4 @@ test('a Deployment of the sample worker runs real versioned workers, and its del
     },
     60_000,
   );
-});
+}

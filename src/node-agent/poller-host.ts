@@ -1,0 +1,116 @@
+// Hosts Pods whose worker only polls (SAMPLE_BEHAVIOUR=poll-only): a loop of versioned workflow
+// task polls per Pod, sharing a few gRPC connections, with no workflow code and no Core worker.
+// Temporal sees such a Pod as a worker of its build (it registers the build, lists its task queue
+// and counts it among the pollers), so a thousand worker deployments fit in one process. It answers
+// no task: whatever it is given times out and goes to the next worker.
+import { Connection, isGrpcServiceError } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { clientConnectionOptions } from '../../packages/worker/src/index.ts';
+import type { SampleWorkerConfig } from '../sample-worker/config.ts';
+import { GrpcStatus } from '../temporal/call-status.ts';
+import type { HostedWorker } from './worker-host.ts';
+
+/** SAMPLE_BEHAVIOUR of a Pod the poller host runs. */
+export const POLL_ONLY = 'poll-only';
+
+/** Polls one connection carries: HTTP/2 servers may cap concurrent streams at 100. */
+const POLLS_PER_CONNECTION = 100;
+/** Temporal answers an idle long poll after about a minute; a call hung longer than this is retried. */
+const POLL_DEADLINE_MS = 90_000;
+const BACKOFF_MAX_MS = 10_000;
+
+/** Answers that polling again cannot change: the worker dies, as a real one would. */
+const FATAL = new Set<number>([
+  GrpcStatus.INVALID_ARGUMENT,
+  GrpcStatus.NOT_FOUND,
+  GrpcStatus.PERMISSION_DENIED,
+  GrpcStatus.UNAUTHENTICATED,
+  GrpcStatus.UNIMPLEMENTED,
+]);
+
+interface PooledConnection {
+  connection: Promise<Connection>;
+  polls: number;
+}
+
+export class PollerHost {
+  private readonly connections = new Map<string, PooledConnection[]>();
+  /** Tasks Temporal gave a poll-only Pod, which it did not answer. */
+  tasksIgnored = 0;
+
+  /** Resolves once its connection is up and the first poll is sent. */
+  async start(config: SampleWorkerConfig, identity: string): Promise<HostedWorker> {
+    const pooled = this.connectionFor(config);
+    pooled.polls++;
+    const stopped = new AbortController();
+    let connection: Connection;
+    try {
+      connection = await pooled.connection;
+    } catch (error) {
+      pooled.polls--;
+      throw error;
+    }
+    const request = {
+      namespace: config.namespace,
+      taskQueue: { name: config.taskQueue },
+      identity,
+      deploymentOptions: {
+        deploymentName: config.deploymentName,
+        buildId: config.buildId,
+        workerVersioningMode: proto.temporal.api.enums.v1.WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED,
+      },
+    };
+    const done = this.poll(connection, request, stopped.signal).finally(() => pooled.polls--);
+    return {
+      done,
+      stop: async () => {
+        stopped.abort();
+        await done.catch(() => {});
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.connections.values()].flat();
+    this.connections.clear();
+    await Promise.all(all.map(async (c) => (await c.connection.catch(() => undefined))?.close()));
+  }
+
+  private async poll(
+    connection: Connection,
+    request: proto.temporal.api.workflowservice.v1.IPollWorkflowTaskQueueRequest,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        const task = await connection.withAbortSignal(signal, () =>
+          connection.withDeadline(Date.now() + POLL_DEADLINE_MS, () =>
+            connection.workflowService.pollWorkflowTaskQueue(request),
+          ),
+        );
+        failures = 0;
+        if (task.taskToken?.length) this.tasksIgnored++;
+      } catch (error) {
+        if (signal.aborted) return;
+        if (isGrpcServiceError(error) && FATAL.has(error.code)) throw error;
+        await sleepFor(Math.min(500 * 2 ** failures++, BACKOFF_MAX_MS), undefined, { signal }).catch(() => {});
+      }
+    }
+  }
+
+  private connectionFor(config: SampleWorkerConfig): PooledConnection {
+    const options = clientConnectionOptions(config);
+    const key = JSON.stringify(options);
+    const pool = this.connections.get(key) ?? [];
+    this.connections.set(key, pool);
+    const free = pool.find((c) => c.polls < POLLS_PER_CONNECTION);
+    if (free) return free;
+    const pooled: PooledConnection = { connection: Connection.connect(options), polls: 0 };
+    // A failed connect must not stay in the pool: the next Pod tries again.
+    void pooled.connection.catch(() => pool.splice(pool.indexOf(pooled), 1));
+    pool.push(pooled);
+    return pooled;
+  }
+}
