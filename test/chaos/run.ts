@@ -1,5 +1,6 @@
 // `npm run chaos`: rollouts on the local environment with real workflows pinned to every build,
-// while the leader of two controller replicas is killed (SIGKILL) and restarted, Temporal is cut off from it, and
+// while the leader of two controller replicas is killed (SIGKILL) and restarted, Temporal is cut
+// off from it, the answers of the API server and Temporal are slowed down, and
 // kube-apiserver, etcd and the Temporal server crash and start again, at points chosen from a
 // seed that is printed (`--seed` replays a run). The rules of the promise are
 // checked every second (invariants.ts); at the end every rollout must reach its target and
@@ -7,11 +8,12 @@
 import {
   AppsV1Api,
   CoordinationV1Api,
+  CoreV1Api,
   CustomObjectsApi,
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,7 +22,7 @@ import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { freePort } from '../../src/localenv/ports.ts';
-import { Component } from '../../src/localenv/process.ts';
+import { Component, ComponentError } from '../../src/localenv/process.ts';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import { createConnection, createNamespace } from '../bench/objects.ts';
@@ -31,14 +33,15 @@ import { InvariantWatch } from './invariants.ts';
 const { values } = parseArgs({
   options: {
     seed: { type: 'string' },
-    duration: { type: 'string', default: '300' },
+    duration: { type: 'string', default: '1800' },
+    kills: { type: 'string', default: '50' },
     every: { type: 'string', default: '12' },
     'worker-deployments': { type: 'string', default: '3' },
   },
 });
 const seed = values.seed ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
 const duration = Number(values.duration);
-const faults = planFaults({ seed, duration, every: Number(values.every) });
+const faults = planFaults({ seed, duration, every: Number(values.every), kills: Number(values.kills) });
 const names = Array.from({ length: Number(values['worker-deployments']) }, (_, i) => `chaos-${i}`);
 const namespace = 'chaos';
 console.log(
@@ -56,24 +59,38 @@ const temporal = new Client({
   namespace: environment.temporalNamespace,
 });
 const [host = '127.0.0.1', port = '0'] = environment.temporalAddress.split(':');
-// The controller reaches Temporal through this: cut, Temporal is out of its reach (and only its).
+// The controllers reach Temporal through this: cut, Temporal is out of their reach (and only theirs).
 const proxy = new TcpProxy({ host, port: Number(port) });
 await proxy.listen();
+// And the API server through this one, which slows their answers down as the other does.
+const apiServer = new URL(environment.kubeconfig.getCurrentCluster()?.server ?? '');
+const apiProxy = new TcpProxy({ host: apiServer.hostname, port: Number(apiServer.port) });
+await apiProxy.listen();
+const proxiedKubeconfig = path.join(environment.dir, 'kubeconfig-through-proxy');
+await writeFile(
+  proxiedKubeconfig,
+  (await readFile(environment.kubeconfigPath, 'utf8')).replaceAll(
+    apiServer.origin,
+    `https://${apiServer.hostname}:${apiProxy.port}`,
+  ),
+);
 /** Two replicas, as the chart runs them: one leads, the other stands by (POD_NAME names each in the Lease). */
 const REPLICAS = ['chaos-a', 'chaos-b'] as const;
 type Replica = (typeof REPLICAS)[number];
 const healthPorts = { 'chaos-a': await freePort(), 'chaos-b': await freePort() };
 const metricsPorts = { 'chaos-a': await freePort(), 'chaos-b': await freePort() };
 let controllerRuns = 0;
-const startController = (replica: Replica) =>
-  new Component({
+let stopping = false;
+/** A replica that exits of itself (as on losing the Lease) is started again, as the kubelet restarts a container. */
+const startController = (replica: Replica): Component => {
+  const component = new Component({
     name: replica,
     env: { ...process.env, POD_NAME: replica },
     command: process.execPath,
     args: [
       path.join(import.meta.dirname, '../../src/cli/main.ts'),
       'run',
-      `--kubeconfig=${environment.kubeconfigPath}`,
+      `--kubeconfig=${proxiedKubeconfig}`,
       `--namespace=${namespace}`,
       '--identity=twc-chaos',
       '--poll-interval=2s',
@@ -84,16 +101,47 @@ const startController = (replica: Replica) =>
     ],
     logFile: path.join(environment.dir, `controller-${++controllerRuns}.log`),
   });
-const controllers = new Map(REPLICAS.map((replica) => [replica, startController(replica)]));
-/** Resolves once every replica answers its readiness probe. */
+  void component.exited.then(async () => {
+    if (stopping || controllers.get(replica) !== component) return;
+    report.exits++;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (!stopping && controllers.get(replica) === component) controllers.set(replica, startController(replica));
+  });
+  return component;
+};
+const report = {
+  kills: 0,
+  cuts: 0,
+  slowed: 0,
+  restarts: 0,
+  exits: 0,
+  rollouts: 0,
+  converge: [] as number[],
+  checksMissed: 0,
+};
+const controllers = new Map<Replica, Component>();
+for (const replica of REPLICAS) controllers.set(replica, startController(replica));
+/** Resolves once every replica answers its readiness probe (a replica started again meanwhile included). */
 const ready = async () => {
   for (const replica of REPLICAS) {
-    const component = controllers.get(replica);
-    await component?.waitUntil(
-      'ready',
-      async () => ((await fetch(`http://127.0.0.1:${healthPorts[replica]}/readyz`)).ok ? true : undefined),
-      60_000,
-    );
+    for (;;) {
+      const component = controllers.get(replica);
+      const answered = await component
+        ?.waitUntil(
+          'ready',
+          async () => ((await fetch(`http://127.0.0.1:${healthPorts[replica]}/readyz`)).ok ? true : undefined),
+          60_000,
+        )
+        .then(() => true)
+        .catch((error: unknown) => {
+          // Exited while waiting: its successor is waited for.
+          if (controllers.get(replica) !== component || (error instanceof ComponentError && error.exitedEarly))
+            return false;
+          throw error;
+        });
+      if (answered) break;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
 };
 const coordination = environment.kubeconfig.makeApiClient(CoordinationV1Api);
@@ -107,12 +155,12 @@ const leader = async (): Promise<Replica> => {
 
 const watch = new InvariantWatch({
   apps,
+  core: environment.kubeconfig.makeApiClient(CoreV1Api),
   client: temporal,
   namespace,
   workerDeployments: names,
   temporalNamespace: environment.temporalNamespace,
 });
-const report = { kills: 0, cuts: 0, restarts: 0, rollouts: 0, converge: [] as number[], checksMissed: 0 };
 const RESTARTS = {
   'restart-kube-apiserver': 'kube-apiserver',
   'restart-etcd': 'etcd',
@@ -317,14 +365,19 @@ try {
   const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
   const workflows = [...pinned.values()].flat().reduce((n, p) => n + p.handles.length, 0);
   console.log(
-    `faults: ${report.kills} kills of the leading controller replica (SIGKILL), ${report.cuts} Temporal cut off from the controller, ${report.restarts} restarts of kube-apiserver, etcd or Temporal`,
+    `faults: ${report.kills} kills of the leading controller replica (SIGKILL), ${report.cuts} Temporal cut off from the controller, ${report.slowed} answers of the API server and Temporal slowed, ${report.restarts} restarts of kube-apiserver, etcd or Temporal`,
   );
+  console.log(`replicas that exited of themselves (losing the Lease) and were started again: ${report.exits}`);
   console.log(
     `rollouts completed: ${report.rollouts}; pinned workflows: ${workflows}; invariant checks missed while the API server was down: ${report.checksMissed}`,
   );
   console.log(
     `time to converge after a fault: median ${median.toFixed(1)} s, max ${(sorted.at(-1) ?? NaN).toFixed(1)} s`,
   );
+  console.log(
+    `builds routed to that lost their ready Pod afterwards (their workers' doing, no breach): ${watch.lostReadiness.length}`,
+  );
+  for (const lost of watch.lostReadiness) console.log(`  ${lost.at.toISOString()} ${lost.build}: ${lost.pods}`);
   const breaches = [
     ...watch.violations.map((v) => `${v.at.toISOString()} ${v.rule}: ${v.detail}`),
     ...stuck.map((name) => `rollout of ${name} did not reach its target after the faults`),
@@ -338,8 +391,10 @@ try {
   process.exitCode = breaches.length === 0 ? 0 : 1;
   if (breaches.length > 0) console.log(`the logs are kept in ${environment.dir}`);
 } finally {
+  stopping = true;
   await Promise.all([...controllers.values()].map((c) => c.stop()));
   await proxy.cut();
+  await apiProxy.cut();
   await temporal.connection.close();
   await environment.stop();
   if (process.exitCode === 0) await rm(environment.dir, { recursive: true, force: true });
@@ -353,6 +408,7 @@ async function inject(fault: Fault): Promise<void> {
     report.kills++;
     const replica = await leader();
     const killed = controllers.get(replica);
+    controllers.delete(replica);
     killed?.child.kill('SIGKILL');
     await killed?.exited;
     await new Promise((resolve) => setTimeout(resolve, fault.lasts * 1000));
@@ -362,6 +418,12 @@ async function inject(fault: Fault): Promise<void> {
     await proxy.cut();
     await new Promise((resolve) => setTimeout(resolve, fault.lasts * 1000));
     await proxy.listen();
+  } else if (fault.kind === 'slow-responses') {
+    report.slowed++;
+    console.log(`  every byte between the controllers and the API server or Temporal ${fault.delayMs ?? 0} ms later`);
+    proxy.delayMs = apiProxy.delayMs = fault.delayMs ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, fault.lasts * 1000));
+    proxy.delayMs = apiProxy.delayMs = 0;
   } else {
     report.restarts++;
     await environment.restart(RESTARTS[fault.kind], fault.lasts * 1000);

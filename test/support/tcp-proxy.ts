@@ -1,11 +1,14 @@
-// A loopback TCP proxy that a test can cut and restore: a real network failure between a client
-// and the real API server, with nothing faked on either side.
+// A loopback TCP proxy that a test can cut and restore, or slow down: a real network failure or
+// a slow network between a client and the real server, with nothing faked on either side.
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { Transform } from 'node:stream';
 
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   port = 0;
+  /** Every byte, either way, arrives this much later (0: at once). */
+  delayMs = 0;
   private readonly target: { host: string; port: number };
 
   constructor(target: { host: string; port: number }) {
@@ -16,12 +19,18 @@ export class TcpProxy {
   async listen(): Promise<void> {
     const server = createServer((client) => {
       const upstream = createConnection(this.target);
-      for (const socket of [client, upstream]) {
+      const pair = [client, upstream];
+      for (const socket of pair) {
         this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
+        // One side broken, the other goes too: a refused or reset upstream is not a hung client.
+        // (A side that ends cleanly ends the other through the pipe, after what is still delayed.)
+        socket.on('close', (hadError) => {
+          this.sockets.delete(socket);
+          if (hadError) for (const other of pair) other.destroy();
+        });
         socket.on('error', () => socket.destroy());
       }
-      client.pipe(upstream).pipe(client);
+      client.pipe(this.delayed()).pipe(upstream).pipe(this.delayed()).pipe(client);
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -37,5 +46,26 @@ export class TcpProxy {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server = undefined;
+  }
+
+  /**
+   * Passes each chunk on `delayMs` after it came, in order, without holding back the next one: a
+   * link with latency, not one with less bandwidth.
+   */
+  private delayed(): Transform {
+    let pending = Promise.resolve();
+    const stream: Transform = new Transform({
+      transform: (chunk: Buffer, _encoding, done) => {
+        const due = Date.now() + this.delayMs;
+        pending = pending.then(async () => {
+          const wait = due - Date.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          stream.push(chunk);
+        });
+        done();
+      },
+      flush: (done) => void pending.then(() => done()),
+    });
+    return stream;
   }
 }

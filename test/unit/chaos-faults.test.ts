@@ -19,8 +19,16 @@ test('the same seed plans the same faults; another seed others; none overlaps th
     'restart-etcd',
     'restart-kube-apiserver',
     'restart-temporal',
+    'slow-responses',
     'temporal-unreachable',
   ]);
-  const kills = planFaults({ seed: 7, duration: 1800, every: 12 }).filter((f) => f.kind === 'kill-controller');
-  assert.ok(kills.length >= 50, `the full run kills the controller at least 50 times: ${kills.length}`);
+  for (const slow of plan.filter((f) => f.kind === 'slow-responses'))
+    assert.ok(slow.delayMs !== undefined && slow.delayMs >= 200 && slow.delayMs <= 2000, `${slow.delayMs} ms`);
+  assert.ok(plan.filter((f) => f.kind !== 'slow-responses').every((f) => f.delayMs === undefined));
+  for (const seed of [7, 9, 42]) {
+    const full = planFaults({ seed, duration: 1800, every: 12, kills: 50 });
+    const kills = full.filter((f) => f.kind === 'kill-controller');
+    assert.ok(kills.length >= 50, `the full run kills the controller at least 50 times: ${kills.length}`);
+    assert.ok(full.length < 150, `and does not go on much longer: ${full.length} faults`);
+  }
 });
