@@ -53,7 +53,7 @@ export class PollerHost {
     }
     const request = {
       namespace: config.namespace,
-      taskQueue: { name: config.taskQueue },
+      taskQueue: { name: config.taskQueue, kind: proto.temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
       identity,
       deploymentOptions: {
         deploymentName: config.deploymentName,

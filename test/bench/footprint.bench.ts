@@ -6,15 +6,25 @@
 // start, first reconciles, window), calls from the process's own /metrics. With --profile DIR,
 // the window is also CPU-profiled and ends with a heap snapshot (profile-hook.ts), which changes
 // the figures: profile and measure in separate runs. Prints figures; asserts nothing.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CRD_DIR } from '../../src/api/generate.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
-import { freePort } from '../../src/localenv/ports.ts';
 import { BENCH_TEMPORAL_CONFIG, createNamespace, idleWorkerDeployments } from './objects.ts';
 import { until } from './poll.ts';
+import {
+  cpuTicks,
+  growth,
+  KUBERNETES_READS,
+  KUBERNETES_WRITES,
+  memoryOf,
+  scrape,
+  startTwc,
+  TEMPORAL_CALLS,
+  TICKS_PER_SECOND,
+  type TwcProcess,
+} from './twc-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,8 +41,6 @@ const GOALS = { cpuSecondsPerMinute: 0.1, peakMiB: 128, oneMiB: 100 };
 // Measured earlier side by side on this local environment (issue 11): one worker deployment,
 // 60 s windows, 10 s poll.
 const GO = { cpuSecondsPerMinute: 0.05, peakMiB: 58 };
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-const TWC = path.join(import.meta.dirname, '../../bin/twc');
 
 interface Figures {
   cpuSecondsPerMinute: number;
@@ -49,10 +57,6 @@ const environment = await startEnvironment({
   nodeAgent: false,
   log: (line) => console.error(line),
 });
-// bin/twc keeps Node's compile cache: after a change of the sources, its first start compiles them
-// again with the TypeScript stripper loaded (about 30 MiB more at its peak). Measured here: a
-// start that finds the cache, as every start after the first does.
-execFileSync(TWC, ['--version']);
 const results: { count: number; figures: Figures; withoutLeaderElection?: Figures }[] = [];
 try {
   if (profileDir) mkdirSync(profileDir, { recursive: true });
@@ -115,60 +119,35 @@ console.log(
   `  Go controller, measured earlier (issue 11; one worker deployment, 60 s windows, 10 s poll): idle CPU ${GO.cpuSecondsPerMinute} s a minute, peak RSS ${GO.peakMiB} MiB`,
 );
 
-interface Twc {
-  pid: number;
-  metricsPort: number;
+interface Twc extends TwcProcess {
   /** Under --profile: starts the CPU profile, or stops it and writes it with a heap snapshot. */
   profile?: () => Promise<void>;
 }
 
 /** Runs `twc run` on `namespace` while `use` runs, ready (caches synced) before. */
 async function withTwc<T>(namespace: string, args: string[], name: string, use: (twc: Twc) => Promise<T>): Promise<T> {
-  const [metricsPort, probePort, webhookPort] = [await freePort(), await freePort(), await freePort()];
-  const child = spawn(
-    TWC,
-    [
-      'run',
-      `--kubeconfig=${environment.kubeconfigPath}`,
-      `--namespace=${namespace}`,
-      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
-      `--health-probe-bind-address=127.0.0.1:${probePort}`,
-      // The webhook on, as by default, with its self-managed certificate.
-      `--webhook-bind-address=127.0.0.1:${webhookPort}`,
-      `--webhook-namespace=${namespace}`,
-      `--leader-election-namespace=${namespace}`,
-      ...args,
-    ],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: profileDir
-        ? {
-            ...process.env,
-            NODE_OPTIONS: `--import=${path.join(import.meta.dirname, 'profile-hook.ts')}`,
-            TWC_PROFILE_DIR: profileDir,
-            TWC_PROFILE_NAME: name,
-          }
-        : process.env,
-    },
-  );
-  let log = '';
-  child.stderr.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-10_000)));
-  const exited = new Promise((resolve) => child.on('exit', resolve));
   const dir = profileDir;
+  const twc = await startTwc(
+    environment,
+    namespace,
+    args,
+    dir
+      ? {
+          ...process.env,
+          NODE_OPTIONS: `--import=${path.join(import.meta.dirname, 'profile-hook.ts')}`,
+          TWC_PROFILE_DIR: dir,
+          TWC_PROFILE_NAME: name,
+        }
+      : process.env,
+  );
   let profiling = false;
   try {
-    await until(async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`).catch(() => undefined))?.ok ?? false, {
-      timeoutMs: 60_000,
-    }).catch((error: unknown) => {
-      throw new Error(`twc run did not become ready: ${String(error)}\n${log}`);
-    });
     return await use({
-      pid: child.pid ?? 0,
-      metricsPort,
+      ...twc,
       ...(dir
         ? {
             profile: async () => {
-              child.kill('SIGUSR2');
+              twc.signal('SIGUSR2');
               if (!(profiling = !profiling))
                 await until(() => Promise.resolve(existsSync(path.join(dir, `${name}.heapsnapshot`))), {
                   timeoutMs: 120_000,
@@ -178,69 +157,27 @@ async function withTwc<T>(namespace: string, args: string[], name: string, use: 
         : {}),
     });
   } finally {
-    child.kill('SIGTERM');
-    await exited;
+    await twc.stop();
   }
 }
 
 /** The figures of an idle window, once the last status writes have landed (two poll intervals). */
 async function idle(twc: Twc): Promise<Figures> {
   await new Promise((resolve) => setTimeout(resolve, 2 * POLL_INTERVAL_S * 1000));
-  const scrape = async () => parseMetrics(await (await fetch(`http://127.0.0.1:${twc.metricsPort}/metrics`)).text());
-  const before = await scrape();
+  const before = await scrape(twc);
   const cpuBefore = cpuTicks(twc.pid);
   await twc.profile?.();
   await new Promise((resolve) => setTimeout(resolve, windowSeconds * 1000));
   const cpuAfter = cpuTicks(twc.pid);
   const memory = memoryOf(twc.pid);
-  const after = await scrape();
+  const after = await scrape(twc);
   await twc.profile?.();
-  const delta = (pattern: RegExp, label: (labels: Record<string, string>) => string) => {
-    const sums = new Map<string, number>();
-    for (const [series, value] of after) {
-      const labels = pattern.exec(series)?.groups;
-      if (!labels) continue;
-      const key = label(labels);
-      sums.set(key, (sums.get(key) ?? 0) + value - (before.get(series) ?? 0));
-    }
-    return new Map([...sums].filter(([, n]) => n > 0));
-  };
   return {
     cpuSecondsPerMinute: ((cpuAfter - cpuBefore) / TICKS_PER_SECOND / windowSeconds) * 60,
     peakMiB: memory.peakMiB,
     endMiB: memory.rssMiB,
-    kubernetesWrites: delta(
-      /^twc_kubernetes_requests_total\{verb="(?<verb>create|update|patch|delete|deletecollection)",resource="(?<resource>[^"]*)"/,
-      (l) => `${l.verb} ${l.resource}`,
-    ),
-    kubernetesReads: delta(
-      /^twc_kubernetes_requests_total\{verb="(?<verb>get|list|watch)",resource="(?<resource>[^"]*)"/,
-      (l) => `${l.verb} ${l.resource}`,
-    ),
-    temporalCalls: delta(/^twc_temporal_requests_total\{method="(?<method>[^"]*)"/, (l) => l.method ?? ''),
+    kubernetesWrites: growth(before, after, KUBERNETES_WRITES, (l) => `${l.verb} ${l.resource}`),
+    kubernetesReads: growth(before, after, KUBERNETES_READS, (l) => `${l.verb} ${l.resource}`),
+    temporalCalls: growth(before, after, TEMPORAL_CALLS, (l) => l.method ?? ''),
   };
-}
-
-/** utime + stime of a process, in clock ticks. */
-function cpuTicks(pid: number): number {
-  // The command name, in parentheses, may hold spaces: count fields after it.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-function memoryOf(pid: number): { peakMiB: number; rssMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
-  return { peakMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024 };
-}
-
-/** Prometheus text: each series (name and labels) to its value. */
-function parseMetrics(text: string): Map<string, number> {
-  const series = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#') || line.trim() === '') continue;
-    const at = line.lastIndexOf(' ');
-    series.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return series;
 }

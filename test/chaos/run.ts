@@ -1,5 +1,6 @@
-// `npm run chaos`: rollouts on the local environment with real workflows pinned to every build,
-// while the leader of two controller replicas is killed (SIGKILL) and restarted, Temporal is cut
+// `npm run chaos`: rollouts on the local environment with real workflows pinned to every build, a
+// PodDisruptionBudget rendered for each live build and the pinned-workflow ladder signalling old
+// ones, while the leader of two controller replicas is killed (SIGKILL) and restarted, Temporal is cut
 // off from it, the answers of the API server and Temporal are slowed down, and
 // kube-apiserver, etcd and the Temporal server crash and start again, at points chosen from a
 // seed that is printed (`--seed` replays a run). The rules of the promise are
@@ -11,6 +12,7 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   PatchStrategy,
+  PolicyV1Api,
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -23,7 +25,8 @@ import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-dep
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { freePort } from '../../src/localenv/ports.ts';
 import { Component, ComponentError } from '../../src/localenv/process.ts';
-import { temporalDeploymentName } from '../../src/k8s/names.ts';
+import { LABELS, temporalDeploymentName } from '../../src/k8s/names.ts';
+import { copyName } from '../../src/k8s/owned-resource-copies.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import { createConnection, createNamespace } from '../bench/objects.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
@@ -239,9 +242,28 @@ try {
             steps: [{ rampPercentage: 50, pauseDuration: '30s' }],
             gate: { workflowType: 'gate' },
           },
-          sunset: { scaledownDelay: '5s', deleteDelay: '10s' },
+          // The ladder's first step only: the run's workflows ignore the request, so none is stopped.
+          sunset: { scaledownDelay: '5s', deleteDelay: '10s', pinnedWorkflows: { signalAfter: '20s' } },
           workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace },
           template: template(name, 0),
+        },
+      },
+    });
+  for (const name of names)
+    await custom.createNamespacedCustomObject({
+      ...object,
+      plural: KINDS.TemporalWorkerOwnedResource.plural,
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'TemporalWorkerOwnedResource',
+        metadata: { name: `${name}-pdb` },
+        spec: {
+          workerRef: { name },
+          object: {
+            apiVersion: 'policy/v1',
+            kind: 'PodDisruptionBudget',
+            spec: { minAvailable: 1, selector: { matchLabels: {} } },
+          },
         },
       },
     });
@@ -249,6 +271,8 @@ try {
 
   const builds = new Map(names.map((name) => [name, 0]));
   /** Pinned workflows by worker deployment, in the order their builds became current. */
+  /** Builds whose workflows the ladder signalled, as their status said. */
+  const signalled = new Set<string>();
   const pinned = new Map<string, { buildId: string; handles: ReturnType<Client['workflow']['getHandle']>[] }[]>();
   const done = (twd: TemporalWorkerDeployment) =>
     twd.status?.currentVersion?.buildID !== undefined &&
@@ -259,6 +283,8 @@ try {
   const drive = async (rollOn: boolean) => {
     for (const name of names) {
       const twd = await read(name).catch(() => undefined);
+      for (const old of twd?.status?.deprecatedVersions ?? [])
+        if (old.pinnedWorkflows?.step === 'Signal') signalled.add(`${name}/${old.buildID}`);
       if (!twd || !done(twd)) continue;
       const buildId = twd.status?.currentVersion?.buildID ?? '';
       const list = pinned.get(name) ?? [];
@@ -341,6 +367,20 @@ try {
         `${name}: status says ${twd.status?.currentVersion?.buildID ?? 'none'} current, Temporal ${current ?? 'none'}`,
       );
   }
+  // Each build with replicas has its PodDisruptionBudget.
+  const budgets = new Set(
+    (
+      await environment.kubeconfig.makeApiClient(PolicyV1Api).listNamespacedPodDisruptionBudget({ namespace })
+    ).items.map((pdb) => pdb.metadata?.name),
+  );
+  const unrendered = (await apps.listNamespacedDeployment({ namespace })).items
+    .filter((d) => (d.spec?.replicas ?? 1) > 0)
+    .map((d) => {
+      const labels = d.metadata?.labels ?? {};
+      const name = labels[LABELS.deploymentName] ?? '';
+      return copyName(name, `${name}-pdb`, labels[LABELS.buildId] ?? '');
+    })
+    .filter((pdb) => !budgets.has(pdb));
   const results: string[] = [];
   for (const { buildId, handles } of [...pinned.values()].flat()) {
     for (const handle of handles) {
@@ -369,7 +409,7 @@ try {
   );
   console.log(`replicas that exited of themselves (losing the Lease) and were started again: ${report.exits}`);
   console.log(
-    `rollouts completed: ${report.rollouts}; pinned workflows: ${workflows}; invariant checks missed while the API server was down: ${report.checksMissed}`,
+    `rollouts completed: ${report.rollouts}; builds whose pinned workflows the ladder signalled: ${signalled.size}; pinned workflows: ${workflows}; invariant checks missed while the API server was down: ${report.checksMissed}`,
   );
   console.log(
     `time to converge after a fault: median ${median.toFixed(1)} s, max ${(sorted.at(-1) ?? NaN).toFixed(1)} s`,
@@ -382,6 +422,7 @@ try {
     ...watch.violations.map((v) => `${v.at.toISOString()} ${v.rule}: ${v.detail}`),
     ...stuck.map((name) => `rollout of ${name} did not reach its target after the faults`),
     ...diverged.map((d) => `status converges: ${d}`),
+    ...unrendered.map((pdb) => `owned resources rendered: no PodDisruptionBudget ${pdb} for a build with replicas`),
     ...results.map((r) => `pinned workflow: ${r}`),
     ...(unhandled ? ['the controller logged an unhandled error'] : []),
   ];

@@ -1,0 +1,385 @@
+// `npm run bench:scale`: how far one controller replica goes. `bin/twc run` with its defaults
+// (leader election, 10 s poll, read budget 20/s, backlog metrics) over 1,000 worker deployments
+// created at once, AllAtOnce, one Pod each; then every one of them rolled out once, then a tenth
+// of them once more. Each Pod is a real worker of its build to Temporal that only polls (the node
+// agent's poller host), so the builds register, list their task queues and count pollers as with
+// real workers. Prints, for each phase, how long until every build was Current and how long each
+// took from its Deployment becoming Available, Temporal reads and Kubernetes requests a second,
+// the controller's RSS and CPU, its queue and reconciles; then a steady minute. Prints the goals
+// beside the figures; asserts nothing.
+import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { Connection } from '@temporalio/client';
+import { parseArgs } from 'node:util';
+import { CRD_DIR } from '../../src/api/generate.ts';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { LABELS, temporalDeploymentName } from '../../src/k8s/names.ts';
+import { startEnvironment } from '../../src/localenv/environment.ts';
+import { POLL_ONLY } from '../../src/node-agent/poller-host.ts';
+import { BUDGETED_READS, DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
+import { createConnection, createNamespace } from './objects.ts';
+import { until } from './poll.ts';
+import {
+  cpuTicks,
+  growth,
+  KUBERNETES_WRITES,
+  memoryOf,
+  scrape,
+  startTwc,
+  TICKS_PER_SECOND,
+  type TwcProcess,
+} from './twc-process.ts';
+
+const { values } = parseArgs({
+  options: {
+    'worker-deployments': { type: 'string', default: '1000' },
+    // The share of them rolled out a second time.
+    again: { type: 'string', default: '0.1' },
+    'steady-seconds': { type: 'string', default: '60' },
+    'timeout-minutes': { type: 'string', default: '30' },
+  },
+});
+const count = Number(values['worker-deployments']);
+const againCount = Math.round(count * Number(values.again));
+const steadySeconds = Number(values['steady-seconds']);
+const timeoutMs = Number(values['timeout-minutes']) * 60_000;
+const POLL_INTERVAL_S = 10; // twc run's default
+const GOALS = { currentWithinS: 2 * POLL_INTERVAL_S, readsPerSecond: DEFAULT_READS_PER_SECOND, rssMiB: 256 };
+const SAMPLE_EVERY_MS = 10_000;
+const namespace = 'bench-scale';
+const names = Array.from({ length: count }, (_, i) => `scale-${String(i).padStart(4, '0')}`);
+
+/**
+ * Temporal as it ships (not the local environment's short polls and drainage checks, which cost
+ * 2,000 pollers 400 polls a second), but for two limits of one namespace that the run would hit
+ * and a production cluster would spread over namespaces and frontend hosts: 100 worker deployments
+ * (`matching.maxDeployments`) and 1,200 concurrent polls per frontend host
+ * (`frontend.namespaceCount`). Past that one, in a first run, Temporal's own worker of the
+ * namespace could no longer poll, so the Worker Deployment workflows it runs stopped answering.
+ */
+const TEMPORAL_LIMITS_RAISED = { 'matching.maxDeployments': 10_000, 'frontend.namespaceCount': 10_000 };
+
+const environment = await startEnvironment({
+  crdDir: CRD_DIR,
+  temporalDynamicConfig: TEMPORAL_LIMITS_RAISED,
+  log: (line) => console.error(line),
+});
+const custom = environment.kubeconfig.makeApiClient(CustomObjectsApi);
+const apps = environment.kubeconfig.makeApiClient(AppsV1Api);
+const temporal = await Connection.connect({ address: environment.temporalAddress });
+const object = { group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalWorkerDeployment.plural };
+const template = (name: string, build: number) => ({
+  spec: {
+    containers: [
+      {
+        name: 'worker',
+        image: 'sample-worker',
+        env: [
+          { name: 'TEMPORAL_TASK_QUEUE', value: name },
+          { name: 'SAMPLE_BEHAVIOUR', value: POLL_ONLY },
+          { name: 'ROLLOUT', value: String(build) },
+        ],
+      },
+    ],
+  },
+});
+
+interface Sample {
+  at: number;
+  reads: number;
+  kubernetes: number;
+  depth: number;
+  ticks: number;
+  rssMiB: number;
+}
+interface Phase {
+  name: string;
+  rollouts: number;
+  allCurrentS: number;
+  /** From each build's Deployment becoming Available to Temporal making it current, seconds, sorted. */
+  lags: number[];
+  /** Builds whose Deployment's Available time or Temporal's change time could not be read. */
+  unmeasured: number;
+  samples: Sample[];
+  before: Map<string, number>;
+  after: Map<string, number>;
+}
+
+await createNamespace(environment, namespace);
+await createConnection(environment, namespace);
+const twc = await startTwc(environment, namespace, []);
+const phases: Phase[] = [];
+let steady: { samples: Sample[]; writes: Map<string, number> } | undefined;
+let settleS = 0;
+try {
+  phases.push(
+    await phase('create', names, async () => {
+      await inBatches(names, (name) =>
+        custom.createNamespacedCustomObject({
+          ...object,
+          body: {
+            apiVersion: `${GROUP}/${VERSION}`,
+            kind: 'TemporalWorkerDeployment',
+            metadata: { name },
+            spec: {
+              replicas: 1,
+              rollout: { strategy: 'AllAtOnce' },
+              workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace },
+              template: template(name, 0),
+            },
+          },
+        }),
+      );
+    }),
+  );
+  phases.push(await phase('rollout', names, () => rollOut(names, 1)));
+  phases.push(
+    await phase('second rollout of a part', names.slice(0, againCount), () => rollOut(names.slice(0, againCount), 2)),
+  );
+  // Steady: once the old builds' drainage has been reported (Temporal's grace of minutes, and a
+  // read of each worker deployment at the budget's pace), no status changes. A first run measured
+  // right after the last phase saw 244 status writes in that minute, all of it this settling.
+  const settling = performance.now();
+  await settled();
+  settleS = (performance.now() - settling) / 1000;
+  const before = await scrape(twc);
+  const samples = await sampling(() => new Promise((resolve) => setTimeout(resolve, steadySeconds * 1000)));
+  const writes = growth(before, await scrape(twc), KUBERNETES_WRITES, (l) => `${l.verb} ${l.resource}`);
+  steady = { samples, writes: new Map([...writes].filter(([key]) => !key.endsWith(' leases'))) };
+} finally {
+  const peakMiB = memoryOf(twc.pid).peakMiB;
+  // What the rest of the machine took: the node agent hosting every Pod's polls, and Temporal.
+  const others = environment.processes
+    .filter((p) => p.pid !== undefined && (p.name === 'node agent' || p.name === 'temporal dev server'))
+    .map((p) => `${p.name} ${memoryOf(p.pid ?? 0).peakMiB.toFixed(0)} MiB`);
+  await twc.stop();
+  await temporal.close();
+  await environment.stop();
+  report(peakMiB, others);
+}
+
+/** Runs `change`, then waits until each of `rolled` has its new target Current, sampling the controller meanwhile. */
+async function phase(name: string, rolled: string[], change: () => Promise<void>): Promise<Phase> {
+  const before = await scrape(twc);
+  const started = performance.now();
+  const targets = new Map((await list()).map((twd) => [twd.metadata.name ?? '', twd.status?.targetVersion?.buildID]));
+  const samples = await sampling(async () => {
+    await change();
+    await until(
+      async () => {
+        const twds = await list();
+        return rolled.every((n) => {
+          const twd = twds.find((t) => t.metadata.name === n);
+          return twd !== undefined && done(twd) && twd.status?.currentVersion?.buildID !== targets.get(n);
+        });
+      },
+      { intervalMs: 5000, timeoutMs },
+    );
+  });
+  const allCurrentS = (performance.now() - started) / 1000;
+  const after = await scrape(twc);
+  const measured = await lags(rolled);
+  return {
+    name,
+    rollouts: rolled.length,
+    allCurrentS,
+    lags: measured,
+    unmeasured: rolled.length - measured.length,
+    samples,
+    before,
+    after,
+  };
+}
+
+/** Resolves once no status was written for three poll intervals (or after 15 minutes). */
+async function settled(): Promise<void> {
+  const writes = async () =>
+    [...growth(new Map(), await scrape(twc), KUBERNETES_WRITES, (l) => l.resource ?? '')]
+      .filter(([resource]) => resource !== 'leases')
+      .reduce((sum, [, n]) => sum + n, 0);
+  let last = await writes();
+  let quietSince = performance.now();
+  const deadline = performance.now() + 15 * 60_000;
+  while (performance.now() - quietSince < 3 * POLL_INTERVAL_S * 1000 && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const now = await writes();
+    if (now !== last) quietSince = performance.now();
+    last = now;
+  }
+}
+
+function done(twd: TemporalWorkerDeployment): boolean {
+  return (
+    twd.status?.currentVersion?.buildID !== undefined &&
+    twd.status.currentVersion.buildID === twd.status.targetVersion?.buildID &&
+    twd.status.observedGeneration === twd.metadata.generation
+  );
+}
+
+async function rollOut(rolled: string[], build: number): Promise<void> {
+  await inBatches(rolled, (name) =>
+    custom.patchNamespacedCustomObject(
+      { ...object, name, body: { spec: { template: template(name, build) } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    ),
+  );
+}
+
+/**
+ * For each worker deployment, seconds from its current build's Deployment becoming Available
+ * (Kubernetes' condition) to Temporal making it current (Temporal's routing change time).
+ */
+async function lags(rolled: string[]): Promise<number[]> {
+  const deployments = (await apps.listNamespacedDeployment({ namespace })).items;
+  const availableAt = new Map<string, number>();
+  for (const d of deployments) {
+    const labels = d.metadata?.labels ?? {};
+    const available = d.status?.conditions?.find((c) => c.type === 'Available' && c.status === 'True');
+    if (available?.lastTransitionTime)
+      availableAt.set(
+        `${labels[LABELS.deploymentName]}/${labels[LABELS.buildId]}`,
+        new Date(available.lastTransitionTime).getTime(),
+      );
+  }
+  const result: number[] = [];
+  const measure = async (name: string) => {
+    const described = await temporal.workflowService
+      .describeWorkerDeployment({
+        namespace: environment.temporalNamespace,
+        deploymentName: temporalDeploymentName(namespace, name),
+      })
+      .catch(() => undefined);
+    const routing = described?.workerDeploymentInfo?.routingConfig;
+    const from = availableAt.get(`${name}/${routing?.currentDeploymentVersion?.buildId ?? ''}`);
+    const changed = routing?.currentVersionChangedTime;
+    if (from !== undefined && changed?.seconds)
+      result.push(Number(changed.seconds) + (changed.nanos ?? 0) / 1e9 - from / 1000);
+  };
+  await inBatches(rolled, measure, 5);
+  return result.sort((a, b) => a - b);
+}
+
+/** Samples the controller every 10 s while `during` runs. */
+async function sampling(during: () => Promise<unknown>): Promise<Sample[]> {
+  const samples: Sample[] = [await sample(twc)];
+  const timer = setInterval(
+    () =>
+      void sample(twc).then(
+        (s) => samples.push(s),
+        () => {},
+      ),
+    SAMPLE_EVERY_MS,
+  );
+  try {
+    await during();
+  } finally {
+    clearInterval(timer);
+  }
+  samples.push(await sample(twc));
+  return samples;
+}
+
+async function sample(of: TwcProcess): Promise<Sample> {
+  const metrics = await scrape(of);
+  let reads = 0;
+  let kubernetes = 0;
+  let depth = 0;
+  for (const [series, value] of metrics) {
+    const method = /^twc_temporal_requests_total\{method="([^"]*)"/.exec(series)?.[1];
+    if (method && BUDGETED_READS.has(method[0]!.toLowerCase() + method.slice(1))) reads += value;
+    if (series.startsWith('twc_kubernetes_requests_total{')) kubernetes += value;
+    if (series.startsWith('workqueue_depth{')) depth += value;
+  }
+  return { at: performance.now(), reads, kubernetes, depth, ticks: cpuTicks(of.pid), rssMiB: memoryOf(of.pid).rssMiB };
+}
+
+async function list(): Promise<TemporalWorkerDeployment[]> {
+  return ((await custom.listNamespacedCustomObject(object)) as { items: TemporalWorkerDeployment[] }).items;
+}
+
+/** Runs `each` over `items`, `size` at a time. */
+async function inBatches<T>(items: T[], each: (item: T) => Promise<unknown>, size = 20): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(each));
+}
+
+function report(peakMiB: number, others: string[]): void {
+  const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
+  console.log(
+    `scale: ${count} worker deployments in one namespace, one \`bin/twc run\` with its defaults (poll ${POLL_INTERVAL_S} s, read budget ${DEFAULT_READS_PER_SECOND}/s, half of it for backlog and pollers); Temporal's limits of 100 worker deployments and 1,200 concurrent polls a namespace raised (${Object.keys(TEMPORAL_LIMITS_RAISED).join(', ')})`,
+  );
+  for (const p of phases) {
+    const within = p.lags.filter((lag) => lag <= GOALS.currentWithinS).length;
+    const unmeasured = p.unmeasured ? ` (${p.unmeasured} not measured)` : '';
+    const rates = ratesOf(p.samples);
+    console.log(`  ${p.name}: ${p.rollouts} builds Current ${p.allCurrentS.toFixed(0)} s after the change began`);
+    console.log(
+      `    from Deployment Available to Current: p50 ${quantile(p.lags, 0.5).toFixed(1)} s, p90 ${quantile(p.lags, 0.9).toFixed(1)} s, max ${quantile(p.lags, 1).toFixed(1)} s; within ${GOALS.currentWithinS} s: ${within} of ${p.rollouts}${unmeasured} (goal: all, ${verdict(within === p.rollouts)})`,
+    );
+    console.log(
+      `    Temporal reads ${rates.reads.mean.toFixed(1)}/s, at most ${rates.reads.max.toFixed(1)}/s over 10 s (goal ≤ ${GOALS.readsPerSecond} over the phase, ${verdict(rates.reads.mean <= GOALS.readsPerSecond * 1.02)}; the bucket's burst can lift a 10 s window above it); Kubernetes requests ${rates.kubernetes.mean.toFixed(1)}/s, at most ${rates.kubernetes.max.toFixed(1)}/s`,
+    );
+    console.log(
+      `    controller CPU ${rates.cpu.mean.toFixed(2)} cores, at most ${rates.cpu.max.toFixed(2)}; RSS at most ${Math.max(...p.samples.map((s) => s.rssMiB)).toFixed(0)} MiB; queue depth at most ${Math.max(...p.samples.map((s) => s.depth))}`,
+    );
+    console.log(
+      `    queue wait p50 ${histogram(p, 'workqueue_queue_duration_seconds', 0.5)}, p99 ${histogram(p, 'workqueue_queue_duration_seconds', 0.99)}; reconcile p50 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.5)}, p99 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.99)}`,
+    );
+  }
+  if (steady) {
+    const rates = ratesOf(steady.samples);
+    const writes = [...steady.writes.values()].reduce((sum, n) => sum + n, 0);
+    console.log(
+      `  steady for ${steadySeconds} s, once no status was written for 30 s (${settleS.toFixed(0)} s after the last phase):`,
+    );
+    console.log(
+      `    Kubernetes writes ${writes}${writes ? ` (${[...steady.writes].map(([k, n]) => `${k} ${n}`).join(', ')})` : ''} besides the Lease renewals (goal 0, ${verdict(writes === 0)}); Temporal reads ${rates.reads.mean.toFixed(1)}/s, at most ${rates.reads.max.toFixed(1)}/s; CPU ${rates.cpu.mean.toFixed(2)} cores`,
+    );
+  }
+  console.log(
+    `  controller peak RSS ${peakMiB.toFixed(0)} MiB (goal ≤ ${GOALS.rssMiB} MiB, ${verdict(peakMiB <= GOALS.rssMiB)}); peak RSS of the ${others.join(', the ')}`,
+  );
+}
+
+/** Mean over the whole phase and the most over one sampling interval, a second. */
+function ratesOf(samples: Sample[]): Record<'reads' | 'kubernetes' | 'cpu', { mean: number; max: number }> {
+  const rate = (value: (s: Sample) => number) => {
+    const [first, last] = [samples[0], samples.at(-1)];
+    if (!first || !last || last.at === first.at) return { mean: 0, max: 0 };
+    let max = 0;
+    for (let i = 1; i < samples.length; i++) {
+      const [a, b] = [samples[i - 1]!, samples[i]!];
+      if (b.at - a.at >= SAMPLE_EVERY_MS / 2) max = Math.max(max, ((value(b) - value(a)) * 1000) / (b.at - a.at));
+    }
+    return { mean: ((value(last) - value(first)) * 1000) / (last.at - first.at), max };
+  };
+  return {
+    reads: rate((s) => s.reads),
+    kubernetes: rate((s) => s.kubernetes),
+    cpu: rate((s) => s.ticks / TICKS_PER_SECOND),
+  };
+}
+
+/** A quantile of a histogram's observations during a phase, interpolated in its bucket as Prometheus does. */
+function histogram(p: Phase, name: string, q: number): string {
+  const buckets = new Map<number, number>();
+  for (const [series, value] of p.after) {
+    const le = new RegExp(`^${name}_bucket\\{.*le="([^"]+)"`).exec(series)?.[1];
+    if (le === undefined) continue;
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    buckets.set(bound, (buckets.get(bound) ?? 0) + value - (p.before.get(series) ?? 0));
+  }
+  const sorted = [...buckets].sort(([a], [b]) => a - b);
+  const total = sorted.at(-1)?.[1] ?? 0;
+  if (total === 0) return 'none';
+  const rank = q * total;
+  const at = sorted.findIndex(([, n]) => n >= rank);
+  const [upper, count] = sorted[at] ?? [Infinity, total];
+  const [lower, below] = sorted[at - 1] ?? [0, 0];
+  if (upper === Infinity) return `> ${lower} s`;
+  const seconds = lower + ((upper - lower) * (rank - below)) / Math.max(count - below, 1);
+  return seconds < 0.01 ? `${(seconds * 1000).toFixed(1)} ms` : `${seconds.toFixed(seconds < 1 ? 2 : 1)} s`;
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+}

@@ -1,0 +1,115 @@
+// `bin/twc run` as users run it, as a child process of a bench, and what /proc and its /metrics
+// say of it: CPU ticks, resident memory, each metric series.
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Environment } from '../../src/localenv/environment.ts';
+import { freePort } from '../../src/localenv/ports.ts';
+import { until } from './poll.ts';
+
+export const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+const TWC = path.join(import.meta.dirname, '../../bin/twc');
+
+export interface TwcProcess {
+  pid: number;
+  metricsPort: number;
+  signal(signal: NodeJS.Signals): void;
+  /** SIGTERM, and resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `twc run` on `namespace` with its defaults but for its ports (the webhook on, with its
+ * self-managed certificate) and `args`, and resolves once it is ready (caches synced).
+ */
+export async function startTwc(
+  environment: Environment,
+  namespace: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TwcProcess> {
+  // bin/twc keeps Node's compile cache: after a change of the sources, its first start compiles them
+  // again with the TypeScript stripper loaded (about 30 MiB more at its peak). Measured here: a
+  // start that finds the cache, as every start after the first does.
+  execFileSync(TWC, ['--version']);
+  const [metricsPort, probePort, webhookPort] = [await freePort(), await freePort(), await freePort()];
+  const child = spawn(
+    TWC,
+    [
+      'run',
+      `--kubeconfig=${environment.kubeconfigPath}`,
+      `--namespace=${namespace}`,
+      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      `--health-probe-bind-address=127.0.0.1:${probePort}`,
+      `--webhook-bind-address=127.0.0.1:${webhookPort}`,
+      `--webhook-namespace=${namespace}`,
+      `--leader-election-namespace=${namespace}`,
+      ...args,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'], env },
+  );
+  let log = '';
+  child.stderr.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-10_000)));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await until(async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`).catch(() => undefined))?.ok ?? false, {
+      timeoutMs: 60_000,
+    });
+  } catch (error) {
+    await stop();
+    throw new Error(`twc run did not become ready\n${log}`, { cause: error });
+  }
+  return { pid: child.pid ?? 0, metricsPort, signal: (signal) => child.kill(signal), stop };
+}
+
+/** utime + stime of a process, in clock ticks. */
+export function cpuTicks(pid: number): number {
+  // The command name, in parentheses, may hold spaces: count fields after it.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+export function memoryOf(pid: number): { peakMiB: number; rssMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+  return { peakMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024 };
+}
+
+/** Its /metrics: each series (name and labels) to its value. */
+export async function scrape(twc: TwcProcess): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${twc.metricsPort}/metrics`)).text();
+  const series = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const at = line.lastIndexOf(' ');
+    series.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return series;
+}
+
+/** What each series matching `pattern` grew by from `before` to `after`, summed by `label` of its groups. */
+export function growth(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  pattern: RegExp,
+  label: (labels: Record<string, string>) => string,
+): Map<string, number> {
+  const sums = new Map<string, number>();
+  for (const [series, value] of after) {
+    const labels = pattern.exec(series)?.groups;
+    if (!labels) continue;
+    const key = label(labels);
+    sums.set(key, (sums.get(key) ?? 0) + value - (before.get(series) ?? 0));
+  }
+  return new Map([...sums].filter(([, n]) => n > 0));
+}
+
+export const KUBERNETES_WRITES =
+  /^twc_kubernetes_requests_total\{verb="(?<verb>create|update|patch|delete|deletecollection)",resource="(?<resource>[^"]*)"/;
+export const KUBERNETES_READS =
+  /^twc_kubernetes_requests_total\{verb="(?<verb>get|list|watch)",resource="(?<resource>[^"]*)"/;
+export const TEMPORAL_CALLS = /^twc_temporal_requests_total\{method="(?<method>[^"]*)"/;
