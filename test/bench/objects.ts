@@ -44,6 +44,33 @@ export async function createConnection(environment: Environment, namespace: stri
 }
 
 /**
+ * Creates the worker deployment `name` in `namespace` with `spec`, connected through the
+ * TemporalConnection `temporal` to the environment's Temporal namespace.
+ */
+export async function createWorkerDeployment(
+  environment: Environment,
+  namespace: string,
+  name: string,
+  spec: Omit<TemporalWorkerDeployment['spec'], 'workerOptions'>,
+): Promise<void> {
+  await environment.kubeconfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: KINDS.TemporalWorkerDeployment.plural,
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'TemporalWorkerDeployment',
+      metadata: { name },
+      spec: {
+        ...spec,
+        workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace },
+      },
+    },
+  });
+}
+
+/**
  * Creates a connection and `count` worker deployments in `namespace` (which exists), and resolves
  * once each is registered and idle. A controller must run meanwhile: it creates the builds.
  * `replicas` (0 by default) only where no node agent runs them: their Pods stay pending.
@@ -101,22 +128,10 @@ class BenchObjects {
     await createConnection(this.environment, this.namespace);
     for (let i = 0; i < count; i++) {
       const name = `idle-${i}`;
-      await this.custom.createNamespacedCustomObject({
-        ...this.object,
-        body: {
-          apiVersion: `${GROUP}/${VERSION}`,
-          kind: 'TemporalWorkerDeployment',
-          metadata: { name },
-          spec: {
-            replicas,
-            rollout: { strategy: 'Manual' },
-            workerOptions: {
-              connectionRef: { name: 'temporal' },
-              temporalNamespace: this.environment.temporalNamespace,
-            },
-            template: { spec: { containers: [this.worker(name, 0)] } },
-          },
-        },
+      await createWorkerDeployment(this.environment, this.namespace, name, {
+        replicas,
+        rollout: { strategy: 'Manual' },
+        template: { spec: { containers: [this.worker(name, 0)] } },
       });
     }
   }

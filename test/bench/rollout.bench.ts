@@ -21,7 +21,8 @@ import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { LABELS } from '../../src/k8s/names.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
-import { createConnection, createNamespace } from './objects.ts';
+import { sampleWorkerTemplate } from '../support/sample-template.ts';
+import { createConnection, createNamespace, createWorkerDeployment } from './objects.ts';
 import { until } from './poll.ts';
 
 const { values } = parseArgs({
@@ -58,35 +59,12 @@ try {
   await createNamespace(environment, namespace);
   await controller.start();
   const object = { group: GROUP, version: VERSION, namespace, name: 'orders' };
-  const template = (build: number) => ({
-    spec: {
-      containers: [
-        {
-          name: 'worker',
-          image: 'sample-worker',
-          env: [
-            { name: 'TEMPORAL_TASK_QUEUE', value: 'bench' },
-            { name: 'SAMPLE_BEHAVIOUR', value: `build-${build}` },
-          ],
-        },
-      ],
-    },
-  });
+  const template = (build: number) => sampleWorkerTemplate('bench', `build-${build}`);
   await createConnection(environment, namespace);
-  await custom.createNamespacedCustomObject({
-    ...object,
-    plural: KINDS.TemporalWorkerDeployment.plural,
-    body: {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'TemporalWorkerDeployment',
-      metadata: { name: 'orders' },
-      spec: {
-        replicas,
-        workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace },
-        template: template(0),
-        sunset: { scaledownDelay: '0s', deleteDelay: '0s' },
-      },
-    },
+  await createWorkerDeployment(environment, namespace, 'orders', {
+    replicas,
+    template: template(0),
+    sunset: { scaledownDelay: '0s', deleteDelay: '0s' },
   });
   const read = async () =>
     (await custom.getNamespacedCustomObject({

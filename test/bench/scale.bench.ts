@@ -17,7 +17,8 @@ import { LABELS, temporalDeploymentName } from '../../src/k8s/names.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { POLL_ONLY } from '../../src/node-agent/poller-host.ts';
 import { BUDGETED_READS, DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
-import { createConnection, createNamespace } from './objects.ts';
+import { createConnection, createNamespace, createWorkerDeployment } from './objects.ts';
+import { sampleWorkerTemplate } from '../support/sample-template.ts';
 import { until } from './poll.ts';
 import {
   cpuTicks,
@@ -68,21 +69,8 @@ const custom = environment.kubeconfig.makeApiClient(CustomObjectsApi);
 const apps = environment.kubeconfig.makeApiClient(AppsV1Api);
 const temporal = await Connection.connect({ address: environment.temporalAddress });
 const object = { group: GROUP, version: VERSION, namespace, plural: KINDS.TemporalWorkerDeployment.plural };
-const template = (name: string, build: number) => ({
-  spec: {
-    containers: [
-      {
-        name: 'worker',
-        image: 'sample-worker',
-        env: [
-          { name: 'TEMPORAL_TASK_QUEUE', value: name },
-          { name: 'SAMPLE_BEHAVIOUR', value: POLL_ONLY },
-          { name: 'ROLLOUT', value: String(build) },
-        ],
-      },
-    ],
-  },
-});
+const template = (name: string, build: number) =>
+  sampleWorkerTemplate(name, POLL_ONLY, [{ name: 'ROLLOUT', value: String(build) }]);
 
 interface Sample {
   at: number;
@@ -115,19 +103,10 @@ try {
   phases.push(
     await phase('create', names, async () => {
       await inBatches(names, (name) =>
-        custom.createNamespacedCustomObject({
-          ...object,
-          body: {
-            apiVersion: `${GROUP}/${VERSION}`,
-            kind: 'TemporalWorkerDeployment',
-            metadata: { name },
-            spec: {
-              replicas: 1,
-              rollout: { strategy: 'AllAtOnce' },
-              workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace },
-              template: template(name, 0),
-            },
-          },
+        createWorkerDeployment(environment, namespace, name, {
+          replicas: 1,
+          rollout: { strategy: 'AllAtOnce' },
+          template: template(name, 0),
         }),
       );
     }),

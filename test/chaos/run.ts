@@ -28,7 +28,8 @@ import { Component, ComponentError } from '../../src/localenv/process.ts';
 import { LABELS, temporalDeploymentName } from '../../src/k8s/names.ts';
 import { copyName } from '../../src/k8s/owned-resource-copies.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
-import { createConnection, createNamespace } from '../bench/objects.ts';
+import { createConnection, createNamespace, createWorkerDeployment } from '../bench/objects.ts';
+import { sampleWorkerTemplate } from '../support/sample-template.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 import { type Fault, planFaults } from './faults.ts';
 import { InvariantWatch } from './invariants.ts';
@@ -212,42 +213,19 @@ const converged = async (since: number) => {
 try {
   await createNamespace(environment, namespace);
   await createConnection(environment, namespace);
-  const template = (name: string, build: number) => ({
-    spec: {
-      containers: [
-        {
-          name: 'worker',
-          image: 'sample-worker',
-          env: [
-            { name: 'TEMPORAL_TASK_QUEUE', value: name },
-            { name: 'SAMPLE_BEHAVIOUR', value: `build-${build}` },
-          ],
-        },
-      ],
-    },
-  });
+  const template = (name: string, build: number) => sampleWorkerTemplate(name, `build-${build}`);
   for (const name of names)
-    await custom.createNamespacedCustomObject({
-      ...object,
-      plural: KINDS.TemporalWorkerDeployment.plural,
-      body: {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'TemporalWorkerDeployment',
-        metadata: { name },
-        spec: {
-          replicas: 1,
-          rollout: {
-            strategy: 'Progressive',
-            // The shortest pause the schema allows.
-            steps: [{ rampPercentage: 50, pauseDuration: '30s' }],
-            gate: { workflowType: 'gate' },
-          },
-          // The ladder's first step only: the run's workflows ignore the request, so none is stopped.
-          sunset: { scaledownDelay: '5s', deleteDelay: '10s', pinnedWorkflows: { signalAfter: '20s' } },
-          workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: environment.temporalNamespace },
-          template: template(name, 0),
-        },
+    await createWorkerDeployment(environment, namespace, name, {
+      replicas: 1,
+      rollout: {
+        strategy: 'Progressive',
+        // The shortest pause the schema allows.
+        steps: [{ rampPercentage: 50, pauseDuration: '30s' }],
+        gate: { workflowType: 'gate' },
       },
+      // The ladder's first step only: the run's workflows ignore the request, so none is stopped.
+      sunset: { scaledownDelay: '5s', deleteDelay: '10s', pinnedWorkflows: { signalAfter: '20s' } },
+      template: template(name, 0),
     });
   for (const name of names)
     await custom.createNamespacedCustomObject({

@@ -21,6 +21,7 @@ import {
 } from './environment.ts';
 import { CONTROLLER_RELEASE } from './controller-rbac.ts';
 import { create } from './manifests.ts';
+import { sampleWorkerTemplate } from './sample-template.ts';
 
 export interface ControlledNamespaceOptions {
   /** The controller option of that name (default: the controller's default). */
@@ -161,20 +162,7 @@ export function workerDeployments(namespace: string): WorkerDeployments {
     (await custom.getNamespacedCustomObject({ ...object, name })) as TemporalWorkerDeployment;
   return {
     taskQueue,
-    template: (behaviour, queue = taskQueue) => ({
-      spec: {
-        containers: [
-          {
-            name: 'worker',
-            image: 'sample-worker',
-            env: [
-              { name: 'TEMPORAL_TASK_QUEUE', value: queue },
-              { name: 'SAMPLE_BEHAVIOUR', value: behaviour },
-            ],
-          },
-        ],
-      },
-    }),
+    template: (behaviour, queue = taskQueue) => sampleWorkerTemplate(queue, behaviour),
     createWorkerDeployment: async (name, spec) => {
       await create(
         {
