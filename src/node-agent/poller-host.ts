@@ -36,10 +36,8 @@ interface PooledConnection {
 
 export class PollerHost {
   private readonly connections = new Map<string, PooledConnection[]>();
-  /** Tasks Temporal gave a poll-only Pod, which it did not answer. */
-  tasksIgnored = 0;
 
-  /** Resolves once its connection is up and the first poll is sent. */
+  /** Resolves once its connection is up, its first poll started. */
   async start(config: SampleWorkerConfig, identity: string): Promise<HostedWorker> {
     const pooled = this.connectionFor(config);
     pooled.polls++;
@@ -85,13 +83,13 @@ export class PollerHost {
     let failures = 0;
     while (!signal.aborted) {
       try {
-        const task = await connection.withAbortSignal(signal, () =>
+        // A task it is given is left unanswered: it times out and goes to another worker.
+        await connection.withAbortSignal(signal, () =>
           connection.withDeadline(Date.now() + POLL_DEADLINE_MS, () =>
             connection.workflowService.pollWorkflowTaskQueue(request),
           ),
         );
         failures = 0;
-        if (task.taskToken?.length) this.tasksIgnored++;
       } catch (error) {
         if (signal.aborted) return;
         if (isGrpcServiceError(error) && FATAL.has(error.code)) throw error;
