@@ -98,9 +98,10 @@ test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1
     },
     30_000,
   );
-  const before = await afterNextReconcile(ns.metrics);
+  const before = await afterReconciles(ns.metrics, (await reconciles(ns.metrics)) + 1);
   await new Promise((resolve) => setTimeout(resolve, 5000));
-  const after = await afterNextReconcile(ns.metrics);
+  // At least three polls, however slow the machine: a loaded CI run once fitted only two in the window.
+  const after = await afterReconciles(ns.metrics, before.reconciles + 3);
   const later = await ns.read('orders');
   // On failure, what changed says whether the controller or the world (a Pod restarting) moved.
   assert.deepEqual(
@@ -109,7 +110,6 @@ test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1
     'no change at steady state',
   );
   const polls = after.reconciles - before.reconciles;
-  assert.ok(polls >= 3, `reconciles kept running (${polls})`);
   assert.deepEqual(
     difference(after.kubernetes, before.kubernetes),
     {},
@@ -131,16 +131,16 @@ interface Counts {
 }
 
 /**
- * The counts after the next reconcile ends, taken while none runs (no reconcile active before or
- * after reading them, and none finished meanwhile): no reconcile is counted in part.
+ * The counts once `total` reconciles have ended, taken while none runs (no reconcile active before
+ * or after reading them, and none finished meanwhile): no reconcile is counted in part. Times out
+ * if the reconciles stop.
  */
-async function afterNextReconcile(metrics: Metrics): Promise<Counts> {
-  const start = await reconciles(metrics);
+async function afterReconciles(metrics: Metrics, total: number): Promise<Counts> {
   return eventually(
-    'a reconcile to end, and the counts to be read while none runs',
+    `${total} reconciles to have ended, and the counts to be read while none runs`,
     async () => {
       const [done, active] = [await reconciles(metrics), await activeReconciles(metrics)];
-      if (done === start || active > 0) return undefined;
+      if (done < total || active > 0) return undefined;
       const kubernetes = await sums(metrics, 'twc_kubernetes_requests_total', (l) =>
         l.verb === 'watch' ? undefined : `${l.verb} ${l.resource}`,
       );
@@ -149,7 +149,7 @@ async function afterNextReconcile(metrics: Metrics): Promise<Counts> {
         ? { reconciles: done, kubernetes, temporal }
         : undefined;
     },
-    10_000,
+    30_000,
   );
 }
 
