@@ -116,8 +116,6 @@ export class Controller {
   private readonly drainage: DrainageRechecks;
   private readonly figures: FiguresCollector<TemporalFigures> | undefined;
   private readonly pollIntervalMs: number;
-  /** Keys an event queued since they last ran: such a reconcile reads first, a poll waits for a free read. */
-  private readonly eventDriven = new Set<string>();
   /** Per worker deployment, what of it calls for a reconcile when it changes (see changeOf). */
   private readonly seenChanges = new Map<string, string>();
   /** Per worker deployment, the running reconciles to tell when its spec changes. */
@@ -137,9 +135,7 @@ export class Controller {
     const enqueue = (namespace: string | undefined, name: string | undefined, prefix = ''): void => {
       // A connection key may name a cluster connection, of namespace ''.
       if ((!namespace && prefix !== CONNECTION_KEY) || !name) return;
-      const key = `${prefix}${namespace ?? ''}/${name}`;
-      this.eventDriven.add(key);
-      this.queue.add(key);
+      this.queue.add(`${prefix}${namespace ?? ''}/${name}`);
     };
 
     /** Of the connection `name` of `namespace`, or of the cluster connection `name` when namespace is ''. */
@@ -361,7 +357,7 @@ export class Controller {
     this.queue = new WorkQueue<string>({
       concurrency,
       observer: this.metrics.workQueueObserver('temporalworkerdeployment', concurrency),
-      reconcile: async (key) => {
+      reconcile: async (key, priority) => {
         if (key.startsWith(OWNED_RESOURCE_KEY)) {
           const [namespace = '', name = ''] = key.slice(OWNED_RESOURCE_KEY.length).split('/');
           const twor = this.ownedResources.get(namespace, name);
@@ -374,9 +370,9 @@ export class Controller {
         }
         const connection = key.startsWith(CONNECTION_KEY);
         const [namespace = '', name = ''] = key.slice(connection ? CONNECTION_KEY.length : 0).split('/');
-        const byEvent = this.eventDriven.delete(key);
         if (!connection) {
-          const wait = byEvent ? 0 : this.pollDelay(namespace, name, dependencies.pollIntervalMs);
+          // A change or a rollout in flight reads first; a routine look waits for a free read.
+          const wait = priority === 'high' ? 0 : this.pollDelay(namespace, name, dependencies.pollIntervalMs);
           if (wait > 0) return { requeueAfterMs: wait };
           return logged(KINDS.TemporalWorkerDeployment.kind, namespace, name, (deps) =>
             reconcile(deps, namespace, name),

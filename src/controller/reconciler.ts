@@ -69,7 +69,7 @@ export async function reconcile(
   deps.setPinnedWorkflows(namespace, name, runningCounts(plan));
   if (plan.analysisReached) deps.countAnalysisVerdict(namespace, name, plan.analysisReached);
   if (execution.failed?.requeueAfterMs === undefined) deps.temporalBackoff.reset(key);
-  return writeStatus(
+  const written = await writeStatus(
     deps,
     execution.stored,
     report.versions,
@@ -77,6 +77,8 @@ export async function reconcile(
     report.requeueAfterMs,
     report.warnings,
   );
+  // A rollout in flight is looked at again ahead of the worker deployments that only wait to be.
+  return written?.requeueAfterMs && report.progressing ? { ...written, priority: 'high' } : written;
 }
 
 /** An observation that stopped: the finalizers still go on, and the status keeps what it last said of the builds. */

@@ -21,7 +21,7 @@ export class Metrics {
   private readonly depth: Gauge<'name'>;
   private readonly adds: Counter<'name'>;
   private readonly retries: Counter<'name'>;
-  private readonly queueDuration: Histogram<'name'>;
+  private readonly queueDuration: Histogram<'name' | 'priority'>;
   private readonly workDuration: Histogram<'name'>;
   private readonly leader: Gauge<'name'>;
   private readonly kubernetesRequests: Counter<'verb' | 'resource' | 'code'>;
@@ -94,8 +94,8 @@ export class Metrics {
     });
     this.queueDuration = new Histogram({
       name: 'workqueue_queue_duration_seconds',
-      help: 'How long in seconds an item stays in workqueue before being requested',
-      labelNames: ['name'],
+      help: 'How long in seconds an item stays in workqueue before being requested, by the lane it waited in',
+      labelNames: ['name', 'priority'],
       buckets: queueBuckets,
       registers,
     });
@@ -173,10 +173,10 @@ export class Metrics {
         this.adds.inc({ name: controller });
         this.depth.set({ name: controller }, depth);
       },
-      started: (depth, active, waitedMs) => {
+      started: (depth, active, waitedMs, priority) => {
         this.depth.set({ name: controller }, depth);
         this.activeWorkers.set({ controller }, active);
-        this.queueDuration.observe({ name: controller }, waitedMs / 1000);
+        this.queueDuration.observe({ name: controller, priority }, waitedMs / 1000);
       },
       finished: (active, outcome, durationMs) => {
         this.activeWorkers.set({ controller }, active);

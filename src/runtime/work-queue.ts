@@ -2,12 +2,27 @@
 // is queued once however often it is added; a key is never reconciled twice at once (an add
 // during its reconcile runs it again afterwards); a failed key is retried after the longer of
 // its own exponential backoff and an overall token bucket, so an error storm stays bounded.
+// Keys wait in two lanes (as in controller-runtime's priority queue): an event, a retry or a
+// reconcile that asks to run again at once is high; a timed requeue is low unless its reconcile
+// says otherwise, so a change does not wait behind every key that only comes to be looked at.
 import { Backoff } from './backoff.ts';
 import { realTimers, type Timers } from './timers.ts';
 import { TokenBucket } from './token-bucket.ts';
 
-/** What a reconcile asks for: run again after this long (a success, so backoff is reset). */
-export type ReconcileResult = { requeueAfterMs?: number } | undefined;
+/** Which lane a waiting key is in: high ones are taken first. */
+export type Priority = 'high' | 'low';
+
+/**
+ * What a reconcile asks for: run again after this long (a success, so backoff is reset), in the
+ * given lane (by default low, but high for 0: again at once is unfinished work).
+ */
+export type ReconcileResult = { requeueAfterMs?: number; priority?: Priority } | undefined;
+
+/**
+ * Of five keys taken while both lanes wait, one is low: a steady flow of changes slows the
+ * routine looks, it does not stop them.
+ */
+const HIGH_IN_A_ROW = 4;
 
 /** How a reconcile ended, in controller-runtime's words. */
 export type ReconcileOutcome = 'success' | 'requeue_after' | 'error';
@@ -16,7 +31,8 @@ export type ReconcileOutcome = 'success' | 'requeue_after' | 'error';
 export interface WorkQueueObserver {
   /** A key started waiting; adds of a key already waiting are not reported. */
   added(depth: number): void;
-  started(depth: number, active: number, waitedMs: number): void;
+  /** `priority`: the lane the key waited in. */
+  started(depth: number, active: number, waitedMs: number, priority: Priority): void;
   finished(active: number, outcome: ReconcileOutcome, durationMs: number): void;
   /** A failed key was scheduled to run again. */
   retried(): void;
@@ -25,7 +41,8 @@ export interface WorkQueueObserver {
 const unobserved: WorkQueueObserver = { added: () => {}, started: () => {}, finished: () => {}, retried: () => {} };
 
 export interface WorkQueueOptions<K> {
-  reconcile: (key: K) => Promise<ReconcileResult>;
+  /** `priority`: the lane the key was taken from. */
+  reconcile: (key: K, priority: Priority) => Promise<ReconcileResult>;
   /** Reconciles running at once, of different keys. */
   concurrency: number;
   /** Called with each failure before its retry is scheduled. */
@@ -39,14 +56,17 @@ export interface WorkQueueOptions<K> {
 }
 
 export class WorkQueue<K> {
-  private readonly queue: K[] = [];
-  private readonly queued = new Set<K>();
+  private readonly lanes: Record<Priority, K[]> = { high: [], low: [] };
+  /** The lane of each queued key. */
+  private readonly queued = new Map<K, Priority>();
   private readonly processing = new Set<K>();
-  /** Added while processing: to queue again when that reconcile ends. */
-  private readonly dirty = new Set<K>();
+  /** Added while processing, with the lane: to queue again when that reconcile ends. */
+  private readonly dirty = new Map<K, Priority>();
   /** When each waiting key (queued or dirty) started waiting. */
   private readonly waitingSince = new Map<K, number>();
-  private readonly delayed = new Map<K, { at: number; handle: unknown }>();
+  private readonly delayed = new Map<K, { at: number; priority: Priority; handle: unknown }>();
+  /** High keys taken since the last low one while low ones waited. */
+  private highInARow = 0;
   private readonly options: Required<WorkQueueOptions<K>>;
   private readonly backoff: Backoff<K>;
   private readonly retryTokens: TokenBucket;
@@ -66,44 +86,56 @@ export class WorkQueue<K> {
     this.retryTokens = new TokenBucket(this.options.retryBucket, this.options.timers);
   }
 
-  /** Queues the key now, unless it is already waiting. */
-  add(key: K): void {
+  /** Queues the key now, unless it is already waiting; a low key added high moves to the high lane. */
+  add(key: K, priority: Priority = 'high'): void {
     if (this.stopping) return;
+    const pending = this.delayed.get(key);
     this.cancelDelayed(key);
-    if (this.queued.has(key) || this.dirty.has(key)) return;
+    if (pending?.priority === 'high') priority = 'high';
+    const waiting = this.queued.get(key) ?? this.dirty.get(key);
+    if (waiting !== undefined) {
+      if (waiting === 'low' && priority === 'high') this.raise(key);
+      return;
+    }
     this.waitingSince.set(key, this.options.timers.now());
-    if (this.processing.has(key)) this.dirty.add(key);
-    else this.enqueue(key);
+    if (this.processing.has(key)) this.dirty.set(key, priority);
+    else this.enqueue(key, priority);
     this.options.observer.added(this.depth);
     this.pump();
   }
 
-  /** Queues the key after a delay; an earlier pending time wins. */
-  addAfter(key: K, ms: number): void {
+  /** Queues the key after a delay; an earlier pending time wins, in the higher of the two lanes. */
+  addAfter(key: K, ms: number, priority: Priority = 'high'): void {
     if (this.stopping) return;
-    if (ms <= 0) return this.add(key);
+    if (ms <= 0) return this.add(key, priority);
     const { timers } = this.options;
     const at = timers.now() + ms;
     const pending = this.delayed.get(key);
-    if (pending && pending.at <= at) return;
+    if (pending && pending.at <= at) {
+      if (priority === 'high') pending.priority = 'high';
+      return;
+    }
     if (pending) timers.clearTimeout(pending.handle);
+    if (pending?.priority === 'high') priority = 'high';
     const handle = timers.setTimeout(() => {
+      const { priority: lane } = this.delayed.get(key) ?? { priority };
       this.delayed.delete(key);
-      this.add(key);
+      this.add(key, lane);
     }, ms);
-    this.delayed.set(key, { at, handle });
+    this.delayed.set(key, { at, priority, handle });
   }
 
   /** Keys waiting or running. */
   get length(): number {
-    return this.queue.length + this.processing.size;
+    return this.queued.size + this.processing.size;
   }
 
   /** Stops taking work, drops what waits, and resolves when running reconciles are done. */
   async shutdown(): Promise<void> {
     this.stopping = true;
     for (const key of [...this.delayed.keys()]) this.cancelDelayed(key);
-    this.queue.length = 0;
+    this.lanes.high.length = 0;
+    this.lanes.low.length = 0;
     this.queued.clear();
     this.dirty.clear();
     this.waitingSince.clear();
@@ -112,36 +144,63 @@ export class WorkQueue<K> {
   }
 
   private get depth(): number {
-    return this.queue.length + this.dirty.size;
+    return this.queued.size + this.dirty.size;
   }
 
-  private enqueue(key: K): void {
-    this.queued.add(key);
-    this.queue.push(key);
+  private enqueue(key: K, priority: Priority): void {
+    this.queued.set(key, priority);
+    this.lanes[priority].push(key);
+  }
+
+  /** Moves a queued low key to the end of the high lane, or marks a dirty one high. */
+  private raise(key: K): void {
+    if (this.dirty.has(key)) return void this.dirty.set(key, 'high');
+    const low = this.lanes.low;
+    low.splice(low.indexOf(key), 1);
+    this.enqueue(key, 'high');
+  }
+
+  /** The lane to take from next: high first, but low after HIGH_IN_A_ROW high ones while low ones waited. */
+  private nextLane(): Priority | undefined {
+    const { high, low } = this.lanes;
+    if (low.length === 0) {
+      this.highInARow = 0;
+      return high.length > 0 ? 'high' : undefined;
+    }
+    if (high.length > 0 && this.highInARow < HIGH_IN_A_ROW) {
+      this.highInARow++;
+      return 'high';
+    }
+    this.highInARow = 0;
+    return 'low';
   }
 
   private pump(): void {
     const { timers, observer } = this.options;
-    while (!this.stopping && this.processing.size < this.options.concurrency && this.queue.length > 0) {
-      const key = this.queue.shift() as K;
+    while (!this.stopping && this.processing.size < this.options.concurrency) {
+      const lane = this.nextLane();
+      if (!lane) return;
+      const key = this.lanes[lane].shift() as K;
       this.queued.delete(key);
       this.processing.add(key);
       const now = timers.now();
-      observer.started(this.depth, this.processing.size, now - (this.waitingSince.get(key) ?? now));
+      observer.started(this.depth, this.processing.size, now - (this.waitingSince.get(key) ?? now), lane);
       this.waitingSince.delete(key);
-      void this.run(key);
+      void this.run(key, lane);
     }
   }
 
-  private async run(key: K): Promise<void> {
+  private async run(key: K, lane: Priority): Promise<void> {
     const { timers, observer } = this.options;
     const started = timers.now();
     let retryInMs: number | undefined;
+    let retryLane: Priority = 'high';
     let outcome: ReconcileOutcome;
     try {
-      const result = await this.options.reconcile(key);
+      const result = await this.options.reconcile(key, lane);
       this.backoff.reset(key);
       retryInMs = result?.requeueAfterMs;
+      if (retryInMs !== undefined) retryLane = result?.priority ?? (retryInMs > 0 ? 'low' : 'high');
       outcome = retryInMs === undefined ? 'success' : 'requeue_after';
     } catch (error) {
       retryInMs = this.retryDelay(key);
@@ -152,8 +211,11 @@ export class WorkQueue<K> {
       this.processing.delete(key);
     }
     observer.finished(this.processing.size, outcome, timers.now() - started);
-    if (this.dirty.delete(key)) this.enqueue(key);
-    else if (retryInMs !== undefined) this.addAfter(key, retryInMs);
+    const dirty = this.dirty.get(key);
+    if (dirty !== undefined) {
+      this.dirty.delete(key);
+      this.enqueue(key, dirty);
+    } else if (retryInMs !== undefined) this.addAfter(key, retryInMs, retryLane);
     if (this.processing.size === 0 && this.stopping) for (const resolve of this.idle) resolve();
     this.pump();
   }

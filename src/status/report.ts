@@ -2,7 +2,15 @@
 // conditions of the plan and of its execution, and when to look again. Pure.
 import type { Observation } from '../domain/observation.ts';
 import type { Execution, Plan } from '../planner/plan.ts';
-import { type Condition, MANUAL_PROMOTION, PAUSED, progressing, ROLLOUT_ABORTED, stalled } from './conditions.ts';
+import {
+  type Condition,
+  conditionSet,
+  MANUAL_PROMOTION,
+  PAUSED,
+  progressing,
+  ROLLOUT_ABORTED,
+  stalled,
+} from './conditions.ts';
 import { describePods, PODS_FAILING, podsSay } from './pods-say.ts';
 import { deactivationTimes } from './pinned-workflows.ts';
 import { rampHistory } from './ramp-history.ts';
@@ -14,6 +22,8 @@ export interface Report {
   /** Warning events of what is wrong but waits for no one's action yet (a failing Pod). */
   warnings: { reason: string; message: string }[];
   requeueAfterMs: number;
+  /** The status will say Progressing: the next look is part of a rollout, not a routine one. */
+  progressing: boolean;
 }
 
 export function reportOutcome(observation: Observation, plan: Plan, execution: Execution): Report {
@@ -72,7 +82,8 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   // (the ramp's change time, drainage) rather than the controller's expectation.
   const routed = execution.done.some((a) => a.action === 'route');
   const requeueAfterMs = execution.failed?.requeueAfterMs ?? (routed ? 0 : plan.requeueAfterMs);
-  return { versions, conditions, warnings: pods?.events ?? [], requeueAfterMs };
+  const progressingNow = conditionSet(conditions).some((c) => c.type === 'Progressing' && c.status === 'True');
+  return { versions, conditions, warnings: pods?.events ?? [], requeueAfterMs, progressing: progressingNow };
 }
 
 /** Ready and Progressing when nothing went wrong: current, waiting for people (Manual), or rolling out. */

@@ -301,7 +301,7 @@ function report(peakMiB: number, others: string[]): void {
       `    controller CPU ${rates.cpu.mean.toFixed(2)} cores, at most ${rates.cpu.max.toFixed(2)}; RSS at most ${Math.max(...p.samples.map((s) => s.rssMiB)).toFixed(0)} MiB; queue depth at most ${Math.max(...p.samples.map((s) => s.depth))}`,
     );
     console.log(
-      `    queue wait p50 ${histogram(p, 'workqueue_queue_duration_seconds', 0.5)}, p99 ${histogram(p, 'workqueue_queue_duration_seconds', 0.99)}; reconcile p50 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.5)}, p99 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.99)}`,
+      `    queue wait, changes and rollouts in flight (high lane): p50 ${histogram(p, 'workqueue_queue_duration_seconds', 0.5, 'priority="high"')}, p99 ${histogram(p, 'workqueue_queue_duration_seconds', 0.99, 'priority="high"')}; routine looks (low): p50 ${histogram(p, 'workqueue_queue_duration_seconds', 0.5, 'priority="low"')}, p99 ${histogram(p, 'workqueue_queue_duration_seconds', 0.99, 'priority="low"')}; reconcile p50 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.5)}, p99 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.99)}`,
     );
   }
   if (steady) {
@@ -339,11 +339,12 @@ function ratesOf(samples: Sample[]): Record<'reads' | 'kubernetes' | 'cpu', { me
 }
 
 /** A quantile of a histogram's observations during a phase, interpolated in its bucket as Prometheus does. */
-function histogram(p: Phase, name: string, q: number): string {
+/** A quantile of the histogram `name` over the phase, of its series whose labels include `label` if given. */
+function histogram(p: Phase, name: string, q: number, label = ''): string {
   const buckets = new Map<number, number>();
   for (const [series, value] of p.after) {
     const le = new RegExp(`^${name}_bucket\\{.*le="([^"]+)"`).exec(series)?.[1];
-    if (le === undefined) continue;
+    if (le === undefined || !series.includes(label)) continue;
     const bound = le === '+Inf' ? Infinity : Number(le);
     buckets.set(bound, (buckets.get(bound) ?? 0) + value - (p.before.get(series) ?? 0));
   }

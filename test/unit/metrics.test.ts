@@ -19,9 +19,9 @@ test('the work queue observer feeds the reconcile and workqueue metrics', async 
   );
   observer.added(1);
   observer.added(2);
-  observer.started(1, 1, 250);
+  observer.started(1, 1, 250, 'high');
   observer.finished(0, 'success', 1500);
-  observer.started(0, 1, 0);
+  observer.started(0, 1, 0, 'low');
   observer.retried();
   observer.finished(0, 'error', 20);
   const expected: [string, number][] = [
@@ -36,7 +36,8 @@ test('the work queue observer feeds the reconcile and workqueue metrics', async 
     ['workqueue_adds_total{name="c"}', 2],
     ['workqueue_depth{name="c"}', 0],
     ['workqueue_retries_total{name="c"}', 1],
-    ['workqueue_queue_duration_seconds_sum{name="c"}', 0.25],
+    ['workqueue_queue_duration_seconds_sum{name="c",priority="high"}', 0.25],
+    ['workqueue_queue_duration_seconds_count{name="c",priority="low"}', 1],
     ['workqueue_work_duration_seconds_count{name="c"}', 2],
   ];
   for (const [sample, count] of expected) assert.equal(await value(registry, sample), count, sample);

@@ -203,11 +203,15 @@ test('Progressive: the first step sets the ramp', async () => {
   assert.deepEqual(run.status?.targetVersion?.rampHistory, [{ percentage: 10, at: now.toISOString() }]);
 });
 
-test('Progressive: during a pause nothing is called but the status, and the reconcile comes back when it ends', async () => {
+test('Progressive: during a pause nothing is called but the status, and the reconcile comes back when it ends, ahead of routine looks', async () => {
   const world = { ...rolloutWorld({ buildId: 'v2', rollout: progressive }, ramping(10, 2)) };
   const run = await recordedReconcile(world);
   assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
-  assert.deepEqual(run.result, { requeueAfterMs: 10_000 }, 'the poll interval comes before the pause end (3 minutes)');
+  assert.deepEqual(
+    run.result,
+    { requeueAfterMs: 10_000, priority: 'high' },
+    'the poll interval comes before the pause end (3 minutes); the rollout is in flight',
+  );
 });
 
 test('pollers and the ramp so far come from what the controller holds: no Temporal call for them', async () => {
@@ -715,6 +719,7 @@ test('a drained build: scaled to 0 replicas after scaledownDelay, deleted after 
     'DeploymentDeleted: deleted Deployment orders-v1 of build v1: build v1 has been drained since 2026-11-23T08:00:00.000Z: past scaledownDelay + deleteDelay',
     'DeploymentScaled: scaled Deployment orders-v2 of build v2 to 0 replicas: build v2 has been drained for longer than scaledownDelay (1h)',
   ]);
+  assert.deepEqual(run.result, { requeueAfterMs: 10_000 }, 'the target is current: the next look is a routine one');
 });
 
 test('Temporal unreachable: nothing is written but the status, which keeps what it last said of the builds', async () => {

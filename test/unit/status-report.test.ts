@@ -122,11 +122,14 @@ test("rolling out: the plan's conditions, then Ready=False and Progressing=True 
     conditions: [stalled('GateFailed', 'the gate failed'), ...rollingOut],
     warnings: [],
     requeueAfterMs: 10_000,
+    progressing: false,
   });
 });
 
 test('nothing planned nor failed: only the summary is said', () => {
-  assert.deepEqual(reportOutcome(observation(), plan(), { done: [] }).conditions, rollingOut);
+  const report = reportOutcome(observation(), plan(), { done: [] });
+  assert.deepEqual(report.conditions, rollingOut);
+  assert.equal(report.progressing, true, 'the next look is part of the rollout');
 });
 
 test('a failure is said first, and its requeue time wins', () => {

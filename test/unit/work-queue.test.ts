@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { WorkQueue } from '../../src/runtime/work-queue.ts';
+import { type ReconcileResult, WorkQueue } from '../../src/runtime/work-queue.ts';
 import { FakeTimers, settle } from '../support/fake-timers.ts';
 
 function deferred(): { promise: Promise<undefined>; resolve: () => void } {
@@ -191,5 +191,108 @@ test('the observer sees each add, wait, reconcile and retry, timed on the queue 
     'started depth=0 active=1 waited=60',
     'finished active=0 success in 50',
   ]);
+  await queue.shutdown();
+});
+
+/** A queue of one worker held by 'blocker' until `release`, recording each key with the lane it was taken from. */
+function heldQueue(timers: FakeTimers, result: (key: string) => ReconcileResult = () => undefined) {
+  const runs: string[] = [];
+  const gate = deferred();
+  const queue = new WorkQueue<string>({
+    concurrency: 1,
+    timers,
+    reconcile: async (key, priority) => {
+      runs.push(`${key} ${priority}`);
+      if (key === 'blocker') await gate.promise;
+      return result(key);
+    },
+  });
+  queue.add('blocker');
+  return { queue, runs, release: gate.resolve };
+}
+
+test('a key an event adds is taken before keys that came back after their delay', async () => {
+  const timers = new FakeTimers();
+  const { queue, runs, release } = heldQueue(timers);
+  for (const key of ['a', 'b', 'c']) queue.addAfter(key, 10, 'low');
+  await timers.advance(10);
+  queue.add('change');
+  release();
+  await timers.advance(0);
+  await settle();
+  assert.deepEqual(runs, ['blocker high', 'change high', 'a low', 'b low', 'c low']);
+  await queue.shutdown();
+});
+
+test('a low key added again by an event moves to the high lane, and runs once', async () => {
+  const timers = new FakeTimers();
+  const { queue, runs, release } = heldQueue(timers);
+  for (const key of ['a', 'b', 'c']) queue.addAfter(key, 10, 'low');
+  await timers.advance(10);
+  queue.add('c');
+  queue.add('c');
+  release();
+  await settle();
+  assert.deepEqual(runs, ['blocker high', 'c high', 'a low', 'b low']);
+  await queue.shutdown();
+});
+
+test('while low keys wait, one is taken after every four high ones: changes slow routine looks, never stop them', async () => {
+  const timers = new FakeTimers();
+  const { queue, runs, release } = heldQueue(timers);
+  for (const key of ['low1', 'low2']) queue.addAfter(key, 10, 'low');
+  await timers.advance(10);
+  for (let i = 1; i <= 6; i++) queue.add(`high${i}`);
+  release();
+  await settle();
+  assert.deepEqual(
+    runs.map((r) => r.split(' ')[0]),
+    ['blocker', 'high1', 'high2', 'high3', 'high4', 'low1', 'high5', 'high6', 'low2'],
+  );
+  await queue.shutdown();
+});
+
+test('a timed requeue comes back low unless its reconcile asks for high; again at once is high', async () => {
+  const timers = new FakeTimers();
+  const asked: Record<string, ReconcileResult> = {
+    routine: { requeueAfterMs: 100 },
+    rollout: { requeueAfterMs: 100, priority: 'high' },
+    unfinished: { requeueAfterMs: 0 },
+  };
+  const once = new Set<string>();
+  const { queue, runs, release } = heldQueue(timers, (key) =>
+    once.has(key) ? undefined : (once.add(key), asked[key]),
+  );
+  release();
+  for (const key of Object.keys(asked)) queue.add(key, 'low');
+  await settle();
+  await timers.advance(100);
+  await settle();
+  assert.deepEqual(runs, [
+    'blocker high',
+    'routine low',
+    'rollout low',
+    'unfinished low',
+    'unfinished high',
+    'routine low',
+    'rollout high',
+  ]);
+  await queue.shutdown();
+});
+
+test('of two delays asked for one key, the earlier time wins, in the higher lane', async () => {
+  const timers = new FakeTimers();
+  const { queue, runs, release } = heldQueue(timers);
+  release();
+  await settle();
+  queue.addAfter('a', 10, 'low');
+  queue.addAfter('a', 50, 'high');
+  queue.addAfter('b', 10, 'high');
+  queue.addAfter('b', 5, 'low');
+  await timers.advance(10);
+  await settle();
+  assert.deepEqual(runs, ['blocker high', 'b high', 'a high']);
+  await timers.advance(100);
+  assert.equal(runs.length, 3, 'each ran once');
   await queue.shutdown();
 });
