@@ -25,6 +25,7 @@ import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-dep
 import { startEnvironment } from '../../src/localenv/environment.ts';
 import { freePort } from '../../src/localenv/ports.ts';
 import { Component, ComponentError } from '../../src/localenv/process.ts';
+import { errorMessage } from '../../src/k8s/api-errors.ts';
 import { LABELS, temporalDeploymentName } from '../../src/k8s/names.ts';
 import { copyName } from '../../src/k8s/owned-resource-copies.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
@@ -121,6 +122,8 @@ const report = {
   exits: 0,
   rollouts: 0,
   converge: [] as number[],
+  /** Convergences slower than SLOW_CONVERGENCE_S: after which fault, and what was awaited last. */
+  slow: [] as string[],
   checksMissed: 0,
 };
 const controllers = new Map<Replica, Component>();
@@ -194,22 +197,29 @@ const reconciles = async () => {
 /**
  * Reconciling again (as many reconciles that did not fail since `since` as worker deployments), and every
  * status observed its spec, says the current build Temporal says, and none says Temporal is out of reach.
+ * Otherwise what is still awaited, so that a slow convergence says on what.
  */
-const converged = async (since: number) => {
-  if ((await reconciles()) - since < names.length) return false;
+const converged = async (since: number): Promise<true | string> => {
+  const done = (await reconciles()) - since;
+  if (done < names.length) return `${done} reconciles of ${names.length} since the fault ended`;
   for (const name of names) {
     const twd = await read(name);
-    if (twd.status?.observedGeneration !== twd.metadata.generation) return false;
-    if (twd.status?.conditions?.some((c) => c.reason === 'TemporalUnreachable')) return false;
+    if (twd.status?.observedGeneration !== twd.metadata.generation)
+      return `${name}: status of generation ${twd.status?.observedGeneration} for ${twd.metadata.generation}`;
+    const unreachable = twd.status?.conditions?.find((c) => c.reason === 'TemporalUnreachable');
+    if (unreachable) return `${name}: ${unreachable.type} TemporalUnreachable: ${unreachable.message}`;
     const described = await temporal.workflowService.describeWorkerDeployment({
       namespace: environment.temporalNamespace,
       deploymentName: temporalDeploymentName(namespace, name),
     });
     const current = described.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId ?? undefined;
-    if (current !== twd.status?.currentVersion?.buildID) return false;
+    if (current !== twd.status?.currentVersion?.buildID)
+      return `${name}: status says current ${twd.status?.currentVersion?.buildID}, Temporal ${current}`;
   }
   return true;
 };
+/** Past this, a convergence is reported with what it waited on last. */
+const SLOW_CONVERGENCE_S = 30;
 try {
   await createNamespace(environment, namespace);
   await createConnection(environment, namespace);
@@ -392,6 +402,7 @@ try {
   console.log(
     `time to converge after a fault: median ${median.toFixed(1)} s, max ${(sorted.at(-1) ?? NaN).toFixed(1)} s`,
   );
+  for (const slow of report.slow) console.log(`  over ${SLOW_CONVERGENCE_S} s: ${slow}`);
   console.log(
     `builds routed to that lost their ready Pod afterwards (their workers' doing, no breach): ${watch.lostReadiness.length}`,
   );
@@ -449,8 +460,19 @@ async function inject(fault: Fault): Promise<void> {
   }
   const ended = Date.now();
   await ready();
+  const readyAfter = (Date.now() - ended) / 1000;
   const since = await reconciles();
-  while (!(await converged(since).catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 1000));
-  report.converge.push((Date.now() - ended) / 1000);
-  console.log(`  converged ${((Date.now() - ended) / 1000).toFixed(1)} s after it ended`);
+  const check = () => converged(since).catch((e: unknown) => `the run's own reads: ${errorMessage(e)}`);
+  let awaited = '';
+  for (let said = await check(); said !== true; said = await check()) {
+    awaited = said;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  const took = (Date.now() - ended) / 1000;
+  report.converge.push(took);
+  console.log(`  converged ${took.toFixed(1)} s after it ended`);
+  if (took > SLOW_CONVERGENCE_S)
+    report.slow.push(
+      `${took.toFixed(1)} s after ${fault.kind} (replicas ready after ${readyAfter.toFixed(1)} s), waiting last on ${awaited}`,
+    );
 }
