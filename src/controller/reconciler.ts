@@ -77,8 +77,8 @@ export async function reconcile(
     report.requeueAfterMs,
     report.warnings,
   );
-  // A rollout in flight is looked at again ahead of the worker deployments that only wait to be.
-  return written?.requeueAfterMs && report.progressing ? { ...written, priority: 'high' } : written;
+  // Something falling due then (a pause's end, a sunset delay) goes ahead of routine looks.
+  return written?.requeueAfterMs && report.requeueFallsDue ? { ...written, priority: 'high' } : written;
 }
 
 /** An observation that stopped: the finalizers still go on, and the status keeps what it last said of the builds. */

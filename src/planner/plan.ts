@@ -107,6 +107,8 @@ export interface Plan {
   /** Temporal's state once every action succeeded. */
   routed: TemporalDeploymentState;
   requeueAfterMs: number;
+  /** The requeue is when something the plan waits for falls due (a pause's end, a sunset delay), not a routine look. */
+  requeueFallsDue: boolean;
 }
 
 /** What the planner must know beyond Temporal's description of the deployment, asked of Temporal only when it changes a decision. */
@@ -303,6 +305,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     routing,
     routed: change && !heldElsewhere ? routedState(temporal, routing, config.identity) : temporal,
     requeueAfterMs: Math.min(config.pollIntervalMs, ...recheck),
+    requeueFallsDue: recheck.some((ms) => ms <= config.pollIntervalMs),
   };
 }
 

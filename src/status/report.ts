@@ -2,15 +2,7 @@
 // conditions of the plan and of its execution, and when to look again. Pure.
 import type { Observation } from '../domain/observation.ts';
 import type { Execution, Plan } from '../planner/plan.ts';
-import {
-  type Condition,
-  conditionSet,
-  MANUAL_PROMOTION,
-  PAUSED,
-  progressing,
-  ROLLOUT_ABORTED,
-  stalled,
-} from './conditions.ts';
+import { type Condition, MANUAL_PROMOTION, PAUSED, progressing, ROLLOUT_ABORTED, stalled } from './conditions.ts';
 import { describePods, PODS_FAILING, podsSay } from './pods-say.ts';
 import { deactivationTimes } from './pinned-workflows.ts';
 import { rampHistory } from './ramp-history.ts';
@@ -22,8 +14,8 @@ export interface Report {
   /** Warning events of what is wrong but waits for no one's action yet (a failing Pod). */
   warnings: { reason: string; message: string }[];
   requeueAfterMs: number;
-  /** The status will say Progressing: the next look is part of a rollout, not a routine one. */
-  progressing: boolean;
+  /** The next look is when something falls due (see Plan), not a routine one. */
+  requeueFallsDue: boolean;
 }
 
 export function reportOutcome(observation: Observation, plan: Plan, execution: Execution): Report {
@@ -82,8 +74,8 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   // (the ramp's change time, drainage) rather than the controller's expectation.
   const routed = execution.done.some((a) => a.action === 'route');
   const requeueAfterMs = execution.failed?.requeueAfterMs ?? (routed ? 0 : plan.requeueAfterMs);
-  const progressingNow = conditionSet(conditions).some((c) => c.type === 'Progressing' && c.status === 'True');
-  return { versions, conditions, warnings: pods?.events ?? [], requeueAfterMs, progressing: progressingNow };
+  const requeueFallsDue = !execution.failed && !routed && plan.requeueFallsDue;
+  return { versions, conditions, warnings: pods?.events ?? [], requeueAfterMs, requeueFallsDue };
 }
 
 /** Ready and Progressing when nothing went wrong: current, waiting for people (Manual), or rolling out. */

@@ -1,7 +1,8 @@
 // `npm run bench:scale`: how far one controller replica goes. `bin/twc run` with its defaults
 // (leader election, 10 s poll, read budget 20/s, backlog metrics) over 1,000 worker deployments
 // created at once, AllAtOnce, one Pod each; then every one of them rolled out once, then a tenth
-// of them once more. Each Pod is a real worker of its build to Temporal that only polls (the node
+// of them once more all at once, and another tenth one a second (rollouts as teams make them, the
+// read budget holding). Each Pod is a real worker of its build to Temporal that only polls (the node
 // agent's poller host), so the builds register, list their task queues and count pollers as with
 // real workers. Prints, for each phase, how long until every build was Current and how long each
 // took from its Deployment becoming Available, Temporal reads and Kubernetes requests a second,
@@ -34,7 +35,7 @@ import {
 const { values } = parseArgs({
   options: {
     'worker-deployments': { type: 'string', default: '1000' },
-    // The share of them rolled out a second time.
+    // The share of them rolled out a second time, at once; as many others, one a second.
     again: { type: 'string', default: '0.1' },
     'steady-seconds': { type: 'string', default: '60' },
     'timeout-minutes': { type: 'string', default: '30' },
@@ -47,6 +48,12 @@ const timeoutMs = Number(values['timeout-minutes']) * 60_000;
 const POLL_INTERVAL_S = 10; // twc run's default
 const GOALS = { currentWithinS: 2 * POLL_INTERVAL_S, readsPerSecond: DEFAULT_READS_PER_SECOND, rssMiB: 256 };
 const SAMPLE_EVERY_MS = 10_000;
+/**
+ * Steady once no status was written for one and a half rounds of routine looks (each worker
+ * deployment read once at the half of the budget reconciles are sure of; at least three poll
+ * intervals): a shorter quiet can end before the last build's drainage was read.
+ */
+const SETTLED_AFTER_S = Math.max(3 * POLL_INTERVAL_S, (1.5 * count) / (DEFAULT_READS_PER_SECOND / 2));
 const namespace = 'bench-scale';
 const names = Array.from({ length: count }, (_, i) => `scale-${String(i).padStart(4, '0')}`);
 
@@ -112,8 +119,11 @@ try {
     }),
   );
   phases.push(await phase('rollout', names, () => rollOut(names, 1)));
+  const tenth = names.slice(0, againCount);
+  phases.push(await phase(`second rollout of ${againCount}, at once`, tenth, () => rollOut(tenth, 2)));
+  const another = names.slice(againCount, 2 * againCount);
   phases.push(
-    await phase('second rollout of a part', names.slice(0, againCount), () => rollOut(names.slice(0, againCount), 2)),
+    await phase(`second rollout of ${againCount} others, one a second`, another, () => rollOut(another, 2, 1000)),
   );
   // Steady: once the old builds' drainage has been reported (Temporal's grace of minutes, and a
   // read of each worker deployment at the budget's pace), no status changes. A first run measured
@@ -170,7 +180,7 @@ async function phase(name: string, rolled: string[], change: () => Promise<void>
   };
 }
 
-/** Resolves once no status was written for three poll intervals (or after 15 minutes). */
+/** Resolves once no status was written for SETTLED_AFTER_S (or after 15 minutes). */
 async function settled(): Promise<void> {
   const writes = async () =>
     [...growth(new Map(), await scrape(twc), KUBERNETES_WRITES, (l) => l.resource ?? '')]
@@ -179,7 +189,7 @@ async function settled(): Promise<void> {
   let last = await writes();
   let quietSince = performance.now();
   const deadline = performance.now() + 15 * 60_000;
-  while (performance.now() - quietSince < 3 * POLL_INTERVAL_S * 1000 && performance.now() < deadline) {
+  while (performance.now() - quietSince < SETTLED_AFTER_S * 1000 && performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const now = await writes();
     if (now !== last) quietSince = performance.now();
@@ -195,13 +205,18 @@ function done(twd: TemporalWorkerDeployment): boolean {
   );
 }
 
-async function rollOut(rolled: string[], build: number): Promise<void> {
-  await inBatches(rolled, (name) =>
+/** Changes the template of each of `rolled` to `build`'s, 20 at a time, or one every `everyMs`. */
+async function rollOut(rolled: string[], build: number, everyMs?: number): Promise<void> {
+  const change = (name: string) =>
     custom.patchNamespacedCustomObject(
       { ...object, name, body: { spec: { template: template(name, build) } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    ),
-  );
+    );
+  if (everyMs === undefined) return inBatches(rolled, change);
+  for (const name of rolled) {
+    await change(name);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
 }
 
 /**
@@ -308,7 +323,7 @@ function report(peakMiB: number, others: string[]): void {
     const rates = ratesOf(steady.samples);
     const writes = [...steady.writes.values()].reduce((sum, n) => sum + n, 0);
     console.log(
-      `  steady for ${steadySeconds} s, once no status was written for 30 s (${settleS.toFixed(0)} s after the last phase):`,
+      `  steady for ${steadySeconds} s, once no status was written for ${SETTLED_AFTER_S.toFixed(0)} s (${settleS.toFixed(0)} s after the last phase):`,
     );
     console.log(
       `    Kubernetes writes ${writes}${writes ? ` (${[...steady.writes].map(([k, n]) => `${k} ${n}`).join(', ')})` : ''} besides the Lease renewals (goal 0, ${verdict(writes === 0)}); Temporal reads ${rates.reads.mean.toFixed(1)}/s, at most ${rates.reads.max.toFixed(1)}/s; CPU ${rates.cpu.mean.toFixed(2)} cores`,

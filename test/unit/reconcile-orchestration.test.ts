@@ -203,14 +203,22 @@ test('Progressive: the first step sets the ramp', async () => {
   assert.deepEqual(run.status?.targetVersion?.rampHistory, [{ percentage: 10, at: now.toISOString() }]);
 });
 
-test('Progressive: during a pause nothing is called but the status, and the reconcile comes back when it ends, ahead of routine looks', async () => {
+test('Progressive: during a pause nothing is called but the status, and the reconcile comes back when it ends', async () => {
   const world = { ...rolloutWorld({ buildId: 'v2', rollout: progressive }, ramping(10, 2)) };
   const run = await recordedReconcile(world);
   assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
   assert.deepEqual(
     run.result,
-    { requeueAfterMs: 10_000, priority: 'high' },
-    'the poll interval comes before the pause end (3 minutes); the rollout is in flight',
+    { requeueAfterMs: 10_000 },
+    'the poll interval comes before the pause end (3 minutes): a routine look',
+  );
+  const ending = await recordedReconcile(
+    rolloutWorld({ buildId: 'v2', rollout: progressive }, ramping(10, 5 - 4 / 60)),
+  );
+  assert.deepEqual(
+    ending.result,
+    { requeueAfterMs: 4_000, priority: 'high' },
+    'the pause ends in 4 s: the next step falls due then, ahead of routine looks',
   );
 });
 

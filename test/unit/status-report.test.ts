@@ -66,6 +66,7 @@ function plan(more: Partial<Plan> = {}): Plan {
     routing: { action: 'wait', reason: waiting },
     routed: v1Current,
     requeueAfterMs: 10_000,
+    requeueFallsDue: false,
     ...more,
   };
 }
@@ -122,14 +123,25 @@ test("rolling out: the plan's conditions, then Ready=False and Progressing=True 
     conditions: [stalled('GateFailed', 'the gate failed'), ...rollingOut],
     warnings: [],
     requeueAfterMs: 10_000,
-    progressing: false,
+    requeueFallsDue: false,
   });
 });
 
 test('nothing planned nor failed: only the summary is said', () => {
-  const report = reportOutcome(observation(), plan(), { done: [] });
-  assert.deepEqual(report.conditions, rollingOut);
-  assert.equal(report.progressing, true, 'the next look is part of the rollout');
+  assert.deepEqual(reportOutcome(observation(), plan(), { done: [] }).conditions, rollingOut);
+});
+
+test('a requeue falls due as planned, unless an action failed or routing changed (then the look comes sooner or later anyway)', () => {
+  const due = plan({ requeueAfterMs: 4_000, requeueFallsDue: true });
+  assert.equal(reportOutcome(observation(), due, { done: [] }).requeueFallsDue, true);
+  const failure = stalled('RoutingFailed', 'refused');
+  const failed = reportOutcome(observation(), due, {
+    done: [],
+    failed: { action: routeToV2, condition: failure, requeueAfterMs: 30_000 },
+  });
+  assert.deepEqual([failed.requeueAfterMs, failed.requeueFallsDue], [30_000, false]);
+  const routed = reportOutcome(observation(), { ...due, actions: [routeToV2] }, { done: [routeToV2] });
+  assert.deepEqual([routed.requeueAfterMs, routed.requeueFallsDue], [0, false]);
 });
 
 test('a failure is said first, and its requeue time wins', () => {
