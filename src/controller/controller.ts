@@ -18,7 +18,7 @@ import { Metrics } from '../runtime/metrics.ts';
 import { OwnWrites } from '../runtime/own-writes.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
 import type { TokenRate } from '../runtime/token-bucket.ts';
-import { type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
+import { type Priority, type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
 import { statusName } from '../temporal/call-status.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { connectionKindOf, usesConnection } from '../domain/connection-ref.ts';
@@ -132,10 +132,15 @@ export class Controller {
     const api = this.api;
     const log = options.log ?? silentLogger;
     const namespaces = options.namespaces ? { namespaces: options.namespaces } : {};
-    const enqueue = (namespace: string | undefined, name: string | undefined, prefix = ''): void => {
+    const enqueue = (
+      namespace: string | undefined,
+      name: string | undefined,
+      prefix = '',
+      priority: Priority = 'high',
+    ): void => {
       // A connection key may name a cluster connection, of namespace ''.
       if ((!namespace && prefix !== CONNECTION_KEY) || !name) return;
-      this.queue.add(`${prefix}${namespace ?? ''}/${name}`);
+      this.queue.add(`${prefix}${namespace ?? ''}/${name}`, priority);
     };
 
     /** Of the connection `name` of `namespace`, or of the cluster connection `name` when namespace is ''. */
@@ -326,8 +331,11 @@ export class Controller {
           sources: () => this.figuresSources(),
           // A change of pollers is news for the status, which says how many workers each build has.
           onRead: ({ value }, previous) => {
-            if (value.kind === 'pollers' && !samePollers(value, previous?.value))
-              enqueue(value.namespace, value.workerDeployment);
+            if (value.kind !== 'pollers' || samePollers(value, previous?.value)) return;
+            // Routine news but while a rollout waits: its target's workers may have just registered.
+            const status = this.workerDeployments.get(value.namespace, value.workerDeployment)?.status;
+            const waiting = status?.targetVersion?.buildID !== status?.currentVersion?.buildID;
+            enqueue(value.namespace, value.workerDeployment, '', waiting ? 'high' : 'low');
           },
           pollIntervalMs: dependencies.pollIntervalMs,
           log,

@@ -37,6 +37,7 @@ const { values } = parseArgs({
     'worker-deployments': { type: 'string', default: '1000' },
     // The share of them rolled out a second time, at once; as many others, one a second.
     again: { type: 'string', default: '0.1' },
+    // 0: no steady minute, nor the wait for the status to settle before it.
     'steady-seconds': { type: 'string', default: '60' },
     'timeout-minutes': { type: 'string', default: '30' },
   },
@@ -128,13 +129,15 @@ try {
   // Steady: once the old builds' drainage has been reported (Temporal's grace of minutes, and a
   // read of each worker deployment at the budget's pace), no status changes. A first run measured
   // right after the last phase saw 244 status writes in that minute, all of it this settling.
-  const settling = performance.now();
-  await settled();
-  settleS = (performance.now() - settling) / 1000;
-  const before = await scrape(twc);
-  const samples = await sampling(() => new Promise((resolve) => setTimeout(resolve, steadySeconds * 1000)));
-  const writes = growth(before, await scrape(twc), KUBERNETES_WRITES, (l) => `${l.verb} ${l.resource}`);
-  steady = { samples, writes: new Map([...writes].filter(([key]) => !key.endsWith(' leases'))) };
+  if (steadySeconds > 0) {
+    const settling = performance.now();
+    await settled();
+    settleS = (performance.now() - settling) / 1000;
+    const before = await scrape(twc);
+    const samples = await sampling(() => new Promise((resolve) => setTimeout(resolve, steadySeconds * 1000)));
+    const writes = growth(before, await scrape(twc), KUBERNETES_WRITES, (l) => `${l.verb} ${l.resource}`);
+    steady = { samples, writes: new Map([...writes].filter(([key]) => !key.endsWith(' leases'))) };
+  }
 } finally {
   const peakMiB = memoryOf(twc.pid).peakMiB;
   // What the rest of the machine took: the node agent hosting every Pod's polls, and Temporal.
@@ -316,7 +319,7 @@ function report(peakMiB: number, others: string[]): void {
       `    controller CPU ${rates.cpu.mean.toFixed(2)} cores, at most ${rates.cpu.max.toFixed(2)}; RSS at most ${Math.max(...p.samples.map((s) => s.rssMiB)).toFixed(0)} MiB; queue depth at most ${Math.max(...p.samples.map((s) => s.depth))}`,
     );
     console.log(
-      `    queue wait, changes and rollouts in flight (high lane): p50 ${histogram(p, 'workqueue_queue_duration_seconds', 0.5, 'priority="high"')}, p99 ${histogram(p, 'workqueue_queue_duration_seconds', 0.99, 'priority="high"')}; routine looks (low): p50 ${histogram(p, 'workqueue_queue_duration_seconds', 0.5, 'priority="low"')}, p99 ${histogram(p, 'workqueue_queue_duration_seconds', 0.99, 'priority="low"')}; reconcile p50 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.5)}, p99 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.99)}`,
+      `    queue wait (its buckets are powers of ten, so means): changes and what falls due (high lane) ${mean(p, 'workqueue_queue_duration_seconds', 'priority="high"')}, routine looks (low) ${mean(p, 'workqueue_queue_duration_seconds', 'priority="low"')}; reconcile p50 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.5)}, p99 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.99)}`,
     );
   }
   if (steady) {
@@ -354,12 +357,22 @@ function ratesOf(samples: Sample[]): Record<'reads' | 'kubernetes' | 'cpu', { me
 }
 
 /** A quantile of a histogram's observations during a phase, interpolated in its bucket as Prometheus does. */
-/** A quantile of the histogram `name` over the phase, of its series whose labels include `label` if given. */
-function histogram(p: Phase, name: string, q: number, label = ''): string {
+/** The mean of the histogram `name` over the phase, of its series whose labels include `label`. */
+function mean(p: Phase, name: string, label: string): string {
+  const growth = (part: string) =>
+    [...p.after]
+      .filter(([series]) => series.startsWith(`${name}_${part}{`) && series.includes(label))
+      .reduce((sum, [series, value]) => sum + value - (p.before.get(series) ?? 0), 0);
+  const count = growth('count');
+  return count === 0 ? 'none' : `${(growth('sum') / count).toFixed(1)} s`;
+}
+
+/** A quantile of the histogram `name` over the phase. */
+function histogram(p: Phase, name: string, q: number): string {
   const buckets = new Map<number, number>();
   for (const [series, value] of p.after) {
     const le = new RegExp(`^${name}_bucket\\{.*le="([^"]+)"`).exec(series)?.[1];
-    if (le === undefined || !series.includes(label)) continue;
+    if (le === undefined) continue;
     const bound = le === '+Inf' ? Infinity : Number(le);
     buckets.set(bound, (buckets.get(bound) ?? 0) + value - (p.before.get(series) ?? 0));
   }
