@@ -379,7 +379,7 @@ export class Controller {
         const connection = key.startsWith(CONNECTION_KEY);
         const [namespace = '', name = ''] = key.slice(connection ? CONNECTION_KEY.length : 0).split('/');
         if (!connection) {
-          // A change or a rollout in flight reads first; a routine look waits for a free read.
+          // A change, or what falls due, reads first; a routine look waits for a free read.
           const wait = priority === 'high' ? 0 : this.pollDelay(namespace, name, dependencies.pollIntervalMs);
           if (wait > 0) return { requeueAfterMs: wait };
           return logged(KINDS.TemporalWorkerDeployment.kind, namespace, name, (deps) =>
