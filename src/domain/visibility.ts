@@ -1,10 +1,15 @@
 // How Temporal's visibility finds the workflows of a build: the search attribute Temporal sets on
-// every workflow pinned to a Worker Deployment version is `<deployment name>:<build ID>`.
+// every versioned workflow is `<deployment name>:<build ID>` of its last workflow task, for pinned
+// and auto-upgrade workflows alike; `TemporalWorkflowVersioningBehavior` tells them apart.
 
-/** The visibility query of the workflows still running on any of `buildIds`. */
+/**
+ * The visibility query of the pinned workflows still running on any of `buildIds`. Auto-upgrade
+ * workflows whose last task ran there move to the current build at their next task: they neither
+ * need the build nor are the ladder's to cancel.
+ */
 export function runningWorkflowsQuery(temporalName: string, buildIds: string[]): string {
   const versions = buildIds.map((b) => `TemporalWorkerDeploymentVersion = '${temporalName}:${b}'`).join(' OR ');
-  return `(${versions}) AND ExecutionStatus = 'Running'`;
+  return `(${versions}) AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`;
 }
 
 /**

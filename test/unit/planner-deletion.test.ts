@@ -214,7 +214,7 @@ test('workflows counted on a kept build: a Warning names them and the ways on; a
   assert.equal(plan.warning?.reason, 'DeletionWaitsForWorkflows');
   assert.equal(
     plan.warning?.message,
-    `deletion waits for the workflows pinned to build b2 (their number could not be read) to finish: the Deployments of build b2 stay until none runs there and Temporal reports it drained. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "(TemporalWorkerDeploymentVersion = 'shop/orders:b2') AND ExecutionStatus = 'Running'"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
+    `deletion waits for the workflows pinned to build b2 (their number could not be read) to finish: the Deployments of build b2 stay until none runs there and Temporal reports it drained. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "(TemporalWorkerDeploymentVersion = 'shop/orders:b2') AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
     'b1, where none is counted, goes by itself: only what needs a person is named',
   );
   const two = planDeletion(

@@ -79,7 +79,7 @@ test('at signalAfter, a batch Temporal does not know is started with the signal,
     buildId: 'v1',
     operation: 'Signal',
     jobId: 'temporal-worker-controller/pinned-workflows/shop/orders/v1/signal/3',
-    query: "(TemporalWorkerDeploymentVersion = 'shop/orders:v1') AND ExecutionStatus = 'Running'",
+    query: "(TemporalWorkerDeploymentVersion = 'shop/orders:v1') AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'",
     signalName: 'ContinueAsNewRequested',
   });
   const start = plan.actions[0];

@@ -991,7 +991,7 @@ test('deletion waits while pinned workflows run on a draining build: a Warning s
   const said = progressingOf(run);
   assert.equal(
     said?.message,
-    `deletion waits for 3 running workflows on build v1 to finish: the Deployments of build v1 stay until none runs there and Temporal reports it drained. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "(TemporalWorkerDeploymentVersion = '${temporalName}:v1') AND ExecutionStatus = 'Running'"\`), or annotate the worker deployment temporal.io/force-delete=true to delete it now and strand them`,
+    `deletion waits for 3 running workflows on build v1 to finish: the Deployments of build v1 stay until none runs there and Temporal reports it drained. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "(TemporalWorkerDeploymentVersion = '${temporalName}:v1') AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'"\`), or annotate the worker deployment temporal.io/force-delete=true to delete it now and strand them`,
   );
 
   const again = await recordedReconcile({ ...deleting(world, {}, run.status), runningWorkflows: { v1: 3 } });
@@ -1296,7 +1296,7 @@ test('pinned-workflow ladder: past signalAfter, the old build is counted, its ba
     'temporal.describe',
     'temporal.countRunningWorkflows v1',
     `temporal.describeBatch ${job}`,
-    `temporal.startBatch Signal ContinueAsNewRequested ${job} where (TemporalWorkerDeploymentVersion = '${temporalName}:v1') AND ExecutionStatus = 'Running'`,
+    `temporal.startBatch Signal ContinueAsNewRequested ${job} where (TemporalWorkerDeploymentVersion = '${temporalName}:v1') AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`,
     'k8s.replaceStatus orders@10',
   ]);
   assert.deepEqual(run.events, ['Normal BatchOperationStarted']);
