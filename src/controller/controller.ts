@@ -45,7 +45,9 @@ import {
 import { checkConnection } from './connection-check.ts';
 import { releaseConnection } from './connection-release.ts';
 import { reconcileOwnedResource } from './owned-resource-release.ts';
+import { ofOwnedResource } from './owned-resources.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
+import { callsForReconcile, changeOf } from './worker-deployment-changes.ts';
 import { EventRecorder } from './events.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { reconcile } from './reconciler.ts';
@@ -118,12 +120,17 @@ export class Controller {
   private readonly pollIntervalMs: number;
   /** Per worker deployment, what of it calls for a reconcile when it changes (see changeOf). */
   private readonly seenChanges = new Map<string, string>();
-  /** Per worker deployment, the running reconciles to tell when its spec changes. */
+  /** Per worker deployment, the running reconciles to tell when what they act on changes (see changeOf). */
   private readonly specListeners = new Map<string, Set<() => void>>();
+  /** Per copy of an owned resource (`namespace/twor/copy`), when applying it may be tried again. */
+  private readonly copyRetries = new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 }));
+  /** Per worker deployment, its backoff while Temporal rate-limits its reads. */
+  private readonly temporalBackoff: Backoff<string>;
 
   constructor(options: ControllerOptions) {
     this.metrics = options.metrics ?? new Metrics();
     this.pollIntervalMs = options.pollIntervalMs ?? 10_000;
+    this.temporalBackoff = new Backoff({ baseMs: this.pollIntervalMs, maxMs: 300_000, jitter: 0.2 });
     this.api = new KubernetesApi({
       access: options.access,
       count: this.metrics.countKubernetesRequest,
@@ -196,14 +203,9 @@ export class Controller {
       path: (scope) => `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerDeployment.plural}`,
       onEvent: (event, twd) => {
         const key = `${twd.metadata.namespace ?? ''}/${twd.metadata.name ?? ''}`;
-        const change = changeOf(twd);
-        // The controller's own status writes change neither: they must not bring the reconcile
-        // straight back, past the delay it asked for (after a rate limit, say).
-        if (event === 'update' && this.seenChanges.get(key) === change) return;
-        if (event === 'delete') {
-          this.seenChanges.delete(key);
-          this.ownWrites.forget(twd.metadata.namespace ?? '', twd.metadata.name ?? '');
-        } else this.seenChanges.set(key, change);
+        if (!callsForReconcile(event, this.seenChanges.get(key), twd)) return;
+        if (event === 'delete') this.forget(twd);
+        else this.seenChanges.set(key, changeOf(twd));
         enqueue(twd.metadata.namespace, twd.metadata.name);
         // A worker deployment on a cluster connection has its copies watched; only such a one
         // changes what is watched (checking every one would be quadratic at start-up).
@@ -224,7 +226,9 @@ export class Controller {
       api,
       ...namespaces,
       path: (scope) => `/apis/${GROUP}/${VERSION}${scope}/${KINDS.TemporalWorkerOwnedResource.plural}`,
-      onEvent: (_event, twor) => {
+      onEvent: (event, twor) => {
+        if (event === 'delete')
+          this.copyRetries.forgetWhere(ofOwnedResource(twor.metadata.namespace ?? '', twor.metadata.name ?? ''));
         enqueue(twor.metadata.namespace, twor.spec.workerRef.name);
         enqueue(twor.metadata.namespace, twor.metadata.name, OWNED_RESOURCE_KEY);
       },
@@ -280,7 +284,7 @@ export class Controller {
       connection: (namespace: string, name: string) => this.connections.get(namespace, name),
       watchesClusterConnections: this.connections.readsClusterConnections,
       ownedResources: (namespace: string) => this.ownedResources.list(namespace),
-      copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 })),
+      copyRetries: this.copyRetries,
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
       pods: (namespace: string) => this.pods.list(namespace),
       temporal: async (connection: TemporalConnection, address: WorkerDeploymentAddress) =>
@@ -301,7 +305,7 @@ export class Controller {
       maxIneligibleVersions: options.maxIneligibleVersions ?? 75,
       maxVersionsInDeployment: options.maxVersionsInDeployment ?? 100,
       rollbackWindowMs: options.rollbackWindowMs ?? 3_600_000,
-      temporalBackoff: new Backoff({ baseMs: this.pollIntervalMs, maxMs: 300_000, jitter: 0.2 }),
+      temporalBackoff: this.temporalBackoff,
       specChange: (namespace: string, name: string) => {
         const key = `${namespace}/${name}`;
         const listeners = this.specListeners.get(key) ?? new Set<() => void>();
@@ -405,6 +409,19 @@ export class Controller {
         });
       },
     });
+  }
+
+  /** What the controller keeps of a worker deployment gone from the API: nothing more is learnt of it. */
+  private forget(twd: TemporalWorkerDeployment): void {
+    const namespace = twd.metadata.namespace ?? '';
+    const name = twd.metadata.name ?? '';
+    this.seenChanges.delete(`${namespace}/${name}`);
+    this.ownWrites.forget(namespace, name);
+    this.temporalBackoff.reset(`${namespace}/${name}`);
+    for (const twor of this.ownedResources.list(namespace))
+      if (twor.spec.workerRef.name === name)
+        this.copyRetries.forgetWhere(ofOwnedResource(namespace, twor.metadata.name ?? ''));
+    this.drainage.forget(temporalDeploymentName(namespace, name));
   }
 
   /** How long a reconcile that only polls waits for its Temporal namespace's read budget; 0 to go now. */
@@ -514,9 +531,4 @@ export class Controller {
     await this.clients.close();
     this.api.close();
   }
-}
-
-/** A worker deployment's spec (its generation) and its deletion: what a reconcile acts on. */
-function changeOf(twd: TemporalWorkerDeployment): string {
-  return `${twd.metadata.generation ?? ''}/${isBeingDeleted(twd)}`;
 }

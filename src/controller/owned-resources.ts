@@ -157,6 +157,16 @@ async function adopt(
   }
 }
 
+/** The key of a copy in copyRetries. */
+function copyRetryKey(namespace: string, twor: string, copy: string): string {
+  return `${namespace}/${twor}/${copy}`;
+}
+
+/** Whether a key of copyRetries is of a copy of this twor. */
+export function ofOwnedResource(namespace: string, twor: string): (key: string) => boolean {
+  return (key) => key.startsWith(copyRetryKey(namespace, twor, ''));
+}
+
 /** What the status says of the copy after this reconcile; undefined when it is not to exist. */
 async function carryOut(
   deps: OwnedResourceDependencies,
@@ -164,7 +174,7 @@ async function carryOut(
   copy: PlannedCopy,
 ): Promise<CopyStatus | undefined> {
   const namespace = twor.metadata.namespace ?? '';
-  const key = `${namespace}/${copy.twor}/${copy.name}`;
+  const key = copyRetryKey(namespace, copy.twor, copy.name);
   const previous = twor.status?.versions?.find((v) => v.resourceName === copy.name);
   const entry = { buildID: copy.buildId, ...(copy.pool ? { pool: copy.pool } : {}), resourceName: copy.name };
   const object = twor.spec.object as { apiVersion: string; kind: string };

@@ -29,6 +29,11 @@ export class Backoff<K> {
   reset(key: K): void {
     this.failures.delete(key);
   }
+
+  /** Forgets the failures of every key that passes `test`: keys of objects gone. */
+  forgetWhere(test: (key: K) => boolean): void {
+    for (const key of this.failures.keys()) if (test(key)) this.failures.delete(key);
+  }
 }
 
 /** When each key that failed may be tried again, by its Backoff: for work redone at every reconcile. */
@@ -55,5 +60,11 @@ export class RetrySchedule<K> {
   succeeded(key: K): void {
     this.backoff.reset(key);
     this.notBefore.delete(key);
+  }
+
+  /** Forgets every key that passes `test`: keys of objects gone. */
+  forgetWhere(test: (key: K) => boolean): void {
+    this.backoff.forgetWhere(test);
+    for (const key of this.notBefore.keys()) if (test(key)) this.notBefore.delete(key);
   }
 }
