@@ -1,12 +1,15 @@
 // What a chaos run checks continuously, against what Kubernetes and Temporal themselves say: no
-// Deployment of a build Temporal may still route to or drain is deleted or scaled to zero, never
+// Deployment of a build that may still hold pinned workflows is deleted or scaled to zero, never
 // two Deployments for one build and pool, routing moved only to a build with a ready Pod, no
 // pinned workflow failed. Each broken rule is kept with when it was seen. A check is meant to run
 // about once a second.
 import type { AppsV1Api, CoreV1Api, V1Deployment } from '@kubernetes/client-node';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { type Client, isGrpcServiceError, type WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import { type BuildDrainage, mayHoldPinnedWorkflows } from '../../src/domain/pinned-workflows.ts';
+import { runningWorkflowsQuery } from '../../src/domain/visibility.ts';
 import { LABELS, temporalDeploymentName } from '../../src/k8s/names.ts';
+import { GrpcStatus } from '../../src/temporal/call-status.ts';
 
 export interface Violation {
   at: Date;
@@ -22,12 +25,12 @@ export interface LostReadiness {
   pods: string;
 }
 
-const { WorkerDeploymentVersionStatus: VersionStatus, VersionDrainageStatus } = proto.temporal.api.enums.v1;
-/** Temporal may still need these builds: new workflows go there, or pinned ones run there. */
-const NEEDED = new Set([
-  VersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT,
-  VersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_RAMPING,
-  VersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINING,
+const { WorkerDeploymentVersionStatus: VersionStatus } = proto.temporal.api.enums.v1;
+const STATUSES = new Map<number, BuildDrainage['status']>([
+  [VersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT, 'Current'],
+  [VersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_RAMPING, 'Ramping'],
+  [VersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINING, 'Draining'],
+  [VersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINED, 'Drained'],
 ]);
 const ENDED_BADLY = new Set(['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED']);
 
@@ -42,14 +45,19 @@ export class InvariantWatch {
   private readonly temporalNamespace: string;
   /** Deployments with replicas at the last look, by name. */
   private live = new Map<string, { build: string; workerDeployment: string }>();
-  /** Builds Temporal may still need, as of the last look, by `workerDeployment/build`. */
-  private needed = new Set<string>();
+  /**
+   * What Temporal said of each build at the last look that could read it, by worker deployment
+   * then build: kept while Temporal cannot be read, exactly when nothing may be scaled down.
+   */
+  private known = new Map<string, Map<string, BuildDrainage>>();
   /** Builds Temporal has routed to without a break since they had a ready Pod, as of the last look. */
   private routedReady = new Set<string>();
   /** Of those, the ones without a ready Pod now (kept in lostReadiness once each time). */
   private lost = new Set<string>();
   private readonly pinned: { handle: WorkflowHandle; ended?: boolean }[] = [];
-  private checks = 0;
+  /** Looks so far, and those that could not read some worker deployment from Temporal. */
+  looks = 0;
+  blindLooks = 0;
 
   constructor(options: {
     apps: AppsV1Api;
@@ -73,44 +81,77 @@ export class InvariantWatch {
   }
 
   async check(): Promise<void> {
-    this.checks++;
+    this.looks++;
     const deployments = (await this.apps.listNamespacedDeployment({ namespace: this.namespace })).items;
-    const needed = new Set<string>();
+    const before = new Map(this.known);
     const routed = new Set<string>();
+    let blind = false;
     for (const name of this.workerDeployments) {
       const described = await this.client.workflowService
         .describeWorkerDeployment({
           namespace: this.temporalNamespace,
           deploymentName: temporalDeploymentName(this.namespace, name),
         })
-        .catch(() => undefined);
-      const info = described?.workerDeploymentInfo;
-      for (const summary of info?.versionSummaries ?? [])
-        if (NEEDED.has(summary.status ?? 0)) needed.add(`${name}/${summary.deploymentVersion?.buildId ?? ''}`);
+        .catch((error: unknown) =>
+          isGrpcServiceError(error) && Number(error.code) === GrpcStatus.NOT_FOUND
+            ? { workerDeploymentInfo: null }
+            : undefined,
+        );
+      if (!described) {
+        blind = true;
+        continue;
+      }
+      const info = described.workerDeploymentInfo;
+      const builds = new Map<string, BuildDrainage>();
+      for (const summary of info?.versionSummaries ?? []) {
+        const status = STATUSES.get(summary.status ?? 0) ?? 'Inactive';
+        const everActive = status !== 'Inactive' || Boolean(summary.firstActivationTime ?? summary.lastCurrentTime);
+        if (summary.deploymentVersion?.buildId) builds.set(summary.deploymentVersion.buildId, { status, everActive });
+      }
+      this.known.set(name, builds);
       for (const version of [
         info?.routingConfig?.currentDeploymentVersion,
         info?.routingConfig?.rampingDeploymentVersion,
       ])
         if (version?.buildId) routed.add(`${name}/${version.buildId}`);
     }
+    if (blind) this.blindLooks++;
     this.checkDuplicates(deployments);
-    await this.checkRetired(deployments, needed);
+    await this.checkRetired(deployments, before);
     // Read again after Temporal: a build made ready and routed to while Temporal was being read is no breach.
     await this.checkRouting((await this.apps.listNamespacedDeployment({ namespace: this.namespace })).items, routed);
-    if (this.checks % 5 === 0) await this.checkPinned();
+    if (this.looks % 5 === 0) await this.checkPinned();
   }
 
-  private async ownRecordSaysDrained(workerDeployment: string, build: string): Promise<boolean> {
-    const record = await this.client.workflowService
-      .describeWorkerDeploymentVersion({
+  /**
+   * Why a build whose Deployment went to zero may still hold pinned workflows, or undefined. It is
+   * judged on what Temporal said at the last look and now (the same when it cannot be read now),
+   * with drained judged by counting its running pinned workflows in visibility with the
+   * controller's own query, not by the version's Drained record the controller believes: a belief
+   * both shared would go unseen. Without a count, Temporal's last word on its drainage stands.
+   */
+  private async stillNeeded(
+    workerDeployment: string,
+    build: string,
+    said: BuildDrainage[],
+  ): Promise<string | undefined> {
+    const running = await this.client.workflowService
+      .countWorkflowExecutions({
         namespace: this.temporalNamespace,
-        deploymentVersion: { deploymentName: temporalDeploymentName(this.namespace, workerDeployment), buildId: build },
+        query: runningWorkflowsQuery(temporalDeploymentName(this.namespace, workerDeployment), [build]),
       })
-      .catch(() => undefined);
-    return (
-      record?.workerDeploymentVersionInfo?.drainageInfo?.status ===
-      VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED
-    );
+      .then(
+        (counted) => Number(counted.count ?? 0),
+        () => undefined,
+      );
+    const judged = ({ status, everActive }: BuildDrainage): BuildDrainage => ({
+      status: running === 0 && status === 'Draining' ? 'Drained' : status,
+      everActive,
+    });
+    const holding = said.find((one) => mayHoldPinnedWorkflows(judged(one), running));
+    if (!holding) return undefined;
+    const counted = running === undefined ? 'not counted: Temporal could not be read' : `${running} running pinned`;
+    return `Temporal said ${holding.status}${holding.everActive ? '' : ' (never active)'}, ${counted}`;
   }
 
   /** Waits for every pinned workflow watched and checks none ended badly. */
@@ -130,7 +171,10 @@ export class InvariantWatch {
     }
   }
 
-  private async checkRetired(deployments: V1Deployment[], needed: Set<string>): Promise<void> {
+  private async checkRetired(
+    deployments: V1Deployment[],
+    before: Map<string, Map<string, BuildDrainage>>,
+  ): Promise<void> {
     const live = new Map<string, { build: string; workerDeployment: string }>();
     for (const d of deployments) {
       const labels = d.metadata?.labels ?? {};
@@ -141,19 +185,17 @@ export class InvariantWatch {
         });
     }
     for (const [name, { build, workerDeployment }] of this.live) {
-      const key = `${workerDeployment}/${build}`;
-      // Needed at the last look or now: it went while Temporal could still send it work. Unless the
-      // build's own record says Drained: the list's copy of a version's drainage can stay Draining
-      // long after (drainage-rechecks.ts), and the record is Temporal's word on its workflows.
-      if (
-        !live.has(name) &&
-        (this.needed.has(key) || needed.has(key)) &&
-        !(await this.ownRecordSaysDrained(workerDeployment, build))
-      )
-        this.violate('nothing retired while Temporal may need it', `Deployment ${name} of build ${key} went to zero`);
+      if (live.has(name)) continue;
+      // Needed at the last look or now: it went while Temporal could still send it work.
+      const said = [before, this.known].flatMap((known) => known.get(workerDeployment)?.get(build) ?? []);
+      const why = said.length > 0 ? await this.stillNeeded(workerDeployment, build, said) : undefined;
+      if (why)
+        this.violate(
+          'nothing retired while Temporal may need it',
+          `Deployment ${name} of build ${workerDeployment}/${build} went to zero (${why})`,
+        );
     }
     this.live = live;
-    this.needed = needed;
   }
 
   /**

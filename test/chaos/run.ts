@@ -400,6 +400,9 @@ try {
     `rollouts completed: ${report.rollouts}; builds whose pinned workflows the ladder signalled: ${signalled.size}; pinned workflows: ${workflows}; invariant checks missed while the API server was down: ${report.checksMissed}`,
   );
   console.log(
+    `invariant looks that could not read Temporal (judged on what it said last): ${watch.blindLooks} of ${watch.looks}`,
+  );
+  console.log(
     `time to converge after a fault: median ${median.toFixed(1)} s, max ${(sorted.at(-1) ?? NaN).toFixed(1)} s`,
   );
   for (const slow of report.slow) console.log(`  over ${SLOW_CONVERGENCE_S} s: ${slow}`);
