@@ -5,7 +5,10 @@
 // maintainers saw the same, temporal-worker-controller#552). Trusted alone, the copy keeps a
 // drained build's Pods forever and a worker deployment's deletion waiting. So a build listed as
 // Draining for a while is also read from its own record, on a cadence that slows as it stays
-// draining, and the record's Drained is kept for as long as the list says Draining.
+// draining, and the record's Drained is believed while the list says Draining. Not for ever: a
+// version drained can drain again (a versioning override pins workflows to it, a reset), and its
+// list line need not change when it does. So the record is still read on that cadence, and at once
+// when the list's line changes: it is what the build says of itself that counts.
 import { realTimers, type Timers } from '../runtime/timers.ts';
 import { GrpcStatus, TemporalCallError } from './call-status.ts';
 import { enums, type WorkflowService } from './protocol.ts';
@@ -38,14 +41,16 @@ export function recheckDue(drainingSince: number, lastReadAt: number | undefined
 interface DrainingBuild {
   since: number;
   readAt?: number;
-  /** What the build's own record said once it was drained. */
+  /** What the build's own record said when last read, if it said Drained. */
   drained?: DrainageInfo;
+  /** The list's line when the record said Drained: a change of it is news of the build. */
+  listed?: string;
 }
 
 export class DrainageRechecks {
   private readonly timers: Timers;
   private readonly corrected: (deploymentName: string, buildId: string) => void;
-  /** By address, namespace and deployment: the builds its list last called Draining. */
+  /** By address, namespace and deployment (JSON of the three): the builds its list last called Draining. */
   private readonly draining = new Map<string, Map<string, DrainingBuild>>();
 
   /** `corrected` hears of each build whose record said Drained while the list still said Draining. */
@@ -84,12 +89,18 @@ export class DrainageRechecks {
       const now = this.timers.now();
       const build = previous?.get(buildId) ?? { since: now };
       next.set(buildId, build);
-      if (!build.drained && recheckDue(build.since, build.readAt, now)) {
+      const listed = JSON.stringify(summary.drainageInfo ?? null);
+      const news = build.drained !== undefined && build.listed !== listed;
+      if (news || recheckDue(build.since, build.readAt, now)) {
         build.readAt = now;
         const own = await versionDrainage(service, namespace ?? '', deploymentName ?? '', buildId);
+        const wasDrained = build.drained !== undefined;
+        delete build.drained;
+        delete build.listed;
         if (own?.status === VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED) {
           build.drained = own;
-          this.corrected(deploymentName ?? '', buildId);
+          build.listed = listed;
+          if (!wasDrained) this.corrected(deploymentName ?? '', buildId);
         }
       }
       if (build.drained) {
@@ -99,6 +110,12 @@ export class DrainageRechecks {
     }
     if (next.size > 0) this.draining.set(key, next);
     else this.draining.delete(key);
+  }
+
+  /** Forgets a deployment deleted: no description of it will come to replace what is kept. */
+  forget(deploymentName: string): void {
+    for (const key of this.draining.keys())
+      if ((JSON.parse(key) as string[])[2] === deploymentName) this.draining.delete(key);
   }
 }
 

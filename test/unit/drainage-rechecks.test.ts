@@ -33,15 +33,24 @@ test('a build listed as draining is read from its record from 30 s on, then ever
     assert.equal(recheckDue(since, lastRead, now), due, JSON.stringify({ since, lastRead, now }));
 });
 
-/** A server whose deployment list says `listed` for each build, and each build's record says `own`. */
-function server(listed: Record<string, number | 'current'>, own: Record<string, number>) {
+/**
+ * A server whose deployment list says `listed` for each build, changed at `listedAt` (default
+ * 100 s), and each build's record says `own`. Change them and the server answers the change.
+ */
+function server(
+  listed: Record<string, number | 'current'>,
+  own: Record<string, number>,
+  listedAt: Record<string, number> = {},
+) {
   const calls: string[] = [];
   const service = {
     describeWorkerDeployment: () => {
       calls.push('describeWorkerDeployment');
       const summaries = Object.entries(listed).map(([buildId, drainage]) => ({
         deploymentVersion: { deploymentName: 'ns/orders', buildId },
-        ...(drainage === 'current' ? {} : { drainageInfo: { status: drainage, lastChangedTime: msToTs(100_000) } }),
+        ...(drainage === 'current'
+          ? {}
+          : { drainageInfo: { status: drainage, lastChangedTime: msToTs(listedAt[buildId] ?? 100_000) } }),
       }));
       const current = Object.keys(listed).find((b) => listed[b] === 'current');
       return Promise.resolve({
@@ -82,16 +91,20 @@ test("a build the list keeps at Draining while its record says Drained is Draine
       drainedSince: new Date(200_000),
     },
   );
-  await timers.advance(MAX_RECHECK_INTERVAL_MS);
+  await timers.advance(FIRST_RECHECK_MS - 1);
   assert.equal((await describe()).versions.find((v) => v.buildId === 'stuck')?.status, 'Drained', 'kept');
+  await timers.advance(1);
+  assert.equal((await describe()).versions.find((v) => v.buildId === 'stuck')?.status, 'Drained', 'read, and kept');
   assert.deepEqual(calls, [
     'describeWorkerDeployment',
     'describeWorkerDeployment',
-    // Only the build listed as draining, and only once: its record's Drained is kept.
+    // Only the build listed as draining, and only when due: its record's Drained is kept meanwhile.
     'describeWorkerDeploymentVersion stuck',
     'describeWorkerDeployment',
+    'describeWorkerDeployment',
+    'describeWorkerDeploymentVersion stuck',
   ]);
-  assert.deepEqual(corrected, ['ns/orders stuck']);
+  assert.deepEqual(corrected, ['ns/orders stuck'], 'said once');
 });
 
 test('a build whose record says Draining too stays Draining, and is read again only when due; another server is another memory', async () => {
@@ -112,4 +125,56 @@ test('a build whose record says Draining too stays Draining, and is read again o
     ['describeWorkerDeploymentVersion slow', 'describeWorkerDeploymentVersion slow'],
     'at 30 s and 60 s; none for a server that has seen it draining for no time',
   );
+});
+
+test('a build whose record said Drained and drains again (an override pinned workflows to it) is Draining again by its next read, at most 10 minutes on', async () => {
+  const timers = new FakeTimers();
+  const rechecks = new DrainageRechecks(() => {}, timers);
+  const own = { again: DRAINED };
+  const { service, calls } = server({ again: DRAINING }, own);
+  const describe = async () =>
+    (await describeDeployment(rechecks.checking(service, 'temporal:7233'), 'default', 'ns/orders')).versions[0]?.status;
+  await describe();
+  await timers.advance(FIRST_RECHECK_MS);
+  assert.equal(await describe(), 'Drained');
+  own.again = DRAINING;
+  // Draining for a day as this process saw it: its record is read every 10 minutes.
+  await timers.advance(24 * 60 * MINUTE);
+  assert.equal(await describe(), 'Draining', "the record's own word, read again");
+  await timers.advance(MAX_RECHECK_INTERVAL_MS - 1);
+  assert.equal(await describe(), 'Draining');
+  assert.equal(calls.filter((c) => c !== 'describeWorkerDeployment').length, 2, 'read when due only');
+});
+
+test("a change of the list's line for a build its record called Drained has the record read at once", async () => {
+  const timers = new FakeTimers();
+  const rechecks = new DrainageRechecks(() => {}, timers);
+  const own = { again: DRAINED };
+  const listedAt = { again: 100_000 };
+  const { service, calls } = server({ again: DRAINING }, own, listedAt);
+  const describe = async () =>
+    (await describeDeployment(rechecks.checking(service, 'temporal:7233'), 'default', 'ns/orders')).versions[0]?.status;
+  await describe();
+  await timers.advance(FIRST_RECHECK_MS);
+  assert.equal(await describe(), 'Drained');
+  assert.equal(await describe(), 'Drained', 'not read again: nothing changed');
+  own.again = DRAINING;
+  listedAt.again = 300_000;
+  assert.equal(await describe(), 'Draining');
+  assert.equal(calls.filter((c) => c !== 'describeWorkerDeployment').length, 2);
+});
+
+test('a deployment forgotten (deleted) keeps nothing: described again, it starts over', async () => {
+  const timers = new FakeTimers();
+  const rechecks = new DrainageRechecks(() => {}, timers);
+  const { service } = server({ stuck: DRAINING }, { stuck: DRAINED });
+  const describe = async () =>
+    (await describeDeployment(rechecks.checking(service, 'temporal:7233'), 'default', 'ns/orders')).versions[0]?.status;
+  await describe();
+  await timers.advance(FIRST_RECHECK_MS);
+  assert.equal(await describe(), 'Drained');
+  rechecks.forget('ns/other');
+  assert.equal(await describe(), 'Drained', "another deployment's forgetting leaves it");
+  rechecks.forget('ns/orders');
+  assert.equal(await describe(), 'Draining', 'seen draining for no time: not read, nothing remembered');
 });
