@@ -43,8 +43,9 @@ export class TemporalCallError extends Error {
   readonly details: string;
   readonly statusDetails: Buffer | undefined;
 
-  constructor(method: string, status: CallStatus) {
-    super(`${method}: ${statusName(status.code)}: ${status.details}`);
+  /** `cause`: what cut the call off, when that was not the server (a reconcile's deadline). */
+  constructor(method: string, status: CallStatus, options?: ErrorOptions) {
+    super(`${method}: ${statusName(status.code)}: ${status.details}`, options);
     this.code = status.code;
     this.details = status.details;
     this.statusDetails = status.statusDetails;

@@ -2,12 +2,13 @@
 // gRPC frames unary calls: a POST of one length-prefixed message, answered by one message and the
 // status in trailers. gRPC's own client for Node (grpc-js) costs about 10 MiB to load and twice
 // the CPU per call (issue 11). Kept from the SDK's connection: its keepalive, the API key header,
-// and its retries of transient failures (call-retries.ts).
+// and its retries of transient failures (call-retries.ts). Every call ends within its timeout,
+// retries included: a frontend that accepts a call and never answers must not hold a reconcile.
 import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
 import { isIP } from 'node:net';
 import { retryDelayMs } from './call-retries.ts';
 import { type CallStatus, GrpcStatus, TemporalCallError } from './call-status.ts';
-import { WORKFLOW_SERVICE } from './protocol-scope.ts';
+import { CALL_KINDS, WORKFLOW_SERVICE } from './protocol-scope.ts';
 import { workflowService, type WorkflowService } from './protocol.ts';
 
 export interface TlsSettings {
@@ -17,6 +18,24 @@ export interface TlsSettings {
   serverRootCACertificate?: Buffer;
   clientCertPair?: { crt: Buffer; key: Buffer };
 }
+
+/** How long a call may take, retries included, by whether it reads or writes (CALL_KINDS). */
+export interface CallTimeouts {
+  readMs: number;
+  writeMs: number;
+}
+
+/**
+ * Reads 10 s: a healthy frontend answers them in milliseconds (a whole reconcile took 2.5 s at its
+ * 99th percentile in the scale run), and a read given up costs nothing but a look later; the
+ * connect check always had 10 s. Writes 30 s: a routing change is an update of the Worker
+ * Deployment's own workflow, which takes seconds while that workflow is busy, and a write cut off
+ * may still take effect while asking again queues another update behind it.
+ */
+export const DEFAULT_CALL_TIMEOUTS: CallTimeouts = { readMs: 10_000, writeMs: 30_000 };
+
+/** What cut a call off: its own timeout (a read's or a write's), or its reconcile's deadline. */
+export type CallCutOff = 'read' | 'write' | 'reconcile';
 
 export interface ChannelOptions {
   /** host:port */
@@ -29,8 +48,26 @@ export interface ChannelOptions {
   /** Undefined for plaintext. */
   tls?: TlsSettings;
   apiKey?: string;
+  /** Default: DEFAULT_CALL_TIMEOUTS. */
+  timeouts?: CallTimeouts;
   /** Told how every attempt ended, retries included. */
   onAttempt?: (method: string, status: CallStatus) => void;
+  /** Told of every call that was cut off, and by what. */
+  onCutOff?: (method: string, by: CallCutOff) => void;
+}
+
+/** One call's limits: when its timeout ends it, and the signal that may end it sooner. */
+interface CallLimits {
+  deadline: number;
+  timeoutMs: number;
+  kind: 'read' | 'write';
+  signal: AbortSignal | undefined;
+}
+
+interface AttemptOutcome {
+  status: CallStatus;
+  message?: Buffer;
+  cutOff?: CallCutOff;
 }
 
 /** As the SDK's connection: a ping every 30 s, even between calls; no answer in 15 s ends the connection. */
@@ -39,21 +76,26 @@ const KEEPALIVE_TIMEOUT_MS = 15_000;
 
 export class TemporalChannel {
   private readonly options: ChannelOptions;
+  private readonly timeouts: CallTimeouts;
   private apiKey: string | undefined;
   private session: ClientHttp2Session | undefined;
   private closed = false;
-  /** Every call of it waits as long as it must: the keepalive finds a connection that died. */
+  /** Every call of it ends within its read or write timeout. */
   readonly service: WorkflowService;
 
   constructor(options: ChannelOptions) {
     this.options = options;
+    this.timeouts = options.timeouts ?? DEFAULT_CALL_TIMEOUTS;
     this.apiKey = options.apiKey;
     this.service = this.serviceWith(undefined);
   }
 
-  /** The service, whose every call ends by `deadline`. */
-  until(deadline: Date): WorkflowService {
-    return this.serviceWith(deadline.getTime());
+  /**
+   * The service, whose every call also ends when `signal` aborts (its reconcile's deadline): the
+   * stream in flight is cancelled, so nothing of the reconcile goes on talking to Temporal.
+   */
+  cutOffBy(signal: AbortSignal): WorkflowService {
+    return this.serviceWith(signal);
   }
 
   /** A rotated key is sent from the next call on, on the same connection. */
@@ -67,37 +109,52 @@ export class TemporalChannel {
     this.session = undefined;
   }
 
-  private serviceWith(deadline: number | undefined): WorkflowService {
+  private serviceWith(signal: AbortSignal | undefined): WorkflowService {
     return workflowService((method, request, callback) => {
-      this.call(method.name, request, deadline).then(
+      this.call(method.name, request, signal).then(
         (response) => callback(null, response),
         (error: unknown) => callback(error as Error),
       );
     });
   }
 
-  /** One call, tried again after a transient failure while the deadline allows. */
-  private async call(method: string, request: Uint8Array, deadline: number | undefined): Promise<Buffer> {
+  /** One call, tried again after a transient failure while its timeout allows. */
+  private async call(method: string, request: Uint8Array, signal: AbortSignal | undefined): Promise<Buffer> {
+    const kind = CALL_KINDS[(method.charAt(0).toLowerCase() + method.slice(1)) as keyof typeof CALL_KINDS];
+    const timeoutMs = kind === 'write' ? this.timeouts.writeMs : this.timeouts.readMs;
+    const limits: CallLimits = { deadline: Date.now() + timeoutMs, timeoutMs, kind, signal };
     for (let attempt = 1; ; attempt++) {
-      const { status, message } = await this.attempt(method, request, deadline);
+      const { status, message, cutOff } = await this.attempt(method, request, limits);
       this.options.onAttempt?.(method, status);
       if (status.code === GrpcStatus.OK && message) return message;
+      if (cutOff) {
+        this.options.onCutOff?.(method, cutOff);
+        throw new TemporalCallError(method, status, cutOff === 'reconcile' ? { cause: signal?.reason } : undefined);
+      }
       const delay = retryDelayMs(attempt, status, Math.random);
-      if (delay === undefined || (deadline !== undefined && Date.now() + delay >= deadline))
-        throw new TemporalCallError(method, status);
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (delay === undefined || Date.now() + delay >= limits.deadline) throw new TemporalCallError(method, status);
+      await pause(delay, signal);
     }
   }
 
-  private attempt(
-    method: string,
-    request: Uint8Array,
-    deadline: number | undefined,
-  ): Promise<{ status: CallStatus; message?: Buffer }> {
+  private attempt(method: string, request: Uint8Array, limits: CallLimits): Promise<AttemptOutcome> {
     return new Promise((resolve) => {
-      const remainingMs = deadline === undefined ? undefined : deadline - Date.now();
-      if (remainingMs !== undefined && remainingMs <= 0)
-        return resolve({ status: { code: GrpcStatus.DEADLINE_EXCEEDED, details: 'the deadline had passed' } });
+      const { signal } = limits;
+      // Said the same each time, with no figure that changes: it ends up in a condition's message.
+      const timedOut: AttemptOutcome = {
+        status: {
+          code: GrpcStatus.DEADLINE_EXCEEDED,
+          details: `no answer within ${limits.timeoutMs / 1000}s, the timeout of a ${limits.kind}`,
+        },
+        cutOff: limits.kind,
+      };
+      const aborted = (): AttemptOutcome => ({
+        status: { code: GrpcStatus.DEADLINE_EXCEEDED, details: reasonOf(signal) },
+        cutOff: 'reconcile',
+      });
+      if (signal?.aborted) return resolve(aborted());
+      const remainingMs = limits.deadline - Date.now();
+      if (remainingMs <= 0) return resolve(timedOut);
       let stream: http2.ClientHttp2Stream;
       try {
         stream = this.connected().request(this.headers(method, remainingMs));
@@ -105,19 +162,20 @@ export class TemporalChannel {
         return resolve({ status: unavailable(error) });
       }
       let settled = false;
-      const settle = (outcome: { status: CallStatus; message?: Buffer }) => {
+      const settle = (outcome: AttemptOutcome) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         resolve(outcome);
       };
-      const timer =
-        remainingMs === undefined
-          ? undefined
-          : setTimeout(() => {
-              stream.close(http2.constants.NGHTTP2_CANCEL);
-              settle({ status: { code: GrpcStatus.DEADLINE_EXCEEDED, details: `no answer within ${remainingMs} ms` } });
-            }, remainingMs);
+      const cancel = (outcome: AttemptOutcome) => {
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+        settle(outcome);
+      };
+      const timer = setTimeout(() => cancel(timedOut), remainingMs);
+      const onAbort = () => cancel(aborted());
+      signal?.addEventListener('abort', onAbort, { once: true });
       let head: IncomingHttpHeaders = {};
       let trailers: IncomingHttpHeaders | undefined;
       const chunks: Buffer[] = [];
@@ -130,7 +188,7 @@ export class TemporalChannel {
     });
   }
 
-  private headers(method: string, remainingMs: number | undefined): http2.OutgoingHttpHeaders {
+  private headers(method: string, remainingMs: number): http2.OutgoingHttpHeaders {
     const authority =
       this.options.tls?.serverNameOverride ?? (this.options.dialAddress ? this.options.address : undefined);
     return {
@@ -141,7 +199,7 @@ export class TemporalChannel {
       te: 'trailers',
       'user-agent': 'temporal-worker-controller',
       ...(this.apiKey === undefined ? {} : { authorization: `Bearer ${this.apiKey}` }),
-      ...(remainingMs === undefined ? {} : { 'grpc-timeout': `${Math.ceil(remainingMs)}m` }),
+      'grpc-timeout': `${Math.ceil(remainingMs)}m`,
     };
   }
 
@@ -179,6 +237,24 @@ export class TemporalChannel {
     this.session = session;
     return session;
   }
+}
+
+/** Waits `ms`, or less if `signal` aborts meanwhile. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function reasonOf(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason.message : String(reason);
 }
 
 /** The host of host:port, without the brackets of an IPv6 address. */

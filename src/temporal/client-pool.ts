@@ -6,7 +6,7 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import { type CallStatus, GrpcStatus, statusName } from './call-status.ts';
-import { TemporalChannel } from './channel.ts';
+import { type CallCutOff, type CallTimeouts, TemporalChannel } from './channel.ts';
 import {
   controllerSecrets,
   CredentialsError,
@@ -20,7 +20,8 @@ import type { WorkflowService } from './protocol.ts';
 export interface ClientPoolOptions {
   /** The Secret as cached, undefined when it does not exist. */
   secret(namespace: string, name: string): Promise<V1Secret | undefined>;
-  connectTimeoutMs?: number;
+  /** Default: the channel's (DEFAULT_CALL_TIMEOUTS). */
+  timeouts?: CallTimeouts;
   /** Addresses (host:port) to dial elsewhere, keyed by a connection's hostPort: see ChannelOptions.dialAddress. */
   connectTo?: ReadonlyMap<string, string>;
   /**
@@ -31,6 +32,8 @@ export interface ClientPoolOptions {
   serviceAccountToken?: (request: ServiceAccountTokenRequest) => Promise<string>;
   /** Told how every call attempt ended (metrics, for instance). */
   onAttempt?: (method: string, status: CallStatus) => void;
+  /** Told of every call cut off by its timeout or its reconcile's deadline. */
+  onCutOff?: (method: string, by: CallCutOff) => void;
 }
 
 /** Temporal could not be reached with these settings; the message says why. */
@@ -59,8 +62,11 @@ export class TemporalClientPool {
     this.options = options;
   }
 
-  /** Throws CredentialsError when the connection's Secret is missing or unusable, or no token can be had. */
-  async workflowService(connection: TemporalConnection): Promise<WorkflowService> {
+  /**
+   * Throws CredentialsError when the connection's Secret is missing or unusable, or no token can be
+   * had. `signal`: a reconcile's deadline, which also cuts off the calls it makes.
+   */
+  async workflowService(connection: TemporalConnection, signal?: AbortSignal): Promise<WorkflowService> {
     const namespace = connection.metadata.namespace ?? '';
     const identity = identityOf(namespace, connection.metadata.name ?? '');
     const secrets = await lookupSecrets(controllerSecrets(connection), (secretNamespace, name) =>
@@ -76,7 +82,7 @@ export class TemporalClientPool {
     const live = await pooled.channel;
     // Swapped in place: a rotated key or a renewed token needs no new connection.
     if (bearer !== undefined) live.setApiKey(bearer);
-    return live.service;
+    return signal ? live.cutOffBy(signal) : live.service;
   }
 
   /** The TemporalConnection is gone: its client goes too. */
@@ -119,6 +125,8 @@ export class TemporalClientPool {
       ...(dialAddress ? { dialAddress } : {}),
       ...(resolved.tls ? { tls: resolved.tls } : {}),
       ...(bearer === undefined ? {} : { apiKey: bearer }),
+      ...(this.options.timeouts ? { timeouts: this.options.timeouts } : {}),
+      ...(this.options.onCutOff ? { onCutOff: this.options.onCutOff } : {}),
       onAttempt: (method, status) => {
         this.options.onAttempt?.(method, status);
         if (status.code === GrpcStatus.OK) return;
@@ -138,8 +146,8 @@ export class TemporalClientPool {
   }
 
   /**
-   * The channel connects at its first call: this one, with a deadline, checks the settings and
-   * reports what went wrong (a certificate, a server name, a refused key).
+   * The channel connects at its first call: this one, a read with a read's timeout, checks the
+   * settings and reports what went wrong (a certificate, a server name, a refused key).
    */
   private async verified(
     channel: TemporalChannel,
@@ -147,7 +155,7 @@ export class TemporalClientPool {
     lastFailure: () => CallStatus | undefined,
   ): Promise<TemporalChannel> {
     try {
-      await channel.until(new Date(Date.now() + (this.options.connectTimeoutMs ?? 10_000))).getSystemInfo({});
+      await channel.service.getSystemInfo({});
       return channel;
     } catch (error) {
       channel.close();

@@ -29,6 +29,31 @@ export const WORKFLOW_SERVICE_METHODS = [
   'stopBatchOperation',
 ] as const;
 
+/**
+ * Whether each RPC only reads or changes something in Temporal: a read may be asked again at no
+ * cost, so it gets the shorter timeout (channel.ts).
+ */
+export const CALL_KINDS = {
+  getSystemInfo: 'read',
+  describeNamespace: 'read',
+  describeWorkerDeployment: 'read',
+  describeWorkerDeploymentVersion: 'read',
+  describeTaskQueue: 'read',
+  setWorkerDeploymentCurrentVersion: 'write',
+  setWorkerDeploymentRampingVersion: 'write',
+  setWorkerDeploymentManager: 'write',
+  deleteWorkerDeploymentVersion: 'write',
+  deleteWorkerDeployment: 'write',
+  countWorkflowExecutions: 'read',
+  describeWorkflowExecution: 'read',
+  getWorkflowExecutionHistory: 'read',
+  startWorkflowExecution: 'write',
+  terminateWorkflowExecution: 'write',
+  startBatchOperation: 'write',
+  describeBatchOperation: 'read',
+  stopBatchOperation: 'write',
+} as const satisfies Record<(typeof WORKFLOW_SERVICE_METHODS)[number], 'read' | 'write'>;
+
 /** Messages decoded outside any RPC: what a refusal carries in its status details. */
 export const DETAIL_MESSAGES = ['google.rpc.Status', 'temporal.api.errordetails.v1.ResourceExhaustedFailure'] as const;
 

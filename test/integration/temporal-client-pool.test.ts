@@ -31,7 +31,10 @@ async function fixture(t: TestContext): Promise<Fixture> {
   const certs = await makeCertificates(t, SERVER_NAME);
   const core = kubeConfig().makeApiClient(CoreV1Api);
   const secrets = new SecretWatches({ api: kubernetesApi(t), onChange: () => {} });
-  const pool = new TemporalClientPool({ secret: (ns, name) => secrets.get(ns, name), connectTimeoutMs: 3000 });
+  const pool = new TemporalClientPool({
+    secret: (ns, name) => secrets.get(ns, name),
+    timeouts: { readMs: 3000, writeMs: 3000 },
+  });
   t.after(async () => {
     await pool.close();
     await secrets.stop();

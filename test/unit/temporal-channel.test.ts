@@ -1,14 +1,21 @@
 // The controller's gRPC channel at the edges the real server seldom shows: a status without a
-// message, a proxy's HTTP error, a reset stream, a deadline, a refused connection; and the retry
-// policy it follows. The happy path runs against the real Temporal server in the integration suite.
+// message, a proxy's HTTP error, a reset stream, a server that never answers, a reconcile's
+// deadline, a refused connection; and the retry policy it follows. The happy path runs against the real Temporal server in the integration suite.
 import assert from 'node:assert/strict';
-import { createSecureServer, createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import {
+  constants,
+  createSecureServer,
+  createServer,
+  type Http2Server,
+  type IncomingHttpHeaders,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { retryDelayMs } from '../../src/temporal/call-retries.ts';
 import type { TemporalCallError } from '../../src/temporal/call-status.ts';
 import { type CallStatus, GrpcStatus } from '../../src/temporal/call-status.ts';
-import { TemporalChannel } from '../../src/temporal/channel.ts';
+import { type CallCutOff, type CallTimeouts, TemporalChannel } from '../../src/temporal/channel.ts';
 import { makeCertificates } from '../support/certificates.ts';
 
 const half = () => 0.5;
@@ -39,27 +46,43 @@ test('retries: transient codes are tried again with growing delays, up to 10 att
   assert.ok(!retried(GrpcStatus.INTERNAL, 'failed to decode the request'));
 });
 
-/** A channel to a server whose every call `answer` handles; also what the channel sent and each attempt's status. */
-async function channelTo(t: TestContext, answer: (stream: ServerHttp2Stream, call: number) => void) {
+/**
+ * A channel to a server whose every call `answer` handles; also what the channel sent, each
+ * attempt's status and each call cut off.
+ */
+async function channelTo(
+  t: TestContext,
+  answer: (stream: ServerHttp2Stream, call: number) => void,
+  timeouts?: CallTimeouts,
+) {
   const server = createServer();
   const paths: string[] = [];
-  server.on('stream', (stream, headers) => {
-    paths.push(String(headers[':path']));
+  const headers: IncomingHttpHeaders[] = [];
+  server.on('stream', (stream, sent) => {
+    paths.push(String(sent[':path']));
+    headers.push(sent);
     stream.on('error', () => {});
     answer(stream, paths.length);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const attempts: CallStatus[] = [];
+  const cutOffs: string[] = [];
   const channel = new TemporalChannel({
     address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ...(timeouts ? { timeouts } : {}),
     onAttempt: (_method, status) => attempts.push(status),
+    onCutOff: (method: string, by: CallCutOff) => cutOffs.push(`${method} ${by}`),
   });
   t.after(() => {
     channel.close();
     server.close();
   });
-  return { channel, paths, attempts };
+  return { channel, paths, headers, attempts, cutOffs };
 }
+
+/** Takes the call, says it is answering, and never does. */
+const neverAnswers = (stream: ServerHttp2Stream) =>
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc' });
 
 const trailersOnly = (code: number, message: string) => (stream: ServerHttp2Stream) =>
   stream.respond(
@@ -118,22 +141,89 @@ test('an HTTP error from a proxy, a reset stream and a framing error each become
   }
 });
 
-test('a deadline ends a call the server never answers', async (t) => {
-  const { channel } = await channelTo(t, () => {});
-  await assert.rejects(channel.until(new Date(Date.now() + 200)).getSystemInfo({}), {
-    code: GrpcStatus.DEADLINE_EXCEEDED,
-  });
-});
+test(
+  'a server that accepts a call and never answers: a read ends at its timeout, a write at its longer one, each saying which',
+  { timeout: 10_000 },
+  async (t) => {
+    const { channel, headers, cutOffs } = await channelTo(t, neverAnswers, { readMs: 300, writeMs: 900 });
+    const timed = async (call: () => Promise<unknown>) => {
+      const started = performance.now();
+      const error = await call().then(
+        () => assert.fail('answered'),
+        (e: unknown) => e as TemporalCallError,
+      );
+      return { error, ms: performance.now() - started };
+    };
+    const read = await timed(() => channel.service.describeWorkerDeployment({ namespace: 'n', deploymentName: 'd' }));
+    assert.equal(read.error.name, 'TemporalCallError');
+    assert.equal(read.error.code, GrpcStatus.DEADLINE_EXCEEDED);
+    assert.equal(
+      read.error.message,
+      'DescribeWorkerDeployment: DEADLINE_EXCEEDED: no answer within 0.3s, the timeout of a read',
+    );
+    // A timer fires no sooner than asked (give or take Node's millisecond); the upper bound is slack for a busy machine.
+    assert.ok(read.ms >= 299 && read.ms < 2_300, `the read took ${read.ms} ms`);
+    const write = await timed(() =>
+      channel.service.setWorkerDeploymentCurrentVersion({ namespace: 'n', deploymentName: 'd', buildId: 'v2' }),
+    );
+    assert.equal(
+      write.error.message,
+      'SetWorkerDeploymentCurrentVersion: DEADLINE_EXCEEDED: no answer within 0.9s, the timeout of a write',
+    );
+    assert.ok(write.ms >= 899 && write.ms < 2_900, `the write took ${write.ms} ms`);
+    assert.deepEqual(cutOffs, ['DescribeWorkerDeployment read', 'SetWorkerDeploymentCurrentVersion write']);
+    // The server is told too, as gRPC says: it may stop working on a call nobody waits for.
+    const told = headers.map((h) => Number(/^(\d+)m$/.exec(String(h['grpc-timeout']))?.[1]));
+    assert.ok(told[0]! <= 300 && told[0]! > 0 && told[1]! <= 900 && told[1]! > 300, `grpc-timeout ${told.join(', ')}`);
+  },
+);
 
-test('a refused connection is UNAVAILABLE, with the reason, tried again until the deadline', async () => {
+test(
+  "a reconcile's deadline cuts its call off at once: the stream is cancelled, the deadline is the cause, and no later call goes out",
+  { timeout: 10_000 },
+  async (t) => {
+    const resets: number[] = [];
+    const { channel, paths, cutOffs } = await channelTo(
+      t,
+      (stream) => {
+        stream.on('close', () => resets.push(stream.rstCode));
+        neverAnswers(stream);
+      },
+      { readMs: 60_000, writeMs: 60_000 },
+    );
+    const deadline = new AbortController();
+    const service = channel.cutOffBy(deadline.signal);
+    const call = service.setWorkerDeploymentRampingVersion({ namespace: 'n', deploymentName: 'd', percentage: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const reason = new Error('the reconcile of shop/orders ran past its timeout of 120s');
+    deadline.abort(reason);
+    await assert.rejects(call, (error: TemporalCallError) => {
+      assert.equal(error.code, GrpcStatus.DEADLINE_EXCEEDED);
+      assert.equal(
+        error.message,
+        'SetWorkerDeploymentRampingVersion: DEADLINE_EXCEEDED: the reconcile of shop/orders ran past its timeout of 120s',
+      );
+      assert.equal(error.cause, reason);
+      return true;
+    });
+    await assert.rejects(service.describeWorkerDeployment({ namespace: 'n', deploymentName: 'd' }), { cause: reason });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(resets, [constants.NGHTTP2_CANCEL], 'the server saw the call cancelled');
+    assert.equal(paths.length, 1, 'the call after the deadline never left');
+    assert.deepEqual(cutOffs, ['SetWorkerDeploymentRampingVersion reconcile', 'DescribeWorkerDeployment reconcile']);
+  },
+);
+
+test('a refused connection is UNAVAILABLE, with the reason, tried again until the timeout', async () => {
   const attempts: CallStatus[] = [];
   const channel = new TemporalChannel({
     address: '127.0.0.1:1',
+    timeouts: { readMs: 500, writeMs: 500 },
     onAttempt: (_method, status) => attempts.push(status),
   });
   try {
-    // The last attempt may be cut by the deadline itself on a busy machine: the ones before say why.
-    await assert.rejects(channel.until(new Date(Date.now() + 500)).getSystemInfo({}), (error: TemporalCallError) => {
+    // The last attempt may be cut by the timeout itself on a busy machine: the ones before say why.
+    await assert.rejects(channel.service.getSystemInfo({}), (error: TemporalCallError) => {
       assert.ok(
         ([GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED] as number[]).includes(error.code),
         `code ${error.code}`,
@@ -167,11 +257,12 @@ test('a dial address is where the connection opens; the certificate is checked, 
   const plain = await listen(createServer());
   const secure = await listen(createSecureServer({ cert: certs.server.cert, key: certs.server.key }));
   const call = async (address: string, dialAddress: string, tls?: { serverRootCACertificate: Buffer }) => {
-    const channel = new TemporalChannel({ address, dialAddress, ...(tls ? { tls } : {}) });
+    // The channel dials again until the timeout, then says why it could not: the timeout must
+    // leave a loaded machine room for one whole TLS handshake.
+    const timeouts = { readMs: 15_000, writeMs: 15_000 };
+    const channel = new TemporalChannel({ address, dialAddress, timeouts, ...(tls ? { tls } : {}) });
     try {
-      // The channel dials again until the deadline, then says why it could not: the deadline must
-      // leave a loaded machine room for one whole TLS handshake.
-      await channel.until(new Date(Date.now() + 15_000)).getSystemInfo({});
+      await channel.service.getSystemInfo({});
     } finally {
       channel.close();
     }
