@@ -1,13 +1,15 @@
 // When Temporal is over its rate limit, out of reach or refusing the controller's credentials, a
-// reconcile says so (status/read-failures.ts words it) and tries again later: after a rate limit
-// with a delay that grows while it lasts (so a namespace over its limit is not hammered),
-// otherwise at the poll interval.
+// reconcile says so (status/read-failures.ts words it) and tries again later: after a rate limit,
+// or a call that ran out its timeout, with a delay that grows while it lasts (a namespace over its
+// limit is not hammered, and a frontend too loaded to answer does not hold a reconcile slot for a
+// whole timeout at every poll), otherwise at the poll interval.
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { ReadFailure } from '../domain/read-failure.ts';
 import type { Backoff } from '../runtime/backoff.ts';
 import type { Condition } from '../status/conditions.ts';
 import { readFailureCondition } from '../status/read-failures.ts';
 import { credentialsRefusal, troubleOf } from '../temporal/call-failures.ts';
+import { GrpcStatus, TemporalCallError } from '../temporal/call-status.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
 
 export interface TroubleDependencies {
@@ -44,6 +46,8 @@ export function temporalTrouble(
     ...(refusal === undefined ? {} : { refusal }),
     connection,
   };
-  const requeueAfterMs = trouble === 'TemporalRateLimited' ? deps.temporalBackoff.next(key) : deps.pollIntervalMs;
+  const timedOut = error instanceof TemporalCallError && error.code === GrpcStatus.DEADLINE_EXCEEDED;
+  const requeueAfterMs =
+    trouble === 'TemporalRateLimited' || timedOut ? deps.temporalBackoff.next(key) : deps.pollIntervalMs;
   return { failure, condition: readFailureCondition(failure), requeueAfterMs };
 }

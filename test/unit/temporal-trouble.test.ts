@@ -107,3 +107,31 @@ test('a rate limit comes back after a growing delay; a busy Worker Deployment wo
     );
   }
 });
+
+test('a call past its timeout says which call and which timeout, and comes back after a growing delay', () => {
+  const backoff = new Backoff<string>({ baseMs: 10_000, maxMs: 300_000 });
+  const local = { pollIntervalMs: 10_000, temporalBackoff: backoff };
+  const timedOut = new TemporalCallError('DescribeWorkerDeployment', {
+    code: status.DEADLINE_EXCEEDED,
+    details: 'no answer within 10s, the timeout of a read',
+  });
+  const troubles = [1, 2, 3].map(() =>
+    temporalTrouble(
+      local,
+      'team/orders',
+      timedOut,
+      'cannot read Worker Deployment team/orders from t:7233',
+      apiKeyConnection,
+    ),
+  );
+  assert.deepEqual(
+    [troubles[0]?.condition.type, troubles[0]?.condition.status, troubles[0]?.condition.reason],
+    ['Progressing', 'False', 'TemporalUnreachable'],
+  );
+  assert.equal(
+    troubles[0]?.condition.message,
+    'cannot read Worker Deployment team/orders from t:7233: DescribeWorkerDeployment: DEADLINE_EXCEEDED: no answer within 10s, the timeout of a read',
+  );
+  const delays = troubles.map((t) => t?.requeueAfterMs ?? 0);
+  assert.ok(delays[0]! < delays[1]! && delays[1]! < delays[2]!, `growing: ${delays.join(', ')}`);
+});
