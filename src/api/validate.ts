@@ -33,6 +33,46 @@ export function validate(schema: TSchema, value: unknown, old?: unknown): FieldE
   return errors;
 }
 
+/**
+ * What of `value` fits `schema`: a property or list item that does not fit, and cannot be made to
+ * by leaving out parts of its own, is left out, the smallest part first. `value` undefined when
+ * nothing fits; `left` says what was left out, and why.
+ */
+export function fittingPart(schema: TSchema, value: unknown, path = ''): { value?: unknown; left: FieldError[] } {
+  const errors = validate(schema, value);
+  if (errors.length === 0) return { value, left: [] };
+  const left: FieldError[] = [];
+  const fit = (child: TSchema, item: unknown, at: string): unknown => {
+    const part = fittingPart(child, item, at);
+    left.push(...part.left);
+    return part.value;
+  };
+  let kept = value;
+  if (schema.type === 'object' && schema.properties && typeof value === 'object' && value !== null) {
+    const object: Record<string, unknown> = { ...value };
+    for (const [key, child] of Object.entries(schema.properties as Record<string, TSchema>)) {
+      if (object[key] === undefined) continue;
+      const part = fit(child, object[key], join(path, `.${key}`));
+      if (part === undefined) delete object[key];
+      else object[key] = part;
+    }
+    kept = object;
+  } else if (schema.type === 'array' && Array.isArray(value)) {
+    kept = value.flatMap((item, i) => {
+      const part = fit(schema.items as TSchema, item, `${path}[${i}]`);
+      return part === undefined ? [] : [part];
+    });
+  }
+  if (validate(schema, kept).length === 0) return { value: kept, left };
+  // Left out whole, for what was wrong with it as it was: the first word on each field.
+  const fields = new Map<string, string>();
+  for (const e of errors) {
+    const field = e.field.startsWith('[') ? `${path}${e.field}` : join(path, e.field && `.${e.field}`);
+    if (!fields.has(field)) fields.set(field, e.message);
+  }
+  return { left: [...fields].map(([field, message]) => ({ field, message })) };
+}
+
 /** A copy of `value` with the schema's defaults filled in, as the API server stores it. */
 export function withDefaults<T>(schema: TSchema, value: T): T {
   return Value.Default(schema, Value.Clone(value)) as T;

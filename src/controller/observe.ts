@@ -6,10 +6,10 @@
 // target's task queues, pollers and gate runs. A read that fails is reported as exactly that, and
 // nothing is decided on half an answer.
 import type { V1Deployment } from '@kubernetes/client-node';
-import { KINDS } from '../api/kinds.ts';
+import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
-import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import { type FieldError, validate, withDefaults } from '../api/validate.ts';
+import { type TemporalWorkerDeployment, temporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { type FieldError, fittingPart, validate, withDefaults } from '../api/validate.ts';
 import type {
   FailedObservation,
   LadderObservation,
@@ -68,9 +68,20 @@ export async function observeKubernetes(
   deps: ReconcilerDependencies,
   cached: TemporalWorkerDeployment,
 ): Promise<SeenInKubernetes> {
-  const { workerDeployment, invalid } = admitted(cached);
-  if (invalid.length > 0)
-    return { failed: { workerDeployment: cached, failure: { kind: 'InvalidSpec', errors: invalid } } };
+  const admission = admitted(cached);
+  const { workerDeployment, invalid, unreadable } = admission;
+  if (unreadable.length > 0 && !admission.said) {
+    admission.said = true;
+    await deps.recordEvent(
+      { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: cached.metadata },
+      {
+        type: 'Warning',
+        reason: 'StatusUnreadable',
+        message: `the stored status does not fit this controller's schema (an older controller wrote it?): ${unreadable.map((e) => `${e.field}: ${e.message}`).join('; ')}; the controller goes on as if that part had never been written, and writes the status anew`,
+      },
+    );
+  }
+  if (invalid.length > 0) return { failed: { workerDeployment, failure: { kind: 'InvalidSpec', errors: invalid } } };
   const namespace = cached.metadata.namespace ?? '';
   const name = cached.metadata.name ?? '';
   const spec = workerDeployment.spec;
@@ -80,7 +91,7 @@ export async function observeKubernetes(
   if (!connection)
     return {
       failed: {
-        workerDeployment: cached,
+        workerDeployment,
         failure: {
           kind: 'ConnectionNotFound',
           namespace: connectionAt,
@@ -97,7 +108,7 @@ export async function observeKubernetes(
   if ('conflict' in copies)
     return {
       failed: {
-        workerDeployment: cached,
+        workerDeployment,
         failure: { kind: 'ConnectionCredentials', reason: 'SecretCopyConflict', connection, message: copies.conflict },
       },
     };
@@ -158,16 +169,27 @@ async function observeSecretCopies(
 const admittedObjects = new WeakMap<TemporalWorkerDeployment, Admitted>();
 
 interface Admitted {
+  /** With only the part of its status that fits the schema. */
   workerDeployment: TemporalWorkerDeployment;
+  /** What admission would refuse of its spec and metadata. */
   invalid: FieldError[];
+  /** What of its status does not fit the schema, and is left out. */
+  unreadable: FieldError[];
+  /** Whether a Warning said so. */
+  said?: boolean;
 }
 
 function admitted(cached: TemporalWorkerDeployment): Admitted {
   const known = admittedObjects.get(cached);
   if (known) return known;
-  const schema = KINDS.TemporalWorkerDeployment.schema;
-  const workerDeployment = deepFreeze(withDefaults(schema, cached));
-  const result = { workerDeployment, invalid: validate(schema, workerDeployment) };
+  const { status: stored, ...rest } = withDefaults(temporalWorkerDeployment, cached);
+  // The status is the controller's memory, written by whichever version of it ran before: what of
+  // it this version cannot read is taken as never written (learnt again, from Temporal where it
+  // can be), never a reason to stop, which would also keep it from being written anew.
+  const readable = stored ? fittingPart(temporalWorkerDeployment.properties.status, stored, 'status') : { left: [] };
+  const status = readable.value as TemporalWorkerDeployment['status'];
+  const workerDeployment: TemporalWorkerDeployment = deepFreeze({ ...rest, ...(status ? { status } : {}) });
+  const result = { workerDeployment, invalid: validate(temporalWorkerDeployment, rest), unreadable: readable.left };
   admittedObjects.set(cached, result);
   return result;
 }

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KINDS } from '../../src/api/kinds.ts';
-import { validate, withDefaults } from '../../src/api/validate.ts';
+import { Type } from '@sinclair/typebox';
+import { fittingPart, validate, withDefaults } from '../../src/api/validate.ts';
 import {
   invalidManifests,
   validConnection,
@@ -56,4 +57,28 @@ test('a ramp that increases strictly passes, including with a step gate', () => 
     ],
   };
   assert.deepEqual(validate(schema, withDefaults(schema, manifest)), []);
+});
+
+test('the part of a value that fits: each misfit is left out, the smallest part that holds it, and said once', () => {
+  const schema = Type.Object({
+    kept: Type.Optional(Type.String()),
+    outer: Type.Optional(
+      Type.Object({
+        name: Type.String(),
+        inner: Type.Optional(Type.Object({ at: Type.String(), n: Type.Optional(Type.Integer()) })),
+      }),
+    ),
+    items: Type.Optional(Type.Array(Type.Object({ id: Type.String() }))),
+  });
+  const value = { kept: 'yes', outer: { name: 'o', inner: { n: 1 } }, items: [{ id: 'a' }, { id: 2 }] };
+  assert.deepEqual(fittingPart(schema, value, 'status'), {
+    value: { kept: 'yes', outer: { name: 'o' }, items: [{ id: 'a' }] },
+    left: [
+      { field: 'status.outer.inner.at', message: 'Expected required property' },
+      { field: 'status.items[1].id', message: 'Expected string' },
+    ],
+  });
+  assert.deepEqual(value.items, [{ id: 'a' }, { id: 2 }], 'the value given is left as it was');
+  assert.deepEqual(fittingPart(schema, { kept: 'yes' }), { value: { kept: 'yes' }, left: [] });
+  assert.equal(fittingPart(schema, 'nothing like it').value, undefined);
 });
