@@ -6,8 +6,8 @@ export interface SampleWorkerConfig extends WorkerEnvironment {
   /**
    * `SAMPLE_BEHAVIOUR`: reported by every activity, so builds visibly differ; `fail-gate` fails
    * gates; `fail-<percent>` fails that share of orders; one that starts with `workflows-only`
-   * registers no activities; `order-breaking` and `order-compatible` run a changed `order`
-   * workflow (see workflow-variants.ts).
+   * registers no activities; `auto-upgrade-breaking` and `pinned-breaking` run workflows of that
+   * behaviour changed incompatibly (see workflow-variants/).
    */
   behaviour: string;
 }

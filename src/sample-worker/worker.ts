@@ -10,10 +10,10 @@ import { type SampleWorkerConfig, WORKFLOWS_ONLY } from './config.ts';
 
 export const workflowsPath = new URL('./workflows.ts', import.meta.url).pathname;
 
-/** Builds whose `order` workflow changed: the replay gate's cases. */
+/** Builds whose workflows changed incompatibly, of either versioning behaviour: the replay gate's cases. */
 const VARIANTS: Record<string, string> = {
-  'order-breaking': new URL('./workflow-variants/order-breaking.ts', import.meta.url).pathname,
-  'order-compatible': new URL('./workflow-variants/order-compatible.ts', import.meta.url).pathname,
+  'auto-upgrade-breaking': new URL('./workflow-variants/auto-upgrade-breaking.ts', import.meta.url).pathname,
+  'pinned-breaking': new URL('./workflow-variants/pinned-breaking.ts', import.meta.url).pathname,
 };
 
 /** The workflow code a build of this behaviour runs. */

@@ -1,74 +1,155 @@
-// The worker library's replay gate on the real environment: orders run on the current build; a new
-// build whose `order` workflow changed incompatibly is stopped by the gate, which names a workflow
-// that does not replay, before any traffic moves to it; a build whose change is behind a patch
-// passes and is promoted.
+// The worker library's replay gate on the real environment, with workflows of both versioning
+// behaviours on the current build, running and closed: a new build that breaks the auto-upgrade
+// workflow (which would move to it) is stopped before any traffic moves; one that breaks only the
+// pinned workflows (which stay where they are) passes by default and is promoted, and its pinned
+// workflows finish on their own build; widened to pinned workflows by its input, the gate fails it.
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
-import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
+import type { RunReport } from '../../src/sample-worker/workflows.ts';
+import type { ReplayOutcome } from '../../packages/worker/src/workflow.ts';
+import { condition, controlledNamespace, rolledOut, type WorkerDeployments } from '../support/controller.ts';
 import { eventually, sharedEnvironment, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
+import { pinnedWorkflow } from '../support/pinned-workflow.ts';
+import { sampleWorkerTemplate } from '../support/sample-template.ts';
 
 const ORDERS = 5;
 
-test('the replay gate stops a breaking workflow change before it takes traffic, and passes a compatible one', async (t) => {
+/** An auto-upgrade workflow whose first task and activity ran on `buildId`, now waiting for `finish`. */
+async function autoUpgradeWorkflow(client: Client, taskQueue: string, buildId: string): Promise<WorkflowHandle> {
+  const workflow = await client.workflow.start('autoUpgradeUntilSignalled', {
+    taskQueue,
+    workflowId: uniqueName('auto-upgrade'),
+  });
+  await eventually(`the auto-upgrade workflow to wait on ${buildId}`, async () => {
+    const described = await workflow.describe();
+    const events = (await workflow.fetchHistory()).events ?? [];
+    const waiting =
+      events.some((e) => e.activityTaskCompletedEventAttributes) && events.at(-1)?.workflowTaskCompletedEventAttributes;
+    return described.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId === buildId && waiting
+      ? true
+      : undefined;
+  });
+  return workflow;
+}
+
+/** The gate fails the build it runs on: the worker deployment says so, and the message. */
+async function gateFails(ns: WorkerDeployments): Promise<{ build: string; message: string }> {
+  const stopped = await ns.until(
+    'orders',
+    'the replay gate to fail the new build',
+    (twd) => condition(twd, 'Stalled')?.reason === 'GateFailed',
+    120_000,
+  );
+  return {
+    build: stopped.status?.targetVersion?.buildID ?? '',
+    message: condition(stopped, 'Stalled')?.message ?? '',
+  };
+}
+
+test('the replay gate replays auto-upgrade workflows: it stops a change that breaks them, and passes one that breaks only pinned workflows unless told to replay those too', async (t) => {
   const namespace = await testNamespace(t, 'replay-gate');
   const client = await temporalClient(t);
   const ns = await controlledNamespace(t, namespace);
-  const rollout = { strategy: 'AllAtOnce', gate: { workflowType: 'replayGate', input: { workflows: 20 } } };
-  await ns.createWorkerDeployment('orders', { replicas: 1, rollout, template: ns.template('blue') });
+  const temporalName = temporalDeploymentName(namespace, 'orders');
+  const gate = { workflowType: 'replayGate', input: { workflows: 20 } };
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    rollout: { strategy: 'AllAtOnce', gate },
+    template: ns.template('blue'),
+  });
   // No build is current yet: the gate has nothing to replay, and passes.
   const v1 =
     (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
 
-  const ids = Array.from({ length: ORDERS }, () => uniqueName('order'));
+  // On v1: pinned workflows closed (orders) and running, auto-upgrade ones running and closed.
+  const orders = Array.from({ length: ORDERS }, () => uniqueName('order'));
   await Promise.all(
-    ids.map((workflowId, i) => client.workflow.execute('order', { taskQueue: ns.taskQueue, workflowId, args: [i] })),
+    orders.map((workflowId, i) => client.workflow.execute('order', { taskQueue: ns.taskQueue, workflowId, args: [i] })),
   );
-  // The gate finds them through visibility, which follows their completion by a moment.
-  const query = `TemporalWorkerDeploymentVersion = '${temporalDeploymentName(namespace, 'orders')}:${v1}' AND WorkflowType = 'order'`;
-  await eventually(`the ${ORDERS} orders of ${v1} in visibility`, async () =>
-    (await client.workflow.count(query)).count >= ORDERS ? true : undefined,
-  );
+  const pinned = await pinnedWorkflow(client, ns.taskQueue, v1);
+  const autoUpgrade = await autoUpgradeWorkflow(client, ns.taskQueue, v1);
+  const closedAutoUpgrade = await autoUpgradeWorkflow(client, ns.taskQueue, v1);
+  await closedAutoUpgrade.signal('finish');
+  assert.equal(((await closedAutoUpgrade.result()) as RunReport).finishedOn.buildId, v1);
+  // The gate finds them through visibility, which follows them by a moment.
+  const onV1 = `TemporalWorkerDeploymentVersion = '${temporalName}:${v1}'`;
+  await eventually('the workflows of v1 in visibility, with their behaviour', async () => {
+    const [pinnedCount, autoUpgradeCount] = await Promise.all([
+      client.workflow.count(`${onV1} AND TemporalWorkflowVersioningBehavior = 'Pinned'`),
+      client.workflow.count(
+        `${onV1} AND TemporalWorkflowVersioningBehavior = 'AutoUpgrade' AND ExecutionStatus = 'Completed'`,
+      ),
+    ]);
+    return pinnedCount.count === ORDERS + 1 && autoUpgradeCount.count === 1 ? true : undefined;
+  });
 
-  await ns.patchSpec('orders', { template: ns.template('order-breaking') });
-  const stopped = await ns.until(
-    'orders',
-    'the replay gate to fail the breaking build',
-    (twd) => condition(twd, 'Stalled')?.reason === 'GateFailed',
-    120_000,
-  );
-  const v2 = stopped.status?.targetVersion?.buildID ?? '';
-  const message = condition(stopped, 'Stalled')?.message ?? '';
-  t.diagnostic(message);
-  assert.match(message, /NondeterministicChange|does not replay/, message);
-  assert.ok(
-    ids.some((id) => message.includes(id)),
-    `names one of the orders that ran on ${v1}: ${message}`,
-  );
-  assert.match(message, /\(order\)/, 'and its type');
+  // A change that breaks the auto-upgrade workflow: the running one would replay it on the new
+  // build at its next task. Both auto-upgrade workflows are replayed, the running one first; no
+  // pinned one is.
+  await ns.patchSpec('orders', { template: ns.template('auto-upgrade-breaking') });
+  const breaking = await gateFails(ns);
+  t.diagnostic(breaking.message);
   assert.match(
-    message,
-    /at event \d+ [A-Z]\w+: \[TMPRL1100\] Nondeterminism error/,
-    'and the first event that diverged',
+    breaking.message,
+    new RegExp(
+      `workflow ${autoUpgrade.workflowId} \\(autoUpgradeUntilSignalled\\) of build ${v1} does not replay on this build at event \\d+ [A-Z]\\w+: \\[TMPRL1100\\] Nondeterminism error`,
+    ),
   );
-  assert.match(message, new RegExp(`of build ${v1}`), 'and the build it ran on');
-  // No traffic moved: Temporal still routes everything to v1, and never ramped v2.
+  assert.match(breaking.message, /; and 1 more of 2 replayed\b/, 'the closed one too, and nothing pinned');
+  // No traffic moved: Temporal still routes everything to v1, and never ramped the breaking build.
   const described = await client.workflowService.describeWorkerDeployment({
     namespace: sharedEnvironment().temporalNamespace,
-    deploymentName: temporalDeploymentName(namespace, 'orders'),
+    deploymentName: temporalName,
   });
   const routing = described.workerDeploymentInfo?.routingConfig;
   assert.equal(routing?.currentDeploymentVersion?.buildId, v1);
   assert.equal(routing?.rampingDeploymentVersion?.buildId ?? undefined, undefined, 'no ramp');
-  const v2Summary = described.workerDeploymentInfo?.versionSummaries?.find((v) => v.deploymentVersion?.buildId === v2);
-  assert.equal(v2Summary?.firstActivationTime ?? undefined, undefined, `${v2} never took traffic`);
+  const summary = described.workerDeploymentInfo?.versionSummaries?.find(
+    (v) => v.deploymentVersion?.buildId === breaking.build,
+  );
+  assert.equal(summary?.firstActivationTime ?? undefined, undefined, `${breaking.build} never took traffic`);
 
-  await ns.patchSpec('orders', { template: ns.template('order-compatible') });
+  // A change that breaks only the pinned workflows, with the gate told to replay pinned ones too:
+  // the running pinned one first, then the orders, fail; the auto-upgrade ones replay.
+  await ns.patchSpec('orders', {
+    template: ns.template('pinned-breaking'),
+    rollout: { gate: { input: { behaviors: ['AutoUpgrade', 'Pinned'] } } },
+  });
+  const widened = await gateFails(ns);
+  t.diagnostic(widened.message);
+  assert.notEqual(widened.build, breaking.build);
+  assert.match(
+    widened.message,
+    new RegExp(`workflow ${pinned.workflowId} \\(pinnedUntilSignalled\\) of build ${v1} does not replay on this build`),
+  );
+  assert.match(widened.message, new RegExp(`; and ${ORDERS} more of ${ORDERS + 3} replayed\\b`));
+
+  // The same change under the default: passes and is promoted (another build: a failed one stays failed).
+  await ns.patchSpec('orders', {
+    template: sampleWorkerTemplate(ns.taskQueue, 'pinned-breaking', [{ name: 'ATTEMPT', value: '2' }]),
+    rollout: { gate: { input: { behaviors: null } } },
+  });
   const promoted = await ns.until(
     'orders',
-    'the compatible build to pass the gate and become current',
-    (twd) => rolledOut(twd) && ![v1, v2].includes(twd.status?.currentVersion?.buildID ?? v1),
+    'the build that breaks only pinned workflows to pass the gate and become current',
+    (twd) => rolledOut(twd) && ![v1, breaking.build, widened.build].includes(twd.status?.currentVersion?.buildID ?? v1),
     120_000,
   );
+  const v2 = promoted.status?.currentVersion?.buildID ?? '';
   assert.equal(condition(promoted, 'Stalled')?.status, 'False');
+  const query = `WorkflowType = 'replayGate' AND TemporalWorkerDeploymentVersion = '${temporalName}:${v2}'`;
+  const gateRun = await eventually(`the gate run on ${v2} in visibility`, async () => {
+    for await (const run of client.workflow.list({ query })) return run;
+    return undefined;
+  });
+  const outcome = (await client.workflow.getHandle(gateRun.workflowId, gateRun.runId).result()) as ReplayOutcome;
+  assert.deepEqual(outcome, { currentBuildId: v1, replayed: 2, divergences: [] }, 'the two auto-upgrade workflows');
+
+  // And it was safe: the pinned workflow finishes on v1's code; the auto-upgrade one moves to v2 and finishes there.
+  await pinned.signal('finish');
+  assert.equal(((await pinned.result()) as RunReport).finishedOn.buildId, v1);
+  await autoUpgrade.signal('finish');
+  assert.equal(((await autoUpgrade.result()) as RunReport).finishedOn.buildId, v2);
 });

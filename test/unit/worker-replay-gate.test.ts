@@ -1,9 +1,13 @@
-// The replay gate's account of a divergence, from the replayer's error as the SDK words it: the
-// core's own reason, and the first event that diverged, named from the history.
+// The replay gate: which workflows it replays (auto-upgrade ones by default, running ones first),
+// and its account of a divergence, from the replayer's error as the SDK words it: the core's own
+// reason, and the first event that diverged, named from the history.
+import { ApplicationFailure, type Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { divergedEvent, sdkReason } from '../../packages/worker/src/index.ts';
+import { divergedEvent, replayGateActivities, sdkReason } from '../../packages/worker/src/index.ts';
+import { replayedWorkflowsQuery } from '../../packages/worker/src/replay-gate.ts';
+import type { ReplayGateInput } from '../../packages/worker/src/workflow.ts';
 
 const { EventType } = proto.temporal.api.enums.v1;
 // As a breaking `order` (a timer before its activity) failed to replay on the test environment.
@@ -28,4 +32,93 @@ test('the first event that diverged, by the id the error gives, with its type fr
   assert.equal(divergedEvent(seen, history), '5 ActivityTaskScheduled');
   assert.equal(divergedEvent(seen, undefined), '5', 'no history: the id alone');
   assert.equal(divergedEvent('Workflow type order not found', history), undefined, 'no id: none said');
+});
+
+const since = new Date('2026-11-25T10:00:00Z');
+
+test('what the gate replays: the workflows of the behaviours asked whose last task ran on the current build, running or closed since', () => {
+  assert.equal(
+    replayedWorkflowsQuery('ns/orders', 'v1', ['AutoUpgrade']),
+    "TemporalWorkerDeploymentVersion = 'ns/orders:v1' AND TemporalWorkflowVersioningBehavior IN ('AutoUpgrade') AND ExecutionStatus = 'Running'",
+  );
+  assert.equal(
+    replayedWorkflowsQuery('ns/orders', 'v1', ['AutoUpgrade', 'Pinned'], since),
+    "TemporalWorkerDeploymentVersion = 'ns/orders:v1' AND TemporalWorkflowVersioningBehavior IN ('AutoUpgrade', 'Pinned') AND ExecutionStatus != 'Running' AND CloseTime > '2026-11-25T10:00:00.000Z'",
+  );
+});
+
+/** The gate's activity on a client whose visibility lists nothing: the queries it asks, in order. */
+async function queriesOf(input: ReplayGateInput): Promise<{ query: string; pageSize: number }[]> {
+  const lists: { query: string; pageSize: number }[] = [];
+  const client = {
+    workflowService: {
+      describeWorkerDeployment: () =>
+        Promise.resolve({
+          workerDeploymentInfo: { routingConfig: { currentDeploymentVersion: { buildId: 'v1' } } },
+        }),
+    },
+    workflow: {
+      list: (options: { query: string; pageSize: number }) => {
+        lists.push(options);
+        return (async function* () {})();
+      },
+    },
+    connection: { close: () => Promise.resolve() },
+  } as unknown as Client;
+  const activities = replayGateActivities({
+    namespace: 'default',
+    deploymentName: 'ns/orders',
+    client: () => Promise.resolve(client),
+    workflowBundle: () => Promise.reject(new Error('nothing to replay: no bundle needed')),
+  });
+  assert.deepEqual(await activities.replayRecentHistories(input), {
+    currentBuildId: 'v1',
+    replayed: 0,
+    divergences: [],
+  });
+  return lists;
+}
+
+test('by default auto-upgrade workflows only, the running ones first, then those closed within maxAgeHours', async () => {
+  const before = Date.now();
+  const [running, closed, ...more] = await queriesOf({});
+  assert.deepEqual(running, { query: replayedWorkflowsQuery('ns/orders', 'v1', ['AutoUpgrade']), pageSize: 20 });
+  const closedSince = new Date(/CloseTime > '([^']+)'/.exec(closed?.query ?? '')?.[1] ?? 0);
+  assert.deepEqual(closed, {
+    query: replayedWorkflowsQuery('ns/orders', 'v1', ['AutoUpgrade'], closedSince),
+    pageSize: 20,
+  });
+  assert.ok(
+    Math.abs(before - 24 * 3_600_000 - closedSince.getTime()) < 60_000,
+    `24 hours back: ${closedSince.toISOString()}`,
+  );
+  assert.deepEqual(more, []);
+
+  const widened = await queriesOf({ behaviors: ['AutoUpgrade', 'Pinned'], workflows: 5, maxAgeHours: 1 });
+  assert.deepEqual(
+    widened.map((l) => [/IN \(([^)]*)\)/.exec(l.query)?.[1], l.pageSize]),
+    [
+      ["'AutoUpgrade', 'Pinned'", 5],
+      ["'AutoUpgrade', 'Pinned'", 5],
+    ],
+  );
+});
+
+test('behaviours other than AutoUpgrade and Pinned, or none, fail the gate at once, before any query', async () => {
+  for (const behaviors of [[], ['Pinned', "AutoUpgrade') OR ('a' = 'a"]] as NonNullable<
+    ReplayGateInput['behaviors']
+  >[]) {
+    const activities = replayGateActivities({
+      namespace: 'default',
+      deploymentName: 'ns/orders',
+      client: () => Promise.reject(new Error('no client should be made')),
+      workflowBundle: () => Promise.reject(new Error('no bundle should be made')),
+    });
+    await assert.rejects(activities.replayRecentHistories({ behaviors }), (error: unknown) => {
+      assert.ok(error instanceof ApplicationFailure, String(error));
+      assert.equal(error.nonRetryable, true);
+      assert.equal(error.type, 'InvalidGateInput');
+      return true;
+    });
+  }
 });

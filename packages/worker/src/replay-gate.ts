@@ -1,10 +1,16 @@
-// The replay gate's activity: runs on the new build's worker, finds the most recent workflows of
-// the current build in visibility, fetches their histories and replays them against this build's
-// workflow code with the SDK's replayer.
-import type { Client } from '@temporalio/client';
+// The replay gate's activity: runs on the new build's worker, finds the current build's workflows
+// of the versioning behaviours asked (auto-upgrade ones by default) in visibility, fetches their
+// histories and replays them against this build's workflow code with the SDK's replayer.
+import { ApplicationFailure, type Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { Worker, type WorkflowBundle } from '@temporalio/worker';
-import type { Divergence, ReplayGateActivities, ReplayGateInput, ReplayOutcome } from './workflow.ts';
+import type {
+  Divergence,
+  ReplayGateActivities,
+  ReplayGateInput,
+  ReplayOutcome,
+  VersioningBehavior,
+} from './workflow.ts';
 
 export interface ReplayGateOptions {
   /** The Temporal namespace and Worker Deployment name of this worker. */
@@ -18,13 +24,25 @@ export interface ReplayGateOptions {
 
 const DEFAULT_WORKFLOWS = 20;
 const DEFAULT_MAX_AGE_HOURS = 24;
+/**
+ * Only auto-upgrade workflows move to the new build (at their next workflow task) and replay their
+ * history there; a pinned one stays on its build, so a change that breaks it is safe.
+ */
+const DEFAULT_BEHAVIORS: VersioningBehavior[] = ['AutoUpgrade'];
+const BEHAVIORS = new Set<string>(['AutoUpgrade', 'Pinned'] satisfies VersioningBehavior[]);
 
 export function replayGateActivities(options: ReplayGateOptions): ReplayGateActivities {
   return {
     async replayRecentHistories(input: ReplayGateInput = {}) {
+      const behaviors = input.behaviors ?? DEFAULT_BEHAVIORS;
+      if (behaviors.length === 0 || !behaviors.every((b) => BEHAVIORS.has(b)))
+        throw ApplicationFailure.nonRetryable(
+          `behaviors ${JSON.stringify(behaviors)}: name one or both of AutoUpgrade and Pinned`,
+          'InvalidGateInput',
+        );
       const client = await options.client();
       try {
-        return await replay(client, options, input);
+        return await replay(client, options, input, behaviors);
       } finally {
         await client.connection.close();
       }
@@ -32,7 +50,32 @@ export function replayGateActivities(options: ReplayGateOptions): ReplayGateActi
   };
 }
 
-async function replay(client: Client, options: ReplayGateOptions, input: ReplayGateInput): Promise<ReplayOutcome> {
+/**
+ * The visibility query of the workflows of `behaviors` whose last workflow task ran on the build:
+ * running ones, or with `closedSince` those that closed since then. The behaviours are checked
+ * against the known ones before they reach a query.
+ */
+export function replayedWorkflowsQuery(
+  deploymentName: string,
+  buildId: string,
+  behaviors: VersioningBehavior[],
+  closedSince?: Date,
+): string {
+  const status = closedSince
+    ? `ExecutionStatus != 'Running' AND CloseTime > '${closedSince.toISOString()}'`
+    : `ExecutionStatus = 'Running'`;
+  return (
+    `TemporalWorkerDeploymentVersion = '${deploymentName}:${buildId}'` +
+    ` AND TemporalWorkflowVersioningBehavior IN (${behaviors.map((b) => `'${b}'`).join(', ')}) AND ${status}`
+  );
+}
+
+async function replay(
+  client: Client,
+  options: ReplayGateOptions,
+  input: ReplayGateInput,
+  behaviors: VersioningBehavior[],
+): Promise<ReplayOutcome> {
   const described = await client.workflowService.describeWorkerDeployment({
     namespace: options.namespace,
     deploymentName: options.deploymentName,
@@ -41,14 +84,21 @@ async function replay(client: Client, options: ReplayGateOptions, input: ReplayG
   if (!currentBuildId) return { replayed: 0, divergences: [] };
   const workflows = input.workflows ?? DEFAULT_WORKFLOWS;
   const since = new Date(Date.now() - (input.maxAgeHours ?? DEFAULT_MAX_AGE_HOURS) * 3_600_000);
-  const query =
-    `TemporalWorkerDeploymentVersion = '${options.deploymentName}:${currentBuildId}'` +
-    ` AND StartTime > '${since.toISOString()}'`;
+  // Running workflows first: they are the ones that move to the new build and replay their history
+  // there. Closed ones fill the rest: none runs again, but each went through steps of the code that
+  // running ones reach later, some before traffic moves, and then replay on the new build.
   const runs: { workflowId: string; runId: string; workflowType: string }[] = [];
-  for await (const run of client.workflow.list({ query, pageSize: workflows })) {
-    runs.push({ workflowId: run.workflowId, runId: run.runId, workflowType: run.type });
+  for (const closedSince of [undefined, since]) {
     if (runs.length >= workflows) break;
+    const query = replayedWorkflowsQuery(options.deploymentName, currentBuildId, behaviors, closedSince);
+    for await (const run of client.workflow.list({ query, pageSize: workflows - runs.length })) {
+      // One that closed between the two queries is in both.
+      if (!runs.some((r) => r.runId === run.runId))
+        runs.push({ workflowId: run.workflowId, runId: run.runId, workflowType: run.type });
+      if (runs.length >= workflows) break;
+    }
   }
+  if (runs.length === 0) return { currentBuildId, replayed: 0, divergences: [] };
   const histories = await Promise.all(
     runs.map(async (run) => ({
       ...run,

@@ -23,11 +23,20 @@ export function listenForContinueAsNewRequest(signal = continueAsNewRequested): 
   return () => requested;
 }
 
+/** `TemporalWorkflowVersioningBehavior` as visibility has it. */
+export type VersioningBehavior = 'AutoUpgrade' | 'Pinned';
+
 export interface ReplayGateInput {
-  /** The most recent workflows of the current build to replay (default 20). */
+  /** How many workflows of the current build to replay at most (default 20): running ones first, newest first, then closed ones. */
   workflows?: number;
-  /** Only workflows started within this many hours (default 24). */
+  /** Closed workflows only if they closed within this many hours (default 24); running ones whatever their age. */
   maxAgeHours?: number;
+  /**
+   * The versioning behaviours whose workflows are replayed (default `['AutoUpgrade']`): a pinned
+   * workflow never runs on another build, so a change that breaks it is what Worker Versioning
+   * allows. Add `'Pinned'` to hold pinned workflows to the new code too (e.g. before moving them).
+   */
+  behaviors?: VersioningBehavior[];
 }
 
 /** A workflow whose history this build's code does not replay as it ran. */
@@ -53,9 +62,10 @@ export interface ReplayGateActivities {
 }
 
 /**
- * A rollout gate (spec.rollout.gate.workflowType: replayGate): replays the most recent histories
- * of the current build's workflows against this build's workflow code, and fails, naming each
- * workflow, its type and the first event that diverged, if any does not replay.
+ * A rollout gate (spec.rollout.gate.workflowType: replayGate): replays the histories of the current
+ * build's auto-upgrade workflows (or of the behaviours its input names), running ones first, against
+ * this build's workflow code, and fails, naming each workflow, its type and the first event that
+ * diverged, if any does not replay.
  */
 export async function replayGate(input: ReplayGateInput = {}): Promise<ReplayOutcome> {
   const { replayRecentHistories } = proxyActivities<ReplayGateActivities>({
