@@ -1,0 +1,126 @@
+// Faults, drawn at random and written down as plain data like the users' actions: Temporal out of
+// reach or over its rate limit for a while, one call failing before or after it took effect (its
+// answer lost), a status write refused with 409, a Kubernetes write failing, the informer lagging,
+// Pods crashing, another manager holding the Worker Deployment, and the controller restarting,
+// which loses everything it keeps in memory. Errors are the ones the real adapters throw, so the
+// reconciler reads them as it would in production (src/temporal/call-failures.ts).
+import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
+import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
+import type { Prng } from './prng.ts';
+import type { TemporalFaults } from './temporal-model.ts';
+
+export type Fault =
+  | { fault: 'outage'; steps: number; connect: boolean }
+  | { fault: 'rateLimit'; steps: number }
+  | { fault: 'callFails'; method: string; applied: boolean }
+  | { fault: 'statusConflict' }
+  | { fault: 'kubernetesWriteFails'; method: string }
+  | { fault: 'staleCache'; steps: number }
+  | { fault: 'podCrash'; pick: number }
+  | { fault: 'foreignManager'; steps: number }
+  | { fault: 'restart' };
+
+const TEMPORAL_METHODS = [
+  'describe',
+  'changeRouting',
+  'startGate',
+  'readGate',
+  'countRunningWorkflows',
+  'countOutcomes',
+  'startBatch',
+  'describeBatch',
+  'stopBatch',
+  'deleteVersionRecord',
+  'taskQueues',
+];
+const WRITES_WITH_EFFECT = ['changeRouting', 'startGate', 'startBatch', 'stopBatch', 'deleteVersionRecord'];
+const KUBERNETES_WRITES = [
+  'createDeployment',
+  'scaleDeployment',
+  'deleteDeployment',
+  'replaceDeployment',
+  'setFinalizers',
+];
+
+export function randomFault(rng: Prng): Fault {
+  const kind = rng.weighted({
+    outage: 3,
+    rateLimit: 2,
+    callFails: 6,
+    statusConflict: 3,
+    kubernetesWriteFails: 3,
+    staleCache: 2,
+    podCrash: 3,
+    foreignManager: 1,
+    restart: 3,
+  });
+  switch (kind) {
+    case 'outage':
+      return { fault: 'outage', steps: rng.int(1, 6), connect: rng.chance(0.3) };
+    case 'rateLimit':
+      return { fault: 'rateLimit', steps: rng.int(1, 4) };
+    case 'callFails': {
+      const method = rng.pick(TEMPORAL_METHODS);
+      return { fault: 'callFails', method, applied: WRITES_WITH_EFFECT.includes(method) && rng.chance(0.5) };
+    }
+    case 'kubernetesWriteFails':
+      return { fault: 'kubernetesWriteFails', method: rng.pick(KUBERNETES_WRITES) };
+    case 'staleCache':
+      return { fault: 'staleCache', steps: rng.int(1, 3) };
+    case 'podCrash':
+      return { fault: 'podCrash', pick: rng.int(0, 1000) };
+    case 'foreignManager':
+      return { fault: 'foreignManager', steps: rng.int(1, 5) };
+    default:
+      return { fault: kind };
+  }
+}
+
+/** The faults armed now, as Temporal's calls meet them. */
+export class TemporalFaultState implements TemporalFaults {
+  outageSteps = 0;
+  outageConnect = false;
+  rateLimitSteps = 0;
+  readonly failNext = new Map<string, boolean>();
+  /** Told of every fault that fired. */
+  onFault: () => void = () => {};
+
+  /** At a step's start: faults that last some steps run down. */
+  tick(): void {
+    if (this.outageSteps > 0) this.outageSteps--;
+    if (this.rateLimitSteps > 0) this.rateLimitSteps--;
+  }
+
+  active(): boolean {
+    return this.outageSteps > 0 || this.rateLimitSteps > 0 || this.failNext.size > 0;
+  }
+
+  /** Before a client is handed out: a connection that cannot be made. */
+  connect(): void {
+    if (this.outageSteps > 0 && this.outageConnect) {
+      this.onFault();
+      throw new TemporalConnectError('cannot connect to temporal:7233: simulated outage');
+    }
+  }
+
+  check(method: string, applied: boolean): void {
+    if (!applied) {
+      if (this.outageSteps > 0) {
+        this.onFault();
+        throw new TemporalCallError(method, { code: GrpcStatus.UNAVAILABLE, details: 'simulated outage' });
+      }
+      if (this.rateLimitSteps > 0) {
+        this.onFault();
+        throw new TemporalCallError(method, { code: GrpcStatus.RESOURCE_EXHAUSTED, details: 'simulated rate limit' });
+      }
+    }
+    const armed = this.failNext.get(method);
+    if (armed === undefined || armed !== applied) return;
+    this.failNext.delete(method);
+    this.onFault();
+    throw new TemporalCallError(method, {
+      code: GrpcStatus.UNAVAILABLE,
+      details: applied ? 'simulated: the answer was lost' : 'simulated: the call failed',
+    });
+  }
+}

@@ -1,0 +1,341 @@
+// The promise, checked against the model's truth (never the controller's beliefs), as things
+// happen and after every step:
+// - no routing (current or ramping) to a build without a ready Pod in every pool;
+// - no routing to a build before every gate of the spec passed on every task queue (an explicit
+//   promote, and a rollback to a build current within the rollback window, aside);
+// - no Deployment of a build that holds a running pinned workflow scaled to 0 or deleted (forced
+//   deletion aside), nor of a build that is current or ramping;
+// - no batch on a current, ramping or target build, nor touching a non-pinned workflow;
+// - a build that failed a gate or an analysis, or that the user aborted, never takes traffic again
+//   without a new template or an explicit promote of it;
+// - never two Deployments for one build and pool;
+// - once faults and users stop, the target is current within a bounded time (liveness).
+import canonicalize from 'canonicalize';
+import type { Rollout } from '../../src/api/rollout.ts';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { FORCE_DELETE_ANNOTATION } from '../../src/planner/deletion.ts';
+import type { Builds } from './builds.ts';
+import { DEFAULT_QUEUE, type KubernetesHooks, type KubernetesModel, type ModelDeployment } from './kubernetes-model.ts';
+import type { Batch, Routing, TemporalHooks, TemporalModel, Workflow } from './temporal-model.ts';
+
+export type InvariantName =
+  | 'routed-without-ready-pods'
+  | 'routed-before-gates'
+  | 'failed-build-routed'
+  | 'routed-build-retired'
+  | 'pinned-workflows-stranded'
+  | 'batch-on-active-build'
+  | 'batch-on-non-pinned-workflow'
+  | 'duplicate-deployment'
+  | 'liveness';
+
+export interface Violation {
+  invariant: InvariantName;
+  step: number;
+  message: string;
+}
+
+/** Quiet this long (no user, no fault) and a target that can go current must be current. */
+export const LIVENESS_QUIET_MS = 75 * 60_000;
+export const LIVENESS_QUIET_STEPS = 25;
+
+export interface InvariantContext {
+  kubernetes: KubernetesModel;
+  temporal: TemporalModel;
+  builds: Builds;
+  rollbackWindowMs: number;
+}
+
+type Spec = TemporalWorkerDeployment['spec'];
+
+export class Invariants implements KubernetesHooks, TemporalHooks {
+  private readonly context: InvariantContext;
+  step = 0;
+  violation: Violation | undefined;
+  /** Per build: why it may not take traffic again (a failed gate or analysis), until a new template or a promote. */
+  private readonly failed = new Map<string, string>();
+  /** Per build current, ramping or the target: from which step on. */
+  private readonly activeSince = new Map<string, number>();
+  /** The last step a reconcile ran that met no injected fault. */
+  private lastCleanReconcile = -1;
+  /** When each build was last current, in the model. */
+  private readonly lastCurrentAt = new Map<string, number>();
+
+  constructor(context: InvariantContext) {
+    this.context = context;
+  }
+
+  private fail(invariant: InvariantName, message: string): void {
+    this.violation ??= { invariant, step: this.step, message };
+  }
+
+  private spec(): Spec | undefined {
+    return this.context.kubernetes.stored?.spec;
+  }
+
+  private target(): string | undefined {
+    return this.spec()?.workerOptions.unsafeCustomBuildID;
+  }
+
+  private forceDeleting(): boolean {
+    const stored = this.context.kubernetes.stored;
+    return stored?.metadata.annotations?.[FORCE_DELETE_ANNOTATION] === 'true';
+  }
+
+  // ---- Told by the world -------------------------------------------------------------------
+
+  /** The user set the template to this build: a failure of it no longer holds. */
+  templateSet(build: string): void {
+    this.failed.delete(build);
+  }
+
+  reconciled(clean: boolean): void {
+    if (clean) this.lastCleanReconcile = this.step;
+  }
+
+  // ---- Told by the models as things happen ---------------------------------------------------
+
+  faulted(): void {}
+
+  statusWritten(status: TemporalWorkerDeployment['status']): void {
+    const analysis = status?.targetVersion?.analysis;
+    if (analysis?.verdict === 'Failed' && status?.targetVersion)
+      this.failed.set(status.targetVersion.buildID, `its analysis failed: ${analysis.message}`);
+  }
+
+  gateEnded(workflow: Workflow): void {
+    const build = workflow.build;
+    if (!build || !workflow.gate) return;
+    if (workflow.status === 'Completed') {
+      this.failed.delete(build);
+      return;
+    }
+    // The controller terminating its own run to start it again is no verdict.
+    if (workflow.gate.message?.startsWith('terminated: replaced')) return;
+    this.failed.set(build, `gate ${workflow.type} on ${workflow.gate.queue} ended ${workflow.status}`);
+  }
+
+  routed(before: Routing, after: Routing): void {
+    const now = this.context.temporal.clock.now;
+    if (before.current && before.current !== after.current) this.lastCurrentAt.set(before.current, now);
+    const gains: string[] = [];
+    if (after.current && after.current !== before.current) gains.push(after.current);
+    if (
+      after.ramping &&
+      after.ramping !== after.current &&
+      (after.ramping !== before.ramping || (after.percentage ?? 0) > (before.percentage ?? 0))
+    )
+      gains.push(after.ramping);
+    for (const build of gains) this.gained(build, before, after);
+    this.trackActive();
+  }
+
+  private gained(build: string, before: Routing, after: Routing): void {
+    const spec = this.spec();
+    if (!spec) return;
+    const rollout: Rollout = spec.rollout ?? spec.cutover ?? { strategy: 'AllAtOnce' };
+    const how = after.current === build ? 'current' : `ramping at ${after.percentage ?? 0}%`;
+    this.readyPods(build, spec, how);
+    const promoted = rollout.promote === build;
+    const failure = this.failed.get(build);
+    if (failure && !promoted) this.fail('failed-build-routed', `build ${build} made ${how} although ${failure}`);
+    // An abort holds while the template names the build: "until the template names another build".
+    if (rollout.abort === build && this.target() === build)
+      this.fail('failed-build-routed', `build ${build} made ${how} although spec.rollout.abort names it`);
+    const wasCurrentAt = this.lastCurrentAt.get(build);
+    const rollback =
+      wasCurrentAt !== undefined && this.context.temporal.clock.now - wasCurrentAt <= this.context.rollbackWindowMs;
+    if (!promoted && !rollback) this.gates(build, spec, rollout, before, after, how);
+  }
+
+  /** Every pool the build runs (every pool of the spec, for the target) wants Pods and has a ready one. */
+  private readyPods(build: string, spec: Spec, how: string): void {
+    const byPool = this.context.kubernetes.readyByPool(build);
+    const pools = spec.pools?.map((p) => p.name) ?? [undefined];
+    const name = (pool: string | undefined) => (pool ? `pool ${pool}` : 'its Deployment');
+    if (byPool.size === 0)
+      return this.fail('routed-without-ready-pods', `build ${build} made ${how} with no Deployment`);
+    const wanted = build === this.target() ? pools : pools.filter((p) => byPool.has(p));
+    for (const pool of wanted) {
+      const pods = byPool.get(pool);
+      if (!pods || pods.replicas === 0 || pods.ready === 0)
+        return this.fail(
+          'routed-without-ready-pods',
+          `build ${build} made ${how} while ${name(pool)} has ${pods ? `${pods.ready} ready of ${pods.replicas} replicas` : 'no Deployment'}`,
+        );
+    }
+    if (![...byPool.values()].some((p) => p.ready > 0 && p.replicas > 0))
+      this.fail('routed-without-ready-pods', `build ${build} made ${how} with no ready Pod`);
+  }
+
+  /** The gates this routing change needed, each passed by the build on every queue of the spec. */
+  private gates(build: string, spec: Spec, rollout: Rollout, before: Routing, after: Routing, how: string): void {
+    const steps = rollout.strategy === 'Progressive' ? (rollout.steps ?? []) : [];
+    const from = before.current === build ? 101 : before.ramping === build ? (before.percentage ?? 0) : -1;
+    const to = after.current === build ? 100 : (after.percentage ?? 0);
+    const needed: { stage: string; gate: NonNullable<Rollout['gate']> }[] = [];
+    if (from < 0 && rollout.gate) needed.push({ stage: 'rollout', gate: rollout.gate });
+    steps.forEach((s, i) => {
+      if (s.gate && s.rampPercentage > Math.max(from, 0) && s.rampPercentage <= to)
+        needed.push({ stage: `step-${i + 1}`, gate: s.gate });
+    });
+    const queues = [...new Set((spec.pools ?? [{ name: '' }]).map((p) => p.taskQueue ?? DEFAULT_QUEUE))];
+    for (const { stage, gate } of needed)
+      for (const queue of queues)
+        if (!this.passed(build, gate, queue))
+          return this.fail(
+            'routed-before-gates',
+            `build ${build} made ${how} before gate ${stage} (${gate.workflowType}) passed on task queue ${queue}`,
+          );
+  }
+
+  private passed(build: string, gate: NonNullable<Rollout['gate']>, queue: string): boolean {
+    const input = canonicalize(gate.input ?? null);
+    return this.context.temporal.workflows.some(
+      (w) =>
+        w.gate !== undefined &&
+        w.build === build &&
+        w.status === 'Completed' &&
+        w.type === gate.workflowType &&
+        w.gate.queue === queue &&
+        canonicalize(w.gate.input ?? null) === input,
+    );
+  }
+
+  scaled(deployment: ModelDeployment, replicas: number): void {
+    if (replicas === 0) this.retired(deployment, 'scaled to 0', false);
+  }
+
+  deleted(deployment: ModelDeployment, collected: boolean): void {
+    this.retired(deployment, collected ? 'garbage-collected with its worker deployment' : 'deleted', collected);
+  }
+
+  private retired(deployment: ModelDeployment, how: string, collected: boolean): void {
+    const { buildId } = deployment;
+    const temporal = this.context.temporal;
+    if ((buildId === temporal.current || buildId === temporal.ramping) && !collected && !this.forceDeleting())
+      this.fail(
+        'routed-build-retired',
+        `Deployment ${deployment.name} ${how} while build ${buildId} is ${buildId === temporal.current ? 'current' : 'ramping'}`,
+      );
+    const pinned = temporal.pinnedRunning(buildId);
+    if (pinned.length > 0 && !this.forceDeleting())
+      this.fail(
+        'pinned-workflows-stranded',
+        `Deployment ${deployment.name} ${how} while ${pinned.length} pinned workflow(s) run on build ${buildId} (${pinned
+          .slice(0, 3)
+          .map((w) => w.id)
+          .join(', ')})`,
+      );
+  }
+
+  private active(build: string): boolean {
+    const temporal = this.context.temporal;
+    return build === temporal.current || build === temporal.ramping || build === this.target();
+  }
+
+  batchStarted(batch: Batch): void {
+    for (const build of batch.builds)
+      if (this.active(build))
+        this.fail(
+          'batch-on-active-build',
+          `${batch.operation} batch ${batch.jobId} started on build ${build}, ${this.role(build)}`,
+        );
+  }
+
+  batchTouched(batch: Batch, workflow: Workflow): void {
+    if (workflow.behavior !== 'Pinned')
+      this.fail(
+        'batch-on-non-pinned-workflow',
+        `${batch.operation} batch ${batch.jobId} acted on ${workflow.behavior} workflow ${workflow.id} (last task on build ${workflow.build ?? 'unversioned'})`,
+      );
+    for (const build of batch.builds) {
+      const since = this.activeSince.get(build);
+      // The controller had a clean look since the build became active: it should have stopped the batch.
+      if (since !== undefined && since < this.lastCleanReconcile)
+        this.fail(
+          'batch-on-active-build',
+          `${batch.operation} batch ${batch.jobId} still acts on workflow ${workflow.id} of build ${build}, ${this.role(build)} since step ${since}`,
+        );
+    }
+  }
+
+  private role(build: string): string {
+    const temporal = this.context.temporal;
+    if (build === temporal.current) return 'current';
+    if (build === temporal.ramping) return 'ramping';
+    return 'the target';
+  }
+
+  private trackActive(): void {
+    const builds = new Set([
+      ...this.activeSince.keys(),
+      this.context.temporal.current,
+      this.context.temporal.ramping,
+      this.target(),
+    ]);
+    for (const build of builds) {
+      if (build === undefined) continue;
+      if (this.active(build)) {
+        if (!this.activeSince.has(build)) this.activeSince.set(build, this.step);
+      } else this.activeSince.delete(build);
+    }
+  }
+
+  // ---- After every step ---------------------------------------------------------------------
+
+  afterStep(quiet: { steps: number; ms: number }): void {
+    this.trackActive();
+    const seen = new Map<string, string>();
+    for (const d of this.context.kubernetes.deployments.values()) {
+      const key = `${d.buildId}/${d.pool ?? ''}`;
+      const other = seen.get(key);
+      if (other)
+        this.fail(
+          'duplicate-deployment',
+          `Deployments ${other} and ${d.name} both run build ${d.buildId}${d.pool ? ` in pool ${d.pool}` : ''}`,
+        );
+      seen.set(key, d.name);
+    }
+    if (quiet.steps >= LIVENESS_QUIET_STEPS && quiet.ms >= LIVENESS_QUIET_MS) this.liveness(quiet.ms);
+  }
+
+  /** Why the target cannot be expected to go current on its own; undefined when it can. */
+  excuse(): string | undefined {
+    const stored = this.context.kubernetes.stored;
+    if (!stored) return 'the worker deployment is gone';
+    if ((stored.metadata as { deletionTimestamp?: unknown }).deletionTimestamp) return 'it is being deleted';
+    const spec = stored.spec;
+    const target = this.target() ?? '';
+    const rollout: Rollout = spec.rollout ?? spec.cutover ?? { strategy: 'AllAtOnce' };
+    const builds = this.context.builds;
+    if (rollout.strategy === 'Manual' && rollout.promote !== target) return 'Manual';
+    if (rollout.paused) return 'paused';
+    if (rollout.abort === target) return 'aborted';
+    if (builds.crashes(target)) return 'its Pods crash';
+    if (this.failed.has(target)) return this.failed.get(target);
+    const gates = [
+      rollout.gate,
+      ...(rollout.strategy === 'Progressive' ? (rollout.steps ?? []).map((s) => s.gate) : []),
+    ];
+    for (const gate of gates)
+      if (gate && builds.gate(target, gate.workflowType).outcome !== 'pass')
+        return `its ${gate.workflowType} gate does not pass`;
+    const analysis = rollout.analysis;
+    if (analysis) {
+      if (builds.failureRate(target) > 0) return 'its workflows fail, for its analysis to see';
+      if ((analysis.minSamples ?? 10) > 0 && analysis.tooFewSamples !== 'Pass') return 'its analysis may lack samples';
+    }
+    return undefined;
+  }
+
+  private liveness(quietMs: number): void {
+    const target = this.target();
+    if (!target || this.context.temporal.current === target || this.excuse() !== undefined) return;
+    const minutes = Math.round(quietMs / 60_000);
+    this.fail(
+      'liveness',
+      `build ${target} is not current after ${minutes} minutes without faults or changes (current: ${this.context.temporal.current ?? 'none'}${this.context.temporal.ramping ? `, ramping: ${this.context.temporal.ramping} at ${this.context.temporal.percentage}%` : ''})`,
+    );
+  }
+}
