@@ -129,12 +129,9 @@ export class Simulation {
       deployments: () => kubernetes.cachedDeploymentList(),
       pods: () => [],
       secret: () => Promise.resolve(undefined),
-      temporal: () => {
-        try {
-          this.temporalFaults.connect();
-        } catch (error) {
-          return Promise.reject(error);
-        }
+      // Async: a fault thrown here reaches the reconciler as a rejection, as a failed connection does.
+      temporal: async () => {
+        this.temporalFaults.connect();
         return Promise.resolve(client);
       },
       log: silentLogger,

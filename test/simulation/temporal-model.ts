@@ -789,13 +789,8 @@ export class TemporalModel {
   }
 
   client(identity: string): WorkerDeploymentClient {
-    const run = <T>(f: () => T): Promise<T> => {
-      try {
-        return Promise.resolve(f());
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    };
+    // Async: a refusal thrown by the model reaches the controller as the rejection an adapter gives.
+    const run = async <T>(f: () => T): Promise<T> => Promise.resolve(f());
     return {
       describe: () => run(() => this.describe()),
       taskQueues: (buildId) => run(() => this.taskQueues(buildId)),
