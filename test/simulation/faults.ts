@@ -33,6 +33,8 @@ const TEMPORAL_METHODS = [
   'deleteVersionRecord',
   'taskQueues',
 ];
+/** A one-shot fault whose call does not come within this many steps is disarmed: faults stop. */
+export const ONE_SHOT_STEPS = 3;
 const WRITES_WITH_EFFECT = ['changeRouting', 'startGate', 'startBatch', 'stopBatch', 'deleteVersionRecord'];
 const KUBERNETES_WRITES = [
   'createDeployment',
@@ -81,7 +83,8 @@ export class TemporalFaultState implements TemporalFaults {
   outageSteps = 0;
   outageConnect = false;
   rateLimitSteps = 0;
-  readonly failNext = new Map<string, boolean>();
+  /** Per method: whether it fails after taking effect, and the steps left before the fault is disarmed unfired. */
+  readonly failNext = new Map<string, { applied: boolean; steps: number }>();
   /** Told of every fault that fired. */
   onFault: () => void = () => {};
 
@@ -89,6 +92,12 @@ export class TemporalFaultState implements TemporalFaults {
   tick(): void {
     if (this.outageSteps > 0) this.outageSteps--;
     if (this.rateLimitSteps > 0) this.rateLimitSteps--;
+    for (const [method, armed] of this.failNext) if (--armed.steps <= 0) this.failNext.delete(method);
+  }
+
+  /** Arms a one-shot failure of a method's next call, for a few steps. */
+  failOnce(method: string, applied: boolean): void {
+    this.failNext.set(method, { applied, steps: ONE_SHOT_STEPS });
   }
 
   active(): boolean {
@@ -115,7 +124,7 @@ export class TemporalFaultState implements TemporalFaults {
       }
     }
     const armed = this.failNext.get(method);
-    if (armed === undefined || armed !== applied) return;
+    if (armed === undefined || armed.applied !== applied) return;
     this.failNext.delete(method);
     this.onFault();
     throw new TemporalCallError(method, {

@@ -6,8 +6,9 @@
 // - no Deployment of a build that holds a running pinned workflow scaled to 0 or deleted (forced
 //   deletion aside), nor of a build that is current or ramping;
 // - no batch on a current, ramping or target build, nor touching a non-pinned workflow;
-// - a build that failed a gate or an analysis, or that the user aborted, never takes traffic again
-//   without a new template or an explicit promote of it;
+// - a build that failed an analysis, or a gate the spec still has, or that the user aborted, never
+//   takes traffic again without a new template or an explicit promote of it (a gate that failed and
+//   was then taken out of the spec holds nothing: the gates the spec has are checked above);
 // - never two Deployments for one build and pool;
 // - once faults and users stop, the target is current within a bounded time (liveness).
 import canonicalize from 'canonicalize';
@@ -53,7 +54,16 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
   step = 0;
   violation: Violation | undefined;
   /** Per build: why it may not take traffic again (a failed gate or analysis), until a new template or a promote. */
-  private readonly failed = new Map<string, string>();
+  private readonly failed = new Map<string, { why: string; gateType?: string }>();
+
+  /** Why the build may not take traffic, by the spec the controller decides on. */
+  private failure(build: string): string | undefined {
+    const failure = this.failed.get(build);
+    if (!failure?.gateType) return failure?.why;
+    const rollout = this.spec()?.rollout;
+    const gates = [rollout?.gate, ...(rollout?.steps ?? []).map((s) => s.gate)];
+    return gates.some((g) => g?.workflowType === failure.gateType) ? failure.why : undefined;
+  }
   /** Per build current, ramping or the target: from which step on. */
   private readonly activeSince = new Map<string, number>();
   /** The last step a reconcile ran that met no injected fault. */
@@ -69,8 +79,19 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     this.violation ??= { invariant, step: this.step, message };
   }
 
+  /**
+   * The spec the running reconcile decided on (the informer's copy, which may lag what is stored):
+   * a change the controller could not have seen yet is not held against it.
+   */
   private spec(): Spec | undefined {
-    return this.context.kubernetes.stored?.spec;
+    return this.seen ?? this.context.kubernetes.stored?.spec;
+  }
+
+  private seen: Spec | undefined;
+
+  /** A reconcile starts, on this copy of the worker deployment. */
+  reconciling(spec: Spec | undefined): void {
+    this.seen = spec;
   }
 
   private target(): string | undefined {
@@ -100,7 +121,7 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
   statusWritten(status: TemporalWorkerDeployment['status']): void {
     const analysis = status?.targetVersion?.analysis;
     if (analysis?.verdict === 'Failed' && status?.targetVersion)
-      this.failed.set(status.targetVersion.buildID, `its analysis failed: ${analysis.message}`);
+      this.failed.set(status.targetVersion.buildID, { why: `its analysis failed: ${analysis.message}` });
   }
 
   gateEnded(workflow: Workflow): void {
@@ -112,7 +133,10 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     }
     // The controller terminating its own run to start it again is no verdict.
     if (workflow.gate.message?.startsWith('terminated: replaced')) return;
-    this.failed.set(build, `gate ${workflow.type} on ${workflow.gate.queue} ended ${workflow.status}`);
+    this.failed.set(build, {
+      why: `gate ${workflow.type} on ${workflow.gate.queue} ended ${workflow.status}`,
+      gateType: workflow.type,
+    });
   }
 
   routed(before: Routing, after: Routing): void {
@@ -137,7 +161,7 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     const how = after.current === build ? 'current' : `ramping at ${after.percentage ?? 0}%`;
     this.readyPods(build, spec, how);
     const promoted = rollout.promote === build;
-    const failure = this.failed.get(build);
+    const failure = this.failure(build);
     if (failure && !promoted) this.fail('failed-build-routed', `build ${build} made ${how} although ${failure}`);
     // An abort holds while the template names the build: "until the template names another build".
     if (rollout.abort === build && this.target() === build)
@@ -313,7 +337,8 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     if (rollout.paused) return 'paused';
     if (rollout.abort === target) return 'aborted';
     if (builds.crashes(target)) return 'its Pods crash';
-    if (this.failed.has(target)) return this.failed.get(target);
+    const failure = this.failure(target);
+    if (failure) return failure;
     const gates = [
       rollout.gate,
       ...(rollout.strategy === 'Progressive' ? (rollout.steps ?? []).map((s) => s.gate) : []),
@@ -329,9 +354,16 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     return undefined;
   }
 
+  /** Looks at which liveness held with nothing to excuse the target: the check is not vacuous. */
+  livenessHeld = 0;
+
   private liveness(quietMs: number): void {
     const target = this.target();
-    if (!target || this.context.temporal.current === target || this.excuse() !== undefined) return;
+    if (!target || this.excuse() !== undefined) return;
+    if (this.context.temporal.current === target) {
+      this.livenessHeld++;
+      return;
+    }
     const minutes = Math.round(quietMs / 60_000);
     this.fail(
       'liveness',

@@ -33,10 +33,10 @@ export interface KubernetesHooks {
 
 /** Faults of Kubernetes' writes, armed by faults.ts. */
 export interface KubernetesFaults {
-  /** The next status write is refused as written meanwhile (409). */
+  /** Steps during which the next status write is refused as written meanwhile (409). */
   statusConflict: number;
-  /** The next write of this kind fails with a 500. */
-  failNext: Set<string>;
+  /** Per kind of write: steps during which its next call fails with a 500. */
+  failNext: Map<string, number>;
 }
 
 export interface ModelDeployment {
@@ -69,7 +69,19 @@ export class KubernetesModel {
   private readonly rng: Prng;
   private readonly pods: BuildPods;
   hooks: KubernetesHooks;
-  readonly faults: KubernetesFaults = { statusConflict: 0, failNext: new Set() };
+  readonly faults: KubernetesFaults = { statusConflict: 0, failNext: new Map() };
+
+  /** At a step's start: faults not met within their steps are disarmed. */
+  tickFaults(): void {
+    if (this.faults.statusConflict > 0) this.faults.statusConflict--;
+    for (const [method, steps] of this.faults.failNext)
+      if (steps <= 1) this.faults.failNext.delete(method);
+      else this.faults.failNext.set(method, steps - 1);
+  }
+
+  faultsArmed(): boolean {
+    return this.faults.statusConflict > 0 || this.faults.failNext.size > 0;
+  }
   /** The worker deployment as stored; undefined once deleted. */
   stored: TemporalWorkerDeployment | undefined;
   /** The informer's copy. */
@@ -355,7 +367,7 @@ export class KubernetesModel {
         if (!stored) return Promise.reject(notFound('PUT', 'status'));
         if (this.faults.statusConflict > 0) {
           // Someone else wrote the object meanwhile (a label, say): the informer shows it next.
-          this.faults.statusConflict--;
+          this.faults.statusConflict = 0;
           this.hooks.faulted();
           this.stored = { ...stored, metadata: { ...stored.metadata, resourceVersion: this.nextVersion() } };
           return Promise.resolve('conflict');

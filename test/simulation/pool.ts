@@ -10,6 +10,8 @@ export interface SeedResult {
   seed: number;
   steps: number;
   reconciles: number;
+  /** Liveness was judged at least once, and held. */
+  livenessJudged: boolean;
   violation?: Violation;
 }
 
@@ -26,6 +28,7 @@ if (!isMainThread && parentPort) {
         seed: job.seed,
         steps: outcome.steps.length,
         reconciles: outcome.reconciles,
+        livenessJudged: outcome.livenessHeld > 0,
         ...(outcome.violation ? { violation: outcome.violation } : {}),
       } satisfies SeedResult),
     );

@@ -58,6 +58,7 @@ if (values.replay) {
   let seeds = 0;
   let stepsRun = 0;
   let reconciles = 0;
+  let judged = 0;
   const began = performance.now();
   const cpu = process.cpuUsage();
   await runPool({
@@ -71,6 +72,7 @@ if (values.replay) {
       seeds++;
       stepsRun += result.steps;
       reconciles += result.reconciles;
+      if (result.livenessJudged) judged++;
       if (result.violation) {
         const list = found.get(result.violation.invariant) ?? [];
         list.push(result.seed);
@@ -84,6 +86,7 @@ if (values.replay) {
     `${seeds} seeds (${start}..${next - 1}) of up to ${steps} steps: ${stepsRun} steps, ${reconciles} reconciles in ${seconds.toFixed(1)} s ` +
       `(${((seconds * 1000) / Math.max(1, reconciles)).toFixed(3)} ms per reconcile wall, ${((used.user + used.system) / 1000 / Math.max(1, reconciles)).toFixed(3)} ms CPU)`,
   );
+  console.log(`liveness judged (target expected current, and current) on ${judged} seeds`);
   if (found.size === 0) console.log('no invariant broken');
   for (const [invariant, list] of found)
     console.log(

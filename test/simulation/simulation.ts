@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/runtime/logger.ts';
 import { OwnWrites } from '../../src/runtime/own-writes.ts';
 import { config, NAMESPACE, workerDeployment } from '../support/recorded-world.ts';
 import { Builds } from './builds.ts';
-import { type Fault, randomFault, TemporalFaultState } from './faults.ts';
+import { type Fault, ONE_SHOT_STEPS, randomFault, TemporalFaultState } from './faults.ts';
 import { Invariants, type Violation } from './invariants.ts';
 import { type Clock, KubernetesModel } from './kubernetes-model.ts';
 import { Prng } from './prng.ts';
@@ -30,6 +30,8 @@ export interface Outcome {
   steps: Step[];
   violation?: Violation;
   reconciles: number;
+  /** Steps at which liveness was judged, and held. */
+  livenessHeld: number;
   /** The calls of the step that failed, for the replay. */
   lastCalls?: string[];
 }
@@ -149,7 +151,10 @@ export class Simulation {
 
   /** The next step, drawn from `rng` and what the world is now; the last quarter of a run is quiet. */
   nextStep(rng: Prng, index: number, count: number): Step {
-    if (index >= Math.floor(count * 0.75)) return { advanceMs: rng.int(120, 240) * 1000 };
+    const quietFrom = Math.floor(count * 0.75);
+    // The users' last word before they leave the rollout alone, so that liveness has a target to judge.
+    if (index === quietFrom) return { advanceMs: rng.int(120, 240) * 1000, event: { user: 'settle' } };
+    if (index > quietFrom) return { advanceMs: rng.int(120, 240) * 1000 };
     const size = rng.weighted({ small: 6, medium: 3, large: 1 });
     const advanceMs =
       size === 'small' ? rng.int(5, 30) * 1000 : size === 'medium' ? rng.int(30, 120) * 1000 : rng.int(120, 600) * 1000;
@@ -172,6 +177,7 @@ export class Simulation {
     this.invariants.step = this.stepIndex;
     this.clock.now += step.advanceMs;
     this.temporalFaults.tick();
+    this.kubernetes.tickFaults();
     if (this.staleSteps > 0) this.staleSteps--;
     if (this.foreignManagerSteps > 0 && --this.foreignManagerSteps === 0) {
       this.temporal.manager = undefined;
@@ -189,7 +195,9 @@ export class Simulation {
     this.temporal.calls.length = 0;
     for (let i = 0; i <= EXTRA_RECONCILES && !this.done; i++) {
       const fired = this.faultsFired;
+      this.invariants.reconciling(this.kubernetes.cached?.spec);
       const result = await reconcile(this.process.deps, NAMESPACE, NAME);
+      this.invariants.reconciling(undefined);
       this.reconciles++;
       this.invariants.reconciled(this.faultsFired === fired);
       if (result?.requeueAfterMs !== 0) break;
@@ -215,13 +223,13 @@ export class Simulation {
         this.temporalFaults.rateLimitSteps = event.steps;
         return;
       case 'callFails':
-        this.temporalFaults.failNext.set(event.method, event.applied);
+        this.temporalFaults.failOnce(event.method, event.applied);
         return;
       case 'statusConflict':
-        this.kubernetes.faults.statusConflict++;
+        this.kubernetes.faults.statusConflict = ONE_SHOT_STEPS;
         return;
       case 'kubernetesWriteFails':
-        this.kubernetes.faults.failNext.add(event.method);
+        this.kubernetes.faults.failNext.set(event.method, ONE_SHOT_STEPS);
         return;
       case 'staleCache':
         this.staleSteps = event.steps;
@@ -291,6 +299,7 @@ function outcome(simulation: Simulation, steps: Step[]): Outcome {
     seed: simulation.seed,
     steps,
     reconciles: simulation.reconciles,
+    livenessHeld: simulation.invariants.livenessHeld,
     ...(violation ? { violation, lastCalls: simulation.lastCalls() } : {}),
   };
 }

@@ -27,6 +27,8 @@ export type UserAction =
   | { user: 'promote' }
   | { user: 'abort' }
   | { user: 'clearControls' }
+  /** What a user does last, before leaving the rollout to finish: resume, clear promote and abort, leave Manual. */
+  | { user: 'settle' }
   | { user: 'pools'; pools: Pool[] | null }
   | { user: 'gate'; gate: Gate | null }
   | { user: 'stepGate'; step: number; gate: Gate | null }
@@ -110,7 +112,7 @@ export function randomUserAction(rng: Prng, context: UserContext): UserAction {
     sunset: 5,
     replicas: 5,
     connection: 2,
-    delete: 1,
+    delete: 0.4,
     retryGate: 3,
   });
   switch (kind) {
@@ -224,6 +226,13 @@ function specAfter(action: UserAction, spec: Spec): Spec | undefined {
         delete r.promote;
         delete r.abort;
         return r;
+      });
+    case 'settle':
+      return withRollout(spec, (r) => {
+        delete r.promote;
+        delete r.abort;
+        delete r.paused;
+        return r.strategy === 'Manual' ? { ...r, strategy: 'AllAtOnce' } : r;
       });
     case 'pools': {
       const next = { ...spec };
