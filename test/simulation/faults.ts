@@ -18,6 +18,8 @@ export type Fault =
   | { fault: 'staleCache'; steps: number }
   | { fault: 'podCrash'; pick: number }
   | { fault: 'foreignManager'; steps: number }
+  /** Another client changes the Worker Deployment between the controller's read and its write. */
+  | { fault: 'meddle' }
   | { fault: 'restart' };
 
 const TEMPORAL_METHODS = [
@@ -54,6 +56,7 @@ export function randomFault(rng: Prng): Fault {
     staleCache: 2,
     podCrash: 3,
     foreignManager: 1,
+    meddle: 2,
     restart: 3,
   });
   switch (kind) {
@@ -83,6 +86,8 @@ export class TemporalFaultState implements TemporalFaults {
   outageSteps = 0;
   outageConnect = false;
   rateLimitSteps = 0;
+  /** Steps during which the next description is followed by someone else's change. */
+  meddleSteps = 0;
   /** Per method: whether it fails after taking effect, and the steps left before the fault is disarmed unfired. */
   readonly failNext = new Map<string, { applied: boolean; steps: number }>();
   /** Told of every fault that fired. */
@@ -92,6 +97,7 @@ export class TemporalFaultState implements TemporalFaults {
   tick(): void {
     if (this.outageSteps > 0) this.outageSteps--;
     if (this.rateLimitSteps > 0) this.rateLimitSteps--;
+    if (this.meddleSteps > 0) this.meddleSteps--;
     for (const [method, armed] of this.failNext) if (--armed.steps <= 0) this.failNext.delete(method);
   }
 
@@ -101,7 +107,7 @@ export class TemporalFaultState implements TemporalFaults {
   }
 
   active(): boolean {
-    return this.outageSteps > 0 || this.rateLimitSteps > 0 || this.failNext.size > 0;
+    return this.outageSteps > 0 || this.rateLimitSteps > 0 || this.meddleSteps > 0 || this.failNext.size > 0;
   }
 
   /** Before a client is handed out: a connection that cannot be made. */
@@ -110,6 +116,13 @@ export class TemporalFaultState implements TemporalFaults {
       this.onFault();
       throw new TemporalConnectError('cannot connect to temporal:7233: simulated outage');
     }
+  }
+
+  meddles(): boolean {
+    if (this.meddleSteps === 0) return false;
+    this.meddleSteps = 0;
+    this.onFault();
+    return true;
   }
 
   check(method: string, applied: boolean): void {

@@ -244,6 +244,9 @@ export class Simulation {
         this.temporal.token++;
         this.foreignManagerSteps = event.steps;
         return;
+      case 'meddle':
+        this.temporalFaults.meddleSteps = ONE_SHOT_STEPS;
+        return;
       case 'restart':
         this.process = this.start();
         return;

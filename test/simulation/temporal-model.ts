@@ -132,6 +132,8 @@ export interface TemporalHooks {
 export interface TemporalFaults {
   /** Throws the error the call meets, if any; `applied`: asked again after the call took effect (its answer lost). */
   check(method: string, applied: boolean): void;
+  /** Someone else changes the Worker Deployment right after this description: its conflict token goes stale. */
+  meddles(): boolean;
 }
 
 export interface Routing {
@@ -482,7 +484,7 @@ export class TemporalModel {
         ...(v.firstActivationAt !== undefined ? { firstActiveAt: new Date(v.firstActivationAt) } : {}),
       };
     });
-    return {
+    const described = {
       exists: true,
       versions,
       ...(this.current ? { currentBuildId: this.current } : {}),
@@ -495,6 +497,8 @@ export class TemporalModel {
       ...(this.manager ? { managerIdentity: this.manager } : {}),
       ...(this.lastModifier ? { lastModifierIdentity: this.lastModifier } : {}),
     };
+    if (this.faults.meddles()) this.token++;
+    return described;
   }
 
   private tokenMatches(token: Uint8Array | undefined): boolean {
