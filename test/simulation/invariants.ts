@@ -6,9 +6,9 @@
 // - no Deployment of a build that holds a running pinned workflow scaled to 0 or deleted (forced
 //   deletion aside), nor of a build that is current or ramping;
 // - no batch on a current, ramping or target build, nor touching a non-pinned workflow;
-// - a build that failed an analysis, or a gate the spec still has, or that the user aborted, never
-//   takes traffic again without a new template or an explicit promote of it (a gate that failed and
-//   was then taken out of the spec holds nothing: the gates the spec has are checked above);
+// - a build that failed an analysis or a gate, or that the user aborted, never takes traffic again
+//   without a new template or an explicit promote of it, while the spec still has an analysis or
+//   that gate (a user who takes them out decided without them);
 // - never two Deployments for one build and pool;
 // - once faults and users stop, the target is current within a bounded time (liveness).
 import canonicalize from 'canonicalize';
@@ -56,11 +56,16 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
   /** Per build: why it may not take traffic again (a failed gate or analysis), until a new template or a promote. */
   private readonly failed = new Map<string, { why: string; gateType?: string }>();
 
-  /** Why the build may not take traffic, by the spec the controller decides on. */
+  /**
+   * Why the build may not take traffic, by the spec the controller decides on: a failed analysis
+   * holds while the spec still has an analysis, a failed gate while the spec still has that gate
+   * (a user who takes them out decided without them).
+   */
   private failure(build: string): string | undefined {
     const failure = this.failed.get(build);
-    if (!failure?.gateType) return failure?.why;
+    if (!failure) return undefined;
     const rollout = this.spec()?.rollout;
+    if (!failure.gateType) return rollout?.analysis ? failure.why : undefined;
     const gates = [rollout?.gate, ...(rollout?.steps ?? []).map((s) => s.gate)];
     return gates.some((g) => g?.workflowType === failure.gateType) ? failure.why : undefined;
   }
@@ -209,7 +214,7 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
         if (!this.passed(build, gate, queue))
           return this.fail(
             'routed-before-gates',
-            `build ${build} made ${how} before gate ${stage} (${gate.workflowType}) passed on task queue ${queue}`,
+            `build ${build} made ${how} before gate ${stage} (${gate.workflowType}) passed on task queue ${queue}${before.current === undefined && after.current === build ? ' (no build was current: promoted directly)' : ''}`,
           );
   }
 
