@@ -7,11 +7,13 @@
 import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
 import type { Prng } from './prng.ts';
+import { exhausted } from './temporal-errors.ts';
 import type { TemporalFaults } from './temporal-model.ts';
 
 export type Fault =
   | { fault: 'outage'; steps: number; connect: boolean }
-  | { fault: 'rateLimit'; steps: number }
+  /** Over the namespace's rate limit, or (busy) the Worker Deployment's own workflow cannot take a query. */
+  | { fault: 'rateLimit'; steps: number; busy?: boolean }
   | { fault: 'callFails'; method: string; applied: boolean }
   | { fault: 'statusConflict' }
   | { fault: 'kubernetesWriteFails'; method: string }
@@ -63,7 +65,7 @@ export function randomFault(rng: Prng): Fault {
     case 'outage':
       return { fault: 'outage', steps: rng.int(1, 6), connect: rng.chance(0.3) };
     case 'rateLimit':
-      return { fault: 'rateLimit', steps: rng.int(1, 4) };
+      return { fault: 'rateLimit', steps: rng.int(1, 4), ...(rng.chance(0.3) ? { busy: true } : {}) };
     case 'callFails': {
       const method = rng.pick(TEMPORAL_METHODS);
       return { fault: 'callFails', method, applied: WRITES_WITH_EFFECT.includes(method) && rng.chance(0.5) };
@@ -86,6 +88,7 @@ export class TemporalFaultState implements TemporalFaults {
   outageSteps = 0;
   outageConnect = false;
   rateLimitSteps = 0;
+  rateLimitBusy = false;
   /** Steps during which the next description is followed by someone else's change. */
   meddleSteps = 0;
   /** Per method: whether it fails after taking effect, and the steps left before the fault is disarmed unfired. */
@@ -133,7 +136,7 @@ export class TemporalFaultState implements TemporalFaults {
       }
       if (this.rateLimitSteps > 0) {
         this.onFault();
-        throw new TemporalCallError(method, { code: GrpcStatus.RESOURCE_EXHAUSTED, details: 'simulated rate limit' });
+        throw exhausted(method, this.rateLimitBusy ? 'busy' : 'rps');
       }
     }
     const armed = this.failNext.get(method);

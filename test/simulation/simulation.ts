@@ -221,6 +221,7 @@ export class Simulation {
         return;
       case 'rateLimit':
         this.temporalFaults.rateLimitSteps = event.steps;
+        this.temporalFaults.rateLimitBusy = event.busy ?? false;
         return;
       case 'callFails':
         this.temporalFaults.failOnce(event.method, event.applied);

@@ -20,6 +20,7 @@ import type { RoutingChange } from '../../src/planner/routing.ts';
 import type { WorkerDeploymentClient } from '../../src/temporal/worker-deployment-client.ts';
 import type { Clock } from './kubernetes-model.ts';
 import type { Prng } from './prng.ts';
+import { exhausted } from './temporal-errors.ts';
 import { matches, parseQuery, type Query, type Row, valuesCompared } from './visibility-query.ts';
 
 /** Temporal remembers a build's pollers this long (matching.PollerHistoryTTL). */
@@ -739,7 +740,7 @@ export class TemporalModel {
     this.call('startBatch', `startBatch ${start.operation} ${start.jobId} where ${start.query}`);
     if (this.batches.has(start.jobId)) return this.answered('startBatch');
     const running = [...this.batches.values()].filter((b) => b.state === 'Running').length;
-    if (running >= MAX_BATCHES) this.refuse('StartBatchOperation', GrpcStatus.FAILED_PRECONDITION, 'too many batches');
+    if (running >= MAX_BATCHES) throw exhausted('StartBatchOperation', 'concurrentBatches');
     const query = parseQuery(start.query);
     const batch: Batch = {
       jobId: start.jobId,
