@@ -271,29 +271,6 @@ const spec = withRules(
   },
 );
 
-const versionStatus = {
-  buildID: Type.String({ description: 'Build ID.' }),
-  status: Type.String({ description: 'NotRegistered, Inactive, Ramping, Current, Draining or Drained.' }),
-  healthySince: Type.Optional(
-    Type.String({ description: 'Since when every Deployment of the build is available.', format: 'date-time' }),
-  ),
-  deployments: Type.Optional(Type.Array(Type.String(), { description: "Names of the build's Deployments." })),
-  pollers: Type.Optional(
-    Type.Integer({
-      description:
-        "Workers of the build that Temporal remembers polling its workflow task queues (for the server's matching.PollerHistoryTTL, five minutes by default), as the leader last read them; absent when it does not read them (--no-backlog-metrics).",
-      minimum: 0,
-    }),
-  ),
-  lastCurrentTime: Type.Optional(
-    Type.String({
-      description:
-        'When the build stopped being current, as the controller saw it: within the rollback window, making it the target again promotes it at once.',
-      format: 'date-time',
-    }),
-  ),
-};
-
 const batchOperation = Type.Object(
   {
     jobID: Type.String({ description: "The batch operation's job ID in Temporal." }),
@@ -322,6 +299,30 @@ const pinnedWorkflowsStatus = Type.Object(
   },
   { description: 'The workflows still running on the build and what spec.sunset.pinnedWorkflows did to them.' },
 );
+
+const versionStatus = {
+  buildID: Type.String({ description: 'Build ID.' }),
+  status: Type.String({ description: 'NotRegistered, Inactive, Ramping, Current, Draining or Drained.' }),
+  healthySince: Type.Optional(
+    Type.String({ description: 'Since when every Deployment of the build is available.', format: 'date-time' }),
+  ),
+  deployments: Type.Optional(Type.Array(Type.String(), { description: "Names of the build's Deployments." })),
+  pollers: Type.Optional(
+    Type.Integer({
+      description:
+        "Workers of the build that Temporal remembers polling its workflow task queues (for the server's matching.PollerHistoryTTL, five minutes by default), as the leader last read them; absent when it does not read them (--no-backlog-metrics).",
+      minimum: 0,
+    }),
+  ),
+  lastCurrentTime: Type.Optional(
+    Type.String({
+      description:
+        'When the build stopped being current, as the controller saw it: within the rollback window, making it the target again promotes it at once (unless it failed a gate or an analysis: see failedBuilds).',
+      format: 'date-time',
+    }),
+  ),
+  pinnedWorkflows: Type.Optional(pinnedWorkflowsStatus),
+};
 
 const status = Type.Object(
   {
@@ -374,10 +375,12 @@ const status = Type.Object(
                   workflowID: Type.String({ description: 'Workflow ID of the gate run.' }),
                   status: Type.String({ description: 'Running, Completed or Failed.' }),
                   generation: Type.Optional(
-                    Type.Integer({
+                    Type.Integer({ description: 'The generation the run was started for.', format: 'int64' }),
+                  ),
+                  specHash: Type.Optional(
+                    Type.String({
                       description:
-                        'The generation the run was started for: a run of an older generation that has not completed is terminated and started again.',
-                      format: 'int64',
+                        "A hash of the gate's own spec (workflow type, input) the run was started for: a run of another spec no longer counts, and one still running is terminated and started again.",
                     }),
                   ),
                 },
@@ -389,10 +392,12 @@ const status = Type.Object(
           gateFailure: Type.Optional(
             Type.Object(
               {
-                generation: Type.Integer({
-                  description: 'The generation the failure was seen at: a newer generation runs the gate again.',
-                  format: 'int64',
-                }),
+                generation: Type.Integer({ description: 'The generation the failure was seen at.', format: 'int64' }),
+                specHash: Type.Optional(
+                  Type.String({
+                    description: "A hash of the failed gate's own spec: a change of that gate runs it again.",
+                  }),
+                ),
                 stage: Type.String({ description: 'Which gate failed.' }),
                 workflowID: Type.String({ description: 'The failed gate run.' }),
                 message: Type.String({ description: 'How it failed.' }),
@@ -406,10 +411,7 @@ const status = Type.Object(
           analysis: Type.Optional(
             Type.Object(
               {
-                generation: Type.Integer({
-                  description: 'The generation judged: a Failed verdict holds the rollout until a newer one.',
-                  format: 'int64',
-                }),
+                generation: Type.Integer({ description: 'The generation judged.', format: 'int64' }),
                 step: Type.Integer({ description: 'The step judged, from 1.' }),
                 verdict: Type.String({ description: 'Pending, Passed or Failed.' }),
                 windowStart: Type.String({
@@ -473,11 +475,27 @@ const status = Type.Object(
                   'When the build stopped being current or ramping, as Temporal reports it or else as the controller first saw it: the delays of spec.sunset.pinnedWorkflows count from here.',
               }),
             ),
-            pinnedWorkflows: Type.Optional(pinnedWorkflowsStatus),
           },
           { description: 'An older build still running or kept.' },
         ),
         { description: 'Older builds.' },
+      ),
+    ),
+    failedBuilds: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            buildID: Type.String({ description: 'Build ID.' }),
+            reason: Type.String({ description: 'GateFailed or AnalysisFailed.' }),
+            message: Type.String({ description: 'What failed, in words.' }),
+            at: Type.String({ format: 'date-time', description: 'When the failure was seen.' }),
+          },
+          {
+            description:
+              'A build that failed a gate or an analysis: it is never promoted by the rollback shortcut, and while it is the target it takes no new workflows until spec.rollout.promote names it (an analysis) or the gate is changed or retried (a gate).',
+          },
+        ),
+        { description: 'Builds that failed a gate or an analysis, newest last.', maxItems: 20 },
       ),
     ),
     versionCount: Type.Optional(

@@ -14,7 +14,5 @@ export interface BuildDrainage {
 /** `running`: pinned workflows visibility counted running on it; undefined when not counted. */
 export function mayHoldPinnedWorkflows({ status, everActive }: BuildDrainage, running?: number): boolean {
   if (running !== undefined && running > 0) return true;
-  return (
-    status === 'Current' || status === 'Ramping' || status === 'Draining' || (status === 'Inactive' && everActive)
-  );
+  return status === 'Current' || status === 'Ramping' || status === 'Draining' || (status === 'Inactive' && everActive);
 }

@@ -2,8 +2,7 @@
 // version, so it must not change when the controller is upgraded: it depends only on what the
 // user wrote in spec.template, canonicalised by RFC 8785 (JSON Canonicalization Scheme), not on
 // how any library or release of ours orders or encodes it.
-import canonicalize from 'canonicalize';
-import { createHash } from 'node:crypto';
+import { canonicalHash } from '../api/spec-hash.ts';
 
 export const MAX_BUILD_ID_LENGTH = 63;
 const HASH_LENGTH = 10;
@@ -30,11 +29,7 @@ export function buildIdOf(template: PodTemplate, customBuildId?: string): string
 }
 
 /** SHA-256 (hex) of the RFC 8785 canonical JSON of a value. */
-export function templateHash(value: unknown): string {
-  return createHash('sha256')
-    .update(canonicalize(value) ?? '')
-    .digest('hex');
-}
+export const templateHash = canonicalHash;
 
 /** The part of an image reference that tells builds apart: tag, else digest, else repository. */
 function imageLabel(image: string): string {

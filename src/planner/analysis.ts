@@ -5,7 +5,9 @@
 //
 // A failure is final as soon as the counts show it (enough samples and over a limit), even before
 // the window ends: a build failing 30 % of its workflows is not left to fail more of them. A pass
-// waits for the window's end. A failure holds the rollout of its generation, as a failed gate does.
+// waits for the window's end. A failure holds the rollout of its build whatever else of the spec
+// changes (a pause, a replica count): only a new template or spec.rollout.promote naming the build
+// lifts it (see status failedBuilds for the rollback shortcut).
 import { durationSeconds } from '../api/schema.ts';
 import type { Rollout, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { AnalysisObservation, OutcomeCounts } from '../domain/observation.ts';
@@ -171,9 +173,9 @@ export interface AnalysisPlan {
   note?: { reason: 'AnalysisPassed'; message: string };
 }
 
-/** A verdict the status holds for good: a failure of this generation, or a bake of it that passed. */
-function settled({ previous, generation, step }: AnalysisContext): AnalysisMemory | undefined {
-  if (previous?.generation !== generation) return undefined;
+/** A verdict the status holds for good, for this same target build: a failure, or a bake that passed. */
+function settled({ previous, step }: AnalysisContext): AnalysisMemory | undefined {
+  if (!previous) return undefined;
   return previous.verdict === 'Failed' || (previous.verdict === 'Passed' && step?.bake) ? previous : undefined;
 }
 
@@ -227,7 +229,9 @@ export function planAnalysis(context: AnalysisContext, observed: AnalysisObserva
   };
   const { previous } = context;
   const said =
-    previous?.generation === generation && previous.step === memory.step && previous.verdict === memory.verdict;
+    previous?.step === memory.step &&
+    previous.verdict === memory.verdict &&
+    previous.windowStart === memory.windowStart;
   const reached = state !== 'Pending' && !said ? state : undefined;
   // A failure is said by its Stalled condition, whose change is a Warning event of its own.
   const note = reached === 'Passed' ? { reason: 'AnalysisPassed' as const, message } : undefined;

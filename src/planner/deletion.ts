@@ -5,6 +5,7 @@
 // its version record; once nothing is left, Temporal's Worker Deployment goes, then the finalizers.
 // The force annotation skips the wait, and says what that strands. Pure.
 import type { DeletionObservation } from '../domain/observation.ts';
+import { mayHoldPinnedWorkflows } from '../domain/pinned-workflows.ts';
 import type { TemporalVersion } from '../domain/snapshot.ts';
 import { runningWorkflowsQuery } from '../domain/visibility.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
@@ -32,7 +33,7 @@ export interface DeletionPlan {
 export function workflowsToCount(observation: Pick<DeletionObservation, 'temporal' | 'deployments'>): string[] {
   const deployed = new Set(observation.deployments.map((d) => d.buildId));
   return observation.temporal.versions
-    .filter((v) => mayHaveWorkflows(v) || (v.status === 'Drained' && deployed.has(v.buildId)))
+    .filter((v) => mayHoldPinnedWorkflows(v) || (v.status === 'Drained' && deployed.has(v.buildId)))
     .map((v) => v.buildId);
 }
 
@@ -67,7 +68,7 @@ export function planDeletionWithoutConnection(where: {
 export function planDeletion(observation: DeletionObservation, config: PlannerConfig): DeletionPlan {
   const { temporal, deployments, temporalName } = observation;
   const force = observation.workerDeployment.metadata.annotations?.[FORCE_DELETE_ANNOTATION] === 'true';
-  const busy = temporal.versions.filter(mayHaveWorkflows).map((v) => v.buildId);
+  const busy = temporal.versions.filter((v) => mayHoldPinnedWorkflows(v)).map((v) => v.buildId);
   const stillRunning = workflowsToCount(observation).filter(
     (b) => !busy.includes(b) && observation.runningWorkflows[b] !== 0,
   );
@@ -114,7 +115,7 @@ export function planDeletion(observation: DeletionObservation, config: PlannerCo
       action: 'deleteTemporalVersion',
       buildId: v.buildId,
       reason: `the worker deployment is being deleted and build ${v.buildId} ${leavesBecause(v, force)}`,
-      ...(mayHaveWorkflows(v) ? { skipDrainage: true } : {}),
+      ...(mayHoldPinnedWorkflows(v) ? { skipDrainage: true } : {}),
     });
 
   let said: Condition | undefined;
@@ -185,14 +186,10 @@ export function planDeletion(observation: DeletionObservation, config: PlannerCo
   };
 }
 
-/** Current, ramping or draining: Temporal may still dispatch pinned workflows to it. */
-function mayHaveWorkflows(version: TemporalVersion): boolean {
-  return version.status === 'Current' || version.status === 'Ramping' || version.status === 'Draining';
-}
-
 function leavesBecause(version: TemporalVersion | undefined, force: boolean): string {
   if (!version) return 'never registered with Temporal';
-  if (force && mayHaveWorkflows(version)) return `is ${version.status}, but ${FORCE_DELETE_ANNOTATION} is set`;
+  if (force && mayHoldPinnedWorkflows(version))
+    return `${version.status === 'Inactive' ? 'may still hold pinned workflows' : `is ${version.status}`}, but ${FORCE_DELETE_ANNOTATION} is set`;
   return version.status === 'Drained' ? 'is drained' : 'never took traffic';
 }
 

@@ -3,6 +3,7 @@
 import type { Rollout, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
 import type { BuildTaskQueues, GateRun } from '../domain/snapshot.ts';
+import { specHash } from '../api/spec-hash.ts';
 import { stepAtOrBelow } from './routing.ts';
 
 type Gate = NonNullable<Rollout['gate']>;
@@ -147,6 +148,10 @@ type GateFailure = NonNullable<TargetStatus['gateFailure']>;
 export interface GateContext {
   /** The gates before the next routing change, in order (see gateStages). */
   stages: GateStage[];
+  /** The rollout as the spec says it now: the gate a remembered failure is judged against. */
+  rollout: Rollout;
+  /** The task queues the spec's pools name: a pass counts only once every one of them has its run. */
+  expectedQueues: string[];
   buildId: string;
   temporalName: string;
   generation: number;
@@ -157,15 +162,53 @@ export interface GateContext {
 }
 
 /** The first gate whose runs Temporal must be asked about: none when the status tells they all completed. */
-export function gateToRead({ stages, previous, generation, retry }: GateContext): GateStage | undefined {
-  const failure = previous?.gateFailure;
-  if (failure && failure.generation === generation && retry === undefined) return undefined;
-  return stages.find((stage) => !completed(previous, stage));
+export function gateToRead(context: GateContext): GateStage | undefined {
+  if (failureHolds(context)) return undefined;
+  return context.stages.find((stage) => !completed(context, stage));
 }
 
-function completed(previous: GateMemory | undefined, stage: GateStage): boolean {
+/** The hash a gate's runs are remembered under: its own spec, nothing else of the rollout. */
+export function gateSpecHash(gate: Gate): string {
+  return specHash(gate);
+}
+
+/**
+ * A remembered run counts for the gate as the spec says it now. A run remembered without a hash
+ * (by a controller before hashes) counts: it was started for the spec of its time, and a restart
+ * of every gate at an upgrade would cost more than it protects.
+ */
+function countsFor(entry: { specHash?: string }, gate: Gate): boolean {
+  return entry.specHash === undefined || entry.specHash === gateSpecHash(gate);
+}
+
+/** Every remembered run of the stage completed for the gate's present spec, on every queue the pools name. */
+function completed({ previous, expectedQueues }: GateContext, stage: GateStage): boolean {
   const known = (previous?.gates ?? []).filter((g) => g.stage === stage.name);
-  return known.length > 0 && known.every((g) => g.status === 'Completed');
+  return (
+    known.length > 0 &&
+    known.every((g) => g.status === 'Completed' && countsFor(g, stage.gate)) &&
+    expectedQueues.every((q) => known.some((g) => g.taskQueue === q))
+  );
+}
+
+/** The gate of a stage as the spec says it now, wherever the rollout stands. */
+function gateOfStage(rollout: Rollout, stage: string): Gate | undefined {
+  if (stage === 'rollout') return rollout.gate;
+  const index = Number(stage.replace(/^step-/, '')) - 1;
+  return rollout.steps?.[index]?.gate;
+}
+
+/**
+ * A remembered failure holds while the failed gate's own spec is unchanged and no retry is asked:
+ * a pause, a replica count or any other edit leaves it failed. One remembered without a hash holds
+ * for its generation, as it did when it was written.
+ */
+function failureHolds({ previous, rollout, generation, retry }: GateContext): boolean {
+  const failure = previous?.gateFailure;
+  if (!failure || retry !== undefined) return false;
+  if (failure.specHash === undefined) return failure.generation === generation;
+  const gate = gateOfStage(rollout, failure.stage);
+  return gate !== undefined && gateSpecHash(gate) === failure.specHash;
 }
 
 export interface GateStart {
@@ -204,10 +247,9 @@ export function decideGates(context: GateContext, observed: ObservedGate | undef
 }
 
 function decideStages(context: GateContext, observed: ObservedGate | undefined): GateDecision {
-  const { stages, previous, generation, buildId, retry } = context;
+  const { stages, previous, buildId } = context;
   const failure = previous?.gateFailure;
-  if (failure && failure.generation === generation && retry === undefined)
-    return failed(buildId, failure, previous?.gates);
+  if (failure && failureHolds(context)) return failed(buildId, failure, previous?.gates);
   const gates: NonNullable<GateMemory['gates']> = [];
   let passed: string | undefined;
   for (const stage of stages) {
@@ -216,7 +258,7 @@ function decideStages(context: GateContext, observed: ObservedGate | undefined):
       gates.push(...(decision.memory.gates ?? []));
       if (decision.gate !== 'passed') return { ...decision, memory: { ...decision.memory, gates } };
       passed = decision.passed;
-    } else if (completed(previous, stage)) {
+    } else if (completed(context, stage)) {
       gates.push(...(previous?.gates ?? []).filter((g) => g.stage === stage.name));
     } else {
       return { gate: 'pending', memory: gates.length > 0 ? { gates } : {}, starts: [], ...(passed ? { passed } : {}) };
@@ -227,19 +269,24 @@ function decideStages(context: GateContext, observed: ObservedGate | undefined):
 
 function decideStage(context: GateContext, stage: GateStage, observed: ObservedGate): GateDecision {
   const { previous, generation, buildId, retry } = context;
-  const { taskQueues, missing, runs } = observed;
+  const { taskQueues, missing } = observed;
+  const hash = gateSpecHash(stage.gate);
   const idOf = (taskQueue: string) => gateWorkflowId(context.temporalName, buildId, stage.name, taskQueue);
-  const startedFor = (taskQueue: string) =>
-    previous?.gates?.find((g) => g.stage === stage.name && g.taskQueue === taskQueue)?.generation;
+  const remembered = (taskQueue: string) =>
+    previous?.gates?.find((g) => g.stage === stage.name && g.taskQueue === taskQueue);
+  // A run started for another spec of this gate says nothing of the gate as it is now.
+  const stale = new Set(taskQueues.filter((q) => !countsFor(remembered(q) ?? {}, stage.gate)));
+  const runs = Object.fromEntries(
+    Object.entries(observed.runs).filter(([q, run]) => !stale.has(q) || run?.status === 'Running'),
+  );
   const replacing = new Map<string, { runId: string; why: string }>();
   for (const taskQueue of taskQueues) {
     const run = runs[taskQueue];
     if (run?.status !== 'Running') continue;
-    const generationOfRun = startedFor(taskQueue);
-    if (generationOfRun !== undefined && generationOfRun < generation)
+    if (stale.has(taskQueue))
       replacing.set(taskQueue, {
         runId: run.runId ?? '',
-        why: `it was started for generation ${generationOfRun} of the spec, which is now at generation ${generation}`,
+        why: `it was started for another spec of the gate (${stage.gate.workflowType}, its input or its queue changed)`,
       });
     else if (run.stuck !== undefined && retry !== undefined)
       replacing.set(taskQueue, {
@@ -270,20 +317,21 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
       : [];
   const started = new Set(starts.map((s) => s.taskQueue));
   const gates = taskQueues.map((taskQueue) => {
-    const known = started.has(taskQueue) ? generation : startedFor(taskQueue);
+    const known = started.has(taskQueue) ? { generation, specHash: hash } : remembered(taskQueue);
     return {
       stage: stage.name,
       taskQueue,
       workflowID: idOf(taskQueue),
       status: started.has(taskQueue) ? 'Running' : (runs[taskQueue]?.status ?? 'Running'),
-      ...(known === undefined ? {} : { generation: known }),
+      ...(known?.generation === undefined ? {} : { generation: known.generation }),
+      ...(known?.specHash === undefined ? {} : { specHash: known.specHash }),
     };
   });
   if (verdict.state === 'failed') {
     const run = verdict.run;
     return failed(
       buildId,
-      { generation, stage: stage.name, workflowID: run.workflowId, message: verdict.reason },
+      { generation, specHash: hash, stage: stage.name, workflowID: run.workflowId, message: verdict.reason },
       gates,
     );
   }
@@ -292,7 +340,7 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
       ? {
           failure: {
             reason: 'GateStuck' as const,
-            message: `${verdict.reason}; traffic stays where it is: fix the gate in the spec (a new generation replaces the run) or set annotation ${RETRY_GATE_ANNOTATION} to a new value to run it again`,
+            message: `${verdict.reason}; traffic stays where it is: fix the gate in the spec (a change of the gate replaces the run) or set annotation ${RETRY_GATE_ANNOTATION} to a new value to run it again`,
           },
         }
       : {};
@@ -309,7 +357,7 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
 
 function failed(buildId: string, failure: GateFailure, gates: GateMemory['gates']): GateDecision {
   const aborted = failure.stage !== 'rollout';
-  const message = `${failure.message}; the rollout of build ${buildId} stops${aborted ? ' and its ramp is removed' : ''}, its Pods stay for the workflows already on it; change the spec or set annotation ${RETRY_GATE_ANNOTATION} to a new value to run the gate again`;
+  const message = `${failure.message}; the rollout of build ${buildId} stops${aborted ? ' and its ramp is removed' : ''}, its Pods stay for the workflows already on it; change that gate in the spec or set annotation ${RETRY_GATE_ANNOTATION} to a new value to run the gate again`;
   return {
     gate: 'failed',
     memory: { ...(gates ? { gates } : {}), gateFailure: failure },

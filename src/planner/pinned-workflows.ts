@@ -2,14 +2,17 @@
 // build that is no longer current, ramping nor the target, and when: a signal asking them to
 // continue as new onto the current build, then cancellation, then termination, each after its
 // delay since the build stopped being current or ramping. Each step is one batch operation in
-// Temporal under a job ID derived from (Worker Deployment, build, step, generation), so a
-// controller that restarts finds the batch it started instead of starting another. Pure: the
-// builds, their counts and batches in, the actions and the status out.
+// Temporal, on the build's running pinned workflows only, under a job ID derived from (Worker
+// Deployment, build, step, the step's own spec), so a controller that restarts finds the batch it
+// started instead of starting another, and an unrelated edit of the spec (a pause, a replica
+// count) does not run the step again. Pure: the builds, their counts and batches in, the actions
+// and the status out.
 import { durationSeconds } from '../api/schema.ts';
 import { CONTINUE_AS_NEW_SIGNAL, type PinnedWorkflowsLadder } from '../api/temporal-worker-deployment.ts';
 import { count } from '../domain/count.ts';
 import type { LadderObservation } from '../domain/observation.ts';
 import type { BatchOperationKind, BatchProgress } from '../domain/snapshot.ts';
+import { specHash } from '../api/spec-hash.ts';
 import { runningWorkflowsQuery } from '../domain/visibility.ts';
 
 /** The step a build's ladder has reached: Waiting before its first. */
@@ -37,11 +40,9 @@ export interface LadderContext {
   ladder: PinnedWorkflowsLadder | undefined;
   /** The Worker Deployment's name in Temporal. */
   temporalName: string;
-  /** The worker deployment's metadata.generation: a new spec runs the step reached again. */
-  generation: number;
-  /** Builds no longer current, ramping nor the target, on which pinned workflows may still run. */
+  /** Builds no longer current, ramping nor the target once this plan's routing change is made, on which pinned workflows may still run. */
   builds: LadderBuild[];
-  /** Builds current, ramping or the target again, each with the batch its memory says still runs. */
+  /** Builds current, ramping or the target (again), each with the batch its memory says still runs. */
   reactivated: { buildId: string; batch: BatchProgress }[];
 }
 
@@ -86,9 +87,24 @@ export interface LadderPlan {
   recheckAt?: Date;
 }
 
-/** A batch's job ID: one per Worker Deployment, build, step and generation of the spec. */
-export function batchJobId(temporalName: string, buildId: string, operation: BatchOperationKind, generation: number) {
-  return `temporal-worker-controller/pinned-workflows/${temporalName}/${buildId}/${operation.toLowerCase()}/${generation}`;
+/** A batch's job ID: one per Worker Deployment, build, step and that step's own spec. */
+export function batchJobId(
+  temporalName: string,
+  buildId: string,
+  operation: BatchOperationKind,
+  ladder: PinnedWorkflowsLadder,
+): string {
+  return `temporal-worker-controller/pinned-workflows/${temporalName}/${buildId}/${operation.toLowerCase()}/${stepHash(ladder, operation)}`;
+}
+
+/** What one step does: its delay, and what it sends (the signal) or records (the reason). */
+function stepHash(ladder: PinnedWorkflowsLadder, operation: BatchOperationKind): string {
+  const delay = ladder[DELAY_FIELDS[operation]];
+  return specHash(
+    operation === 'Signal'
+      ? { delay, signalName: ladder.signalName ?? CONTINUE_AS_NEW_SIGNAL }
+      : { delay, reason: ladder.reason ?? '' },
+  );
 }
 
 /** The steps the ladder sets, in order, each with the time it is reached. */
@@ -110,30 +126,36 @@ function progressOf(ladder: PinnedWorkflowsLadder, build: LadderBuild, now: Date
 
 export function ladderReads(context: LadderContext): LadderReads {
   const { ladder } = context;
-  if (!ladder || schedule(ladder, context.now).length === 0) return { count: [], batches: [] };
+  // A batch on a build active again is read whatever the spec says now: it is stopped until it ended.
+  const reactivated = context.reactivated.map(({ batch }) => ({ jobId: batch.jobId, operation: batch.operation }));
+  if (!ladder || schedule(ladder, context.now).length === 0) return { count: [], batches: reactivated };
   const batches = context.builds.flatMap((build) => {
     const { reached } = progressOf(ladder, build, context.now);
     if (!reached) return [];
-    const jobId = batchJobId(context.temporalName, build.buildId, reached.operation, context.generation);
+    const jobId = batchJobId(context.temporalName, build.buildId, reached.operation, ladder);
     const known = build.memory?.batch;
     // A batch that ended stays ended: no read needed.
     return known?.jobId === jobId && known.state !== 'Running' ? [] : [{ jobId, operation: reached.operation }];
   });
-  return { count: context.builds.map((b) => b.buildId), batches };
+  return { count: context.builds.map((b) => b.buildId), batches: [...reactivated, ...batches] };
 }
 
 export function planLadder(context: LadderContext, observed: LadderObservation): LadderPlan {
   const { now, ladder } = context;
-  const plan: LadderPlan = {
-    actions: context.reactivated.map(({ buildId, batch }) => ({
-      action: 'stopBatch' as const,
+  const plan: LadderPlan = { actions: [], status: {}, notes: [] };
+  for (const { buildId, batch } of context.reactivated) {
+    const read = observed.batches[batch.jobId];
+    // Known to have ended (or never to have existed): forgotten. Running, or not read: stopped
+    // (stopping a batch that ended is no error), and remembered until Temporal says it ended.
+    if (read === null || (read && read.state !== 'Running')) continue;
+    plan.actions.push({
+      action: 'stopBatch',
       buildId,
       jobId: batch.jobId,
       reason: `build ${buildId} is current, ramping or the target again: its ladder stops, and its running ${batch.operation} batch is stopped`,
-    })),
-    status: {},
-    notes: [],
-  };
+    });
+    plan.status[buildId] = { step: batch.operation, batch: read ?? batch };
+  }
   if (!ladder || schedule(ladder, now).length === 0) return plan;
   if (observed.failure)
     plan.notes.push({ type: 'Warning', reason: 'PinnedWorkflowsUnread', message: observed.failure });
@@ -146,7 +168,7 @@ export function planLadder(context: LadderContext, observed: LadderObservation):
     if (next && (!plan.recheckAt || next.at < plan.recheckAt)) plan.recheckAt = next.at;
     let batch = memory?.batch;
     if (reached) {
-      const jobId = batchJobId(context.temporalName, buildId, reached.operation, context.generation);
+      const jobId = batchJobId(context.temporalName, buildId, reached.operation, ladder);
       const known = memory?.batch?.jobId === jobId ? memory.batch : undefined;
       const read = observed.batches[jobId];
       if (known && known.state !== 'Running') {
@@ -211,6 +233,6 @@ function finished(buildId: string, batch: BatchProgress): LadderPlan['notes'][nu
     : {
         type: 'Warning',
         reason: 'BatchOperationFailed',
-        message: `${batch.operation} batch ${batch.jobId} on build ${buildId} failed: ${counts}; a new generation of the spec runs the step again`,
+        message: `${batch.operation} batch ${batch.jobId} on build ${buildId} failed: ${counts}; a change of that step in spec.sunset.pinnedWorkflows runs it again`,
       };
 }

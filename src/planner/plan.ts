@@ -6,9 +6,11 @@ import { TASK_QUEUE_ENV } from '../api/reserved-env.ts';
 import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import type { Observation, OwnedAutoscaler, SecretCopyState } from '../domain/observation.ts';
+import { mayHoldPinnedWorkflows } from '../domain/pinned-workflows.ts';
 import type { BuildTaskQueues, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { type JoinedVersion, joinVersions, rememberedCurrentTimes } from '../status/versions.ts';
+import { type FailedBuild, failedBuildsAfter } from './failed-builds.ts';
 import {
   decideGates,
   type GateContext,
@@ -38,7 +40,7 @@ import {
   type LadderStatus,
   planLadder,
 } from './pinned-workflows.ts';
-import { planVersions, REGISTRATION_GRACE_MS, type VersionAction } from './versions.ts';
+import { planVersions, REGISTRATION_GRACE_MS, sunsetDue, type VersionAction } from './versions.ts';
 import {
   type AnalysisContext,
   type AnalysisMemory,
@@ -101,6 +103,8 @@ export interface Plan {
   ladder: Record<string, LadderStatus>;
   /** What the status remembers of the analysis of the target's step, if it has one. */
   analysis?: AnalysisMemory;
+  /** Builds that failed a gate or an analysis (see planner/failed-builds.ts). */
+  failedBuilds: FailedBuild[];
   /** A verdict of that analysis the status did not hold yet. */
   analysisReached?: 'Passed' | 'Failed';
   routing: RoutingDecision;
@@ -131,7 +135,11 @@ const KUBERNETES_ORDER = ['create', 'update', 'delete', 'scale'] as const;
 export function readsNeeded(observation: Omit<Observation, 'target'>, config: PlannerConfig): ReadsNeeded {
   const { versions, target, gate, rollout, analysis } = situation(observation, config);
   const read = gateToRead(gate);
-  const ladder = ladderReads(ladderContext(observation, versions));
+  const laddered = ladderReads(ladderContext(observation, versions, observation.temporal));
+  // A drained build whose scale-down or deletion falls due is counted first (see planVersions).
+  const sunset = sunsetOf(observation.workerDeployment.spec);
+  const due = versions.filter((v) => sunsetDue(v, { now: observation.now, sunset })).map((v) => v.buildId);
+  const ladder = { ...laddered, count: [...new Set([...laddered.count, ...due])] };
   const registered = target !== undefined && target.status !== 'NotRegistered';
   const counts = analysisReads(analysis);
   return {
@@ -157,42 +165,25 @@ export function gateQueues(observation: Omit<Observation, 'target'>, taskQueues:
   const lastAvailable = since.every((t) => t !== undefined) && own.length > 0 ? Math.max(...since) : undefined;
   const pastGrace = lastAvailable !== undefined && observation.now.getTime() - lastAvailable >= REGISTRATION_GRACE_MS;
   const queues = gateTaskQueues(taskQueues, pastGrace);
-  const expected = observation.wanted.flatMap(({ deployment }) => {
+  const missing = poolQueues(observation).filter((q) => !queues.includes(q));
+  return missing.length > 0 ? { taskQueues: [], missing } : { taskQueues: queues };
+}
+
+/** The task queues the spec's pools name (none without pools: the workers say which they poll). */
+function poolQueues(observation: Pick<Observation, 'wanted'>): string[] {
+  return observation.wanted.flatMap(({ deployment }) => {
     const env = deployment.spec?.template.spec?.containers[0]?.env ?? [];
     const queue = env.find((e) => e.name === TASK_QUEUE_ENV)?.value;
     return queue ? [queue] : [];
   });
-  const missing = expected.filter((q) => !queues.includes(q));
-  return missing.length > 0 ? { taskQueues: [], missing } : { taskQueues: queues };
 }
 
 export function planReconcile(observation: Observation, config: PlannerConfig): Plan {
   const { now, buildId, temporal, workerDeployment } = observation;
   const spec = workerDeployment.spec;
-  const { versions, target, gate, rollout, previousTarget, analysis } = situation(observation, config);
+  const { versions, target, gate, rollout, previousTarget, analysis, failedBefore } = situation(observation, config);
   const conditions: Condition[] = [];
   const notes: Plan['notes'] = [];
-
-  const versionsPlan = planVersions({
-    now,
-    targetBuildId: buildId,
-    ...(temporal.currentBuildId ? { currentBuildId: temporal.currentBuildId } : {}),
-    ...(spec.replicas === undefined ? {} : { replicas: spec.replicas }),
-    ...(spec.pools
-      ? {
-          pools: spec.pools.map((p) => ({
-            name: p.name,
-            ...(p.replicas === undefined ? {} : { replicas: p.replicas }),
-          })),
-        }
-      : {}),
-    sunset: { scaledownDelay: spec.sunset?.scaledownDelay ?? '1h', deleteDelay: spec.sunset?.deleteDelay ?? '24h' },
-    versions,
-    temporalKnowsDeployment: temporal.exists,
-    maxIneligibleVersions: config.maxIneligibleVersions,
-    maxVersionsInDeployment: config.maxVersionsInDeployment,
-    ...(previousTarget?.madeRoomAt ? { madeRoomAt: new Date(previousTarget.madeRoomAt) } : {}),
-  });
 
   const registered = target !== undefined && target.status !== 'NotRegistered';
   const observedGate = observation.target;
@@ -206,15 +197,8 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
         }
       : undefined,
   );
-  if (gateDecision.failure) conditions.push(stalled(gateDecision.failure.reason, gateDecision.failure.message));
-  if (gateDecision.passed) notes.push({ reason: 'GatePassed', message: gateDecision.passed });
   const gateState = observedGate?.gateReadFailure ? 'pending' : gateDecision.gate;
-  if (observedGate?.gateReadFailure)
-    conditions.push(progressing('False', 'GateCheckFailed', observedGate.gateReadFailure));
-  for (const a of versionsPlan.actions) if (a.action === 'blocked') conditions.push(stalled(a.condition, a.reason));
   const analysisPlan = planAnalysis(analysis, observation.analysis);
-  if (analysisPlan.state === 'failed') conditions.push(stalled('AnalysisFailed', analysisPlan.reason));
-  if (analysisPlan.note) notes.push(analysisPlan.note);
 
   const pollersMatter = unversionedPollersMatter({
     strategy: rollout.strategy,
@@ -230,7 +214,8 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
       healthy: target?.healthy ?? false,
       gate: gateState,
       ...(gateState === 'pending' && gateDecision.waiting ? { gateWaiting: gateDecision.waiting } : {}),
-      ...(target?.lastCurrentAt ? { lastCurrentAt: target.lastCurrentAt } : {}),
+      // A build that failed a gate or an analysis is never promoted by the rollback shortcut.
+      ...(target?.lastCurrentAt && !failedBefore.has(buildId) ? { lastCurrentAt: target.lastCurrentAt } : {}),
       ...(analysis.analysis
         ? {
             analysis: {
@@ -238,7 +223,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
               reason: analysisPlan.reason,
               onFailure: analysisPlan.onFailure,
               ...(analysisPlan.recheckAt ? { recheckAt: analysisPlan.recheckAt } : {}),
-              ...rollBackTo(versions, buildId),
+              ...rollBackTo(versions, buildId, failedBefore),
             },
           }
         : {}),
@@ -253,12 +238,50 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     },
     rollbackWindowMs: config.rollbackWindowMs,
   });
-  const ladder = planLadder(ladderContext(observation, versions), observation.pinned ?? { running: {}, batches: {} });
-  notes.push(...ladder.notes);
   const change = routingChange(routing, temporal);
   const holder = temporal.managerIdentity;
   const heldElsewhere = change !== undefined && holder !== undefined && holder !== config.identity;
-  if (heldElsewhere)
+  const routes = change !== undefined && !heldElsewhere;
+
+  // Everything below decides on the routing as this plan leaves it, computed once: a build it
+  // routes to is active (never scaled down, deleted, nor laddered), one it routes away from drains.
+  const routed = routes ? routedState(temporal, routing, config.identity) : temporal;
+  const routedVersions = asRouted(versions, routed);
+  const versionsPlan = planVersions({
+    now,
+    targetBuildId: buildId,
+    ...(routed.currentBuildId ? { currentBuildId: routed.currentBuildId } : {}),
+    ...(spec.replicas === undefined ? {} : { replicas: spec.replicas }),
+    ...(spec.pools
+      ? {
+          pools: spec.pools.map((p) => ({
+            name: p.name,
+            ...(p.replicas === undefined ? {} : { replicas: p.replicas }),
+          })),
+        }
+      : {}),
+    sunset: sunsetOf(spec),
+    versions: routedVersions,
+    temporalKnowsDeployment: temporal.exists,
+    maxIneligibleVersions: config.maxIneligibleVersions,
+    maxVersionsInDeployment: config.maxVersionsInDeployment,
+    ...(previousTarget?.madeRoomAt ? { madeRoomAt: new Date(previousTarget.madeRoomAt) } : {}),
+    pinnedRunning: observation.pinned?.running ?? {},
+  });
+  const ladder = planLadder(
+    ladderContext(observation, routedVersions, routed),
+    observation.pinned ?? { running: {}, batches: {} },
+  );
+
+  if (gateDecision.failure) conditions.push(stalled(gateDecision.failure.reason, gateDecision.failure.message));
+  if (gateDecision.passed) notes.push({ reason: 'GatePassed', message: gateDecision.passed });
+  if (observedGate?.gateReadFailure)
+    conditions.push(progressing('False', 'GateCheckFailed', observedGate.gateReadFailure));
+  for (const a of versionsPlan.actions) if (a.action === 'blocked') conditions.push(stalled(a.condition, a.reason));
+  if (analysisPlan.state === 'failed') conditions.push(stalled('AnalysisFailed', analysisPlan.reason));
+  if (analysisPlan.note) notes.push(analysisPlan.note);
+  notes.push(...ladder.notes);
+  if (heldElsewhere && holder)
     conditions.push(
       stalled('ManagedElsewhere', `${routing.reason}: ${managedElsewhere(observation.temporalName, holder)}`),
     );
@@ -287,7 +310,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
       start,
       reason: `started gate ${start.stage} (${start.gate.workflowType}) of build ${buildId} on task queue ${start.taskQueue}, pinned to the build`,
     })),
-    ...(change && !heldElsewhere ? [{ action: 'route' as const, change, reason: routeReason(routing, change) }] : []),
+    ...(routes ? [{ action: 'route' as const, change, reason: routeReason(routing, change) }] : []),
     ...versionsPlan.actions.filter((a) => a.action === 'deleteTemporalVersion'),
     ...ladder.actions.filter((a) => a.action === 'startBatch'),
   ];
@@ -302,11 +325,41 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     ladder: ladder.status,
     ...(analysisPlan.memory ? { analysis: analysisPlan.memory } : {}),
     ...(analysisPlan.reached ? { analysisReached: analysisPlan.reached } : {}),
+    failedBuilds: failedBuildsAfter({
+      now,
+      stored: workerDeployment.status?.failedBuilds ?? [],
+      known: versions.map((v) => v.buildId),
+      target: buildId,
+      promoted: rollout.promote === buildId,
+      ...(gateDecision.failure ? { gateFailure: gateDecision.failure.message } : {}),
+      ...(analysisPlan.state === 'failed' ? { analysisFailure: analysisPlan.reason } : {}),
+      settledCurrent:
+        routed.currentBuildId === buildId &&
+        !routed.rampingBuildId &&
+        gateState === 'passed' &&
+        analysisPlan.state === 'passed',
+    }),
     routing,
-    routed: change && !heldElsewhere ? routedState(temporal, routing, config.identity) : temporal,
+    routed,
     requeueAfterMs: Math.min(config.pollIntervalMs, ...recheck),
     requeueFallsDue: recheck.some((ms) => ms <= config.pollIntervalMs),
   };
+}
+
+/** The builds with the status each has once the routing change is made (see routedState). */
+function asRouted(versions: JoinedVersion[], routed: TemporalDeploymentState): JoinedVersion[] {
+  return versions.map((v) => {
+    const after = routed.versions.find((r) => r.buildId === v.buildId);
+    if (!after || after.status === v.status) return v;
+    // A drained build routed to again is no longer drained.
+    const routedTo: JoinedVersion = { ...v, status: after.status, everActive: after.everActive };
+    delete routedTo.drainedSince;
+    return routedTo;
+  });
+}
+
+function sunsetOf(spec: Observation['workerDeployment']['spec']): { scaledownDelay: string; deleteDelay: string } {
+  return { scaledownDelay: spec.sunset?.scaledownDelay ?? '1h', deleteDelay: spec.sunset?.deleteDelay ?? '24h' };
 }
 
 /** The copies of a cluster connection's Secrets not yet as they should be: before any Pod needs them. */
@@ -418,20 +471,26 @@ function routingChange(routing: RoutingDecision, temporal: TemporalDeploymentSta
   }
 }
 
-/** The builds the ladder acts on: Temporal may still run pinned workflows there (or their batch still runs), and none is current, ramping or the target. */
-function ladderContext(observation: Omit<Observation, 'target'>, versions: JoinedVersion[]): LadderContext {
-  const { now, temporal, buildId, workerDeployment } = observation;
+/**
+ * The builds the ladder acts on, on `routing` (Temporal's, or as this plan leaves it): pinned
+ * workflows may still run there (or their batch still runs), and none is current, ramping or the
+ * target.
+ */
+function ladderContext(
+  observation: Omit<Observation, 'target'>,
+  versions: JoinedVersion[],
+  routing: TemporalDeploymentState,
+): LadderContext {
+  const { now, buildId, workerDeployment } = observation;
   const stored = workerDeployment.status;
-  const deactivated = deactivationTimes(stored, temporal, now);
+  const deactivated = deactivationTimes(stored, routing, now);
   const memories = ladderMemories(stored);
-  const active = (b: string): boolean =>
-    b === buildId || b === temporal.currentBuildId || b === temporal.rampingBuildId;
+  const active = (b: string): boolean => b === buildId || b === routing.currentBuildId || b === routing.rampingBuildId;
   const builds = versions.flatMap((v) => {
     const deactivatedAt = deactivated[v.buildId];
     const memory = memories[v.buildId];
     // A build drained by its batch (its workflows moved on) keeps its ladder until the batch's end is read.
-    const mayRunPinned =
-      v.status === 'Draining' || (v.status === 'Inactive' && v.everActive) || memory?.batch?.state === 'Running';
+    const mayRunPinned = mayHoldPinnedWorkflows(v) || memory?.batch?.state === 'Running';
     if (active(v.buildId) || !mayRunPinned || !deactivatedAt || v.deployments.length === 0) return [];
     return [{ buildId: v.buildId, deactivatedAt, ...(memory ? { memory } : {}) }];
   });
@@ -442,7 +501,6 @@ function ladderContext(observation: Omit<Observation, 'target'>, versions: Joine
     now,
     ladder: workerDeployment.spec.sunset?.pinnedWorkflows,
     temporalName: observation.temporalName,
-    generation: workerDeployment.metadata.generation ?? 0,
     builds,
     reactivated,
   };
@@ -455,6 +513,8 @@ interface Situation {
   gate: GateContext;
   analysis: AnalysisContext;
   previousTarget: NonNullable<NonNullable<Observation['workerDeployment']['status']>['targetVersion']> | undefined;
+  /** Builds that failed a gate or an analysis before this reconcile. */
+  failedBefore: Set<string>;
 }
 
 /** What both the reads and the plan are decided on. */
@@ -472,31 +532,38 @@ function situation(observation: Omit<Observation, 'target'>, config: PlannerConf
   const spec = workerDeployment.spec;
   const rollout = spec.rollout ?? spec.cutover ?? { strategy: 'AllAtOnce' as const };
   const previousTarget = stored?.targetVersion?.buildID === buildId ? stored.targetVersion : undefined;
-  const stages = isRollback(now, target?.lastCurrentAt, config.rollbackWindowMs)
-    ? []
-    : gateStages({
-        rollout,
-        targetBuildId: buildId,
-        currentBuildId: temporal.currentBuildId,
-        rampingBuildId: temporal.rampingBuildId,
-        rampPercentage: temporal.rampPercentage,
-      });
+  const failedBefore = new Set((stored?.failedBuilds ?? []).map((f) => f.buildID));
+  const promoted = rollout.promote === buildId;
+  const stages =
+    isRollback(now, target?.lastCurrentAt, config.rollbackWindowMs) && !failedBefore.has(buildId)
+      ? []
+      : gateStages({
+          rollout,
+          targetBuildId: buildId,
+          currentBuildId: temporal.currentBuildId,
+          rampingBuildId: temporal.rampingBuildId,
+          rampPercentage: temporal.rampPercentage,
+        });
   return {
     versions,
     target,
     rollout,
     previousTarget,
+    failedBefore,
     analysis: {
       now,
       analysis: rollout.analysis,
       generation: workerDeployment.metadata.generation ?? 0,
       targetBuildId: buildId,
       currentBuildId: temporal.currentBuildId,
-      step: analysedStep(now, rollout, temporal, buildId),
-      previous: previousTarget?.analysis,
+      // spec.rollout.promote naming the build: the user's word, which no analysis holds back.
+      step: promoted ? undefined : analysedStep(now, rollout, temporal, buildId),
+      previous: promoted ? undefined : previousTarget?.analysis,
     },
     gate: {
       stages,
+      rollout,
+      expectedQueues: poolQueues(observation),
       buildId,
       temporalName: observation.temporalName,
       generation: workerDeployment.metadata.generation ?? 0,
@@ -548,13 +615,14 @@ function analysedStep(
   return { index, windowStart: temporal.rampChangedAt, pauseSeconds: durationSeconds(step.pauseDuration) };
 }
 
-/** The build current last before the target, which a failed AllAtOnce analysis goes back to. */
+/** The build current last before the target, which a failed AllAtOnce analysis goes back to, unless it failed too. */
 function rollBackTo(
   versions: JoinedVersion[],
   buildId: string,
+  failedBefore: Set<string>,
 ): { rollBackTo?: { buildId: string; healthy: boolean } } {
   const earlier = versions
-    .filter((v) => v.buildId !== buildId && v.lastCurrentAt !== undefined)
+    .filter((v) => v.buildId !== buildId && v.lastCurrentAt !== undefined && !failedBefore.has(v.buildId))
     .sort((a, b) => (b.lastCurrentAt?.getTime() ?? 0) - (a.lastCurrentAt?.getTime() ?? 0))[0];
   return earlier ? { rollBackTo: { buildId: earlier.buildId, healthy: earlier.healthy } } : {};
 }

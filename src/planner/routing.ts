@@ -117,18 +117,24 @@ function decideUnpaused(input: RoutingInput): RoutingDecision {
           action: 'clearRamp',
           reason: `a gate of ${build} failed: aborting its ramp, new workflows go to ${back} again`,
         }
-      : { action: 'none', reason: `a gate of ${build} failed: its rollout stops until the spec changes` };
+      : {
+          action: 'none',
+          reason: `a gate of ${build} failed: its rollout stops until that gate changes in the spec or is retried`,
+        };
   }
   const analysis = target.analysis;
   if (analysis?.state === 'failed' && routing.currentBuildId === target.buildId && rollout.strategy === 'AllAtOnce')
     return goBack(analysis);
   if (analysis?.state === 'failed' && routing.currentBuildId !== target.buildId) {
     if (routing.rampingBuildId !== target.buildId)
-      return { action: 'none', reason: `${analysis.reason}: its rollout stops until the spec changes` };
+      return {
+        action: 'none',
+        reason: `${analysis.reason}: its rollout stops; a new template, or spec.rollout.promote naming the build, goes on`,
+      };
     return analysis.onFailure === 'Pause'
       ? {
           action: 'none',
-          reason: `${analysis.reason}: its ramp holds at ${routing.rampPercentage ?? 0}% (onFailure: Pause) until the spec changes`,
+          reason: `${analysis.reason}: its ramp holds at ${routing.rampPercentage ?? 0}% (onFailure: Pause) until spec.rollout.promote names the build or the rollout is aborted`,
         }
       : {
           action: 'clearRamp',
@@ -196,7 +202,7 @@ function goBack(analysis: NonNullable<RoutingInput['target']['analysis']>): Rout
   if (analysis.onFailure === 'Pause')
     return {
       action: 'none',
-      reason: `${analysis.reason}: the build stays current (onFailure: Pause) until the spec changes`,
+      reason: `${analysis.reason}: the build stays current (onFailure: Pause) until the template changes`,
     };
   if (!back)
     return { action: 'none', reason: `${analysis.reason}: no build was current before it, so it stays current` };

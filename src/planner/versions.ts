@@ -2,6 +2,7 @@
 // current and ramping ones at their replicas, and retire old builds only when no pinned workflow
 // can need them. Pure: states and `now` in, plain actions with reasons out.
 import { durationSeconds } from '../api/schema.ts';
+import { mayHoldPinnedWorkflows } from '../domain/pinned-workflows.ts';
 import type { VersionStatus } from '../domain/snapshot.ts';
 
 export interface DeploymentState {
@@ -49,6 +50,11 @@ export interface VersionsInput {
   maxVersionsInDeployment: number;
   /** When a record was last deleted to make room for this target: its workers need a moment to register before another goes. */
   madeRoomAt?: Date;
+  /**
+   * Pinned workflows visibility counted running, per build (see sunsetCounts): a drained build
+   * with one counted keeps its Deployments; undefined where the count could not be read.
+   */
+  pinnedRunning?: Record<string, number | undefined>;
 }
 
 export type VersionAction =
@@ -161,7 +167,8 @@ export function planVersions(input: VersionsInput): VersionsPlan {
       }
       continue;
     }
-    const retired = version.status === 'Drained' || (version.status === 'Inactive' && !version.everActive);
+    const counted = input.pinnedRunning?.[version.buildId];
+    const retired = !mayHoldPinnedWorkflows(version, counted) && version.status !== 'NotRegistered';
     if (retired && version.deployments.length === 0) {
       actions.push({
         action: 'deleteTemporalVersion',
@@ -170,7 +177,12 @@ export function planVersions(input: VersionsInput): VersionsPlan {
       });
       continue;
     }
-    if (version.status === 'Drained' && version.drainedSince) {
+    // Temporal's drained comes from visibility, which can lag a workflow's first task: what is due
+    // is done only once a count of its own says no pinned workflow runs there.
+    if (retired && sunsetDue(version, input) && input.pinnedRunning && counted === undefined) {
+      continue;
+    }
+    if (retired && version.status === 'Drained' && version.drainedSince) {
       const drainedFor = input.now.getTime() - version.drainedSince.getTime();
       const scaledDown = version.deployments.every((d) => d.replicas === 0);
       if (drainedFor >= deleteAfter && scaledDown) {
@@ -204,12 +216,18 @@ export function planVersions(input: VersionsInput): VersionsPlan {
       scaleAll(0, `${build} was superseded before it ever took traffic`);
       continue;
     }
-    // Draining, or Inactive after having been active (drainage not yet known): pinned workflows may
-    // need it, so it gets back its pool's count, and at least one replica even where the spec says 0.
+    // Draining, Inactive after having been active (drainage not yet known), or drained with pinned
+    // workflows counted running: they may need it, so it gets back its pool's count, and at least
+    // one replica even where the spec says 0.
     for (const d of version.deployments) {
       if (d.replicas !== 0) continue;
       const replicas = Math.max(1, pools.find((p) => p.name === d.pool)?.replicas ?? input.replicas ?? 1);
-      const state = version.status === 'Draining' ? 'draining' : 'drainage not yet known';
+      const state =
+        version.status === 'Draining'
+          ? 'draining'
+          : version.status === 'Drained'
+            ? `drained, but ${counted ?? 0} counted running in visibility`
+            : 'drainage not yet known';
       actions.push({
         action: 'scale',
         deployment: d.name,
@@ -307,6 +325,22 @@ function deleted(version: VersionState, input: VersionsInput, deleteAfter: numbe
     input.now.getTime() - version.drainedSince.getTime() >= deleteAfter &&
     version.deployments.every((d) => d.replicas === 0)
   );
+}
+
+/**
+ * A drained build's sunset falls due: scaling it to zero after scaledownDelay, or deleting it after
+ * deleteDelay. Its pinned workflows are counted first (see VersionsInput.pinnedRunning).
+ */
+export function sunsetDue(
+  version: VersionState,
+  input: { now: Date; sunset: { scaledownDelay: string; deleteDelay: string } },
+): boolean {
+  if (version.status !== 'Drained' || !version.drainedSince || version.deployments.length === 0) return false;
+  const drainedFor = input.now.getTime() - version.drainedSince.getTime();
+  const scaleDownAfter = durationSeconds(input.sunset.scaledownDelay) * 1000;
+  const deleteAfter = scaleDownAfter + durationSeconds(input.sunset.deleteDelay) * 1000;
+  const scaledDown = version.deployments.every((d) => d.replicas === 0);
+  return scaledDown ? drainedFor >= deleteAfter : drainedFor >= scaleDownAfter;
 }
 
 /** Drained and scaled to zero: the server may drop it to make room. */

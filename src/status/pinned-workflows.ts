@@ -44,10 +44,12 @@ export function deactivationTimes(
   return times;
 }
 
-/** What the status remembers of each old build's ladder. */
+/** What the status remembers of each build's ladder: old builds', and a batch on a build active again. */
 export function ladderMemories(previous: TemporalWorkerDeployment['status']): Record<string, LadderMemory> {
   const memories: Record<string, LadderMemory> = {};
-  for (const v of previous?.deprecatedVersions ?? []) {
+  const remembered = [previous?.targetVersion, previous?.currentVersion, ...(previous?.deprecatedVersions ?? [])];
+  for (const v of remembered) {
+    if (!v || memories[v.buildID]) continue;
     const stored = v.pinnedWorkflows;
     if (!stored) continue;
     const batch = stored.batch;

@@ -62,6 +62,7 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   const previous = workerDeployment.status?.targetVersion;
   const madeRoom = execution.done.some((a) => a.action === 'deleteTemporalVersion' && a.makesRoom);
   const madeRoomAt = madeRoom ? now.toISOString() : previous?.buildID === buildId ? previous.madeRoomAt : undefined;
+  if (plan.failedBuilds.length > 0) versions.failedBuilds = plan.failedBuilds;
   if (versions.targetVersion) {
     versions.targetVersion = {
       ...versions.targetVersion,

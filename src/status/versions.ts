@@ -8,7 +8,11 @@ import { pinnedWorkflowsStatus } from './pinned-workflows.ts';
 import type { RampStep } from './ramp-history.ts';
 
 export interface JoinedVersion extends VersionState {
-  /** Every Deployment of the build (one per pool) is available, and there is at least one. */
+  /**
+   * Routable: every Deployment of the build (one per pool, at least one) wants more than 0
+   * replicas and has them all available. A Deployment at 0 replicas counts as available to
+   * Kubernetes, but no worker would take what is routed to it.
+   */
   healthy: boolean;
   lastCurrentAt?: Date;
 }
@@ -31,7 +35,7 @@ export function joinVersions(
     const own = deployments.filter((d) => d.buildId === buildId);
     const known = temporal.versions.find((v) => v.buildId === buildId);
     const complete = buildId !== targetBuildId || targetPools.every((pool) => own.some((d) => d.pool === pool));
-    const healthy = complete && own.length > 0 && own.every((d) => d.available);
+    const healthy = complete && own.length > 0 && own.every((d) => d.available && (d.replicas ?? 1) > 0);
     const healthySince = healthy ? new Date(Math.max(...own.map((d) => d.availableSince?.getTime() ?? 0))) : undefined;
     return {
       buildId,
@@ -91,17 +95,25 @@ export function versionsStatus(
   temporal: TemporalDeploymentState,
   targetBuildId: string,
   facts: BuildsStatusFacts = { deactivatedAt: {}, ladder: {} },
-): Pick<Status, 'targetVersion' | 'currentVersion' | 'deprecatedVersions' | 'versionCount' | 'managerIdentity'> {
-  const base = (v: JoinedVersion) => ({
-    buildID: v.buildId,
-    status: v.status,
-    ...(v.healthySince ? { healthySince: v.healthySince.toISOString() } : {}),
-    ...(v.deployments.length ? { deployments: v.deployments.map((d) => d.name) } : {}),
-    ...(facts.pollers ? { pollers: facts.pollers[v.buildId] ?? 0 } : {}),
-    ...(v.lastCurrentAt && v.buildId !== temporal.currentBuildId
-      ? { lastCurrentTime: v.lastCurrentAt.toISOString() }
-      : {}),
-  });
+): Pick<
+  Status,
+  'targetVersion' | 'currentVersion' | 'deprecatedVersions' | 'versionCount' | 'managerIdentity' | 'failedBuilds'
+> {
+  const base = (v: JoinedVersion) => {
+    const ladder = facts.ladder[v.buildId];
+    return {
+      buildID: v.buildId,
+      status: v.status,
+      ...(v.healthySince ? { healthySince: v.healthySince.toISOString() } : {}),
+      ...(v.deployments.length ? { deployments: v.deployments.map((d) => d.name) } : {}),
+      ...(facts.pollers ? { pollers: facts.pollers[v.buildId] ?? 0 } : {}),
+      ...(v.lastCurrentAt && v.buildId !== temporal.currentBuildId
+        ? { lastCurrentTime: v.lastCurrentAt.toISOString() }
+        : {}),
+      // On any build, current and target included: a batch is remembered until Temporal says it ended.
+      ...(ladder ? { pinnedWorkflows: pinnedWorkflowsStatus(ladder) } : {}),
+    };
+  };
   const target = versions.find((v) => v.buildId === targetBuildId);
   const current = versions.find((v) => v.buildId === temporal.currentBuildId);
   const deprecated = versions.filter(
@@ -133,13 +145,11 @@ export function versionsStatus(
       ? {
           deprecatedVersions: deprecated.map((v) => {
             const deactivatedAt = facts.deactivatedAt[v.buildId];
-            const ladder = facts.ladder[v.buildId];
             return {
               ...base(v),
               ...(v.drainedSince ? { drainedSince: v.drainedSince.toISOString() } : {}),
               eligibleForDeletion: eligibleForDeletion(v),
               ...(deactivatedAt ? { deactivatedAt: deactivatedAt.toISOString() } : {}),
-              ...(ladder ? { pinnedWorkflows: pinnedWorkflowsStatus(ladder) } : {}),
             };
           }),
         }

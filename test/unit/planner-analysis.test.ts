@@ -101,7 +101,7 @@ test("reads: the target's counts, and the current build's for a relative limit, 
   assert.equal(analysisReads(context({ analysis: undefined })), undefined);
 });
 
-test('a verdict is remembered with its counts and said once; a failure holds its generation without reading again', () => {
+test('a verdict is remembered with its counts and said once; a failure holds for the build, whatever the generation, without reading again', () => {
   const counts = { counts: { v2: { closed: 20, failed: 6 }, v1: { closed: 40, failed: 2 } } };
   const failed = planAnalysis(context({ now: at(30) }), counts);
   assert.equal(failed.state, 'failed');
@@ -129,7 +129,8 @@ test('a verdict is remembered with its counts and said once; a failure holds its
     memory: failed.memory,
   });
   const newGeneration = context({ generation: 4, previous: failed.memory });
-  assert.notEqual(analysisReads(newGeneration), undefined, 'a new generation starts over');
+  assert.equal(analysisReads(newGeneration), undefined, 'a new generation (a pause, a replica count) changes nothing');
+  assert.equal(planAnalysis(newGeneration, undefined).state, 'failed');
 
   const passed = planAnalysis(context(), { counts: { v2: { closed: 20, failed: 0 } } });
   assert.equal(passed.note?.reason, 'AnalysisPassed');

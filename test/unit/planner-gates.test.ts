@@ -11,6 +11,7 @@ import {
   type GateCheck,
   gateStages,
   gateTaskQueues,
+  gateSpecHash,
   gateToRead,
   gateWorkflowId,
   type GateVerdict,
@@ -148,6 +149,12 @@ const twoStages = {
     { name: 'rollout', gate: gate('smoke') },
     { name: 'step-1', gate: gate('canary-10') },
   ],
+  rollout: {
+    strategy: 'Progressive' as const,
+    gate: gate('smoke'),
+    steps: [{ rampPercentage: 10, pauseDuration: '1m', gate: gate('canary-10') }],
+  },
+  expectedQueues: [],
   buildId: 'v2',
   temporalName: 'shop/orders',
   generation: 3,
@@ -159,6 +166,11 @@ const remembered = (stage: string, status: string, startedFor?: number) => ({
   workflowID: gateWorkflowId('shop/orders', 'v2', stage, 'a'),
   status,
   ...(startedFor === undefined ? {} : { generation: startedFor }),
+});
+/** A run the decision starts now, at generation 3, remembered under its gate's own spec. */
+const startedNow = (stage: string) => ({
+  ...remembered(stage, 'Running', 3),
+  specHash: gateSpecHash(stage === 'rollout' ? gate('smoke') : gate('canary-10')),
 });
 
 test('gates in order: the first not known complete is read; each passes before the next is asked', () => {
@@ -190,7 +202,7 @@ test('gates in order: the first not known complete is read; each passes before t
     ['step-1 a canary-10'],
   );
   assert.deepEqual(stepStarts.memory, {
-    gates: [remembered('rollout', 'Completed'), remembered('step-1', 'Running', 3)],
+    gates: [remembered('rollout', 'Completed'), startedNow('step-1')],
   });
 });
 
@@ -316,7 +328,7 @@ const failureAt = (generation: number, failedStage: string) => ({
   message: 'gate x failed',
 });
 
-test('a failure seen at this generation: nothing is read, the rollout stays stopped', () => {
+test('a failure remembered before spec hashes, seen at this generation: nothing is read, the rollout stays stopped', () => {
   const previous = { gates: [remembered('rollout', 'Failed')], gateFailure: failureAt(3, 'rollout') };
   assert.equal(gateToRead({ ...twoStages, previous }), undefined);
   assert.deepEqual(decideGates({ ...twoStages, previous }, undefined), {
@@ -326,7 +338,7 @@ test('a failure seen at this generation: nothing is read, the rollout stays stop
     failure: {
       reason: 'GateFailed',
       message:
-        'gate x failed; the rollout of build v2 stops, its Pods stay for the workflows already on it; change the spec or set annotation temporal.io/retry-gate to a new value to run the gate again',
+        'gate x failed; the rollout of build v2 stops, its Pods stay for the workflows already on it; change that gate in the spec or set annotation temporal.io/retry-gate to a new value to run the gate again',
     },
   });
   const stepFailed = { gateFailure: failureAt(3, 'step-1') };
@@ -337,12 +349,12 @@ test('a failure seen at this generation: nothing is read, the rollout stays stop
     failure: {
       reason: 'RolloutAborted',
       message:
-        'gate x failed; the rollout of build v2 stops and its ramp is removed, its Pods stay for the workflows already on it; change the spec or set annotation temporal.io/retry-gate to a new value to run the gate again',
+        'gate x failed; the rollout of build v2 stops and its ramp is removed, its Pods stay for the workflows already on it; change that gate in the spec or set annotation temporal.io/retry-gate to a new value to run the gate again',
     },
   });
 });
 
-test('a failure of an older generation: the gate is read and its failed run started again', () => {
+test('a failure remembered before spec hashes, of an older generation: the gate is read and its failed run started again', () => {
   const previous = { gates: [remembered('rollout', 'Failed')], gateFailure: failureAt(2, 'rollout') };
   assert.equal(gateToRead({ ...twoStages, previous })?.name, 'rollout');
   const again = decideGates(
@@ -351,7 +363,7 @@ test('a failure of an older generation: the gate is read and its failed run star
   );
   assert.deepEqual(again, {
     gate: 'pending',
-    memory: { gates: [remembered('rollout', 'Running', 3)] },
+    memory: { gates: [startedNow('rollout')] },
     starts: [
       {
         stage: 'rollout',
@@ -406,6 +418,7 @@ test('a failed run stops the gate; a queue without a run is remembered as runnin
       ],
       gateFailure: {
         generation: 3,
+        specHash: gateSpecHash(gate('smoke')),
         stage: 'rollout',
         workflowID: 'gate-a',
         message: 'gate rollout failed on task queue a: workflow gate-a boom',
@@ -415,7 +428,7 @@ test('a failed run stops the gate; a queue without a run is remembered as runnin
     failure: {
       reason: 'GateFailed',
       message:
-        'gate rollout failed on task queue a: workflow gate-a boom; the rollout of build v2 stops, its Pods stay for the workflows already on it; change the spec or set annotation temporal.io/retry-gate to a new value to run the gate again',
+        'gate rollout failed on task queue a: workflow gate-a boom; the rollout of build v2 stops, its Pods stay for the workflows already on it; change that gate in the spec or set annotation temporal.io/retry-gate to a new value to run the gate again',
     },
   });
 });
@@ -452,13 +465,14 @@ test('a run whose workflow task keeps failing is said to be stuck: the gate stil
   assert.deepEqual(decision.starts, []);
   assert.deepEqual(decision.failure, {
     reason: 'GateStuck',
-    message: `gate rollout cannot progress on task queue a: workflow ${stuckRun().workflowId} (smoke) runs, but its workflow task fails: no such workflow type; traffic stays where it is: fix the gate in the spec (a new generation replaces the run) or set annotation temporal.io/retry-gate to a new value to run it again`,
+    message: `gate rollout cannot progress on task queue a: workflow ${stuckRun().workflowId} (smoke) runs, but its workflow task fails: no such workflow type; traffic stays where it is: fix the gate in the spec (a change of the gate replaces the run) or set annotation temporal.io/retry-gate to a new value to run it again`,
   });
   assert.deepEqual(decision.memory, { gates: [remembered('rollout', 'Running', 3)] });
 });
 
-test('a running run started for an older generation is terminated and started again; a completed one stays', () => {
-  const older = { ...twoStages, previous: { gates: [remembered('rollout', 'Running', 2)] } };
+test('a running run started for another spec of its gate is terminated and started again; a new generation alone replaces nothing', () => {
+  const otherSpec = { ...remembered('rollout', 'Running', 2), specHash: gateSpecHash(gate('smoke-v0')) };
+  const older = { ...twoStages, previous: { gates: [otherSpec] } };
   const running: GateRun = { workflowId: 'x', runId: 'r1', status: 'Running' };
   const replaced = decideGates(older, { stage: 'rollout', taskQueues: ['a'], runs: { a: running } });
   assert.deepEqual(replaced.starts, [
@@ -469,16 +483,21 @@ test('a running run started for an older generation is terminated and started ag
       gate: gate('smoke'),
       replaces: {
         runId: 'r1',
-        why: 'it was started for generation 2 of the spec, which is now at generation 3',
+        why: 'it was started for another spec of the gate (smoke, its input or its queue changed)',
       },
     },
   ]);
-  assert.deepEqual(replaced.memory, { gates: [remembered('rollout', 'Running', 3)] });
-  const same = decideGates(
-    { ...twoStages, previous: { gates: [remembered('rollout', 'Running', 3)] } },
-    { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
-  );
-  assert.deepEqual(same.starts, [], 'a run of this generation is left to run');
+  assert.deepEqual(replaced.memory, { gates: [startedNow('rollout')] });
+  for (const [what, entry] of [
+    ['this spec, an older generation', { ...startedNow('rollout'), generation: 2 }],
+    ['remembered before spec hashes, an older generation', remembered('rollout', 'Running', 2)],
+  ] as const) {
+    const same = decideGates(
+      { ...twoStages, previous: { gates: [entry] } },
+      { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
+    );
+    assert.deepEqual(same.starts, [], `${what}: left to run`);
+  }
   const unknown = decideGates(
     { ...twoStages, previous: undefined },
     { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
@@ -490,6 +509,38 @@ test('a running run started for an older generation is terminated and started ag
   );
   assert.deepEqual(completed.starts, []);
   assert.equal(completed.passed, 'gate rollout completed on every task queue for build v2');
+  const completedForOther = decideGates(
+    { ...twoStages, previous: { gates: [{ ...remembered('rollout', 'Completed', 3), specHash: otherSpec.specHash }] } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Completed' } } },
+  );
+  assert.equal(completedForOther.gate, 'pending', 'a pass of another spec of the gate does not count');
+  assert.deepEqual(
+    completedForOther.starts.map((s) => s.taskQueue),
+    ['a'],
+  );
+});
+
+test('a stage passed on some queues is not complete while a queue the pools name has no run (a pool added later)', () => {
+  const passedOnA = { gates: [{ ...remembered('rollout', 'Completed'), specHash: gateSpecHash(gate('smoke')) }] };
+  assert.equal(gateToRead({ ...twoStages, previous: passedOnA })?.name, 'step-1', 'no pools: the queues run say it');
+  assert.equal(gateToRead({ ...twoStages, expectedQueues: ['a'], previous: passedOnA })?.name, 'step-1');
+  assert.equal(gateToRead({ ...twoStages, expectedQueues: ['a', 'b'], previous: passedOnA })?.name, 'rollout');
+});
+
+test('a failure holds through any other change of the spec, and is lifted by a change of the failed gate', () => {
+  const failure = { ...failureAt(1, 'rollout'), specHash: gateSpecHash(gate('smoke')) };
+  const previous = { gates: [remembered('rollout', 'Failed', 1)], gateFailure: failure };
+  assert.equal(gateToRead({ ...twoStages, generation: 7, previous }), undefined, 'a later generation: still failed');
+  assert.equal(decideGates({ ...twoStages, generation: 7, previous }, undefined).gate, 'failed');
+  const fixed = { ...twoStages.rollout, gate: gate('smoke-fixed') };
+  const stages = [{ name: 'rollout', gate: gate('smoke-fixed') }];
+  assert.equal(gateToRead({ ...twoStages, rollout: fixed, stages, previous })?.name, 'rollout', 'the gate changed');
+  const stepFailed = { gateFailure: { ...failureAt(1, 'step-1'), specHash: gateSpecHash(gate('canary-10')) } };
+  assert.equal(
+    decideGates({ ...twoStages, stages: [], generation: 9, previous: stepFailed }, undefined).gate,
+    'failed',
+    'a failed step gate holds where the rollout no longer stands before it (its ramp was removed)',
+  );
 });
 
 test('the retry annotation: a failure of this generation is read and run again, a stuck run replaced, each value once', () => {
@@ -505,7 +556,7 @@ test('the retry annotation: a failure of this generation is read and run again, 
     retried.starts.map((s) => s.taskQueue),
     ['a'],
   );
-  assert.deepEqual(retried.memory, { gates: [remembered('rollout', 'Running', 3)], gateRetry: 'one' });
+  assert.deepEqual(retried.memory, { gates: [startedNow('rollout')], gateRetry: 'one' });
 
   const stuckNow = { gates: [remembered('rollout', 'Running', 3)] };
   const replaced = decideGates(

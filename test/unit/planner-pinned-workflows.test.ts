@@ -1,5 +1,5 @@
 // The pinned-workflow ladder's decisions: which counts and batches it reads, which batch it starts
-// (once per step, build and generation), what it never starts on a guess, and the status it keeps.
+// (once per step, build and that step's own spec), what it never starts on a guess, and the status it keeps.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PinnedWorkflowsLadder } from '../../src/api/temporal-worker-deployment.ts';
@@ -23,14 +23,13 @@ const ladder: PinnedWorkflowsLadder = {
   terminateAfter: '1h',
   reason: 'build v1 retired',
 };
-const signalJob = batchJobId(temporalName, 'v1', 'Signal', 3);
+const signalJob = batchJobId(temporalName, 'v1', 'Signal', ladder);
 
 function context(now: Date, more: Partial<LadderContext> = {}, build: Partial<LadderBuild> = {}): LadderContext {
   return {
     now,
     ladder,
     temporalName,
-    generation: 3,
     builds: [{ buildId: 'v1', deactivatedAt, ...build }],
     reactivated: [],
     ...more,
@@ -78,8 +77,10 @@ test('at signalAfter, a batch Temporal does not know is started with the signal,
     action: 'startBatch',
     buildId: 'v1',
     operation: 'Signal',
-    jobId: 'temporal-worker-controller/pinned-workflows/shop/orders/v1/signal/3',
-    query: "(TemporalWorkerDeploymentVersion = 'shop/orders:v1') AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'",
+    // The step's own spec, canonically hashed: stable across releases, so a restart finds its batch.
+    jobId: 'temporal-worker-controller/pinned-workflows/shop/orders/v1/signal/87b1802b7c',
+    query:
+      "(TemporalWorkerDeploymentVersion = 'shop/orders:v1') AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'",
     signalName: 'ContinueAsNewRequested',
   });
   const start = plan.actions[0];
@@ -96,12 +97,12 @@ test('at signalAfter, a batch Temporal does not know is started with the signal,
 test('cancellation and termination carry the spec’s reason; without one, the ladder’s own', () => {
   const cancel = planLadder(
     context(at(601)),
-    observed({ batches: { [batchJobId(temporalName, 'v1', 'Cancel', 3)]: null } }),
+    observed({ batches: { [batchJobId(temporalName, 'v1', 'Cancel', ladder)]: null } }),
   );
   assert.partialDeepStrictEqual(cancel.actions, [
     { action: 'startBatch', operation: 'Cancel', batchReason: 'build v1 retired' },
   ]);
-  const terminateJob = batchJobId(temporalName, 'v1', 'Terminate', 3);
+  const terminateJob = batchJobId(temporalName, 'v1', 'Terminate', { terminateAfter: '1h' });
   const terminate = planLadder(
     context(at(3601), { ladder: { terminateAfter: '1h' } }),
     observed({ batches: { [terminateJob]: null } }),
@@ -156,18 +157,32 @@ test('a batch Temporal already has (a restart lost the status) is read, not star
   });
 });
 
-test('a new generation of the spec runs the step reached again, under a job ID of its own', () => {
-  const next = context(at(90), { generation: 4 }, { memory: { batch: completed(signalJob) } });
-  const nextJob = batchJobId(temporalName, 'v1', 'Signal', 4);
+test("a change of the step's own spec runs it again, under a job ID of its own; a change of another step does not", () => {
+  const resignalled = { ...ladder, signalName: 'MoveOn' };
+  const next = context(at(90), { ladder: resignalled }, { memory: { batch: completed(signalJob) } });
+  const nextJob = batchJobId(temporalName, 'v1', 'Signal', resignalled);
+  assert.notEqual(nextJob, signalJob);
   assert.deepEqual(ladderReads(next).batches, [{ jobId: nextJob, operation: 'Signal' }]);
   assert.partialDeepStrictEqual(planLadder(next, observed({ batches: { [nextJob]: null } })).actions, [
     { action: 'startBatch', jobId: nextJob },
   ]);
+  const laterTermination = { ...ladder, terminateAfter: '2h' };
+  assert.equal(batchJobId(temporalName, 'v1', 'Signal', laterTermination), signalJob);
+  const same = context(at(90), { ladder: laterTermination }, { memory: { batch: completed(signalJob) } });
+  assert.deepEqual(ladderReads(same).batches, [], 'the signal step ended under its own spec');
 });
 
-test('a build current, ramping or the target again has its running batch stopped, and no ladder', () => {
+test('a build current, ramping or the target again has its running batch read, stopped and remembered until Temporal says it ended', () => {
   const batch: BatchProgress = { ...completed(signalJob), state: 'Running' };
-  const plan = planLadder(context(at(70), { builds: [], reactivated: [{ buildId: 'v1', batch }] }), observed());
+  const active = context(at(70), { builds: [], reactivated: [{ buildId: 'v1', batch }] });
+  assert.deepEqual(ladderReads(active), { count: [], batches: [{ jobId: signalJob, operation: 'Signal' }] });
+  const plan = planLadder(active, observed({ batches: { [signalJob]: batch } }));
   assert.partialDeepStrictEqual(plan.actions, [{ action: 'stopBatch', buildId: 'v1', jobId: signalJob }]);
-  assert.deepEqual(plan.status, {});
+  assert.deepEqual(plan.status, { v1: { step: 'Signal', batch } }, 'no ladder, only the batch');
+  const unread = planLadder(active, observed({ failure: 'refused' }));
+  assert.partialDeepStrictEqual(unread.actions, [{ action: 'stopBatch', jobId: signalJob }], 'stopped unread');
+  for (const ended of [completed(signalJob), null]) {
+    const after = planLadder(active, observed({ batches: { [signalJob]: ended } }));
+    assert.deepEqual([after.actions, after.status], [[], {}], 'forgotten once it ended');
+  }
 });

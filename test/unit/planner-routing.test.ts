@@ -97,7 +97,7 @@ const cases: [string, RoutingInput, Expected][] = [
   [
     'a failed gate stops the rollout where it is',
     input({ target: { gate: 'failed' } }),
-    { action: 'none', reason: /failed.*until the spec changes/ },
+    { action: 'none', reason: /failed.*until that gate changes in the spec or is retried/ },
   ],
   [
     'a failed step gate aborts the ramp: new workflows go back to the current build',
@@ -305,7 +305,11 @@ const cases: [string, RoutingInput, Expected][] = [
       },
       routing: { rampingBuildId: 'v2', rampPercentage: 10, rampChangedAt: ago(600) },
     }),
-    { action: 'none', reason: /its ramp holds at 10% \(onFailure: Pause\) until the spec changes$/ },
+    {
+      action: 'none',
+      reason:
+        /its ramp holds at 10% \(onFailure: Pause\) until spec.rollout.promote names the build or the rollout is aborted$/,
+    },
   ],
   [
     'AllAtOnce: a promoted build that failed its analysis hands new workflows back to the build current before',
@@ -357,7 +361,10 @@ const cases: [string, RoutingInput, Expected][] = [
         analysis: { state: 'failed', reason: 'bad', onFailure: 'Abort', rollBackTo: { buildId: 'v1', healthy: true } },
       },
     }),
-    { action: 'none', reason: /^bad: its rollout stops until the spec changes$/ },
+    {
+      action: 'none',
+      reason: /^bad: its rollout stops; a new template, or spec.rollout.promote naming the build, goes on$/,
+    },
   ],
   [
     'a failed analysis, once its ramp is gone, starts no ramp again',
@@ -365,7 +372,11 @@ const cases: [string, RoutingInput, Expected][] = [
       rollout: progressive,
       target: { analysis: { state: 'failed', reason: 'analysis of step 1: bad', onFailure: 'Abort' } },
     }),
-    { action: 'none', reason: /^analysis of step 1: bad: its rollout stops until the spec changes$/ },
+    {
+      action: 'none',
+      reason:
+        /^analysis of step 1: bad: its rollout stops; a new template, or spec.rollout.promote naming the build, goes on$/,
+    },
   ],
   // spec.rollout.paused, promote and abort (twc pause, promote, abort).
   [
@@ -509,7 +520,7 @@ const reasons: [string, RoutingInput, string][] = [
   [
     'a failed gate',
     input({ target: { gate: 'failed' } }),
-    'a gate of build v2 failed: its rollout stops until the spec changes',
+    'a gate of build v2 failed: its rollout stops until that gate changes in the spec or is retried',
   ],
   [
     'a failed gate aborting a ramp from the current build',

@@ -8,7 +8,8 @@ import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts
 import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import { copyName } from '../../src/k8s/owned-resource-copies.ts';
-import { gateWorkflowId } from '../../src/planner/gates.ts';
+import { gateSpecHash, gateWorkflowId } from '../../src/planner/gates.ts';
+import { batchJobId } from '../../src/planner/pinned-workflows.ts';
 import { OwnWrites } from '../../src/runtime/own-writes.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { KINDS } from '../../src/api/kinds.ts';
@@ -395,7 +396,14 @@ test('a gate with no run yet: its task queues and run are read, it starts pinned
     'k8s.replaceStatus orders@10',
   ]);
   assert.deepEqual(run.status?.targetVersion?.gates, [
-    { stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: id, status: 'Running', generation: 1 },
+    {
+      stage: 'rollout',
+      taskQueue: TASK_QUEUE,
+      workflowID: id,
+      status: 'Running',
+      generation: 1,
+      specHash: gateSpecHash(gate),
+    },
   ]);
 });
 
@@ -428,9 +436,16 @@ test('a build whose workers poll no activities gets its gate on its workflow que
   ]);
 });
 
-test('a gate run of an older generation is terminated, then the gate of the new spec starts under the same ID', async () => {
+test('a gate run of another spec of the gate is terminated, then the gate of the new spec starts under the same ID', async () => {
   const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
-  const started = { stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: id, status: 'Running', generation: 1 };
+  const started = {
+    stage: 'rollout',
+    taskQueue: TASK_QUEUE,
+    workflowID: id,
+    status: 'Running',
+    generation: 1,
+    specHash: gateSpecHash({ workflowType: 'Old' }),
+  };
   const owner = workerDeployment(
     { buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } },
     { generation: 2 },
@@ -450,7 +465,7 @@ test('a gate run of an older generation is terminated, then the gate of the new 
     'k8s.replaceStatus orders@10',
   ]);
   assert.deepEqual(run.events, ['Normal GateTerminated', 'Normal GateStarted']);
-  assert.deepEqual(run.status?.targetVersion?.gates, [{ ...started, generation: 2 }]);
+  assert.deepEqual(run.status?.targetVersion?.gates, [{ ...started, generation: 2, specHash: gateSpecHash(gate) }]);
 });
 
 test('a stuck gate run is reported and left alone; the retry annotation replaces it, once', async () => {
@@ -964,7 +979,8 @@ test('a failed Kubernetes action stops the reconcile: no routing, no record dele
     failures: { 'k8s.scaleDeployment': Object.assign(new Error('denied'), { code: 403 }) },
     workerDeployment: workerDeployment({ buildId: 'v2', replicas: 3 }),
   });
-  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.scaleDeployment orders-v1 3', 'k8s.replaceStatus orders@10']);
+  // v1 is left at its count: the plan promotes v2, after which v1 drains.
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.scaleDeployment orders-v2 3', 'k8s.replaceStatus orders@10']);
   assert.equal(run.status?.conditions?.find((c) => c.type === 'Progressing')?.reason, 'DeploymentScaleFailed');
 });
 
@@ -1314,12 +1330,13 @@ test('owned resources: a twor whose kind changed has its copies of the old kind 
 });
 
 test('pinned-workflow ladder: past signalAfter, the old build is counted, its batch looked for, then started after the routing work', async () => {
+  const ladder = { signalAfter: '30m', cancelAfter: '2h' };
   const owner = workerDeployment(
-    { buildId: 'v2', sunset: { pinnedWorkflows: { signalAfter: '30m', cancelAfter: '2h' } } },
+    { buildId: 'v2', sunset: { pinnedWorkflows: ladder } },
     {},
     { deprecatedVersions: [{ buildID: 'v1', status: 'Draining', deactivatedAt: minutesAgo(31).toISOString() }] },
   );
-  const job = `temporal-worker-controller/pinned-workflows/${temporalName}/v1/signal/1`;
+  const job = batchJobId(temporalName, 'v1', 'Signal', ladder);
   const world: World = {
     ...rolloutWorld({ buildId: 'v2' }),
     workerDeployment: owner,
@@ -1368,8 +1385,8 @@ test('pinned-workflow ladder: past signalAfter, the old build is counted, its ba
   assert.deepEqual(again.events, ['Normal BatchOperationFinished']);
 });
 
-test('pinned-workflow ladder: a build current again has the batch still running on it stopped, once', async () => {
-  const job = `temporal-worker-controller/pinned-workflows/${temporalName}/v1/cancel/1`;
+test('pinned-workflow ladder: a build current again has the batch still running on it stopped, and remembered until Temporal says it ended', async () => {
+  const job = batchJobId(temporalName, 'v1', 'Cancel', { cancelAfter: '30m' });
   const running = { jobID: job, operation: 'Cancel', state: 'Running', total: 4, completed: 1, failed: 0 };
   const owner = workerDeployment(
     { buildId: 'v1', sunset: { pinnedWorkflows: { cancelAfter: '30m' } } },
@@ -1399,12 +1416,26 @@ test('pinned-workflow ladder: a build current again has the batch still running 
       ],
     },
   };
-  const run = await recordedReconcile(world);
+  const inTemporal = (state: 'Running' | 'Failed') => ({
+    [job]: { jobId: job, operation: 'Cancel' as const, state, total: 4, completed: 1, failed: 0 },
+  });
+  const run = await recordedReconcile({ ...world, batches: inTemporal('Running') });
   assert.deepEqual(
     run.calls.filter((c) => c.startsWith('temporal.')),
-    ['temporal.describe', 'temporal.countRunningWorkflows v2', `temporal.stopBatch ${job}`],
+    [
+      'temporal.describe',
+      'temporal.countRunningWorkflows v2',
+      `temporal.describeBatch ${job}`,
+      `temporal.stopBatch ${job}`,
+    ],
   );
   assert.ok(run.events.includes('Normal BatchOperationStopped'), run.events.join(', '));
-  const again = await recordedReconcile({ ...world, workerDeployment: { ...owner, status: run.status } });
-  assert.ok(!again.calls.some((c) => c.startsWith('temporal.stopBatch')), 'once');
+  assert.equal(run.status?.currentVersion?.pinnedWorkflows?.batch?.jobID, job, 'remembered on the current build');
+  const again = await recordedReconcile({
+    ...world,
+    workerDeployment: { ...owner, status: run.status },
+    batches: inTemporal('Failed'),
+  });
+  assert.ok(!again.calls.some((c) => c.startsWith('temporal.stopBatch')), 'once it ended');
+  assert.equal(again.status?.currentVersion?.pinnedWorkflows, undefined, 'then forgotten');
 });

@@ -63,6 +63,7 @@ function plan(more: Partial<Plan> = {}): Plan {
     notes: [],
     gates: {},
     ladder: {},
+    failedBuilds: [],
     routing: { action: 'wait', reason: waiting },
     routed: v1Current,
     requeueAfterMs: 10_000,
@@ -487,4 +488,13 @@ test("past the progress deadline the stall carries the Pods' words", () => {
     ...rollingOut,
   ]);
   assert.deepEqual(report.warnings, [{ reason: 'PodsFailing', message: 'build v2: Pod orders-v2-a: Evicted' }]);
+});
+
+test('the builds that failed a gate or an analysis are written with the status, and nothing when none did', () => {
+  const failed = [{ buildID: 'v2', reason: 'AnalysisFailed', message: 'bad', at: '2026-11-23T12:00:00.000Z' }];
+  assert.deepEqual(
+    reportOutcome(observation(), plan({ failedBuilds: failed }), { done: [] }).versions.failedBuilds,
+    failed,
+  );
+  assert.equal('failedBuilds' in reportOutcome(observation(), plan(), { done: [] }).versions, false);
 });

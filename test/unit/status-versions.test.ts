@@ -93,7 +93,7 @@ test('versions join Kubernetes and Temporal per build', () => {
     joined.map((v) => [v.buildId, v.status, v.healthy, v.deployments.length]),
     [
       ['v0', 'Drained', false, 0],
-      ['v1', 'Drained', true, 1],
+      ['v1', 'Drained', false, 1], // at 0 replicas: available to Kubernetes, but no worker takes what is routed
       ['v2', 'Current', true, 1],
       ['v3', 'Ramping', false, 1],
     ],
@@ -146,7 +146,6 @@ test('the status lists target, current and the builds that still have Deployment
     {
       buildID: 'v1',
       status: 'Drained',
-      healthySince: since,
       deployments: ['w-v1'],
       drainedSince: '2026-11-22T09:00:00.000Z',
       eligibleForDeletion: true,
@@ -359,7 +358,7 @@ test('the status of a current target while another build ramps: no ramp on the t
     targetVersion: { buildID: 'v3', status: 'Current', healthySince: since, deployments: ['w-v3'] },
     currentVersion: { buildID: 'v3', status: 'Current', healthySince: since, deployments: ['w-v3'] },
     deprecatedVersions: [
-      { buildID: 'v2', status: 'Draining', healthySince: since, deployments: ['w-v2'], eligibleForDeletion: false },
+      { buildID: 'v2', status: 'Draining', deployments: ['w-v2'], eligibleForDeletion: false },
       { buildID: 'v4', status: 'Ramping', healthySince: since, deployments: ['w-v4'], eligibleForDeletion: false },
     ],
     versionCount: 3,

@@ -1,0 +1,40 @@
+// Builds that failed a gate or an analysis, remembered per build rather than per generation, so
+// that nothing but a person's word puts one back in front of new workflows: the rollback shortcut
+// never promotes one (it would skip the gates and analysis that failed it), and while one is the
+// target its failure holds whatever else of the spec changes (see gates.ts and analysis.ts). Pure.
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+
+export type FailedBuild = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['failedBuilds']>[number];
+
+/** The most builds remembered: the oldest failures go first. */
+const REMEMBERED = 20;
+
+export interface FailedBuildsInput {
+  now: Date;
+  stored: FailedBuild[];
+  /** The builds Temporal lists or Kubernetes runs: a failure of a build gone for good is forgotten. */
+  known: string[];
+  target: string;
+  /** spec.rollout.promote names the target: the user lifts its failure. */
+  promoted: boolean;
+  /** This reconcile's verdicts on the target, in words. */
+  gateFailure?: string;
+  analysisFailure?: string;
+  /** The target is current, no ramp is left, and its gates and analysis passed: it earned its place again. */
+  settledCurrent: boolean;
+}
+
+export function failedBuildsAfter(input: FailedBuildsInput): FailedBuild[] {
+  const { now, target } = input;
+  const known = new Set(input.known);
+  const lifted = input.promoted || input.settledCurrent;
+  const kept = input.stored.filter((f) => known.has(f.buildID) && !(lifted && f.buildID === target));
+  const seen = [
+    ...(input.gateFailure ? [{ reason: 'GateFailed', message: input.gateFailure }] : []),
+    ...(input.analysisFailure ? [{ reason: 'AnalysisFailed', message: input.analysisFailure }] : []),
+  ];
+  const added = seen
+    .filter(({ reason }) => !kept.some((f) => f.buildID === target && f.reason === reason))
+    .map(({ reason, message }) => ({ buildID: target, reason, message, at: now.toISOString() }));
+  return [...kept, ...added].slice(-REMEMBERED);
+}

@@ -1,0 +1,419 @@
+// Where two features meet: the breaks of the promise a review reproduced (rollback × ladder, a
+// failed canary × a new generation, routing × scaling, gates × pools, deletion × drainage, gates
+// and the ladder × a pause), each as one reconcile through the adapter interfaces, asserting the
+// exact calls (see test/support/recorded-world.ts).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import { gateWorkflowId } from '../../src/planner/gates.ts';
+import {
+  connection,
+  deployment,
+  IDENTITY,
+  NAMESPACE,
+  recordedReconcile,
+  workerDeployment,
+  type World,
+} from '../support/recorded-world.ts';
+
+const now = new Date('2026-11-23T12:00:00Z');
+const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
+const temporalName = `${NAMESPACE}/orders`;
+const baked = { strategy: 'AllAtOnce' as const, analysis: { window: '10m', maxFailureRate: 0.05 } };
+/** What the status remembers of v2's AllAtOnce bake that failed, at generation 1. */
+const failedBake = {
+  generation: 1,
+  step: 1,
+  verdict: 'Failed',
+  windowStart: minutesAgo(15).toISOString(),
+  closed: 40,
+  failed: 8,
+  message: 'analysis of build v2 since its promotion: 8 of 40 workflows closed on the promoted build failed (20%)',
+  checkedAt: minutesAgo(5).toISOString(),
+};
+const temporalCalls = (calls: string[]) => calls.filter((c) => c.startsWith('temporal.'));
+
+/** v2 promoted (AllAtOnce) `promotedMinutesAgo`, v1 in `v1Status` before it. */
+function bakeWorld(
+  spec: Partial<TemporalWorkerDeployment['spec']>,
+  status: TemporalWorkerDeployment['status'],
+  options: { promotedMinutesAgo: number; v1Status: 'Draining' | 'Drained'; v1Replicas: number },
+): World {
+  const owner = workerDeployment({ buildId: 'v2', rollout: baked, ...spec }, {}, status);
+  return {
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { since: minutesAgo(120), replicas: options.v1Replicas }),
+      deployment(owner, 'v2', { since: minutesAgo(options.promotedMinutesAgo + 2) }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v2',
+      currentChangedAt: minutesAgo(options.promotedMinutesAgo),
+      managerIdentity: IDENTITY,
+      versions: [
+        {
+          buildId: 'v1',
+          status: options.v1Status,
+          everActive: true,
+          ...(options.v1Status === 'Drained' ? { drainedSince: minutesAgo(options.promotedMinutesAgo - 5) } : {}),
+        },
+        {
+          buildId: 'v2',
+          status: 'Current',
+          everActive: true,
+          firstActiveAt: minutesAgo(options.promotedMinutesAgo),
+        },
+      ],
+    },
+    outcomes: { v2: { closed: 40, failed: 8 } },
+  };
+}
+
+test('A1: a failed AllAtOnce analysis goes back to the previous build and starts no ladder batch on it', async () => {
+  const world = bakeWorld(
+    { sunset: { pinnedWorkflows: { terminateAfter: '5m' } } },
+    {
+      deprecatedVersions: [
+        {
+          buildID: 'v1',
+          status: 'Draining',
+          lastCurrentTime: minutesAgo(6).toISOString(),
+          deactivatedAt: minutesAgo(6).toISOString(),
+        },
+      ],
+    },
+    { promotedMinutesAgo: 6, v1Status: 'Draining', v1Replicas: 2 },
+  );
+  const run = await recordedReconcile({ ...world, runningWorkflows: { v1: 3 } });
+  const calls = temporalCalls(run.calls);
+  assert.ok(calls.includes('temporal.changeRouting setCurrent v1'), calls.join('\n'));
+  assert.ok(!calls.some((c) => c.startsWith('temporal.startBatch')), calls.join('\n'));
+});
+
+test('A2: a batch still running on a build that is current again is stopped, and remembered until Temporal says it ended', async () => {
+  const job = `temporal-worker-controller/pinned-workflows/${temporalName}/v1/terminate/x`;
+  const batch = { jobID: job, operation: 'Terminate', state: 'Running', total: 3, completed: 0, failed: 0 };
+  const owner = workerDeployment(
+    { buildId: 'v2', rollout: baked, sunset: { pinnedWorkflows: { terminateAfter: '5m' } } },
+    {},
+    {
+      currentVersion: { buildID: 'v1', status: 'Current', pinnedWorkflows: { step: 'Terminate', batch } },
+      // v2 failed its analysis and the rollout went back to v1 (A1): v2 stays where it is.
+      targetVersion: { buildID: 'v2', status: 'Draining', analysis: failedBake },
+    },
+  );
+  const world: World = {
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { since: minutesAgo(120) }),
+      deployment(owner, 'v2', { since: minutesAgo(9) }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v1',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v1', status: 'Current', everActive: true },
+        { buildId: 'v2', status: 'Draining', everActive: true },
+      ],
+    },
+    batches: { [job]: { jobId: job, operation: 'Terminate', state: 'Running', total: 3, completed: 1, failed: 0 } },
+  };
+  const run = await recordedReconcile(world);
+  assert.ok(run.calls.includes(`temporal.stopBatch ${job}`), run.calls.join('\n'));
+  assert.equal(
+    run.status?.currentVersion?.pinnedWorkflows?.batch?.jobID,
+    job,
+    'remembered until Temporal says it ended',
+  );
+
+  const ended = await recordedReconcile({
+    ...world,
+    workerDeployment: { ...owner, status: run.status },
+    batches: { [job]: { jobId: job, operation: 'Terminate', state: 'Failed', total: 3, completed: 1, failed: 0 } },
+  });
+  assert.ok(!ended.calls.some((c) => c.startsWith('temporal.stopBatch')), ended.calls.join('\n'));
+  assert.equal(ended.status?.currentVersion?.pinnedWorkflows, undefined, 'forgotten once Temporal says it ended');
+});
+
+test('A3: a build that failed its canary is not promoted again by a new generation within the rollback window', async () => {
+  const owner = workerDeployment(
+    { buildId: 'v2', replicas: 3, rollout: baked },
+    { generation: 2 },
+    {
+      currentVersion: { buildID: 'v1', status: 'Current' },
+      targetVersion: {
+        buildID: 'v2',
+        status: 'Draining',
+        lastCurrentTime: minutesAgo(5).toISOString(),
+        analysis: failedBake,
+      },
+    },
+  );
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { since: minutesAgo(120) }),
+      deployment(owner, 'v2', { since: minutesAgo(20) }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v1',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v1', status: 'Current', everActive: true },
+        { buildId: 'v2', status: 'Draining', everActive: true, lastCurrentAt: minutesAgo(5) },
+      ],
+    },
+  });
+  assert.ok(!run.calls.some((c) => c.startsWith('temporal.changeRouting')), run.calls.join('\n'));
+  assert.equal(run.status?.conditions?.find((c) => c.type === 'Stalled')?.reason, 'AnalysisFailed');
+});
+
+test('A3: a new template that names a build which failed before is not promoted by the rollback shortcut', async () => {
+  const owner = workerDeployment(
+    { buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate: { workflowType: 'Smoke' } } },
+    { generation: 3 },
+    {
+      currentVersion: { buildID: 'v3', status: 'Current' },
+      failedBuilds: [
+        { buildID: 'v2', reason: 'AnalysisFailed', message: 'analysis failed', at: minutesAgo(8).toISOString() },
+      ],
+      deprecatedVersions: [{ buildID: 'v2', status: 'Draining', lastCurrentTime: minutesAgo(8).toISOString() }],
+    },
+  );
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v2', { since: minutesAgo(20) }),
+      deployment(owner, 'v3', { since: minutesAgo(9) }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v3',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v2', status: 'Draining', everActive: true, lastCurrentAt: minutesAgo(8) },
+        { buildId: 'v3', status: 'Current', everActive: true },
+      ],
+    },
+  });
+  assert.ok(!run.calls.includes('temporal.changeRouting setCurrent v2'), run.calls.join('\n'));
+  assert.ok(
+    run.calls.some((c) => c.startsWith('temporal.startGate v2')),
+    `its gate runs again: ${run.calls.join('\n')}`,
+  );
+});
+
+test('A4: a failed analysis does not go back to a build at 0 replicas', async () => {
+  const world = bakeWorld(
+    {
+      sunset: { scaledownDelay: '5m', deleteDelay: '24h' },
+      rollout: { ...baked, analysis: { window: '30m', maxFailureRate: 0.05 } },
+    },
+    { deprecatedVersions: [{ buildID: 'v1', status: 'Drained', lastCurrentTime: minutesAgo(20).toISOString() }] },
+    { promotedMinutesAgo: 20, v1Status: 'Drained', v1Replicas: 0 },
+  );
+  const run = await recordedReconcile(world);
+  assert.ok(!run.calls.some((c) => c.startsWith('temporal.changeRouting')), run.calls.join('\n'));
+});
+
+test('A5: a plan never scales down a build it routes to', async () => {
+  const world = bakeWorld(
+    {
+      sunset: { scaledownDelay: '5m', deleteDelay: '24h' },
+      rollout: { ...baked, analysis: { window: '30m', maxFailureRate: 0.05 } },
+    },
+    { deprecatedVersions: [{ buildID: 'v1', status: 'Drained', lastCurrentTime: minutesAgo(20).toISOString() }] },
+    { promotedMinutesAgo: 20, v1Status: 'Drained', v1Replicas: 2 },
+  );
+  const run = await recordedReconcile(world);
+  assert.ok(run.calls.includes('temporal.changeRouting setCurrent v1'), run.calls.join('\n'));
+  assert.ok(!run.calls.some((c) => c.startsWith('k8s.scaleDeployment orders-v1')), run.calls.join('\n'));
+});
+
+test('A6: a pool added after the gate passed has the gate run on its queue before any traffic moves', async () => {
+  const pools = [
+    { name: 'a', taskQueue: 'orders' },
+    { name: 'b', taskQueue: 'payments' },
+  ];
+  const rollout = { strategy: 'AllAtOnce' as const, gate: { workflowType: 'Smoke' } };
+  const owner = workerDeployment(
+    { buildId: 'v2', pools, rollout },
+    { generation: 2 },
+    {
+      targetVersion: {
+        buildID: 'v2',
+        status: 'Inactive',
+        gates: [
+          {
+            stage: 'rollout',
+            taskQueue: 'orders',
+            workflowID: gateWorkflowId(temporalName, 'v2', 'rollout', 'orders'),
+            status: 'Completed',
+            generation: 1,
+          },
+        ],
+      },
+    },
+  );
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { since: minutesAgo(120), pool: 'a' }),
+      deployment(owner, 'v2', { since: minutesAgo(5), pool: 'a' }),
+      deployment(owner, 'v2', { since: minutesAgo(5), pool: 'b' }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v1',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v1', status: 'Current', everActive: true },
+        { buildId: 'v2', status: 'Inactive', everActive: false },
+      ],
+    },
+    taskQueues: { workflow: ['orders', 'payments'], activity: ['orders', 'payments'] },
+    gateRuns: {
+      [gateWorkflowId(temporalName, 'v2', 'rollout', 'orders')]: {
+        workflowId: gateWorkflowId(temporalName, 'v2', 'rollout', 'orders'),
+        status: 'Completed',
+      },
+    },
+  });
+  assert.ok(!run.calls.some((c) => c.startsWith('temporal.changeRouting')), run.calls.join('\n'));
+  assert.ok(run.calls.includes('temporal.startGate v2 Smoke on payments'), run.calls.join('\n'));
+});
+
+test('a running gate is not restarted by a new generation that leaves the gate as it was (twc pause)', async () => {
+  const rollout = { strategy: 'AllAtOnce' as const, gate: { workflowType: 'Smoke' } };
+  const id = gateWorkflowId(temporalName, 'v2', 'rollout', 'orders');
+  const first = workerDeployment({ buildId: 'v2', rollout });
+  const base: World = {
+    now,
+    workerDeployment: first,
+    connection: connection(),
+    deployments: [
+      deployment(first, 'v1', { since: minutesAgo(120) }),
+      deployment(first, 'v2', { since: minutesAgo(5) }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v1',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v1', status: 'Current', everActive: true },
+        { buildId: 'v2', status: 'Inactive', everActive: false },
+      ],
+    },
+  };
+  const started = await recordedReconcile(base);
+  assert.ok(started.calls.includes('temporal.startGate v2 Smoke on orders'), started.calls.join('\n'));
+  const paused = workerDeployment(
+    { buildId: 'v2', rollout: { ...rollout, paused: true } },
+    { generation: 2 },
+    started.status,
+  );
+  const run = await recordedReconcile({
+    ...base,
+    workerDeployment: paused,
+    gateRuns: { [id]: { workflowId: id, runId: 'r1', status: 'Running' } },
+  });
+  assert.ok(!run.calls.some((c) => c.startsWith('temporal.terminateGate')), run.calls.join('\n'));
+  assert.ok(!run.calls.some((c) => c.startsWith('temporal.startGate')), run.calls.join('\n'));
+
+  // The gate's own spec changed: its running run is replaced.
+  const changed = workerDeployment(
+    { buildId: 'v2', rollout: { ...rollout, gate: { workflowType: 'Smoke', input: { value: 'deeper' } } } },
+    { generation: 3 },
+    started.status,
+  );
+  const replaced = await recordedReconcile({
+    ...base,
+    workerDeployment: changed,
+    gateRuns: { [id]: { workflowId: id, runId: 'r1', status: 'Running' } },
+  });
+  assert.ok(replaced.calls.includes(`temporal.terminateGate ${id} r1`), replaced.calls.join('\n'));
+});
+
+test('the ladder does not run its step again for a new generation that leaves spec.sunset.pinnedWorkflows as it was', async () => {
+  const ladder = { cancelAfter: '30m' };
+  const v2Current: TemporalDeploymentState = {
+    exists: true,
+    currentBuildId: 'v2',
+    managerIdentity: IDENTITY,
+    versions: [
+      { buildId: 'v1', status: 'Draining', everActive: true },
+      { buildId: 'v2', status: 'Current', everActive: true },
+    ],
+  };
+  const first = workerDeployment(
+    { buildId: 'v2', sunset: { pinnedWorkflows: ladder } },
+    {},
+    { deprecatedVersions: [{ buildID: 'v1', status: 'Draining', deactivatedAt: minutesAgo(40).toISOString() }] },
+  );
+  const base: World = {
+    now,
+    workerDeployment: first,
+    connection: connection(),
+    deployments: [
+      deployment(first, 'v1', { since: minutesAgo(120) }),
+      deployment(first, 'v2', { since: minutesAgo(50) }),
+    ],
+    temporal: v2Current,
+    runningWorkflows: { v1: 2 },
+  };
+  const started = await recordedReconcile(base);
+  const start = started.calls.find((c) => c.startsWith('temporal.startBatch Cancel'));
+  assert.ok(start, started.calls.join('\n'));
+  const job = start.split(' ')[2] ?? '';
+  const batches = {
+    [job]: { jobId: job, operation: 'Cancel' as const, state: 'Completed' as const, total: 2, completed: 2, failed: 0 },
+  };
+  const rescaled = workerDeployment(
+    { buildId: 'v2', replicas: 5, sunset: { pinnedWorkflows: ladder } },
+    { generation: 2 },
+    started.status,
+  );
+  const run = await recordedReconcile({ ...base, workerDeployment: rescaled, batches, runningWorkflows: { v1: 1 } });
+  assert.ok(!run.calls.some((c) => c.startsWith('temporal.startBatch')), run.calls.join('\n'));
+});
+
+test('A7 (reconcile): deleting a worker deployment keeps a once-active build whose drainage Temporal has not reported', async () => {
+  const alive = workerDeployment({ buildId: 'v2' });
+  // The informers' objects carry the deletion time, which the API's type does not list.
+  const owner = { ...alive, metadata: { ...alive.metadata, deletionTimestamp: now } };
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { since: minutesAgo(120) }),
+      deployment(owner, 'v2', { since: minutesAgo(50) }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v2',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v1', status: 'Inactive', everActive: true },
+        { buildId: 'v2', status: 'Current', everActive: true },
+      ],
+    },
+    runningWorkflows: { v1: 1 },
+  });
+  assert.ok(!run.calls.includes('k8s.deleteDeployment orders-v1'), run.calls.join('\n'));
+  assert.ok(!run.calls.some((c) => c.startsWith('temporal.deleteVersionRecord v1')), run.calls.join('\n'));
+});
