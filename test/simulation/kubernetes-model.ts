@@ -92,7 +92,7 @@ export class KubernetesModel {
   private deploymentsView: V1Deployment[] | undefined;
   private cachedDeployments: V1Deployment[] = [];
   private resourceVersion = 100;
-  /** Lines of the calls the controller made, for a replay's last step. */
+  /** Lines of the calls the controller made (to Temporal too), in order, for a replay's last step. */
   readonly calls: string[] = [];
 
   constructor(clock: Clock, rng: Prng, pods: BuildPods, hooks: KubernetesHooks, initial: TemporalWorkerDeployment) {

@@ -59,7 +59,7 @@ export function describeFailure(outcome: Outcome, violation: Violation, file?: s
     `  steps (${outcome.steps.length}):`,
     ...outcome.steps.map((s, i) => `  ${String(i + 1).padStart(4)} ${describeStep(s)}`),
     `  calls of the last step:`,
-    ...(outcome.lastCalls ?? []).map((c) => `       ${c}`),
+    ...(outcome.lastCalls ?? []).map((c) => `       ${c.startsWith('reconcile') ? '' : '  '}${c}`),
   ];
   return lines.join('\n');
 }

@@ -84,6 +84,7 @@ export class Simulation {
     this.kubernetes = new KubernetesModel(this.clock, this.rng, this.builds, hooks, initial);
     this.temporalFaults.onFault = () => this.faultsFired++;
     this.temporal = new TemporalModel({
+      calls: this.kubernetes.calls,
       clock: this.clock,
       rng: this.rng,
       builds: this.builds,
@@ -192,9 +193,11 @@ export class Simulation {
     this.temporal.progress(step.advanceMs);
     if (this.staleSteps === 0) this.kubernetes.refreshCache(true);
     this.kubernetes.calls.length = 0;
-    this.temporal.calls.length = 0;
     for (let i = 0; i <= EXTRA_RECONCILES && !this.done; i++) {
       const fired = this.faultsFired;
+      this.kubernetes.calls.push(
+        `reconcile ${i + 1} (cache at resourceVersion ${this.kubernetes.cached?.metadata.resourceVersion ?? '-'})`,
+      );
       this.invariants.reconciling(this.kubernetes.cached?.spec);
       const result = await reconcile(this.process.deps, NAMESPACE, NAME);
       this.invariants.reconciling(undefined);
@@ -209,7 +212,7 @@ export class Simulation {
 
   /** The calls the controller made in the last step, in order. */
   lastCalls(): string[] {
-    return [...this.kubernetes.calls, ...this.temporal.calls];
+    return [...this.kubernetes.calls];
   }
 
   private apply(event: UserAction | Fault): void {

@@ -166,9 +166,11 @@ export class TemporalModel {
   readonly workflows: Workflow[] = [];
   readonly batches = new Map<string, Batch>();
   private ids = 0;
-  readonly calls: string[] = [];
+  /** Lines of the calls the controller made, shared with the Kubernetes model so that they keep their order. */
+  readonly calls: string[];
 
   constructor(options: {
+    calls: string[];
     clock: Clock;
     rng: Prng;
     builds: BuildBehaviour;
@@ -179,6 +181,7 @@ export class TemporalModel {
     reportsLastCurrentTime: boolean;
   }) {
     this.clock = options.clock;
+    this.calls = options.calls;
     this.rng = options.rng;
     this.builds = options.builds;
     this.workers = options.workers;
