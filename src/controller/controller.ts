@@ -18,8 +18,9 @@ import { Metrics } from '../runtime/metrics.ts';
 import { OwnWrites } from '../runtime/own-writes.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
 import type { TokenRate } from '../runtime/token-bucket.ts';
-import { type Priority, type ReconcileResult, WorkQueue } from '../runtime/work-queue.ts';
+import { type Priority, type ReconcileResult, ReconcileTimeoutError, WorkQueue } from '../runtime/work-queue.ts';
 import { statusName } from '../temporal/call-status.ts';
+import type { CallTimeouts } from '../temporal/channel.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { connectionKindOf, usesConnection } from '../domain/connection-ref.ts';
 import { secretCopyNames } from '../k8s/secret-copies.ts';
@@ -50,12 +51,21 @@ import { isBeingDeleted } from '../domain/finalizer.ts';
 import { callsForReconcile, changeOf } from './worker-deployment-changes.ts';
 import { EventRecorder } from './events.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
+import { fencedBy } from './reconcile-deadline.ts';
 import { reconcile } from './reconciler.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
 
 /** Queue keys: `namespace/name` of a worker deployment, or this prefix and `namespace/name` of a connection. */
 const CONNECTION_KEY = 'connection:';
 const OWNED_RESOURCE_KEY = 'owned:';
+
+/**
+ * A backstop for what no call's own timeout bounds (many slow calls in a row): a reconcile takes
+ * a second or two (2.5 s at the scale run's 99th percentile), and one whose Temporal call ran out
+ * its timeout (30 s for a write) still has the time to write a status that says so (a Kubernetes
+ * request waits up to 30 s), so the reconcile's own deadline seldom has to cut anything off.
+ */
+export const DEFAULT_RECONCILE_TIMEOUT_MS = 120_000;
 
 export interface ControllerOptions {
   /** How to reach the Kubernetes API (a kubeconfig, or the cluster the controller runs in). */
@@ -72,6 +82,10 @@ export interface ControllerOptions {
   rollbackWindowMs?: number;
   /** Reads per second of each Temporal namespace through each frontend, shared by all reconciles (default 20). */
   temporalReadBudget?: number;
+  /** How long a call to Temporal may take (default: DEFAULT_CALL_TIMEOUTS). */
+  temporalTimeouts?: CallTimeouts;
+  /** How long one reconcile may take before its slot goes to the next (default: DEFAULT_RECONCILE_TIMEOUT_MS). */
+  reconcileTimeoutMs?: number;
   /** Temporal addresses dialled elsewhere (--temporal-connect-to). */
   temporalConnectTo?: ReadonlyMap<string, string>;
   /** Requests per second to the Kubernetes API beyond a burst (default: unlimited). */
@@ -195,8 +209,26 @@ export class Controller {
       secret: (namespace, name) => this.secrets.get(namespace, name),
       serviceAccountToken: (request) => tokens.token(request),
       ...(options.temporalConnectTo ? { connectTo: options.temporalConnectTo } : {}),
+      ...(options.temporalTimeouts ? { timeouts: options.temporalTimeouts } : {}),
       onAttempt: (method, status) => this.metrics.countTemporalRequest(method, statusName(status.code)),
+      onCutOff: this.metrics.countTemporalTimeout,
     });
+    /** A client of one Worker Deployment; `signal`, a reconcile's deadline, also cuts its calls off. */
+    const temporalClient = async (
+      connection: TemporalConnection,
+      address: WorkerDeploymentAddress,
+      signal: AbortSignal,
+    ) =>
+      workerDeploymentClient(
+        this.drainage.checking(
+          this.refusals.remembering(
+            this.reads.paced(await this.clients.workflowService(connection, signal), connection.spec.hostPort),
+            connection.spec.hostPort,
+          ),
+          connection.spec.hostPort,
+        ),
+        address,
+      );
     this.workerDeployments = new NamespacedInformers<TemporalWorkerDeployment>({
       api,
       ...namespaces,
@@ -270,7 +302,8 @@ export class Controller {
       instance: options.identity,
       ...(options.eventRepeatWindowMs === undefined ? {} : { repeatWindowMs: options.eventRepeatWindowMs }),
     });
-    const dependencies: ReconcilerDependencies = {
+    // Each reconcile's Temporal client is its own, cut off by its deadline (see `logged`).
+    const dependencies: Omit<ReconcilerDependencies, 'temporal'> = {
       cluster: clusterClient(api),
       recordEvent: events.record,
       setPinnedWorkflows: this.metrics.setPinnedWorkflows,
@@ -287,17 +320,6 @@ export class Controller {
       copyRetries: this.copyRetries,
       deployments: (namespace: string) => [...this.deployments.list(namespace)],
       pods: (namespace: string) => this.pods.list(namespace),
-      temporal: async (connection: TemporalConnection, address: WorkerDeploymentAddress) =>
-        workerDeploymentClient(
-          this.drainage.checking(
-            this.refusals.remembering(
-              this.reads.paced(await this.clients.workflowService(connection), connection.spec.hostPort),
-              connection.spec.hostPort,
-            ),
-            connection.spec.hostPort,
-          ),
-          address,
-        ),
       secret: (namespace: string, name: string) => this.secrets.get(namespace, name),
       identity: options.identity,
       now: () => new Date(),
@@ -347,16 +369,22 @@ export class Controller {
       : undefined;
     if (this.figures) this.metrics.observeBacklog(() => this.backlogFigures());
     let reconciles = 0;
-    /** Runs one reconcile with a logger of its own, which also says why it failed (the queue then retries it with backoff). */
+    /**
+     * Runs one reconcile with a logger of its own, which also says why it failed (the queue then
+     * retries it with backoff), and with dependencies that stop at its deadline (`signal`).
+     */
     const logged = async <T extends ReconcileResult | void>(
       kind: string,
       namespace: string,
       name: string,
+      signal: AbortSignal,
       run: (deps: ReconcilerDependencies) => Promise<T>,
     ): Promise<T> => {
       const child = log.child({ kind, object: `${namespace}/${name}`, reconcile: ++reconciles });
       try {
-        const result = await run({ ...dependencies, log: child });
+        const temporal = (connection: TemporalConnection, address: WorkerDeploymentAddress) =>
+          temporalClient(connection, address, signal);
+        const result = await run(fencedBy({ ...dependencies, log: child, temporal }, signal));
         child.debug(result ? { requeueAfterMs: result.requeueAfterMs } : {}, 'reconciled');
         return result;
       } catch (error) {
@@ -368,14 +396,20 @@ export class Controller {
     const concurrency = options.concurrency ?? 4;
     this.queue = new WorkQueue<string>({
       concurrency,
+      timeoutMs: options.reconcileTimeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS,
       observer: this.metrics.workQueueObserver('temporalworkerdeployment', concurrency),
-      reconcile: async (key, priority) => {
+      // `logged` logs the other failures as their reconciles end; one past its deadline ends later.
+      onError: (key, error, retryInMs) => {
+        if (error instanceof ReconcileTimeoutError)
+          log.warn({ object: key, retryInMs: Math.round(retryInMs) }, `${error.message}: its slot goes to the next`);
+      },
+      reconcile: async (key, priority, signal) => {
         if (key.startsWith(OWNED_RESOURCE_KEY)) {
           const [namespace = '', name = ''] = key.slice(OWNED_RESOURCE_KEY.length).split('/');
           const twor = this.ownedResources.get(namespace, name);
           if (!twor) return undefined;
           const exists = this.workerDeployments.get(namespace, twor.spec.workerRef.name) !== undefined;
-          await logged(KINDS.TemporalWorkerOwnedResource.kind, namespace, name, (deps) =>
+          await logged(KINDS.TemporalWorkerOwnedResource.kind, namespace, name, signal, (deps) =>
             reconcileOwnedResource(deps, twor, exists),
           );
           return undefined;
@@ -386,13 +420,13 @@ export class Controller {
           // A change, or what falls due, reads first; a routine look waits for a free read.
           const wait = priority === 'high' ? 0 : this.pollDelay(namespace, name, dependencies.pollIntervalMs);
           if (wait > 0) return { requeueAfterMs: wait };
-          return logged(KINDS.TemporalWorkerDeployment.kind, namespace, name, (deps) =>
+          return logged(KINDS.TemporalWorkerDeployment.kind, namespace, name, signal, (deps) =>
             reconcile(deps, namespace, name),
           );
         }
         const object = this.connections.get(namespace, name);
         if (!object) return undefined;
-        return logged(connectionKindOf(namespace), namespace, name, async (deps) => {
+        return logged(connectionKindOf(namespace), namespace, name, signal, async (deps) => {
           await releaseConnection(deps, object);
           if (isBeingDeleted(object)) return undefined;
           const connect = async (c: TemporalConnection) => {

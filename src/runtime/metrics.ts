@@ -26,6 +26,8 @@ export class Metrics {
   private readonly leader: Gauge<'name'>;
   private readonly kubernetesRequests: Counter<'verb' | 'resource' | 'code'>;
   private readonly temporalRequests: Counter<'method' | 'code'>;
+  private readonly temporalCutOffs: Counter<'method' | 'by'>;
+  private readonly reconcileTimeouts: Counter<'controller'>;
   private readonly certificateExpiry: Gauge<'certificate'>;
   private readonly certificateRenewals: Counter<'certificate'>;
   private readonly certificateFailures: Counter;
@@ -124,6 +126,18 @@ export class Metrics {
       labelNames: ['method', 'code'],
       registers,
     });
+    this.temporalCutOffs = new Counter({
+      name: 'twc_temporal_timeouts_total',
+      help: "Calls to Temporal cut off unanswered, by RPC method and by what cut them off: their timeout (read, write) or their reconcile's (reconcile)",
+      labelNames: ['method', 'by'],
+      registers,
+    });
+    this.reconcileTimeouts = new Counter({
+      name: 'twc_reconcile_timeouts_total',
+      help: 'Reconciles that ran past --reconcile-timeout: their slot went to the next key and they were retried with backoff',
+      labelNames: ['controller'],
+      registers,
+    });
     this.certificateExpiry = new Gauge({
       name: 'twc_webhook_certificate_expiry_timestamp_seconds',
       help: "When the webhook's self-managed certificate expires: the serving certificate, and the newest CA (authority)",
@@ -167,6 +181,7 @@ export class Metrics {
     this.activeWorkers.set({ controller }, 0);
     this.depth.set({ name: controller }, 0);
     this.reconcileErrors.inc({ controller }, 0);
+    this.reconcileTimeouts.inc({ controller }, 0);
     for (const result of OUTCOMES) this.reconcileTotal.inc({ controller, result }, 0);
     return {
       added: (depth) => {
@@ -186,6 +201,7 @@ export class Metrics {
         this.workDuration.observe({ name: controller }, durationMs / 1000);
       },
       retried: () => this.retries.inc({ name: controller }),
+      timedOut: () => this.reconcileTimeouts.inc({ controller }),
     };
   }
 
@@ -255,6 +271,11 @@ export class Metrics {
   /** Give it to a KubernetesApi to count its requests. */
   readonly countKubernetesRequest: KubernetesRequestCounter = (verb, resource, code) =>
     this.kubernetesRequests.inc({ verb, resource, code });
+
+  /** Counts one call to Temporal cut off by its timeout (`read`, `write`) or by its reconcile's (`reconcile`). */
+  readonly countTemporalTimeout = (method: string, by: string): void => {
+    this.temporalCutOffs.inc({ method, by });
+  };
 
   /** Counts one attempt of a Temporal call, retries included: `code` is the gRPC status name, OK or NOT_FOUND. */
   readonly countTemporalRequest = (method: string, code: string): void => {

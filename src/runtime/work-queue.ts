@@ -5,6 +5,8 @@
 // Keys wait in two lanes (as in controller-runtime's priority queue): an event, a retry or a
 // reconcile that asks to run again at once is high; a timed requeue is low unless its reconcile
 // says otherwise, so a change does not wait behind every key that only comes to be looked at.
+// A reconcile has a timeout: one that hangs gives its slot back and its key is retried, so a
+// Temporal frontend that never answers does not stop every other key.
 import { Backoff } from './backoff.ts';
 import { realTimers, type Timers } from './timers.ts';
 import { TokenBucket } from './token-bucket.ts';
@@ -24,6 +26,15 @@ export type ReconcileResult = { requeueAfterMs?: number; priority?: Priority } |
  */
 const HIGH_IN_A_ROW = 4;
 
+/** The reason a reconcile's signal aborts with when it runs past its timeout. */
+export class ReconcileTimeoutError extends Error {
+  override name = 'ReconcileTimeoutError';
+
+  constructor(key: unknown, timeoutMs: number) {
+    super(`the reconcile of ${String(key)} ran past its timeout of ${timeoutMs / 1000}s`);
+  }
+}
+
 /** How a reconcile ended, in controller-runtime's words. */
 export type ReconcileOutcome = 'success' | 'requeue_after' | 'error';
 
@@ -36,15 +47,29 @@ export interface WorkQueueObserver {
   finished(active: number, outcome: ReconcileOutcome, durationMs: number): void;
   /** A failed key was scheduled to run again. */
   retried(): void;
+  /** A reconcile ran past its timeout (it is then also finished, as an error). */
+  timedOut(): void;
 }
 
-const unobserved: WorkQueueObserver = { added: () => {}, started: () => {}, finished: () => {}, retried: () => {} };
+const unobserved: WorkQueueObserver = {
+  added: () => {},
+  started: () => {},
+  finished: () => {},
+  retried: () => {},
+  timedOut: () => {},
+};
 
 export interface WorkQueueOptions<K> {
-  /** `priority`: the lane the key was taken from. */
-  reconcile: (key: K, priority: Priority) => Promise<ReconcileResult>;
+  /** `priority`: the lane the key was taken from; `signal` aborts when the reconcile runs past its timeout. */
+  reconcile: (key: K, priority: Priority, signal: AbortSignal) => Promise<ReconcileResult>;
   /** Reconciles running at once, of different keys. */
   concurrency: number;
+  /**
+   * How long a reconcile may run; default: as long as it takes. Past it, its signal aborts, it
+   * fails (retried with backoff) and its slot goes to the next key at once; the key itself runs
+   * again only once that reconcile has stopped, so a key is still never reconciled twice at once.
+   */
+  timeoutMs?: number;
   /** Called with each failure before its retry is scheduled. */
   onError?: (key: K, error: unknown, retryInMs: number) => void;
   /** Per-key backoff: base * 2^failures, capped (client-go: 5ms, 1000s). */
@@ -60,6 +85,8 @@ export class WorkQueue<K> {
   /** The lane of each queued key. */
   private readonly queued = new Map<K, Priority>();
   private readonly processing = new Set<K>();
+  /** Past their timeout and not yet stopped: not counted against the concurrency, but not run again either. */
+  private readonly abandoned = new Set<K>();
   /** Added while processing, with the lane: to queue again when that reconcile ends. */
   private readonly dirty = new Map<K, Priority>();
   /** When each waiting key (queued or dirty) started waiting. */
@@ -67,7 +94,7 @@ export class WorkQueue<K> {
   private readonly delayed = new Map<K, { at: number; priority: Priority; handle: unknown }>();
   /** High keys taken since the last low one while low ones waited. */
   private highInARow = 0;
-  private readonly options: Required<WorkQueueOptions<K>>;
+  private readonly options: Required<Omit<WorkQueueOptions<K>, 'timeoutMs'>> & Pick<WorkQueueOptions<K>, 'timeoutMs'>;
   private readonly backoff: Backoff<K>;
   private readonly retryTokens: TokenBucket;
   private stopping = false;
@@ -98,7 +125,7 @@ export class WorkQueue<K> {
       return;
     }
     this.waitingSince.set(key, this.options.timers.now());
-    if (this.processing.has(key)) this.dirty.set(key, priority);
+    if (this.processing.has(key) || this.abandoned.has(key)) this.dirty.set(key, priority);
     else this.enqueue(key, priority);
     this.options.observer.added(this.depth);
     this.pump();
@@ -130,7 +157,7 @@ export class WorkQueue<K> {
     return this.queued.size + this.processing.size;
   }
 
-  /** Stops taking work, drops what waits, and resolves when running reconciles are done. */
+  /** Stops taking work, drops what waits, and resolves when running reconciles are done (not those past their timeout). */
   async shutdown(): Promise<void> {
     this.stopping = true;
     for (const key of [...this.delayed.keys()]) this.cancelDelayed(key);
@@ -191,13 +218,23 @@ export class WorkQueue<K> {
   }
 
   private async run(key: K, lane: Priority): Promise<void> {
-    const { timers, observer } = this.options;
+    const { timers, observer, timeoutMs } = this.options;
     const started = timers.now();
     let retryInMs: number | undefined;
     let retryLane: Priority = 'high';
     let outcome: ReconcileOutcome;
+    const deadline = new AbortController();
+    // A reconcile that throws at once fails like one that rejects.
+    const reconciling = (async () => this.options.reconcile(key, lane, deadline.signal))();
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : timers.setTimeout(() => deadline.abort(new ReconcileTimeoutError(key, timeoutMs)), timeoutMs);
+    const timedOut = new Promise<never>((_, reject) =>
+      deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason as Error), { once: true }),
+    );
     try {
-      const result = await this.options.reconcile(key, lane);
+      const result = await Promise.race([reconciling, timedOut]);
       this.backoff.reset(key);
       retryInMs = result?.requeueAfterMs;
       if (retryInMs !== undefined) retryLane = result?.priority ?? (retryInMs > 0 ? 'low' : 'high');
@@ -208,16 +245,34 @@ export class WorkQueue<K> {
       this.options.onError(key, error, retryInMs);
       if (!this.stopping) observer.retried();
     } finally {
+      if (timer !== undefined) timers.clearTimeout(timer);
       this.processing.delete(key);
     }
+    if (deadline.signal.aborted) {
+      observer.timedOut();
+      this.abandoned.add(key);
+      const stopped = () => {
+        this.abandoned.delete(key);
+        this.requeueDirty(key);
+        this.pump();
+      };
+      reconciling.then(stopped, stopped);
+    }
     observer.finished(this.processing.size, outcome, timers.now() - started);
-    const dirty = this.dirty.get(key);
-    if (dirty !== undefined) {
-      this.dirty.delete(key);
-      this.enqueue(key, dirty);
-    } else if (retryInMs !== undefined) this.addAfter(key, retryInMs, retryLane);
+    if (!this.requeueDirty(key) && retryInMs !== undefined) this.addAfter(key, retryInMs, retryLane);
     if (this.processing.size === 0 && this.stopping) for (const resolve of this.idle) resolve();
     this.pump();
+  }
+
+  /** Queues a key added while it ran, unless a reconcile of it past its timeout still runs; true if it was added meanwhile. */
+  private requeueDirty(key: K): boolean {
+    const dirty = this.dirty.get(key);
+    if (dirty === undefined) return false;
+    if (!this.abandoned.has(key)) {
+      this.dirty.delete(key);
+      this.enqueue(key, dirty);
+    }
+    return true;
   }
 
   private retryDelay(key: K): number {

@@ -7,6 +7,7 @@ import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import type { ReconcilerDependencies } from '../../src/controller/dependencies.ts';
+import { fencedBy } from '../../src/controller/reconcile-deadline.ts';
 import { reconcile } from '../../src/controller/reconciler.ts';
 import type { OwnWrites } from '../../src/runtime/own-writes.ts';
 import type { BatchProgress, BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
@@ -51,6 +52,12 @@ export interface World {
   changed?: { after: string; workerDeployment: TemporalWorkerDeployment };
   /** Temporal never answers describe. */
   describeHangs?: boolean;
+  /** Temporal answers describe only once this settles. */
+  describeAnswersAfter?: Promise<unknown>;
+  /** The reconcile's deadline: past it, its dependencies refuse every call, as the controller's do (reconcile-deadline.ts). */
+  signal?: AbortSignal;
+  /** Where the calls are recorded as they are made (default: a list of its own): a reconcile that never returns still shows them. */
+  calls?: string[];
   /** The controller's record of its own status writes, shared by reconciles run one after another; default: none kept. */
   ownWrites?: OwnWrites<TemporalWorkerDeployment>;
   /** The workers of each build the controller last read polling (see FiguresCollector); default: not read. */
@@ -84,7 +91,7 @@ export const config = {
 };
 
 export async function recordedReconcile(world: World): Promise<Recorded> {
-  const calls: string[] = [];
+  const calls: string[] = world.calls ?? [];
   const events: string[] = [];
   const analysisVerdicts: string[] = [];
   const eventMessages: string[] = [];
@@ -150,9 +157,9 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
   };
   const temporal: WorkerDeploymentClient = {
     describe: () =>
-      Promise.resolve(call('temporal.describe')).then(() =>
-        world.describeHangs ? new Promise<never>(() => {}) : world.temporal,
-      ),
+      Promise.resolve(call('temporal.describe'))
+        .then(() => world.describeAnswersAfter)
+        .then(() => (world.describeHangs ? new Promise<never>(() => {}) : world.temporal)),
     taskQueues: (buildId) =>
       Promise.resolve(call(`temporal.taskQueues ${buildId}`)).then(
         () => world.taskQueues ?? { workflow: [TASK_QUEUE], activity: [TASK_QUEUE] },
@@ -241,7 +248,11 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
       return { changed, stop: () => specListeners.delete(listener) };
     },
   };
-  const result = await reconcile(deps, NAMESPACE, world.workerDeployment.metadata.name ?? '');
+  const result = await reconcile(
+    world.signal ? fencedBy(deps, world.signal) : deps,
+    NAMESPACE,
+    world.workerDeployment.metadata.name ?? '',
+  );
   return { result, calls, events, eventMessages, status, ownedResourceStatuses, analysisVerdicts };
 }
 

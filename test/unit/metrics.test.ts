@@ -23,12 +23,14 @@ test('the work queue observer feeds the reconcile and workqueue metrics', async 
   observer.finished(0, 'success', 1500);
   observer.started(0, 1, 0, 'low');
   observer.retried();
+  observer.timedOut();
   observer.finished(0, 'error', 20);
   const expected: [string, number][] = [
     ['controller_runtime_reconcile_total{controller="c",result="success"}', 1],
     ['controller_runtime_reconcile_total{controller="c",result="error"}', 1],
     ['controller_runtime_reconcile_total{controller="c",result="requeue_after"}', 0],
     ['controller_runtime_reconcile_errors_total{controller="c"}', 1],
+    ['twc_reconcile_timeouts_total{controller="c"}', 1],
     ['controller_runtime_reconcile_time_seconds_count{controller="c"}', 2],
     ['controller_runtime_reconcile_time_seconds_sum{controller="c"}', 1.52],
     ['controller_runtime_active_workers{controller="c"}', 0],
@@ -41,6 +43,19 @@ test('the work queue observer feeds the reconcile and workqueue metrics', async 
     ['workqueue_work_duration_seconds_count{name="c"}', 2],
   ];
   for (const [sample, count] of expected) assert.equal(await value(registry, sample), count, sample);
+});
+
+test('Temporal calls cut off are counted by method and by what cut them off', async () => {
+  const registry = new Registry();
+  const metrics = new Metrics(registry);
+  metrics.countTemporalTimeout('DescribeWorkerDeployment', 'read');
+  metrics.countTemporalTimeout('DescribeWorkerDeployment', 'read');
+  metrics.countTemporalTimeout('SetWorkerDeploymentCurrentVersion', 'reconcile');
+  assert.equal(await value(registry, 'twc_temporal_timeouts_total{method="DescribeWorkerDeployment",by="read"}'), 2);
+  assert.equal(
+    await value(registry, 'twc_temporal_timeouts_total{method="SetWorkerDeploymentCurrentVersion",by="reconcile"}'),
+    1,
+  );
 });
 
 test('Kubernetes API calls are counted by verb, resource and status', async () => {

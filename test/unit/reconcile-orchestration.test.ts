@@ -11,6 +11,8 @@ import { copyName } from '../../src/k8s/owned-resource-copies.ts';
 import { gateSpecHash, gateWorkflowId } from '../../src/planner/gates.ts';
 import { batchJobId } from '../../src/planner/pinned-workflows.ts';
 import { OwnWrites } from '../../src/runtime/own-writes.ts';
+import { WorkQueue } from '../../src/runtime/work-queue.ts';
+import { FakeTimers, settle } from '../support/fake-timers.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { KINDS } from '../../src/api/kinds.ts';
 import { validate } from '../../src/api/validate.ts';
@@ -1438,4 +1440,63 @@ test('pinned-workflow ladder: a build current again has the batch still running 
   });
   assert.ok(!again.calls.some((c) => c.startsWith('temporal.stopBatch')), 'once it ended');
   assert.equal(again.status?.currentVersion?.pinnedWorkflows, undefined, 'then forgotten');
+});
+
+test('one reconcile hung on Temporal past its deadline: the queue goes on with the other worker deployments, and the hung one writes nothing after', async () => {
+  const timers = new FakeTimers();
+  let answer = (): void => {};
+  const worlds: Record<string, World> = {
+    'shop/hung': { ...rolloutWorld(), describeAnswersAfter: new Promise<void>((resolve) => (answer = resolve)) },
+    'shop/a': rolloutWorld(),
+    'shop/b': rolloutWorld(),
+  };
+  const runs: { key: string; calls: string[]; ended?: string }[] = [];
+  const queue = new WorkQueue<string>({
+    concurrency: 1,
+    timers,
+    timeoutMs: 120_000,
+    reconcile: async (key, _priority, signal) => {
+      const run: (typeof runs)[number] = { key, calls: [] };
+      runs.push(run);
+      try {
+        await recordedReconcile({ ...worlds[key]!, signal, calls: run.calls });
+        run.ended = 'done';
+        // Each world stays as it is: what the reconcile asks for next would only repeat it.
+        return undefined;
+      } catch (error) {
+        run.ended = (error as Error).message;
+        throw error;
+      }
+    },
+  });
+  for (const key of Object.keys(worlds)) queue.add(key);
+  await timers.advance(119_999);
+  assert.deepEqual(
+    runs.map((r) => r.key),
+    ['shop/hung'],
+    'one worker: the hung reconcile holds it until its deadline',
+  );
+  await timers.advance(1);
+  const rolledOut = ['temporal.describe', 'temporal.changeRouting setCurrent v2', 'k8s.replaceStatus orders@10'];
+  assert.deepEqual(
+    runs.map((r) => [r.key, r.calls, r.ended]),
+    [
+      ['shop/hung', ['temporal.describe'], undefined],
+      ['shop/a', rolledOut, 'done'],
+      ['shop/b', rolledOut, 'done'],
+    ],
+    'the others roll out',
+  );
+  // Temporal answers the cut-off reconcile at last: its plan would promote v2 and write a status.
+  answer();
+  await settle();
+  assert.deepEqual(runs[0]?.calls, ['temporal.describe'], 'the cut-off reconcile changed nothing after its deadline');
+  assert.match(runs[0]?.ended ?? '', /the reconcile of shop\/hung ran past its timeout of 120s/);
+  await timers.advance(1_000);
+  assert.deepEqual(
+    runs.slice(3).map((r) => [r.key, r.calls, r.ended]),
+    [['shop/hung', rolledOut, 'done']],
+    'retried, the hung one rolls out too',
+  );
+  await queue.shutdown();
 });

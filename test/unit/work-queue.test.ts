@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ReconcileResult, WorkQueue } from '../../src/runtime/work-queue.ts';
+import { type ReconcileResult, ReconcileTimeoutError, WorkQueue } from '../../src/runtime/work-queue.ts';
 import { FakeTimers, settle } from '../support/fake-timers.ts';
 
 function deferred(): { promise: Promise<undefined>; resolve: () => void } {
@@ -172,6 +172,7 @@ test('the observer sees each add, wait, reconcile and retry, timed on the queue 
       started: (depth, active, waitedMs) => events.push(`started depth=${depth} active=${active} waited=${waitedMs}`),
       finished: (active, outcome, durationMs) => events.push(`finished active=${active} ${outcome} in ${durationMs}`),
       retried: () => events.push('retried'),
+      timedOut: () => events.push('timed out'),
     },
   });
   queue.add('a');
@@ -294,5 +295,53 @@ test('of two delays asked for one key, the earlier time wins, in the higher lane
   assert.deepEqual(runs, ['blocker high', 'b high', 'a high']);
   await timers.advance(100);
   assert.equal(runs.length, 3, 'each ran once');
+  await queue.shutdown();
+});
+
+test('a reconcile that hangs past its timeout gives its slot to the next key; its key is retried once that reconcile stopped', async () => {
+  const timers = new FakeTimers();
+  const runs: string[] = [];
+  const errors: string[] = [];
+  const events: string[] = [];
+  const hung = deferred();
+  let hungSignal: AbortSignal | undefined;
+  const queue = new WorkQueue<string>({
+    concurrency: 1,
+    timers,
+    timeoutMs: 60_000,
+    reconcile: async (key, _priority, signal) => {
+      runs.push(key);
+      if (key === 'hung' && !hungSignal) {
+        hungSignal = signal;
+        await hung.promise;
+      }
+      return undefined;
+    },
+    onError: (key, error) => errors.push(`${key}: ${(error as Error).message}`),
+    observer: {
+      added: () => {},
+      started: () => {},
+      finished: (active, outcome) => events.push(`finished active=${active} ${outcome}`),
+      retried: () => events.push('retried'),
+      timedOut: () => events.push('timed out'),
+    },
+  });
+  queue.add('hung');
+  queue.add('a');
+  queue.add('b');
+  await timers.advance(59_999);
+  assert.deepEqual(runs, ['hung'], 'until its timeout, the hung reconcile holds the only slot');
+  await timers.advance(1);
+  assert.deepEqual(runs, ['hung', 'a', 'b'], 'then the others run');
+  assert.ok(hungSignal?.aborted, 'and its signal tells the hung one to stop');
+  assert.ok(hungSignal.reason instanceof ReconcileTimeoutError);
+  assert.deepEqual(errors, ['hung: the reconcile of hung ran past its timeout of 60s']);
+  assert.deepEqual(events.slice(0, 3), ['retried', 'timed out', 'finished active=0 error']);
+  queue.add('hung');
+  await timers.advance(10_000);
+  assert.deepEqual(runs, ['hung', 'a', 'b'], 'a key is never reconciled twice at once: not while the cut-off one runs');
+  hung.resolve();
+  await settle();
+  assert.deepEqual(runs, ['hung', 'a', 'b', 'hung'], 'once it stopped, its key runs again');
   await queue.shutdown();
 });
