@@ -102,7 +102,7 @@ const analysis = withRules(
       onFailure: Type.Optional(
         Type.Union([Type.Literal('Abort'), Type.Literal('Pause')], {
           description:
-            "Abort: the ramp is removed, as when a step's gate fails; after an AllAtOnce promotion, the build current before is current again. Pause: the ramp holds at its step, the promoted build stays current. Either way the rollout waits for a new spec generation.",
+            "Abort: the ramp is removed, as when a step's gate fails; after an AllAtOnce promotion, the build current before is current again. Pause: the ramp holds at its step, the promoted build stays current. Either way the failure holds for that build whatever else of the spec changes, until a new template or spec.rollout.promote naming the build.",
           default: 'Abort',
         }),
       ),
