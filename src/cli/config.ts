@@ -8,6 +8,8 @@ import { hostname } from 'node:os';
 import { durationSeconds, DURATION } from '../api/schema.ts';
 import { parseBindAddress } from '../runtime/http-server.ts';
 import { LOG_FORMATS, LOG_LEVELS } from '../runtime/logger.ts';
+import { DEFAULT_RECONCILE_TIMEOUT_MS } from '../controller/controller.ts';
+import { DEFAULT_CALL_TIMEOUTS } from '../temporal/channel.ts';
 import { DEFAULT_READS_PER_SECOND } from '../temporal/read-budget.ts';
 import { DEFAULT_BANNED_KINDS } from '../webhook/owned-resource-admission.ts';
 
@@ -34,6 +36,18 @@ function duration(value: string): number {
   if (!new RegExp(DURATION).test(value))
     throw new InvalidArgumentError(`"${value}" is not a duration such as 10s or 1m`);
   return durationSeconds(value) * 1000;
+}
+
+/** A duration that cannot be 0: a timeout of nothing would end everything at once. */
+function timeout(value: string): number {
+  const ms = duration(value);
+  if (ms <= 0) throw new InvalidArgumentError(`"${value}" is not a duration longer than 0`);
+  return ms;
+}
+
+/** A default in milliseconds as the flag would be written: `2m`, `10s`. */
+function durationText(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`;
 }
 
 function positive(value: string): number {
@@ -194,6 +208,30 @@ export const SETTINGS = {
     description:
       "reads per second of one Temporal namespace through one frontend, shared by every worker deployment using it; keep it under the server's limit (see Operations)",
     parse: rate,
+  },
+  temporalReadTimeout: {
+    value: '<duration>',
+    env: 'TWC_TEMPORAL_READ_TIMEOUT',
+    default: durationText(DEFAULT_CALL_TIMEOUTS.readMs),
+    description:
+      'how long a read of Temporal (a describe, a count, the connection check) may take, its retries included: past it, the call is given up, the worker deployment says which call and timeout (Progressing=False, `TemporalUnreachable`) and is looked at again after a growing delay, as after a rate limit',
+    parse: timeout,
+  },
+  temporalWriteTimeout: {
+    value: '<duration>',
+    env: 'TWC_TEMPORAL_WRITE_TIMEOUT',
+    default: durationText(DEFAULT_CALL_TIMEOUTS.writeMs),
+    description:
+      "the same for a change in Temporal (routing, a gate or batch started, a version record deleted): longer, as such an update of the Worker Deployment's own workflow takes seconds while it is busy, and one given up may still take effect",
+    parse: timeout,
+  },
+  reconcileTimeout: {
+    value: '<duration>',
+    env: 'TWC_RECONCILE_TIMEOUT',
+    default: durationText(DEFAULT_RECONCILE_TIMEOUT_MS),
+    description:
+      'how long one reconcile may take: past it, its Temporal calls are cut off, it writes nothing more, its slot goes to the next key and it is retried with backoff; longer than --temporal-write-timeout, so that a call past its own timeout is said in the status first',
+    parse: timeout,
   },
   backlogMetrics: {
     value: '[true|false]',

@@ -56,6 +56,11 @@ run.action(async (options: Config) => {
     program.error(
       `error: --leader-elect-renew-deadline (${options.leaderElectRenewDeadline / 1000}s) must be shorter than --leader-elect-lease-duration (${options.leaderElectLeaseDuration / 1000}s)`,
     );
+  const longestCall = Math.max(options.temporalReadTimeout, options.temporalWriteTimeout);
+  if (options.reconcileTimeout <= longestCall)
+    program.error(
+      `error: --reconcile-timeout (${options.reconcileTimeout / 1000}s) must be longer than --temporal-read-timeout and --temporal-write-timeout (${longestCall / 1000}s)`,
+    );
   const metrics = new Metrics();
   // prom-client samples the event loop every 10 ms by default, and every wake of an idle process
   // costs about 0.3 ms of CPU: once a default poll interval keeps the lag percentiles for 6 wakes
@@ -71,6 +76,8 @@ run.action(async (options: Config) => {
     maxVersionsInDeployment: options.temporalMaxVersionsInDeployment,
     rollbackWindowMs: options.rollbackWindow,
     temporalReadBudget: options.temporalReadBudget,
+    temporalTimeouts: { readMs: options.temporalReadTimeout, writeMs: options.temporalWriteTimeout },
+    reconcileTimeoutMs: options.reconcileTimeout,
     ...(options.temporalConnectTo ? { temporalConnectTo: options.temporalConnectTo } : {}),
     kubernetesRate: { perSecond: options.kubeApiQps, burst: options.kubeApiBurst },
     backlogMetrics: options.backlogMetrics,

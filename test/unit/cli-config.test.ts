@@ -60,6 +60,9 @@ test('without flags or variables every setting has its default', () => {
       temporalMaxVersionsInDeployment: 100,
       rollbackWindow: 3_600_000,
       temporalReadBudget: 20,
+      temporalReadTimeout: 10_000,
+      temporalWriteTimeout: 30_000,
+      reconcileTimeout: 120_000,
       backlogMetrics: true,
       externalMetricsService: 'temporal-worker-controller-external-metrics',
       externalMetricsAdvertiseAddress: '',
@@ -103,6 +106,8 @@ test('a flag wins over its variable, which wins over the default; both go throug
     /from env 'TWC_CONCURRENCY' is invalid\. "0" is not a positive whole number/,
   );
   assert.throws(() => parse(['--log-format=xml']), /"xml" is not one of auto, json, pretty/);
+  assert.equal(parse([], { TWC_TEMPORAL_WRITE_TIMEOUT: '45s' }).temporalWriteTimeout, 45_000);
+  assert.throws(() => parse(['--temporal-read-timeout=0s']), /"0s" is not a duration longer than 0/);
 });
 
 test('leader election is a switch that also takes true or false, from a flag or its variable', () => {
@@ -127,6 +132,7 @@ test('the help shows each default as it is written and its variable, in one brac
   assert.match(line('--namespace'), /needs rights in them alone \(default: all, env: TWC_NAMESPACE\)$/);
   assert.match(line('--poll-interval'), /\(default: 10s, env: TWC_POLL_INTERVAL\)$/);
   assert.match(line('--rollback-window'), /\(default: 1h, env: TWC_ROLLBACK_WINDOW\)$/);
+  assert.match(line('--reconcile-timeout'), /\(default: 2m, env: TWC_RECONCILE_TIMEOUT\)$/);
   assert.match(line('--metrics-bind-address'), /\(default: :8080, env: TWC_METRICS_BIND_ADDRESS\)$/);
   assert.match(line('--leader-elect'), /\(default: true, env: TWC_LEADER_ELECT\)$/);
   assert.match(
