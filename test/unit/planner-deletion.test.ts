@@ -351,3 +351,32 @@ test('without its connection, the finalizer comes off at once and the Warning na
     requeueAfterMs: 0,
   });
 });
+
+test('A7: a build once current or ramping whose drainage Temporal has not reported is counted and kept', () => {
+  const temporal = {
+    currentBuildId: 'v2',
+    versions: [
+      { buildId: 'v1', status: 'Inactive' as const, everActive: true },
+      { buildId: 'v2', status: 'Current' as const, everActive: true },
+    ],
+  };
+  const seen = observation(temporal, ['v1', 'v2'], { running: { v1: 0, v2: 0 } });
+  assert.deepEqual(workflowsToCount(seen), ['v1', 'v2']);
+  const plan = planDeletion(seen, config);
+  assert.ok(
+    !plan.actions.some((a) => a.action === 'delete' || a.action === 'deleteTemporalVersion'),
+    summary(plan).join(', '),
+  );
+  const forced = planDeletion(
+    observation(temporal, ['v1', 'v2'], { annotations: { [FORCE_DELETE_ANNOTATION]: 'true' } }),
+    config,
+  );
+  assert.deepEqual(
+    summary(forced).filter((line) => line.includes('v1')),
+    ['delete v1', 'deleteTemporalVersion v1 skipping drainage'],
+  );
+  assert.match(
+    forced.actions.find((a) => a.action === 'delete' && a.buildId === 'v1')?.reason ?? '',
+    /may still hold pinned workflows, but temporal.io\/force-delete is set/,
+  );
+});

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import {
   planVersions,
   REGISTRATION_GRACE_MS,
+  sunsetDue,
   type VersionAction,
   type VersionState,
   type VersionsInput,
@@ -125,6 +126,45 @@ const cases: [string, VersionsInput, string[]][] = [
     'drained longer than scaledownDelay: scaled to 0',
     input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(61) })]),
     ['scale w-v2 0'],
+  ],
+  [
+    'drained longer than scaledownDelay, visibility counting none: scaled to 0',
+    input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(61) })], {
+      pinnedRunning: { v2: 0 },
+    }),
+    ['scale w-v2 0'],
+  ],
+  [
+    'drained longer than scaledownDelay, but visibility counts a pinned workflow running: kept',
+    input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(61) })], {
+      pinnedRunning: { v2: 1 },
+    }),
+    [],
+  ],
+  [
+    'drained and already at 0, but visibility counts a pinned workflow running: scaled back up',
+    input(
+      [
+        current,
+        version('v2', 'Drained', {
+          everActive: true,
+          drainedSince: ago(25 * HOUR + 1),
+          deployments: [{ name: 'w-v2', replicas: 0 }],
+        }),
+      ],
+      { pinnedRunning: { v2: 2 } },
+    ),
+    ['scale w-v2 2'],
+  ],
+  [
+    'drained longer than scaledownDelay, its count not read: nothing yet',
+    input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(61) })], { pinnedRunning: {} }),
+    [],
+  ],
+  [
+    'drained less than scaledownDelay ago, its count not read: nothing due, nothing needed',
+    input([current, version('v2', 'Drained', { everActive: true, drainedSince: ago(59) })], { pinnedRunning: {} }),
+    [],
   ],
   [
     'drained past both delays and at 0: deleted',
@@ -922,4 +962,20 @@ test('version cap: room made less than the grace ago, the plan looks again when 
   const plan = planVersions(atCap([drainedAt0('v1', 10), unregistered(grace * 2)], { madeRoomAt }));
   assert.deepEqual(plan.actions, []);
   assert.deepEqual(plan.recheckAt, new Date(madeRoomAt.getTime() + REGISTRATION_GRACE_MS));
+});
+
+test('a drained build is counted before its scale-down or deletion falls due, and only then', () => {
+  const sunset = { scaledownDelay: '1h', deleteDelay: '24h' };
+  const drained = (minutes: number, replicas: number) =>
+    version('v2', 'Drained', {
+      everActive: true,
+      drainedSince: ago(minutes),
+      deployments: [{ name: 'w-v2', replicas }],
+    });
+  assert.equal(sunsetDue(drained(59, 2), { now, sunset }), false, 'scaledownDelay not yet over');
+  assert.equal(sunsetDue(drained(60, 2), { now, sunset }), true, 'scale-down due');
+  assert.equal(sunsetDue(drained(60, 0), { now, sunset }), false, 'already at 0, deleteDelay not yet over');
+  assert.equal(sunsetDue(drained(25 * HOUR, 0), { now, sunset }), true, 'deletion due');
+  assert.equal(sunsetDue({ ...drained(25 * HOUR, 0), deployments: [] }, { now, sunset }), false, 'nothing to delete');
+  assert.equal(sunsetDue({ ...drained(120, 2), status: 'Draining' }, { now, sunset }), false, 'not drained');
 });
