@@ -7,6 +7,7 @@
 //   --replay FILE  runs a replay file exactly
 //   --threads N    worker threads (default: the machine's cores)
 //   --no-shrink    print failures as found
+//   --list         one line per failing seed
 import { parseArgs } from 'node:util';
 import type { InvariantName } from './invariants.ts';
 import { runPool, type SeedResult } from './pool.ts';
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     replay: { type: 'string' },
     threads: { type: 'string' },
     'no-shrink': { type: 'boolean', default: false },
+    list: { type: 'boolean', default: false },
   },
 });
 const steps = Number(values.steps);
@@ -73,6 +75,10 @@ if (values.replay) {
       stepsRun += result.steps;
       reconciles += result.reconciles;
       if (result.livenessJudged) judged++;
+      if (result.violation && values.list)
+        console.log(
+          `seed ${result.seed}: ${result.violation.invariant} at step ${result.violation.step + 1}: ${result.violation.message}`,
+        );
       if (result.violation) {
         const list = found.get(result.violation.invariant) ?? [];
         list.push(result.seed);

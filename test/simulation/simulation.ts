@@ -61,6 +61,8 @@ export class Simulation {
   /** Builds the user made, oldest first. */
   readonly userBuilds = ['v1'];
   reconciles = 0;
+  /** Per kind of user action: how often it was applied, refused by validation, or changed nothing. */
+  readonly userActions: Record<string, Record<'applied' | 'refused' | 'unchanged', number>> = {};
   private faultsFired = 0;
   private stepIndex = -1;
   private quietSteps = 0;
@@ -266,6 +268,8 @@ export class Simulation {
     const stored = this.kubernetes.stored;
     if (!stored) return;
     const { result, object, specChanged } = applyToObject(action, stored, new Date(this.clock.now));
+    const tally = (this.userActions[action.user] ??= { applied: 0, refused: 0, unchanged: 0 });
+    tally[result]++;
     if (result !== 'applied') return;
     this.kubernetes.update(() => object, specChanged);
     if (action.user === 'template') {
