@@ -1,9 +1,11 @@
-// spec.sunset.pinnedWorkflows on the real server: workflows left on an old build are asked to
-// continue as new, then cancelled, then terminated, each at its delay since the build stopped
-// being current; one batch operation per step, started once even across a controller restart;
+// spec.sunset.pinnedWorkflows on the real server: pinned workflows left on an old build are asked
+// to continue as new, then cancelled, then terminated, each at its delay since the build stopped
+// being current; one batch operation per step, started once even across a controller restart,
+// reaching neither auto-upgrade workflows whose last task ran there nor the current build's;
 // nothing without a ladder, and nothing more once the build is current again.
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
@@ -11,10 +13,12 @@ import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import { batchJobId } from '../../src/planner/pinned-workflows.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import { controlledNamespace, rolledOut, type WorkerDeployments } from '../support/controller.ts';
-import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
+import { eventually, kubeConfig, sharedEnvironment, temporalClient, testNamespace } from '../support/environment.ts';
 import { patchWorkerDeploymentStatus } from '../support/manifests.ts';
 import { ownTemporal } from '../support/own-temporal.ts';
-import { pinnedWorkflow } from '../support/pinned-workflow.ts';
+import { autoUpgradeWorkflow, pinnedWorkflow } from '../support/pinned-workflow.ts';
+
+const { BatchOperationState } = proto.temporal.api.enums.v1;
 
 type OldBuild = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['deprecatedVersions']>[number];
 
@@ -22,13 +26,16 @@ function oldBuild(twd: TemporalWorkerDeployment, buildId: string): OldBuild | un
   return twd.status?.deprecatedVersions?.find((v) => v.buildID === buildId);
 }
 
-/** v1 current with workflows pinned to it, then v2 current: resolves with v1, v2 and when v1 stopped being current. */
+/**
+ * v1 current with workflows pinned to it (or, for `'auto-upgrade'`, an auto-upgrade workflow whose
+ * last task ran there), then v2 current: resolves with v1, v2 and when v1 stopped being current.
+ */
 async function supersededWithWorkflows(
   ns: WorkerDeployments,
   client: Client,
   name: string,
   spec: Record<string, unknown>,
-  starts: Parameters<typeof pinnedWorkflow>[3][],
+  starts: (Parameters<typeof pinnedWorkflow>[3] | 'auto-upgrade')[],
   queue = ns.taskQueue,
 ) {
   await ns.createWorkerDeployment(name, {
@@ -39,7 +46,11 @@ async function supersededWithWorkflows(
   });
   const first = await ns.until(name, 'v1 to be current', rolledOut);
   const v1 = first.status?.currentVersion?.buildID ?? '';
-  const workflows = await Promise.all(starts.map((options) => pinnedWorkflow(client, queue, v1, options)));
+  const workflows = await Promise.all(
+    starts.map((options) =>
+      options === 'auto-upgrade' ? autoUpgradeWorkflow(client, queue, v1) : pinnedWorkflow(client, queue, v1, options),
+    ),
+  );
   await ns.patchSpec(name, { template: ns.template('green', queue) });
   // With a ladder, once the ladder reports on v1: its deactivatedAt then is the one the delays
   // count from (a server that reports one replaces the controller's first sight of it).
@@ -185,12 +196,12 @@ test('signalAfter: each workflow on the old build is signalled once; one continu
   assert.equal((await ns.read('orders')).status?.currentVersion?.buildID, v2);
 });
 
-test('cancelAfter and terminateAfter: a workflow that ignores the signal is cancelled, one that ignores cancellation too is terminated with the reason, each at its delay', async (t) => {
+test('cancelAfter and terminateAfter: a workflow that ignores the signal is cancelled, one that ignores cancellation too is terminated with the reason, each at its delay; auto-upgrade workflows of the old build and workflows of the current one are not touched', async (t) => {
   const namespace = await testNamespace(t, 'ladder-cancel');
   const client = await temporalClient(t);
   const ns = await controlledNamespace(t, namespace);
   const reason = 'build retired by the ladder test';
-  const { v1, workflows, deactivatedAt } = await supersededWithWorkflows(
+  const { v1, v2, workflows, deactivatedAt } = await supersededWithWorkflows(
     ns,
     client,
     'orders',
@@ -201,9 +212,19 @@ test('cancelAfter and terminateAfter: a workflow that ignores the signal is canc
         pinnedWorkflows: { signalAfter: '5s', cancelAfter: '20s', terminateAfter: '35s', reason },
       },
     },
-    [{ ignoreContinueAsNewRequest: true }, { ignoreContinueAsNewRequest: true, ignoreCancellation: true }],
+    [
+      { ignoreContinueAsNewRequest: true },
+      { ignoreContinueAsNewRequest: true, ignoreCancellation: true },
+      // Its last task ran on v1, and it sleeps: it moves to the current build at its next task.
+      'auto-upgrade',
+    ],
   );
-  const [cancellable, stubborn] = workflows as [WorkflowHandle, WorkflowHandle];
+  const [cancellable, stubborn, autoUpgrade] = workflows as [WorkflowHandle, WorkflowHandle, WorkflowHandle];
+  // A workflow of the current build, which no batch on v1 may reach.
+  const current = await pinnedWorkflow(client, ns.taskQueue, v2, {
+    ignoreContinueAsNewRequest: true,
+    ignoreCancellation: true,
+  });
   const cancelled = await closed(cancellable, 'the first workflow to be cancelled');
   assert.equal(cancelled.status.name, 'CANCELLED');
   const cancelledAt = cancelled.closeTime?.getTime() ?? 0;
@@ -217,18 +238,40 @@ test('cancelAfter and terminateAfter: a workflow that ignores the signal is canc
   const history = await stubborn.fetchHistory();
   const termination = history.events?.find((e) => e.workflowExecutionTerminatedEventAttributes);
   assert.equal(termination?.workflowExecutionTerminatedEventAttributes?.reason, reason);
-  for (const workflow of workflows)
+  for (const workflow of [cancellable, stubborn])
     assert.deepEqual(await signalsReceived(client, workflow), ['ContinueAsNewRequested'], 'each was asked first');
 
   const reasons = await eventReasons(namespace, 'orders');
+  const started = reasons.flatMap((r) => {
+    const [, operation = '', jobId = ''] = /^BatchOperationStarted: started (\w+) batch (\S+): /.exec(r) ?? [];
+    return operation ? [{ operation, jobId }] : [];
+  });
   assert.deepEqual(
-    reasons
-      .filter((r) => r.startsWith('BatchOperationStarted'))
-      .map((r) => /started (\w+) batch/.exec(r)?.[1])
-      .sort(),
+    started.map((b) => b.operation).sort(),
     ['Cancel', 'Signal', 'Terminate'],
     `one batch a step (their order is the workflows' close times above): ${reasons.join('\n')}`,
   );
+  // Each batch, as Temporal counts it, acted on the pinned workflows of v1 only.
+  const totals = await eventually('the three batches to complete', async () => {
+    const described = await Promise.all(
+      started.map(({ jobId }) =>
+        client.workflowService.describeBatchOperation({ namespace: sharedEnvironment().temporalNamespace, jobId }),
+      ),
+    );
+    if (described.some((d) => d.state !== BatchOperationState.BATCH_OPERATION_STATE_COMPLETED)) return undefined;
+    return Object.fromEntries(started.map((b, i) => [b.operation, Number(described[i]?.totalOperationCount)]));
+  });
+  assert.deepEqual(totals, { Signal: 2, Cancel: 2, Terminate: 1 });
+  for (const workflow of [autoUpgrade, current])
+    assert.equal((await workflow.describe()).status.name, 'RUNNING', `${workflow.workflowId} runs on`);
+  assert.deepEqual(await signalsReceived(client, autoUpgrade), [], 'the auto-upgrade workflow was not signalled');
+  const versioning = (await autoUpgrade.describe()).raw.workflowExecutionInfo?.versioningInfo;
+  assert.equal(versioning?.deploymentVersion?.buildId, v1, 'nor woken: its last task is still the one on v1');
+  // Once woken, it finishes on the current build; the current build's own workflow ends when told.
+  await autoUpgrade.signal('finish');
+  assert.equal(((await autoUpgrade.result()) as RunReport).finishedOn.buildId, v2);
+  await current.signal('finish');
+  assert.equal(((await current.result()) as RunReport).finishedOn.buildId, v2);
   await eventually(
     "v1's Deployment to be deleted once drained",
     async () => ((await ns.buildDeployments()).has(v1) ? undefined : true),

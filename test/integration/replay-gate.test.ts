@@ -3,7 +3,6 @@
 // workflow (which would move to it) is stopped before any traffic moves; one that breaks only the
 // pinned workflows (which stay where they are) passes by default and is promoted, and its pinned
 // workflows finish on their own build; widened to pinned workflows by its input, the gate fails it.
-import type { Client, WorkflowHandle } from '@temporalio/client';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
@@ -11,35 +10,27 @@ import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import type { ReplayOutcome } from '../../packages/worker/src/workflow.ts';
 import { condition, controlledNamespace, rolledOut, type WorkerDeployments } from '../support/controller.ts';
 import { eventually, sharedEnvironment, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
-import { pinnedWorkflow } from '../support/pinned-workflow.ts';
+import { autoUpgradeWorkflow, pinnedWorkflow } from '../support/pinned-workflow.ts';
 import { sampleWorkerTemplate } from '../support/sample-template.ts';
 
 const ORDERS = 5;
+/** Pinned workflows of v1: the orders, one running, and the gate's own run on v1 (replayGate is pinned). */
+const PINNED_ON_V1 = ORDERS + 2;
 
-/** An auto-upgrade workflow whose first task and activity ran on `buildId`, now waiting for `finish`. */
-async function autoUpgradeWorkflow(client: Client, taskQueue: string, buildId: string): Promise<WorkflowHandle> {
-  const workflow = await client.workflow.start('autoUpgradeUntilSignalled', {
-    taskQueue,
-    workflowId: uniqueName('auto-upgrade'),
-  });
-  await eventually(`the auto-upgrade workflow to wait on ${buildId}`, async () => {
-    const described = await workflow.describe();
-    const events = (await workflow.fetchHistory()).events ?? [];
-    const waiting =
-      events.some((e) => e.activityTaskCompletedEventAttributes) && events.at(-1)?.workflowTaskCompletedEventAttributes;
-    return described.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId === buildId && waiting
-      ? true
-      : undefined;
-  });
-  return workflow;
-}
-
-/** The gate fails the build it runs on: the worker deployment says so, and the message. */
-async function gateFails(ns: WorkerDeployments): Promise<{ build: string; message: string }> {
+/** The gate fails the new build (not one of `before`): its build and the worker deployment's message. */
+async function gateFails(ns: WorkerDeployments, before: string[]): Promise<{ build: string; message: string }> {
   const stopped = await ns.until(
     'orders',
     'the replay gate to fail the new build',
-    (twd) => condition(twd, 'Stalled')?.reason === 'GateFailed',
+    (twd) => {
+      const target = twd.status?.targetVersion?.buildID ?? '';
+      const stalled = condition(twd, 'Stalled');
+      return (
+        !before.includes(target) &&
+        stalled?.reason === 'GateFailed' &&
+        stalled.message.includes(`the rollout of build ${target} stops`)
+      );
+    },
     120_000,
   );
   return {
@@ -63,7 +54,7 @@ test('the replay gate replays auto-upgrade workflows: it stops a change that bre
   const v1 =
     (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
 
-  // On v1: pinned workflows closed (orders) and running, auto-upgrade ones running and closed.
+  // On v1: pinned workflows closed (orders, its gate run) and running, auto-upgrade ones running and closed.
   const orders = Array.from({ length: ORDERS }, () => uniqueName('order'));
   await Promise.all(
     orders.map((workflowId, i) => client.workflow.execute('order', { taskQueue: ns.taskQueue, workflowId, args: [i] })),
@@ -82,14 +73,14 @@ test('the replay gate replays auto-upgrade workflows: it stops a change that bre
         `${onV1} AND TemporalWorkflowVersioningBehavior = 'AutoUpgrade' AND ExecutionStatus = 'Completed'`,
       ),
     ]);
-    return pinnedCount.count === ORDERS + 1 && autoUpgradeCount.count === 1 ? true : undefined;
+    return pinnedCount.count === PINNED_ON_V1 && autoUpgradeCount.count === 1 ? true : undefined;
   });
 
   // A change that breaks the auto-upgrade workflow: the running one would replay it on the new
   // build at its next task. Both auto-upgrade workflows are replayed, the running one first; no
   // pinned one is.
   await ns.patchSpec('orders', { template: ns.template('auto-upgrade-breaking') });
-  const breaking = await gateFails(ns);
+  const breaking = await gateFails(ns, [v1]);
   t.diagnostic(breaking.message);
   assert.match(
     breaking.message,
@@ -112,19 +103,18 @@ test('the replay gate replays auto-upgrade workflows: it stops a change that bre
   assert.equal(summary?.firstActivationTime ?? undefined, undefined, `${breaking.build} never took traffic`);
 
   // A change that breaks only the pinned workflows, with the gate told to replay pinned ones too:
-  // the running pinned one first, then the orders, fail; the auto-upgrade ones replay.
+  // the running pinned one first, then the orders, fail; the auto-upgrade ones and v1's gate run replay.
   await ns.patchSpec('orders', {
     template: ns.template('pinned-breaking'),
     rollout: { gate: { input: { behaviors: ['AutoUpgrade', 'Pinned'] } } },
   });
-  const widened = await gateFails(ns);
+  const widened = await gateFails(ns, [v1, breaking.build]);
   t.diagnostic(widened.message);
-  assert.notEqual(widened.build, breaking.build);
   assert.match(
     widened.message,
     new RegExp(`workflow ${pinned.workflowId} \\(pinnedUntilSignalled\\) of build ${v1} does not replay on this build`),
   );
-  assert.match(widened.message, new RegExp(`; and ${ORDERS} more of ${ORDERS + 3} replayed\\b`));
+  assert.match(widened.message, new RegExp(`; and ${ORDERS} more of ${PINNED_ON_V1 + 2} replayed\\b`));
 
   // The same change under the default: passes and is promoted (another build: a failed one stays failed).
   await ns.patchSpec('orders', {

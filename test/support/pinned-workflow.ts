@@ -1,8 +1,12 @@
 // A workflow pinned to a build that runs until the test signals `finish` (the sample worker's
-// pinnedUntilSignalled): what keeps a draining build alive in the tests that need one.
+// pinnedUntilSignalled): what keeps a draining build alive in the tests that need one. And its
+// auto-upgrade twin, whose last task ran on a build it does not need.
 import { type Client, WorkflowIdReusePolicy, type WorkflowHandle } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import type { PinnedOptions } from '../../src/sample-worker/workflows.ts';
 import { eventually, uniqueName } from './environment.ts';
+
+const { VersioningBehavior } = proto.temporal.api.enums.v1;
 
 /** Starts it on `taskQueue` and resolves once Temporal says it is pinned to `buildId`. */
 export async function pinnedWorkflow(
@@ -20,6 +24,31 @@ export async function pinnedWorkflow(
   await eventually(`the workflow to be pinned to ${buildId}`, async () => {
     const info = (await workflow.describe()).raw.workflowExecutionInfo?.versioningInfo;
     return info?.deploymentVersion?.buildId === buildId ? true : undefined;
+  });
+  return workflow;
+}
+
+/**
+ * Starts the sample's autoUpgradeUntilSignalled on `taskQueue` and resolves once its first task and
+ * activity ran on `buildId` and it waits for `finish`, moving to the current build at its next task.
+ */
+export async function autoUpgradeWorkflow(client: Client, taskQueue: string, buildId: string): Promise<WorkflowHandle> {
+  const workflow = await client.workflow.start('autoUpgradeUntilSignalled', {
+    taskQueue,
+    workflowId: uniqueName('auto-upgrade'),
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  });
+  await eventually(`the auto-upgrade workflow to wait on ${buildId}`, async () => {
+    const info = (await workflow.describe()).raw.workflowExecutionInfo?.versioningInfo;
+    const events = (await workflow.fetchHistory()).events ?? [];
+    const waiting =
+      events.some((e) => e.activityTaskCompletedEventAttributes) &&
+      Boolean(events.at(-1)?.workflowTaskCompletedEventAttributes);
+    return info?.deploymentVersion?.buildId === buildId &&
+      info.behavior === VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE &&
+      waiting
+      ? true
+      : undefined;
   });
   return workflow;
 }
