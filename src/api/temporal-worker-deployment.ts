@@ -372,16 +372,13 @@ const status = Type.Object(
                 {
                   stage: Type.String({ description: 'rollout for rollout.gate, step-N for the gate of step N.' }),
                   taskQueue: Type.String({ description: 'Workflow task queue the gate ran on.' }),
-                  workflowID: Type.String({ description: 'Workflow ID of the gate run.' }),
+                  workflowID: Type.String({
+                    description:
+                      "Workflow ID of the gate run, which ends with a hash of the gate's own spec (workflow type, input): a run of another spec of the gate does not count, and one still running is terminated.",
+                  }),
                   status: Type.String({ description: 'Running, Completed or Failed.' }),
                   generation: Type.Optional(
                     Type.Integer({ description: 'The generation the run was started for.', format: 'int64' }),
-                  ),
-                  specHash: Type.Optional(
-                    Type.String({
-                      description:
-                        "A hash of the gate's own spec (workflow type, input) the run was started for: a run of another spec no longer counts, and one still running is terminated and started again.",
-                    }),
                   ),
                 },
                 { description: 'One gate workflow of the target build.' },

@@ -311,11 +311,11 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
     }
   }
   if (needs.gateStage) {
-    const stage = needs.gateStage;
+    const stage = needs.gateStage.name;
     try {
       const runs: NonNullable<TargetObservation['gateRuns']> = {};
       for (const queue of gateQueues(observation, target.taskQueues).taskQueues)
-        runs[queue] = await temporal.readGate(gateWorkflowId(temporalName, buildId, stage, queue));
+        runs[queue] = await temporal.readGate(gateWorkflowId(temporalName, buildId, needs.gateStage, queue));
       target.gateStage = stage;
       target.gateRuns = runs;
     } catch (error) {

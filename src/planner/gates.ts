@@ -25,7 +25,8 @@ export interface StageInput {
 /**
  * The gates that stand before the target's next routing change, in the order they run: the
  * rollout gate before any traffic moves, and each step's gate before that step's ramp is set, so
- * the ramp of the step before holds while it runs. Empty once the target is current.
+ * the ramp of the step before holds while it runs (all of them before the first change when no
+ * build is current). Empty once the target is current.
  */
 export function gateStages({
   rollout,
@@ -48,7 +49,14 @@ export function gateStages({
     if (rampPercentage < at) return stepGate(index);
     return rampPercentage === at ? stepGate(index + 1) : [];
   }
-  return [...(rollout.gate ? [{ name: 'rollout', gate: rollout.gate }] : []), ...(progressive ? stepGate(0) : [])];
+  // With no build current, the target may be promoted at once (no worker to ramp from): every
+  // step's gate then stands before that first change, since no ramp comes between them.
+  const upFront = progressive
+    ? currentBuildId === undefined
+      ? steps.flatMap((_, i) => stepGate(i))
+      : stepGate(0)
+    : [];
+  return [...(rollout.gate ? [{ name: 'rollout', gate: rollout.gate }] : []), ...upFront];
 }
 
 /** The task queues a build's gates run on, or none and the queues still missing. */
@@ -122,9 +130,13 @@ export function judgeGate({ stage, taskQueues, missing = [], runs, retry, replac
   };
 }
 
-/** Unique per build, stage and queue, so every gate of a rollout has its own history. */
-export function gateWorkflowId(temporalName: string, buildId: string, stage: string, taskQueue: string): string {
-  return `temporal-worker-controller/gate/${temporalName}/${buildId}/${stage}/${taskQueue}`;
+/**
+ * Unique per build, stage, queue and the gate's own spec (workflow type, input): a run found under
+ * it ran this very gate, whatever the status remembers (a status write lost to a 409, a restart),
+ * and a new spec of the gate has runs of its own, while any other edit of the spec changes nothing.
+ */
+export function gateWorkflowId(temporalName: string, buildId: string, stage: GateStage, taskQueue: string): string {
+  return `temporal-worker-controller/gate/${temporalName}/${buildId}/${stage.name}/${taskQueue}/${gateSpecHash(stage.gate)}`;
 }
 
 /**
@@ -173,20 +185,18 @@ export function gateSpecHash(gate: Gate): string {
 }
 
 /**
- * A remembered run counts for the gate as the spec says it now. A run remembered without a hash
- * (by a controller before hashes) counts: it was started for the spec of its time, and a restart
- * of every gate at an upgrade would cost more than it protects.
+ * Every remembered run of the stage completed, each of the gate's present spec (its workflow ID
+ * says so; one of an older spec, or remembered by a controller before spec hashes, does not
+ * count), on every queue the pools name.
  */
-function countsFor(entry: { specHash?: string }, gate: Gate): boolean {
-  return entry.specHash === undefined || entry.specHash === gateSpecHash(gate);
-}
-
-/** Every remembered run of the stage completed for the gate's present spec, on every queue the pools name. */
-function completed({ previous, expectedQueues }: GateContext, stage: GateStage): boolean {
+function completed(context: GateContext, stage: GateStage): boolean {
+  const { previous, expectedQueues, temporalName, buildId } = context;
   const known = (previous?.gates ?? []).filter((g) => g.stage === stage.name);
   return (
     known.length > 0 &&
-    known.every((g) => g.status === 'Completed' && countsFor(g, stage.gate)) &&
+    known.every(
+      (g) => g.status === 'Completed' && g.workflowID === gateWorkflowId(temporalName, buildId, stage, g.taskQueue),
+    ) &&
     expectedQueues.every((q) => known.some((g) => g.taskQueue === q))
   );
 }
@@ -225,6 +235,8 @@ export interface GateDecision {
   memory: GateMemory;
   /** Runs to start, one per task queue that has none (or a failed one to retry). */
   starts: GateStart[];
+  /** Runs of an older spec of the gate the status last saw running: ended, as nothing counts them. */
+  outdated?: { stage: string; taskQueue: string; workflowId: string }[];
   /** What was learned, for an event: the gate passed. */
   passed?: string;
   /** What a pending gate waits for, when its runs were read. */
@@ -269,26 +281,14 @@ function decideStages(context: GateContext, observed: ObservedGate | undefined):
 
 function decideStage(context: GateContext, stage: GateStage, observed: ObservedGate): GateDecision {
   const { previous, generation, buildId, retry } = context;
-  const { taskQueues, missing } = observed;
-  const hash = gateSpecHash(stage.gate);
-  const idOf = (taskQueue: string) => gateWorkflowId(context.temporalName, buildId, stage.name, taskQueue);
+  const { taskQueues, missing, runs } = observed;
+  const idOf = (taskQueue: string) => gateWorkflowId(context.temporalName, buildId, stage, taskQueue);
   const remembered = (taskQueue: string) =>
     previous?.gates?.find((g) => g.stage === stage.name && g.taskQueue === taskQueue);
-  // A run started for another spec of this gate says nothing of the gate as it is now.
-  const stale = new Set(taskQueues.filter((q) => !countsFor(remembered(q) ?? {}, stage.gate)));
-  const runs = Object.fromEntries(
-    Object.entries(observed.runs).filter(([q, run]) => !stale.has(q) || run?.status === 'Running'),
-  );
   const replacing = new Map<string, { runId: string; why: string }>();
   for (const taskQueue of taskQueues) {
     const run = runs[taskQueue];
-    if (run?.status !== 'Running') continue;
-    if (stale.has(taskQueue))
-      replacing.set(taskQueue, {
-        runId: run.runId ?? '',
-        why: `it was started for another spec of the gate (${stage.gate.workflowType}, its input or its queue changed)`,
-      });
-    else if (run.stuck !== undefined && retry !== undefined)
+    if (run?.status === 'Running' && run.stuck !== undefined && retry !== undefined)
       replacing.set(taskQueue, {
         runId: run.runId ?? '',
         why: `it cannot progress and annotation ${RETRY_GATE_ANNOTATION}=${retry} asks for a new run`,
@@ -317,22 +317,40 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
       : [];
   const started = new Set(starts.map((s) => s.taskQueue));
   const gates = taskQueues.map((taskQueue) => {
-    const known = started.has(taskQueue) ? { generation, specHash: hash } : remembered(taskQueue);
+    const same = remembered(taskQueue);
+    const startedFor = started.has(taskQueue)
+      ? generation
+      : same?.workflowID === idOf(taskQueue)
+        ? same.generation
+        : undefined;
     return {
       stage: stage.name,
       taskQueue,
       workflowID: idOf(taskQueue),
       status: started.has(taskQueue) ? 'Running' : (runs[taskQueue]?.status ?? 'Running'),
-      ...(known?.generation === undefined ? {} : { generation: known.generation }),
-      ...(known?.specHash === undefined ? {} : { specHash: known.specHash }),
+      ...(startedFor === undefined ? {} : { generation: startedFor }),
     };
   });
+  // A run of another spec of this gate still running judges what no longer stands: it is ended.
+  const outdated = (previous?.gates ?? []).flatMap((g) =>
+    g.stage === stage.name && g.status === 'Running' && g.workflowID !== idOf(g.taskQueue)
+      ? [{ stage: stage.name, taskQueue: g.taskQueue, workflowId: g.workflowID }]
+      : [],
+  );
+  const ended = outdated.length > 0 ? { outdated } : {};
   if (verdict.state === 'failed') {
     const run = verdict.run;
     return failed(
       buildId,
-      { generation, specHash: hash, stage: stage.name, workflowID: run.workflowId, message: verdict.reason },
+      {
+        generation,
+        specHash: gateSpecHash(stage.gate),
+        stage: stage.name,
+        workflowID: run.workflowId,
+        message: verdict.reason,
+      },
       gates,
+      ended,
     );
   }
   const stuck =
@@ -348,6 +366,7 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
     gate: verdict.state,
     memory: { gates },
     starts,
+    ...ended,
     ...stuck,
     ...(verdict.state === 'passed'
       ? { passed: `${verdict.reason} for build ${buildId}` }
@@ -355,13 +374,19 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
   };
 }
 
-function failed(buildId: string, failure: GateFailure, gates: GateMemory['gates']): GateDecision {
+function failed(
+  buildId: string,
+  failure: GateFailure,
+  gates: GateMemory['gates'],
+  ended: Pick<GateDecision, 'outdated'> = {},
+): GateDecision {
   const aborted = failure.stage !== 'rollout';
   const message = `${failure.message}; the rollout of build ${buildId} stops${aborted ? ' and its ramp is removed' : ''}, its Pods stay for the workflows already on it; change that gate in the spec or set annotation ${RETRY_GATE_ANNOTATION} to a new value to run the gate again`;
   return {
     gate: 'failed',
     memory: { ...(gates ? { gates } : {}), gateFailure: failure },
     starts: [],
+    ...ended,
     failure: { reason: aborted ? 'RolloutAborted' : 'GateFailed', message },
   };
 }

@@ -16,6 +16,7 @@ import {
   type GateContext,
   type GateMemory,
   type GateQueues,
+  type GateStage,
   gateToRead,
   type GateStart,
   gateStages,
@@ -119,7 +120,7 @@ export interface Plan {
 export interface ReadsNeeded {
   unversionedPollers: boolean;
   /** The stage whose gate runs must be read. */
-  gateStage?: string;
+  gateStage?: GateStage;
   /** What the pinned-workflow ladder must count and read. */
   ladder: LadderReads;
   /** The counts spec.rollout.analysis judges the target's step by. */
@@ -149,7 +150,7 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
       currentBuildId: observation.temporal.currentBuildId,
       target: versions.find((v) => v.buildId === observation.buildId),
     }),
-    ...(registered && read ? { gateStage: read.name } : {}),
+    ...(registered && read ? { gateStage: read } : {}),
     ladder,
   };
 }
@@ -291,6 +292,13 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     ...secretCopyActions(observation),
     ...kubernetesActions(versionsPlan.actions, observation),
     ...ladder.actions.filter((a) => a.action === 'stopBatch'),
+    ...(gateDecision.outdated ?? []).map(({ stage, taskQueue, workflowId }) => ({
+      action: 'terminateGate' as const,
+      buildId,
+      workflowId,
+      runId: '',
+      reason: `terminated gate ${stage} of build ${buildId} on task queue ${taskQueue} (workflow ${workflowId}): it was started for another spec of the gate, which no longer stands`,
+    })),
     ...gateDecision.starts.flatMap((start) =>
       start.replaces
         ? [

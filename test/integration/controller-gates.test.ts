@@ -55,7 +55,10 @@ test('a failed gate stops the rollout with the workflow named; a spec change run
   assert.equal(condition(passed, 'Stalled')?.status, 'False');
   assert.equal(passed.status?.targetVersion?.gateFailure, undefined, 'the failure is forgotten once the gate passed');
   assert.equal(
-    await gateRanOn(client, gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue)),
+    await gateRanOn(
+      client,
+      gateWorkflowId(`${namespace}/orders`, v2, { name: 'rollout', ...gate(true) }, ns.taskQueue),
+    ),
     v2,
     'the gate ran on the build it judged, not on the current one',
   );
@@ -177,7 +180,14 @@ test('a gate input read from a Secret reaches the gate and appears nowhere the c
 
   const client = await temporalClient(t);
   const build = current.status?.currentVersion?.buildID ?? '';
-  const gate = client.workflow.getHandle(gateWorkflowId(`${namespace}/orders`, build, 'rollout', ns.taskQueue));
+  const gate = client.workflow.getHandle(
+    gateWorkflowId(
+      `${namespace}/orders`,
+      build,
+      { name: 'rollout', gate: { workflowType: 'gate', inputFrom } },
+      ns.taskQueue,
+    ),
+  );
   assert.equal(await gateRanOn(client, gate.workflowId), build, 'the gate ran on the build it judged');
   const history = JSON.stringify((await gate.fetchHistory()).events?.[0]);
   assert.ok(
@@ -244,7 +254,13 @@ test('a gate input read from a ConfigMap reaches the gate on the target build; w
     (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
   );
   const v2 = promoted.status?.currentVersion?.buildID ?? '';
-  const gate = client.workflow.getHandle(gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue));
+  const canaryGate = {
+    workflowType: 'gate',
+    inputFrom: { configMapKeyRef: { name: 'canary', key: 'input.json' } },
+  };
+  const gate = client.workflow.getHandle(
+    gateWorkflowId(`${namespace}/orders`, v2, { name: 'rollout', gate: canaryGate }, ns.taskQueue),
+  );
   assert.equal(
     await gateRanOn(client, gate.workflowId),
     v2,
@@ -274,7 +290,8 @@ test('a gate whose workflow type the build does not register is reported within 
     30_000,
   );
   const v2 = stuck.status?.targetVersion?.buildID ?? '';
-  const id = gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue);
+  const stage = (workflowType: string) => ({ name: 'rollout', gate: { workflowType } });
+  const id = gateWorkflowId(`${namespace}/orders`, v2, stage('UnregisteredSmokeTest'), ns.taskQueue);
   const message = condition(stuck, 'Stalled')?.message ?? '';
   assert.match(message, /gate rollout/, 'names the gate');
   assert.ok(message.includes(id), `names the workflow: ${message}`);
@@ -290,7 +307,8 @@ test('a gate whose workflow type the build does not register is reported within 
   );
   const old = await client.workflow.getHandle(id, firstRun).describe();
   assert.equal(old.status.name, 'TERMINATED', 'the run of the old spec was terminated');
-  assert.equal(await gateRanOn(client, id), v2, 'the new run passed on the target build');
+  const fixed = gateWorkflowId(`${namespace}/orders`, v2, stage('gate'), ns.taskQueue);
+  assert.equal(await gateRanOn(client, fixed), v2, 'the new run, under its own ID, passed on the target build');
 });
 
 test('the retry annotation runs a failed gate again, once per value', async (t) => {
@@ -355,7 +373,12 @@ test('a build whose workers register no activities runs its gate on its workflow
     120_000,
   );
   const v2 = promoted.status?.currentVersion?.buildID ?? '';
-  const id = gateWorkflowId(`${namespace}/orders`, v2, 'rollout', ns.taskQueue);
+  const id = gateWorkflowId(
+    `${namespace}/orders`,
+    v2,
+    { name: 'rollout', gate: { workflowType: 'workflowOnlyGate' } },
+    ns.taskQueue,
+  );
   const gateRun = await client.workflow.getHandle(id).describe();
   assert.equal(gateRun.status.name, 'COMPLETED');
   assert.equal(

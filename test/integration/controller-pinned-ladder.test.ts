@@ -140,7 +140,12 @@ test('signalAfter: each workflow on the old build is signalled once; one continu
   });
   await ns.startController();
 
-  const jobId = batchJobId(temporalDeploymentName(namespace, 'orders'), v1, 'Signal', stopped.metadata.generation ?? 0);
+  const jobId = batchJobId(
+    temporalDeploymentName(namespace, 'orders'),
+    v1,
+    'Signal',
+    stopped.spec.sunset?.pinnedWorkflows ?? {},
+  );
   const done = await ns.until(
     'orders',
     'the signal batch to be read back as completed by the restarted controller',

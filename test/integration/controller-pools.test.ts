@@ -33,7 +33,15 @@ test('pools: a gate runs on the task queue of every pool, each run on the target
   const v2 = promoted.status?.currentVersion?.buildID ?? '';
   for (const { taskQueue } of pools) {
     assert.equal(
-      await gateRanOn(client, gateWorkflowId(`${namespace}/orders`, v2, 'rollout', taskQueue)),
+      await gateRanOn(
+        client,
+        gateWorkflowId(
+          `${namespace}/orders`,
+          v2,
+          { name: 'rollout', gate: { workflowType: 'gate', input: { pass: true } } },
+          taskQueue,
+        ),
+      ),
       v2,
       `the gate on ${taskQueue} ran on the target build, not on the current one`,
     );

@@ -40,6 +40,11 @@ const stages: [string, StageInput, string[]][] = [
   ['before any traffic: the rollout gate, then the gate of step 1', stage({}), ['rollout smoke', 'step-1 canary-10']],
   ['no gate configured: nothing stands', stage({ rollout: { strategy: 'AllAtOnce' } }), []],
   [
+    'no build current (the target may be promoted at once): every gate, in order, before the first change',
+    stage({ currentBuildId: undefined }),
+    ['rollout smoke', 'step-1 canary-10', 'step-3 canary-80'],
+  ],
+  [
     'AllAtOnce: the rollout gate',
     stage({ rollout: { strategy: 'AllAtOnce', gate: gate('smoke') } }),
     ['rollout smoke'],
@@ -159,19 +164,19 @@ const twoStages = {
   temporalName: 'shop/orders',
   generation: 3,
 };
+/** The stages of twoStages by name, with their gates. */
+const stageOf = (name: string) => ({ name, gate: name === 'rollout' ? gate('smoke') : gate('canary-10') });
+const idOn = (name: string, queue: string) => gateWorkflowId('shop/orders', 'v2', stageOf(name), queue);
 /** `startedFor`: the generation a run was started for, as the status remembers it. */
 const remembered = (stage: string, status: string, startedFor?: number) => ({
   stage,
   taskQueue: 'a',
-  workflowID: gateWorkflowId('shop/orders', 'v2', stage, 'a'),
+  workflowID: idOn(stage, 'a'),
   status,
   ...(startedFor === undefined ? {} : { generation: startedFor }),
 });
-/** A run the decision starts now, at generation 3, remembered under its gate's own spec. */
-const startedNow = (stage: string) => ({
-  ...remembered(stage, 'Running', 3),
-  specHash: gateSpecHash(stage === 'rollout' ? gate('smoke') : gate('canary-10')),
-});
+/** A run the decision starts now, at generation 3. */
+const startedNow = (stage: string) => remembered(stage, 'Running', 3);
 
 test('gates in order: the first not known complete is read; each passes before the next is asked', () => {
   assert.equal(gateToRead({ ...twoStages, previous: undefined })?.name, 'rollout');
@@ -296,11 +301,22 @@ for (const [title, given, expected] of wholeVerdicts) {
   test(`verdict, whole: ${title}`, () => assert.deepEqual(judgeGate(given), expected));
 }
 
-test("a gate run's workflow ID names the deployment, build, stage and queue", () => {
+test("a gate run's workflow ID names the deployment, build, stage, queue and the gate's own spec", () => {
   assert.equal(
-    gateWorkflowId('shop/orders', 'v2', 'step-1', 'a'),
-    'temporal-worker-controller/gate/shop/orders/v2/step-1/a',
+    gateWorkflowId('shop/orders', 'v2', stageOf('step-1'), 'a'),
+    `temporal-worker-controller/gate/shop/orders/v2/step-1/a/${gateSpecHash(gate('canary-10'))}`,
   );
+  // The canonical JSON of the gate: stable across key orders, and across releases.
+  const [ab, ba] = [
+    { workflowType: 'x', input: { a: 1, b: 2 } },
+    { input: { b: 2, a: 1 }, workflowType: 'x' },
+  ];
+  assert.equal(gateSpecHash(ab), gateSpecHash(ba));
+  assert.notEqual(
+    gateSpecHash({ workflowType: 'x', input: { a: 1 } }),
+    gateSpecHash({ workflowType: 'x', input: { a: 2 } }),
+  );
+  assert.match(gateSpecHash(gate('canary-10')), /^[0-9a-f]{10}$/);
 });
 
 test('gates run on the workflow task queues that also take activities, sorted', () => {
@@ -368,7 +384,7 @@ test('a failure remembered before spec hashes, of an older generation: the gate 
       {
         stage: 'rollout',
         taskQueue: 'a',
-        workflowId: gateWorkflowId('shop/orders', 'v2', 'rollout', 'a'),
+        workflowId: idOn('rollout', 'a'),
         gate: gate('smoke'),
       },
     ],
@@ -413,7 +429,7 @@ test('a failed run stops the gate; a queue without a run is remembered as runnin
         {
           ...remembered('rollout', 'Running'),
           taskQueue: 'b',
-          workflowID: gateWorkflowId('shop/orders', 'v2', 'rollout', 'b'),
+          workflowID: idOn('rollout', 'b'),
         },
       ],
       gateFailure: {
@@ -449,7 +465,7 @@ test('a gate still running: pending, its runs remembered, no pass said', () => {
 });
 
 const stuckRun = (runId = 'r1'): GateRun => ({
-  workflowId: gateWorkflowId('shop/orders', 'v2', 'rollout', 'a'),
+  workflowId: idOn('rollout', 'a'),
   runId,
   workflowType: 'smoke',
   status: 'Running',
@@ -470,58 +486,53 @@ test('a run whose workflow task keeps failing is said to be stuck: the gate stil
   assert.deepEqual(decision.memory, { gates: [remembered('rollout', 'Running', 3)] });
 });
 
-test('a running run started for another spec of its gate is terminated and started again; a new generation alone replaces nothing', () => {
-  const otherSpec = { ...remembered('rollout', 'Running', 2), specHash: gateSpecHash(gate('smoke-v0')) };
+test('a new spec of the gate has runs of its own: one of the old spec still running is ended, a new one started; a new generation alone changes nothing', () => {
+  const oldSpec = { name: 'rollout', gate: gate('smoke-v0') };
+  const otherSpec = {
+    ...remembered('rollout', 'Running', 2),
+    workflowID: gateWorkflowId('shop/orders', 'v2', oldSpec, 'a'),
+  };
   const older = { ...twoStages, previous: { gates: [otherSpec] } };
-  const running: GateRun = { workflowId: 'x', runId: 'r1', status: 'Running' };
-  const replaced = decideGates(older, { stage: 'rollout', taskQueues: ['a'], runs: { a: running } });
+  assert.equal(gateToRead(older)?.name, 'rollout', 'not complete: read under the present spec');
+  const replaced = decideGates(older, { stage: 'rollout', taskQueues: ['a'], runs: { a: undefined } });
   assert.deepEqual(replaced.starts, [
-    {
-      stage: 'rollout',
-      taskQueue: 'a',
-      workflowId: gateWorkflowId('shop/orders', 'v2', 'rollout', 'a'),
-      gate: gate('smoke'),
-      replaces: {
-        runId: 'r1',
-        why: 'it was started for another spec of the gate (smoke, its input or its queue changed)',
-      },
-    },
+    { stage: 'rollout', taskQueue: 'a', workflowId: idOn('rollout', 'a'), gate: gate('smoke') },
   ]);
+  assert.deepEqual(replaced.outdated, [{ stage: 'rollout', taskQueue: 'a', workflowId: otherSpec.workflowID }]);
   assert.deepEqual(replaced.memory, { gates: [startedNow('rollout')] });
-  for (const [what, entry] of [
-    ['this spec, an older generation', { ...startedNow('rollout'), generation: 2 }],
-    ['remembered before spec hashes, an older generation', remembered('rollout', 'Running', 2)],
-  ] as const) {
-    const same = decideGates(
-      { ...twoStages, previous: { gates: [entry] } },
-      { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
-    );
-    assert.deepEqual(same.starts, [], `${what}: left to run`);
-  }
+
+  const running: GateRun = { workflowId: 'x', runId: 'r1', status: 'Running' };
+  const same = decideGates(
+    { ...twoStages, previous: { gates: [remembered('rollout', 'Running', 2)] } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
+  );
+  assert.deepEqual(
+    [same.starts, same.outdated],
+    [[], undefined],
+    'a run of this spec, an older generation: left to run',
+  );
+  assert.deepEqual(same.memory, { gates: [remembered('rollout', 'Running', 2)] });
   const unknown = decideGates(
     { ...twoStages, previous: undefined },
     { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
   );
-  assert.deepEqual(unknown.starts, [], 'a run the status does not date is left to run');
+  assert.deepEqual(unknown.starts, [], 'a run under the present ID is of this spec, remembered or not');
   const completed = decideGates(
     { ...twoStages, previous: { gates: [remembered('rollout', 'Completed', 2)] } },
     { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Completed' } } },
   );
   assert.deepEqual(completed.starts, []);
   assert.equal(completed.passed, 'gate rollout completed on every task queue for build v2');
-  const completedForOther = decideGates(
-    { ...twoStages, previous: { gates: [{ ...remembered('rollout', 'Completed', 3), specHash: otherSpec.specHash }] } },
-    { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Completed' } } },
-  );
-  assert.equal(completedForOther.gate, 'pending', 'a pass of another spec of the gate does not count');
-  assert.deepEqual(
-    completedForOther.starts.map((s) => s.taskQueue),
-    ['a'],
+  const passedForOther = { gates: [{ ...otherSpec, status: 'Completed' }] };
+  assert.equal(
+    gateToRead({ ...twoStages, previous: passedForOther })?.name,
+    'rollout',
+    'a pass of another spec does not count',
   );
 });
 
 test('a stage passed on some queues is not complete while a queue the pools name has no run (a pool added later)', () => {
-  const passedOnA = { gates: [{ ...remembered('rollout', 'Completed'), specHash: gateSpecHash(gate('smoke')) }] };
+  const passedOnA = { gates: [remembered('rollout', 'Completed')] };
   assert.equal(gateToRead({ ...twoStages, previous: passedOnA })?.name, 'step-1', 'no pools: the queues run say it');
   assert.equal(gateToRead({ ...twoStages, expectedQueues: ['a'], previous: passedOnA })?.name, 'step-1');
   assert.equal(gateToRead({ ...twoStages, expectedQueues: ['a', 'b'], previous: passedOnA })?.name, 'rollout');

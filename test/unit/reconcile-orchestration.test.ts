@@ -8,7 +8,7 @@ import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts
 import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import { copyName } from '../../src/k8s/owned-resource-copies.ts';
-import { gateSpecHash, gateWorkflowId } from '../../src/planner/gates.ts';
+import { gateWorkflowId } from '../../src/planner/gates.ts';
 import { batchJobId } from '../../src/planner/pinned-workflows.ts';
 import { OwnWrites } from '../../src/runtime/own-writes.ts';
 import { WorkQueue } from '../../src/runtime/work-queue.ts';
@@ -389,7 +389,7 @@ test("the target's failing Pods are said and warned of, read from the cache: no 
 
 test('a gate with no run yet: its task queues and run are read, it starts pinned to the target, and routing waits', async () => {
   const run = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }));
-  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
+  const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
   assert.deepEqual(run.calls, [
     'temporal.describe',
     'temporal.taskQueues v2',
@@ -404,7 +404,6 @@ test('a gate with no run yet: its task queues and run are read, it starts pinned
       workflowID: id,
       status: 'Running',
       generation: 1,
-      specHash: gateSpecHash(gate),
     },
   ]);
 });
@@ -412,7 +411,7 @@ test('a gate with no run yet: its task queues and run are read, it starts pinned
 test('a build whose workers poll no activities gets its gate on its workflow queue once its registration grace has passed', async () => {
   const world = rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } });
   const workflowsOnly = { workflow: [TASK_QUEUE], activity: [] };
-  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
+  const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
   const owner = world.workerDeployment;
   const young = await recordedReconcile({
     ...world,
@@ -438,16 +437,10 @@ test('a build whose workers poll no activities gets its gate on its workflow que
   ]);
 });
 
-test('a gate run of another spec of the gate is terminated, then the gate of the new spec starts under the same ID', async () => {
-  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
-  const started = {
-    stage: 'rollout',
-    taskQueue: TASK_QUEUE,
-    workflowID: id,
-    status: 'Running',
-    generation: 1,
-    specHash: gateSpecHash({ workflowType: 'Old' }),
-  };
+test('a gate run of another spec of the gate, still running, is terminated; the gate of the new spec starts under its own ID', async () => {
+  const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
+  const old = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate: { workflowType: 'Old' } }, TASK_QUEUE);
+  const started = { stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: old, status: 'Running', generation: 1 };
   const owner = workerDeployment(
     { buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } },
     { generation: 2 },
@@ -456,22 +449,22 @@ test('a gate run of another spec of the gate is terminated, then the gate of the
   const run = await recordedReconcile({
     ...rolloutWorld(),
     workerDeployment: owner,
-    gateRuns: { [id]: { workflowId: id, runId: 'run-1', workflowType: 'Old', status: 'Running' } },
+    gateRuns: { [old]: { workflowId: old, runId: 'run-1', workflowType: 'Old', status: 'Running' } },
   });
   assert.deepEqual(run.calls, [
     'temporal.describe',
     'temporal.taskQueues v2',
     `temporal.readGate ${id}`,
-    `temporal.terminateGate ${id} run-1`,
+    `temporal.terminateGate ${old} `,
     `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
     'k8s.replaceStatus orders@10',
   ]);
   assert.deepEqual(run.events, ['Normal GateTerminated', 'Normal GateStarted']);
-  assert.deepEqual(run.status?.targetVersion?.gates, [{ ...started, generation: 2, specHash: gateSpecHash(gate) }]);
+  assert.deepEqual(run.status?.targetVersion?.gates, [{ ...started, workflowID: id, generation: 2 }]);
 });
 
 test('a stuck gate run is reported and left alone; the retry annotation replaces it, once', async () => {
-  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
+  const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
   const started = { stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: id, status: 'Running', generation: 1 };
   const stuck = {
     workflowId: id,
@@ -532,7 +525,7 @@ test('a gate input from a ConfigMap is read when the gate starts; a missing one 
 });
 
 test('a gate that completed lets the target be promoted', async () => {
-  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
+  const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
   const run = await recordedReconcile({
     ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
     gateRuns: { [id]: { workflowId: id, status: 'Completed' } },
@@ -548,7 +541,7 @@ test('a gate that completed lets the target be promoted', async () => {
 });
 
 test('a failed gate stops the rollout: no routing call, the failure is remembered and reported', async () => {
-  const id = gateWorkflowId(temporalName, 'v2', 'rollout', TASK_QUEUE);
+  const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
   const run = await recordedReconcile({
     ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
     gateRuns: { [id]: { workflowId: id, status: 'Failed', message: 'failed: smoke test broke' } },
@@ -564,7 +557,7 @@ test('a failed gate stops the rollout: no routing call, the failure is remembere
 });
 
 const stepTwoGated = { ...progressive, steps: [progressive.steps[0]!, { ...progressive.steps[1]!, gate }] };
-const stepTwoGate = gateWorkflowId(temporalName, 'v2', 'step-2', TASK_QUEUE);
+const stepTwoGate = gateWorkflowId(temporalName, 'v2', { name: 'step-2', gate }, TASK_QUEUE);
 
 test("a step's gate runs before that step's ramp is set: the ramp of the step before holds meanwhile", async () => {
   const run = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 6)));

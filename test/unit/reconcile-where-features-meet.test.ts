@@ -20,6 +20,7 @@ import {
 const now = new Date('2026-11-23T12:00:00Z');
 const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
 const temporalName = `${NAMESPACE}/orders`;
+const smoke = { workflowType: 'Smoke' };
 const baked = { strategy: 'AllAtOnce' as const, analysis: { window: '10m', maxFailureRate: 0.05 } };
 /** What the status remembers of v2's AllAtOnce bake that failed, at generation 1. */
 const failedBake = {
@@ -259,7 +260,7 @@ test('A6: a pool added after the gate passed has the gate run on its queue befor
           {
             stage: 'rollout',
             taskQueue: 'orders',
-            workflowID: gateWorkflowId(temporalName, 'v2', 'rollout', 'orders'),
+            workflowID: gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate: smoke }, 'orders'),
             status: 'Completed',
             generation: 1,
           },
@@ -287,8 +288,8 @@ test('A6: a pool added after the gate passed has the gate run on its queue befor
     },
     taskQueues: { workflow: ['orders', 'payments'], activity: ['orders', 'payments'] },
     gateRuns: {
-      [gateWorkflowId(temporalName, 'v2', 'rollout', 'orders')]: {
-        workflowId: gateWorkflowId(temporalName, 'v2', 'rollout', 'orders'),
+      [gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate: smoke }, 'orders')]: {
+        workflowId: gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate: smoke }, 'orders'),
         status: 'Completed',
       },
     },
@@ -299,7 +300,7 @@ test('A6: a pool added after the gate passed has the gate run on its queue befor
 
 test('a running gate is not restarted by a new generation that leaves the gate as it was (twc pause)', async () => {
   const rollout = { strategy: 'AllAtOnce' as const, gate: { workflowType: 'Smoke' } };
-  const id = gateWorkflowId(temporalName, 'v2', 'rollout', 'orders');
+  const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate: smoke }, 'orders');
   const first = workerDeployment({ buildId: 'v2', rollout });
   const base: World = {
     now,
@@ -345,7 +346,9 @@ test('a running gate is not restarted by a new generation that leaves the gate a
     workerDeployment: changed,
     gateRuns: { [id]: { workflowId: id, runId: 'r1', status: 'Running' } },
   });
-  assert.ok(replaced.calls.includes(`temporal.terminateGate ${id} r1`), replaced.calls.join('\n'));
+  // Its runs have an ID of their own: the run of the old spec is ended, one of the new started.
+  assert.ok(replaced.calls.includes(`temporal.terminateGate ${id} `), replaced.calls.join('\n'));
+  assert.ok(replaced.calls.includes('temporal.startGate v2 Smoke on orders'), replaced.calls.join('\n'));
 });
 
 test('the ladder does not run its step again for a new generation that leaves spec.sunset.pinnedWorkflows as it was', async () => {
