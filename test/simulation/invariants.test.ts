@@ -119,3 +119,42 @@ test('a seed runs the same twice, and its steps replay to the same end', async (
   const replayed = await runSteps(5, first.steps);
   assert.deepEqual(replayed, first);
 });
+
+test('making a build current again after its analysis failed is caught, unless promoted', async () => {
+  for (const promote of [false, true]) {
+    const sim = await steady();
+    await withV2(sim);
+    sim.kubernetes.update(
+      (o) => ({
+        ...o,
+        spec: {
+          ...o.spec,
+          rollout: {
+            strategy: 'AllAtOnce',
+            analysis: { window: '5m', maxFailureRate: 0.1 },
+            ...(promote ? { promote: 'v2' } : {}),
+          },
+        },
+      }),
+      true,
+    );
+    sim.invariants.statusWritten({
+      targetVersion: {
+        buildID: 'v2',
+        status: 'Draining',
+        analysis: {
+          generation: 2,
+          step: 1,
+          verdict: 'Failed',
+          windowStart: '2026-11-23T12:00:00Z',
+          closed: 10,
+          failed: 5,
+          message: '5 of 10 failed',
+          checkedAt: '2026-11-23T12:05:00Z',
+        },
+      },
+    });
+    await setCurrent(sim, 'v2');
+    assert.equal(broken(sim), promote ? undefined : 'failed-build-routed');
+  }
+});

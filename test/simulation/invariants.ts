@@ -6,9 +6,10 @@
 // - no Deployment of a build that holds a running pinned workflow scaled to 0 or deleted (forced
 //   deletion aside), nor of a build that is current or ramping;
 // - no batch on a current, ramping or target build, nor touching a non-pinned workflow;
-// - a build that failed an analysis or a gate, or that the user aborted, never takes traffic again
-//   without a new template or an explicit promote of it, while the spec still has an analysis or
-//   that gate (a user who takes them out decided without them);
+// - a build that failed an analysis, or that the user aborted, never takes traffic again without a
+//   new template or an explicit promote of it while the spec still has an analysis; one that failed
+//   a gate is never made current while the spec still has that gate (a user who takes them out or
+//   changes them decided without them);
 // - never two Deployments for one build and pool;
 // - once faults and users stop, the target is current within a bounded time (liveness).
 import canonicalize from 'canonicalize';
@@ -49,26 +50,35 @@ export interface InvariantContext {
 
 type Spec = TemporalWorkerDeployment['spec'];
 
+function gateKey(workflowType: string, input: unknown): string {
+  return `${workflowType} ${canonicalize(input ?? null) ?? ''}`;
+}
+
 export class Invariants implements KubernetesHooks, TemporalHooks {
   private readonly context: InvariantContext;
   step = 0;
   violation: Violation | undefined;
   /** Per build: why it may not take traffic again (a failed gate or analysis), until a new template or a promote. */
-  private readonly failed = new Map<string, { why: string; gateType?: string }>();
+  private readonly failed = new Map<string, { why: string; gate?: string }>();
 
   /**
    * Why the build may not take traffic, by the spec the controller decides on: a failed analysis
-   * holds while the spec still has an analysis, a failed gate while the spec still has that gate
-   * (a user who takes them out decided without them).
+   * holds while the spec still has an analysis; a failed gate holds against making the build
+   * current while the spec still has that very gate (type and input): a user who takes them out
+   * or changes them decided without them, and every gate a routing change needs is checked anyway.
    */
-  private failure(build: string): string | undefined {
+  private failure(build: string, current: boolean): string | undefined {
     const failure = this.failed.get(build);
     if (!failure) return undefined;
     const rollout = this.spec()?.rollout;
-    if (!failure.gateType) return rollout?.analysis ? failure.why : undefined;
+    if (failure.gate === undefined) return rollout?.analysis ? failure.why : undefined;
+    if (!current) return undefined;
     const gates = [rollout?.gate, ...(rollout?.steps ?? []).map((s) => s.gate)];
-    return gates.some((g) => g?.workflowType === failure.gateType) ? failure.why : undefined;
+    return gates.some((g) => g !== undefined && gateKey(g.workflowType, g.input) === failure.gate)
+      ? failure.why
+      : undefined;
   }
+
   /** Per build current, ramping or the target: from which step on. */
   private readonly activeSince = new Map<string, number>();
   /** The last step a reconcile ran that met no injected fault. */
@@ -133,14 +143,16 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     const build = workflow.build;
     if (!build || !workflow.gate) return;
     if (workflow.status === 'Completed') {
-      this.failed.delete(build);
+      // A gate that passed since clears a gate's failure, never an analysis's.
+      if (this.failed.get(build)?.gate !== undefined) this.failed.delete(build);
       return;
     }
     // The controller terminating its own run to start it again is no verdict.
     if (workflow.gate.message?.startsWith('terminated: replaced')) return;
+    if (this.failed.has(build) && this.failed.get(build)?.gate === undefined) return;
     this.failed.set(build, {
       why: `gate ${workflow.type} on ${workflow.gate.queue} ended ${workflow.status}`,
-      gateType: workflow.type,
+      gate: gateKey(workflow.type, workflow.gate.input),
     });
   }
 
@@ -166,7 +178,7 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     const how = after.current === build ? 'current' : `ramping at ${after.percentage ?? 0}%`;
     this.readyPods(build, spec, how);
     const promoted = rollout.promote === build;
-    const failure = this.failure(build);
+    const failure = this.failure(build, after.current === build);
     if (failure && !promoted) this.fail('failed-build-routed', `build ${build} made ${how} although ${failure}`);
     // An abort holds while the template names the build: "until the template names another build".
     if (rollout.abort === build && this.target() === build)
@@ -342,7 +354,7 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     if (rollout.paused) return 'paused';
     if (rollout.abort === target) return 'aborted';
     if (builds.crashes(target)) return 'its Pods crash';
-    const failure = this.failure(target);
+    const failure = this.failure(target, true);
     if (failure) return failure;
     const gates = [
       rollout.gate,
