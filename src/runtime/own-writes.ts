@@ -8,22 +8,30 @@ interface Versioned {
 }
 
 export class OwnWrites<T extends Versioned> {
-  /** Per `namespace/name`: the resourceVersion the write replaced, and the object as stored by it. */
-  private readonly written = new Map<string, { replaced: string; stored: T }>();
+  /**
+   * Per `namespace/name`: the object as the controller's last write stored it, and every version
+   * its chain of writes replaced. Writes can follow one another faster than the informer: a
+   * reconcile decides on the controller's last write, writes again, and the cache still holds the
+   * version before the first; each of those versions is older than the last write.
+   */
+  private readonly written = new Map<string, { replaced: Set<string>; stored: T }>();
 
   /** `replaced`: the resourceVersion the write carried; `stored`: the object the API server returned. */
   wrote(replaced: string | undefined, stored: T): void {
     if (replaced === undefined) return;
-    this.written.set(keyOf(stored), { replaced, stored });
+    const key = keyOf(stored);
+    const chain = this.written.get(key);
+    const earlier = chain?.stored.metadata.resourceVersion === replaced ? chain.replaced : [];
+    this.written.set(key, { replaced: new Set([...earlier, replaced]), stored });
   }
 
-  /** The cached object, or what the controller wrote over it while the cache still holds the version it replaced. */
+  /** The cached object, or what the controller wrote over it while the cache still holds a version its writes replaced. */
   newest(cached: T | undefined): T | undefined {
     if (!cached) return cached;
     const key = keyOf(cached);
     const own = this.written.get(key);
     if (!own) return cached;
-    if (cached.metadata.resourceVersion === own.replaced) return own.stored;
+    if (own.replaced.has(cached.metadata.resourceVersion ?? '')) return own.stored;
     // The cache caught up with the write, or moved past it.
     this.written.delete(key);
     return cached;

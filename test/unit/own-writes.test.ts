@@ -37,3 +37,23 @@ test('the written object stands in for the copy it replaced, until the cache hol
   writes.wrote(undefined, at('15'));
   assert.equal(writes.newest(specChanged), specChanged, 'a write without a version it replaced is not kept');
 });
+
+test('writes that follow one another faster than the informer: the last stands in for every version the chain replaced', () => {
+  const writes = new OwnWrites<Stored>();
+  const stale = at('10');
+  const first = at('11', { gateFailure: 'step-2' });
+  writes.wrote('10', first);
+  // The next reconcile decided on the first write and wrote again; the cache still holds 10.
+  const second = at('12', { gateFailure: 'step-2' });
+  writes.wrote('11', second);
+  assert.equal(writes.newest(stale), second, 'the cache two writes behind');
+  assert.equal(writes.newest(at('11')), second, 'the cache one write behind');
+  const caughtUp = at('12');
+  assert.equal(writes.newest(caughtUp), caughtUp, 'caught up');
+  assert.equal(writes.newest(stale), stale, 'forgotten once caught up');
+
+  writes.wrote('20', at('21'));
+  writes.wrote('30', at('31'));
+  const older = at('20');
+  assert.equal(writes.newest(older), older, 'a write over another version starts a new chain');
+});
