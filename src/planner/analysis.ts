@@ -150,6 +150,12 @@ export interface AnalysisContext {
   step?: { index: number; windowStart: Date; pauseSeconds: number; bake?: boolean } | undefined;
   /** What the status said of the target's analysis, if anything. */
   previous: AnalysisMemory | undefined;
+  /**
+   * spec.rollout.promote names the target: the user's word, which no analysis holds back. A
+   * failure is kept until the promotion is carried out (a promote taken back before leaves it
+   * failed), then forgotten.
+   */
+  promoted?: boolean;
 }
 
 /** The counts the verdict needs: the target's, and the current build's for a relative limit. */
@@ -181,7 +187,7 @@ function settled({ previous, step }: AnalysisContext): AnalysisMemory | undefine
 
 export function analysisReads(context: AnalysisContext): AnalysisReads | undefined {
   const { analysis, step, targetBuildId, currentBuildId } = context;
-  if (!analysis || !step || settled(context)) return undefined;
+  if (!analysis || !step || context.promoted || settled(context)) return undefined;
   const relative = analysis.maxFailureRateIncrease !== undefined && currentBuildId !== undefined;
   return {
     buildIds: relative ? [targetBuildId, currentBuildId] : [targetBuildId],
@@ -191,8 +197,17 @@ export function analysisReads(context: AnalysisContext): AnalysisReads | undefin
 }
 
 export function planAnalysis(context: AnalysisContext, observed: AnalysisObservation | undefined): AnalysisPlan {
-  const { now, analysis, step, generation, targetBuildId, currentBuildId } = context;
+  const { now, analysis, step, generation, targetBuildId, currentBuildId, previous } = context;
   const onFailure = analysis?.onFailure ?? 'Abort';
+  if (context.promoted) {
+    const kept = currentBuildId === targetBuildId || !previous ? {} : { memory: previous };
+    return {
+      state: 'passed',
+      reason: `spec.rollout.promote names build ${targetBuildId}: no analysis holds it`,
+      onFailure,
+      ...kept,
+    };
+  }
   const held = settled(context);
   if (held)
     return { state: held.verdict === 'Failed' ? 'failed' : 'passed', reason: held.message, onFailure, memory: held };
@@ -227,7 +242,6 @@ export function planAnalysis(context: AnalysisContext, observed: AnalysisObserva
     message,
     checkedAt: now.toISOString(),
   };
-  const { previous } = context;
   const said =
     previous?.step === memory.step &&
     previous.verdict === memory.verdict &&

@@ -15,20 +15,20 @@ export interface FailedBuildsInput {
   /** The builds Temporal lists or Kubernetes runs: a failure of a build gone for good is forgotten. */
   known: string[];
   target: string;
-  /** spec.rollout.promote names the target: the user lifts its failure. */
-  promoted: boolean;
   /** This reconcile's verdicts on the target, in words. */
   gateFailure?: string;
   analysisFailure?: string;
-  /** The target is current, no ramp is left, and its gates and analysis passed: it earned its place again. */
+  /**
+   * The target is current, no ramp is left, and its gates and analysis passed (or spec.rollout.promote
+   * named it): it earned its place again, or a person gave it.
+   */
   settledCurrent: boolean;
 }
 
 export function failedBuildsAfter(input: FailedBuildsInput): FailedBuild[] {
   const { now, target } = input;
   const known = new Set(input.known);
-  const lifted = input.promoted || input.settledCurrent;
-  const kept = input.stored.filter((f) => known.has(f.buildID) && !(lifted && f.buildID === target));
+  const kept = input.stored.filter((f) => known.has(f.buildID) && !(input.settledCurrent && f.buildID === target));
   const seen = [
     ...(input.gateFailure ? [{ reason: 'GateFailed', message: input.gateFailure }] : []),
     ...(input.analysisFailure ? [{ reason: 'AnalysisFailed', message: input.analysisFailure }] : []),

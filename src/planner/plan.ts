@@ -338,7 +338,6 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
       stored: workerDeployment.status?.failedBuilds ?? [],
       known: versions.map((v) => v.buildId),
       target: buildId,
-      promoted: rollout.promote === buildId,
       ...(gateDecision.failure ? { gateFailure: gateDecision.failure.message } : {}),
       ...(analysisPlan.state === 'failed' ? { analysisFailure: analysisPlan.reason } : {}),
       settledCurrent:
@@ -564,9 +563,9 @@ function situation(observation: Omit<Observation, 'target'>, config: PlannerConf
       generation: workerDeployment.metadata.generation ?? 0,
       targetBuildId: buildId,
       currentBuildId: temporal.currentBuildId,
-      // spec.rollout.promote naming the build: the user's word, which no analysis holds back.
-      step: promoted ? undefined : analysedStep(now, rollout, temporal, buildId),
-      previous: promoted ? undefined : previousTarget?.analysis,
+      step: analysedStep(now, rollout, temporal, buildId),
+      previous: previousTarget?.analysis,
+      promoted,
     },
     gate: {
       stages,

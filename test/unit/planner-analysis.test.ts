@@ -164,3 +164,19 @@ test('a passed AllAtOnce analysis is held for its generation without reading aga
     'the next reconcile of a step reads again',
   );
 });
+
+test('spec.rollout.promote naming the target: nothing read, nothing holds it; a failure kept until the promotion is carried out', () => {
+  const failed = planAnalysis(context({ now: at(30) }), {
+    counts: { v2: { closed: 20, failed: 6 }, v1: { closed: 40, failed: 2 } },
+  });
+  assert.equal(failed.state, 'failed');
+  const promoted = context({ promoted: true, previous: failed.memory });
+  assert.equal(analysisReads(promoted), undefined);
+  const waiting = planAnalysis(promoted, undefined);
+  assert.equal(waiting.state, 'passed');
+  assert.deepEqual(waiting.memory, failed.memory, 'a promote taken back before it is carried out leaves it failed');
+  const done = planAnalysis({ ...promoted, currentBuildId: 'v2' }, undefined);
+  assert.equal(done.state, 'passed');
+  assert.equal(done.memory, undefined, 'once current, the failure is forgotten');
+  assert.equal(planAnalysis(context({ previous: failed.memory }), undefined).state, 'failed', 'without promote: held');
+});
