@@ -7,6 +7,7 @@
 import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
 import type { Prng } from './prng.ts';
+import type { UserAction } from './user-actions.ts';
 import { exhausted } from './temporal-errors.ts';
 import type { TemporalFaults } from './temporal-model.ts';
 
@@ -22,6 +23,8 @@ export type Fault =
   | { fault: 'foreignManager'; steps: number }
   /** Another client changes the Worker Deployment between the controller's read and its write. */
   | { fault: 'meddle' }
+  /** A user's change lands while a reconcile reads Temporal: the informer tells the reconcile, which gives way. */
+  | { fault: 'duringReconcile'; action: UserAction }
   | { fault: 'restart' };
 
 const TEMPORAL_METHODS = [

@@ -133,6 +133,8 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
 
   faulted(): void {}
 
+  described(): void {}
+
   statusWritten(status: TemporalWorkerDeployment['status']): void {
     const analysis = status?.targetVersion?.analysis;
     if (analysis?.verdict === 'Failed' && status?.targetVersion)

@@ -57,6 +57,10 @@ export class Simulation {
   private readonly temporalFaults = new TemporalFaultState();
   private process: Process;
   private staleSteps = 0;
+  /** A user's change to make while the next reconcile reads Temporal. */
+  private during: UserAction | undefined;
+  /** The running reconciles waiting to hear of a spec change (ReconcilerDependencies.specChange). */
+  private readonly specListeners = new Set<() => void>();
   private foreignManagerSteps = 0;
   /** Builds the user made, oldest first. */
   readonly userBuilds = ['v1'];
@@ -97,6 +101,7 @@ export class Simulation {
         batchTouched: (...a) => holder.invariants?.batchTouched(...a),
         gateEnded: (...a) => holder.invariants?.gateEnded(...a),
         faulted: () => this.faultsFired++,
+        described: () => this.changeDuringReconcile(),
       },
       faults: this.temporalFaults,
       temporalName: `${NAMESPACE}/${NAME}`,
@@ -119,7 +124,6 @@ export class Simulation {
     const kubernetes = this.kubernetes;
     const cluster = kubernetes.client();
     const client = this.temporal.client(config.identity);
-    const never = new Promise<void>(() => {});
     const deps: ReconcilerDependencies = {
       ...config,
       cluster,
@@ -147,7 +151,12 @@ export class Simulation {
       recordEvent: () => Promise.resolve(),
       now: () => new Date(this.clock.now),
       temporalBackoff: new Backoff({ baseMs: config.pollIntervalMs, maxMs: 300_000 }),
-      specChange: () => ({ changed: never, stop: () => {} }),
+      specChange: () => {
+        let listener = (): void => {};
+        const changed = new Promise<void>((resolve) => (listener = resolve));
+        this.specListeners.add(listener);
+        return { changed, stop: () => this.specListeners.delete(listener) };
+      },
     };
     return { ownWrites, deps };
   }
@@ -161,11 +170,12 @@ export class Simulation {
     const size = rng.weighted({ small: 6, medium: 3, large: 1 });
     const advanceMs =
       size === 'small' ? rng.int(5, 30) * 1000 : size === 'medium' ? rng.int(30, 120) * 1000 : rng.int(120, 600) * 1000;
-    const what = rng.weighted({ none: 55, user: 30, fault: 15 });
+    const what = rng.weighted({ none: 55, user: 28, during: 2, fault: 15 });
     const stored = this.kubernetes.stored;
-    if (what === 'user' && stored) {
+    if ((what === 'user' || what === 'during') && stored) {
       const deleting = Boolean((stored.metadata as { deletionTimestamp?: unknown }).deletionTimestamp);
-      return { advanceMs, event: randomUserAction(rng, { spec: stored.spec, builds: this.userBuilds, deleting }) };
+      const action = randomUserAction(rng, { spec: stored.spec, builds: this.userBuilds, deleting });
+      return { advanceMs, event: what === 'user' ? action : { fault: 'duringReconcile', action } };
     }
     if (what === 'fault') return { advanceMs, event: randomFault(rng) };
     return { advanceMs };
@@ -250,6 +260,9 @@ export class Simulation {
         this.temporal.token++;
         this.foreignManagerSteps = event.steps;
         return;
+      case 'duringReconcile':
+        this.during = event.action;
+        return;
       case 'meddle':
         this.temporalFaults.meddleSteps = ONE_SHOT_STEPS;
         return;
@@ -257,6 +270,18 @@ export class Simulation {
         this.process = this.start();
         return;
     }
+  }
+
+  /** The change armed by a duringReconcile fault lands, and the informer tells whoever waits. */
+  private changeDuringReconcile(): void {
+    const action = this.during;
+    if (!action) return;
+    this.during = undefined;
+    this.applyUser(action);
+    if (this.staleSteps === 0) this.kubernetes.refreshCache(false);
+    // Told of the change, the reconcile must act on no older spec from here on: judged by the new one.
+    this.invariants.reconciling(this.kubernetes.cached?.spec);
+    for (const listener of this.specListeners) listener();
   }
 
   private applyUser(action: UserAction): void {

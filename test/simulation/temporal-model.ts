@@ -126,6 +126,8 @@ export interface TemporalHooks {
   batchStarted(batch: Batch): void;
   batchTouched(batch: Batch, workflow: Workflow): void;
   gateEnded(workflow: Workflow): void;
+  /** The controller read the Worker Deployment: what users do while a reconcile waits for Temporal happens here. */
+  described(): void;
   faulted(): void;
 }
 
@@ -462,6 +464,7 @@ export class TemporalModel {
 
   describe(): TemporalDeploymentState {
     this.call('describe', 'describe');
+    this.hooks.described();
     if (!this.exists) return { exists: false, versions: [] };
     const versions = [...this.versions.values()].map((v): TemporalVersion => {
       const status =
