@@ -34,9 +34,14 @@ export function joinVersions(
   return [...buildIds].sort().map((buildId) => {
     const own = deployments.filter((d) => d.buildId === buildId);
     const known = temporal.versions.find((v) => v.buildId === buildId);
-    const complete = buildId !== targetBuildId || targetPools.every((pool) => own.some((d) => d.pool === pool));
-    const healthy = complete && own.length > 0 && own.every((d) => d.available && (d.replicas ?? 1) > 0);
-    const healthySince = healthy ? new Date(Math.max(...own.map((d) => d.availableSince?.getTime() ?? 0))) : undefined;
+    const isTarget = buildId === targetBuildId;
+    const complete = !isTarget || targetPools.every((pool) => own.some((d) => d.pool === pool));
+    // The target runs the spec's pools; a Deployment of a pool the spec no longer has takes no part.
+    const serving = isTarget ? own.filter((d) => targetPools.includes(d.pool)) : own;
+    const healthy = complete && serving.length > 0 && serving.every((d) => d.available && (d.replicas ?? 1) > 0);
+    const healthySince = healthy
+      ? new Date(Math.max(...serving.map((d) => d.availableSince?.getTime() ?? 0)))
+      : undefined;
     return {
       buildId,
       status: known?.status ?? 'NotRegistered',

@@ -365,3 +365,22 @@ test('the status of a current target while another build ramps: no ramp on the t
     managerIdentity: 'temporal-worker-controller',
   });
 });
+
+test("the target's health is that of the spec's pools: a Deployment left of a pool the spec dropped, at 0, takes no part", () => {
+  const state: TemporalDeploymentState = {
+    exists: true,
+    versions: [{ buildId: 'v3', status: 'Inactive', everActive: false }],
+  };
+  const left = [
+    observed('w-v3', 'v3', { replicas: 0 }),
+    observed('w-a-v3', 'v3', { pool: 'a' }),
+    observed('w-b-v3', 'v3', { pool: 'b' }),
+  ];
+  assert.equal(joinVersions(left, state, 'v3', ['a', 'b'])[0]?.healthy, true);
+  const poolAtZero = [observed('w-a-v3', 'v3', { pool: 'a' }), observed('w-b-v3', 'v3', { pool: 'b', replicas: 0 })];
+  assert.equal(
+    joinVersions(poolAtZero, state, 'v3', ['a', 'b'])[0]?.healthy,
+    false,
+    'a pool of the spec at 0: its queue has no worker',
+  );
+});
