@@ -441,6 +441,12 @@ const status = Type.Object(
                 'The value of the temporal.io/retry-gate annotation last acted on: a new value runs a failed or stuck gate again.',
             }),
           ),
+          gatePoolQueues: Type.Optional(
+            Type.Array(Type.String(), {
+              description:
+                "The task queues of spec.pools when the gates' runs were last read (none without pools): a pass holds only for that layout, so a pool added or removed since has the gates read again, and run on the queues that have no run.",
+            }),
+          ),
         },
         { description: 'The build the spec asks for.' },
       ),

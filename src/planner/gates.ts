@@ -65,6 +65,8 @@ export interface GateQueues {
   taskQueues: string[];
   /** Queues of the build's Deployments whose workers Temporal does not list yet for workflows and activities. */
   missing?: string[];
+  /** The build's Deployments (by pool) not yet available, whose workers' queues cannot be known yet. */
+  unavailable?: string[];
 }
 
 export interface GateCheck extends GateQueues {
@@ -88,15 +90,25 @@ export type GateVerdict =
     }
   | { state: 'failed'; taskQueue: string; run: GateRun; reason: string };
 
-export function judgeGate({ stage, taskQueues, missing = [], runs, retry, replace }: GateCheck): GateVerdict {
+export function judgeGate({
+  stage,
+  taskQueues,
+  missing = [],
+  unavailable = [],
+  runs,
+  retry,
+  replace,
+}: GateCheck): GateVerdict {
   if (taskQueues.length === 0)
     return {
       state: 'pending',
       start: [],
       reason:
-        missing.length > 0
-          ? `gate ${stage} waits for the build's workers to poll task queue ${missing.join(', ')} for workflows and activities: a gate runs on every pool's queue or on none`
-          : `gate ${stage} waits for the build's workers to register a task queue for workflows and activities (a build whose workers poll no activities runs its gates on its workflow queues once its registration grace has passed)`,
+        unavailable.length > 0
+          ? `gate ${stage} waits for the Deployment of ${unavailable.join(', ')} to be available: a gate runs on the queue of every Deployment of the build or on none`
+          : missing.length > 0
+            ? `gate ${stage} waits for the build's workers to poll task queue ${missing.join(', ')} for workflows and activities: a gate runs on every pool's queue or on none`
+            : `gate ${stage} waits for the build's workers to register a task queue for workflows and activities (a build whose workers poll no activities runs its gates on its workflow queues once its registration grace has passed)`,
     };
   const failed = taskQueues.find((q) => runs[q]?.status === 'Failed');
   const failedRun = failed === undefined ? undefined : runs[failed];
@@ -154,7 +166,7 @@ export function gateTaskQueues(taskQueues: BuildTaskQueues, pastRegistrationGrac
 
 type TargetStatus = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['targetVersion']>;
 /** What the status remembers of the target's gates. */
-export type GateMemory = Pick<TargetStatus, 'gates' | 'gateFailure' | 'gateRetry'>;
+export type GateMemory = Pick<TargetStatus, 'gates' | 'gateFailure' | 'gateRetry' | 'gatePoolQueues'>;
 type GateFailure = NonNullable<TargetStatus['gateFailure']>;
 
 export interface GateContext {
@@ -162,7 +174,7 @@ export interface GateContext {
   stages: GateStage[];
   /** The rollout as the spec says it now: the gate a remembered failure is judged against. */
   rollout: Rollout;
-  /** The task queues the spec's pools name: a pass counts only once every one of them has its run. */
+  /** The task queues the spec's pools name, sorted (none without pools): a pass counts only for that layout, once every one of them has its run. */
   expectedQueues: string[];
   buildId: string;
   temporalName: string;
@@ -192,7 +204,10 @@ export function gateSpecHash(gate: Gate): string {
 function completed(context: GateContext, stage: GateStage): boolean {
   const { previous, expectedQueues, temporalName, buildId } = context;
   const known = (previous?.gates ?? []).filter((g) => g.stage === stage.name);
+  // Pools added or removed since the runs were read (to or from none, whose queue only Temporal knows).
+  const layout = previous?.gatePoolQueues ?? [];
   return (
+    layout.join(',') === expectedQueues.join(',') &&
     known.length > 0 &&
     known.every(
       (g) => g.status === 'Completed' && g.workflowID === gateWorkflowId(temporalName, buildId, stage, g.taskQueue),
@@ -252,7 +267,13 @@ export interface ObservedGate extends GateQueues {
 
 /** The verdict on the gates before the next routing change; `observed`: the runs of the stage gateToRead named. */
 export function decideGates(context: GateContext, observed: ObservedGate | undefined): GateDecision {
-  const decision = decideStages(context, observed);
+  const decided = decideStages(context, observed);
+  // The layout the remembered runs hold for: this one once read, else the one they were read under.
+  const layout = observed ? context.expectedQueues : context.previous?.gatePoolQueues;
+  const decision =
+    decided.memory.gates && layout?.length
+      ? { ...decided, memory: { ...decided.memory, gatePoolQueues: layout } }
+      : decided;
   // The retry asked is acted on by this decision (there may be nothing to retry): once per value.
   const gateRetry = context.retry ?? context.previous?.gateRetry;
   return gateRetry === undefined ? decision : { ...decision, memory: { ...decision.memory, gateRetry } };
@@ -281,7 +302,7 @@ function decideStages(context: GateContext, observed: ObservedGate | undefined):
 
 function decideStage(context: GateContext, stage: GateStage, observed: ObservedGate): GateDecision {
   const { previous, generation, buildId, retry } = context;
-  const { taskQueues, missing, runs } = observed;
+  const { taskQueues, missing, unavailable, runs } = observed;
   const idOf = (taskQueue: string) => gateWorkflowId(context.temporalName, buildId, stage, taskQueue);
   const remembered = (taskQueue: string) =>
     previous?.gates?.find((g) => g.stage === stage.name && g.taskQueue === taskQueue);
@@ -298,6 +319,7 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
     stage: stage.name,
     taskQueues,
     ...(missing ? { missing } : {}),
+    ...(unavailable ? { unavailable } : {}),
     runs,
     retry: previous?.gateFailure !== undefined || retry !== undefined,
     replace: [...replacing.keys()],

@@ -157,13 +157,22 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
 
 /**
  * The task queues the target's gates run on (see gateTaskQueues): the observer reads their runs,
- * the planner judges them. None until Temporal lists the queue of every Deployment the spec makes
- * (each pool's): a gate that passed on one pool's queue says nothing of another pool's workers.
+ * the planner judges them. None until every Deployment the spec makes (each pool's) is available
+ * and Temporal lists its queue: a gate that passed on one pool's queue says nothing of another
+ * pool's workers, nor of the workers of a Deployment that replaced the pools.
  */
 export function gateQueues(observation: Omit<Observation, 'target'>, taskQueues: BuildTaskQueues): GateQueues {
-  const own = observation.deployments.filter((d) => d.buildId === observation.buildId);
-  const since = own.map((d) => d.availableSince?.getTime());
-  const lastAvailable = since.every((t) => t !== undefined) && own.length > 0 ? Math.max(...since) : undefined;
+  // The Deployments of the spec's pools: until each is available, its workers' queues may not be listed yet.
+  const pools = observation.wanted.map((w) => w.pool);
+  const serving = observation.deployments.filter((d) => d.buildId === observation.buildId && pools.includes(d.pool));
+  const unavailable = pools.filter((pool) => !serving.some((d) => d.pool === pool && d.available));
+  if (unavailable.length > 0)
+    return {
+      taskQueues: [],
+      unavailable: unavailable.map((pool) => (pool === undefined ? 'the build' : `pool ${pool}`)),
+    };
+  const since = serving.map((d) => d.availableSince?.getTime());
+  const lastAvailable = since.every((t) => t !== undefined) ? Math.max(...since) : undefined;
   const pastGrace = lastAvailable !== undefined && observation.now.getTime() - lastAvailable >= REGISTRATION_GRACE_MS;
   const queues = gateTaskQueues(taskQueues, pastGrace);
   const missing = poolQueues(observation).filter((q) => !queues.includes(q));
@@ -570,7 +579,7 @@ function situation(observation: Omit<Observation, 'target'>, config: PlannerConf
     gate: {
       stages,
       rollout,
-      expectedQueues: poolQueues(observation),
+      expectedQueues: poolQueues(observation).sort(),
       buildId,
       temporalName: observation.temporalName,
       generation: workerDeployment.metadata.generation ?? 0,

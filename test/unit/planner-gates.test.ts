@@ -532,9 +532,10 @@ test('a new spec of the gate has runs of its own: one of the old spec still runn
 });
 
 test('a stage passed on some queues is not complete while a queue the pools name has no run (a pool added later)', () => {
-  const passedOnA = { gates: [remembered('rollout', 'Completed')] };
-  assert.equal(gateToRead({ ...twoStages, previous: passedOnA })?.name, 'step-1', 'no pools: the queues run say it');
+  const passedOnA = { gates: [remembered('rollout', 'Completed')], gatePoolQueues: ['a'] };
   assert.equal(gateToRead({ ...twoStages, expectedQueues: ['a'], previous: passedOnA })?.name, 'step-1');
+  const withoutPools = { gates: [remembered('rollout', 'Completed')] };
+  assert.equal(gateToRead({ ...twoStages, previous: withoutPools })?.name, 'step-1', 'no pools: the queues run say it');
   assert.equal(gateToRead({ ...twoStages, expectedQueues: ['a', 'b'], previous: passedOnA })?.name, 'rollout');
 });
 
@@ -662,4 +663,46 @@ test("with pools, the gates wait until Temporal lists every pool's task queue: o
   const verdict = judgeGate({ stage: 'rollout', ...waiting, runs: {}, retry: false, replace: [] });
   assert.equal(verdict.state, 'pending');
   assert.match(verdict.reason, /waits for the build's workers to poll task queue q-batch for workflows and activities/);
+
+  // A pool's Deployment not yet available: its queue may not be listed yet, whatever Temporal lists.
+  const [main, batch] = observation.deployments;
+  const batchStarting = { ...observation, deployments: [main!, { ...batch!, available: false }] };
+  const unavailable = gateQueues(batchStarting, listed('q-main', 'q-batch'));
+  assert.deepEqual(unavailable, { taskQueues: [], unavailable: ['pool batch'] });
+  assert.match(
+    judgeGate({ stage: 'rollout', ...unavailable, runs: {}, retry: false, replace: [] }).reason,
+    /waits for the Deployment of pool batch to be available/,
+  );
+  const pooledOnly = { ...observation, wanted: [{ deployment: poolDeployment('orders') }] };
+  assert.deepEqual(
+    gateQueues(pooledOnly, listed('q-main', 'q-batch')),
+    { taskQueues: [], unavailable: ['the build'] },
+    'pools dropped: the Deployment that replaces them first',
+  );
+});
+
+test('a pass holds for the layout of pools it was read under: pools added or removed since have the gate read again', () => {
+  const passed = { gates: [remembered('rollout', 'Completed')], gatePoolQueues: ['a'] };
+  const onA = { ...twoStages, expectedQueues: ['a'] };
+  assert.equal(gateToRead({ ...onA, previous: passed })?.name, 'step-1', 'the same layout: passed');
+  assert.equal(gateToRead({ ...twoStages, previous: passed })?.name, 'rollout', 'pools removed: read again');
+  assert.equal(gateToRead({ ...onA, previous: { gates: passed.gates } })?.name, 'rollout', 'the layout not remembered');
+  const read = decideGates(
+    { ...onA, previous: undefined },
+    {
+      stage: 'rollout',
+      taskQueues: ['a'],
+      runs: { a: { workflowId: idOn('rollout', 'a'), status: 'Completed' } },
+    },
+  );
+  assert.deepEqual(read.memory.gatePoolQueues, ['a'], 'remembered with the runs read');
+  const noPools = decideGates(
+    { ...twoStages, previous: undefined },
+    {
+      stage: 'rollout',
+      taskQueues: ['a'],
+      runs: { a: { workflowId: idOn('rollout', 'a'), status: 'Completed' } },
+    },
+  );
+  assert.equal('gatePoolQueues' in noPools.memory, false, 'none without pools');
 });
