@@ -8,6 +8,7 @@ import {
   createServer,
   type Http2Server,
   type IncomingHttpHeaders,
+  type ServerHttp2Session,
   type ServerHttp2Stream,
 } from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -56,6 +57,8 @@ async function channelTo(
   timeouts?: CallTimeouts,
 ) {
   const server = createServer();
+  const sessions: ServerHttp2Session[] = [];
+  server.on('session', (session) => sessions.push(session));
   const paths: string[] = [];
   const headers: IncomingHttpHeaders[] = [];
   server.on('stream', (stream, sent) => {
@@ -75,6 +78,8 @@ async function channelTo(
   });
   t.after(() => {
     channel.close();
+    // A call still open (the channel failing to end it) must not keep the test process alive.
+    for (const session of sessions) session.destroy();
     server.close();
   });
   return { channel, paths, headers, attempts, cutOffs };
