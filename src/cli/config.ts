@@ -38,10 +38,14 @@ function duration(value: string): number {
   return durationSeconds(value) * 1000;
 }
 
-/** A duration that cannot be 0: a timeout of nothing would end everything at once. */
+/**
+ * A duration longer than 0 (a timeout of nothing would end everything at once) and at most a day
+ * (a timer of Node.js longer than 24.8 days fires at once, and gRPC's grpc-timeout has 8 digits).
+ */
 function timeout(value: string): number {
   const ms = duration(value);
-  if (ms <= 0) throw new InvalidArgumentError(`"${value}" is not a duration longer than 0`);
+  if (ms <= 0 || ms > 86_400_000)
+    throw new InvalidArgumentError(`"${value}" is not a duration longer than 0 and at most 24h`);
   return ms;
 }
 

@@ -107,7 +107,8 @@ test('a flag wins over its variable, which wins over the default; both go throug
   );
   assert.throws(() => parse(['--log-format=xml']), /"xml" is not one of auto, json, pretty/);
   assert.equal(parse([], { TWC_TEMPORAL_WRITE_TIMEOUT: '45s' }).temporalWriteTimeout, 45_000);
-  assert.throws(() => parse(['--temporal-read-timeout=0s']), /"0s" is not a duration longer than 0/);
+  assert.throws(() => parse(['--temporal-read-timeout=0s']), /"0s" is not a duration longer than 0 and at most 24h/);
+  assert.throws(() => parse(['--reconcile-timeout=1000h']), /"1000h" is not a duration longer than 0 and at most 24h/);
 });
 
 test('leader election is a switch that also takes true or false, from a flag or its variable', () => {
