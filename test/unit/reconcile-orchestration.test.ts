@@ -1493,3 +1493,42 @@ test('one reconcile hung on Temporal past its deadline: the queue goes on with t
   );
   await queue.shutdown();
 });
+
+test('a Temporal call past its timeout: the status names the call and the timeout, nothing else is done, and the reconcile comes back later', async () => {
+  const timedOut = (method: string, kind: 'read' | 'write', seconds: number) =>
+    new TemporalCallError(method, {
+      code: GrpcStatus.DEADLINE_EXCEEDED,
+      details: `no answer within ${seconds}s, the timeout of a ${kind}`,
+    });
+  const read = await recordedReconcile({
+    ...rolloutWorld(),
+    failures: { 'temporal.describe': timedOut('DescribeWorkerDeployment', 'read', 10) },
+  });
+  assert.deepEqual(read.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  const readCondition = read.status?.conditions?.find((c) => c.type === 'Progressing');
+  assert.deepEqual([readCondition?.status, readCondition?.reason], ['False', 'TemporalUnreachable']);
+  assert.match(
+    readCondition?.message ?? '',
+    /DescribeWorkerDeployment: DEADLINE_EXCEEDED: no answer within 10s, the timeout of a read$/,
+  );
+  assert.ok((read.result?.requeueAfterMs ?? 0) > 0, 'comes back later');
+  const write = await recordedReconcile({
+    ...rolloutWorld(),
+    failures: { 'temporal.changeRouting': timedOut('SetWorkerDeploymentCurrentVersion', 'write', 30) },
+  });
+  assert.deepEqual(write.calls, [
+    'temporal.describe',
+    'temporal.changeRouting setCurrent v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.ok(
+    write.status?.conditions?.some(
+      (c) =>
+        c.reason === 'TemporalUnreachable' &&
+        c.message.includes(
+          'SetWorkerDeploymentCurrentVersion: DEADLINE_EXCEEDED: no answer within 30s, the timeout of a write',
+        ),
+    ),
+    JSON.stringify(write.status?.conditions),
+  );
+});
