@@ -234,7 +234,7 @@ export const SETTINGS = {
     env: 'TWC_RECONCILE_TIMEOUT',
     default: durationText(DEFAULT_RECONCILE_TIMEOUT_MS),
     description:
-      'how long one reconcile may take: past it, its Temporal calls are cut off, it writes nothing more, its slot goes to the next key and it is retried with backoff; longer than --temporal-write-timeout, so that a call past its own timeout is said in the status first',
+      'how long one reconcile may take: past it, its Temporal calls are cut off, it writes nothing more, its slot goes to the next key and it is retried with backoff; longer than --temporal-read-timeout and --temporal-write-timeout, so that a call past its own timeout is said in the status first',
     parse: timeout,
   },
   backlogMetrics: {
