@@ -38,25 +38,22 @@ export function gateStages({
   if (currentBuildId === targetBuildId) return [];
   const steps = rollout.steps ?? [];
   const progressive = rollout.strategy === 'Progressive';
-  const stepGate = (index: number): GateStage[] => {
-    const gate = steps[index]?.gate;
-    return gate ? [{ name: `step-${index + 1}`, gate }] : [];
-  };
+  const rolloutGate = rollout.gate ? [{ name: 'rollout', gate: rollout.gate }] : [];
+  /** The gates of the steps before `end`, in order. */
+  const stepGates = (end: number): GateStage[] =>
+    steps.slice(0, end).flatMap((step, i) => (step.gate ? [{ name: `step-${i + 1}`, gate: step.gate }] : []));
   if (progressive && rampingBuildId === targetBuildId && rampPercentage !== undefined) {
     const index = stepAtOrBelow(steps, rampPercentage);
     const at = steps[index]?.rampPercentage ?? rampPercentage;
-    // A ramp changed by hand snaps to a step: up to it needs its gate, down to it does not.
-    if (rampPercentage < at) return stepGate(index);
-    return rampPercentage === at ? stepGate(index + 1) : [];
+    // The gates behind the ramp stand too (passed, they are read from the status): one the spec
+    // added or moved there since has not judged this build. A ramp changed by hand snaps to a
+    // step: up to it needs its gate, down to it does not.
+    return [...rolloutGate, ...stepGates(rampPercentage === at ? index + 2 : index + 1)];
   }
   // With no build current, the target may be promoted at once (no worker to ramp from): every
   // step's gate then stands before that first change, since no ramp comes between them.
-  const upFront = progressive
-    ? currentBuildId === undefined
-      ? steps.flatMap((_, i) => stepGate(i))
-      : stepGate(0)
-    : [];
-  return [...(rollout.gate ? [{ name: 'rollout', gate: rollout.gate }] : []), ...upFront];
+  const upFront = progressive ? stepGates(currentBuildId === undefined ? steps.length : 1) : [];
+  return [...rolloutGate, ...upFront];
 }
 
 /** The task queues a build's gates run on, or none and the queues still missing. */
@@ -216,24 +213,36 @@ function completed(context: GateContext, stage: GateStage): boolean {
   );
 }
 
-/** The gate of a stage as the spec says it now, wherever the rollout stands. */
-function gateOfStage(rollout: Rollout, stage: string): Gate | undefined {
-  if (stage === 'rollout') return rollout.gate;
-  const index = Number(stage.replace(/^step-/, '')) - 1;
-  return rollout.steps?.[index]?.gate;
+/**
+ * The runs still going of the gates of a build that is no longer the target: they judge a rollout
+ * that no longer happens, and its workers go (a superseded build is scaled down), so they are
+ * terminated rather than left to time out and be read, were the build the target again, as failed.
+ */
+export function abandonedGates(
+  stored: TargetStatus | undefined,
+  targetBuildId: string,
+): { buildId: string; stage: string; taskQueue: string; workflowId: string }[] {
+  if (!stored || stored.buildID === targetBuildId) return [];
+  return (stored.gates ?? [])
+    .filter((g) => g.status === 'Running')
+    .map((g) => ({ buildId: stored.buildID, stage: g.stage, taskQueue: g.taskQueue, workflowId: g.workflowID }));
+}
+
+/** Every gate the spec sets, wherever the rollout stands. */
+function gatesOf(rollout: Rollout): Gate[] {
+  return [rollout.gate, ...(rollout.steps ?? []).map((s) => s.gate)].filter((g): g is Gate => g !== undefined);
 }
 
 /**
- * A remembered failure holds while the failed gate's own spec is unchanged and no retry is asked:
- * a pause, a replica count or any other edit leaves it failed. One remembered without a hash holds
- * for its generation, as it did when it was written.
+ * A remembered failure holds while the spec still sets the failed gate, as it was (moved to
+ * another step, too), and no retry is asked: a pause, a replica count or any other edit leaves it
+ * failed. One remembered without a hash holds for its generation, as it did when it was written.
  */
 function failureHolds({ previous, rollout, generation, retry }: GateContext): boolean {
   const failure = previous?.gateFailure;
   if (!failure || retry !== undefined) return false;
   if (failure.specHash === undefined) return failure.generation === generation;
-  const gate = gateOfStage(rollout, failure.stage);
-  return gate !== undefined && gateSpecHash(gate) === failure.specHash;
+  return gatesOf(rollout).some((gate) => gateSpecHash(gate) === failure.specHash);
 }
 
 export interface GateStart {
@@ -302,10 +311,18 @@ function decideStages(context: GateContext, observed: ObservedGate | undefined):
 
 function decideStage(context: GateContext, stage: GateStage, observed: ObservedGate): GateDecision {
   const { previous, generation, buildId, retry } = context;
-  const { taskQueues, missing, unavailable, runs } = observed;
+  const { taskQueues, missing, unavailable } = observed;
   const idOf = (taskQueue: string) => gateWorkflowId(context.temporalName, buildId, stage, taskQueue);
   const remembered = (taskQueue: string) =>
     previous?.gates?.find((g) => g.stage === stage.name && g.taskQueue === taskQueue);
+  // A failed run the status does not know it started is of an earlier rollout of this build (the
+  // gates of a build that stops being the target are terminated: see abandonedGates), judged on
+  // what stood then: it is run again, not believed. One the status knows is believed, its failure
+  // remembered there or not (a status write lost).
+  const ours = (q: string) => remembered(q)?.workflowID === idOf(q);
+  const runs = Object.fromEntries(
+    Object.entries(observed.runs).filter(([q, run]) => run?.status !== 'Failed' || ours(q)),
+  );
   const replacing = new Map<string, { runId: string; why: string }>();
   for (const taskQueue of taskQueues) {
     const run = runs[taskQueue];

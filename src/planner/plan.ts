@@ -12,6 +12,7 @@ import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { type JoinedVersion, joinVersions, rememberedCurrentTimes } from '../status/versions.ts';
 import { type FailedBuild, failedBuildsAfter } from './failed-builds.ts';
 import {
+  abandonedGates,
   decideGates,
   type GateContext,
   type GateMemory,
@@ -301,6 +302,13 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     ...secretCopyActions(observation),
     ...kubernetesActions(versionsPlan.actions, observation),
     ...ladder.actions.filter((a) => a.action === 'stopBatch'),
+    ...abandonedGates(workerDeployment.status?.targetVersion, buildId).map((g) => ({
+      action: 'terminateGate' as const,
+      buildId: g.buildId,
+      workflowId: g.workflowId,
+      runId: '',
+      reason: `terminated gate ${g.stage} of build ${g.buildId} on task queue ${g.taskQueue}: build ${g.buildId} is no longer the target, so the gate judges no rollout`,
+    })),
     ...(gateDecision.outdated ?? []).map(({ stage, taskQueue, workflowId }) => ({
       action: 'terminateGate' as const,
       buildId,

@@ -49,27 +49,35 @@ const stages: [string, StageInput, string[]][] = [
     stage({ rollout: { strategy: 'AllAtOnce', gate: gate('smoke') } }),
     ['rollout smoke'],
   ],
-  ['ramping at step 1: step 2 has no gate, nothing stands', stage({ rampingBuildId: 'v2', rampPercentage: 10 }), []],
   [
-    "ramping at step 2: step 3's gate stands before its ramp is set",
+    'ramping at step 1: step 2 has no gate; only the gates behind the ramp stand (read from the status once passed)',
+    stage({ rampingBuildId: 'v2', rampPercentage: 10 }),
+    ['rollout smoke', 'step-1 canary-10'],
+  ],
+  [
+    "ramping at step 2: step 3's gate stands before its ramp is set, after those behind",
     stage({ rampingBuildId: 'v2', rampPercentage: 50 }),
-    ['step-3 canary-80'],
+    ['rollout smoke', 'step-1 canary-10', 'step-3 canary-80'],
   ],
   [
-    'ramping at the last step: nothing stands before the promotion',
+    'ramping at the last step: every gate of the spec before the promotion',
     stage({ rampingBuildId: 'v2', rampPercentage: 80 }),
-    [],
+    ['rollout smoke', 'step-1 canary-10', 'step-3 canary-80'],
   ],
   [
-    'a ramp changed by hand above a step snaps down to it: no gate',
+    'a ramp changed by hand above a step snaps down to it: no gate of its own',
     stage({ rampingBuildId: 'v2', rampPercentage: 85 }),
-    [],
+    ['rollout smoke', 'step-1 canary-10', 'step-3 canary-80'],
   ],
-  ['between two steps: down to the lower one, no gate', stage({ rampingBuildId: 'v2', rampPercentage: 60 }), []],
+  [
+    'between two steps: down to the lower one, no gate of its own',
+    stage({ rampingBuildId: 'v2', rampPercentage: 60 }),
+    ['rollout smoke', 'step-1 canary-10'],
+  ],
   [
     'below the first step: up to it, behind its gate',
     stage({ rampingBuildId: 'v2', rampPercentage: 5 }),
-    ['step-1 canary-10'],
+    ['rollout smoke', 'step-1 canary-10'],
   ],
   [
     'another build ramping: the target still faces the gates before any traffic',
@@ -223,18 +231,18 @@ const edgeStages: [string, StageInput, string[]][] = [
     ['rollout smoke', 'step-1 canary-10'],
   ],
   [
-    'Progressive without steps, the target ramping: no step, so no gate',
+    'Progressive without steps, the target ramping: no step gate, the rollout gate behind it',
     stage({ rollout: { strategy: 'Progressive', gate: gate('smoke') }, rampingBuildId: 'v2', rampPercentage: 10 }),
-    [],
+    ['rollout smoke'],
   ],
   [
-    'Progressive with an empty list of steps, the target ramping: no step, so no gate',
+    'Progressive with an empty list of steps, the target ramping: no step gate, the rollout gate behind it',
     stage({
       rollout: { strategy: 'Progressive', gate: gate('smoke'), steps: [] },
       rampingBuildId: 'v2',
       rampPercentage: 10,
     }),
-    [],
+    ['rollout smoke'],
   ],
 ];
 
@@ -414,7 +422,7 @@ test('nothing known nor read: pending, nothing remembered, nothing started', () 
 
 test('a failed run stops the gate; a queue without a run is remembered as running', () => {
   const decision = decideGates(
-    { ...twoStages, previous: undefined },
+    { ...twoStages, previous: { gates: [remembered('rollout', 'Running')] } },
     {
       stage: 'rollout',
       taskQueues: ['a', 'b'],

@@ -540,10 +540,22 @@ test('a gate that completed lets the target be promoted', async () => {
   assert.deepEqual(run.events, ['Normal GatePassed', 'Normal VersionPromoted']);
 });
 
+/** `world` whose status remembers starting the gate run `id` of `stage` on the target: the controller's own run. */
+function gateStarted(world: World, stage: string, id: string): World {
+  const status = {
+    targetVersion: {
+      buildID: 'v2',
+      status: 'Inactive',
+      gates: [{ stage, taskQueue: TASK_QUEUE, workflowID: id, status: 'Running', generation: 1 }],
+    },
+  };
+  return { ...world, workerDeployment: { ...world.workerDeployment, status } };
+}
+
 test('a failed gate stops the rollout: no routing call, the failure is remembered and reported', async () => {
   const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
   const run = await recordedReconcile({
-    ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
+    ...gateStarted(rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }), 'rollout', id),
     gateRuns: { [id]: { workflowId: id, status: 'Failed', message: 'failed: smoke test broke' } },
   });
   assert.deepEqual(run.calls, [
@@ -589,7 +601,7 @@ test("a step's gate that passed lets its ramp be set", async () => {
 
 test("a step's gate that failed aborts the ramp of the step before: its own ramp is never set", async () => {
   const run = await recordedReconcile({
-    ...rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 2)),
+    ...gateStarted(rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 2)), 'step-2', stepTwoGate),
     gateRuns: { [stepTwoGate]: { workflowId: stepTwoGate, status: 'Failed', message: 'failed' } },
   });
   assert.deepEqual(run.calls, [
@@ -605,7 +617,7 @@ test("a step's gate that failed aborts the ramp of the step before: its own ramp
 test('right after a ramp was aborted, a reconcile whose cache lacks that status write does not ramp again', async () => {
   const ownWrites = new OwnWrites<TemporalWorkerDeployment>();
   const world: World = {
-    ...rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 2)),
+    ...gateStarted(rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 2)), 'step-2', stepTwoGate),
     gateRuns: { [stepTwoGate]: { workflowId: stepTwoGate, status: 'Failed', message: 'failed' } },
     ownWrites,
   };
@@ -618,6 +630,35 @@ test('right after a ramp was aborted, a reconcile whose cache lacks that status 
     [],
     'the failed gate is remembered: no ramp is set again',
   );
+});
+
+test('a failed run the status never started (an earlier rollout of the build) is run again, not believed', async () => {
+  const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
+  const run = await recordedReconcile({
+    ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
+    gateRuns: { [id]: { workflowId: id, status: 'Failed', message: 'timed out: its workers were scaled away' } },
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'temporal.taskQueues v2',
+    `temporal.readGate ${id}`,
+    `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+});
+
+test('the gate runs of a build that is no longer the target are terminated', async () => {
+  const id = gateWorkflowId(temporalName, 'v3', { name: 'rollout', gate }, TASK_QUEUE);
+  const world = rolloutWorld({ buildId: 'v2' });
+  const status = {
+    targetVersion: {
+      buildID: 'v3',
+      status: 'Inactive',
+      gates: [{ stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: id, status: 'Running', generation: 1 }],
+    },
+  };
+  const run = await recordedReconcile({ ...world, workerDeployment: { ...world.workerDeployment, status } });
+  assert.deepEqual(run.calls.slice(0, 2), ['temporal.describe', `temporal.terminateGate ${id} `]);
 });
 
 test('rollback: a build current within the window is promoted at once, without its gate', async () => {
