@@ -143,7 +143,10 @@ export class KubernetesModel {
         if (at <= now) d.ready++;
         else still.push(at);
       d.pending = still;
-      if (d.observedGeneration !== d.generation) d.observedGeneration = d.generation;
+      if (d.observedGeneration !== d.generation) {
+        d.observedGeneration = d.generation;
+        this.changed();
+      }
       // The HPA the user runs beside a spec without replicas; it never scales from or to 0.
       const pool = spec?.pools?.find((p) => p.name === d.pool);
       const autoscaled = spec !== undefined && spec.replicas === undefined && pool?.replicas === undefined;

@@ -12,6 +12,8 @@ export interface SeedResult {
   reconciles: number;
   /** Liveness was judged at least once, and held. */
   livenessJudged: boolean;
+  /** Routings on the informer's stale view (see Invariants.routedOnStaleView). */
+  routedOnStaleView: number;
   violation?: Violation;
 }
 
@@ -29,6 +31,7 @@ if (!isMainThread && parentPort) {
         steps: outcome.steps.length,
         reconciles: outcome.reconciles,
         livenessJudged: outcome.livenessHeld > 0,
+        routedOnStaleView: outcome.routedOnStaleView,
         ...(outcome.violation ? { violation: outcome.violation } : {}),
       } satisfies SeedResult),
     );

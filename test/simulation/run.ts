@@ -61,6 +61,7 @@ if (values.replay) {
   let stepsRun = 0;
   let reconciles = 0;
   let judged = 0;
+  let staleView = 0;
   const began = performance.now();
   const cpu = process.cpuUsage();
   await runPool({
@@ -75,6 +76,7 @@ if (values.replay) {
       stepsRun += result.steps;
       reconciles += result.reconciles;
       if (result.livenessJudged) judged++;
+      staleView += result.routedOnStaleView;
       if (result.violation && values.list)
         console.log(
           `seed ${result.seed}: ${result.violation.invariant} at step ${result.violation.step + 1}: ${result.violation.message}`,
@@ -93,6 +95,7 @@ if (values.replay) {
       `(${((seconds * 1000) / Math.max(1, reconciles)).toFixed(3)} ms per reconcile wall, ${((used.user + used.system) / 1000 / Math.max(1, reconciles)).toFixed(3)} ms CPU)`,
   );
   console.log(`liveness judged (target expected current, and current) on ${judged} seeds`);
+  console.log(`routings to a build whose Pod was lost while the informer still showed it ready: ${staleView}`);
   if (found.size === 0) console.log('no invariant broken');
   for (const [invariant, list] of found)
     console.log(

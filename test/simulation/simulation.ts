@@ -32,6 +32,7 @@ export interface Outcome {
   reconciles: number;
   /** Steps at which liveness was judged, and held. */
   livenessHeld: number;
+  routedOnStaleView: number;
   /** The calls of the step that failed, for the replay. */
   lastCalls?: string[];
 }
@@ -267,7 +268,10 @@ export class Simulation {
         this.temporalFaults.meddleSteps = ONE_SHOT_STEPS;
         return;
       case 'restart':
+        // A new process lists from the API server: its informers start from what is stored.
         this.process = this.start();
+        this.staleSteps = 0;
+        this.kubernetes.refreshCache(true);
         return;
     }
   }
@@ -336,6 +340,7 @@ function outcome(simulation: Simulation, steps: Step[]): Outcome {
     steps,
     reconciles: simulation.reconciles,
     livenessHeld: simulation.invariants.livenessHeld,
+    routedOnStaleView: simulation.invariants.routedOnStaleView,
     ...(violation ? { violation, lastCalls: simulation.lastCalls() } : {}),
   };
 }
