@@ -140,6 +140,9 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     const analysis = status?.targetVersion?.analysis;
     if (analysis?.verdict === 'Failed' && status?.targetVersion)
       this.failed.set(status.targetVersion.buildID, { why: `its analysis failed: ${analysis.message}` });
+    // A person promoted the build and it is current: their word stands after they take it back.
+    const promoted = this.spec()?.rollout?.promote;
+    if (promoted !== undefined && this.context.temporal.routing().current === promoted) this.failed.delete(promoted);
   }
 
   gateEnded(workflow: Workflow): void {
@@ -183,6 +186,8 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     const promoted = rollout.promote === build;
     const failure = this.failure(build, after.current === build);
     if (failure && !promoted) this.fail('failed-build-routed', `build ${build} made ${how} although ${failure}`);
+    // Made current as a person asked: their word stands after they take the promote back.
+    if (promoted && after.current === build) this.failed.delete(build);
     // An abort holds while the template names the build: "until the template names another build".
     if (rollout.abort === build && this.target() === build)
       this.fail('failed-build-routed', `build ${build} made ${how} although spec.rollout.abort names it`);
