@@ -234,7 +234,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
               reason: analysisPlan.reason,
               onFailure: analysisPlan.onFailure,
               ...(analysisPlan.recheckAt ? { recheckAt: analysisPlan.recheckAt } : {}),
-              ...rollBackTo(versions, buildId, failedBefore),
+              ...rollBackTo(versions, buildId, failedBefore, (at) => isRollback(now, at, config.rollbackWindowMs)),
             },
           }
         : {}),
@@ -639,14 +639,20 @@ function analysedStep(
   return { index, windowStart: temporal.rampChangedAt, pauseSeconds: durationSeconds(step.pauseDuration) };
 }
 
-/** The build current last before the target, which a failed AllAtOnce analysis goes back to, unless it failed too. */
+/**
+ * The build current last before the target, which a failed AllAtOnce analysis goes back to: one
+ * that failed too is passed over, and one current longer ago than the rollback window is not gone
+ * back to (its gates and analysis were of another time, as for the rollback shortcut).
+ */
 function rollBackTo(
   versions: JoinedVersion[],
   buildId: string,
   failedBefore: Set<string>,
+  recent: (lastCurrentAt: Date) => boolean,
 ): { rollBackTo?: { buildId: string; healthy: boolean } } {
   const earlier = versions
     .filter((v) => v.buildId !== buildId && v.lastCurrentAt !== undefined && !failedBefore.has(v.buildId))
     .sort((a, b) => (b.lastCurrentAt?.getTime() ?? 0) - (a.lastCurrentAt?.getTime() ?? 0))[0];
+  if (!earlier?.lastCurrentAt || !recent(earlier.lastCurrentAt)) return {};
   return earlier ? { rollBackTo: { buildId: earlier.buildId, healthy: earlier.healthy } } : {};
 }

@@ -26,7 +26,7 @@ export interface RoutingInput {
       reason: string;
       onFailure: 'Abort' | 'Pause';
       recheckAt?: Date;
-      /** The build current before the target, which an AllAtOnce promotion that failed its analysis goes back to. */
+      /** The build current before the target (within the rollback window, and that did not fail), which an AllAtOnce promotion that failed its analysis goes back to. */
       rollBackTo?: { buildId: string; healthy: boolean };
     };
   };
@@ -205,7 +205,10 @@ function goBack(analysis: NonNullable<RoutingInput['target']['analysis']>): Rout
       reason: `${analysis.reason}: the build stays current (onFailure: Pause) until the template changes`,
     };
   if (!back)
-    return { action: 'none', reason: `${analysis.reason}: no build was current before it, so it stays current` };
+    return {
+      action: 'none',
+      reason: `${analysis.reason}: no build was current before it within the rollback window without failing itself, so it stays current`,
+    };
   if (!back.healthy)
     return {
       action: 'none',

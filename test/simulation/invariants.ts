@@ -153,8 +153,10 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
       if (this.failed.get(build)?.gate !== undefined) this.failed.delete(build);
       return;
     }
-    // The controller terminating its own run to start it again is no verdict.
+    // The controller terminating its own run to start it again is no verdict, nor is a run that
+    // ends after its build stopped being the target (no rollout of it is judged any more).
     if (workflow.gate.message?.startsWith('terminated: replaced')) return;
+    if (this.target() !== build) return;
     if (this.failed.has(build) && this.failed.get(build)?.gate === undefined) return;
     this.failed.set(build, {
       why: `gate ${workflow.type} on ${workflow.gate.queue} ended ${workflow.status}`,

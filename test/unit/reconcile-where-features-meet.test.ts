@@ -420,3 +420,23 @@ test('A7 (reconcile): deleting a worker deployment keeps a once-active build who
   assert.ok(!run.calls.includes('k8s.deleteDeployment orders-v1'), run.calls.join('\n'));
   assert.ok(!run.calls.some((c) => c.startsWith('temporal.deleteVersionRecord v1')), run.calls.join('\n'));
 });
+
+test('a failed AllAtOnce analysis goes back only to a build current within the rollback window, and never to one that failed', async () => {
+  const stale = bakeWorld(
+    {},
+    { deprecatedVersions: [{ buildID: 'v1', status: 'Draining', lastCurrentTime: minutesAgo(90).toISOString() }] },
+    { promotedMinutesAgo: 6, v1Status: 'Draining', v1Replicas: 2 },
+  );
+  const old = await recordedReconcile(stale);
+  assert.ok(!old.calls.some((c) => c.startsWith('temporal.changeRouting')), old.calls.join('\n'));
+  const failedToo = bakeWorld(
+    {},
+    {
+      deprecatedVersions: [{ buildID: 'v1', status: 'Draining', lastCurrentTime: minutesAgo(6).toISOString() }],
+      failedBuilds: [{ buildID: 'v1', reason: 'AnalysisFailed', message: 'x', at: minutesAgo(60).toISOString() }],
+    },
+    { promotedMinutesAgo: 6, v1Status: 'Draining', v1Replicas: 2 },
+  );
+  const run = await recordedReconcile(failedToo);
+  assert.ok(!run.calls.some((c) => c.startsWith('temporal.changeRouting')), run.calls.join('\n'));
+});
