@@ -431,6 +431,12 @@ const status = Type.Object(
                 ),
                 message: Type.String({ description: 'The verdict in words, with the rates.' }),
                 checkedAt: Type.String({ format: 'date-time', description: 'When the counts were read.' }),
+                specHash: Type.Optional(
+                  Type.String({
+                    description:
+                      'A hash of spec.rollout.analysis as it was judged by: a Failed verdict holds until the analysis itself changes, spec.rollout.promote names the build or a new template comes.',
+                  }),
+                ),
               },
               { description: "spec.rollout.analysis of the target's step: the counts and the verdict." },
             ),

@@ -6,10 +6,12 @@
 // A failure is final as soon as the counts show it (enough samples and over a limit), even before
 // the window ends: a build failing 30 % of its workflows is not left to fail more of them. A pass
 // waits for the window's end. A failure holds the rollout of its build whatever else of the spec
-// changes (a pause, a replica count): only a new template or spec.rollout.promote naming the build
-// lifts it (see status failedBuilds for the rollback shortcut).
+// changes (a pause, a replica count): only a change of the analysis itself (judged again), a new
+// template or spec.rollout.promote naming the build lifts it (see status failedBuilds for the
+// rollback shortcut).
 import { durationSeconds } from '../api/schema.ts';
 import type { Rollout, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { specHash } from '../api/spec-hash.ts';
 import type { AnalysisObservation, OutcomeCounts } from '../domain/observation.ts';
 
 /** What the spec asks of an analysis (spec.rollout.analysis, durations already in seconds). */
@@ -179,9 +181,15 @@ export interface AnalysisPlan {
   note?: { reason: 'AnalysisPassed'; message: string };
 }
 
-/** A verdict the status holds for good, for this same target build: a failure, or a bake that passed. */
-function settled({ previous, step }: AnalysisContext): AnalysisMemory | undefined {
-  if (!previous) return undefined;
+/**
+ * A verdict the status holds for good, for this same target build and this same analysis: a
+ * failure, or a bake that passed. One remembered without a hash (by a controller before them) is
+ * taken as of this analysis: a failure then holds until a promote or a new template, never lifted
+ * by a guess.
+ */
+function settled({ previous, step, analysis }: AnalysisContext): AnalysisMemory | undefined {
+  if (!previous || !analysis) return undefined;
+  if (previous.specHash !== undefined && previous.specHash !== specHash(analysis)) return undefined;
   return previous.verdict === 'Failed' || (previous.verdict === 'Passed' && step?.bake) ? previous : undefined;
 }
 
@@ -241,6 +249,7 @@ export function planAnalysis(context: AnalysisContext, observed: AnalysisObserva
     ...(current ? { currentClosed: current.closed, currentFailed: current.failed } : {}),
     message,
     checkedAt: now.toISOString(),
+    specHash: specHash(analysis),
   };
   const said =
     previous?.step === memory.step &&

@@ -111,7 +111,10 @@ export function planVersions(input: VersionsInput): VersionsPlan {
   // drained version without pollers to make room, but not while a manager identity (ours) is
   // set (server 1.29): the controller deletes the record itself, one per reconcile, oldest drained
   // first, and only when the cap is positively the cause: workers run and the server holds its cap.
-  if (target?.status === 'NotRegistered' && target.healthySince) {
+  if (target?.status === 'NotRegistered' && target.deployments.length > 0 && runsNoWorkers(input)) {
+    const reason = `build ${input.targetBuildId} runs no workers (the spec gives it 0 replicas), so it cannot register in Temporal: give it replicas (spec.replicas or the pools' replicas)`;
+    actions.push({ action: 'blocked', buildId: input.targetBuildId, condition: 'BuildNotRegistered', reason });
+  } else if (target?.status === 'NotRegistered' && target.healthySince) {
     const verdict = registrationVerdict(input, target.healthySince);
     if (verdict.recheckAt) later(verdict.recheckAt);
     if (verdict.action) actions.push(verdict.action);
@@ -240,6 +243,12 @@ export function planVersions(input: VersionsInput): VersionsPlan {
   return recheckAt ? { actions, recheckAt } : { actions };
 }
 
+/** The spec gives every pool 0 replicas (without a count an autoscaler owns it, and the target is held at 1 or more). */
+function runsNoWorkers(input: VersionsInput): boolean {
+  const pools: { replicas?: number }[] = input.pools ?? [{}];
+  return pools.every((p) => (p.replicas ?? input.replicas) === 0);
+}
+
 interface RegistrationVerdict {
   action?: VersionAction;
   recheckAt?: Date;
@@ -255,12 +264,6 @@ function registrationVerdict(input: VersionsInput, availableSince: Date): Regist
   const build = `build ${input.targetBuildId}`;
   const unregisteredFor = input.now.getTime() - availableSince.getTime();
   const ranFor = `has run for ${Math.round(unregisteredFor / 1000)}s without registering in Temporal`;
-  // Without a count an autoscaler owns it, and the target is held at 1 or more.
-  const pools: { replicas?: number }[] = input.pools ?? [{}];
-  if (pools.every((p) => (p.replicas ?? input.replicas) === 0)) {
-    const reason = `${build} runs no workers (the spec gives it 0 replicas), so it cannot register in Temporal: give it replicas (spec.replicas or the pools' replicas)`;
-    return { action: { action: 'blocked', buildId: input.targetBuildId, condition: 'BuildNotRegistered', reason } };
-  }
   if (unregisteredFor < REGISTRATION_GRACE_MS)
     return { recheckAt: new Date(availableSince.getTime() + REGISTRATION_GRACE_MS) };
   if (!input.temporalKnowsDeployment) {

@@ -122,9 +122,13 @@ test('signalAfter: each workflow on the old build is signalled once; one continu
     'the two workflows on v1 counted, waiting for the signal step',
     (twd) => oldBuild(twd, v1)?.pinnedWorkflows?.running === 2,
   );
+  // Counted from when the build stopped being current: the server's time once it reports one (the
+  // controller's own until then, which `deactivatedAt` may still be, a few milliseconds apart).
+  const since = new Date(oldBuild(waiting, v1)?.deactivatedAt ?? 0);
+  assert.ok(Math.abs(since.getTime() - deactivatedAt.getTime()) < 1000, 'the same deactivation');
   assert.partialDeepStrictEqual(oldBuild(waiting, v1)?.pinnedWorkflows, {
     step: 'Waiting',
-    nextStepAt: new Date(deactivatedAt.getTime() + 20_000).toISOString(),
+    nextStepAt: new Date(since.getTime() + 20_000).toISOString(),
   });
   assert.ok(oldBuild(superseded, v1)?.status === 'Draining' || oldBuild(superseded, v1)?.status === 'Inactive');
 

@@ -60,11 +60,11 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
   step = 0;
   violation: Violation | undefined;
   /** Per build: why it may not take traffic again (a failed gate or analysis), until a new template or a promote. */
-  private readonly failed = new Map<string, { why: string; gate?: string }>();
+  private readonly failed = new Map<string, { why: string; gate?: string; analysis?: string }>();
 
   /**
    * Why the build may not take traffic, by the spec the controller decides on: a failed analysis
-   * holds while the spec still has an analysis; a failed gate holds against making the build
+   * holds while the spec still has that very analysis; a failed gate holds against making the build
    * current while the spec still has that very gate (type and input): a user who takes them out
    * or changes them decided without them, and every gate a routing change needs is checked anyway.
    */
@@ -72,7 +72,8 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     const failure = this.failed.get(build);
     if (!failure) return undefined;
     const rollout = this.spec()?.rollout;
-    if (failure.gate === undefined) return rollout?.analysis ? failure.why : undefined;
+    if (failure.gate === undefined)
+      return rollout?.analysis && canonicalize(rollout.analysis) === failure.analysis ? failure.why : undefined;
     if (!current) return undefined;
     const gates = [rollout?.gate, ...(rollout?.steps ?? []).map((s) => s.gate)];
     return gates.some((g) => g !== undefined && gateKey(g.workflowType, g.input) === failure.gate)
@@ -139,7 +140,10 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
   statusWritten(status: TemporalWorkerDeployment['status']): void {
     const analysis = status?.targetVersion?.analysis;
     if (analysis?.verdict === 'Failed' && status?.targetVersion)
-      this.failed.set(status.targetVersion.buildID, { why: `its analysis failed: ${analysis.message}` });
+      this.failed.set(status.targetVersion.buildID, {
+        why: `its analysis failed: ${analysis.message}`,
+        analysis: canonicalize(this.spec()?.rollout?.analysis ?? {}) ?? '',
+      });
     // A person promoted the build and it is current: their word stands after they take it back.
     const promoted = this.spec()?.rollout?.promote;
     if (promoted !== undefined && this.context.temporal.routing().current === promoted) this.failed.delete(promoted);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { specHash } from '../../src/api/spec-hash.ts';
 import {
   type AnalysisContext,
   type AnalysisInput,
@@ -117,6 +118,7 @@ test('a verdict is remembered with its counts and said once; a failure holds for
     message:
       'analysis of step 1 of build v2: 6 of 20 workflows closed on the ramping build failed (30%), above maxFailureRate 5%',
     checkedAt: at(30).toISOString(),
+    specHash: specHash(context().analysis),
   });
   assert.equal(failed.note, undefined, 'a failure is said by its Stalled condition');
 
@@ -131,6 +133,16 @@ test('a verdict is remembered with its counts and said once; a failure holds for
   const newGeneration = context({ generation: 4, previous: failed.memory });
   assert.equal(analysisReads(newGeneration), undefined, 'a new generation (a pause, a replica count) changes nothing');
   assert.equal(planAnalysis(newGeneration, undefined).state, 'failed');
+  const looser = context({ generation: 5, previous: failed.memory, analysis: { maxFailureRate: 0.5, minSamples: 10 } });
+  assert.notEqual(analysisReads(looser), undefined, 'a change of the analysis itself judges the step again');
+  assert.ok(failed.memory);
+  const { specHash: hashed, ...before } = failed.memory;
+  assert.match(hashed ?? '', /^[0-9a-f]{10}$/);
+  assert.equal(
+    planAnalysis(context({ generation: 5, previous: before, analysis: { maxFailureRate: 0.5 } }), undefined).state,
+    'failed',
+    'one remembered before hashes holds, whatever the analysis now',
+  );
 
   const passed = planAnalysis(context(), { counts: { v2: { closed: 20, failed: 0 } } });
   assert.equal(passed.note?.reason, 'AnalysisPassed');

@@ -467,6 +467,12 @@ test('version cap: a target at 0 replicas is blocked at once, saying it runs no 
     blockedReason(atCap([drainedAt0('v0', 15), unregistered(0)], { replicas: 0 })) ?? '',
     /^BuildNotRegistered: build v4 runs no workers .*0 replicas/,
   );
+  // At 0 replicas it is never available to route to: blocked all the same.
+  const atZero = unregistered();
+  assert.match(
+    blockedReason(atCap([drainedAt0('v0', 15), atZero], { replicas: 0 })) ?? '',
+    /^BuildNotRegistered: build v4 runs no workers/,
+  );
   // Without a count the autoscaler owns it, and the target is held at 1: not blocked.
   assert.equal(blockedReason(atCap([drainedAt0('v0', 15), unregistered(0)], { replicas: undefined })), undefined);
 });
