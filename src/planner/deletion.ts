@@ -4,6 +4,7 @@
 // there (Temporal's drained comes from visibility, which can lag); every other build goes with
 // its version record; once nothing is left, Temporal's Worker Deployment goes, then the finalizers.
 // The force annotation skips the wait, and says what that strands. Pure.
+import { FORCE_DELETE_ANNOTATION } from '../domain/annotations.ts';
 import type { DeletionObservation } from '../domain/observation.ts';
 import { mayHoldPinnedWorkflows } from '../domain/pinned-workflows.ts';
 import type { TemporalVersion } from '../domain/snapshot.ts';
@@ -11,9 +12,6 @@ import { runningWorkflowsQuery } from '../domain/visibility.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import type { PlannedAction, PlannerConfig } from './plan.ts';
 import { managedElsewhere } from './routing.ts';
-
-/** Set to "true" on a worker deployment: delete it now, stranding whatever still runs on its builds. */
-export const FORCE_DELETE_ANNOTATION = 'temporal.io/force-delete';
 
 export interface DeletionPlan {
   actions: PlannedAction[];

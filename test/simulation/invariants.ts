@@ -16,7 +16,7 @@ import canonicalize from 'canonicalize';
 import type { Rollout } from '../../src/api/rollout.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { LABELS } from '../../src/domain/labels.ts';
-import { FORCE_DELETE_ANNOTATION } from '../../src/planner/deletion.ts';
+import { FORCE_DELETE_ANNOTATION } from '../../src/domain/annotations.ts';
 import type { Builds } from './builds.ts';
 import { DEFAULT_QUEUE, type KubernetesHooks, type KubernetesModel, type ModelDeployment } from './kubernetes-model.ts';
 import type { Batch, Routing, TemporalHooks, TemporalModel, Workflow } from './temporal-model.ts';

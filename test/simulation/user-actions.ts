@@ -10,7 +10,7 @@ import type { Rollout } from '../../src/api/rollout.ts';
 import type { Pool, TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { validate, withDefaults } from '../../src/api/validate.ts';
 import { RETRY_GATE_ANNOTATION } from '../../src/domain/annotations.ts';
-import { FORCE_DELETE_ANNOTATION } from '../../src/planner/deletion.ts';
+import { FORCE_DELETE_ANNOTATION } from '../../src/domain/annotations.ts';
 import type { Prng } from './prng.ts';
 
 type Spec = TemporalWorkerDeployment['spec'];

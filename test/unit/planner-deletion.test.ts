@@ -2,14 +2,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { FORCE_DELETE_ANNOTATION } from '../../src/domain/annotations.ts';
 import type { DeletionObservation } from '../../src/domain/observation.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
-import {
-  FORCE_DELETE_ANNOTATION,
-  planDeletion,
-  planDeletionWithoutConnection,
-  workflowsToCount,
-} from '../../src/planner/deletion.ts';
+import { planDeletion, planDeletionWithoutConnection, workflowsToCount } from '../../src/planner/deletion.ts';
 
 const config = {
   identity: 'twc',

@@ -2,8 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { callsForReconcile, changeOf } from '../../src/controller/worker-deployment-changes.ts';
-import { ACTED_ON_ANNOTATIONS, FORCE_DELETE_ANNOTATION, RETRY_GATE_ANNOTATION } from '../../src/domain/annotations.ts';
-import { FORCE_DELETE_ANNOTATION as PLANNER_FORCE_DELETE } from '../../src/planner/deletion.ts';
+import { FORCE_DELETE_ANNOTATION, RETRY_GATE_ANNOTATION } from '../../src/domain/annotations.ts';
 import { workerDeployment } from '../support/recorded-world.ts';
 
 const before = workerDeployment(
@@ -45,9 +44,4 @@ test("a status write or another manager's annotation is not a change; a new gene
 test('an add or a delete is always an event', () => {
   assert.equal(callsForReconcile('add', seen, before), true);
   assert.equal(callsForReconcile('delete', seen, before), true);
-});
-
-test('the planner acts on no annotation the list lacks', () => {
-  assert.ok(ACTED_ON_ANNOTATIONS.includes(PLANNER_FORCE_DELETE));
-  assert.ok(ACTED_ON_ANNOTATIONS.includes(RETRY_GATE_ANNOTATION));
 });
