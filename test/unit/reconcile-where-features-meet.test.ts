@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
-import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import type { TemporalVersion } from '../../src/domain/snapshot.ts';
 import { gateWorkflowId } from '../../src/planner/gates.ts';
 import {
   connection,
@@ -34,6 +34,24 @@ const failedBake = {
   checkedAt: minutesAgo(5).toISOString(),
 };
 const temporalCalls = (calls: string[]) => calls.filter((c) => c.startsWith('temporal.'));
+
+/** `owner`'s builds, each with its Deployment available since the minutes given, as Temporal lists `versions`. */
+function builds(
+  owner: TemporalWorkerDeployment,
+  availableMinutesAgo: Record<string, number>,
+  versions: TemporalVersion[],
+  currentBuildId: string,
+): World {
+  return {
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: Object.entries(availableMinutesAgo).map(([build, m]) =>
+      deployment(owner, build, { since: minutesAgo(m) }),
+    ),
+    temporal: { exists: true, currentBuildId, managerIdentity: IDENTITY, versions },
+  };
+}
 
 /** v2 promoted (AllAtOnce) `promotedMinutesAgo`, v1 in `v1Status` before it. */
 function bakeWorld(
@@ -108,22 +126,15 @@ test('A2: a batch still running on a build that is current again is stopped, and
     },
   );
   const world: World = {
-    now,
-    workerDeployment: owner,
-    connection: connection(),
-    deployments: [
-      deployment(owner, 'v1', { since: minutesAgo(120) }),
-      deployment(owner, 'v2', { since: minutesAgo(9) }),
-    ],
-    temporal: {
-      exists: true,
-      currentBuildId: 'v1',
-      managerIdentity: IDENTITY,
-      versions: [
+    ...builds(
+      owner,
+      { v1: 120, v2: 9 },
+      [
         { buildId: 'v1', status: 'Current', everActive: true },
         { buildId: 'v2', status: 'Draining', everActive: true },
       ],
-    },
+      'v1',
+    ),
     batches: { [job]: { jobId: job, operation: 'Terminate', state: 'Running', total: 3, completed: 1, failed: 0 } },
   };
   const run = await recordedReconcile(world);
@@ -157,24 +168,17 @@ test('A3: a build that failed its canary is not promoted again by a new generati
       },
     },
   );
-  const run = await recordedReconcile({
-    now,
-    workerDeployment: owner,
-    connection: connection(),
-    deployments: [
-      deployment(owner, 'v1', { since: minutesAgo(120) }),
-      deployment(owner, 'v2', { since: minutesAgo(20) }),
-    ],
-    temporal: {
-      exists: true,
-      currentBuildId: 'v1',
-      managerIdentity: IDENTITY,
-      versions: [
+  const run = await recordedReconcile(
+    builds(
+      owner,
+      { v1: 120, v2: 20 },
+      [
         { buildId: 'v1', status: 'Current', everActive: true },
         { buildId: 'v2', status: 'Draining', everActive: true, lastCurrentAt: minutesAgo(5) },
       ],
-    },
-  });
+      'v1',
+    ),
+  );
   assert.ok(!run.calls.some((c) => c.startsWith('temporal.changeRouting')), run.calls.join('\n'));
   assert.equal(run.status?.conditions?.find((c) => c.type === 'Stalled')?.reason, 'AnalysisFailed');
 });
@@ -191,24 +195,17 @@ test('A3: a new template that names a build which failed before is not promoted 
       deprecatedVersions: [{ buildID: 'v2', status: 'Draining', lastCurrentTime: minutesAgo(8).toISOString() }],
     },
   );
-  const run = await recordedReconcile({
-    now,
-    workerDeployment: owner,
-    connection: connection(),
-    deployments: [
-      deployment(owner, 'v2', { since: minutesAgo(20) }),
-      deployment(owner, 'v3', { since: minutesAgo(9) }),
-    ],
-    temporal: {
-      exists: true,
-      currentBuildId: 'v3',
-      managerIdentity: IDENTITY,
-      versions: [
+  const run = await recordedReconcile(
+    builds(
+      owner,
+      { v2: 20, v3: 9 },
+      [
         { buildId: 'v2', status: 'Draining', everActive: true, lastCurrentAt: minutesAgo(8) },
         { buildId: 'v3', status: 'Current', everActive: true },
       ],
-    },
-  });
+      'v3',
+    ),
+  );
   assert.ok(!run.calls.includes('temporal.changeRouting setCurrent v2'), run.calls.join('\n'));
   assert.ok(
     run.calls.some((c) => c.startsWith('temporal.startGate v2')),
@@ -302,24 +299,15 @@ test('a running gate is not restarted by a new generation that leaves the gate a
   const rollout = { strategy: 'AllAtOnce' as const, gate: { workflowType: 'Smoke' } };
   const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate: smoke }, 'orders');
   const first = workerDeployment({ buildId: 'v2', rollout });
-  const base: World = {
-    now,
-    workerDeployment: first,
-    connection: connection(),
-    deployments: [
-      deployment(first, 'v1', { since: minutesAgo(120) }),
-      deployment(first, 'v2', { since: minutesAgo(5) }),
+  const base = builds(
+    first,
+    { v1: 120, v2: 5 },
+    [
+      { buildId: 'v1', status: 'Current', everActive: true },
+      { buildId: 'v2', status: 'Inactive', everActive: false },
     ],
-    temporal: {
-      exists: true,
-      currentBuildId: 'v1',
-      managerIdentity: IDENTITY,
-      versions: [
-        { buildId: 'v1', status: 'Current', everActive: true },
-        { buildId: 'v2', status: 'Inactive', everActive: false },
-      ],
-    },
-  };
+    'v1',
+  );
   const started = await recordedReconcile(base);
   assert.ok(started.calls.includes('temporal.startGate v2 Smoke on orders'), started.calls.join('\n'));
   const paused = workerDeployment(
@@ -353,31 +341,16 @@ test('a running gate is not restarted by a new generation that leaves the gate a
 
 test('the ladder does not run its step again for a new generation that leaves spec.sunset.pinnedWorkflows as it was', async () => {
   const ladder = { cancelAfter: '30m' };
-  const v2Current: TemporalDeploymentState = {
-    exists: true,
-    currentBuildId: 'v2',
-    managerIdentity: IDENTITY,
-    versions: [
-      { buildId: 'v1', status: 'Draining', everActive: true },
-      { buildId: 'v2', status: 'Current', everActive: true },
-    ],
-  };
+  const draining: TemporalVersion[] = [
+    { buildId: 'v1', status: 'Draining', everActive: true },
+    { buildId: 'v2', status: 'Current', everActive: true },
+  ];
   const first = workerDeployment(
     { buildId: 'v2', sunset: { pinnedWorkflows: ladder } },
     {},
     { deprecatedVersions: [{ buildID: 'v1', status: 'Draining', deactivatedAt: minutesAgo(40).toISOString() }] },
   );
-  const base: World = {
-    now,
-    workerDeployment: first,
-    connection: connection(),
-    deployments: [
-      deployment(first, 'v1', { since: minutesAgo(120) }),
-      deployment(first, 'v2', { since: minutesAgo(50) }),
-    ],
-    temporal: v2Current,
-    runningWorkflows: { v1: 2 },
-  };
+  const base: World = { ...builds(first, { v1: 120, v2: 50 }, draining, 'v2'), runningWorkflows: { v1: 2 } };
   const started = await recordedReconcile(base);
   const start = started.calls.find((c) => c.startsWith('temporal.startBatch Cancel'));
   assert.ok(start, started.calls.join('\n'));
@@ -399,22 +372,15 @@ test('A7 (reconcile): deleting a worker deployment keeps a once-active build who
   // The informers' objects carry the deletion time, which the API's type does not list.
   const owner = { ...alive, metadata: { ...alive.metadata, deletionTimestamp: now } };
   const run = await recordedReconcile({
-    now,
-    workerDeployment: owner,
-    connection: connection(),
-    deployments: [
-      deployment(owner, 'v1', { since: minutesAgo(120) }),
-      deployment(owner, 'v2', { since: minutesAgo(50) }),
-    ],
-    temporal: {
-      exists: true,
-      currentBuildId: 'v2',
-      managerIdentity: IDENTITY,
-      versions: [
+    ...builds(
+      owner,
+      { v1: 120, v2: 50 },
+      [
         { buildId: 'v1', status: 'Inactive', everActive: true },
         { buildId: 'v2', status: 'Current', everActive: true },
       ],
-    },
+      'v2',
+    ),
     runningWorkflows: { v1: 1 },
   });
   assert.ok(!run.calls.includes('k8s.deleteDeployment orders-v1'), run.calls.join('\n'));
