@@ -5,6 +5,7 @@ import {
   type AnalysisContext,
   type AnalysisInput,
   type AnalysisPolicy,
+  analysisPolicy,
   analysisReads,
   judgeAnalysis,
   planAnalysis,
@@ -191,4 +192,35 @@ test('spec.rollout.promote naming the target: nothing read, nothing holds it; a 
   assert.equal(done.state, 'passed');
   assert.equal(done.memory, undefined, 'once current, the failure is forgotten');
   assert.equal(planAnalysis(context({ previous: failed.memory }), undefined).state, 'failed', 'without promote: held');
+});
+
+test("the spec's analysis as the verdict takes it: its defaults, and only the limits it sets", () => {
+  assert.deepEqual(analysisPolicy({ maxFailureRate: 0.1 }), {
+    minSamples: 10,
+    tooFewSamples: 'Wait',
+    maxWaitSeconds: 600,
+    maxFailureRate: 0.1,
+  });
+  assert.deepEqual(
+    analysisPolicy({ window: '2m', minSamples: 0, maxFailureRateIncrease: 0.02, tooFewSamples: 'Pass', maxWait: '1m' }),
+    { minSamples: 0, tooFewSamples: 'Pass', maxWaitSeconds: 60, windowSeconds: 120, maxFailureRateIncrease: 0.02 },
+  );
+});
+
+test('the plan of an analysis: none standing passes, unread waits, a pending verdict looks again at the window end, counts not found are none', () => {
+  assert.deepEqual(planAnalysis(context({ analysis: undefined }), undefined), {
+    state: 'passed',
+    reason: 'no analysis stands before the next step',
+    onFailure: 'Abort',
+  });
+  assert.deepEqual(planAnalysis(context(), undefined), {
+    state: 'pending',
+    reason: 'the analysis of step 1 of build v2 has not been read',
+    onFailure: 'Abort',
+  });
+  const early = planAnalysis(context({ now: at(30) }), { counts: {} });
+  assert.equal(early.state, 'pending');
+  assert.deepEqual(early.recheckAt, at(120), 'the window ends with the pause');
+  assert.partialDeepStrictEqual(early.memory, { closed: 0, failed: 0, verdict: 'Pending' });
+  assert.equal('currentClosed' in (early.memory ?? {}), false, 'no count of the current build: none said');
 });

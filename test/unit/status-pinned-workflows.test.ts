@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
-import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
-import { deactivationTimes } from '../../src/status/pinned-workflows.ts';
+import type { BatchProgress, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import { deactivationTimes, ladderMemories, pinnedWorkflowsStatus } from '../../src/status/pinned-workflows.ts';
 
 const now = new Date('2026-11-25T12:00:00Z');
 const earlier = new Date('2026-11-25T11:00:00Z');
@@ -40,4 +40,76 @@ test('deactivation times: the server’s, the status’s, now for a build last s
     v6: now,
   });
   assert.deepEqual(deactivationTimes(undefined, temporal, now), { v1: earlier, v2: now, v6: now });
+});
+
+test('a target that ramped, now neither current nor ramping, was last seen active: now; one that never ramped, never', () => {
+  const notRouted: TemporalDeploymentState = {
+    exists: true,
+    currentBuildId: 'v4',
+    versions: [
+      { buildId: 'v4', status: 'Current', everActive: true },
+      { buildId: 'v5', status: 'Inactive', everActive: false },
+    ],
+  };
+  const ramped = { targetVersion: { buildID: 'v5', status: 'Ramping', rampPercentage: 10 } };
+  assert.deepEqual(deactivationTimes(ramped, notRouted, now), { v5: now });
+  const neverRamped = { targetVersion: { buildID: 'v5', status: 'Inactive' } };
+  assert.deepEqual(deactivationTimes(neverRamped, notRouted, now), {});
+});
+
+test("each build's ladder goes into the status and comes back as it went, whole or in part", () => {
+  const batch: BatchProgress = {
+    jobId: 'job-1',
+    operation: 'Cancel',
+    state: 'Completed',
+    startTime: earlier,
+    closeTime: now,
+    total: 4,
+    completed: 3,
+    failed: 1,
+  };
+  const whole = { running: 2, countedAt: earlier, step: 'Cancel' as const, nextStepAt: now, batch };
+  const written = pinnedWorkflowsStatus(whole);
+  assert.deepEqual(written, {
+    step: 'Cancel',
+    running: 2,
+    countedAt: earlier.toISOString(),
+    nextStepAt: now.toISOString(),
+    batch: {
+      jobID: 'job-1',
+      operation: 'Cancel',
+      state: 'Completed',
+      startTime: earlier.toISOString(),
+      closeTime: now.toISOString(),
+      total: 4,
+      completed: 3,
+      failed: 1,
+    },
+  });
+  const status = {
+    currentVersion: { buildID: 'v4', status: 'Current', pinnedWorkflows: { step: 'Cancel', batch: written.batch } },
+    deprecatedVersions: [{ buildID: 'v1', status: 'Draining', pinnedWorkflows: written }],
+  };
+  assert.deepEqual(ladderMemories(status), {
+    v4: { batch },
+    v1: { running: 2, countedAt: earlier, batch },
+  });
+  const zero = pinnedWorkflowsStatus({ step: 'Waiting', running: 0 });
+  assert.deepEqual(zero, { step: 'Waiting', running: 0 }, 'a count of 0 is a count');
+  assert.deepEqual(pinnedWorkflowsStatus({ step: 'Waiting' }), { step: 'Waiting' });
+  const bare = { deprecatedVersions: [{ buildID: 'v1', status: 'Draining', pinnedWorkflows: zero }] };
+  assert.deepEqual(ladderMemories(bare), { v1: { running: 0 } });
+  const running = { jobID: 'job-2', operation: 'Signal', state: 'Running' };
+  const counts = ladderMemories({
+    deprecatedVersions: [{ buildID: 'v1', status: 'Draining', pinnedWorkflows: { step: 'Signal', batch: running } }],
+  });
+  assert.deepEqual(counts.v1?.batch, {
+    jobId: 'job-2',
+    operation: 'Signal',
+    state: 'Running',
+    total: 0,
+    completed: 0,
+    failed: 0,
+  });
+  assert.deepEqual(ladderMemories(undefined), {});
 });
