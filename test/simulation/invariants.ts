@@ -15,6 +15,7 @@
 import canonicalize from 'canonicalize';
 import type { Rollout } from '../../src/api/rollout.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { specHash } from '../../src/api/spec-hash.ts';
 import { LABELS } from '../../src/domain/labels.ts';
 import { FORCE_DELETE_ANNOTATION } from '../../src/domain/annotations.ts';
 import type { Builds } from './builds.ts';
@@ -73,7 +74,9 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     if (!failure) return undefined;
     const rollout = this.spec()?.rollout;
     if (failure.gate === undefined)
-      return rollout?.analysis && canonicalize(rollout.analysis) === failure.analysis ? failure.why : undefined;
+      return rollout?.analysis && (failure.analysis === undefined || specHash(rollout.analysis) === failure.analysis)
+        ? failure.why
+        : undefined;
     if (!current) return undefined;
     const gates = [rollout?.gate, ...(rollout?.steps ?? []).map((s) => s.gate)];
     return gates.some((g) => g !== undefined && gateKey(g.workflowType, g.input) === failure.gate)
@@ -142,7 +145,8 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     if (analysis?.verdict === 'Failed' && status?.targetVersion)
       this.failed.set(status.targetVersion.buildID, {
         why: `its analysis failed: ${analysis.message}`,
-        analysis: canonicalize(this.spec()?.rollout?.analysis ?? {}) ?? '',
+        // The analysis the verdict was judged by, as the status says (the spec may have moved on).
+        ...(analysis.specHash ? { analysis: analysis.specHash } : {}),
       });
     // A person promoted the build and it is current: their word stands after they take it back.
     const promoted = this.spec()?.rollout?.promote;
