@@ -15,7 +15,6 @@
 import canonicalize from 'canonicalize';
 import type { Rollout } from '../../src/api/rollout.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
-import { specHash } from '../../src/api/spec-hash.ts';
 import { LABELS } from '../../src/domain/labels.ts';
 import { FORCE_DELETE_ANNOTATION } from '../../src/domain/annotations.ts';
 import type { Builds } from './builds.ts';
@@ -61,7 +60,7 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
   step = 0;
   violation: Violation | undefined;
   /** Per build: why it may not take traffic again (a failed gate or analysis), until a new template or a promote. */
-  private readonly failed = new Map<string, { why: string; gate?: string; analysis?: string }>();
+  private readonly failed = new Map<string, { why: string; gate?: string; analysis?: string; judgedBy?: string }>();
 
   /**
    * Why the build may not take traffic, by the spec the controller decides on: a failed analysis
@@ -74,9 +73,7 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     if (!failure) return undefined;
     const rollout = this.spec()?.rollout;
     if (failure.gate === undefined)
-      return rollout?.analysis && (failure.analysis === undefined || specHash(rollout.analysis) === failure.analysis)
-        ? failure.why
-        : undefined;
+      return rollout?.analysis && canonicalize(rollout.analysis) === failure.analysis ? failure.why : undefined;
     if (!current) return undefined;
     const gates = [rollout?.gate, ...(rollout?.steps ?? []).map((s) => s.gate)];
     return gates.some((g) => g !== undefined && gateKey(g.workflowType, g.input) === failure.gate)
@@ -142,11 +139,20 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
 
   statusWritten(status: TemporalWorkerDeployment['status']): void {
     const analysis = status?.targetVersion?.analysis;
-    if (analysis?.verdict === 'Failed' && status?.targetVersion)
-      this.failed.set(status.targetVersion.buildID, {
+    const build = status?.targetVersion?.buildID;
+    // The analysis the verdict was judged by is the spec's when the failure is first written: a
+    // later status that carries the same verdict (same hash) may come from a reconcile that read
+    // a newer spec, and says nothing of which analysis failed.
+    const known = build === undefined ? undefined : this.failed.get(build);
+    if (
+      analysis?.verdict === 'Failed' &&
+      build !== undefined &&
+      !(known?.judgedBy && known.judgedBy === analysis.specHash)
+    )
+      this.failed.set(build, {
         why: `its analysis failed: ${analysis.message}`,
-        // The analysis the verdict was judged by, as the status says (the spec may have moved on).
-        ...(analysis.specHash ? { analysis: analysis.specHash } : {}),
+        analysis: canonicalize(this.spec()?.rollout?.analysis ?? {}) ?? '',
+        ...(analysis.specHash ? { judgedBy: analysis.specHash } : {}),
       });
     // A person promoted the build and it is current: their word stands after they take it back.
     const promoted = this.spec()?.rollout?.promote;
