@@ -15,6 +15,7 @@ import { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { ClusterAccess } from '../runtime/kube/cluster-access.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
+import { OwnDeploymentWrites } from '../runtime/own-deployment-writes.ts';
 import { OwnWrites } from '../runtime/own-writes.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
 import type { TokenRate } from '../runtime/token-bucket.ts';
@@ -121,6 +122,8 @@ export class Controller {
   private readonly connections: ConnectionCaches;
   private readonly ownedResources: NamespacedInformers<TemporalWorkerOwnedResource>;
   private readonly deployments: NamespacedInformers<V1Deployment>;
+  /** Scales and deletes of Deployments the informer has not shown yet: reconciles decide on them. */
+  private readonly ownDeploymentWrites: OwnDeploymentWrites;
   private readonly pods: NamespacedInformers<V1Pod>;
   /** Per Pod uid, what it last said was wrong: only a change of that brings a reconcile. */
   private readonly podTrouble = new Map<string, string>();
@@ -279,6 +282,7 @@ export class Controller {
       },
       log,
     });
+    this.ownDeploymentWrites = new OwnDeploymentWrites((namespace) => this.deployments.list(namespace));
 
     // Only the Pods of the controller's Deployments: both labels are on every Pod template it makes.
     const ownPods = `${LABELS.deploymentName},${LABELS.buildId}`;
@@ -304,7 +308,7 @@ export class Controller {
     });
     // Each reconcile's Temporal client is its own, cut off by its deadline (see `logged`).
     const dependencies: Omit<ReconcilerDependencies, 'temporal'> = {
-      cluster: clusterClient(api),
+      cluster: this.ownDeploymentWrites.noting(clusterClient(api)),
       recordEvent: events.record,
       setPinnedWorkflows: this.metrics.setPinnedWorkflows,
       countAnalysisVerdict: this.metrics.countAnalysisVerdict,
@@ -318,7 +322,7 @@ export class Controller {
       watchesClusterConnections: this.connections.readsClusterConnections,
       ownedResources: (namespace: string) => this.ownedResources.list(namespace),
       copyRetries: this.copyRetries,
-      deployments: (namespace: string) => [...this.deployments.list(namespace)],
+      deployments: (namespace: string) => this.ownDeploymentWrites.newest(namespace),
       pods: (namespace: string) => this.pods.list(namespace),
       secret: (namespace: string, name: string) => this.secrets.get(namespace, name),
       identity: options.identity,

@@ -9,6 +9,7 @@ import type { ReconcilerDependencies } from '../../src/controller/dependencies.t
 import { reconcile } from '../../src/controller/reconciler.ts';
 import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
+import { OwnDeploymentWrites } from '../../src/runtime/own-deployment-writes.ts';
 import { OwnWrites } from '../../src/runtime/own-writes.ts';
 import { config, NAMESPACE, workerDeployment } from '../support/recorded-world.ts';
 import { Builds } from './builds.ts';
@@ -123,7 +124,8 @@ export class Simulation {
   private start(): Process {
     const ownWrites = new OwnWrites<TemporalWorkerDeployment>();
     const kubernetes = this.kubernetes;
-    const cluster = kubernetes.client();
+    const deploymentWrites = new OwnDeploymentWrites(() => kubernetes.cachedDeploymentList());
+    const cluster = deploymentWrites.noting(kubernetes.client());
     const client = this.temporal.client(config.identity);
     const deps: ReconcilerDependencies = {
       ...config,
@@ -136,7 +138,7 @@ export class Simulation {
       watchesClusterConnections: false,
       ownedResources: () => [],
       copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000 })),
-      deployments: () => kubernetes.cachedDeploymentList(),
+      deployments: (namespace) => deploymentWrites.newest(namespace),
       pods: () => [],
       secret: () => Promise.resolve(undefined),
       // Async: a fault thrown here reaches the reconciler as a rejection, as a failed connection does.
