@@ -44,8 +44,8 @@ export class OwnDeploymentWrites {
   newest(namespace: string): V1Deployment[] {
     const deployments = this.cached(namespace);
     for (const [key, uid] of this.deleted)
-      if (key.startsWith(`${namespace}/`) && !deployments.some((d) => d.metadata?.uid === uid))
-        // The cache no longer has it: the informer saw the delete.
+      if (key.startsWith(`${namespace}/`) && !deployments.some((d) => d.metadata?.uid === uid && !deleting(d)))
+        // Gone from the cache, or shown being deleted (a finalizer holds it): the informer saw the delete.
         this.deleted.delete(key);
     return deployments.filter((d) => !this.wasDeleted(d)).map((d) => this.withScale(d));
   }
@@ -69,6 +69,10 @@ export class OwnDeploymentWrites {
   private find(namespace: string, name: string): V1Deployment | undefined {
     return this.cached(namespace).find((d) => d.metadata?.name === name);
   }
+}
+
+function deleting(d: V1Deployment): boolean {
+  return d.metadata?.deletionTimestamp !== undefined;
 }
 
 function keyOf(d: V1Deployment): string {

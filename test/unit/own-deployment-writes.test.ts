@@ -75,3 +75,15 @@ test('a deleted Deployment is hidden while the cache holds it, and one created a
     'a new object of that name',
   );
 });
+
+test('a deleted Deployment a finalizer holds is shown again once the cache shows it being deleted', async () => {
+  const w = world([deployment('orders-v1', 3, 0)]);
+  await w.cluster.deleteDeployment('shop', 'orders-v1');
+  assert.deepEqual(w.writes.newest('shop'), [], 'the cache still holds the copy from before the delete');
+  const held = {
+    ...deployment('orders-v1', 3, 0),
+    metadata: { ...deployment('orders-v1', 3, 0).metadata, deletionTimestamp: new Date() },
+  };
+  w.cache[0] = held;
+  assert.deepEqual(w.writes.newest('shop'), [held]);
+});
