@@ -1,6 +1,7 @@
 // TemporalConnection (tconn): how the controller and the workers reach a Temporal frontend.
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { dnsLabel, withRules, objectMeta } from './schema.ts';
+import { API_SERVER_AUDIENCES, isApiServerAudience } from '../domain/token-policy.ts';
 import { conditions } from './status.ts';
 
 /** host:port with a DNS name, an IPv4 address or a bracketed IPv6 address. */
@@ -25,25 +26,70 @@ const oneCredential = (exactlyOne: boolean) => ({
 /** A projected token's lifetime when serviceAccountToken names none: the kubelet's default. */
 export const DEFAULT_TOKEN_SECONDS = 3600;
 
-const serviceAccountToken = Type.Object(
+const audience = Type.String({
+  description:
+    'The audience the token is issued for: what the Temporal server (or the proxy in front of it) checks the token against.',
+  minLength: 1,
+  maxLength: 1024,
+});
+const expirationSeconds = Type.Optional(
+  Type.Integer({
+    description: `Lifetime of each token requested (default ${DEFAULT_TOKEN_SECONDS}); a token is replaced once 80% of it has passed.`,
+    minimum: 600,
+    maximum: 86400,
+  }),
+);
+const TOKEN_PURPOSE =
+  'A Kubernetes service-account token with this audience, sent as the bearer token, for Temporal servers that accept Kubernetes-issued JWTs. No Secret holds it; turns TLS on.';
+
+/** workerAuth's: the Pods' own, which the controller never requests. */
+const workerToken = Type.Object(
+  { audience, expirationSeconds },
   {
-    audience: Type.String({
-      description:
-        'The audience the token is issued for: what the Temporal server (or the proxy in front of it) checks the token against.',
-      minLength: 1,
-      maxLength: 1024,
-    }),
-    expirationSeconds: Type.Optional(
-      Type.Integer({
-        description: `Lifetime of each token requested (default ${DEFAULT_TOKEN_SECONDS}); a token is replaced once 80% of it has passed.`,
-        minimum: 600,
-        maximum: 86400,
-      }),
-    ),
+    description: `${TOKEN_PURPOSE} Worker Pods get their service account's in a projected token volume (TEMPORAL_API_KEY_PATH).`,
+  },
+);
+
+/**
+ * The controller's, on a TemporalConnection: that of a ServiceAccount of the connection's own
+ * namespace, never for the API server's own audiences (a namespace editor writes it).
+ */
+const namespacedToken = withRules(
+  Type.Object(
+    {
+      audience,
+      expirationSeconds,
+      serviceAccountName: Type.Optional(
+        dnsLabel(
+          "The ServiceAccount of the connection's namespace whose tokens the controller sends (required); the namespace grants the controller create on its serviceaccounts/token.",
+          { maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' },
+        ),
+      ),
+    },
+    {
+      description: `${TOKEN_PURPOSE} The controller requests one for serviceAccountName (TokenRequest) and sends it only if the cluster's API server refuses it (TokenReview); worker Pods without workerAuth get their own service account's in a projected token volume (TEMPORAL_API_KEY_PATH).`,
+    },
+  ),
+  {
+    cel: 'has(self.serviceAccountName)',
+    message:
+      "serviceAccountName is required: a TemporalConnection's token is that of a ServiceAccount of its own namespace, never the controller's",
+    fieldPath: '.serviceAccountName',
+    check: (self) => self.serviceAccountName !== undefined,
   },
   {
-    description:
-      "A Kubernetes service-account token with this audience, sent as the bearer token, for Temporal servers that accept Kubernetes-issued JWTs: the controller requests its own (TokenRequest for its service account), worker Pods get their service account's in a projected token volume (TEMPORAL_API_KEY_PATH). No Secret holds it; turns TLS on.",
+    cel: `!(self.audience in [${API_SERVER_AUDIENCES.map((a) => `'${a}'`).join(', ')}])`,
+    message: "audience is one the cluster's API server accepts: a token for it is never sent",
+    fieldPath: '.audience',
+    check: (self) => !isApiServerAudience(self.audience),
+  },
+);
+
+/** The controller's own, on a TemporalClusterConnection: only for audiences the operator allows. */
+const clusterToken = Type.Object(
+  { audience, expirationSeconds },
+  {
+    description: `${TOKEN_PURPOSE} The controller requests its own (TokenRequest for its service account) for an audience the operator allows (--own-token-audiences) and sends it only if the cluster's API server refuses it (TokenReview); worker Pods without workerAuth get their own service account's in a projected token volume (TEMPORAL_API_KEY_PATH).`,
   },
 );
 
@@ -54,7 +100,7 @@ export const DEFAULT_CA_KEY = 'ca.crt';
  * The spec of either kind: a TemporalConnection's Secrets are in its namespace; a
  * TemporalClusterConnection, which has none, names the namespace of each.
  */
-function connectionSpec(namespaced: boolean) {
+function connectionSpec<Token extends TSchema>(namespaced: boolean, controllerToken: Token) {
   const namespace = Type.Optional(
     dnsLabel(
       namespaced
@@ -134,14 +180,14 @@ function connectionSpec(namespaced: boolean) {
         ),
         mutualTLSSecretRef: Type.Optional(mutualTLSSecretRef),
         apiKeySecretRef: Type.Optional(apiKeySecretRef),
-        serviceAccountToken: Type.Optional(serviceAccountToken),
+        serviceAccountToken: Type.Optional(controllerToken),
         workerAuth: Type.Optional(
           withRules(
             Type.Object(
               {
                 mutualTLSSecretRef: Type.Optional(mutualTLSSecretRef),
                 apiKeySecretRef: Type.Optional(apiKeySecretRef),
-                serviceAccountToken: Type.Optional(serviceAccountToken),
+                serviceAccountToken: Type.Optional(workerToken),
               },
               {
                 description:
@@ -166,23 +212,24 @@ const status = Type.Optional(
 );
 
 /** Either kind's object: the same spec but for where its Secrets are. */
-function connectionObject(namespaced: boolean, description: string) {
+function connectionObject<Token extends TSchema>(namespaced: boolean, controllerToken: Token, description: string) {
   return Type.Object(
     {
       apiVersion: Type.Optional(Type.String()),
       kind: Type.Optional(Type.String()),
       metadata: objectMeta(),
-      spec: connectionSpec(namespaced),
+      spec: connectionSpec(namespaced, controllerToken),
       status,
     },
     { description },
   );
 }
 
-export const temporalConnection = connectionObject(true, 'How to reach a Temporal frontend.');
+export const temporalConnection = connectionObject(true, namespacedToken, 'How to reach a Temporal frontend.');
 
 export const temporalClusterConnection = connectionObject(
   false,
+  clusterToken,
   'How to reach a Temporal frontend, for worker deployments of every namespace: its Secrets name their namespace.',
 );
 

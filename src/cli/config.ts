@@ -276,8 +276,20 @@ export const SETTINGS = {
     defaultText: 'the one whose in-cluster token the controller runs with; none outside a cluster',
     computeDefault: ownServiceAccount,
     description:
-      "the controller's service account: connections with serviceAccountToken send its tokens (TokenRequest, so it needs `create` on its own `serviceaccounts/token`)",
+      "the controller's service account: TemporalClusterConnections with serviceAccountToken send its tokens, for --own-token-audiences only (TokenRequest, so it needs `create` on its own `serviceaccounts/token`)",
     parse: serviceAccount,
+  },
+  ownTokenAudiences: {
+    value: '<audience,...>',
+    env: 'TWC_OWN_TOKEN_AUDIENCES',
+    default: '',
+    description:
+      "the audiences a TemporalClusterConnection's serviceAccountToken may have the controller's own token issued for; a TemporalConnection never may (it names a ServiceAccount of its namespace), and no token the cluster's API server accepts is ever sent (TokenReview)",
+    parse: (value: string) =>
+      value
+        .split(',')
+        .map((audience) => audience.trim())
+        .filter((audience) => audience !== ''),
   },
   temporalConnectTo: {
     value: '<host:port=host:port,...>',

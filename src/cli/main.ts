@@ -82,6 +82,7 @@ run.action(async (options: Config) => {
     kubernetesRate: { perSecond: options.kubeApiQps, burst: options.kubeApiBurst },
     backlogMetrics: options.backlogMetrics,
     ...(options.serviceAccount ? { serviceAccount: options.serviceAccount } : {}),
+    ownTokenAudiences: options.ownTokenAudiences,
     metrics,
     log,
   });

@@ -25,7 +25,12 @@ import type { CallTimeouts } from '../temporal/channel.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { connectionKindOf, usesConnection } from '../domain/connection-ref.ts';
 import { secretCopyNames } from '../k8s/secret-copies.ts';
-import { type ServiceAccountRef, ServiceAccountTokens, tokenRequester } from '../k8s/service-account-tokens.ts';
+import {
+  type ServiceAccountRef,
+  ServiceAccountTokens,
+  tokenRequester,
+  tokenReviewer,
+} from '../k8s/service-account-tokens.ts';
 import { ConnectionCaches } from './connection-caches.ts';
 import { lookupSecrets, missingSecret, referencedSecrets, workerSecrets } from '../temporal/credentials.ts';
 import { DEFAULT_READS_PER_SECOND, TemporalReadBudget } from '../temporal/read-budget.ts';
@@ -107,8 +112,10 @@ export interface ControllerOptions {
    * some namespaces has no right to them).
    */
   clusterConnections?: boolean;
-  /** The controller's own service account, whose tokens connections with serviceAccountToken send. */
+  /** The controller's own service account, whose tokens cluster connections with serviceAccountToken send. */
   serviceAccount?: ServiceAccountRef;
+  /** Audiences a cluster connection may have the controller's own token for (default: none). */
+  ownTokenAudiences?: readonly string[];
   /** Renew each such token this long after it was issued, instead of at 80% of its life (tests). */
   serviceAccountTokenRenewMs?: number;
 }
@@ -203,8 +210,11 @@ export class Controller {
       log,
     });
     const tokens = new ServiceAccountTokens({
-      account: options.serviceAccount,
+      own: options.serviceAccount,
+      ownAudiences: options.ownTokenAudiences ?? [],
       request: tokenRequester(api),
+      review: tokenReviewer(api),
+      onRefused: this.metrics.countTokenRefusal,
       now: () => new Date(),
       ...(options.serviceAccountTokenRenewMs ? { renewAfterMs: options.serviceAccountTokenRenewMs } : {}),
     });

@@ -1,24 +1,27 @@
-// The controller's own service-account tokens, for connections whose serviceAccountToken makes one
-// the bearer token: requested from the API server (TokenRequest), one per audience and lifetime,
-// and reused until 80% of its life has passed, as a kubelet renews a projected token.
-import type { AuthenticationV1TokenRequest } from '@kubernetes/client-node';
+// Service-account tokens for connections whose serviceAccountToken makes one the bearer token:
+// requested from the API server (TokenRequest) for the account token-policy.ts names, checked by a
+// TokenReview never to be one the API server itself accepts, one per account, audience and
+// lifetime, and reused until 80% of its life has passed, as a kubelet renews a projected token.
+import type { AuthenticationV1TokenRequest, V1TokenReview } from '@kubernetes/client-node';
+import { type OwnTokenPolicy, type ServiceAccountRef, type TokenAsk, tokenAccount } from '../domain/token-policy.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import { errorMessage } from './api-errors.ts';
 
-/** A token's audience and lifetime, as a connection's serviceAccountToken asks. */
-export interface TokenSpec {
-  audience: string;
-  expirationSeconds: number;
-}
+export type { ServiceAccountRef } from '../domain/token-policy.ts';
 
-/** No token can be had: the message says what to fix. */
+/**
+ * No token can be had: the message says what to fix. TokenRefused: the controller will not issue
+ * or send it (an audience the operator does not allow, a token the API server accepts);
+ * TokenUnavailable: the API server gave none.
+ */
 export class ServiceAccountTokenError extends Error {
   override name = 'ServiceAccountTokenError';
-}
+  readonly reason: 'TokenRefused' | 'TokenUnavailable';
 
-export interface ServiceAccountRef {
-  namespace: string;
-  name: string;
+  constructor(reason: 'TokenRefused' | 'TokenUnavailable', message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.reason = reason;
+  }
 }
 
 export interface IssuedToken {
@@ -27,13 +30,20 @@ export interface IssuedToken {
 }
 
 /** A TokenRequest for `account`: tokenRequester's in production. */
-export type RequestToken = (account: ServiceAccountRef, request: TokenSpec) => Promise<IssuedToken>;
+export type RequestToken = (
+  account: ServiceAccountRef,
+  request: Pick<TokenAsk, 'audience' | 'expirationSeconds'>,
+) => Promise<IssuedToken>;
 
-export interface ServiceAccountTokensOptions {
-  /** The controller's service account; undefined when it runs as something else (a kubeconfig user). */
-  account: ServiceAccountRef | undefined;
+/** Whether the API server authenticates `token` for its own audiences: tokenReviewer's in production. */
+export type ReviewToken = (token: string) => Promise<boolean>;
+
+export interface ServiceAccountTokensOptions extends OwnTokenPolicy {
   request: RequestToken;
+  review: ReviewToken;
   now: () => Date;
+  /** Told of each token refused, by why (a metric). */
+  onRefused?: (why: 'OwnTokenAudienceNotAllowed' | 'AcceptedByApiServer') => void;
   /** Renew a token this long after it was issued instead of at 80% of its life (tests rotate in seconds). */
   renewAfterMs?: number;
 }
@@ -46,7 +56,7 @@ interface Held {
 export class ServiceAccountTokens {
   private readonly options: ServiceAccountTokensOptions;
   private readonly held = new Map<string, Held>();
-  /** One request in flight per audience and lifetime, however many reconciles ask at once. */
+  /** One request in flight per account, audience and lifetime, however many reconciles ask at once. */
   private readonly pending = new Map<string, Promise<Held>>();
 
   constructor(options: ServiceAccountTokensOptions) {
@@ -54,49 +64,76 @@ export class ServiceAccountTokens {
   }
 
   /**
-   * A token for `request`, renewed when due. Throws ServiceAccountTokenError when none
-   * can be had; a renewal that fails while the held token is still valid returns that one.
+   * A token for `ask`, renewed when due. Throws ServiceAccountTokenError when none may or can be
+   * had; a renewal that fails while the held token is still valid returns that one.
    */
-  async token(request: TokenSpec): Promise<string> {
-    const { account } = this.options;
-    if (!account)
+  async token(ask: TokenAsk): Promise<string> {
+    const decided = tokenAccount(ask, this.options);
+    if ('refused' in decided) {
+      if (decided.refused === 'OwnTokenAudienceNotAllowed') this.options.onRefused?.(decided.refused);
       throw new ServiceAccountTokenError(
-        'serviceAccountToken: the controller runs without a service account to request a token for; run it in the cluster, or name one with --service-account',
+        decided.refused === 'NoServiceAccount' ? 'TokenUnavailable' : 'TokenRefused',
+        decided.message,
       );
-    const key = `${request.expirationSeconds}/${request.audience}`;
+    }
+    const { account } = decided;
+    const key = `${account.namespace}/${account.name}/${ask.expirationSeconds}/${ask.audience}`;
     const now = this.options.now().getTime();
     const held = this.held.get(key);
     if (held && now < held.renewAt) return held.issued.token;
     try {
-      return (await this.renew(key, account, request, now)).issued.token;
+      return (await this.renew(key, account, ask, now)).issued.token;
     } catch (error) {
-      if (held && now < held.issued.expiresAt.getTime()) return held.issued.token;
+      const refused = error instanceof ServiceAccountTokenError && error.reason === 'TokenRefused';
+      if (!refused && held && now < held.issued.expiresAt.getTime()) return held.issued.token;
       throw error;
     }
   }
 
-  private renew(key: string, account: ServiceAccountRef, request: TokenSpec, now: number): Promise<Held> {
+  private renew(key: string, account: ServiceAccountRef, ask: TokenAsk, now: number): Promise<Held> {
     const inFlight = this.pending.get(key);
     if (inFlight) return inFlight;
+    const of = `a token of ServiceAccount ${account.namespace}/${account.name} for audience ${ask.audience}`;
     const renewal = this.options
-      .request(account, request)
-      .then(
-        (issued) => {
-          const life = issued.expiresAt.getTime() - now;
-          const held = { issued, renewAt: now + (this.options.renewAfterMs ?? life * 0.8) };
-          this.held.set(key, held);
-          return held;
-        },
-        (error: unknown) => {
+      .request(account, { audience: ask.audience, expirationSeconds: ask.expirationSeconds })
+      .catch((error: unknown) => {
+        throw new ServiceAccountTokenError(
+          'TokenUnavailable',
+          `serviceAccountToken: cannot request ${of}: ${errorMessage(error)}`,
+          {
+            cause: error,
+          },
+        );
+      })
+      .then(async (issued) => {
+        if (await this.acceptedByApiServer(issued.token, of)) {
+          this.options.onRefused?.('AcceptedByApiServer');
           throw new ServiceAccountTokenError(
-            `serviceAccountToken: cannot request a token of ServiceAccount ${account.namespace}/${account.name} for audience ${request.audience}: ${errorMessage(error)}`,
-            { cause: error },
+            'TokenRefused',
+            `serviceAccountToken.audience: ${of} is accepted by the cluster's API server, so it is never sent; choose an audience only your Temporal server accepts`,
           );
-        },
-      )
+        }
+        const life = issued.expiresAt.getTime() - now;
+        const held = { issued, renewAt: now + (this.options.renewAfterMs ?? life * 0.8) };
+        this.held.set(key, held);
+        return held;
+      })
       .finally(() => this.pending.delete(key));
     this.pending.set(key, renewal);
     return renewal;
+  }
+
+  /** A review that fails refuses the token too: it is sent only when known not to open the API server. */
+  private async acceptedByApiServer(token: string, of: string): Promise<boolean> {
+    try {
+      return await this.options.review(token);
+    } catch (error) {
+      throw new ServiceAccountTokenError(
+        'TokenUnavailable',
+        `serviceAccountToken: cannot check ${of} by TokenReview, so it is not sent: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    }
   }
 }
 
@@ -115,5 +152,17 @@ export function tokenRequester(api: KubernetesApi): RequestToken {
     const expiresAt = response.status?.expirationTimestamp;
     if (!token || !expiresAt) throw new Error('the TokenRequest came back without a token');
     return { token, expiresAt: new Date(expiresAt) };
+  };
+}
+
+/** TokenReview through the API, with no audiences: the API server checks the token against its own. */
+export function tokenReviewer(api: KubernetesApi): ReviewToken {
+  return async (token) => {
+    const response = await api.create<V1TokenReview>('/apis/authentication.k8s.io/v1/tokenreviews', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token },
+    });
+    return response.status?.authenticated === true;
   };
 }

@@ -26,6 +26,9 @@ export const CONTROLLERS = [
   'endpoints-controller',
   'endpointslice-controller',
   'endpointslice-mirroring-controller',
+  // The cluster's `edit`, `admin` and `view` roles are aggregated: the security tests act as a
+  // namespace's `edit` user, our kinds included.
+  'clusterrole-aggregation-controller',
 ];
 
 export interface KubernetesCluster {
@@ -37,6 +40,8 @@ export interface KubernetesCluster {
 }
 
 const START_TIMEOUT_MS = 90_000;
+/** An audience the API server accepts beside its issuer, which no admission rule lists. */
+export const EXTRA_API_AUDIENCE = 'https://api.twc.test';
 /** The common name of the API server's front-proxy client certificate. */
 const FRONT_PROXY_NAME = 'front-proxy-client';
 
@@ -85,6 +90,9 @@ export async function startKubernetes(dir: string, binaries: Binaries): Promise<
         '--authorization-mode=RBAC',
         '--service-cluster-ip-range=10.0.0.0/24',
         '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+        // A second audience of its own, as some clusters have (EKS's, GKE's): the security tests
+        // name it where admission cannot know it, for the TokenReview to catch.
+        `--api-audiences=https://kubernetes.default.svc.cluster.local,${EXTRA_API_AUDIENCE}`,
         `--service-account-key-file=${files.publicKey}`,
         `--service-account-signing-key-file=${files.privateKey}`,
         // Nothing mounts service-account tokens here: there is no kubelet.

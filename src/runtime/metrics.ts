@@ -33,6 +33,7 @@ export class Metrics {
   private readonly certificateFailures: Counter;
   private readonly pinnedWorkflows: Gauge<'namespace' | 'worker_deployment' | 'build_id'>;
   private readonly drainageCorrections: Counter<'temporal_deployment'>;
+  private readonly tokenRefusals: Counter<'reason'>;
   private readonly analysisVerdicts: Counter<'namespace' | 'worker_deployment' | 'verdict'>;
   /** Where the backlog gauges read their figures at each scrape, once observed. */
   private backlogSource: (() => readonly BuildBacklog[]) | undefined;
@@ -168,6 +169,12 @@ export class Metrics {
       labelNames: ['temporal_deployment'],
       registers,
     });
+    this.tokenRefusals = new Counter({
+      name: 'twc_service_account_tokens_refused_total',
+      help: "Service-account tokens a connection asked for that the controller refused to issue or send: OwnTokenAudienceNotAllowed, AcceptedByApiServer (the cluster's API server accepts it)",
+      labelNames: ['reason'],
+      registers,
+    });
     this.certificateFailures = new Counter({
       name: 'twc_webhook_certificate_failures_total',
       help: "Looks at the webhook's self-managed certificate that failed (each is retried with backoff)",
@@ -266,6 +273,11 @@ export class Metrics {
   /** Counts one build whose drainage the list of its Worker Deployment (`temporal_deployment`) had wrong. */
   readonly countDrainageCorrection = (deploymentName: string): void => {
     this.drainageCorrections.inc({ temporal_deployment: deploymentName });
+  };
+
+  /** Counts one service-account token refused (token-policy.ts), by why. */
+  readonly countTokenRefusal = (reason: 'OwnTokenAudienceNotAllowed' | 'AcceptedByApiServer'): void => {
+    this.tokenRefusals.inc({ reason });
   };
 
   /** Give it to a KubernetesApi to count its requests. */

@@ -13,6 +13,7 @@ export type ConnectionCheck =
         | 'InvalidSecret'
         | 'InvalidSpec'
         | 'TokenUnavailable'
+        | 'TokenRefused'
         | 'TemporalCredentialsRefused';
       message: string;
     };

@@ -13,8 +13,9 @@ import {
   lookupSecrets,
   resolveConnection,
   type ResolvedConnection,
-  type ServiceAccountTokenRequest,
 } from './credentials.ts';
+import type { TokenAsk } from '../domain/token-policy.ts';
+import { ServiceAccountTokenError } from '../k8s/service-account-tokens.ts';
 import type { WorkflowService } from './protocol.ts';
 
 export interface ClientPoolOptions {
@@ -25,11 +26,11 @@ export interface ClientPoolOptions {
   /** Addresses (host:port) to dial elsewhere, keyed by a connection's hostPort: see ChannelOptions.dialAddress. */
   connectTo?: ReadonlyMap<string, string>;
   /**
-   * A token of the controller's service account, for connections whose serviceAccountToken makes
-   * it the bearer token; rejects with a message that says what to fix. Absent, such connections
-   * are refused.
+   * A service-account token, for connections whose serviceAccountToken makes it the bearer token;
+   * rejects with a message that says what to fix (a ServiceAccountTokenError says whether it was
+   * refused). Absent, such connections are refused.
    */
-  serviceAccountToken?: (request: ServiceAccountTokenRequest) => Promise<string>;
+  serviceAccountToken?: (request: TokenAsk) => Promise<string>;
   /** Told how every call attempt ended (metrics, for instance). */
   onAttempt?: (method: string, status: CallStatus) => void;
   /** Told of every call cut off by its timeout or its reconcile's deadline. */
@@ -99,7 +100,7 @@ export class TemporalClientPool {
     await Promise.all(all.map(closeQuietly));
   }
 
-  private async token(request: ServiceAccountTokenRequest): Promise<string> {
+  private async token(request: TokenAsk): Promise<string> {
     const issue = this.options.serviceAccountToken;
     if (!issue)
       throw new CredentialsError(
@@ -109,9 +110,12 @@ export class TemporalClientPool {
     try {
       return await issue(request);
     } catch (error) {
-      throw new CredentialsError('TokenUnavailable', error instanceof Error ? error.message : String(error), {
-        cause: error,
-      });
+      const refused = error instanceof ServiceAccountTokenError && error.reason === 'TokenRefused';
+      throw new CredentialsError(
+        refused ? 'TokenRefused' : 'TokenUnavailable',
+        error instanceof Error ? error.message : String(error),
+        { cause: error },
+      );
     }
   }
 

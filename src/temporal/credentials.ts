@@ -6,13 +6,16 @@ import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import { DEFAULT_CA_KEY, DEFAULT_TOKEN_SECONDS, type TemporalConnection } from '../api/temporal-connection.ts';
 import { connectionKindOf } from '../domain/connection-ref.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
+import type { TokenAsk } from '../domain/token-policy.ts';
 import type { TlsSettings } from './channel.ts';
 
 /**
  * InvalidSpec: a reference the connection may not make (a Secret of another namespace);
- * TokenUnavailable: the controller cannot get the service-account token the connection asks for.
+ * TokenUnavailable: the controller cannot get the service-account token the connection asks for;
+ * TokenRefused: it will not issue or send it (token-policy.ts).
  */
-export type CredentialsProblem = 'SecretNotFound' | 'InvalidSecret' | 'InvalidSpec' | 'TokenUnavailable';
+export type CredentialsProblem =
+  'SecretNotFound' | 'InvalidSecret' | 'InvalidSpec' | 'TokenUnavailable' | 'TokenRefused';
 
 /** A referenced Secret is missing or unusable; the message names the Secret and key, never a value. */
 export class CredentialsError extends Error {
@@ -30,8 +33,8 @@ export interface ResolvedConnection {
   /** Undefined for plaintext. */
   tls?: TlsSettings;
   apiKey?: string;
-  /** A token of the controller's service account is the bearer token instead of an API key. */
-  serviceAccountToken?: ServiceAccountTokenRequest;
+  /** A service-account token is the bearer token instead of an API key. */
+  serviceAccountToken?: TokenAsk;
   /**
    * Changes whenever a live connection must be replaced: the address, the TLS settings or the
    * client certificate. Not the API key: it is sent per call, so a rotated key is swapped in place.
@@ -44,12 +47,6 @@ export interface ResolvedConnection {
  * namespace, and each of its Secret references names one.
  */
 export type AnyConnection = Pick<TemporalConnection, 'metadata' | 'spec'>;
-
-/** What a connection's serviceAccountToken asks for: a token with this audience and lifetime. */
-export interface ServiceAccountTokenRequest {
-  audience: string;
-  expirationSeconds: number;
-}
 
 /** A Secret a connection reads, and the field that names it: what an error about it names. */
 export interface SecretUse {
@@ -199,16 +196,27 @@ export function resolveConnection(connection: AnyConnection, secrets: SecretLook
     address: spec.hostPort,
     ...(tls ? { tls } : {}),
     ...(apiKey === undefined ? {} : { apiKey }),
-    ...(spec.serviceAccountToken
-      ? {
-          serviceAccountToken: {
-            audience: spec.serviceAccountToken.audience,
-            expirationSeconds: spec.serviceAccountToken.expirationSeconds ?? DEFAULT_TOKEN_SECONDS,
-          },
-        }
-      : {}),
+    ...(spec.serviceAccountToken ? { serviceAccountToken: tokenAsk(connection) } : {}),
     fingerprint: fingerprint(spec.hostPort, tls),
   };
+}
+
+/**
+ * A namespaced connection's token is its namespace's ServiceAccount's, named in the spec; a cluster
+ * connection's asks for the controller's own (no account).
+ */
+function tokenAsk(connection: AnyConnection): TokenAsk {
+  const token = connection.spec.serviceAccountToken;
+  const ask = { audience: token?.audience ?? '', expirationSeconds: token?.expirationSeconds ?? DEFAULT_TOKEN_SECONDS };
+  const namespace = connection.metadata.namespace;
+  if (!namespace) return ask;
+  const name = token?.serviceAccountName;
+  if (!name)
+    throw new CredentialsError(
+      'InvalidSpec',
+      `TemporalConnection ${namespace}/${connection.metadata.name ?? ''}: serviceAccountToken.serviceAccountName is required: the token is that of a ServiceAccount of the connection's own namespace, never the controller's`,
+    );
+  return { ...ask, account: { namespace, name } };
 }
 
 /** Reads keys of one Secret; every failure names the Secret and the key. */

@@ -1,10 +1,11 @@
 // A connection whose bearer token is a Kubernetes service-account token, end to end: a TLS front
 // of the shared dev server has the real API server review the token of every call (TokenReview,
-// for the connection's audience) and lets through only those it accepts. The controller sends its
-// own service account's tokens, the worker Pods their own, from a projected volume; both are
+// for the connection's audience) and lets through only those it accepts. The controller sends the
+// tokens of the connection's namespace's account (the namespace lets it request them), the worker
+// Pods their own, from a projected volume; both are
 // renewed every few seconds here (the controller's renewal option, the node agent's), so tokens
 // rotate while a build is rolled out, and nothing may fail for it.
-import { AuthenticationV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { AuthenticationV1Api, CoreV1Api, RbacAuthorizationV1Api, type V1Pod } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TOKEN_MOUNT_PATH } from '../../src/k8s/versioned-deployment.ts';
@@ -25,6 +26,7 @@ import { GrpcProxy } from '../support/grpc-proxy.ts';
 const SERVER_NAME = 'temporal.twc.test';
 const AUDIENCE = 'temporal.twc.test/workers';
 const WORKER_ACCOUNT = 'orders-worker';
+const CONTROLLER_ACCOUNT = 'orders-temporal';
 
 /** Who the API server says presented a token, per token: the service account, and the Pod it is bound to. */
 class TokenReviews {
@@ -93,15 +95,43 @@ test('with serviceAccountToken every call reaching Temporal carries a token the 
   });
   assert.equal(await reviews.review(elsewhere.status?.token ?? ''), undefined, 'a token for another audience');
 
+  // As the README shows: the namespace lets the controller request its account's tokens.
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: CONTROLLER_ACCOUNT } } });
+  const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name: 'temporal-token' },
+      rules: [
+        {
+          apiGroups: [''],
+          resources: ['serviceaccounts/token'],
+          resourceNames: [CONTROLLER_ACCOUNT],
+          verbs: ['create'],
+        },
+      ],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: 'temporal-token' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'temporal-token' },
+      subjects: [
+        { kind: 'ServiceAccount', name: CONTROLLER_RELEASE.fullname, namespace: CONTROLLER_RELEASE.namespace },
+      ],
+    },
+  });
+
   const ns = await controlledNamespace(t, namespace, {
     connectionSpec: {
       hostPort: proxy.address,
       tls: { serverName: SERVER_NAME, caCertSecretRef: { name: 'private-ca' } },
-      serviceAccountToken: { audience: AUDIENCE, expirationSeconds: 600 },
+      serviceAccountToken: { audience: AUDIENCE, expirationSeconds: 600, serviceAccountName: CONTROLLER_ACCOUNT },
     },
     serviceAccountTokenRenewMs: 2_000,
   });
-  await connectionUntil(namespace, 'reached with the controller’s token', ready('True', 'Connected'));
+  await connectionUntil(namespace, 'reached with the namespace account’s token', ready('True', 'Connected'));
   const template = (behaviour: string) => {
     const base = ns.template(behaviour) as { spec: Record<string, unknown> };
     return { ...base, spec: { ...base.spec, serviceAccountName: WORKER_ACCOUNT } };
@@ -140,7 +170,7 @@ test('with serviceAccountToken every call reaching Temporal carries a token the 
   );
   assert.notEqual(done.status?.currentVersion?.buildID, v1);
 
-  const controller = `system:serviceaccount:${CONTROLLER_RELEASE.namespace}:${CONTROLLER_RELEASE.fullname}`;
+  const controller = `system:serviceaccount:${namespace}:${CONTROLLER_ACCOUNT}`;
   const workers = [...reviews.tokensOf].filter(([who]) =>
     who.startsWith(`system:serviceaccount:${namespace}:${WORKER_ACCOUNT} pod `),
   );

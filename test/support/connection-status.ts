@@ -6,23 +6,24 @@ import { eventually, kubeConfig } from './environment.ts';
 
 export type Conditions = Record<string, { status: string; reason: string; message: string }>;
 
-/** The connection's conditions by type, once `wanted` holds of them. */
+/** The connection's (`temporal` unless named) conditions by type, once `wanted` holds of them. */
 export async function connectionUntil(
   namespace: string,
   what: string,
   wanted: (conditions: Conditions) => boolean,
+  name = 'temporal',
 ): Promise<Conditions> {
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
   let seen: Conditions = {};
   return eventually(
-    `connection temporal: ${what}`,
+    `connection ${name}: ${what}`,
     async () => {
       const connection = (await custom.getNamespacedCustomObject({
         group: GROUP,
         version: VERSION,
         namespace,
         plural: KINDS.TemporalConnection.plural,
-        name: 'temporal',
+        name,
       })) as TemporalConnection;
       seen = Object.fromEntries((connection.status?.conditions ?? []).map((c) => [c.type, c]));
       return wanted(seen) ? seen : undefined;

@@ -644,7 +644,7 @@ export const invalidManifests: InvalidManifest[] = [
     kind: 'TemporalConnection',
     manifest: conn({
       'spec.apiKeySecretRef': { name: 'key', key: 'k' },
-      'spec.serviceAccountToken': { audience: 'temporal' },
+      'spec.serviceAccountToken': { audience: 'temporal', serviceAccountName: 'temporal' },
     }),
     expect: 'spec',
     says: 'at most one of mutualTLSSecretRef, apiKeySecretRef, serviceAccountToken',
@@ -661,14 +661,35 @@ export const invalidManifests: InvalidManifest[] = [
   {
     title: 'a service-account token without an audience',
     kind: 'TemporalConnection',
-    manifest: conn({ 'spec.serviceAccountToken': { audience: '' } }),
+    manifest: conn({ 'spec.serviceAccountToken': { audience: '', serviceAccountName: 'temporal' } }),
     expect: 'spec.serviceAccountToken.audience',
   },
   {
     title: 'a service-account token living less than ten minutes',
     kind: 'TemporalConnection',
-    manifest: conn({ 'spec.serviceAccountToken': { audience: 'temporal', expirationSeconds: 60 } }),
+    manifest: conn({
+      'spec.serviceAccountToken': { audience: 'temporal', expirationSeconds: 60, serviceAccountName: 'temporal' },
+    }),
     expect: 'spec.serviceAccountToken.expirationSeconds',
+  },
+  {
+    title: "a namespaced connection's token without the ServiceAccount of its namespace to mint it for",
+    kind: 'TemporalConnection',
+    manifest: conn({ 'spec.serviceAccountToken': { audience: 'temporal' } }),
+    expect: 'spec.serviceAccountToken.serviceAccountName',
+    says: "never the controller's",
+  },
+  {
+    title: "a namespaced connection's token for the API server's own audience",
+    kind: 'TemporalConnection',
+    manifest: conn({
+      'spec.serviceAccountToken': {
+        audience: 'https://kubernetes.default.svc.cluster.local',
+        serviceAccountName: 'temporal',
+      },
+    }),
+    expect: 'spec.serviceAccountToken.audience',
+    says: "one the cluster's API server accepts",
   },
   {
     title: 'a CA key with a slash',

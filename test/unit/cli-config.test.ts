@@ -78,6 +78,7 @@ test('without flags or variables every setting has its default', () => {
       webhookCertSecret: 'temporal-worker-controller-webhook-tls',
       webhookCertLifetime: 90 * 24 * 3_600_000,
       webhookCertDir: '/tmp/k8s-webhook-server/serving-certs',
+      ownTokenAudiences: [],
       ownedResourceBannedKinds: ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Pod', 'Job', 'CronJob'],
       leaderElect: true,
       leaderElectionNamespace: undefined,

@@ -55,12 +55,38 @@ test('TLS is on with a server name, an API key or mutual TLS, and off otherwise'
   );
 });
 
-test('a service-account token: no Secret read, TLS on, the audience and a lifetime (default an hour) asked for; the fingerprint as without it', () => {
-  const spec: Spec = { hostPort: 'temporal:7233', serviceAccountToken: { audience: 'temporal.example.com' } };
+test("a service-account token: no Secret read, TLS on, the audience, a lifetime (default an hour) and the namespace's account asked for; the fingerprint as without it", () => {
+  const spec: Spec = {
+    hostPort: 'temporal:7233',
+    serviceAccountToken: { audience: 'temporal.example.com', serviceAccountName: 'temporal' },
+  };
   const resolved = resolveConnection(inNs(spec), none);
   assert.deepEqual(
     [resolved.tls, resolved.apiKey, resolved.serviceAccountToken],
-    [{}, undefined, { audience: 'temporal.example.com', expirationSeconds: 3600 }],
+    [
+      {},
+      undefined,
+      { audience: 'temporal.example.com', expirationSeconds: 3600, account: { namespace: 'ns', name: 'temporal' } },
+    ],
+  );
+  assert.deepEqual(
+    resolveConnection({ metadata: { name: 'shared' }, spec }, none).serviceAccountToken,
+    { audience: 'temporal.example.com', expirationSeconds: 3600 },
+    "a cluster connection's asks for no account: the controller's own, if the operator allows the audience",
+  );
+  assert.throws(
+    () =>
+      resolveConnection(
+        inNs({ hostPort: 'temporal:7233', serviceAccountToken: { audience: 'temporal.example.com' } }),
+        none,
+      ),
+    {
+      name: 'CredentialsError',
+      reason: 'InvalidSpec',
+      message:
+        "TemporalConnection ns/temporal: serviceAccountToken.serviceAccountName is required: the token is that of a ServiceAccount of the connection's own namespace, never the controller's",
+    },
+    'admission may not have run: the controller refuses too',
   );
   assert.deepEqual(controllerSecrets(inNs(spec)), []);
   assert.equal(

@@ -1,0 +1,152 @@
+// From a namespace editor's seat (docs/security.md, T1 and T2): with `edit` in one namespace,
+// mallory writes a TemporalConnection whose serviceAccountToken asks for a token the cluster's API
+// server accepts, sent to a TLS server she runs. Admission refuses the API server's usual audience;
+// for one it cannot know (a second audience of the API server), the controller's TokenReview
+// refuses the token before it leaves. A token of an audience only her server accepts does arrive:
+// the server would see one if one were sent.
+import {
+  AuthenticationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  RbacAuthorizationV1Api,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import { EXTRA_API_AUDIENCE } from '../../src/localenv/kubernetes.ts';
+import { makeCertificates } from '../support/certificates.ts';
+import { connectionUntil } from '../support/connection-status.ts';
+import { controlledNamespace } from '../support/controller.ts';
+import { CONTROLLER_RELEASE } from '../support/controller-rbac.ts';
+import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
+import { GrpcProxy } from '../support/grpc-proxy.ts';
+
+const SERVER_NAME = 'exfil.twc.test';
+const MALLORY = setHeaderOptions('Impersonate-User', 'mallory');
+
+/** Creates the TemporalConnection `name` as mallory; resolves to the API server's refusal, or '' when created. */
+async function asMallory(namespace: string, name: string, spec: Record<string, unknown>): Promise<string> {
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  try {
+    await custom.createNamespacedCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: KINDS.TemporalConnection.plural,
+        body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'TemporalConnection', metadata: { name }, spec },
+      },
+      MALLORY,
+    );
+    return '';
+  } catch (error) {
+    const body = (error as { body?: string }).body ?? String(error);
+    return (JSON.parse(body) as { message?: string }).message ?? body;
+  }
+}
+
+test("a namespace editor's connection never sends a token the API server accepts to the editor's TLS server", async (t) => {
+  const namespace = await testNamespace(t, 'sec-token');
+  const certs = await makeCertificates(t, SERVER_NAME);
+  const received: string[] = [];
+  const server = new GrpcProxy({
+    upstream: sharedEnvironment().temporalAddress,
+    server: certs.server,
+    verifyBearer: (token) => {
+      if (token) received.push(token);
+      return Promise.resolve('mallory only collects tokens');
+    },
+  });
+  await server.listen();
+  t.after(() => server.close());
+
+  // What the namespace's admin sets up, as the README says: mallory edits, the controller may
+  // request the tokens of the namespace's account `temporal`.
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'temporal' } } });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: 'mallory-edits' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'mallory' }],
+    },
+  });
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name: 'temporal-token' },
+      rules: [
+        { apiGroups: [''], resources: ['serviceaccounts/token'], resourceNames: ['temporal'], verbs: ['create'] },
+      ],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: 'temporal-token' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'temporal-token' },
+      subjects: [
+        { kind: 'ServiceAccount', name: CONTROLLER_RELEASE.fullname, namespace: CONTROLLER_RELEASE.namespace },
+      ],
+    },
+  });
+  const ns = await controlledNamespace(t, namespace);
+
+  // mallory's own Secret with her CA, and connections to her server.
+  await core.createNamespacedSecret(
+    { namespace, body: { metadata: { name: 'mallory-ca' }, stringData: { 'ca.crt': certs.ca } } },
+    MALLORY,
+  );
+  const to = (token: Record<string, unknown>) => ({
+    hostPort: server.address,
+    tls: { serverName: SERVER_NAME, caCertSecretRef: { name: 'mallory-ca' } },
+    serviceAccountToken: token,
+  });
+  assert.match(
+    await asMallory(
+      namespace,
+      'issuer',
+      to({ audience: 'https://kubernetes.default.svc.cluster.local', serviceAccountName: 'temporal' }),
+    ),
+    /spec\.serviceAccountToken\.audience: .*one the cluster's API server accepts/,
+  );
+  assert.match(
+    await asMallory(namespace, 'own', to({ audience: 'temporal.twc.test' })),
+    /spec\.serviceAccountToken\.serviceAccountName: .*never the controller's/,
+  );
+  assert.equal(
+    await asMallory(namespace, 'extra', to({ audience: EXTRA_API_AUDIENCE, serviceAccountName: 'temporal' })),
+    '',
+  );
+  const refused = await connectionUntil(
+    namespace,
+    'its token refused',
+    (c) => c.Stalled?.reason === 'TokenRefused',
+    'extra',
+  );
+  assert.match(
+    refused.Stalled?.message ?? '',
+    /serviceAccountToken\.audience: .* is accepted by the cluster's API server, so it is never sent/,
+  );
+
+  // A token for an audience only mallory's server accepts is sent: her server does see tokens.
+  assert.equal(
+    await asMallory(namespace, 'honest', to({ audience: 'temporal.twc.test', serviceAccountName: 'temporal' })),
+    '',
+  );
+  await eventually('a token at the server', () => Promise.resolve(received.length > 0 || undefined));
+
+  const reviews = kubeConfig().makeApiClient(AuthenticationV1Api);
+  for (const token of new Set(received)) {
+    const { status } = await reviews.createTokenReview({ body: { spec: { token } } });
+    assert.notEqual(status?.authenticated, true, 'no token the API server accepts reached the server');
+  }
+  const counted = await ns.metrics.registry.getSingleMetric('twc_service_account_tokens_refused_total')?.get();
+  assert.ok(
+    counted?.values.some((v) => v.labels.reason === 'AcceptedByApiServer' && v.value >= 1),
+    `the refusal is counted: ${JSON.stringify(counted?.values)}`,
+  );
+});
