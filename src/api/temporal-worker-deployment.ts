@@ -376,6 +376,12 @@ const status = Type.Object(
                     description:
                       "Workflow ID of the gate run, which ends with a hash of the gate's own spec (workflow type, input): a run of another spec of the gate does not count, and one still running is terminated.",
                   }),
+                  runID: Type.Optional(
+                    Type.String({
+                      description:
+                        'The run the controller started under that workflow ID: no other run found under it counts (anyone who may start workflows in the Temporal namespace can start one), and a running one is terminated.',
+                    }),
+                  ),
                   status: Type.String({ description: 'Running, Completed or Failed.' }),
                   generation: Type.Optional(
                     Type.Integer({ description: 'The generation the run was started for.', format: 'int64' }),

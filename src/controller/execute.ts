@@ -59,6 +59,13 @@ export async function executePlan(
   });
   for (const { type = 'Normal', ...note } of notes) await deps.recordEvent(about(), { type, ...note });
   const done: PlannedAction[] = [];
+  const startedGateRuns: Record<string, string> = {};
+  const result = (failed?: ExecutionResult['failed']): ExecutionResult => ({
+    stored,
+    done,
+    ...(failed ? { failed } : {}),
+    ...(Object.keys(startedGateRuns).length > 0 ? { startedGateRuns } : {}),
+  });
   for (const action of actions) {
     // Doing nothing is always safe, and the change's own reconcile, waiting for this one, decides
     // again: Temporal's writes take up to seconds each while its Worker Deployment workflow is busy.
@@ -67,16 +74,18 @@ export async function executePlan(
       if (action.action === 'addFinalizer' && action.kind === 'TemporalWorkerDeployment') {
         stored = await addFinalizer(deps.cluster, KINDS.TemporalWorkerDeployment.plural, stored);
       } else {
-        const waiting = await carryOut(deps, context, action);
-        if (waiting) {
-          await deps.recordEvent(about(), { type: 'Normal', reason: 'VersionRecordDeleteWaiting', message: waiting });
+        const outcome = await carryOut(deps, context, action);
+        if (outcome && 'waiting' in outcome) {
+          const message = outcome.waiting;
+          await deps.recordEvent(about(), { type: 'Normal', reason: 'VersionRecordDeleteWaiting', message });
           continue;
         }
+        if (outcome && action.action === 'startGate') startedGateRuns[action.start.workflowId] = outcome.gateRunId;
       }
     } catch (error) {
       const failed = { action, ...failureOf(deps, context, action, error) };
       deps.log.warn({ action: action.action, reason: failed.condition.reason }, failed.condition.message);
-      return { stored, done, failed };
+      return result(failed);
     }
     done.push(action);
     const event = eventOf(action);
@@ -84,15 +93,17 @@ export async function executePlan(
     // Actions are rare (a rollout's few steps): each is worth a line.
     deps.log.info({ action: action.action }, event?.message ?? action.reason);
   }
-  return { stored, done };
+  return result();
 }
 
-/** Resolves with what a deletion waits for, when Temporal is not ready to let the record go. */
+/** What an action left to tell: what a deletion waits for, or the run a gate start began. */
+type Outcome = { waiting: string } | { gateRunId: string };
+
 async function carryOut(
   deps: ExecutorDependencies,
   context: ExecutionContext,
   action: PlannedAction,
-): Promise<string | void> {
+): Promise<Outcome | void> {
   const namespace = context.workerDeployment.metadata.namespace ?? '';
   switch (action.action) {
     case 'addFinalizer':
@@ -130,12 +141,13 @@ async function carryOut(
     case 'startGate': {
       const { start } = action;
       const input = await gateInput(deps.cluster, namespace, start.gate);
-      return temporalOf(context).startGate(action.buildId, {
+      const gateRunId = await temporalOf(context).startGate(action.buildId, {
         workflowId: start.workflowId,
         workflowType: start.gate.workflowType,
         taskQueue: start.taskQueue,
         ...(input === undefined ? {} : { input }),
       });
+      return gateRunId === undefined ? undefined : { gateRunId };
     }
     case 'route':
       return temporalOf(context).changeRouting(action.change);
@@ -144,7 +156,7 @@ async function carryOut(
         action.buildId,
         action.skipDrainage ? { skipDrainage: true } : {},
       );
-      return deletion.deleted ? undefined : `${deletion.waitingFor}; trying again`;
+      return deletion.deleted ? undefined : { waiting: `${deletion.waitingFor}; trying again` };
     }
     case 'deleteTemporalDeployment':
       return temporalOf(context).deleteDeployment();

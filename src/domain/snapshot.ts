@@ -77,6 +77,8 @@ export interface GateRun {
   /** The run read: a replacement terminates exactly this one. */
   runId?: string;
   workflowType?: string;
+  /** The build its versioning override pins it to; absent when it has none. */
+  pinnedTo?: { deploymentName: string; buildId: string };
   status: GateRunStatus;
   /** How a failed run ended. */
   message?: string;

@@ -4,6 +4,7 @@ import type { Rollout, TemporalWorkerDeployment } from '../api/temporal-worker-d
 import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
 import type { BuildTaskQueues, GateRun } from '../domain/snapshot.ts';
 import { specHash } from '../api/spec-hash.ts';
+import { foreignGateRun } from './gate-run-identity.ts';
 import { stepAtOrBelow } from './routing.ts';
 
 type Gate = NonNullable<Rollout['gate']>;
@@ -140,9 +141,9 @@ export function judgeGate({
 }
 
 /**
- * Unique per build, stage, queue and the gate's own spec (workflow type, input): a run found under
- * it ran this very gate, whatever the status remembers (a status write lost to a 409, a restart),
- * and a new spec of the gate has runs of its own, while any other edit of the spec changes nothing.
+ * Unique per build, stage, queue and the gate's own spec (workflow type, input): a new spec of the
+ * gate has runs of its own, while any other edit of the spec changes nothing. Anyone may start a
+ * run under it: which run counts is gate-run-identity.ts's to say.
  */
 export function gateWorkflowId(temporalName: string, buildId: string, stage: GateStage, taskQueue: string): string {
   return `temporal-worker-controller/gate/${temporalName}/${buildId}/${stage.name}/${taskQueue}/${gateSpecHash(stage.gate)}`;
@@ -196,7 +197,8 @@ export function gateSpecHash(gate: Gate): string {
 /**
  * Every remembered run of the stage completed, each of the gate's present spec (its workflow ID
  * says so; one of an older spec, or remembered by a controller before spec hashes, does not
- * count), on every queue the pools name.
+ * count) and with the run ID of the run the controller started (one remembered by a controller
+ * that recorded none is read again), on every queue the pools name.
  */
 function completed(context: GateContext, stage: GateStage): boolean {
   const { previous, expectedQueues, temporalName, buildId } = context;
@@ -207,7 +209,10 @@ function completed(context: GateContext, stage: GateStage): boolean {
     layout.join(',') === expectedQueues.join(',') &&
     known.length > 0 &&
     known.every(
-      (g) => g.status === 'Completed' && g.workflowID === gateWorkflowId(temporalName, buildId, stage, g.taskQueue),
+      (g) =>
+        g.status === 'Completed' &&
+        g.runID !== undefined &&
+        g.workflowID === gateWorkflowId(temporalName, buildId, stage, g.taskQueue),
     ) &&
     expectedQueues.every((q) => known.some((g) => g.taskQueue === q))
   );
@@ -267,6 +272,8 @@ export interface GateDecision {
   waiting?: string;
   /** What blocks the rollout until someone acts: a failed gate, or one that cannot progress. */
   failure?: { reason: 'RolloutAborted' | 'GateFailed' | 'GateStuck'; message: string };
+  /** Runs found under the gate's workflow IDs that the controller did not start: they count for nothing. */
+  foreign?: string;
 }
 
 export interface ObservedGate extends GateQueues {
@@ -301,8 +308,11 @@ function decideStages(context: GateContext, observed: ObservedGate | undefined):
       if (decision.gate !== 'passed') return { ...decision, memory: { ...decision.memory, gates } };
       passed = decision.passed;
     } else if (completed(context, stage)) {
-      gates.push(...(previous?.gates ?? []).filter((g) => g.stage === stage.name));
+      gates.push(...rememberedRuns(context, stage));
     } else {
+      // Not read this time (its build not registered, a read that failed): its runs stay remembered,
+      // as only the run IDs remembered tell the controller's own runs from anyone's.
+      gates.push(...rememberedRuns(context, stage));
       return { gate: 'pending', memory: gates.length > 0 ? { gates } : {}, starts: [], ...(passed ? { passed } : {}) };
     }
   }
@@ -315,14 +325,9 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
   const idOf = (taskQueue: string) => gateWorkflowId(context.temporalName, buildId, stage, taskQueue);
   const remembered = (taskQueue: string) =>
     previous?.gates?.find((g) => g.stage === stage.name && g.taskQueue === taskQueue);
-  // A failed run the status does not know it started is of an earlier rollout of this build (the
-  // gates of a build that stops being the target are terminated: see abandonedGates), judged on
-  // what stood then: it is run again, not believed. One the status knows is believed, its failure
-  // remembered there or not (a status write lost).
-  const ours = (q: string) => remembered(q)?.workflowID === idOf(q);
-  const runs = Object.fromEntries(
-    Object.entries(observed.runs).filter(([q, run]) => run?.status !== 'Failed' || ours(q)),
-  );
+  const foreign = foreignRuns(context, stage, observed);
+  // Only the controller's own runs judge the build; the gate runs again where there is none.
+  const runs = Object.fromEntries(Object.entries(observed.runs).filter(([q]) => !foreign.has(q)));
   const replacing = new Map<string, { runId: string; why: string }>();
   for (const taskQueue of taskQueues) {
     const run = runs[taskQueue];
@@ -330,6 +335,12 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
       replacing.set(taskQueue, {
         runId: run.runId ?? '',
         why: `it cannot progress and annotation ${RETRY_GATE_ANNOTATION}=${retry} asks for a new run`,
+      });
+    const alien = foreign.get(taskQueue);
+    if (alien?.run.status === 'Running')
+      replacing.set(taskQueue, {
+        runId: alien.run.runId ?? '',
+        why: `it is not the run the controller started: ${alien.why}`,
       });
   }
   const verdict = judgeGate({
@@ -355,21 +366,28 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
         })
       : [];
   const started = new Set(starts.map((s) => s.taskQueue));
-  const gates = taskQueues.map((taskQueue) => {
-    const same = remembered(taskQueue);
-    const startedFor = started.has(taskQueue)
-      ? generation
-      : same?.workflowID === idOf(taskQueue)
-        ? same.generation
-        : undefined;
-    return {
-      stage: stage.name,
-      taskQueue,
-      workflowID: idOf(taskQueue),
-      status: started.has(taskQueue) ? 'Running' : (runs[taskQueue]?.status ?? 'Running'),
-      ...(startedFor === undefined ? {} : { generation: startedFor }),
-    };
-  });
+  // No queue known yet (a Deployment not yet available): the runs remembered stay, unjudged.
+  const gates =
+    taskQueues.length === 0
+      ? rememberedRuns(context, stage)
+      : taskQueues.map((taskQueue) => {
+          const same = remembered(taskQueue);
+          const startedFor = started.has(taskQueue)
+            ? generation
+            : same?.workflowID === idOf(taskQueue)
+              ? same.generation
+              : undefined;
+          // A run started now has its ID recorded once started (see status/report.ts).
+          const runID = started.has(taskQueue) ? undefined : runs[taskQueue]?.runId;
+          return {
+            stage: stage.name,
+            taskQueue,
+            workflowID: idOf(taskQueue),
+            ...(runID ? { runID } : {}),
+            status: started.has(taskQueue) ? 'Running' : (runs[taskQueue]?.status ?? 'Running'),
+            ...(startedFor === undefined ? {} : { generation: startedFor }),
+          };
+        });
   // A run of another spec of this gate still running judges what no longer stands: it is ended.
   const outdated = (previous?.gates ?? []).flatMap((g) =>
     g.stage === stage.name && g.status === 'Running' && g.workflowID !== idOf(g.taskQueue)
@@ -401,16 +419,63 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
           },
         }
       : {};
+  const reported = foreignReport(stage, foreign);
   return {
     gate: verdict.state,
     memory: { gates },
     starts,
     ...ended,
     ...stuck,
+    ...(reported ? { foreign: reported } : {}),
     ...(verdict.state === 'passed'
       ? { passed: `${verdict.reason} for build ${buildId}` }
       : { waiting: verdict.reason }),
   };
+}
+
+/** What the status remembers of the stage's runs. */
+function rememberedRuns({ previous }: GateContext, stage: GateStage): NonNullable<GateMemory['gates']> {
+  return (previous?.gates ?? []).filter((g) => g.stage === stage.name);
+}
+
+type ForeignRuns = Map<string, { run: GateRun; why: string }>;
+
+/**
+ * The runs of the stage, by task queue, that are not the controller's own (see gate-run-identity.ts).
+ * One the status does not know it started may also be of an earlier rollout of this build, or the
+ * controller's own whose status write was lost: none of them counts, and the gate runs again.
+ */
+function foreignRuns(context: GateContext, stage: GateStage, observed: ObservedGate): ForeignRuns {
+  const { previous, temporalName, buildId } = context;
+  const foreign: ForeignRuns = new Map();
+  for (const [taskQueue, run] of Object.entries(observed.runs)) {
+    if (!run) continue;
+    const remembered = previous?.gates?.find(
+      (g) => g.stage === stage.name && g.taskQueue === taskQueue && g.workflowID === run.workflowId,
+    );
+    const why = foreignGateRun(run, {
+      runId: remembered?.runID,
+      workflowType: stage.gate.workflowType,
+      deploymentName: temporalName,
+      buildId,
+    });
+    if (why !== undefined) foreign.set(taskQueue, { run, why });
+  }
+  return foreign;
+}
+
+/**
+ * What a foreign run that could have passed or held the gate is reported as. A failed one is not:
+ * it passes nothing, and an earlier rollout of this build leaves such runs behind.
+ */
+function foreignReport(stage: GateStage, foreign: ForeignRuns): string | undefined {
+  const reported = [...foreign].filter(([, { run }]) => run.status !== 'Failed');
+  if (reported.length === 0) return undefined;
+  const runs = reported.map(
+    ([taskQueue, { run, why }]) =>
+      `${run.status.toLowerCase()} run ${run.runId ?? ''} of workflow ${run.workflowId} on task queue ${taskQueue} (${why})`,
+  );
+  return `gate ${stage.name} found ${runs.join('; ')}: it does not count, a running one is terminated, and the gate runs again. Someone who may start workflows in the Temporal namespace started it, or the controller lost the status write that recorded its own run`;
 }
 
 function failed(

@@ -91,6 +91,8 @@ export interface Execution {
   done: PlannedAction[];
   /** The action that failed and the condition that says so: the actions after it were not taken. */
   failed?: { action: PlannedAction; condition: Condition; requeueAfterMs?: number };
+  /** The run ID of each gate run started, by workflow ID: the status records it, as only that run counts. */
+  startedGateRuns?: Record<string, string>;
 }
 
 export interface Plan {
@@ -285,6 +287,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
   );
 
   if (gateDecision.failure) conditions.push(stalled(gateDecision.failure.reason, gateDecision.failure.message));
+  if (gateDecision.foreign) conditions.push(stalled('GateRunForeign', gateDecision.foreign));
   if (gateDecision.passed) notes.push({ reason: 'GatePassed', message: gateDecision.passed });
   if (observedGate?.gateReadFailure)
     conditions.push(progressing('False', 'GateCheckFailed', observedGate.gateReadFailure));

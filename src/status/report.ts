@@ -131,15 +131,19 @@ function withStartedBatches(plan: Plan, execution: Execution, now: Date): Plan['
   return ladder;
 }
 
-/** The gate memory, without runs whose start was planned but not carried out. */
+/** The gate memory, without runs whose start was planned but not carried out, and with the run ID of each run started. */
 function startedGates(plan: Plan, execution: Execution): Plan['gates'] {
   const notStarted = new Set(
     plan.actions
       .filter((a) => a.action === 'startGate' && !execution.done.includes(a))
       .map((a) => (a.action === 'startGate' ? a.start.workflowId : '')),
   );
-  if (notStarted.size === 0 || !plan.gates.gates) return plan.gates;
+  if (!plan.gates.gates) return plan.gates;
   const { gates, ...rest } = plan.gates;
-  const started = gates.filter((g) => !notStarted.has(g.workflowID));
+  // Each run started is known by its run ID from now on: only that run may pass the gate.
+  const runIds = execution.startedGateRuns ?? {};
+  const started = gates
+    .filter((g) => !notStarted.has(g.workflowID))
+    .map((g) => (runIds[g.workflowID] === undefined ? g : { ...g, runID: runIds[g.workflowID] }));
   return started.length > 0 ? { ...rest, gates: started } : rest;
 }

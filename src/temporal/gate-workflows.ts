@@ -1,7 +1,9 @@
 // Gate workflows in Temporal: started pinned to the build they judge, on each of its workflow
 // task queues, and read back as Running (stuck when its workflow task keeps failing), Completed or
-// Failed. A failed or terminated run may be started again under the same workflow ID; a running
-// one is terminated first when it no longer belongs to the spec; a completed one is never replaced.
+// Failed, with the run ID, type and pinned build the planner tells the controller's own run by.
+// Any closed run may be followed by a new one under the same workflow ID (the planner starts one
+// only when no run of its own counts: a completed run someone else started must not hold the ID);
+// a running one is terminated first.
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { randomUUID } from 'node:crypto';
 import type { GateRun } from '../domain/snapshot.ts';
@@ -33,7 +35,15 @@ export async function readGate(target: GateTarget, workflowId: string): Promise<
   const info = described.workflowExecutionInfo;
   const status = info?.status;
   const runId = info?.execution?.runId ?? '';
-  const run = { workflowId, runId, ...(info?.type?.name ? { workflowType: info.type.name } : {}) };
+  const pinned = info?.versioningInfo?.versioningOverride?.pinned?.version;
+  const run = {
+    workflowId,
+    runId,
+    ...(info?.type?.name ? { workflowType: info.type.name } : {}),
+    ...(pinned?.deploymentName && pinned.buildId
+      ? { pinnedTo: { deploymentName: pinned.deploymentName, buildId: pinned.buildId } }
+      : {}),
+  };
   if (status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
     // A workflow task that failed is tried again for as long as the run lasts, without an end.
     const attempt = described.pendingWorkflowTask?.attempt ?? 1;
@@ -83,18 +93,22 @@ export interface GateStart {
   input?: unknown;
 }
 
-/** Starts the gate pinned to the build; a run already going under that ID is left alone. */
-export async function startGate(target: GateTarget, buildId: string, gate: GateStart): Promise<void> {
+/**
+ * Starts the gate pinned to the build and resolves with the new run's ID, which the status records:
+ * only that run may pass the gate. A run already going under that ID is left alone and yields no
+ * run ID, so it counts for nothing.
+ */
+export async function startGate(target: GateTarget, buildId: string, gate: GateStart): Promise<string | undefined> {
   const { service, namespace, deploymentName, identity } = target;
   try {
-    await service.startWorkflowExecution({
+    const started = await service.startWorkflowExecution({
       namespace,
       workflowId: gate.workflowId,
       workflowType: { name: gate.workflowType },
       taskQueue: { name: gate.taskQueue },
       ...(gate.input === undefined ? {} : { input: { payloads: [jsonPayload(gate.input)] } }),
       workflowExecutionTimeout: msToTs(GATE_TIMEOUT_SECONDS * 1000),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
       versioningOverride: {
         pinned: {
           behavior: PinnedOverrideBehavior.PINNED_OVERRIDE_BEHAVIOR_PINNED,
@@ -104,8 +118,9 @@ export async function startGate(target: GateTarget, buildId: string, gate: GateS
       identity,
       requestId: randomUUID(),
     });
+    return started.runId || undefined;
   } catch (error) {
-    if (error instanceof TemporalCallError && error.code === GrpcStatus.ALREADY_EXISTS) return;
+    if (error instanceof TemporalCallError && error.code === GrpcStatus.ALREADY_EXISTS) return undefined;
     throw error;
   }
 }

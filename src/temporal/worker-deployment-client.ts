@@ -28,7 +28,8 @@ export interface WorkerDeploymentClient {
   unversionedPollersOnAll(workflowTaskQueues: string[]): Promise<boolean>;
   /** Undefined when no run was ever started under that ID. */
   readGate(workflowId: string): Promise<GateRun | undefined>;
-  startGate(buildId: string, gate: GateStart): Promise<void>;
+  /** The run ID of the run started; undefined when a run was already going under that workflow ID. */
+  startGate(buildId: string, gate: GateStart): Promise<string | undefined>;
   /** Terminates that run of a gate, saying why; one already closed counts as terminated. */
   terminateGate(workflowId: string, runId: string, reason: string): Promise<void>;
   /** `skipDrainage`: even if pinned workflows may still run on it. */

@@ -629,7 +629,12 @@ export class TemporalModel {
     this.call('readGate', `readGate ${workflowId}`);
     const run = this.latestRun(workflowId);
     if (!run) return undefined;
-    const base = { workflowId, runId: run.runId, workflowType: run.type };
+    const base = {
+      workflowId,
+      runId: run.runId,
+      workflowType: run.type,
+      ...(run.build === undefined ? {} : { pinnedTo: { deploymentName: this.temporalName, buildId: run.build } }),
+    };
     if (run.status === 'Running') {
       const stuck = run.gate?.traits.outcome === 'hang' && (run.gate.attempts ?? 0) > 1;
       return stuck
@@ -644,14 +649,17 @@ export class TemporalModel {
     return this.workflows.findLast((w) => w.gate && w.id === workflowId);
   }
 
-  /** WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY: a running or completed run stays; a failed one is replaced. */
+  /** WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE: a running run stays (no run ID given); a closed one is followed by a new run. */
   startGate(
     buildId: string,
     gate: { workflowId: string; workflowType: string; taskQueue: string; input?: unknown },
-  ): void {
+  ): string | undefined {
     this.call('startGate', `startGate ${buildId} ${gate.workflowType} on ${gate.taskQueue}`);
     const latest = this.latestRun(gate.workflowId);
-    if (latest && (latest.status === 'Running' || latest.status === 'Completed')) return this.answered('startGate');
+    if (latest?.status === 'Running') {
+      this.answered('startGate');
+      return undefined;
+    }
     const now = this.clock.now;
     const runId = this.nextId('run');
     const workflow: Workflow = {
@@ -676,6 +684,7 @@ export class TemporalModel {
     };
     this.workflows.push(workflow);
     this.answered('startGate');
+    return runId;
   }
 
   terminateGate(workflowId: string, runId: string): void {

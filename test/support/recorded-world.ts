@@ -22,6 +22,8 @@ import type { WorkerDeploymentClient } from '../../src/temporal/worker-deploymen
 export const NAMESPACE = 'shop';
 export const IDENTITY = 'twc-test';
 export const TASK_QUEUE = 'orders';
+/** The run ID Temporal gives every gate run the reconcile starts. */
+export const STARTED_GATE_RUN = 'started-run';
 
 export interface World {
   now: Date;
@@ -170,7 +172,9 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
       ),
     readGate: (id) => Promise.resolve(call(`temporal.readGate ${id}`)).then(() => world.gateRuns?.[id]),
     startGate: (buildId, gate) =>
-      Promise.resolve(call(`temporal.startGate ${buildId} ${gate.workflowType} on ${gate.taskQueue}`)),
+      Promise.resolve(call(`temporal.startGate ${buildId} ${gate.workflowType} on ${gate.taskQueue}`)).then(
+        () => STARTED_GATE_RUN,
+      ),
     terminateGate: (id, runId) => Promise.resolve(call(`temporal.terminateGate ${id} ${runId}`)),
     deleteVersionRecord: (buildId, options) =>
       Promise.resolve(

@@ -9,6 +9,7 @@ import { gateQueues } from '../../src/planner/plan.ts';
 import {
   decideGates,
   type GateCheck,
+  type GateContext,
   gateStages,
   gateTaskQueues,
   gateSpecHash,
@@ -175,16 +176,32 @@ const twoStages = {
 /** The stages of twoStages by name, with their gates. */
 const stageOf = (name: string) => ({ name, gate: name === 'rollout' ? gate('smoke') : gate('canary-10') });
 const idOn = (name: string, queue: string) => gateWorkflowId('shop/orders', 'v2', stageOf(name), queue);
-/** `startedFor`: the generation a run was started for, as the status remembers it. */
-const remembered = (stage: string, status: string, startedFor?: number) => ({
+/** The run ID of the run the controller started on queue a, as the status records it. */
+const OWN_RUN = 'r1';
+/** A run as the status remembers it, without the run ID the controller started. */
+const unrecorded = (stage: string, status: string, startedFor?: number) => ({
   stage,
   taskQueue: 'a',
   workflowID: idOn(stage, 'a'),
   status,
   ...(startedFor === undefined ? {} : { generation: startedFor }),
 });
-/** A run the decision starts now, at generation 3. */
-const startedNow = (stage: string) => remembered(stage, 'Running', 3);
+/** `startedFor`: the generation a run was started for, as the status remembers it. */
+const remembered = (stage: string, status: string, startedFor?: number) => ({
+  ...unrecorded(stage, status, startedFor),
+  runID: OWN_RUN,
+});
+/** A run the decision starts now, at generation 3: its run ID is recorded once it has started. */
+const startedNow = (stage: string) => unrecorded(stage, 'Running', 3);
+/** The controller's own run of a stage on queue a, as Temporal reports it. */
+const ownRun = (stage: string, status: GateRun['status'], changes: Partial<GateRun> = {}): GateRun => ({
+  workflowId: idOn(stage, 'a'),
+  runId: OWN_RUN,
+  workflowType: stageOf(stage).gate.workflowType,
+  pinnedTo: { deploymentName: 'shop/orders', buildId: 'v2' },
+  status,
+  ...changes,
+});
 
 test('gates in order: the first not known complete is read; each passes before the next is asked', () => {
   assert.equal(gateToRead({ ...twoStages, previous: undefined })?.name, 'rollout');
@@ -199,8 +216,8 @@ test('gates in order: the first not known complete is read; each passes before t
   });
 
   const rolloutPasses = decideGates(
-    { ...twoStages, previous: undefined },
-    { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Completed' } } },
+    { ...twoStages, previous: { gates: [remembered('rollout', 'Running')] } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: ownRun('rollout', 'Completed') } },
   );
   assert.equal(rolloutPasses.gate, 'pending', 'step 1 still stands');
   assert.deepEqual(rolloutPasses.memory, rolloutDone);
@@ -426,7 +443,7 @@ test('a failed run stops the gate; a queue without a run is remembered as runnin
     {
       stage: 'rollout',
       taskQueues: ['a', 'b'],
-      runs: { a: { workflowId: 'gate-a', status: 'Failed', message: 'boom' } },
+      runs: { a: ownRun('rollout', 'Failed', { message: 'boom' }) },
     },
   );
   assert.deepEqual(decision, {
@@ -434,25 +451,20 @@ test('a failed run stops the gate; a queue without a run is remembered as runnin
     memory: {
       gates: [
         remembered('rollout', 'Failed'),
-        {
-          ...remembered('rollout', 'Running'),
-          taskQueue: 'b',
-          workflowID: idOn('rollout', 'b'),
-        },
+        { stage: 'rollout', taskQueue: 'b', workflowID: idOn('rollout', 'b'), status: 'Running' },
       ],
       gateFailure: {
         generation: 3,
         specHash: gateSpecHash(gate('smoke')),
         stage: 'rollout',
-        workflowID: 'gate-a',
-        message: 'gate rollout failed on task queue a: workflow gate-a boom',
+        workflowID: idOn('rollout', 'a'),
+        message: `gate rollout failed on task queue a: workflow ${idOn('rollout', 'a')} boom`,
       },
     },
     starts: [],
     failure: {
       reason: 'GateFailed',
-      message:
-        'gate rollout failed on task queue a: workflow gate-a boom; the rollout of build v2 stops, its Pods stay for the workflows already on it; change that gate in the spec or set annotation temporal.io/retry-gate to a new value to run the gate again',
+      message: `gate rollout failed on task queue a: workflow ${idOn('rollout', 'a')} boom; the rollout of build v2 stops, its Pods stay for the workflows already on it; change that gate in the spec or set annotation temporal.io/retry-gate to a new value to run the gate again`,
     },
   });
 });
@@ -460,8 +472,8 @@ test('a failed run stops the gate; a queue without a run is remembered as runnin
 test('a gate still running: pending, its runs remembered, no pass said', () => {
   assert.deepEqual(
     decideGates(
-      { ...twoStages, previous: undefined },
-      { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Running' } } },
+      { ...twoStages, previous: { gates: [remembered('rollout', 'Running')] } },
+      { stage: 'rollout', taskQueues: ['a'], runs: { a: ownRun('rollout', 'Running') } },
     ),
     {
       gate: 'pending',
@@ -472,13 +484,8 @@ test('a gate still running: pending, its runs remembered, no pass said', () => {
   );
 });
 
-const stuckRun = (runId = 'r1'): GateRun => ({
-  workflowId: idOn('rollout', 'a'),
-  runId,
-  workflowType: 'smoke',
-  status: 'Running',
-  stuck: 'its workflow task fails: no such workflow type',
-});
+const stuckRun = (runId = OWN_RUN): GateRun =>
+  ownRun('rollout', 'Running', { runId, stuck: 'its workflow task fails: no such workflow type' });
 
 test('a run whose workflow task keeps failing is said to be stuck: the gate still holds traffic', () => {
   const decision = decideGates(
@@ -509,7 +516,7 @@ test('a new spec of the gate has runs of its own: one of the old spec still runn
   assert.deepEqual(replaced.outdated, [{ stage: 'rollout', taskQueue: 'a', workflowId: otherSpec.workflowID }]);
   assert.deepEqual(replaced.memory, { gates: [startedNow('rollout')] });
 
-  const running: GateRun = { workflowId: 'x', runId: 'r1', status: 'Running' };
+  const running = ownRun('rollout', 'Running');
   const same = decideGates(
     { ...twoStages, previous: { gates: [remembered('rollout', 'Running', 2)] } },
     { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
@@ -520,14 +527,9 @@ test('a new spec of the gate has runs of its own: one of the old spec still runn
     'a run of this spec, an older generation: left to run',
   );
   assert.deepEqual(same.memory, { gates: [remembered('rollout', 'Running', 2)] });
-  const unknown = decideGates(
-    { ...twoStages, previous: undefined },
-    { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
-  );
-  assert.deepEqual(unknown.starts, [], 'a run under the present ID is of this spec, remembered or not');
   const completed = decideGates(
     { ...twoStages, previous: { gates: [remembered('rollout', 'Completed', 2)] } },
-    { stage: 'rollout', taskQueues: ['a'], runs: { a: { workflowId: 'x', status: 'Completed' } } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: ownRun('rollout', 'Completed') } },
   );
   assert.deepEqual(completed.starts, []);
   assert.equal(completed.passed, 'gate rollout completed on every task queue for build v2');
@@ -565,7 +567,7 @@ test('a failure holds through any other change of the spec, and is lifted by a c
 
 test('the retry annotation: a failure of this generation is read and run again, a stuck run replaced, each value once', () => {
   const failedNow = { gates: [remembered('rollout', 'Failed', 3)], gateFailure: failureAt(3, 'rollout') };
-  const failedRun: GateRun = { workflowId: 'x', status: 'Failed', message: 'boom' };
+  const failedRun = ownRun('rollout', 'Failed', { message: 'boom' });
   assert.equal(gateToRead({ ...twoStages, previous: failedNow }), undefined, 'without a retry nothing is read');
   assert.equal(gateToRead({ ...twoStages, previous: failedNow, retry: 'one' })?.name, 'rollout');
   const retried = decideGates(
@@ -578,7 +580,7 @@ test('the retry annotation: a failure of this generation is read and run again, 
   );
   assert.deepEqual(retried.memory, { gates: [startedNow('rollout')], gateRetry: 'one' });
 
-  const stuckNow = { gates: [remembered('rollout', 'Running', 3)] };
+  const stuckNow = { gates: [{ ...remembered('rollout', 'Running', 3), runID: 'r7' }] };
   const replaced = decideGates(
     { ...twoStages, previous: stuckNow, retry: 'two' },
     { stage: 'rollout', taskQueues: ['a'], runs: { a: stuckRun('r7') } },
@@ -599,7 +601,7 @@ test('the retry annotation: a failure of this generation is read and run again, 
 });
 
 test('the retry annotation leaves a healthy running run alone; what dates a run is its own stage and queue', () => {
-  const running: GateRun = { workflowId: 'x', runId: 'r1', status: 'Running' };
+  const running = ownRun('rollout', 'Running');
   const healthy = decideGates(
     { ...twoStages, previous: { gates: [remembered('rollout', 'Running', 3)] }, retry: 'three' },
     { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
@@ -696,21 +698,95 @@ test('a pass holds for the layout of pools it was read under: pools added or rem
   assert.equal(gateToRead({ ...twoStages, previous: passed })?.name, 'rollout', 'pools removed: read again');
   assert.equal(gateToRead({ ...onA, previous: { gates: passed.gates } })?.name, 'rollout', 'the layout not remembered');
   const read = decideGates(
-    { ...onA, previous: undefined },
-    {
-      stage: 'rollout',
-      taskQueues: ['a'],
-      runs: { a: { workflowId: idOn('rollout', 'a'), status: 'Completed' } },
-    },
+    { ...onA, previous: { gates: [remembered('rollout', 'Running')] } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: ownRun('rollout', 'Completed') } },
   );
   assert.deepEqual(read.memory.gatePoolQueues, ['a'], 'remembered with the runs read');
   const noPools = decideGates(
-    { ...twoStages, previous: undefined },
-    {
-      stage: 'rollout',
-      taskQueues: ['a'],
-      runs: { a: { workflowId: idOn('rollout', 'a'), status: 'Completed' } },
-    },
+    { ...twoStages, previous: { gates: [remembered('rollout', 'Running')] } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: ownRun('rollout', 'Completed') } },
   );
   assert.equal('gatePoolQueues' in noPools.memory, false, 'none without pools');
+});
+
+test("a run under the gate's workflow ID that the controller did not start passes nothing: a running one is terminated, the gate runs again, and it is reported", () => {
+  const recorded = { ...twoStages, previous: { gates: [remembered('rollout', 'Running')] } };
+  const forged: [string, GateContext, GateRun, RegExp][] = [
+    [
+      'no run recorded (started by anyone before the controller)',
+      { ...twoStages, previous: undefined },
+      ownRun('rollout', 'Completed'),
+      /the status records no run the controller started under that ID/,
+    ],
+    [
+      'another run under the same ID (TerminateExisting)',
+      recorded,
+      ownRun('rollout', 'Completed', { runId: 'forged' }),
+      /the controller started run r1, not this one/,
+    ],
+    ['another type', recorded, ownRun('rollout', 'Completed', { workflowType: 'noop' }), /workflow type is noop/],
+    [
+      'pinned to another build',
+      recorded,
+      ownRun('rollout', 'Completed', { pinnedTo: { deploymentName: 'shop/orders', buildId: 'v1' } }),
+      /not pinned to build v2 of Worker Deployment shop\/orders/,
+    ],
+    ['not pinned at all', recorded, ownRun('rollout', 'Completed', { pinnedTo: undefined }), /not pinned to build v2/],
+  ];
+  for (const [what, context, run, why] of forged) {
+    const decision = decideGates(context, { stage: 'rollout', taskQueues: ['a'], runs: { a: run } });
+    assert.equal(decision.gate, 'pending', `${what}: the gate does not pass`);
+    assert.equal(decision.passed, undefined, what);
+    assert.deepEqual(
+      decision.starts,
+      [{ stage: 'rollout', taskQueue: 'a', workflowId: idOn('rollout', 'a'), gate: gate('smoke') }],
+      `${what}: the controller's own run starts (a completed run is closed: nothing to terminate)`,
+    );
+    assert.deepEqual(decision.memory, { gates: [startedNow('rollout')] }, `${what}: its run ID is not remembered`);
+    assert.match(decision.foreign ?? '', why, what);
+    assert.match(decision.foreign ?? '', new RegExp(`completed run ${run.runId} of workflow ${idOn('rollout', 'a')}`));
+  }
+
+  const running = decideGates(recorded, {
+    stage: 'rollout',
+    taskQueues: ['a'],
+    runs: { a: ownRun('rollout', 'Running', { runId: 'forged' }) },
+  });
+  assert.deepEqual(
+    running.starts.map((s) => s.replaces),
+    [{ runId: 'forged', why: 'it is not the run the controller started: the controller started run r1, not this one' }],
+    'a running one is terminated, that very run, before the gate starts',
+  );
+  assert.match(running.foreign ?? '', /running run forged/);
+});
+
+test('a failed run the controller did not start is run again, unreported: it passes nothing, and an earlier rollout of the build leaves such runs', () => {
+  const decision = decideGates(
+    { ...twoStages, previous: undefined },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: ownRun('rollout', 'Failed', { message: 'boom' }) } },
+  );
+  assert.equal(decision.gate, 'pending', 'not failed: the run does not judge this rollout');
+  assert.deepEqual(
+    decision.starts.map((s) => s.taskQueue),
+    ['a'],
+  );
+  assert.equal(decision.foreign, undefined);
+});
+
+test('a pass remembered without a run ID (by a controller that recorded none) is read again', () => {
+  assert.equal(
+    gateToRead({ ...twoStages, previous: { gates: [unrecorded('rollout', 'Completed')] } })?.name,
+    'rollout',
+  );
+  assert.equal(gateToRead({ ...twoStages, previous: { gates: [remembered('rollout', 'Completed')] } })?.name, 'step-1');
+});
+
+test("the runs remembered stay while the gate cannot be judged (its queues not known yet, its runs not read): their run IDs are what tells them from anyone else's", () => {
+  const previous = { gates: [remembered('rollout', 'Running')] };
+  const noQueues = decideGates(
+    { ...twoStages, previous },
+    { stage: 'rollout', taskQueues: [], unavailable: ['pool a'], runs: {} },
+  );
+  assert.deepEqual(noQueues.memory.gates, previous.gates);
+  assert.deepEqual(decideGates({ ...twoStages, previous }, undefined).memory.gates, previous.gates);
 });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { KubernetesApiError } from '../../src/k8s/api-errors.ts';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
 import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
-import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+import type { GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import { copyName } from '../../src/k8s/owned-resource-copies.ts';
 import { gateWorkflowId } from '../../src/planner/gates.ts';
@@ -22,6 +22,7 @@ import {
   IDENTITY,
   NAMESPACE,
   recordedReconcile,
+  STARTED_GATE_RUN,
   TASK_QUEUE,
   workerDeployment,
   type World,
@@ -387,21 +388,25 @@ test("the target's failing Pods are said and warned of, read from the cache: no 
   assert.doesNotMatch(progressing?.message ?? '', /payments/, "another worker deployment's Pods are not this one's");
 });
 
+/** The calls of a reconcile that reads gate run `id` and starts the gate on the target, v2. */
+const gateStartCalls = (id: string) => [
+  'temporal.describe',
+  'temporal.taskQueues v2',
+  `temporal.readGate ${id}`,
+  `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
+  'k8s.replaceStatus orders@10',
+];
+
 test('a gate with no run yet: its task queues and run are read, it starts pinned to the target, and routing waits', async () => {
   const run = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }));
   const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
-  assert.deepEqual(run.calls, [
-    'temporal.describe',
-    'temporal.taskQueues v2',
-    `temporal.readGate ${id}`,
-    `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
-    'k8s.replaceStatus orders@10',
-  ]);
+  assert.deepEqual(run.calls, gateStartCalls(id));
   assert.deepEqual(run.status?.targetVersion?.gates, [
     {
       stage: 'rollout',
       taskQueue: TASK_QUEUE,
       workflowID: id,
+      runID: STARTED_GATE_RUN,
       status: 'Running',
       generation: 1,
     },
@@ -428,13 +433,7 @@ test('a build whose workers poll no activities gets its gate on its workflow que
   );
 
   const grown = await recordedReconcile({ ...world, taskQueues: workflowsOnly });
-  assert.deepEqual(grown.calls, [
-    'temporal.describe',
-    'temporal.taskQueues v2',
-    `temporal.readGate ${id}`,
-    `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
-    'k8s.replaceStatus orders@10',
-  ]);
+  assert.deepEqual(grown.calls, gateStartCalls(id));
 });
 
 test('a gate run of another spec of the gate, still running, is terminated; the gate of the new spec starts under its own ID', async () => {
@@ -460,19 +459,22 @@ test('a gate run of another spec of the gate, still running, is terminated; the 
     'k8s.replaceStatus orders@10',
   ]);
   assert.deepEqual(run.events, ['Normal GateTerminated', 'Normal GateStarted']);
-  assert.deepEqual(run.status?.targetVersion?.gates, [{ ...started, workflowID: id, generation: 2 }]);
+  assert.deepEqual(run.status?.targetVersion?.gates, [
+    { ...started, workflowID: id, runID: STARTED_GATE_RUN, generation: 2 },
+  ]);
 });
 
 test('a stuck gate run is reported and left alone; the retry annotation replaces it, once', async () => {
   const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
-  const started = { stage: 'rollout', taskQueue: TASK_QUEUE, workflowID: id, status: 'Running', generation: 1 };
-  const stuck = {
-    workflowId: id,
-    runId: 'run-1',
-    workflowType: 'Smoke',
-    status: 'Running' as const,
-    stuck: 'its workflow task fails: unknown workflow type',
+  const started = {
+    stage: 'rollout',
+    taskQueue: TASK_QUEUE,
+    workflowID: id,
+    runID: 'run-1',
+    status: 'Running',
+    generation: 1,
   };
+  const stuck = ownGateRun(id, 'Running', { stuck: 'its workflow task fails: unknown workflow type' });
   const world = (annotations: Record<string, string>, gateRetry?: string): World => ({
     ...rolloutWorld(),
     workerDeployment: workerDeployment(
@@ -527,8 +529,8 @@ test('a gate input from a ConfigMap is read when the gate starts; a missing one 
 test('a gate that completed lets the target be promoted', async () => {
   const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
   const run = await recordedReconcile({
-    ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
-    gateRuns: { [id]: { workflowId: id, status: 'Completed' } },
+    ...gateStarted(rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }), 'rollout', id),
+    gateRuns: { [id]: ownGateRun(id, 'Completed') },
   });
   assert.deepEqual(run.calls, [
     'temporal.describe',
@@ -546,17 +548,23 @@ function gateStarted(world: World, stage: string, id: string): World {
     targetVersion: {
       buildID: 'v2',
       status: 'Inactive',
-      gates: [{ stage, taskQueue: TASK_QUEUE, workflowID: id, status: 'Running', generation: 1 }],
+      gates: [{ stage, taskQueue: TASK_QUEUE, workflowID: id, runID: 'run-1', status: 'Running', generation: 1 }],
     },
   };
   return { ...world, workerDeployment: { ...world.workerDeployment, status } };
+}
+
+/** The run gateStarted remembers, as Temporal reports it: run-1 of the gate's type, pinned to v2. */
+function ownGateRun(id: string, status: GateRun['status'], changes: Partial<GateRun> = {}): GateRun {
+  const pinnedTo = { deploymentName: temporalName, buildId: 'v2' };
+  return { workflowId: id, runId: 'run-1', workflowType: gate.workflowType, pinnedTo, status, ...changes };
 }
 
 test('a failed gate stops the rollout: no routing call, the failure is remembered and reported', async () => {
   const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
   const run = await recordedReconcile({
     ...gateStarted(rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }), 'rollout', id),
-    gateRuns: { [id]: { workflowId: id, status: 'Failed', message: 'failed: smoke test broke' } },
+    gateRuns: { [id]: ownGateRun(id, 'Failed', { message: 'failed: smoke test broke' }) },
   });
   assert.deepEqual(run.calls, [
     'temporal.describe',
@@ -589,8 +597,8 @@ test("a step's gate runs before that step's ramp is set: the ramp of the step be
 
 test("a step's gate that passed lets its ramp be set", async () => {
   const run = await recordedReconcile({
-    ...rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 6)),
-    gateRuns: { [stepTwoGate]: { workflowId: stepTwoGate, status: 'Completed' } },
+    ...gateStarted(rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 6)), 'step-2', stepTwoGate),
+    gateRuns: { [stepTwoGate]: ownGateRun(stepTwoGate, 'Completed') },
   });
   assert.deepEqual(run.calls.slice(2), [
     `temporal.readGate ${stepTwoGate}`,
@@ -602,7 +610,7 @@ test("a step's gate that passed lets its ramp be set", async () => {
 test("a step's gate that failed aborts the ramp of the step before: its own ramp is never set", async () => {
   const run = await recordedReconcile({
     ...gateStarted(rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 2)), 'step-2', stepTwoGate),
-    gateRuns: { [stepTwoGate]: { workflowId: stepTwoGate, status: 'Failed', message: 'failed' } },
+    gateRuns: { [stepTwoGate]: ownGateRun(stepTwoGate, 'Failed', { message: 'failed' }) },
   });
   assert.deepEqual(run.calls, [
     'temporal.describe',
@@ -618,7 +626,7 @@ test('right after a ramp was aborted, a reconcile whose cache lacks that status 
   const ownWrites = new OwnWrites<TemporalWorkerDeployment>();
   const world: World = {
     ...gateStarted(rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 2)), 'step-2', stepTwoGate),
-    gateRuns: { [stepTwoGate]: { workflowId: stepTwoGate, status: 'Failed', message: 'failed' } },
+    gateRuns: { [stepTwoGate]: ownGateRun(stepTwoGate, 'Failed', { message: 'failed' }) },
     ownWrites,
   };
   const aborted = await recordedReconcile(world);
@@ -638,13 +646,41 @@ test('a failed run the status never started (an earlier rollout of the build) is
     ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
     gateRuns: { [id]: { workflowId: id, status: 'Failed', message: 'timed out: its workers were scaled away' } },
   });
-  assert.deepEqual(run.calls, [
-    'temporal.describe',
-    'temporal.taskQueues v2',
+  assert.deepEqual(run.calls, gateStartCalls(id));
+});
+
+test("a gate run someone else started and completed under the gate's workflow ID does not pass the gate: the controller starts its own, records its run ID, and reports the forged one", async () => {
+  const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
+  const world = gateStarted(rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }), 'rollout', id);
+  const run = await recordedReconcile({
+    ...world,
+    gateRuns: { [id]: ownGateRun(id, 'Completed', { runId: 'forged' }) },
+  });
+  assert.deepEqual(run.calls, gateStartCalls(id));
+  assert.deepEqual(run.events, ['Normal GateStarted', 'Warning GateRunForeign']);
+  const stalled = run.status?.conditions?.find((c) => c.type === 'Stalled');
+  assert.equal(stalled?.reason, 'GateRunForeign');
+  assert.match(stalled?.message ?? '', new RegExp(`completed run forged of workflow ${id}`));
+  assert.deepEqual(
+    run.status?.targetVersion?.gates?.map((g) => g.runID),
+    [STARTED_GATE_RUN],
+    'the new run is the one that counts',
+  );
+});
+
+test('a running gate run the controller did not start is terminated, that very run, before its own starts', async () => {
+  const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
+  const run = await recordedReconcile({
+    ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
+    gateRuns: { [id]: ownGateRun(id, 'Running', { runId: 'forged', workflowType: 'Noop' }) },
+  });
+  assert.deepEqual(run.calls.slice(2), [
     `temporal.readGate ${id}`,
+    `temporal.terminateGate ${id} forged`,
     `temporal.startGate v2 Smoke on ${TASK_QUEUE}`,
     'k8s.replaceStatus orders@10',
   ]);
+  assert.deepEqual(run.events, ['Normal GateTerminated', 'Normal GateStarted', 'Warning GateRunForeign']);
 });
 
 test('the gate runs of a build that is no longer the target are terminated', async () => {

@@ -13,6 +13,7 @@ import {
   IDENTITY,
   NAMESPACE,
   recordedReconcile,
+  STARTED_GATE_RUN,
   workerDeployment,
   type World,
 } from '../support/recorded-world.ts';
@@ -258,6 +259,7 @@ test('A6: a pool added after the gate passed has the gate run on its queue befor
             stage: 'rollout',
             taskQueue: 'orders',
             workflowID: gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate: smoke }, 'orders'),
+            runID: 'r1',
             status: 'Completed',
             generation: 1,
           },
@@ -287,6 +289,9 @@ test('A6: a pool added after the gate passed has the gate run on its queue befor
     gateRuns: {
       [gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate: smoke }, 'orders')]: {
         workflowId: gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate: smoke }, 'orders'),
+        runId: 'r1',
+        workflowType: 'Smoke',
+        pinnedTo: { deploymentName: temporalName, buildId: 'v2' },
         status: 'Completed',
       },
     },
@@ -310,6 +315,14 @@ test('a running gate is not restarted by a new generation that leaves the gate a
   );
   const started = await recordedReconcile(base);
   assert.ok(started.calls.includes('temporal.startGate v2 Smoke on orders'), started.calls.join('\n'));
+  const pinnedTo = { deploymentName: temporalName, buildId: 'v2' };
+  const ownRun = {
+    workflowId: id,
+    runId: STARTED_GATE_RUN,
+    workflowType: 'Smoke',
+    pinnedTo,
+    status: 'Running' as const,
+  };
   const paused = workerDeployment(
     { buildId: 'v2', rollout: { ...rollout, paused: true } },
     { generation: 2 },
@@ -318,7 +331,7 @@ test('a running gate is not restarted by a new generation that leaves the gate a
   const run = await recordedReconcile({
     ...base,
     workerDeployment: paused,
-    gateRuns: { [id]: { workflowId: id, runId: 'r1', status: 'Running' } },
+    gateRuns: { [id]: ownRun },
   });
   assert.ok(!run.calls.some((c) => c.startsWith('temporal.terminateGate')), run.calls.join('\n'));
   assert.ok(!run.calls.some((c) => c.startsWith('temporal.startGate')), run.calls.join('\n'));
@@ -332,7 +345,7 @@ test('a running gate is not restarted by a new generation that leaves the gate a
   const replaced = await recordedReconcile({
     ...base,
     workerDeployment: changed,
-    gateRuns: { [id]: { workflowId: id, runId: 'r1', status: 'Running' } },
+    gateRuns: { [id]: ownRun },
   });
   // Its runs have an ID of their own: the run of the old spec is ended, one of the new started.
   assert.ok(replaced.calls.includes(`temporal.terminateGate ${id} `), replaced.calls.join('\n'));
