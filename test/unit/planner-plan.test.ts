@@ -5,8 +5,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { Observation } from '../../src/domain/observation.ts';
-import type { ObservedDeployment, TemporalDeploymentState, TemporalVersion } from '../../src/domain/snapshot.ts';
+import type {
+  GateRun,
+  ObservedDeployment,
+  TemporalDeploymentState,
+  TemporalVersion,
+} from '../../src/domain/snapshot.ts';
 import { finalizers, gateQueues, type PlannedAction, planReconcile, readsNeeded } from '../../src/planner/plan.ts';
+import { RETRY_GATE_ANNOTATION } from '../../src/domain/annotations.ts';
+import { gateWorkflowId } from '../../src/planner/gates.ts';
 import { config, connection, deployment, workerDeployment } from '../support/recorded-world.ts';
 
 const now = new Date('2026-11-26T12:00:00Z');
@@ -367,3 +374,430 @@ for (const [title, given, expected, requeue] of sunsetCases)
     assert.deepEqual(result.actions.map(line), expected);
     assert.deepEqual({ requeueAfterMs: result.requeueAfterMs, requeueFallsDue: result.requeueFallsDue }, requeue);
   });
+
+// The pinned-workflow ladder acts on old builds only: not current, ramping nor the target, with
+// Deployments, deactivated, and able to hold pinned workflows (or their batch still running).
+
+const ladderSpec = { signalAfter: '1m', cancelAfter: '10m', terminateAfter: '1h' };
+const running2 = { running: 2, step: 'Waiting' };
+const batchOf = (jobID: string, state: string) => ({
+  running: 2,
+  step: 'Signal',
+  batch: { jobID, operation: 'Signal', state, total: 2, completed: state === 'Completed' ? 2 : 0, failed: 0 },
+});
+/** What the status remembers of each build, by build ID. */
+const remembered = (memories: Record<string, object>) => ({
+  deprecatedVersions: Object.entries(memories).map(([buildID, pinnedWorkflows]) => ({
+    buildID,
+    status: 'Draining',
+    pinnedWorkflows,
+  })),
+});
+const laddered = (memories: Record<string, object> = {}, more: Partial<TemporalDeploymentState> = {}) => ({
+  spec: { sunset: { pinnedWorkflows: ladderSpec } },
+  status: remembered(memories) as TemporalWorkerDeployment['status'],
+  deployments: ['d0', 'd1', 'd2', 'v1', 'v2', 'v3'].map((b) => running(b)),
+  temporal: {
+    versions: [
+      version('d0', 'Draining', { deactivatedAt: ago(120) }),
+      version('d1', 'Drained', { deactivatedAt: ago(120), drainedSince: ago(60) }),
+      version('d2', 'Draining', { deactivatedAt: ago(120) }),
+      version('d3', 'Draining', { deactivatedAt: ago(120) }),
+      version('v1', 'Current'),
+      version('v2', 'Inactive', { everActive: true, deactivatedAt: ago(120) }),
+      version('v3', 'Ramping'),
+    ],
+    rampingBuildId: 'v3',
+    rampPercentage: 10,
+    ...more,
+  },
+});
+
+test('ladder: the old builds that may hold pinned workflows are counted and laddered; the target, current, ramping, drained and Deployment-less ones are not', () => {
+  const jobOf = (buildId: string) => reads(laddered()).ladder.batches.find((b) => b.jobId.includes(buildId))?.jobId;
+  assert.deepEqual(reads(laddered()).ladder.count, ['d0', 'd2'], 'd1 drained, d3 without Deployment, v1-v3 active');
+  const d0 = jobOf('d0');
+  assert.ok(d0);
+  assert.deepEqual(reads(laddered()).ladder.batches, [
+    { jobId: d0, operation: 'Signal' },
+    { jobId: jobOf('d2'), operation: 'Signal' },
+  ]);
+  const ended = reads(laddered({ d0: batchOf(d0, 'Completed') })).ladder;
+  assert.deepEqual(
+    ended.batches.map((b) => b.jobId),
+    [jobOf('d2')],
+    "d0's batch ended, as the status remembers: not read again",
+  );
+  const countedOnly = reads(laddered({ d1: running2, v1: running2 })).ladder;
+  assert.deepEqual(countedOnly.count, ['d0', 'd2'], 'a drained build with a count but no batch remembered');
+});
+
+test('ladder: a batch still running keeps a drained build laddered, and one on a build active again is read and stopped', () => {
+  const job = (buildId: string) => `signal-${buildId}`;
+  const memories = {
+    d1: batchOf(job('d1'), 'Running'),
+    v2: batchOf(job('v2'), 'Running'),
+    v3: batchOf(job('v3'), 'Running'),
+  };
+  const needed = reads(laddered(memories)).ladder;
+  assert.deepEqual(needed.count, ['d0', 'd1', 'd2']);
+  assert.deepEqual(
+    needed.batches.filter((b) => b.jobId.startsWith('signal-')),
+    [
+      { jobId: job('v2'), operation: 'Signal' },
+      { jobId: job('v3'), operation: 'Signal' },
+    ],
+    'the target and the ramping build are active again: their batches are read to be stopped',
+  );
+  const stops = plan({ ...laddered(memories), pinned: undefined })
+    .actions.filter((a) => a.action === 'stopBatch')
+    .map(line);
+  assert.deepEqual(
+    stops,
+    [
+      'stopBatch v2: build v2 is current, ramping or the target again: its ladder stops, and its running Signal batch is stopped',
+    ],
+    "not read (no pinned observation): stopped all the same; v3's ramp is cleared by this plan's promotion of v2, so its batch goes on",
+  );
+});
+
+// The analysis window: after an AllAtOnce promotion, from Temporal's time of it, for the window and
+// maxWait (10m unless said); not a promotion long past, nor a rollback to a build active before.
+
+const judged = { window: '10m', maxFailureRate: 0.1 };
+const promoted = (secondsAgo: number, firstActive?: number, more: Partial<TemporalDeploymentState> = {}) => ({
+  spec: { rollout: { strategy: 'AllAtOnce' as const, analysis: judged } },
+  temporal: {
+    versions: [
+      version('v1', 'Draining', { lastCurrentAt: ago(secondsAgo) }),
+      version('v2', 'Current', firstActive === undefined ? {} : { firstActiveAt: ago(firstActive) }),
+    ],
+    currentBuildId: 'v2',
+    currentChangedAt: ago(secondsAgo),
+    ...more,
+  },
+});
+const counted = (secondsAgo: number) => ({ buildIds: ['v2'], since: ago(secondsAgo) });
+const allAtOnceReads: [string, Parameters<typeof observed>[0], object | undefined][] = [
+  ['promoted 2 minutes ago: its workflows since then', promoted(120, 120), counted(120)],
+  ['Temporal reports no first activation: judged', promoted(120), counted(120)],
+  ['promoted exactly window + maxWait ago: still judged', promoted(20 * 60), counted(20 * 60)],
+  ['promoted longer ago than window + maxWait: not judged after the fact', promoted(20 * 60 + 1), undefined],
+  [
+    'a maxWait of its own: the judging lasts window + maxWait',
+    { ...promoted(20 * 60 + 1), spec: { rollout: { strategy: 'AllAtOnce', analysis: { ...judged, maxWait: '1h' } } } },
+    counted(20 * 60 + 1),
+  ],
+  ['first active 1s before its promotion (the same routing change): judged', promoted(120, 121), counted(120)],
+  ['first active an hour before its promotion (a rollback to it): not judged', promoted(120, 3720), undefined],
+  ['the target not current yet: nothing to judge', { ...promoted(120), temporal: {} }, undefined],
+];
+for (const [title, given, expected] of allAtOnceReads)
+  test(`analysis of an AllAtOnce promotion: ${title}`, () => {
+    assert.deepEqual(reads(given).analysis, expected);
+  });
+
+const stepped = {
+  strategy: 'Progressive' as const,
+  steps: [
+    { rampPercentage: 10, pauseDuration: '5m' },
+    { rampPercentage: 50, pauseDuration: '5m' },
+  ],
+  analysis: { maxFailureRate: 0.1 },
+};
+const ramping = (buildId: string, rampPercentage: number, rampChangedAt?: Date) => ({
+  spec: { rollout: stepped },
+  temporal: {
+    versions: [version('v1', 'Current'), version(buildId, 'Ramping')],
+    rampingBuildId: buildId,
+    rampPercentage,
+    ...(rampChangedAt ? { rampChangedAt } : {}),
+  },
+});
+const progressiveReads: [string, Parameters<typeof observed>[0], object | undefined][] = [
+  ['the target ramps at step 1: its workflows since the ramp', ramping('v2', 10, ago(60)), counted(60)],
+  ['at step 2: since that ramp', ramping('v2', 50, ago(30)), counted(30)],
+  ['a ramp set by hand between the steps: no step is judged', ramping('v2', 30, ago(60)), undefined],
+  ['Temporal does not say when the ramp changed: no window', ramping('v2', 10), undefined],
+  ['another build ramps: the target has no step yet', ramping('v3', 10, ago(60)), undefined],
+  [
+    'spec.rollout.promote names the target: no analysis holds it',
+    { ...ramping('v2', 10, ago(60)), spec: { rollout: { ...stepped, promote: 'v2' } } },
+    undefined,
+  ],
+];
+for (const [title, given, expected] of progressiveReads)
+  test(`analysis of a Progressive step: ${title}`, () => {
+    assert.deepEqual(reads(given).analysis, expected);
+  });
+
+const failing = { v2: { closed: 20, failed: 10 } };
+const verdict =
+  'analysis of build v2 since its promotion: 10 of 20 workflows closed on the promoted build failed (50%), above maxFailureRate 10%';
+test('a failed AllAtOnce analysis: the verdict is remembered and reported, and the build current before takes new workflows again', () => {
+  const result = plan({ ...promoted(120, 120), metadata: { generation: 4 }, analysis: { counts: failing } });
+  assert.deepEqual(result.actions.map(line), [
+    `route {"action":"setCurrent","buildId":"v1","claimManager":false}: ${verdict}: going back to build v1, current before it`,
+  ]);
+  assert.deepEqual(result.conditions, [
+    { type: 'Stalled', status: 'True', reason: 'AnalysisFailed', message: verdict },
+  ]);
+  assert.equal(result.analysisReached, 'Failed');
+  assert.deepEqual(
+    [result.analysis?.generation, result.analysis?.verdict, result.analysis?.windowStart, result.analysis?.message],
+    [4, 'Failed', ago(120).toISOString(), verdict],
+  );
+  assert.deepEqual(result.failedBuilds, [
+    { buildID: 'v2', reason: 'AnalysisFailed', message: verdict, at: now.toISOString() },
+  ]);
+});
+
+const failedAfterPromotion = (builds: TemporalVersion[], more: Parameters<typeof observed>[0] = {}) => {
+  const base = promoted(120, 120);
+  return {
+    ...base,
+    deployments: [running('v0'), running('v1'), running('v2')],
+    temporal: { ...base.temporal, versions: [...builds, version('v2', 'Current', { firstActiveAt: ago(120) })] },
+    analysis: { counts: failing },
+    ...more,
+  };
+};
+const failedBefore = (buildID: string) => ({
+  failedBuilds: [{ buildID, reason: 'GateFailed', message: 'smoke failed', at: ago(HOUR).toISOString() }],
+});
+const goingBack: [string, Parameters<typeof observed>[0], string][] = [
+  [
+    'the build current most recently before it',
+    failedAfterPromotion([
+      version('v0', 'Draining', { lastCurrentAt: ago(1800) }),
+      version('v1', 'Draining', { lastCurrentAt: ago(120) }),
+    ]),
+    `${verdict}: going back to build v1, current before it`,
+  ],
+  [
+    "the target's own last time current is not a build to go back to",
+    failedAfterPromotion([
+      version('v0', 'Draining', { lastCurrentAt: ago(1800) }),
+      version('v1', 'Draining', { lastCurrentAt: ago(120) }),
+      version('v2', 'Current', { firstActiveAt: ago(120), lastCurrentAt: ago(60) }),
+    ]),
+    `${verdict}: going back to build v1, current before it`,
+  ],
+  [
+    'one that failed a gate or an analysis itself is passed over',
+    failedAfterPromotion(
+      [version('v0', 'Draining', { lastCurrentAt: ago(1800) }), version('v1', 'Draining', { lastCurrentAt: ago(120) })],
+      { status: failedBefore('v1') },
+    ),
+    `${verdict}: going back to build v0, current before it`,
+  ],
+  [
+    'one current longer ago than the rollback window is not gone back to',
+    failedAfterPromotion([version('v0', 'Draining', { lastCurrentAt: ago(2 * HOUR) }), version('v1', 'Draining')]),
+    `${verdict}: no build was current before it within the rollback window without failing itself, so it stays current`,
+  ],
+  [
+    'one without an available Deployment: the promoted build stays current',
+    failedAfterPromotion([version('v1', 'Draining', { lastCurrentAt: ago(120) })], {
+      deployments: [running('v1', { available: false }), running('v2')],
+    }),
+    `${verdict}: build v1, current before it, has no available Deployment to go back to, so it stays current`,
+  ],
+];
+for (const [title, given, reason] of goingBack)
+  test(`a failed AllAtOnce analysis goes back to: ${title}`, () => {
+    assert.equal(plan(given).routing.reason, reason);
+  });
+
+test("an analysis waiting past a step's end has the plan look again when its wait is over, not only at the next poll", () => {
+  const waiting = { ...ramping('v2', 10, ago(400)), analysis: { counts: { v2: { closed: 2, failed: 0 } } } };
+  const hourly = planReconcile(observed(waiting), { ...config, pollIntervalMs: 3_600_000 });
+  assert.equal(hourly.routing.action, 'wait');
+  assert.deepEqual([hourly.requeueAfterMs, hourly.requeueFallsDue], [500_000, true], 'at 12:08:20, the end of maxWait');
+});
+// The gates: started on the target's queues once it is registered, each action with its reason; a
+// failure stops the rollout, is remembered for the build and reported.
+
+const gateId = gateWorkflowId('shop/orders', 'v2', { name: 'rollout', gate: smoke }, 'orders');
+const gateRead = (runs: Record<string, GateRun | undefined>) => ({
+  taskQueues: { workflow: ['orders'], activity: ['orders'] },
+  gateStage: 'rollout',
+  gateRuns: runs,
+});
+/** The status remembering the controller's run r1 of the gate, and what else it says. */
+const runningGate = (workflowID = gateId, buildID = 'v2') =>
+  ({
+    targetVersion: {
+      buildID,
+      status: 'Inactive',
+      gates: [{ stage: 'rollout', taskQueue: 'orders', workflowID, runID: 'r1', status: 'Running', generation: 1 }],
+    },
+  }) as TemporalWorkerDeployment['status'];
+const ownRun = (more: Partial<GateRun>): GateRun => ({
+  workflowId: gateId,
+  runId: 'r1',
+  workflowType: 'smoke',
+  pinnedTo: { deploymentName: 'shop/orders', buildId: 'v2' },
+  status: 'Running',
+  ...more,
+});
+const started = `startGate ${gateId}: started gate rollout (smoke) of build v2 on task queue orders, pinned to the build`;
+const gateCases: [string, Parameters<typeof observed>[0], string[]][] = [
+  ["none run yet: started on the build's queue", { spec: gated, target: gateRead({}) }, [started]],
+  [
+    'the target not registered in Temporal: no gate starts, whatever was read',
+    { spec: gated, target: gateRead({}), temporal: { versions: [version('v1', 'Current')] } },
+    [],
+  ],
+  [
+    "a run of the gate's former spec still running: ended, and the gate of the spec started",
+    { spec: gated, status: runningGate('old-spec'), target: gateRead({}) },
+    [
+      'terminateGate old-spec : terminated gate rollout of build v2 on task queue orders (workflow old-spec): it was started for another spec of the gate, which no longer stands',
+      started,
+    ],
+  ],
+  [
+    'a run that cannot progress, and the retry annotation set: replaced',
+    {
+      spec: gated,
+      metadata: { annotations: { [RETRY_GATE_ANNOTATION]: '1' } },
+      status: runningGate(),
+      target: gateRead({ orders: ownRun({ stuck: 'its workflow task failed' }) }),
+    },
+    [
+      `terminateGate ${gateId} r1: terminated gate rollout of build v2 on task queue orders (run r1): it cannot progress and annotation temporal.io/retry-gate=1 asks for a new run`,
+      started,
+    ],
+  ],
+  [
+    'the gate of a build no longer the target: ended, it judges no rollout',
+    { spec: gated, status: runningGate('v1b-gate', 'v1b') },
+    [
+      'terminateGate v1b-gate : terminated gate rollout of build v1b on task queue orders: build v1b is no longer the target, so the gate judges no rollout',
+    ],
+  ],
+];
+for (const [title, given, expected] of gateCases)
+  test(`gates: ${title}`, () => {
+    assert.deepEqual(lines(given), expected);
+  });
+
+test('gates: the retry asked by the annotation is remembered once acted on, even with nothing remembered before', () => {
+  const asked = { spec: gated, metadata: { annotations: { [RETRY_GATE_ANNOTATION]: '1' } }, target: gateRead({}) };
+  assert.equal(plan(asked).gates.gateRetry, '1');
+  assert.deepEqual(lines(asked), [started]);
+});
+
+const gateFailure =
+  'gate rollout failed on task queue orders: workflow ' +
+  gateId +
+  ' boom; the rollout of build v2 stops, its Pods stay for the workflows already on it; change that gate in the spec or set annotation temporal.io/retry-gate to a new value to run the gate again';
+test('gates: a failed run stops the rollout, stalls the worker deployment and is remembered for the build', () => {
+  const result = plan({
+    spec: gated,
+    status: runningGate(),
+    target: gateRead({ orders: ownRun({ status: 'Failed', message: 'boom' }) }),
+  });
+  assert.deepEqual(result.actions, []);
+  assert.deepEqual(result.conditions, [
+    { type: 'Stalled', status: 'True', reason: 'GateFailed', message: gateFailure },
+  ]);
+  assert.deepEqual(result.failedBuilds, [
+    { buildID: 'v2', reason: 'GateFailed', message: gateFailure, at: now.toISOString() },
+  ]);
+  assert.equal(result.gates.gateFailure?.stage, 'rollout');
+  assert.equal(
+    result.routing.reason,
+    'a gate of build v2 failed: its rollout stops until that gate changes in the spec or is retried',
+  );
+});
+
+test("gates: a gate's runs that could not be read hold the routing change, and say why", () => {
+  const result = plan({
+    spec: gated,
+    target: { taskQueues: { workflow: ['orders'], activity: ['orders'] }, gateReadFailure: 'permission denied' },
+  });
+  assert.deepEqual(result.actions, []);
+  assert.deepEqual(result.conditions, [
+    { type: 'Progressing', status: 'False', reason: 'GateCheckFailed', message: 'permission denied' },
+  ]);
+  assert.equal(result.routing.action, 'wait');
+});
+
+// The routing change: with the conflict token of the state it was decided on, the manager identity
+// claimed where none is set, and a reason that says when another build's ramp goes with it.
+
+const token = new Uint8Array([7, 7]);
+const routeCases: [string, Parameters<typeof observed>[0], string[]][] = [
+  [
+    "AllAtOnce while another build ramps: promoted, that build's ramp cleared in the same change",
+    {
+      temporal: {
+        versions: [version('v1', 'Current'), version('v2', 'Inactive'), version('v3', 'Ramping')],
+        rampingBuildId: 'v3',
+        rampPercentage: 20,
+        conflictToken: token,
+      },
+      deployments: [running('v1'), running('v2'), running('v3')],
+    },
+    [
+      'route {"action":"setCurrent","buildId":"v2","clearingRampOf":"v3","claimManager":false,"conflictToken":{"0":7,"1":7}}: build v2 is registered and available: promoting it (AllAtOnce); the ramp of build v3 is cleared in the same change',
+    ],
+  ],
+  [
+    'the last step of its own ramp over: promoted, no other ramp to speak of',
+    { ...ramping('v2', 50, ago(600)), spec: { rollout: { ...stepped, analysis: undefined } } },
+    [
+      'route {"action":"setCurrent","buildId":"v2","claimManager":false}: the last step of build v2 is over: promoting it',
+    ],
+  ],
+  [
+    'a ramp started where no manager identity is set: the controller claims it',
+    {
+      ...ramping('v2', 10, ago(60)),
+      spec: { rollout: { ...stepped, analysis: undefined } },
+      temporal: { managerIdentity: undefined, versions: [version('v1', 'Current'), version('v2', 'Inactive')] },
+    },
+    [
+      'route {"action":"setRamp","buildId":"v2","percentage":10,"claimManager":true}: starting the ramp of build v2 at step 1: 10%',
+    ],
+  ],
+  [
+    'the target current with a leftover ramp: cleared',
+    {
+      temporal: {
+        versions: [version('v2', 'Current'), version('v3', 'Ramping')],
+        currentBuildId: 'v2',
+        rampingBuildId: 'v3',
+        rampPercentage: 20,
+      },
+      deployments: [running('v2'), running('v3')],
+    },
+    ['route {"action":"clearRamp","claimManager":false}: build v2 is current: clearing the leftover ramp of build v3'],
+  ],
+];
+for (const [title, given, expected] of routeCases)
+  test(`route: ${title}`, () => {
+    assert.deepEqual(lines(given), expected);
+  });
+
+test('route: a deployment another manager holds is not routed; it is said only when the plan would change the routing', () => {
+  const elsewhere = { temporal: { managerIdentity: 'someone-else' } };
+  const held = plan(elsewhere);
+  assert.deepEqual(held.actions, []);
+  assert.deepEqual(
+    held.conditions.map((c) => `${c.type} ${c.reason}`),
+    ['Stalled ManagedElsewhere'],
+  );
+  assert.match(
+    held.conditions[0]?.message ?? '',
+    /^build v2 is registered and available: promoting it \(AllAtOnce\): /,
+  );
+  assert.deepEqual(held.routed, observed(elsewhere).temporal, 'Temporal left as it is');
+  const settled = plan({
+    temporal: { managerIdentity: 'someone-else', versions: [version('v2', 'Current')], currentBuildId: 'v2' },
+    deployments: [running('v2')],
+  });
+  assert.deepEqual([settled.actions, settled.conditions], [[], []], 'nothing to change: nothing to say');
+});
