@@ -13,7 +13,7 @@ import type {
 } from '../../src/domain/snapshot.ts';
 import { finalizers, gateQueues, type PlannedAction, planReconcile, readsNeeded } from '../../src/planner/plan.ts';
 import { RETRY_GATE_ANNOTATION } from '../../src/domain/annotations.ts';
-import { gateWorkflowId } from '../../src/planner/gates.ts';
+import { gateSpecHash, gateWorkflowId } from '../../src/planner/gates.ts';
 import { config, connection, deployment, workerDeployment } from '../support/recorded-world.ts';
 
 const now = new Date('2026-11-26T12:00:00Z');
@@ -800,4 +800,225 @@ test('route: a deployment another manager holds is not routed; it is said only w
     deployments: [running('v2')],
   });
   assert.deepEqual([settled.actions, settled.conditions], [[], []], 'nothing to change: nothing to say');
+});
+
+// What the status remembers of failed builds: a failure is kept while its build is known, until the
+// build is current again with no ramp left and its gates and analysis passed.
+
+const earlierFailure = (buildID: string) => ({
+  buildID,
+  reason: 'GateFailed',
+  message: 'gate rollout failed on task queue orders',
+  at: ago(HOUR).toISOString(),
+});
+const v2Current = {
+  temporal: { versions: [version('v1', 'Draining'), version('v2', 'Current')], currentBuildId: 'v2' },
+};
+const gateFailedBefore = {
+  targetVersion: {
+    buildID: 'v2',
+    status: 'Current',
+    gateFailure: {
+      generation: 1,
+      specHash: gateSpecHash(smoke),
+      stage: 'rollout',
+      workflowID: gateId,
+      message: 'gate rollout failed on task queue orders',
+    },
+  },
+};
+const memoryCases: [string, Parameters<typeof observed>[0], string[]][] = [
+  [
+    'the target current, no ramp, nothing left to pass: its failure is lifted; one of a build gone for good is forgotten',
+    { ...v2Current, status: { failedBuilds: [earlierFailure('v2'), earlierFailure('v0')] } },
+    [],
+  ],
+  [
+    "another build's failure is kept while that build is known",
+    { ...v2Current, status: { failedBuilds: [earlierFailure('v1')] } },
+    ['v1 GateFailed'],
+  ],
+  [
+    'the target not current (Manual leaves routing to you): kept',
+    { spec: { rollout: { strategy: 'Manual' } }, status: { failedBuilds: [earlierFailure('v2')] } },
+    ['v2 GateFailed'],
+  ],
+  [
+    'the target current, but another build still ramps (a change held by another manager): kept',
+    {
+      temporal: {
+        ...v2Current.temporal,
+        versions: [...v2Current.temporal.versions, version('v3', 'Ramping')],
+        rampingBuildId: 'v3',
+        rampPercentage: 10,
+        managerIdentity: 'someone-else',
+      },
+      status: { failedBuilds: [earlierFailure('v2')] },
+    },
+    ['v2 GateFailed'],
+  ],
+  [
+    'the target made current by hand while its gate failure holds: kept',
+    {
+      ...v2Current,
+      spec: gated,
+      status: { ...gateFailedBefore, failedBuilds: [earlierFailure('v2')] },
+    },
+    ['v2 GateFailed'],
+  ],
+  [
+    'the target current, its analysis still judging it: kept',
+    {
+      ...promoted(120, 120),
+      analysis: { counts: { v2: { closed: 1, failed: 0 } } },
+      status: { failedBuilds: [earlierFailure('v2')] },
+    },
+    ['v2 GateFailed'],
+  ],
+];
+for (const [title, given, expected] of memoryCases)
+  test(`failed builds: ${title}`, () => {
+    assert.deepEqual(
+      plan(given).failedBuilds.map((f) => `${f.buildID} ${f.reason}`),
+      expected,
+    );
+  });
+
+test('versions the spec cannot move on stall the worker deployment, saying why', () => {
+  const noWorkers = plan({
+    spec: { replicas: 0 },
+    deployments: [running('v1'), running('v2', { replicas: 0 })],
+    temporal: { versions: [version('v1', 'Current')] },
+  });
+  const full = planReconcile(
+    observed({
+      deployments: [running('v0'), running('v1')],
+      temporal: { versions: [version('v0', 'Draining'), version('v1', 'Current')] },
+    }),
+    { ...config, maxIneligibleVersions: 2 },
+  );
+  assert.deepEqual(noWorkers.conditions, [
+    {
+      type: 'Stalled',
+      status: 'True',
+      reason: 'BuildNotRegistered',
+      message:
+        "build v2 runs no workers (the spec gives it 0 replicas), so it cannot register in Temporal: give it replicas (spec.replicas or the pools' replicas)",
+    },
+  ]);
+  assert.deepEqual(full.conditions, [
+    {
+      type: 'Stalled',
+      status: 'True',
+      reason: 'VersionLimitReached',
+      message:
+        'not creating build v2: 2 older builds are not yet drained and scaled down (limit 2); shorten spec.sunset or finish their pinned workflows',
+    },
+  ]);
+  assert.deepEqual(full.actions, [], 'nothing created');
+});
+
+test('with pools: the target is routable once every pool runs, and a gate passed on the same layout of queues holds', () => {
+  const queues = ['q-batch', 'q-main'];
+  const passed = queues.map((taskQueue) => ({
+    stage: 'rollout',
+    taskQueue,
+    workflowID: gateWorkflowId('shop/orders', 'v2', { name: 'rollout', gate: smoke }, taskQueue),
+    runID: 'r1',
+    status: 'Completed',
+  }));
+  const world = pooled({}, {});
+  const given = {
+    spec: { ...pools, ...gated },
+    deployments: world.deployments,
+    status: { targetVersion: { buildID: 'v2', status: 'Inactive', gates: passed, gatePoolQueues: queues } } as never,
+  };
+  assert.equal(
+    'gateStage' in reads(given),
+    false,
+    'passed on q-batch and q-main, the queues the pools name: not read again',
+  );
+  assert.deepEqual(lines(given), [
+    'route {"action":"setCurrent","buildId":"v2","claimManager":false}: build v2 is registered and available: promoting it (AllAtOnce)',
+  ]);
+  const firstRead = {
+    ...given,
+    status: undefined,
+    target: { taskQueues: { workflow: queues, activity: queues }, gateStage: 'rollout', gateRuns: {} },
+  };
+  assert.deepEqual(
+    plan(firstRead).actions.map((a) => a.action === 'startGate' && a.start.taskQueue),
+    queues,
+    'started on the queue of each pool',
+  );
+  assert.deepEqual(plan(firstRead).gates.gatePoolQueues, queues, 'the layout remembered, in order');
+  const onePoolDown = { ...given, deployments: pooled({ available: false }, {}).deployments };
+  assert.equal(plan(onePoolDown).routing.reason, 'waiting for the Deployments of build v2 to become available');
+});
+
+test('no build current: the first one is ramped beside unversioned workers that poll, promoted at once where none does', () => {
+  const progressiveFirst = { ...noneCurrent, deployments: [running('v2')] };
+  const taskQueues = { workflow: ['orders'], activity: ['orders'] };
+  const cases: [string, Parameters<typeof observed>[0], string][] = [
+    [
+      'Progressive, unversioned workers poll: the ramp starts',
+      { ...progressiveFirst, target: { taskQueues, unversionedPollers: true } },
+      'starting the ramp of build v2 at step 1: 10%',
+    ],
+    [
+      'Progressive, none poll: promoted',
+      { ...progressiveFirst, target: { taskQueues, unversionedPollers: false } },
+      'no build is current and no unversioned workers poll: promoting build v2 directly',
+    ],
+    [
+      'Progressive, not known yet: it waits to tell',
+      progressiveFirst,
+      'waiting for build v2 to register its task queues, to tell whether unversioned workers poll them',
+    ],
+    [
+      'AllAtOnce: promoted, unversioned workers or not',
+      { ...progressiveFirst, spec: {} },
+      'no build is current and no unversioned workers poll: promoting build v2 directly',
+    ],
+  ];
+  for (const [title, given, reason] of cases) assert.equal(plan(given).routing.reason, reason, title);
+});
+
+test('a Deployment is created or rolled only with the object the spec builds for it', () => {
+  const drifted = { deployments: [running('v1', { drift: 'the template changed' }), running('v2')] };
+  assert.deepEqual(
+    lines({ ...drifted, replacements: { 'orders-v1': { metadata: { name: 'orders-v1' } } } })[0],
+    'update orders-v1: Deployment orders-v1 of build v1 is rolled in place: the template changed',
+  );
+  assert.deepEqual(
+    lines(drifted).filter((l) => l.startsWith('update')),
+    [],
+    'no replacement built: nothing to roll it to',
+  );
+  assert.deepEqual(
+    lines({ deployments: [running('v1')], wanted: [] }).filter((l) => l.startsWith('create')),
+    [],
+    'no Deployment built for the target: nothing to create',
+  );
+});
+
+test('the plan looks again at the earliest thing it waits for: a sunset due before the next poll makes the requeue fall due', () => {
+  const stepPause = { ...ramping('v2', 10, ago(60)), spec: { rollout: { ...stepped, analysis: undefined } } };
+  const both = {
+    ...stepPause,
+    deployments: [running('v0'), running('v1'), running('v2')],
+    temporal: {
+      ...stepPause.temporal,
+      versions: [version('v0', 'Drained', { drainedSince: ago(HOUR - 5) }), ...stepPause.temporal.versions],
+    },
+    pinned: { running: { v0: 0 }, batches: {} },
+  };
+  const result = plan(both);
+  assert.equal(result.routing.reason, `build v2 at step 1 (10%) until ${ago(-240).toISOString()}`);
+  assert.deepEqual([result.requeueAfterMs, result.requeueFallsDue], [5000, true], "v0's scale-down in 5s");
+  assert.deepEqual(
+    [plan(stepPause).requeueAfterMs, plan(stepPause).requeueFallsDue],
+    [10_000, false],
+    'the step ends in 4 minutes: the routine poll comes first',
+  );
 });
