@@ -1022,3 +1022,25 @@ test('the plan looks again at the earliest thing it waits for: a sunset due befo
     'the step ends in 4 minutes: the routine poll comes first',
   );
 });
+
+test("at Temporal's cap of versions, a record is deleted to make room for the target, then its workers are given the grace to register", () => {
+  const atCap = {
+    deployments: [running('v0', { replicas: 0 }), running('v1'), running('v2')],
+    temporal: {
+      versions: [version('v0', 'Drained', { drainedSince: ago(2 * HOUR) }), version('v1', 'Current')],
+    },
+  };
+  const capOfTwo = { ...config, maxVersionsInDeployment: 2 };
+  assert.deepEqual(planReconcile(observed(atCap), capOfTwo).actions.map(line), [
+    'deleteTemporalVersion v0: build v2 has run for 600s without registering in Temporal and Temporal records 2 versions of this deployment, its cap of 2 (matching.maxVersionsInDeployment): the record of build v0 (drained and scaled down) is deleted to make room',
+  ]);
+  const roomJustMade = {
+    ...atCap,
+    status: { targetVersion: { buildID: 'v2', status: 'NotRegistered', madeRoomAt: ago(10).toISOString() } },
+  };
+  assert.deepEqual(
+    planReconcile(observed(roomJustMade), capOfTwo).actions,
+    [],
+    'room made 10s ago: no other record goes yet',
+  );
+});
