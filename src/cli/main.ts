@@ -20,7 +20,12 @@ import { LeaderElector, leaseApi } from '../runtime/leader-election.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { SelfManagedCertificates } from '../webhook/self-managed-certificates.ts';
-import { OWNED_RESOURCE_WEBHOOK_PATH, type RunningWebhook, startWebhook } from '../webhook/server.ts';
+import {
+  OWNED_RESOURCE_WEBHOOK_PATH,
+  type RunningWebhook,
+  startWebhook,
+  WEBHOOK_KUBERNETES_RATE,
+} from '../webhook/server.ts';
 import { directoryCertificates, type ServingCertificates } from '../webhook/serving-certificates.ts';
 import { type BindAddress, commandOptions, type Config, HELP_CONFIGURATION } from './config.ts';
 import type { DashboardOptions } from './dashboard-command.ts';
@@ -186,7 +191,7 @@ run.action(async (options: Config) => {
   if (options.webhookBindAddress) {
     const address = options.webhookBindAddress;
     const webhookLog = log.child({ webhook: OWNED_RESOURCE_WEBHOOK_PATH });
-    const api = new KubernetesApi({ access, count: metrics.countKubernetesRequest });
+    const api = new KubernetesApi({ access, count: metrics.countKubernetesRequest, rate: WEBHOOK_KUBERNETES_RATE });
     certificates = servingCertificates(options, api, metrics, webhookLog);
     webhook = startWebhook({
       bindAddress: address,

@@ -68,8 +68,9 @@ export function externalMetricsHandler(options: ExternalMetricsOptions): Request
   };
 
   return (request, response) => {
-    const url = new URL(request.url ?? '/', 'https://host');
-    if (url.pathname !== ROOT && !url.pathname.startsWith(`${ROOT}/`)) return false;
+    // A request target that is no URL (an absolute form such as `http://[`) would throw.
+    const url = URL.parse(request.url ?? '/', 'https://host');
+    if (!url || (url.pathname !== ROOT && !url.pathname.startsWith(`${ROOT}/`))) return false;
     const reply = (code: number, body: object): void =>
       void response.writeHead(code, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
     if (request.method !== 'GET') {

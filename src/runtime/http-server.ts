@@ -36,7 +36,9 @@ export async function serve(
   routes: Record<string, Route>,
 ): Promise<RunningServer> {
   const server: Server = createServer((request, response) => {
-    const route = request.method === 'GET' ? routes[new URL(request.url ?? '/', 'http://host').pathname] : undefined;
+    // A request target that is no URL (an absolute form such as `http://[`) would throw, and end the process.
+    const path = URL.parse(request.url ?? '/', 'http://host')?.pathname;
+    const route = request.method === 'GET' && path !== undefined ? routes[path] : undefined;
     if (!route) {
       response.writeHead(404).end('not found\n');
       return;

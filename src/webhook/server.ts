@@ -11,6 +11,7 @@ import { errorMessage } from '../k8s/api-errors.ts';
 import { ApiResources, KindNotServedError } from '../k8s/api-resources.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { Logger } from '../runtime/logger.ts';
+import { BodyTooLargeError, readBody } from '../runtime/request-body.ts';
 import {
   type AccessFacts,
   accessVerdict,
@@ -29,6 +30,15 @@ export const OWNED_RESOURCE_WEBHOOK_PATH = '/validate-temporal-io-v1alpha1-tempo
 
 /** How long the controller's rights on a resource, once allowed, are taken as read (a denial is asked again every time). */
 const CONTROLLER_RIGHTS_MS = 60_000;
+/** An AdmissionReview of one TemporalWorkerOwnedResource (and its old version) fits many times over; the API server's own limit on an object is 1.5 MiB. */
+export const MAX_ADMISSION_REVIEW_BYTES = 1024 * 1024;
+/** The API server gives a webhook 10 seconds by default: a request still arriving after that is no API server's. */
+const REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * The webhook's own budget of Kubernetes requests (access reviews, discovery): any Pod can call
+ * the webhook, and each call costs several; a flood waits here, not on the API server.
+ */
+export const WEBHOOK_KUBERNETES_RATE = { perSecond: 20, burst: 40 };
 
 export interface WebhookOptions {
   bindAddress: { host?: string; port: number };
@@ -38,6 +48,8 @@ export interface WebhookOptions {
   log: Logger;
   /** Served on the same port and certificate (the external metrics API): asks for client certificates. */
   alsoServe?: RequestHandler;
+  /** A request not received whole within this long is answered 408 (default 10 s). */
+  requestTimeoutMs?: number;
 }
 
 export interface RunningWebhook {
@@ -71,22 +83,31 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
       .catch(() => 'the controller'));
   // A client certificate is asked for, never required: the API server calls the webhook without one.
   const clientCertificates = options.alsoServe ? { requestCert: true, rejectUnauthorized: false } : {};
-  const server: Server = createServer({ ...first, ...clientCertificates }, (request, response) => {
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // Node looks for requests past their time every connectionsCheckingInterval (30 s by default).
+  const timeouts = { requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: requestTimeout / 4 };
+  const server: Server = createServer({ ...first, ...clientCertificates, ...timeouts }, (request, response) => {
     if (options.alsoServe?.(request, response)) return;
     if (
       request.method !== 'POST' ||
-      new URL(request.url ?? '/', 'https://host').pathname !== OWNED_RESOURCE_WEBHOOK_PATH
+      URL.parse(request.url ?? '/', 'https://host')?.pathname !== OWNED_RESOURCE_WEBHOOK_PATH
     ) {
       response.writeHead(404).end('not found\n');
       return;
     }
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    readBody(request, MAX_ADMISSION_REVIEW_BYTES).then(
+      (body) => answer(body),
+      (error: unknown) => {
+        if (error instanceof BodyTooLargeError)
+          response.writeHead(413, { Connection: 'close' }).end(`${error.message}\n`);
+        else request.destroy();
+      },
+    );
+    const answer = (body: Buffer): void => {
       let review: { apiVersion?: string; kind?: string; request?: AdmissionRequest };
       try {
-        review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof review;
-        if (!review.request?.uid) throw new Error('no request.uid');
+        review = JSON.parse(body.toString('utf8')) as typeof review;
+        if (typeof review.request?.uid !== 'string' || !review.request.uid) throw new Error('no request.uid');
       } catch (error) {
         response.writeHead(400).end(`not an AdmissionReview: ${errorMessage(error)}\n`);
         return;
@@ -117,7 +138,7 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
           },
           () => {},
         );
-    });
+    };
   });
   renewals.server = server;
   await new Promise<void>((resolve, reject) => {

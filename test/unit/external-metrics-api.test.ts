@@ -8,9 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { test } from 'node:test';
 import type { BuildBacklog } from '../../src/domain/backlog.ts';
 import { externalMetricsHandler } from '../../src/external-metrics/api-server.ts';
-import type { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { makeCertificates } from '../support/certificates.ts';
+import { frontProxyApi } from '../support/front-proxy-api.ts';
 
 const figures: BuildBacklog[] = [
   {
@@ -31,22 +31,7 @@ test('each read is answered as Kubernetes asks of an aggregated API', async (t) 
   const stranger = new X509Certificate(certificates.strangerClient.cert);
   const reviews: unknown[] = [];
   let leading = true;
-  const api = {
-    get: () =>
-      Promise.resolve({
-        data: {
-          'requestheader-client-ca-file': certificates.ca,
-          'requestheader-allowed-names': '["twc-controller"]',
-          'requestheader-username-headers': '["X-Remote-User"]',
-          'requestheader-group-headers': '["X-Remote-Group"]',
-          'requestheader-extra-headers-prefix': '["X-Remote-Extra-"]',
-        },
-      }),
-    create: (_path: string, body: { spec: { user: string } }) => {
-      reviews.push(body.spec);
-      return Promise.resolve({ status: { allowed: body.spec.user === 'hpa' } });
-    },
-  } as unknown as KubernetesApi;
+  const api = frontProxyApi(certificates.ca, (spec) => spec.user === 'hpa', reviews);
   const handle = externalMetricsHandler({ api, figures: () => (leading ? figures : undefined), log: silentLogger });
   const ask = (path: string, options: { user?: string; peer?: X509Certificate; method?: string } = {}) =>
     new Promise<{ code: number; body: { message?: string; items?: { value: string }[]; resources?: unknown[] } }>(

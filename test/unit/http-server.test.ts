@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { test } from 'node:test';
 import { Counter, Registry } from 'prom-client';
 import { healthz, metrics, parseBindAddress, readyz, serve } from '../../src/runtime/http-server.ts';
@@ -48,4 +49,17 @@ test('a taken port fails the start', async (t) => {
   const first = await serve({ host: '127.0.0.1', port: 0 }, {});
   t.after(() => first.close());
   await assert.rejects(serve({ host: '127.0.0.1', port: first.port }, {}), /EADDRINUSE/);
+});
+
+test('a request target that is no URL is answered 404, and the process goes on serving', async (t) => {
+  const server = await serve({ host: '127.0.0.1', port: 0 }, { '/healthz': healthz });
+  t.after(() => server.close());
+  const statusLine = await new Promise<string>((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1', () => socket.write('GET http://[ HTTP/1.1\r\nHost: x\r\n\r\n'));
+    socket.once('data', (data: Buffer) => resolve(data.toString('latin1').split('\r\n')[0] ?? ''));
+    socket.once('error', reject);
+    t.after(() => socket.destroy());
+  });
+  assert.equal(statusLine, 'HTTP/1.1 404 Not Found');
+  assert.equal((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status, 200);
 });
