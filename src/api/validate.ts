@@ -1,6 +1,7 @@
 // Runtime validation of our custom resources with the same schemas and rules the API server
 // enforces, so the controller never acts on an object that admission would have refused.
 import { FormatRegistry, type TSchema } from '@sinclair/typebox';
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { rulesOf } from './schema.ts';
 
@@ -25,12 +26,23 @@ export class InvalidObjectError extends Error {
 
 /** The errors of `value` against `schema` and its rules; `old` is the previous object on update. */
 export function validate(schema: TSchema, value: unknown, old?: unknown): FieldError[] {
-  const structural = [...Value.Errors(schema, value)].map((e) => ({ field: fieldOf(e.path), message: e.message }));
-  // Rules assume well-typed input, as CEL does after the schema passed.
-  if (structural.length > 0) return dedupe(structural);
+  // Most objects fit: a compiled check says so in a fraction of the time listing errors takes.
+  if (!checkerOf(schema).Check(value)) {
+    const structural = [...Value.Errors(schema, value)].map((e) => ({ field: fieldOf(e.path), message: e.message }));
+    // Rules assume well-typed input, as CEL does after the schema passed.
+    if (structural.length > 0) return dedupe(structural);
+  }
   const errors: FieldError[] = [];
   checkRules(schema, value, old, '', errors);
   return errors;
+}
+
+const checkers = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+function checkerOf(schema: TSchema): TypeCheck<TSchema> {
+  let checker = checkers.get(schema);
+  if (!checker) checkers.set(schema, (checker = TypeCompiler.Compile(schema)));
+  return checker;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import { type TemporalWorkerDeployment, temporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import { type FieldError, fittingPart, validate, withDefaults } from '../api/validate.ts';
+import { type FieldError, fittingPart, withDefaults } from '../api/validate.ts';
 import type {
   FailedObservation,
   LadderObservation,
@@ -27,7 +27,7 @@ import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
 import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
 import { observeDeployment } from '../k8s/observed-deployment.ts';
 import { podProblems } from '../k8s/pod-problems.ts';
-import { versionedDeployment } from '../k8s/versioned-deployment.ts';
+import { type VersionedDeploymentInput, versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
 import { gateWorkflowId } from '../planner/gates.ts';
 import type { NewBuildFacts } from '../planner/new-build.ts';
@@ -45,6 +45,7 @@ import {
 import { COPIED_FROM_LABEL, copyInPlace, foreignSecretAt, secretCopies } from '../k8s/secret-copies.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import { AdmittedSpecs, deepFreeze } from './admitted-specs.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { temporalTrouble } from './temporal-trouble.ts';
 
@@ -167,6 +168,7 @@ async function observeSecretCopies(
  * does neither again. Frozen, since every reconcile of that object shares it.
  */
 const admittedObjects = new WeakMap<TemporalWorkerDeployment, Admitted>();
+const admittedSpecs = new AdmittedSpecs();
 
 interface Admitted {
   /** With only the part of its status that fits the schema. */
@@ -182,24 +184,41 @@ interface Admitted {
 function admitted(cached: TemporalWorkerDeployment): Admitted {
   const known = admittedObjects.get(cached);
   if (known) return known;
-  const { status: stored, ...rest } = withDefaults(temporalWorkerDeployment, cached);
+  const { status: stored, ...rest } = cached;
+  const { spec, invalid } = admittedSpecs.of(rest);
   // The status is the controller's memory, written by whichever version of it ran before: what of
   // it this version cannot read is taken as never written (learnt again, from Temporal where it
   // can be), never a reason to stop, which would also keep it from being written anew.
-  const readable = stored ? fittingPart(temporalWorkerDeployment.properties.status, stored, 'status') : { left: [] };
+  const statusSchema = temporalWorkerDeployment.properties.status;
+  const readable = stored ? fittingPart(statusSchema, withDefaults(statusSchema, stored), 'status') : { left: [] };
   const status = readable.value as TemporalWorkerDeployment['status'];
-  const workerDeployment: TemporalWorkerDeployment = deepFreeze({ ...rest, ...(status ? { status } : {}) });
-  const result = { workerDeployment, invalid: validate(temporalWorkerDeployment, rest), unreadable: readable.left };
+  const workerDeployment: TemporalWorkerDeployment = deepFreeze({
+    ...rest,
+    metadata: structuredClone(rest.metadata),
+    spec,
+    ...(status ? { status } : {}),
+  });
+  const result = { workerDeployment, invalid, unreadable: readable.left };
   admittedObjects.set(cached, result);
   return result;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
+/**
+ * Per admitted spec (one object per spec, see AdmittedSpecs), the Deployments built from it by
+ * name, build, pool and connection: building one, hashes included, was a tenth of a reconcile.
+ * Frozen, as every reconcile of that spec shares them.
+ */
+const builtDeployments = new WeakMap<object, Map<string, V1Deployment>>();
+
+function built(input: VersionedDeploymentInput): V1Deployment {
+  const { workerDeployment, connection, buildId, pool } = input;
+  const { uid, name, namespace } = workerDeployment.metadata;
+  const byInput = builtDeployments.get(workerDeployment.spec) ?? new Map<string, V1Deployment>();
+  builtDeployments.set(workerDeployment.spec, byInput);
+  const key = JSON.stringify([uid, name, namespace, buildId, pool, connection]);
+  let deployment = byInput.get(key);
+  if (!deployment) byInput.set(key, (deployment = deepFreeze(versionedDeployment(input))));
+  return deployment;
 }
 
 /** The facts with these Deployments as the ones it owns: the cache's, or those plus what was just created. */
@@ -207,7 +226,7 @@ export function withDeployments(facts: KubernetesFacts, live: V1Deployment[]): K
   const { workerDeployment, buildId, workers } = facts;
   const wanted = (workerDeployment.spec.pools ?? [undefined]).map((pool) => ({
     ...(pool ? { pool: pool.name } : {}),
-    deployment: versionedDeployment({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) }),
+    deployment: built({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) }),
   }));
   const deployments = observeOwn(live, buildId, wanted, workers);
   const replacements: Record<string, V1Deployment> = {};
