@@ -490,7 +490,18 @@ const allAtOnceReads: [string, Parameters<typeof observed>[0], object | undefine
   ],
   ['first active 1s before its promotion (the same routing change): judged', promoted(120, 121), counted(120)],
   ['first active an hour before its promotion (a rollback to it): not judged', promoted(120, 3720), undefined],
-  ['the target not current yet: nothing to judge', { ...promoted(120), temporal: {} }, undefined],
+  [
+    'another build made current 2 minutes ago, not the target: nothing to judge',
+    {
+      ...promoted(120),
+      temporal: {
+        versions: [version('v1', 'Current'), version('v2', 'Inactive')],
+        currentBuildId: 'v1',
+        currentChangedAt: ago(120),
+      },
+    },
+    undefined,
+  ],
 ];
 for (const [title, given, expected] of allAtOnceReads)
   test(`analysis of an AllAtOnce promotion: ${title}`, () => {
@@ -802,8 +813,8 @@ test('route: a deployment another manager holds is not routed; it is said only w
   assert.deepEqual([settled.actions, settled.conditions], [[], []], 'nothing to change: nothing to say');
 });
 
-// What the status remembers of failed builds: a failure is kept while its build is known, until the
-// build is current again with no ramp left and its gates and analysis passed.
+// What the status remembers of failed builds: a failure is kept (from when it happened) while its
+// build is known, until the build is current again with no ramp left and its gates and analysis passed.
 
 const earlierFailure = (buildID: string) => ({
   buildID,
@@ -836,12 +847,12 @@ const memoryCases: [string, Parameters<typeof observed>[0], string[]][] = [
   [
     "another build's failure is kept while that build is known",
     { ...v2Current, status: { failedBuilds: [earlierFailure('v1')] } },
-    ['v1 GateFailed'],
+    [`v1 GateFailed at ${ago(HOUR).toISOString()}`],
   ],
   [
     'the target not current (Manual leaves routing to you): kept',
     { spec: { rollout: { strategy: 'Manual' } }, status: { failedBuilds: [earlierFailure('v2')] } },
-    ['v2 GateFailed'],
+    [`v2 GateFailed at ${ago(HOUR).toISOString()}`],
   ],
   [
     'the target current, but another build still ramps (a change held by another manager): kept',
@@ -855,7 +866,7 @@ const memoryCases: [string, Parameters<typeof observed>[0], string[]][] = [
       },
       status: { failedBuilds: [earlierFailure('v2')] },
     },
-    ['v2 GateFailed'],
+    [`v2 GateFailed at ${ago(HOUR).toISOString()}`],
   ],
   [
     'the target made current by hand while its gate failure holds: kept',
@@ -864,7 +875,7 @@ const memoryCases: [string, Parameters<typeof observed>[0], string[]][] = [
       spec: gated,
       status: { ...gateFailedBefore, failedBuilds: [earlierFailure('v2')] },
     },
-    ['v2 GateFailed'],
+    [`v2 GateFailed at ${ago(HOUR).toISOString()}`],
   ],
   [
     'the target current, its analysis still judging it: kept',
@@ -873,13 +884,13 @@ const memoryCases: [string, Parameters<typeof observed>[0], string[]][] = [
       analysis: { counts: { v2: { closed: 1, failed: 0 } } },
       status: { failedBuilds: [earlierFailure('v2')] },
     },
-    ['v2 GateFailed'],
+    [`v2 GateFailed at ${ago(HOUR).toISOString()}`],
   ],
 ];
 for (const [title, given, expected] of memoryCases)
   test(`failed builds: ${title}`, () => {
     assert.deepEqual(
-      plan(given).failedBuilds.map((f) => `${f.buildID} ${f.reason}`),
+      plan(given).failedBuilds.map((f) => `${f.buildID} ${f.reason} at ${f.at}`),
       expected,
     );
   });
