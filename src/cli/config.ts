@@ -306,6 +306,15 @@ export const SETTINGS = {
     description: 'where `/metrics` is served (`host:port`, `:port` for every interface); `0` disables',
     parse: bindAddress,
   },
+  metricsSecure: {
+    value: '[true|false]',
+    switch: true,
+    env: 'TWC_METRICS_SECURE',
+    default: 'false',
+    description:
+      "serve `/metrics` over HTTPS (a self-signed certificate made at start) to bearer tokens the API server authenticates (TokenReview) and allows `get` on the non-resource URL `/metrics` (SubjectAccessReview), as controller-runtime's secure metrics; needs an address of its own, not the probes'",
+    parse: boolean,
+  },
   healthProbeBindAddress: {
     value: '<address>',
     env: 'TWC_HEALTH_PROBE_BIND_ADDRESS',

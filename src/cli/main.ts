@@ -13,12 +13,21 @@ import { externalMetricsHandler } from '../external-metrics/api-server.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
 import { publishLeaderEndpoint } from '../k8s/leader-endpoint.ts';
 import { Backoff } from '../runtime/backoff.ts';
-import { healthz, metrics as metricsRoute, readyz, type Route, serve } from '../runtime/http-server.ts';
+import { bearerAccess } from '../runtime/bearer-access.ts';
+import {
+  healthz,
+  metrics as metricsRoute,
+  readyz,
+  type Route,
+  type RunningServer,
+  serve,
+} from '../runtime/http-server.ts';
 import { KubernetesApi } from '../runtime/kube/api-client.ts';
 import { type ClusterAccess, defaultClusterAccess, kubeconfigAccess } from '../runtime/kube/cluster-access.ts';
 import { LeaderElector, leaseApi } from '../runtime/leader-election.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
+import { issueAuthority, issueServing } from '../webhook/certificate-issuer.ts';
 import { SelfManagedCertificates } from '../webhook/self-managed-certificates.ts';
 import {
   OWNED_RESOURCE_WEBHOOK_PATH,
@@ -60,6 +69,12 @@ run.action(async (options: Config) => {
   if (options.leaderElectRenewDeadline >= options.leaderElectLeaseDuration)
     program.error(
       `error: --leader-elect-renew-deadline (${options.leaderElectRenewDeadline / 1000}s) must be shorter than --leader-elect-lease-duration (${options.leaderElectLeaseDuration / 1000}s)`,
+    );
+  const sameAddress = (a: BindAddress | false, b: BindAddress | false) =>
+    a && b && a.port === b.port && (a.host ?? '') === (b.host ?? '');
+  if (options.metricsSecure && sameAddress(options.metricsBindAddress, options.healthProbeBindAddress))
+    program.error(
+      'error: --metrics-secure serves /metrics over HTTPS, which the probes on the same --health-probe-bind-address cannot share: give --metrics-bind-address an address of its own',
     );
   const longestCall = Math.max(options.temporalReadTimeout, options.temporalWriteTimeout);
   if (options.reconcileTimeout <= longestCall)
@@ -173,7 +188,7 @@ run.action(async (options: Config) => {
     const key = `${address.host ?? ''}:${address.port}`;
     endpoints.set(key, { address, routes: { ...endpoints.get(key)?.routes, ...routes } });
   };
-  expose(options.metricsBindAddress, { '/metrics': metricsRoute(metrics.registry) });
+  if (!options.metricsSecure) expose(options.metricsBindAddress, { '/metrics': metricsRoute(metrics.registry) });
   expose(options.healthProbeBindAddress, { '/healthz': healthz, '/readyz': readyz(notReadyBecause) });
   const servers = await Promise.all(
     [...endpoints.values()].map(async ({ address, routes }) => {
@@ -182,6 +197,13 @@ run.action(async (options: Config) => {
       return server;
     }),
   );
+  if (options.metricsSecure && options.metricsBindAddress) {
+    const address = options.metricsBindAddress;
+    const api = new KubernetesApi({ access, count: metrics.countKubernetesRequest, rate: METRICS_ACCESS_RATE });
+    const server = await serveSecureMetrics(address, api, metrics);
+    log.info({ routes: ['/metrics'], address: `${address.host ?? '*'}:${server.port}` }, 'serving over HTTPS');
+    servers.push(server);
+  }
   // Served by every replica, leader or not: the API server calls whichever the Service picks.
   // Not awaited: a certificate that cannot be had yet is retried, and the replica is not ready.
   let stopping = false;
@@ -250,6 +272,20 @@ run.action(async (options: Config) => {
   leaseLog.info('waiting to lead');
   elector.start();
 });
+
+/** The access reviews of scrapes: each token is reviewed once a minute (see bearer-access.ts), so a few a second is plenty. */
+const METRICS_ACCESS_RATE = { perSecond: 5, burst: 10 };
+/** The metrics certificate is made anew at each start; scrapers do not verify it (as with controller-runtime's own). */
+const METRICS_CERTIFICATE_LIFETIME_MS = 365 * 24 * 3600_000;
+
+/** /metrics over HTTPS for the bearer tokens the API server allows `get` on it (--metrics-secure). */
+async function serveSecureMetrics(address: BindAddress, api: KubernetesApi, metrics: Metrics): Promise<RunningServer> {
+  const now = Date.now();
+  const authority = await issueAuthority(now, METRICS_CERTIFICATE_LIFETIME_MS);
+  const tls = await issueServing(authority, ['localhost', hostname()], now, METRICS_CERTIFICATE_LIFETIME_MS);
+  const access = bearerAccess(api, { nonResourceAttributes: { path: '/metrics', verb: 'get' } });
+  return serve(address, { '/metrics': metricsRoute(metrics.registry) }, { tls, access });
+}
 
 /** The dashboard's watch and page; a failure to start is logged, and the controller runs on without it. */
 async function startDashboard(

@@ -1,9 +1,11 @@
 // The operations endpoints: liveness and readiness probes and Prometheus metrics, served on
 // bind addresses written as controller-runtime's flags take them (":8080", "127.0.0.1:8080",
-// "0" for off).
-import { createServer, type Server } from 'node:http';
+// "0" for off); metrics may be served over HTTPS to the bearer tokens the API server allows.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import type { BearerAccess } from './bearer-access.ts';
 
 export interface Response {
   status: number;
@@ -31,11 +33,19 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export interface Protection {
+  /** PEM certificate and key: served over HTTPS. */
+  tls: { cert: string; key: string };
+  /** Who may read any route of the server. */
+  access: BearerAccess;
+}
+
 export async function serve(
   bindAddress: { host?: string; port: number },
   routes: Record<string, Route>,
+  protection?: Protection,
 ): Promise<RunningServer> {
-  const server: Server = createServer((request, response) => {
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     // A request target that is no URL (an absolute form such as `http://[`) would throw, and end the process.
     const path = URL.parse(request.url ?? '/', 'http://host')?.pathname;
     const route = request.method === 'GET' && path !== undefined ? routes[path] : undefined;
@@ -43,14 +53,18 @@ export async function serve(
       response.writeHead(404).end('not found\n');
       return;
     }
-    Promise.resolve()
-      .then(route)
+    Promise.resolve(protection?.access(request.headers))
+      .then((verdict) => {
+        if (verdict && !verdict.allowed) return { status: verdict.status, body: `${verdict.message}\n` };
+        return route();
+      })
       .then(
         ({ status, body, contentType }) =>
           response.writeHead(status, { 'Content-Type': contentType ?? 'text/plain; charset=utf-8' }).end(body),
         (error: unknown) => response.writeHead(500).end(`${error instanceof Error ? error.message : String(error)}\n`),
       );
-  });
+  };
+  const server: Server = protection ? createSecureServer(protection.tls, handle) : createServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(bindAddress.port, bindAddress.host, resolve);

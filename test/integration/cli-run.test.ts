@@ -5,13 +5,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from 'node:tls';
 import { test, type TestContext } from 'node:test';
-import { CoordinationV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { get as httpsGet } from 'node:https';
 import { freePort } from '../../src/localenv/ports.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
 import { workerDeployments } from '../support/controller.ts';
 import { create } from '../support/manifests.ts';
 
 interface Replica {
+  metricsPort: number;
   /** GET on one of its endpoints: status and body. */
   get(endpoint: '/metrics' | '/healthz' | '/readyz'): Promise<{ status: number; body: string }>;
   /** Sum of the samples of a metric whose labels match, e.g. sample('twc_temporal_requests_total', /method="DescribeWorkerDeployment"/). */
@@ -59,6 +61,7 @@ async function startReplica(t: TestContext, namespace: string, lease: string, fl
     return { status: response.status, body: await response.text() };
   };
   return {
+    metricsPort,
     get,
     sample: async (name, labels) => {
       const lines = (await get('/metrics')).body
@@ -308,4 +311,58 @@ test('--dashboard-bind-address: the controller serves the dashboard of the names
   const page = await fetch(`http://127.0.0.1:${port}/`);
   assert.equal(page.status, 200);
   assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'; script-src 'self'/);
+});
+
+test('--metrics-secure: /metrics over HTTPS is refused without a bearer token and to one not allowed, and served to one allowed get on /metrics', async (t) => {
+  const namespace = await testNamespace(t, 'cli-metrics');
+  const replica = await startReplica(t, namespace, uniqueName('lease'), ['--metrics-secure']);
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
+  const reader = uniqueName('metrics-reader');
+  for (const name of ['scraper', 'stranger'])
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+  await rbac.createClusterRole({
+    body: { metadata: { name: reader }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] },
+  });
+  t.after(() => rbac.deleteClusterRole({ name: reader }));
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: reader },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: reader },
+      subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace }],
+    },
+  });
+  t.after(() => rbac.deleteClusterRoleBinding({ name: reader }));
+  const tokenOf = async (name: string) =>
+    (await core.createNamespacedServiceAccountToken({ name, namespace, body: { spec: {} } })).status?.token ?? '';
+  const scrape = (token?: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const headers = token ? { authorization: `Bearer ${token}` } : {};
+      // The certificate is the controller's own, made at start: nothing signs it.
+      const options = {
+        host: '127.0.0.1',
+        port: replica.metricsPort,
+        path: '/metrics',
+        headers,
+        rejectUnauthorized: false,
+      };
+      httpsGet(options, (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      }).on('error', reject);
+    });
+  const anonymous = await eventually('the metrics to be served', () => scrape().catch(() => undefined), 30_000);
+  assert.equal(anonymous.status, 401);
+  assert.equal((await scrape('not-a-token')).status, 401);
+  const stranger = await scrape(await tokenOf('stranger'));
+  assert.deepEqual(stranger, {
+    status: 403,
+    body: `system:serviceaccount:${namespace}:stranger may not get /metrics\n`,
+  });
+  const scraper = await eventually('the binding to take effect', async () => {
+    const answer = await scrape(await tokenOf('scraper'));
+    return answer.status === 200 ? answer : undefined;
+  });
+  assert.match(scraper.body, /^twc_/m);
 });

@@ -19,6 +19,7 @@ const SET_BY_THE_CHART: Record<string, string> = {
   kubeconfig: 'never: the controller uses its service account',
   namespace: 'rbac.watchNamespaces',
   metricsBindAddress: 'metrics.enabled, metrics.port',
+  metricsSecure: 'metrics.secure',
   healthProbeBindAddress: 'healthProbePort',
   dashboardBindAddress: 'dashboard.enabled, dashboard.port',
   webhookBindAddress: 'webhook.enabled, webhook.port',

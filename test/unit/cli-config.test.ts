@@ -68,6 +68,7 @@ test('without flags or variables every setting has its default', () => {
       externalMetricsAdvertiseAddress: '',
       externalMetricsApiService: '',
       metricsBindAddress: { port: 8080 },
+      metricsSecure: false,
       dashboardBindAddress: false,
       healthProbeBindAddress: { port: 8081 },
       webhookBindAddress: { port: 9443 },

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { get as httpsGet } from 'node:https';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { Counter, Registry } from 'prom-client';
+import type { BearerAccess } from '../../src/runtime/bearer-access.ts';
 import { healthz, metrics, parseBindAddress, readyz, serve } from '../../src/runtime/http-server.ts';
+import { makeCertificates } from '../support/certificates.ts';
 
 test('bind addresses are read as controller-runtime flags write them', () => {
   const cases: [string, ReturnType<typeof parseBindAddress>][] = [
@@ -62,4 +65,50 @@ test('a request target that is no URL is answered 404, and the process goes on s
   });
   assert.equal(statusLine, 'HTTP/1.1 404 Not Found');
   assert.equal((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status, 200);
+});
+
+test('protected, /metrics is served over HTTPS to an allowed bearer token only', async (t) => {
+  const certificates = await makeCertificates(t, 'localhost');
+  const registry = new Registry();
+  new Counter({ name: 'twc_test_total', help: 'a test counter', registers: [registry] }).inc();
+  const access: BearerAccess = (headers) =>
+    Promise.resolve(
+      headers.authorization === 'Bearer allowed'
+        ? { allowed: true }
+        : { allowed: false, status: 401, message: 'a bearer token is required (Authorization: Bearer)' },
+    );
+  const server = await serve(
+    { host: '127.0.0.1', port: 0 },
+    { '/metrics': metrics(registry) },
+    {
+      tls: certificates.server,
+      access,
+    },
+  );
+  t.after(() => server.close());
+  const scrape = (authorization?: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const sent = httpsGet(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path: '/metrics',
+          ca: certificates.ca,
+          servername: 'localhost',
+          headers: authorization ? { authorization } : {},
+        },
+        (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        },
+      );
+      sent.on('error', reject);
+    });
+  const refused = await scrape();
+  assert.deepEqual(refused, { status: 401, body: 'a bearer token is required (Authorization: Bearer)\n' });
+  assert.equal((await scrape('Bearer other')).status, 401);
+  const served = await scrape('Bearer allowed');
+  assert.equal(served.status, 200);
+  assert.match(served.body, /twc_test_total 1/);
 });
