@@ -1,10 +1,10 @@
 // A TemporalConnection keeps its finalizer while any worker deployment may still need it to
 // reach Temporal, and lets it go once none does. Deleted while in use, it stays Terminating and
 // says which worker deployments hold it.
-import canonicalize from 'canonicalize';
 import { API_VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { sameJson } from '../domain/same-json.ts';
 import { FINALIZER, hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import { type ClusterClient, connectionPlural } from '../k8s/cluster-client.ts';
 import { connectionKindOf, connectionLabel, usesConnection } from '../domain/connection-ref.ts';
@@ -59,7 +59,7 @@ async function sayConnectionInUse(
     { type: 'Progressing', status: 'True' as const, reason: 'InUse', message },
   ];
   const conditions = mergeConditions(connection.status?.conditions ?? [], said, now, connection.metadata.generation);
-  if (canonicalize(connection.status?.conditions ?? []) === canonicalize(conditions)) return;
+  if (sameJson(connection.status?.conditions ?? [], conditions)) return;
   // A conflict means the connection changed since the cache was read: its event brings this back.
   await deps.cluster.replaceConnectionStatus({ ...connection, status: { ...connection.status, conditions } });
 }

@@ -3,9 +3,9 @@
 // also reported as a Warning event on the object, as is each warning the report adds (a failing
 // Pod). The write carries the resourceVersion the reconcile read: the status is the controller's memory (when builds were last current, gate runs,
 // room made at the cap), so a write decided on a stale cache must never replace a newer one.
-import canonicalize from 'canonicalize';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { sameJson } from '../domain/same-json.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { blocking, type Condition, conditionSet, mergeConditions } from '../status/conditions.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
@@ -42,8 +42,7 @@ export async function writeStatus(
   for (const c of conditions)
     if (blocking(c)) await deps.recordEvent(about, { type: 'Warning', reason: c.reason, message: c.message });
   for (const w of warnings) await deps.recordEvent(about, { type: 'Warning', ...w });
-  // Canonical JSON: the API server returns keys in its own order, not in ours.
-  if (canonicalize(stored.status ?? {}) !== canonicalize(status)) {
+  if (!sameJson(stored.status ?? {}, status)) {
     // The whole status is replaced: a merge patch would keep every field this status leaves out
     // (a finished ramp's percentage, builds long deleted), and rewrite them on every reconcile.
     // Written since the cache was read (counted as a 409 in twc_kubernetes_requests_total):

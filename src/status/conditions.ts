@@ -1,7 +1,7 @@
 // The conditions of a TemporalWorkerDeployment, kstatus-style: Ready, Progressing, and Stalled
 // when a human must act. Pure.
-import canonicalize from 'canonicalize';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { sameJson } from '../domain/same-json.ts';
 
 export type Condition = { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string };
 type StoredConditions = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['conditions']>;
@@ -92,7 +92,7 @@ export function nextStatus<S extends { conditions?: StoredConditions; observedGe
     generation,
   );
   const status = { ...fields, observedGeneration: generation, conditions } as S;
-  return canonicalize(object.status) === canonicalize(status) ? undefined : status;
+  return sameJson(object.status, status) ? undefined : status;
 }
 
 /** Keeps lastTransitionTime where a condition's status did not change. */
