@@ -87,7 +87,16 @@ export function fittingPart(schema: TSchema, value: unknown, path = ''): { value
 
 /** A copy of `value` with the schema's defaults filled in, as the API server stores it. */
 export function withDefaults<T>(schema: TSchema, value: T): T {
-  return Value.Default(schema, Value.Clone(value)) as T;
+  // A schema without defaults (the status's) leaves nothing to fill in: a copy is all it takes.
+  return hasDefaults(schema) ? (Value.Default(schema, Value.Clone(value)) as T) : structuredClone(value);
+}
+
+const defaulting = new WeakMap<TSchema, boolean>();
+
+function hasDefaults(schema: TSchema): boolean {
+  let known = defaulting.get(schema);
+  if (known === undefined) defaulting.set(schema, (known = JSON.stringify(schema).includes('"default":')));
+  return known;
 }
 
 function checkRules(schema: TSchema, value: unknown, old: unknown, path: string, errors: FieldError[]): void {

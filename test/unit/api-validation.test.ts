@@ -82,3 +82,18 @@ test('the part of a value that fits: each misfit is left out, the smallest part 
   assert.deepEqual(fittingPart(schema, { kept: 'yes' }), { value: { kept: 'yes' }, left: [] });
   assert.equal(fittingPart(schema, 'nothing like it').value, undefined);
 });
+
+test('defaults fill a copy, never the value given, with or without defaults in the schema', () => {
+  const withDefault = Type.Object({
+    a: Type.Optional(Type.String({ default: 'x' })),
+    b: Type.Object({ c: Type.Number() }),
+  });
+  const without = Type.Object({ a: Type.Optional(Type.String()), b: Type.Object({ c: Type.Number() }) });
+  const value = { b: { c: 1 } };
+  const filled = withDefaults(withDefault, value);
+  assert.deepEqual(filled, { a: 'x', b: { c: 1 } });
+  const copied = withDefaults(without, value);
+  assert.deepEqual(copied, { b: { c: 1 } });
+  assert.notEqual(copied.b, value.b, 'a copy, to be frozen apart from the cache');
+  assert.deepEqual(value, { b: { c: 1 } });
+});
