@@ -1,13 +1,13 @@
 // The simulator's fixed seeds: each runs 200 steps of random users and faults against the real
 // reconcile and must break no invariant (see invariants.ts). A failure names each seed and the
-// command that prints its shrunk replay. Sized to under a minute on a 2-core machine: 1,000 seeds
-// took 42 s there (two threads, about 0.3 ms of CPU per reconcile, most of it the controller's own);
-// `npm run simulate -- --minutes N` runs on with new seeds.
+// command that prints its shrunk replay. Sized to under a minute on a 2-core machine (two
+// threads): see docs/reliability.md for the figures. `npm run simulate -- --minutes N` runs on
+// with new seeds.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runPool, type SeedResult } from './pool.ts';
 
-export const FIXED_SEEDS = 1000;
+export const FIXED_SEEDS = 2000;
 /** Seeds beyond the fixed ones that open-ended runs found breaking a rule, kept once fixed. */
 const FOUND_SEEDS = [7031];
 const STEPS = 200;
