@@ -330,6 +330,15 @@ export const SETTINGS = {
       'where the read-only dashboard of the worker deployments it watches is served, as `twc dashboard` serves it; every replica serves it; `0` disables',
     parse: bindAddress,
   },
+  dashboardRequireToken: {
+    value: '[true|false]',
+    switch: true,
+    env: 'TWC_DASHBOARD_REQUIRE_TOKEN',
+    default: 'false',
+    description:
+      "the dashboard's data only for a bearer token the API server authenticates (TokenReview) and allows `list` on TemporalWorkerDeployments in every namespace it watches (SubjectAccessReview); the page asks for the token",
+    parse: boolean,
+  },
   webhookBindAddress: {
     value: '<address>',
     env: 'TWC_WEBHOOK_BIND_ADDRESS',

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { collectDefaultMetrics } from 'prom-client';
+import { GROUP, KINDS } from '../api/kinds.ts';
 import { Controller } from '../controller/controller.ts';
 import { externalMetricsHandler } from '../external-metrics/api-server.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
@@ -199,7 +200,7 @@ run.action(async (options: Config) => {
   );
   if (options.metricsSecure && options.metricsBindAddress) {
     const address = options.metricsBindAddress;
-    const api = new KubernetesApi({ access, count: metrics.countKubernetesRequest, rate: METRICS_ACCESS_RATE });
+    const api = new KubernetesApi({ access, count: metrics.countKubernetesRequest, rate: ACCESS_REVIEW_RATE });
     const server = await serveSecureMetrics(address, api, metrics);
     log.info({ routes: ['/metrics'], address: `${address.host ?? '*'}:${server.port}` }, 'serving over HTTPS');
     servers.push(server);
@@ -247,7 +248,7 @@ run.action(async (options: Config) => {
 
   // Every replica, leader or not: it reads the cluster, not the controller.
   const dashboard = options.dashboardBindAddress
-    ? startDashboard(access, options.namespace, options.dashboardBindAddress, log)
+    ? startDashboard(access, options.namespace, options.dashboardBindAddress, log, options.dashboardRequireToken)
     : undefined;
 
   const stop = async (): Promise<void> => {
@@ -273,8 +274,8 @@ run.action(async (options: Config) => {
   elector.start();
 });
 
-/** The access reviews of scrapes: each token is reviewed once a minute (see bearer-access.ts), so a few a second is plenty. */
-const METRICS_ACCESS_RATE = { perSecond: 5, burst: 10 };
+/** The access reviews of scrapes and dashboard readers: each token is reviewed once a minute (see bearer-access.ts), so a few a second is plenty. */
+const ACCESS_REVIEW_RATE = { perSecond: 5, burst: 10 };
 /** The metrics certificate is made anew at each start; scrapers do not verify it (as with controller-runtime's own). */
 const METRICS_CERTIFICATE_LIFETIME_MS = 365 * 24 * 3600_000;
 
@@ -283,7 +284,7 @@ async function serveSecureMetrics(address: BindAddress, api: KubernetesApi, metr
   const now = Date.now();
   const authority = await issueAuthority(now, METRICS_CERTIFICATE_LIFETIME_MS);
   const tls = await issueServing(authority, ['localhost', hostname()], now, METRICS_CERTIFICATE_LIFETIME_MS);
-  const access = bearerAccess(api, { nonResourceAttributes: { path: '/metrics', verb: 'get' } });
+  const access = bearerAccess(api, [{ nonResourceAttributes: { path: '/metrics', verb: 'get' } }]);
   return serve(address, { '/metrics': metricsRoute(metrics.registry) }, { tls, access });
 }
 
@@ -293,6 +294,7 @@ async function startDashboard(
   namespaces: readonly string[] | undefined,
   address: BindAddress,
   log: Logger,
+  requireToken: boolean,
 ): Promise<{ close(): Promise<void> } | undefined> {
   // Loaded only when asked for: the watch's module brings the Kubernetes client library.
   const [{ WorkerDeploymentWatch }, { serveDashboard }] = await Promise.all([
@@ -304,10 +306,28 @@ async function startDashboard(
   const watch = new WorkerDeploymentWatch(api, { namespaces, name: undefined });
   try {
     await watch.start();
-    const served = await serveDashboard(watch, {
-      ...(address.host ? { address: address.host } : {}),
-      port: address.port,
+    // Whoever may list the worker deployments the dashboard shows may see them there.
+    const list = (namespace?: string) => ({
+      resourceAttributes: {
+        group: GROUP,
+        resource: KINDS.TemporalWorkerDeployment.plural,
+        verb: 'list',
+        ...(namespace ? { namespace } : {}),
+      },
     });
+    const protection = requireToken
+      ? {
+          access: bearerAccess(
+            new KubernetesApi({ access, rate: ACCESS_REVIEW_RATE }),
+            namespaces?.map(list) ?? [list()],
+          ),
+        }
+      : {};
+    const served = await serveDashboard(
+      watch,
+      { ...(address.host ? { address: address.host } : {}), port: address.port },
+      protection,
+    );
     dashboardLog.info({ url: served.url }, 'serving the dashboard');
     return {
       close: async () => {

@@ -2,11 +2,21 @@
 // page is three local files (no framework, nothing fetched from elsewhere: the Content-Security-
 // Policy allows this origin only); the data is the views of `twc status` (../cli/status), as JSON
 // and as a stream of server-sent events, one message per burst of changes the watches bring.
+// It answers only requests made for it (request-origin.ts) and, when told, serves the data only
+// to a bearer token the API server allows (the page asks for one and keeps it in a cookie).
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { WorkerDeploymentView } from '../cli/status/view.ts';
+import type { BearerAccess } from '../runtime/bearer-access.ts';
+import { foreignRequest } from './request-origin.ts';
 
 /** What the page shows, and when it changes. */
 export interface DashboardSource {
@@ -37,10 +47,21 @@ const BURST_MS = 100;
 /** A comment now and then keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
 
+export interface DashboardProtection {
+  /** Who may read the data (the page itself is for anyone the Host check lets in). */
+  access?: BearerAccess;
+  /** Host names served besides localhost and IP addresses. */
+  allowedHosts?: readonly string[];
+}
+
+/** The cookie the page keeps a bearer token in: an EventSource cannot send an Authorization header. */
+const TOKEN_COOKIE = 'twc_token';
+
 export async function serveDashboard(
   source: DashboardSource,
   /** No address: every interface. */
   listen: { address?: string; port: number },
+  protection: DashboardProtection = {},
 ): Promise<Dashboard> {
   const files = new Map(
     Object.entries(FILES).map(([route, { file, type }]) => [
@@ -63,18 +84,37 @@ export async function serveDashboard(
   keepalive.unref();
 
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const route = new URL(request.url ?? '/', 'http://dashboard').pathname;
+    const refused = foreignRequest(request.headers, protection.allowedHosts);
+    if (refused) {
+      response.writeHead(403, { 'content-type': 'text/plain', ...SECURITY_HEADERS }).end(`${refused}\n`);
+      return;
+    }
+    // A request target that is no URL (an absolute form such as `http://[`) would throw, and end the process.
+    const route = URL.parse(request.url ?? '/', 'http://dashboard')?.pathname;
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { allow: 'GET, HEAD', ...SECURITY_HEADERS }).end('read-only\n');
       return;
     }
-    const file = files.get(route);
+    const file = route === undefined ? undefined : files.get(route);
     if (file) {
       response
         .writeHead(200, { 'content-type': file.type, 'cache-control': 'no-cache', ...SECURITY_HEADERS })
         .end(file.body);
       return;
     }
+    if (protection.access && route?.startsWith('/api/')) {
+      void protection.access(withCookieToken(request.headers)).then((verdict) => {
+        if (verdict.allowed) answerData(route, request, response);
+        else
+          response
+            .writeHead(verdict.status, { 'content-type': 'text/plain', ...SECURITY_HEADERS })
+            .end(`${verdict.message}\n`);
+      });
+      return;
+    }
+    answerData(route, request, response);
+  });
+  const answerData = (route: string | undefined, request: IncomingMessage, response: ServerResponse): void => {
     if (route === '/api/worker-deployments') {
       response
         .writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store', ...SECURITY_HEADERS })
@@ -94,7 +134,7 @@ export async function serveDashboard(
       return;
     }
     response.writeHead(404, { 'content-type': 'text/plain', ...SECURITY_HEADERS }).end('not found\n');
-  });
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(listen.port, listen.address, () => resolve());
@@ -111,6 +151,16 @@ export async function serveDashboard(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The headers with the page's token cookie as the bearer token, unless one is given already. */
+function withCookieToken(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  if (headers.authorization) return headers;
+  const cookie = (headers.cookie ?? '').split(';').map((c) => c.trim().split('='));
+  const token = cookie.find(([name]) => name === TOKEN_COOKIE)?.[1];
+  // A malformed escape would throw, and end the process.
+  const decoded = token === undefined ? undefined : URL.parse(`http://t/?t=${token}`)?.searchParams.get('t');
+  return decoded ? { ...headers, authorization: `Bearer ${decoded}` } : headers;
 }
 
 function event(items: WorkerDeploymentView[]): string {

@@ -28,9 +28,10 @@ interface ReviewedUser {
   extra?: Record<string, string[]>;
 }
 
+/** Allowed when the user is allowed every one of `attributes` (a list in each namespace watched, say). */
 export function bearerAccess(
   api: KubernetesApi,
-  attributes: AccessAttributes,
+  attributes: readonly AccessAttributes[],
   now: () => number = Date.now,
 ): BearerAccess {
   const allowedUntil = new Map<string, number>();
@@ -41,10 +42,10 @@ export function bearerAccess(
     }
     allowedUntil.set(key, now() + ALLOWED_LIFETIME_MS);
   };
-  const what =
-    'nonResourceAttributes' in attributes
-      ? `${attributes.nonResourceAttributes.verb} ${attributes.nonResourceAttributes.path}`
-      : `${attributes.resourceAttributes.verb} ${attributes.resourceAttributes.resource}.${attributes.resourceAttributes.group}`;
+  const what = (a: AccessAttributes) =>
+    'nonResourceAttributes' in a
+      ? `${a.nonResourceAttributes.verb} ${a.nonResourceAttributes.path}`
+      : `${a.resourceAttributes.verb} ${a.resourceAttributes.resource}.${a.resourceAttributes.group}${a.resourceAttributes.namespace ? ` in namespace ${a.resourceAttributes.namespace}` : ''}`;
   return async (headers) => {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
     if (!token) return { allowed: false, status: 401, message: 'a bearer token is required (Authorization: Bearer)' };
@@ -58,16 +59,18 @@ export function bearerAccess(
       const user = review.status?.user;
       if (review.status?.authenticated !== true || !user)
         return { allowed: false, status: 401, message: 'the API server does not accept the bearer token' };
-      const access = await api.create<{ status?: { allowed?: boolean } }>(
-        '/apis/authorization.k8s.io/v1/subjectaccessreviews',
-        {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SubjectAccessReview',
-          spec: { user: user.username, uid: user.uid, groups: user.groups, extra: user.extra, ...attributes },
-        },
-      );
-      if (access.status?.allowed !== true)
-        return { allowed: false, status: 403, message: `${user.username ?? 'the user'} may not ${what}` };
+      for (const attribute of attributes) {
+        const access = await api.create<{ status?: { allowed?: boolean } }>(
+          '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+          {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SubjectAccessReview',
+            spec: { user: user.username, uid: user.uid, groups: user.groups, extra: user.extra, ...attribute },
+          },
+        );
+        if (access.status?.allowed !== true)
+          return { allowed: false, status: 403, message: `${user.username ?? 'the user'} may not ${what(attribute)}` };
+      }
       remember(key);
       return { allowed: true };
     } catch (error) {

@@ -6,6 +6,7 @@ import { bearerAccess } from '../../src/runtime/bearer-access.ts';
 import type { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 
 const METRICS = { nonResourceAttributes: { path: '/metrics', verb: 'get' } };
+const GET_METRICS = [METRICS];
 
 /** Tokens the API server knows, by user; users allowed the attributes. */
 function apiServer(users: Record<string, string>, allowed: string[]) {
@@ -27,7 +28,7 @@ function apiServer(users: Record<string, string>, allowed: string[]) {
 
 test('no bearer token, or one the API server does not accept: 401; a user not allowed: 403, named', async () => {
   const { api } = apiServer({ 'jane-token': 'jane' }, []);
-  const access = bearerAccess(api, METRICS);
+  const access = bearerAccess(api, GET_METRICS);
   assert.deepEqual(await access({}), {
     allowed: false,
     status: 401,
@@ -49,7 +50,7 @@ test('no bearer token, or one the API server does not accept: 401; a user not al
 test('an allowed user is asked for the attributes of the endpoint, then taken as allowed for a minute', async () => {
   const { api, asked } = apiServer({ 'prom-token': 'prometheus' }, ['prometheus']);
   let now = 0;
-  const access = bearerAccess(api, METRICS, () => now);
+  const access = bearerAccess(api, GET_METRICS, () => now);
   assert.deepEqual(await access({ authorization: 'Bearer prom-token' }), { allowed: true });
   assert.deepEqual(asked, [
     { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'prom-token' } },
@@ -69,7 +70,7 @@ test('an allowed user is asked for the attributes of the endpoint, then taken as
 
 test('an API server that cannot be asked gives 503, never access', async () => {
   const api = { create: () => Promise.reject(new Error('connection refused')) } as unknown as KubernetesApi;
-  assert.deepEqual(await bearerAccess(api, METRICS)({ authorization: 'Bearer t' }), {
+  assert.deepEqual(await bearerAccess(api, GET_METRICS)({ authorization: 'Bearer t' }), {
     allowed: false,
     status: 503,
     message: 'cannot check the bearer token: connection refused',

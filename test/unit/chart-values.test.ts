@@ -20,6 +20,7 @@ const SET_BY_THE_CHART: Record<string, string> = {
   namespace: 'rbac.watchNamespaces',
   metricsBindAddress: 'metrics.enabled, metrics.port',
   metricsSecure: 'metrics.secure',
+  dashboardRequireToken: 'dashboard.enabled',
   healthProbeBindAddress: 'healthProbePort',
   dashboardBindAddress: 'dashboard.enabled, dashboard.port',
   webhookBindAddress: 'webhook.enabled, webhook.port',

@@ -70,6 +70,7 @@ test('without flags or variables every setting has its default', () => {
       metricsBindAddress: { port: 8080 },
       metricsSecure: false,
       dashboardBindAddress: false,
+      dashboardRequireToken: false,
       healthProbeBindAddress: { port: 8081 },
       webhookBindAddress: { port: 9443 },
       webhookCerts: 'self-managed',
