@@ -274,6 +274,16 @@ function progressive({ now, rollout, target, routing }: RoutingInput): RoutingDe
       ...(target.analysis.recheckAt ? { recheckAt: target.analysis.recheckAt } : {}),
     };
   const next = steps[index + 1];
+  // With no step ahead, a gate still pending stands behind the ramp (one whose spec changed mid-rollout).
+  if (!next && target.gate === 'pending')
+    return {
+      action: 'wait',
+      reason: `the last step of ${build} is over: ${
+        target.gateWaiting
+          ? `waiting for the gate of ${build} before promoting it: ${target.gateWaiting}`
+          : `waiting for the gate workflows of ${build} to complete before promoting it`
+      }`,
+    };
   if (!next)
     return { action: 'setCurrent', buildId: target.buildId, reason: `the last step of ${build} is over: promoting it` };
   if (target.gate === 'pending') {

@@ -603,6 +603,20 @@ const reasons: [string, RoutingInput, string][] = [
   ['the pause of step 2', ramping(50, ago(60)), 'build v2 at step 2 (50%) until 2026-11-22T12:09:00.000Z'],
   ['step 1 over', ramping(10, ago(300)), 'step 1 of build v2 is over: step 2 at 50%'],
   ['the last step over', ramping(50, ago(600)), 'the last step of build v2 is over: promoting it'],
+  [
+    // A gate behind the ramp whose spec changed mid-rollout (simulator seed 35728): its new run has not passed.
+    'the last step over, a gate still to pass',
+    {
+      ...ramping(50, ago(600)),
+      target: { ...ramping(50).target, gate: 'pending', gateWaiting: 'gate rollout runs on q' },
+    },
+    'the last step of build v2 is over: waiting for the gate of build v2 before promoting it: gate rollout runs on q',
+  ],
+  [
+    'the last step over, a gate still to pass, in no words of its own',
+    { ...ramping(50, ago(600)), target: { ...ramping(50).target, gate: 'pending' } },
+    'the last step of build v2 is over: waiting for the gate workflows of build v2 to complete before promoting it',
+  ],
 ];
 
 for (const [title, given, expected] of reasons) {
