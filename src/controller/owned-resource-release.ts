@@ -6,8 +6,9 @@ import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-r
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import { KindNotServedError } from '../k8s/api-resources.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
-import { copiesOf } from '../k8s/owned-resource-copies.ts';
+import { LABELS } from '../domain/labels.ts';
 import { nextStatus, stalled } from '../status/conditions.ts';
+import { deleteCopies } from './copy-deletion.ts';
 import { removeFinalizer } from './finalizers.ts';
 
 export interface OwnedResourceReleaseDependencies {
@@ -39,15 +40,32 @@ export async function reconcileOwnedResource(
 async function release(deps: OwnedResourceReleaseDependencies, twor: TemporalWorkerOwnedResource): Promise<void> {
   if (!hasFinalizer(twor)) return;
   const { apiVersion, kind } = twor.spec.object;
+  const namespace = twor.metadata.namespace ?? '';
   try {
-    await deps.cluster.deleteAll(
-      { apiVersion, kind },
-      twor.metadata.namespace ?? '',
-      copiesOf(twor.metadata.name ?? ''),
-    );
+    const owners = await deploymentsOf(deps.cluster, namespace, twor.spec.workerRef.name);
+    await deleteCopies(deps.cluster, { apiVersion, kind }, namespace, twor.metadata.name ?? '', owners);
   } catch (error) {
     // A kind the API server does not serve has no objects to delete.
     if (!(error instanceof KindNotServedError)) throw error;
   }
   await removeFinalizer(deps.cluster, KINDS.TemporalWorkerOwnedResource.plural, twor);
+}
+
+/** The uids of the worker deployment's Deployments: labelled with its name, and owned by it. */
+async function deploymentsOf(
+  cluster: ClusterClient,
+  namespace: string,
+  workerDeployment: string,
+): Promise<Set<string>> {
+  const listed = await cluster.listObjects(
+    { apiVersion: 'apps/v1', kind: 'Deployment' },
+    namespace,
+    `${LABELS.deploymentName}=${workerDeployment}`,
+  );
+  const owned = listed.filter((d) =>
+    (d.metadata.ownerReferences ?? []).some(
+      (o) => o.kind === KINDS.TemporalWorkerDeployment.kind && o.name === workerDeployment,
+    ),
+  );
+  return new Set(owned.flatMap((d) => (d.metadata.uid ? [d.metadata.uid] : [])));
 }

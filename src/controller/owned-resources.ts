@@ -14,12 +14,13 @@ import { errorMessage } from '../k8s/api-errors.ts';
 import { KindNotServedError } from '../k8s/api-resources.ts';
 import type { AnyObject, ClusterClient, OwnerReference } from '../k8s/cluster-client.ts';
 import type { CopyTarget } from '../domain/owned-resources.ts';
-import { copiesOf, renderCopies } from '../k8s/owned-resource-copies.ts';
+import { renderCopies } from '../k8s/owned-resource-copies.ts';
 import { type PlannedCopy, planOwnedResources } from '../planner/owned-resources.ts';
 import type { RetrySchedule } from '../runtime/backoff.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { nextStatus, stalled } from '../status/conditions.ts';
 import type { RecordEvent } from './events.ts';
+import { deleteCopies } from './copy-deletion.ts';
 import { addFinalizer } from './finalizers.ts';
 
 export interface OwnedResourceDependencies {
@@ -67,7 +68,7 @@ export async function syncOwnedResources(
   for (const twor of twors) {
     const adopted = await adopt(deps, workerDeployment, twor);
     const own = planned.filter((p) => p.twor === twor.metadata.name);
-    const left = await deleteCopiesOfAnotherKind(deps, twor);
+    const left = await deleteCopiesOfAnotherKind(deps, twor, live);
     const entries = (await Promise.all(own.map((copy) => carryOut(deps, twor, copy)))).flatMap((e) => (e ? [e] : []));
     await writeStatus(deps, workerDeployment, adopted, entries, left);
   }
@@ -80,12 +81,14 @@ export async function syncOwnedResources(
 async function deleteCopiesOfAnotherKind(
   deps: OwnedResourceDependencies,
   twor: TemporalWorkerOwnedResource,
+  live: readonly V1Deployment[],
 ): Promise<{ apiVersion: string; kind: string } | undefined> {
   const before = twor.status?.appliedKind;
   const { apiVersion, kind } = twor.spec.object;
   if (!before || (before.apiVersion === apiVersion && before.kind === kind)) return undefined;
+  const owners = new Set(live.flatMap((d) => (d.metadata?.uid ? [d.metadata.uid] : [])));
   try {
-    await deps.cluster.deleteAll(before, twor.metadata.namespace ?? '', copiesOf(twor.metadata.name ?? ''));
+    await deleteCopies(deps.cluster, before, twor.metadata.namespace ?? '', twor.metadata.name ?? '', owners);
     deps.log.info(
       { twor: twor.metadata.name },
       `deleted its copies of ${before.kind} (${before.apiVersion}): it now makes ${kind}`,

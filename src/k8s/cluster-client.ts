@@ -27,7 +27,13 @@ export interface OwnerReference {
 export interface AnyObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace: string };
+  /** `uid`: only that very object, not one made anew under its name. */
+  metadata: { name: string; namespace: string; uid?: string };
+}
+
+/** An object as a list returns it: whose it is, by its labels and owners. */
+export interface ListedObject extends AnyObject {
+  metadata: AnyObject['metadata'] & { labels?: Record<string, string>; ownerReferences?: OwnerReference[] };
 }
 
 export interface KeyRef {
@@ -59,10 +65,14 @@ export interface ClusterClient {
    * HPA controller's) stay theirs. Rejects with KindNotServedError, or for a cluster-scoped kind.
    */
   apply(object: AnyObject, fieldManager: string): Promise<void>;
-  /** Already gone counts as done. */
+  /** Already gone counts as done, as does, for an object given with its uid, one made anew under its name. */
   deleteObject(object: AnyObject): Promise<void>;
-  /** Deletes every object of the kind in the namespace that the label selector selects. */
-  deleteAll(kind: Pick<AnyObject, 'apiVersion' | 'kind'>, namespace: string, labelSelector: string): Promise<void>;
+  /** The objects of the kind in the namespace that the label selector selects. */
+  listObjects(
+    kind: Pick<AnyObject, 'apiVersion' | 'kind'>,
+    namespace: string,
+    labelSelector: string,
+  ): Promise<ListedObject[]>;
   /** The text under a key; `exists: false` when the object does not exist. */
   readKey(namespace: string, ref: KeyRef): Promise<{ exists: false } | { exists: true; text?: string }>;
 }
@@ -130,11 +140,18 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
       });
     },
     async deleteObject(object) {
-      await api.delete(await pathOf(object), { propagationPolicy: 'Background' }).catch(unless(404));
+      const uid = object.metadata.uid;
+      const body = { propagationPolicy: 'Background', ...(uid ? { preconditions: { uid } } : {}) };
+      await api.delete(await pathOf(object), body).catch((error: unknown) => {
+        // Gone, or (409 on the uid's precondition) another object under its name now: not this one to delete.
+        if (httpStatus(error) === 404 || (uid && httpStatus(error) === 409)) return;
+        throw error;
+      });
     },
-    async deleteAll({ apiVersion, kind }, namespace, labelSelector) {
+    async listObjects({ apiVersion, kind }, namespace, labelSelector) {
       const collection = await collectionOf(apiVersion, kind, namespace);
-      await api.request('DELETE', collection, { query: { labelSelector }, body: { propagationPolicy: 'Background' } });
+      const list = await api.get<{ items?: { metadata: ListedObject['metadata'] }[] }>(collection, { labelSelector });
+      return (list.items ?? []).map((item) => ({ apiVersion, kind, metadata: item.metadata }));
     },
     async readKey(namespace, { kind, name, key }) {
       let object: { data?: Record<string, string>; binaryData?: Record<string, string> };

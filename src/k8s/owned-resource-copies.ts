@@ -59,9 +59,28 @@ export function copyName(workerDeployment: string, twor: string, buildId: string
   return `${readable}-${hash}`;
 }
 
-/** Selects every copy of one twor, whatever its build: to delete them together. */
+/** Selects every copy of one twor, whatever its build, that the controller made: to delete them together. */
 export function copiesOf(twor: string): string {
-  return `${OWNED_RESOURCE_LABEL}=${ownedResourceLabel(twor)}`;
+  return `${OWNED_RESOURCE_LABEL}=${ownedResourceLabel(twor)},${MANAGED_BY_LABEL}=${MANAGED_BY}`;
+}
+
+/** An object as listed: enough to tell whose it is. */
+export interface ListedCopy {
+  metadata: { labels?: Record<string, string>; ownerReferences?: { uid: string }[] };
+}
+
+/**
+ * Whether an object is a copy the controller made of `twor`: its labels say so, and it is owned by
+ * one of `owners` (the uids of its worker deployment's Deployments). Anyone may put the labels on
+ * an object of their own; only the controller makes a Deployment of the worker deployment its owner.
+ */
+export function isCopyOf(object: ListedCopy, twor: string, owners: ReadonlySet<string>): boolean {
+  const labels = object.metadata.labels ?? {};
+  return (
+    labels[OWNED_RESOURCE_LABEL] === ownedResourceLabel(twor) &&
+    labels[MANAGED_BY_LABEL] === MANAGED_BY &&
+    (object.metadata.ownerReferences ?? []).some((owner) => owners.has(owner.uid))
+  );
 }
 
 /** The twor's name as a label value, which may not pass 63 characters where a name may. */

@@ -389,7 +389,7 @@ export class KubernetesModel {
       setOwnerReferences: () => Promise.resolve(this.nextVersion()),
       apply: () => Promise.resolve(),
       deleteObject: () => Promise.resolve(),
-      deleteAll: () => Promise.resolve(),
+      listObjects: () => Promise.resolve([]),
       readKey: () => Promise.resolve({ exists: false }),
     };
   }

@@ -12,7 +12,7 @@ import { reconcile } from '../../src/controller/reconciler.ts';
 import type { OwnWrites } from '../../src/runtime/own-writes.ts';
 import type { BatchProgress, BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { OutcomeCounts } from '../../src/domain/observation.ts';
-import type { ClusterClient } from '../../src/k8s/cluster-client.ts';
+import type { ClusterClient, ListedObject } from '../../src/k8s/cluster-client.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
 import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
@@ -66,6 +66,16 @@ export interface World {
   pollers?: Record<string, number>;
   /** The TemporalWorkerOwnedResources of the namespace; default: none. */
   ownedResources?: TemporalWorkerOwnedResource[];
+  /** Other objects of the namespace, as listObjects lists them (by kind and label selector); default: none. */
+  objects?: ListedObject[];
+}
+
+/** Whether a selector of `key=value` terms, comma-separated, selects these labels. */
+function selects(selector: string, labels: Record<string, string>): boolean {
+  return selector.split(',').every((term) => {
+    const [key = '', value] = term.split('=');
+    return labels[key] === value;
+  });
 }
 
 export interface Recorded {
@@ -150,7 +160,10 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     apply: (object, fieldManager) =>
       Promise.resolve(call(`k8s.apply ${object.kind}/${object.metadata.name} as ${fieldManager}`)),
     deleteObject: (object) => Promise.resolve(call(`k8s.deleteObject ${object.kind}/${object.metadata.name}`)),
-    deleteAll: (kind, _ns, selector) => Promise.resolve(call(`k8s.deleteAll ${kind.kind} ${selector}`)),
+    listObjects: (kind, _ns, selector) =>
+      Promise.resolve(call(`k8s.listObjects ${kind.kind} ${selector}`)).then(() =>
+        (world.objects ?? []).filter((o) => o.kind === kind.kind && selects(selector, o.metadata.labels ?? {})),
+      ),
     readKey: (_ns, ref) => {
       call(`k8s.readKey ${ref.kind}/${ref.name}`);
       const text = world.keys?.[`${ref.kind}/${ref.name}/${ref.key}`];

@@ -1375,9 +1375,31 @@ test('owned resources: an autoscaler copy goes before its build is scaled to zer
   assert.deepEqual(writes, [`k8s.deleteObject HorizontalPodAutoscaler/${hpaOfV2}`, 'k8s.scaleDeployment orders-v2 0']);
 });
 
-test('owned resources: a twor whose kind changed has its copies of the old kind deleted before the new ones are applied', async () => {
+test("owned resources: a twor whose kind changed has its copies of the old kind deleted before the new ones are applied; a user's own object with the labels is not", async () => {
+  const world = rolloutWorld({ buildId: 'v2' }, ramping(50, 1));
+  const ownerOfCopy = world.deployments[0]?.metadata?.uid ?? '';
+  const hpa = (name: string, labels: Record<string, string>, owner?: string) => ({
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: {
+      name,
+      namespace: NAMESPACE,
+      uid: `uid-${name}`,
+      labels,
+      ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'x', uid: owner }] } : {}),
+    },
+  });
+  const label = { 'temporal.io/owned-resource': 'orders-scaler' };
+  const managed = { ...label, 'app.kubernetes.io/managed-by': 'temporal-worker-controller' };
+  const oldCopy = copyName('orders', 'orders-scaler', 'v1');
   const run = await recordedReconcile({
-    ...rolloutWorld({ buildId: 'v2' }, ramping(50, 1)),
+    ...world,
+    objects: [
+      hpa(oldCopy, managed, ownerOfCopy),
+      hpa('users-own', label, ownerOfCopy),
+      hpa('users-labelled', managed),
+      hpa('owned-elsewhere', managed, 'uid-of-something-else'),
+    ],
     ownedResources: [
       ownedResource('orders-scaler', pdbObject, {
         appliedKind: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
@@ -1388,9 +1410,10 @@ test('owned resources: a twor whose kind changed has its copies of the old kind 
     ],
   });
   assert.deepEqual(
-    run.calls.filter((c) => /deleteAll|apply/.test(c)),
+    run.calls.filter((c) => /listObjects|deleteObject|apply/.test(c)),
     [
-      'k8s.deleteAll HorizontalPodAutoscaler temporal.io/owned-resource=orders-scaler',
+      'k8s.listObjects HorizontalPodAutoscaler temporal.io/owned-resource=orders-scaler,app.kubernetes.io/managed-by=temporal-worker-controller',
+      `k8s.deleteObject HorizontalPodAutoscaler/${oldCopy}`,
       `k8s.apply PodDisruptionBudget/${copyName('orders', 'orders-scaler', 'v1')} as twc/${NAMESPACE}/orders-scaler`,
       `k8s.apply PodDisruptionBudget/${copyName('orders', 'orders-scaler', 'v2')} as twc/${NAMESPACE}/orders-scaler`,
     ],

@@ -113,12 +113,12 @@ true
 {{- if .Values.rbac.ownedResourcesAnyKind }}
 - apiGroups: ['*']
   resources: ['*']
-  verbs: [create, patch, delete, deletecollection]
+  verbs: [create, patch, list, delete]
 {{- else }}
 {{- range .Values.rbac.ownedResources }}
 - apiGroups: {{ toJson .apiGroups }}
   resources: {{ toJson .resources }}
-  verbs: [create, patch, delete, deletecollection]
+  verbs: [create, patch, list, delete]
 {{- end }}
 {{- end }}
 {{- end }}

@@ -1,0 +1,17 @@
+// The copies of a TemporalWorkerOwnedResource, deleted together (the twor goes, or its kind
+// changed): those its labels select, and of those only the ones owned by a Deployment of its
+// worker deployment (owned-resource-copies.ts's isCopyOf). A user's own object that carries the
+// labels is left alone; each copy is deleted by its uid, so one made anew meanwhile stays too.
+import type { ClusterClient } from '../k8s/cluster-client.ts';
+import { copiesOf, isCopyOf } from '../k8s/owned-resource-copies.ts';
+
+export async function deleteCopies(
+  cluster: ClusterClient,
+  kind: { apiVersion: string; kind: string },
+  namespace: string,
+  twor: string,
+  owners: ReadonlySet<string>,
+): Promise<void> {
+  const listed = await cluster.listObjects(kind, namespace, copiesOf(twor));
+  for (const object of listed.filter((o) => isCopyOf(o, twor, owners))) await cluster.deleteObject(object);
+}
