@@ -456,6 +456,22 @@ test('a failing or wrong plugin rejects credentials() naming the user and the co
   assert.equal(runner.calls.length, answers.length);
 });
 
+test("a plugin's malformed output puts no fragment of it into the error, its message or its cause", async (t) => {
+  const token = 'eyJhbGciOiJSUzI1NiJ9.secret-part';
+  const truncated = `{"apiVersion":"${EXEC_V1}","kind":"ExecCredential","status":{"token":${token}`;
+  const runner = fakeRunner(() => truncated);
+  const file = kubeconfig(tempDir(t), {}, { exec: { apiVersion: EXEC_V1, command: 'plugin' } });
+  const error = await kubeconfigAccess({ file, run: runner.run })
+    .credentials()
+    .then(
+      () => assert.fail('a malformed credential was accepted'),
+      (rejected: unknown) => rejected as Error,
+    );
+  assert.match(error.message, /printed no JSON ExecCredential \(\d+ bytes of output\)$/);
+  const everything = JSON.stringify({ message: error.message, stack: error.stack, cause: String(error.cause) });
+  for (const fragment of ['eyJhbGciOi', 'secret-part', 'token']) assert.ok(!everything.includes(fragment), fragment);
+});
+
 test('a real plugin: a script next to the kubeconfig, run with the exec environment', async (t) => {
   const dir = tempDir(t);
   mkdirSync(path.join(dir, 'bin'));

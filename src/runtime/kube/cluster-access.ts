@@ -306,8 +306,9 @@ async function runPlugin(exec: ExecPlugin & { run: ExecRunner }, ca: string | un
   let credential: unknown;
   try {
     credential = JSON.parse(stdout);
-  } catch (error) {
-    throw new KubeconfigError(`${at}: printed no JSON ExecCredential: ${(error as Error).message}`, { cause: error });
+  } catch {
+    // Neither JSON.parse's message nor the error as cause: they quote the output, which may hold a token.
+    throw new KubeconfigError(`${at}: printed no JSON ExecCredential (${Buffer.byteLength(stdout)} bytes of output)`);
   }
   if (!isObject(credential) || credential.kind !== 'ExecCredential' || credential.apiVersion !== exec.apiVersion) {
     const got = isObject(credential)
