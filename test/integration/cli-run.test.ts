@@ -6,7 +6,7 @@ import path from 'node:path';
 import { connect } from 'node:tls';
 import { test, type TestContext } from 'node:test';
 import { CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { get as httpsGet } from 'node:https';
+import { get as httpsGet, request as httpsRequest } from 'node:https';
 import { freePort } from '../../src/localenv/ports.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
 import { workerDeployments } from '../support/controller.ts';
@@ -14,6 +14,7 @@ import { create } from '../support/manifests.ts';
 
 interface Replica {
   metricsPort: number;
+  webhookPort: number;
   /** GET on one of its endpoints: status and body. */
   get(endpoint: '/metrics' | '/healthz' | '/readyz'): Promise<{ status: number; body: string }>;
   /** Sum of the samples of a metric whose labels match, e.g. sample('twc_temporal_requests_total', /method="DescribeWorkerDeployment"/). */
@@ -62,6 +63,7 @@ async function startReplica(t: TestContext, namespace: string, lease: string, fl
   };
   return {
     metricsPort,
+    webhookPort,
     get,
     sample: async (name, labels) => {
       const lines = (await get('/metrics')).body
@@ -365,4 +367,27 @@ test('--metrics-secure: /metrics over HTTPS is refused without a bearer token an
     return answer.status === 200 ? answer : undefined;
   });
   assert.match(scraper.body, /^twc_/m);
+});
+
+test('a 50 MiB body POSTed to the webhook port, as any Pod could, gets 413, and the replica goes on serving', async (t) => {
+  const namespace = await testNamespace(t, 'cli-webhook-body');
+  const replica = await startReplica(t, namespace, uniqueName('lease'));
+  const post = (body: Buffer) =>
+    new Promise<number>((resolve, reject) => {
+      const path = '/validate-temporal-io-v1alpha1-temporalworkerownedresource';
+      // The webhook's certificate is the controller's own: this test checks the server, not its name.
+      const options = { host: '127.0.0.1', port: replica.webhookPort, path, method: 'POST', rejectUnauthorized: false };
+      const sent = httpsRequest(options, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      sent.on('error', reject);
+      sent.end(body);
+    });
+  const review = (uid: string) =>
+    Buffer.from(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid } }));
+  await eventually('the webhook to serve', () => post(review('first')).catch(() => undefined), 30_000);
+  assert.equal(await post(Buffer.alloc(50 * 1024 * 1024, 0x20)), 413);
+  assert.equal(await post(review('after')), 200, 'the webhook still answers');
+  assert.equal((await replica.get('/healthz')).status, 200, 'and the process lives');
 });
