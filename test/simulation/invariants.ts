@@ -9,7 +9,8 @@
 // - a build that failed an analysis, or that the user aborted, never takes traffic again without a
 //   new template or an explicit promote of it while the spec still has an analysis; one that failed
 //   a gate is never made current while the spec still has that gate (a user who takes them out or
-//   changes them decided without them);
+//   changes them decided without them, and a build made current while none of its failures held
+//   has earned its place: a failure of it is forgotten);
 // - never two Deployments for one build and pool;
 // - once faults and users stop, the target is current within a bounded time (liveness).
 import canonicalize from 'canonicalize';
@@ -83,7 +84,7 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
 
   /** Per build current, ramping or the target: from which step on. */
   private readonly activeSince = new Map<string, number>();
-  /** The last step a reconcile ran that met no injected fault. */
+  /** The last step a reconcile ran that met no injected fault and read an informer up to date. */
   private lastCleanReconcile = -1;
   /** When each build was last current, in the model. */
   private readonly lastCurrentAt = new Map<string, number>();
@@ -127,6 +128,7 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     this.failed.delete(build);
   }
 
+  /** `clean`: no injected fault met, and the informer showed what is stored (a stale one hides a new target). */
   reconciled(clean: boolean): void {
     if (clean) this.lastCleanReconcile = this.step;
   }
@@ -202,8 +204,10 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     const promoted = rollout.promote === build;
     const failure = this.failure(build, after.current === build);
     if (failure && !promoted) this.fail('failed-build-routed', `build ${build} made ${how} although ${failure}`);
-    // Made current as a person asked: their word stands after they take the promote back.
-    if (promoted && after.current === build) this.failed.delete(build);
+    // Made current as a person asked: their word stands after they take the promote back. Made
+    // current while no failure of it held (the user took the gate or the analysis out): it earned
+    // its place, and the controller forgets the failure too (planner/failed-builds.ts).
+    if ((promoted || !failure) && after.current === build) this.failed.delete(build);
     // An abort holds while the template names the build: "until the template names another build".
     if (rollout.abort === build && this.target() === build)
       this.fail('failed-build-routed', `build ${build} made ${how} although spec.rollout.abort names it`);

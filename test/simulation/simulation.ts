@@ -217,7 +217,7 @@ export class Simulation {
       const result = await reconcile(this.process.deps, NAMESPACE, NAME);
       this.invariants.reconciling(undefined);
       this.reconciles++;
-      this.invariants.reconciled(this.faultsFired === fired);
+      this.invariants.reconciled(this.faultsFired === fired && this.staleSteps === 0);
       if (result?.requeueAfterMs !== 0) break;
       // Decided again at once: on what the informer holds by then.
       if (this.staleSteps === 0) this.kubernetes.refreshCache(true);
