@@ -50,8 +50,6 @@ const KEEPALIVE_MS = 15_000;
 export interface DashboardProtection {
   /** Who may read the data (the page itself is for anyone the Host check lets in). */
   access?: BearerAccess;
-  /** Host names served besides localhost and IP addresses. */
-  allowedHosts?: readonly string[];
 }
 
 /** The cookie the page keeps a bearer token in: an EventSource cannot send an Authorization header. */
@@ -84,7 +82,7 @@ export async function serveDashboard(
   keepalive.unref();
 
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const refused = foreignRequest(request.headers, protection.allowedHosts);
+    const refused = foreignRequest(request.headers);
     if (refused) {
       response.writeHead(403, { 'content-type': 'text/plain', ...SECURITY_HEADERS }).end(`${refused}\n`);
       return;
