@@ -35,6 +35,18 @@ export class KubernetesUnreachableError extends Error {
   }
 }
 
+/**
+ * A success whose body is not JSON (a truncated answer, a proxy's page). Says its length only:
+ * the body may be a credential (a TokenRequest's), and a parser's message quotes what it read.
+ */
+export class KubernetesUnreadableResponseError extends Error {
+  override readonly name = 'KubernetesUnreadableResponseError';
+
+  constructor(method: string, path: string, length: number) {
+    super(`${method} ${path}: the Kubernetes API answered with ${length} bytes that are not JSON`);
+  }
+}
+
 /** The HTTP status of a failed Kubernetes API call, if it was one. */
 export function httpStatus(error: unknown): number | undefined {
   return (error as { code?: number } | undefined)?.code;

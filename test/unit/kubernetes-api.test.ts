@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
-import { errorMessage, httpStatus, KubernetesApiError, KubernetesUnreachableError } from '../../src/k8s/api-errors.ts';
+import {
+  errorMessage,
+  httpStatus,
+  KubernetesApiError,
+  KubernetesUnreachableError,
+  KubernetesUnreadableResponseError,
+} from '../../src/k8s/api-errors.ts';
 import { KubernetesApi, type KubernetesApiOptions } from '../../src/runtime/kube/api-client.ts';
 import type { ClusterAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { requestLabels } from '../../src/runtime/kube/request-labels.ts';
@@ -237,4 +243,21 @@ test('each request and each watch is counted by verb, resource and status, and b
   ).ended;
   await assert.rejects(api.watch('/api/v1/namespaces/ns/secrets/missing', {}, () => {}, 60_000));
   assert.deepEqual(counts, ['get secrets 200', 'get secrets 404', 'watch secrets 200', 'watch secrets 404']);
+});
+
+test('a success whose body is not JSON is refused by its length alone: the body may be a token', async (t) => {
+  const token = 'eyJhbGciOiJSUzI1NiJ9.secret-part';
+  const { api } = await apiServer(t, (_request, response) =>
+    response.writeHead(201, { 'Content-Type': 'application/json' }).end(`{"status":{"token":"${token}`),
+  );
+  const error = await api.create('/api/v1/namespaces/ns/serviceaccounts/sa/token', {}).then(
+    () => assert.fail('a truncated body was read'),
+    (e: unknown) => e as Error,
+  );
+  assert.ok(error instanceof KubernetesUnreadableResponseError);
+  assert.equal(
+    error.message,
+    `POST /api/v1/namespaces/ns/serviceaccounts/sa/token: the Kubernetes API answered with ${20 + token.length} bytes that are not JSON`,
+  );
+  assert.doesNotMatch(`${error.message} ${error.stack ?? ''} ${String(error.cause)}`, /secret-part|eyJhbGci/);
 });

@@ -6,7 +6,12 @@
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { KubernetesApiError, KubernetesUnreachableError, type KubernetesStatus } from '../../k8s/api-errors.ts';
+import {
+  KubernetesApiError,
+  KubernetesUnreachableError,
+  KubernetesUnreadableResponseError,
+  type KubernetesStatus,
+} from '../../k8s/api-errors.ts';
 import { realTimers, type Timers } from '../timers.ts';
 import { TokenBucket, type TokenRate } from '../token-bucket.ts';
 import type { ClusterAccess, Credentials } from './cluster-access.ts';
@@ -97,7 +102,12 @@ export class KubernetesApi {
     const code = response.statusCode ?? 0;
     this.count(verb, resource, String(code));
     if (code < 200 || code > 299) throw new KubernetesApiError(method, url.pathname, code, parseStatus(text));
-    return (text ? JSON.parse(text) : undefined) as T;
+    if (!text) return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new KubernetesUnreadableResponseError(method, url.pathname, Buffer.byteLength(text));
+    }
   }
 
   /** Opens a watch; resolves once the server accepted it, rejects (KubernetesApiError) when it refused. */
