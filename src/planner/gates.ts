@@ -284,8 +284,9 @@ export interface ObservedGate extends GateQueues {
 /** The verdict on the gates before the next routing change; `observed`: the runs of the stage gateToRead named. */
 export function decideGates(context: GateContext, observed: ObservedGate | undefined): GateDecision {
   const decided = decideStages(context, observed);
-  // The layout the remembered runs hold for: this one once read, else the one they were read under.
-  const layout = observed ? context.expectedQueues : context.previous?.gatePoolQueues;
+  // The layout the remembered runs hold for: this one once runs were read under it, else the one
+  // they were read under (a gate waiting for a Deployment to be available reads none).
+  const layout = observed?.taskQueues.length ? context.expectedQueues : context.previous?.gatePoolQueues;
   const decision =
     decided.memory.gates && layout?.length
       ? { ...decided, memory: { ...decided.memory, gatePoolQueues: layout } }

@@ -707,6 +707,14 @@ test('a pass holds for the layout of pools it was read under: pools added or rem
     { stage: 'rollout', taskQueues: ['a'], runs: { a: ownRun('rollout', 'Completed') } },
   );
   assert.equal('gatePoolQueues' in noPools.memory, false, 'none without pools');
+  // Pools removed, the Deployment replacing them not yet available: no run is judged, so the runs
+  // remembered keep the layout they were read under, and are read again once it is (seed 72844).
+  const waiting = decideGates(
+    { ...twoStages, previous: passed },
+    { stage: 'rollout', taskQueues: [], unavailable: ['the build'], runs: {} },
+  );
+  assert.deepEqual(waiting.memory.gatePoolQueues, ['a'], 'nothing read under the new layout');
+  assert.equal(gateToRead({ ...twoStages, previous: waiting.memory })?.name, 'rollout', 'still to be read again');
 });
 
 test("a run under the gate's workflow ID that the controller did not start passes nothing: a running one is terminated, the gate runs again, and it is reported", () => {
