@@ -146,6 +146,11 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
     // later status that carries the same verdict (same hash) may come from a reconcile that read
     // a newer spec, and says nothing of which analysis failed.
     const known = build === undefined ? undefined : this.failed.get(build);
+    // The target's status no longer carries the verdict of the analysis that failed it (another
+    // analysis, or none): the controller keeps one verdict per target, so the failure is forgotten,
+    // as the README says ("until the analysis itself changes"); back to the old analysis, the build
+    // is judged again.
+    if (build !== undefined && known?.judgedBy && analysis?.specHash !== known.judgedBy) this.failed.delete(build);
     if (
       analysis?.verdict === 'Failed' &&
       build !== undefined &&
