@@ -1,6 +1,6 @@
 // TemporalConnection (tconn): how the controller and the workers reach a Temporal frontend.
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { dnsLabel, withRules, objectMeta } from './schema.ts';
+import { type Static, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { dnsLabel, withRules, objectMeta, stringMap } from './schema.ts';
 import { API_SERVER_AUDIENCES, isApiServerAudience } from '../domain/token-policy.ts';
 import { conditions } from './status.ts';
 
@@ -100,7 +100,11 @@ export const DEFAULT_CA_KEY = 'ca.crt';
  * The spec of either kind: a TemporalConnection's Secrets are in its namespace; a
  * TemporalClusterConnection, which has none, names the namespace of each.
  */
-function connectionSpec<Token extends TSchema>(namespaced: boolean, controllerToken: Token) {
+function connectionSpec<Token extends TSchema, Own extends TProperties>(
+  namespaced: boolean,
+  controllerToken: Token,
+  own: Own,
+) {
   const namespace = Type.Optional(
     dnsLabel(
       namespaced
@@ -135,6 +139,7 @@ function connectionSpec<Token extends TSchema>(namespaced: boolean, controllerTo
   return withRules(
     Type.Object(
       {
+        ...own,
         hostPort: Type.String({
           description: 'Temporal frontend address, host:port.',
           pattern: HOST_PORT,
@@ -212,26 +217,61 @@ const status = Type.Optional(
 );
 
 /** Either kind's object: the same spec but for where its Secrets are. */
-function connectionObject<Token extends TSchema>(namespaced: boolean, controllerToken: Token, description: string) {
+function connectionObject<Token extends TSchema, Own extends TProperties>(
+  namespaced: boolean,
+  controllerToken: Token,
+  own: Own,
+  description: string,
+) {
   return Type.Object(
     {
       apiVersion: Type.Optional(Type.String()),
       kind: Type.Optional(Type.String()),
       metadata: objectMeta(),
-      spec: connectionSpec(namespaced, controllerToken),
+      spec: connectionSpec(namespaced, controllerToken, own),
       status,
     },
     { description },
   );
 }
 
-export const temporalConnection = connectionObject(true, namespacedToken, 'How to reach a Temporal frontend.');
+export const temporalConnection = connectionObject(true, namespacedToken, {}, 'How to reach a Temporal frontend.');
+
+/** A Kubernetes label selector, as a NetworkPolicy's namespaceSelector is written. */
+const namespaceSelector = Type.Object(
+  {
+    matchLabels: Type.Optional(stringMap('Labels a namespace must have, each with this value.')),
+    matchExpressions: Type.Optional(
+      Type.Array(
+        Type.Object({
+          key: Type.String({ description: 'A label key.', minLength: 1, maxLength: 317 }),
+          operator: Type.Union(
+            [Type.Literal('In'), Type.Literal('NotIn'), Type.Literal('Exists'), Type.Literal('DoesNotExist')],
+            {
+              description: 'In, NotIn, Exists or DoesNotExist.',
+            },
+          ),
+          values: Type.Optional(
+            Type.Array(Type.String({ maxLength: 63 }), { maxItems: 64, description: 'The values of In and NotIn.' }),
+          ),
+        }),
+        { maxItems: 32, description: 'Requirements on labels, all of which a namespace must meet.' },
+      ),
+    ),
+  },
+  {
+    description:
+      "The namespaces whose worker deployments may use this connection, beside those of its own Secrets; absent or empty, none. Only workerAuth's credentials (and the CA) are copied into them: a connection without workerAuth whose controller credentials are in a Secret serves only the namespaces of its own Secrets. Every namespace: matchExpressions [{key: kubernetes.io/metadata.name, operator: Exists}].",
+  },
+);
 
 export const temporalClusterConnection = connectionObject(
   false,
   clusterToken,
+  { allowedNamespaces: Type.Optional(namespaceSelector) },
   'How to reach a Temporal frontend, for worker deployments of every namespace: its Secrets name their namespace.',
 );
 
 export type TemporalClusterConnection = Static<typeof temporalClusterConnection>;
 export type TemporalConnection = Static<typeof temporalConnection>;
+export type NamespaceSelector = Static<typeof namespaceSelector>;

@@ -34,6 +34,7 @@ import type { NewBuildFacts } from '../planner/new-build.ts';
 import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
 import type { LadderReads } from '../planner/pinned-workflows.ts';
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
+import { clusterConnectionUse } from '../domain/cluster-connection-use.ts';
 import { connectionNamespace } from '../domain/connection-ref.ts';
 import {
   CredentialsError,
@@ -101,6 +102,16 @@ export async function observeKubernetes(
         },
       },
     };
+  if (connectionAt === '') {
+    const use = clusterConnectionUse(connection, namespace, await deps.cluster.namespaceLabels?.(namespace));
+    if (!use.allowed)
+      return {
+        failed: {
+          workerDeployment,
+          failure: { kind: 'ConnectionCredentials', reason: use.reason, connection, message: use.message },
+        },
+      };
+  }
   const secretUses = workerSecrets(connection);
   const secrets = await lookupSecrets(secretUses, (secretNamespace, secretName) =>
     deps.secret(secretNamespace, secretName),

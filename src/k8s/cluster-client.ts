@@ -75,6 +75,11 @@ export interface ClusterClient {
   ): Promise<ListedObject[]>;
   /** The text under a key; `exists: false` when the object does not exist. */
   readKey(namespace: string, ref: KeyRef): Promise<{ exists: false } | { exists: true; text?: string }>;
+  /**
+   * A namespace's labels, for a cluster connection's allowedNamespaces; undefined when it does not
+   * exist. Absent from models without namespaces: a cluster connection then serves only its own.
+   */
+  namespaceLabels?(namespace: string): Promise<Record<string, string> | undefined>;
 }
 
 export function clusterClient(api: KubernetesApi): ClusterClient {
@@ -167,6 +172,12 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
       const text =
         kind === 'Secret' ? decode(object.data?.[key]) : (object.data?.[key] ?? decode(object.binaryData?.[key]));
       return { exists: true, ...(text === undefined ? {} : { text }) };
+    },
+    async namespaceLabels(namespace) {
+      const found = await api
+        .get<{ metadata?: { labels?: Record<string, string> } }>(`/api/v1/namespaces/${namespace}`)
+        .catch(unless(404));
+      return found ? (found.metadata?.labels ?? {}) : undefined;
     },
   };
 }

@@ -3,17 +3,34 @@
 // CA: the controller reads its certificate and the CA where the connection says; the worker Pods,
 // which mount only Secrets of their own namespace, get copies of the workers' certificate and the
 // CA there. The connection is held while the worker deployment uses it, and goes after.
-import { CoreV1Api, CustomObjectsApi, type V1Secret } from '@kubernetes/client-node';
+//
+// Then from a namespace editor's seat (docs/security.md, T4), in this file as its controllers
+// read every cluster connection (one of another file would let go of this file's finalizers):
+// mallory, with `edit` in a namespace a TemporalClusterConnection does not list, creates a worker
+// deployment naming it, hoping to read its credentials from the copy the controller would write
+// beside her Pods. The worker deployment is Stalled naming the connection, and no key of the
+// connection appears in her namespace. A listed namespace gets no copy of the connection's own
+// key either when it has no workerAuth.
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  RbacAuthorizationV1Api,
+  setHeaderOptions,
+  type V1Secret,
+} from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalClusterConnection } from '../../src/api/temporal-connection.ts';
 import { COPIED_FROM_LABEL } from '../../src/k8s/secret-copies.ts';
-import { controlledNamespace, rolledOut } from '../support/controller.ts';
+import { makeCertificates } from '../support/certificates.ts';
+import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
 import { mutualTlsFront } from '../support/grpc-proxy.ts';
 
 const SERVER_NAME = 'temporal.twc.test';
+const cluster = { group: GROUP, version: VERSION, plural: KINDS.TemporalClusterConnection.plural };
 
 test('a worker deployment on a TemporalClusterConnection with Secrets in another namespace rolls out, its Pods on copies; the connection is held while used', async (t) => {
   const platform = await testNamespace(t, 'platform');
@@ -31,7 +48,6 @@ test('a worker deployment on a TemporalClusterConnection with Secrets in another
 
   const ns = await controlledNamespace(t, namespace, { clusterConnections: true });
   const connectionName = uniqueName('shared');
-  const cluster = { group: GROUP, version: VERSION, plural: KINDS.TemporalClusterConnection.plural };
   await custom.createClusterCustomObject({
     ...cluster,
     body: {
@@ -46,6 +62,9 @@ test('a worker deployment on a TemporalClusterConnection with Secrets in another
         },
         mutualTLSSecretRef: { name: 'controller-mtls', namespace: platform },
         workerAuth: { mutualTLSSecretRef: { name: 'worker-mtls', namespace: platform } },
+        allowedNamespaces: {
+          matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: [namespace] }],
+        },
       },
     },
   });
@@ -120,4 +139,119 @@ test('a worker deployment on a TemporalClusterConnection with Secrets in another
     async () => ((await read().catch(() => undefined)) === undefined ? true : undefined),
     120_000,
   );
+});
+
+test("the cluster connection's key never appears in an unlisted namespace", async (t) => {
+  const platform = await testNamespace(t, 'sec-platform');
+  const unlisted = await testNamespace(t, 'sec-unlisted');
+  const listed = await testNamespace(t, 'sec-listed');
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  await core.patchNamespace(
+    { name: listed, body: { metadata: { labels: { 'temporal-access': 'granted' } } } },
+    setHeaderOptions('Content-Type', 'application/merge-patch+json'),
+  );
+  const certs = await makeCertificates(t, 'temporal.twc.test');
+  const keys = {
+    'controller-mtls': { 'tls.crt': certs.client.cert, 'tls.key': certs.client.key },
+    'worker-mtls': { 'tls.crt': certs.workerClient.cert, 'tls.key': certs.workerClient.key },
+  };
+  for (const [name, stringData] of Object.entries(keys))
+    await core.createNamespacedSecret({ namespace: platform, body: { metadata: { name }, stringData } });
+  const connection = async (spec: Record<string, unknown>): Promise<string> => {
+    const name = uniqueName('shared');
+    await custom.createClusterCustomObject({
+      ...cluster,
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'TemporalClusterConnection', metadata: { name }, spec },
+    });
+    t.after(() => custom.deleteClusterCustomObject({ ...cluster, name }).catch(() => undefined));
+    return name;
+  };
+  const allowedNamespaces = { matchLabels: { 'temporal-access': 'granted' } };
+  const withWorkerAuth = await connection({
+    hostPort: 'temporal.twc.test:7233',
+    mutualTLSSecretRef: { name: 'controller-mtls', namespace: platform },
+    workerAuth: { mutualTLSSecretRef: { name: 'worker-mtls', namespace: platform } },
+    allowedNamespaces,
+  });
+  const withoutWorkerAuth = await connection({
+    hostPort: 'temporal.twc.test:7233',
+    mutualTLSSecretRef: { name: 'controller-mtls', namespace: platform },
+    allowedNamespaces,
+  });
+
+  const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createNamespacedRoleBinding({
+    namespace: unlisted,
+    body: {
+      metadata: { name: 'mallory-edits' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'mallory' }],
+    },
+  });
+  const mallorys = await controlledNamespace(t, unlisted, { clusterConnections: true });
+  const listeds = await controlledNamespace(t, listed, { clusterConnections: true });
+  const workerDeployment = (ns: typeof mallorys, connectionName: string) => ({
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: 'TemporalWorkerDeployment',
+    metadata: { name: 'orders' },
+    spec: {
+      replicas: 1,
+      template: ns.template('blue'),
+      workerOptions: {
+        connectionRef: { kind: 'TemporalClusterConnection', name: connectionName },
+        temporalNamespace: sharedEnvironment().temporalNamespace,
+      },
+    },
+  });
+  await custom.createNamespacedCustomObject(
+    {
+      group: GROUP,
+      version: VERSION,
+      namespace: unlisted,
+      plural: KINDS.TemporalWorkerDeployment.plural,
+      body: workerDeployment(mallorys, withWorkerAuth),
+    },
+    setHeaderOptions('Impersonate-User', 'mallory'),
+  );
+  await custom.createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: listed,
+    plural: KINDS.TemporalWorkerDeployment.plural,
+    body: workerDeployment(listeds, withoutWorkerAuth),
+  });
+
+  const stalled = await mallorys.until('orders', 'Stalled, naming the connection', (twd) =>
+    Boolean(condition(twd, 'Stalled')?.status === 'True'),
+  );
+  assert.equal(condition(stalled, 'Stalled')?.reason, 'ClusterConnectionNotAllowed');
+  assert.match(
+    condition(stalled, 'Stalled')?.message ?? '',
+    new RegExp(`^TemporalClusterConnection ${withWorkerAuth}: namespace ${unlisted} may not use it`),
+  );
+  const refused = await listeds.until('orders', 'Stalled, naming workerAuth', (twd) =>
+    Boolean(condition(twd, 'Stalled')?.status === 'True'),
+  );
+  assert.equal(condition(refused, 'Stalled')?.reason, 'ClusterConnectionWithoutWorkerAuth');
+  assert.match(condition(refused, 'Stalled')?.message ?? '', /has no spec\.workerAuth/);
+
+  // A few more reconciles, then nothing of either key in either namespace, and no Deployment.
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const keyBytes = [certs.client.key, certs.workerClient.key].map((pem) => Buffer.from(pem).toString('base64'));
+  for (const namespace of [unlisted, listed]) {
+    const secrets = (await core.listNamespacedSecret({ namespace })).items;
+    const holding = secrets.filter((s) => Object.values(s.data ?? {}).some((value) => keyBytes.includes(value)));
+    assert.deepEqual(
+      holding.map((s) => s.metadata?.name),
+      [],
+      `no Secret of ${namespace} holds a key of the connections`,
+    );
+    const deployments = await kubeConfig().makeApiClient(AppsV1Api).listNamespacedDeployment({ namespace });
+    assert.deepEqual(
+      deployments.items.map((d) => d.metadata?.name),
+      [],
+      `no Deployment in ${namespace}`,
+    );
+  }
 });

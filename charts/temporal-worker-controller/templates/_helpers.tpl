@@ -102,11 +102,13 @@ true
 - apiGroups: ['']
   resources: [events]
   verbs: [create, patch{{ if .Values.dashboard.enabled }}, list, watch{{ end }}]
-# Connection credentials and gate inputs; in a worker deployment's namespace, the copies of a
-# TemporalClusterConnection's Secrets that its Pods mount (server-side apply).
+# Connection credentials and gate inputs, read by name (a watch per Secret named, by field
+# selector: names are the users', so no resourceNames can list them); with every namespace
+# watched, the copies of a TemporalClusterConnection's Secrets that its Pods mount, in a worker
+# deployment's namespace its allowedNamespaces select (server-side apply; never delete).
 - apiGroups: ['']
   resources: [secrets]
-  verbs: [get, list, watch, create, patch]
+  verbs: [get, list, watch{{ if not .Values.rbac.watchNamespaces }}, create, patch{{ end }}]
 - apiGroups: ['']
   resources: [configmaps]
   verbs: [get]
