@@ -11,20 +11,14 @@
 // beside her Pods. The worker deployment is Stalled naming the connection, and no key of the
 // connection appears in her namespace. A listed namespace gets no copy of the connection's own
 // key either when it has no workerAuth.
-import {
-  AppsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  RbacAuthorizationV1Api,
-  setHeaderOptions,
-  type V1Secret,
-} from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, setHeaderOptions, type V1Secret } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalClusterConnection } from '../../src/api/temporal-connection.ts';
 import { COPIED_FROM_LABEL } from '../../src/k8s/secret-copies.ts';
 import { makeCertificates } from '../support/certificates.ts';
+import { grantEdit } from '../support/controller-rbac.ts';
 import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
 import { mutualTlsFront } from '../support/grpc-proxy.ts';
@@ -180,15 +174,7 @@ test("the cluster connection's key never appears in an unlisted namespace", asyn
     allowedNamespaces,
   });
 
-  const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-  await rbac.createNamespacedRoleBinding({
-    namespace: unlisted,
-    body: {
-      metadata: { name: 'mallory-edits' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'mallory' }],
-    },
-  });
+  await grantEdit(unlisted, 'mallory');
   const mallorys = await controlledNamespace(t, unlisted, { clusterConnections: true });
   const listeds = await controlledNamespace(t, listed, { clusterConnections: true });
   const workerDeployment = (ns: typeof mallorys, connectionName: string) => ({

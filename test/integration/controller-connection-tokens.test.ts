@@ -5,14 +5,14 @@
 // Pods their own, from a projected volume; both are
 // renewed every few seconds here (the controller's renewal option, the node agent's), so tokens
 // rotate while a build is rolled out, and nothing may fail for it.
-import { AuthenticationV1Api, CoreV1Api, RbacAuthorizationV1Api, type V1Pod } from '@kubernetes/client-node';
+import { AuthenticationV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TOKEN_MOUNT_PATH } from '../../src/k8s/versioned-deployment.ts';
 import { makeCertificates } from '../support/certificates.ts';
 import { connectionUntil, ready } from '../support/connection-status.ts';
 import { controlledNamespace, rolledOut } from '../support/controller.ts';
-import { CONTROLLER_RELEASE } from '../support/controller-rbac.ts';
+import { grantAccountTokens } from '../support/controller-rbac.ts';
 import {
   eventually,
   kubeConfig,
@@ -96,32 +96,7 @@ test('with serviceAccountToken every call reaching Temporal carries a token the 
   assert.equal(await reviews.review(elsewhere.status?.token ?? ''), undefined, 'a token for another audience');
 
   // As the README shows: the namespace lets the controller request its account's tokens.
-  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: CONTROLLER_ACCOUNT } } });
-  const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-  await rbac.createNamespacedRole({
-    namespace,
-    body: {
-      metadata: { name: 'temporal-token' },
-      rules: [
-        {
-          apiGroups: [''],
-          resources: ['serviceaccounts/token'],
-          resourceNames: [CONTROLLER_ACCOUNT],
-          verbs: ['create'],
-        },
-      ],
-    },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace,
-    body: {
-      metadata: { name: 'temporal-token' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'temporal-token' },
-      subjects: [
-        { kind: 'ServiceAccount', name: CONTROLLER_RELEASE.fullname, namespace: CONTROLLER_RELEASE.namespace },
-      ],
-    },
-  });
+  await grantAccountTokens(namespace, CONTROLLER_ACCOUNT);
 
   const ns = await controlledNamespace(t, namespace, {
     connectionSpec: {

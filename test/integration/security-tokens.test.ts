@@ -4,13 +4,7 @@
 // for one it cannot know (a second audience of the API server), the controller's TokenReview
 // refuses the token before it leaves. A token of an audience only her server accepts does arrive:
 // the server would see one if one were sent.
-import {
-  AuthenticationV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  RbacAuthorizationV1Api,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { AuthenticationV1Api, CoreV1Api, CustomObjectsApi, setHeaderOptions } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
@@ -18,7 +12,7 @@ import { EXTRA_API_AUDIENCE } from '../../src/localenv/kubernetes.ts';
 import { makeCertificates } from '../support/certificates.ts';
 import { connectionUntil } from '../support/connection-status.ts';
 import { controlledNamespace } from '../support/controller.ts';
-import { CONTROLLER_RELEASE } from '../support/controller-rbac.ts';
+import { grantAccountTokens, grantEdit } from '../support/controller-rbac.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { GrpcProxy } from '../support/grpc-proxy.ts';
 
@@ -64,35 +58,8 @@ test("a namespace editor's connection never sends a token the API server accepts
   // What the namespace's admin sets up, as the README says: mallory edits, the controller may
   // request the tokens of the namespace's account `temporal`.
   const core = kubeConfig().makeApiClient(CoreV1Api);
-  const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'temporal' } } });
-  await rbac.createNamespacedRoleBinding({
-    namespace,
-    body: {
-      metadata: { name: 'mallory-edits' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'mallory' }],
-    },
-  });
-  await rbac.createNamespacedRole({
-    namespace,
-    body: {
-      metadata: { name: 'temporal-token' },
-      rules: [
-        { apiGroups: [''], resources: ['serviceaccounts/token'], resourceNames: ['temporal'], verbs: ['create'] },
-      ],
-    },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace,
-    body: {
-      metadata: { name: 'temporal-token' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'temporal-token' },
-      subjects: [
-        { kind: 'ServiceAccount', name: CONTROLLER_RELEASE.fullname, namespace: CONTROLLER_RELEASE.namespace },
-      ],
-    },
-  });
+  await grantEdit(namespace, 'mallory');
+  await grantAccountTokens(namespace, 'temporal');
   const ns = await controlledNamespace(t, namespace);
 
   // mallory's own Secret with her CA, and connections to her server.

@@ -2,11 +2,12 @@
 // ServiceAccount and RBAC, rendered by helm from the default values, are installed once in the
 // shared cluster, and the controllers authenticate with a token of that ServiceAccount. A right the
 // chart forgets fails the test that needs it.
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import path from 'node:path';
 import type { Environment } from '../../src/localenv/environment.ts';
 import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
-import { kubeconfigWithToken } from './environment.ts';
+import { kubeConfig, kubeconfigWithToken } from './environment.ts';
 import { CONTROLLER_CHART, createRendered, helm } from './helm.ts';
 
 /** The release whose rights the suite's controllers have; `fullname` names its objects, as the chart does. */
@@ -43,4 +44,45 @@ export async function installControllerRbac(environment: Environment): Promise<s
   } finally {
     api.close();
   }
+}
+
+/**
+ * What a namespace's admin does for a connection's serviceAccountToken, as the README shows: the
+ * ServiceAccount `account`, and the controller's right to request its tokens, that one account's only.
+ */
+export async function grantAccountTokens(namespace: string, account: string): Promise<void> {
+  const config = kubeConfig();
+  await config
+    .makeApiClient(CoreV1Api)
+    .createNamespacedServiceAccount({ namespace, body: { metadata: { name: account } } });
+  const rbac = config.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name: `${account}-token` },
+      rules: [{ apiGroups: [''], resources: ['serviceaccounts/token'], resourceNames: [account], verbs: ['create'] }],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: `${account}-token` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${account}-token` },
+      subjects: [{ kind: 'ServiceAccount', name: RELEASE.fullname, namespace: RELEASE.namespace }],
+    },
+  });
+}
+
+/** Gives `user` the cluster's `edit` role in `namespace`: a namespace editor, the seat of docs/security.md's threats. */
+export async function grantEdit(namespace: string, user: string): Promise<void> {
+  await kubeConfig()
+    .makeApiClient(RbacAuthorizationV1Api)
+    .createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name: `${user}-edits` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+      },
+    });
 }
