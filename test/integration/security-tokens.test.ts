@@ -4,11 +4,11 @@
 // for one it cannot know (a second audience of the API server), the controller's TokenReview
 // refuses the token before it leaves. A token of an audience only her server accepts does arrive:
 // the server would see one if one were sent.
-import { AuthenticationV1Api, CoreV1Api, CustomObjectsApi, setHeaderOptions } from '@kubernetes/client-node';
+import { AuthenticationV1Api, CoreV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { EXTRA_API_AUDIENCE } from '../../src/localenv/kubernetes.ts';
+import { createAs } from '../support/admission.ts';
 import { makeCertificates } from '../support/certificates.ts';
 import { connectionUntil } from '../support/connection-status.ts';
 import { controlledNamespace } from '../support/controller.ts';
@@ -20,25 +20,8 @@ const SERVER_NAME = 'exfil.twc.test';
 const MALLORY = setHeaderOptions('Impersonate-User', 'mallory');
 
 /** Creates the TemporalConnection `name` as mallory; resolves to the API server's refusal, or '' when created. */
-async function asMallory(namespace: string, name: string, spec: Record<string, unknown>): Promise<string> {
-  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
-  try {
-    await custom.createNamespacedCustomObject(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: KINDS.TemporalConnection.plural,
-        body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'TemporalConnection', metadata: { name }, spec },
-      },
-      MALLORY,
-    );
-    return '';
-  } catch (error) {
-    const body = (error as { body?: string }).body ?? String(error);
-    return (JSON.parse(body) as { message?: string }).message ?? body;
-  }
-}
+const asMallory = (namespace: string, name: string, spec: Record<string, unknown>): Promise<string> =>
+  createAs('TemporalConnection', namespace, { metadata: { name }, spec }, 'mallory');
 
 test("a namespace editor's connection never sends a token the API server accepts to the editor's TLS server", async (t) => {
   const namespace = await testNamespace(t, 'sec-token');
