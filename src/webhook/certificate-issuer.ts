@@ -134,9 +134,7 @@ async function frame(
 ): Promise<pkijs.Certificate> {
   const certificate = new pkijs.Certificate();
   certificate.version = 2;
-  const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f; // positive
-  certificate.serialNumber = new asn1js.Integer({ valueHex: serial });
+  certificate.serialNumber = new asn1js.Integer({ valueHex: serialNumber(randomBytes(16)) });
   certificate.subject.typesAndValues.push(
     new pkijs.AttributeTypeAndValue({ type: OID.commonName, value: new asn1js.Utf8String({ value: commonName }) }),
   );
@@ -144,6 +142,16 @@ async function frame(
   certificate.notAfter.value = new Date(validity.notAfter);
   await certificate.subjectPublicKeyInfo.importKey(publicKey);
   return certificate;
+}
+
+/**
+ * A positive serial whose DER is minimal: a first byte of 0 before one below 0x80 is padding that
+ * X.509 parsers refuse ("illegal padding"), which random bytes gave one certificate in 256.
+ */
+export function serialNumber(random: Uint8Array): Uint8Array {
+  const serial = Uint8Array.from(random);
+  serial[0] = ((serial[0] ?? 0) & 0x3f) | 0x40;
+  return serial;
 }
 
 function extension(extnID: string, value: asn1js.AsnType, critical = false): pkijs.Extension {

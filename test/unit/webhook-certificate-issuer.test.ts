@@ -1,11 +1,13 @@
 // The webhook's own certificates (certificate-issuer.ts), as a TLS client that trusts only the CA
 // judges them: a handshake by each name the serving certificate was made for, and none by another.
+import * as asn1js from 'asn1js';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { connect, createServer } from 'node:tls';
 import {
+  serialNumber,
   certificatesOf,
   hostsOf,
   issueAuthority,
@@ -71,4 +73,17 @@ test('a bundle is read back certificate by certificate, in order', async () => {
     [first.cert, second.cert].map((pem) => new X509Certificate(pem).fingerprint256),
   );
   assert.deepEqual(certificatesOf(''), []);
+});
+
+test('a serial number is positive and minimally encoded, whatever the random bytes', () => {
+  for (const first of [0x00, 0x01, 0x3f, 0x7f, 0x80, 0xff]) {
+    const serial = serialNumber(new Uint8Array([first, 0x05, 0xaa]));
+    assert.ok(serial[0]! >= 0x40 && serial[0]! < 0x80, `first byte ${first}: ${serial[0]}`);
+    assert.deepEqual([...serial.slice(1)], [0x05, 0xaa], 'the rest as drawn');
+  }
+  // The bytes that gave "illegal padding" once in a while: read back by node:crypto now.
+  const random = new Uint8Array(16).fill(0x11);
+  random[0] = 0x00;
+  const der = new asn1js.Integer({ valueHex: serialNumber(random) }).toBER();
+  assert.notEqual(new Uint8Array(der)[2], 0x00, 'no leading zero byte');
 });
