@@ -44,6 +44,11 @@ export interface LadderContext {
   builds: LadderBuild[];
   /** Builds current, ramping or the target (again), each with the batch its memory says still runs. */
   reactivated: { buildId: string; batch: BatchProgress }[];
+  /**
+   * Batches the ladder may have started on a build active again that its memory does not know of
+   * (the status write that recorded the start was refused, 409): read, and stopped if running.
+   */
+  suspected?: { buildId: string; jobId: string; operation: BatchOperationKind }[];
 }
 
 /** What the planner must read of Temporal before it decides. */
@@ -108,6 +113,11 @@ function stepHash(ladder: PinnedWorkflowsLadder, operation: BatchOperationKind):
 }
 
 /** The steps the ladder sets, in order, each with the time it is reached. */
+/** The operations a ladder's steps run, in order. */
+export function ladderOperations(ladder: PinnedWorkflowsLadder): BatchOperationKind[] {
+  return schedule(ladder, new Date(0)).map((s) => s.operation);
+}
+
 function schedule(ladder: PinnedWorkflowsLadder, deactivatedAt: Date): { operation: BatchOperationKind; at: Date }[] {
   return (Object.keys(DELAY_FIELDS) as BatchOperationKind[]).flatMap((operation) => {
     const delay = ladder[DELAY_FIELDS[operation]];
@@ -127,7 +137,10 @@ function progressOf(ladder: PinnedWorkflowsLadder, build: LadderBuild, now: Date
 export function ladderReads(context: LadderContext): LadderReads {
   const { ladder } = context;
   // A batch on a build active again is read whatever the spec says now: it is stopped until it ended.
-  const reactivated = context.reactivated.map(({ batch }) => ({ jobId: batch.jobId, operation: batch.operation }));
+  const reactivated = [
+    ...context.reactivated.map(({ batch }) => ({ jobId: batch.jobId, operation: batch.operation })),
+    ...(context.suspected ?? []).map(({ jobId, operation }) => ({ jobId, operation })),
+  ];
   if (!ladder || schedule(ladder, context.now).length === 0) return { count: [], batches: reactivated };
   const batches = context.builds.flatMap((build) => {
     const { reached } = progressOf(ladder, build, context.now);
@@ -155,6 +168,17 @@ export function planLadder(context: LadderContext, observed: LadderObservation):
       reason: `build ${buildId} is current, ramping or the target again: its ladder stops, and its running ${batch.operation} batch is stopped`,
     });
     plan.status[buildId] = { step: batch.operation, batch: read ?? batch };
+  }
+  for (const { buildId, jobId, operation } of context.suspected ?? []) {
+    const read = observed.batches[jobId];
+    if (read?.state !== 'Running') continue;
+    plan.actions.push({
+      action: 'stopBatch',
+      buildId,
+      jobId,
+      reason: `build ${buildId} is the target again and its ${operation} batch ${jobId}, which the status does not remember, still runs: it is stopped`,
+    });
+    plan.status[buildId] = { step: operation, batch: read };
   }
   if (!ladder || schedule(ladder, now).length === 0) return plan;
   if (observed.failure)

@@ -186,3 +186,17 @@ test('a build current, ramping or the target again has its running batch read, s
     assert.deepEqual([after.actions, after.status], [[], {}], 'forgotten once it ended');
   }
 });
+
+test('a batch the status does not remember on a build active again is looked for by its job ID, and stopped only if it runs', () => {
+  const suspected = [{ buildId: 'v1', jobId: signalJob, operation: 'Signal' as const }];
+  const active = context(at(70), { builds: [], suspected });
+  assert.deepEqual(ladderReads(active), { count: [], batches: [{ jobId: signalJob, operation: 'Signal' }] });
+  const running: BatchProgress = { ...completed(signalJob), state: 'Running' };
+  const plan = planLadder(active, observed({ batches: { [signalJob]: running } }));
+  assert.partialDeepStrictEqual(plan.actions, [{ action: 'stopBatch', buildId: 'v1', jobId: signalJob }]);
+  assert.deepEqual(plan.status, { v1: { step: 'Signal', batch: running } }, 'remembered until Temporal says it ended');
+  for (const none of [completed(signalJob), null, undefined]) {
+    const after = planLadder(active, observed({ batches: none === undefined ? {} : { [signalJob]: none } }));
+    assert.deepEqual([after.actions, after.status], [[], {}], 'ended, never started, or not read: nothing to stop');
+  }
+});

@@ -14,6 +14,7 @@ import type {
 import { finalizers, gateQueues, type PlannedAction, planReconcile, readsNeeded } from '../../src/planner/plan.ts';
 import { RETRY_GATE_ANNOTATION } from '../../src/domain/annotations.ts';
 import { gateSpecHash, gateWorkflowId } from '../../src/planner/gates.ts';
+import { batchJobId } from '../../src/planner/pinned-workflows.ts';
 import { config, connection, deployment, workerDeployment } from '../support/recorded-world.ts';
 
 const now = new Date('2026-11-26T12:00:00Z');
@@ -418,13 +419,21 @@ test('ladder: the old builds that may hold pinned workflows are counted and ladd
   assert.deepEqual(reads(laddered()).ladder.count, ['d0', 'd2'], 'd1 drained, d3 without Deployment, v1-v3 active');
   const d0 = jobOf('d0');
   assert.ok(d0);
+  const v2 = (operation: 'Signal' | 'Cancel' | 'Terminate') => ({
+    jobId: batchJobId('shop/orders', 'v2', operation, ladderSpec),
+    operation,
+  });
   assert.deepEqual(reads(laddered()).ladder.batches, [
+    // The target, once active: what its ladder may have started on it is looked for (see below).
+    v2('Signal'),
+    v2('Cancel'),
+    v2('Terminate'),
     { jobId: d0, operation: 'Signal' },
     { jobId: jobOf('d2'), operation: 'Signal' },
   ]);
   const ended = reads(laddered({ d0: batchOf(d0, 'Completed') })).ladder;
   assert.deepEqual(
-    ended.batches.map((b) => b.jobId),
+    ended.batches.map((b) => b.jobId).filter((id) => !id.includes('/v2/')),
     [jobOf('d2')],
     "d0's batch ended, as the status remembers: not read again",
   );
@@ -1054,4 +1063,18 @@ test("at Temporal's cap of versions, a record is deleted to make room for the ta
     [],
     'room made 10s ago: no other record goes yet',
   );
+});
+
+test('ladder: a target once active and not current has the batches its ladder would have started looked for, whatever its memory', () => {
+  const reactivating = {
+    spec: { sunset: { pinnedWorkflows: { cancelAfter: '3m' } } },
+    temporal: { versions: [version('v1', 'Current'), version('v2', 'Drained', { lastCurrentAt: ago(HOUR) })] },
+  };
+  const cancelJob = batchJobId('shop/orders', 'v2', 'Cancel', { cancelAfter: '3m' });
+  assert.deepEqual(reads(reactivating).ladder.batches, [{ jobId: cancelJob, operation: 'Cancel' }]);
+  const fresh = { ...reactivating, temporal: { versions: [version('v1', 'Current'), version('v2', 'Inactive')] } };
+  assert.deepEqual(reads(fresh).ladder.batches, [], 'never active: no batch can have been started on it');
+  const current = { ...reactivating, temporal: { currentBuildId: 'v2', versions: [version('v2', 'Current')] } };
+  assert.deepEqual(reads(current).ladder.batches, [], 'current as read: its batches were stopped then');
+  assert.deepEqual(reads({ temporal: reactivating.temporal }).ladder.batches, [], 'no ladder: no batch');
 });
