@@ -13,7 +13,7 @@ import { LABELS } from '../domain/labels.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
 import { KindNotServedError } from '../k8s/api-resources.ts';
 import type { AnyObject, ClusterClient, OwnerReference } from '../k8s/cluster-client.ts';
-import type { CopyTarget } from '../domain/owned-resources.ts';
+import { type CopyTarget, refusedKind } from '../domain/owned-resources.ts';
 import { renderCopies } from '../k8s/owned-resource-copies.ts';
 import { type PlannedCopy, planOwnedResources } from '../planner/owned-resources.ts';
 import type { RetrySchedule } from '../runtime/backoff.ts';
@@ -49,9 +49,19 @@ export async function syncOwnedResources(
   const { name = '', namespace = '' } = workerDeployment.metadata;
   const twors = deps.ownedResources(namespace).filter((t) => t.spec.workerRef.name === name && !isBeingDeleted(t));
   if (twors.length === 0) return;
+  // A kind no owned resource may make (RBAC) is refused here too, whatever admission let through
+  // (the webhook off, or the object stored before it was registered): no copy of it is applied.
+  const refusals = new Map(
+    twors.flatMap((t) => {
+      const refusal = refusedKind(t.spec.object.apiVersion, t.spec.object.kind);
+      return refusal ? [[t.metadata.name ?? '', refusal] as const] : [];
+    }),
+  );
   const copies = renderCopies({
     workerDeployment: { name, namespace, temporalNamespace: workerDeployment.spec.workerOptions.temporalNamespace },
-    twors: twors.map((t) => ({ name: t.metadata.name ?? '', object: t.spec.object })),
+    twors: twors
+      .filter((t) => !refusals.has(t.metadata.name ?? ''))
+      .map((t) => ({ name: t.metadata.name ?? '', object: t.spec.object })),
     targets: copyTargets(workerDeployment, live),
   });
   const applied = Object.fromEntries(
@@ -70,7 +80,7 @@ export async function syncOwnedResources(
     const own = planned.filter((p) => p.twor === twor.metadata.name);
     const left = await deleteCopiesOfAnotherKind(deps, twor, live);
     const entries = (await Promise.all(own.map((copy) => carryOut(deps, twor, copy)))).flatMap((e) => (e ? [e] : []));
-    await writeStatus(deps, workerDeployment, adopted, entries, left);
+    await writeStatus(deps, workerDeployment, adopted, entries, left, refusals.get(twor.metadata.name ?? ''));
   }
 }
 
@@ -247,28 +257,37 @@ async function writeStatus(
   versions: CopyStatus[],
   /** A kind whose copies could not be deleted yet: remembered, so that the next reconcile tries again. */
   left: { apiVersion: string; kind: string } | undefined,
+  /** Why no copy of the twor's kind is ever made (refusedKind), when it is refused. */
+  refusal?: string,
 ): Promise<void> {
   versions.sort((a, b) => `${a.buildID}/${a.pool ?? ''}`.localeCompare(`${b.buildID}/${b.pool ?? ''}`));
   const failed = versions.filter((v) => !v.applied);
-  const said = failed.length
-    ? [
-        stalled(
-          'CopiesNotApplied',
-          failed.map((v) => `build ${v.buildID} (${v.resourceName}): ${v.message ?? ''}`).join('; '),
-        ),
-      ]
-    : [
-        {
-          type: 'Ready',
-          status: 'True' as const,
-          reason: 'Applied',
-          message: `one copy per build applied: ${versions.map((v) => v.resourceName).join(', ') || 'no build has a Deployment yet'}`,
-        },
-      ];
+  const said = refusal
+    ? [stalled('KindRefused', refusal)]
+    : failed.length
+      ? [
+          stalled(
+            'CopiesNotApplied',
+            failed.map((v) => `build ${v.buildID} (${v.resourceName}): ${v.message ?? ''}`).join('; '),
+          ),
+        ]
+      : [
+          {
+            type: 'Ready',
+            status: 'True' as const,
+            reason: 'Applied',
+            message: `one copy per build applied: ${versions.map((v) => v.resourceName).join(', ') || 'no build has a Deployment yet'}`,
+          },
+        ];
   const { apiVersion, kind } = twor.spec.object;
   const status = nextStatus(twor, said, deps.now(), { appliedKind: left ?? { apiVersion, kind }, versions });
   if (!status) return;
-  if (failed.length > 0)
+  if (refusal)
+    await deps.recordEvent(
+      { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerOwnedResource.kind, metadata: twor.metadata },
+      { type: 'Warning', reason: 'KindRefused', message: refusal },
+    );
+  else if (failed.length > 0)
     await deps.recordEvent(
       { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: workerDeployment.metadata },
       {

@@ -1,11 +1,12 @@
 // Whether a TemporalWorkerOwnedResource may be created, changed or deleted, judged as the validating
 // webhook judges it: first on the object alone (a banned or missing kind, the fields the
-// controller fills in, placeholders, a changed workerRef), then on what the API server says of
-// its embedded kind (served, namespaced) and of who may do what with it (the requesting user, and
-// the controller, which applies every copy). Every refusal names the field. Pure: the answers of
+// controller fills in, placeholders, a changed workerRef, an RBAC kind), then on what the API
+// server says of its embedded kind (not served: refused, fail closed; cluster-scoped: refused) and
+// of who may do what with it (the requesting user, and the controller, which applies every copy). Every refusal names the field. Pure: the answers of
 // discovery and of the SubjectAccessReviews come in as data.
 import canonicalize from 'canonicalize';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
+import { refusedKind } from '../domain/owned-resources.ts';
 import { ownedObjectProblems } from '../k8s/owned-resource-copies.ts';
 import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
 
@@ -38,6 +39,9 @@ export function objectProblems(
     problems.push('spec.object.apiVersion: required, e.g. autoscaling/v2');
   if (typeof object.kind !== 'string' || object.kind === '')
     problems.push('spec.object.kind: required, e.g. HorizontalPodAutoscaler');
+  else if (typeof object.apiVersion === 'string' && refusedKind(object.apiVersion, object.kind))
+    // RBAC kinds: refused before any access review, whatever the author may do.
+    problems.push(refusedKind(object.apiVersion, object.kind) ?? '');
   else if (bannedKinds.includes(object.kind))
     problems.push(
       `spec.object.kind: ${object.kind} may not be owned (the controller refuses ${bannedKinds.join(', ')}): a copy per build would run workloads beside the build's own`,
@@ -81,20 +85,16 @@ export interface AccessFacts {
 export function accessVerdict(facts: AccessFacts): Verdict {
   const { kind, apiVersion, namespace } = facts;
   if (!facts.served)
-    // A kind whose CRD comes later (KEDA's, say) is let through; its copies wait for it.
+    // Fail closed: who may make a kind the API server does not serve cannot be asked, and once its
+    // CRD is installed the controller would make its copies without asking again.
     return facts.operation === 'DELETE'
       ? { allowed: true, warnings: [] }
       : {
-          allowed: true,
-          warnings: [
-            `spec.object.kind: the API server does not serve ${kind} of ${apiVersion} yet: no copy is made until its API is installed`,
-          ],
+          allowed: false,
+          message: `spec.object.kind: the API server does not serve ${kind} of ${apiVersion} yet, so who may make it cannot be checked: install its CustomResourceDefinition (or API) first, then create or change this TemporalWorkerOwnedResource (a CRD just installed is seen within a minute)`,
         };
-  if (!facts.served.namespaced)
-    return {
-      allowed: false,
-      message: `spec.object.kind: ${kind} of ${apiVersion} is cluster-scoped; an owned resource must be namespaced`,
-    };
+  const refused = refusedKind(apiVersion, kind, facts.served.namespaced);
+  if (refused) return { allowed: false, message: refused };
   const resource = `${facts.served.resource}${apiVersion.includes('/') ? `.${apiVersion.split('/')[0] ?? ''}` : ''}`;
   if (facts.user && !facts.user.allowed)
     return {

@@ -26,6 +26,7 @@ import { certificatesOf } from '../../src/webhook/certificate-issuer.ts';
 import { DEFAULT_BANNED_KINDS } from '../../src/webhook/owned-resource-admission.ts';
 import { SelfManagedCertificates } from '../../src/webhook/self-managed-certificates.ts';
 import { startWebhook } from '../../src/webhook/server.ts';
+import { grantEdit } from '../support/controller-rbac.ts';
 import { createOwnedResource } from '../support/owned-resources.ts';
 import {
   eventually,
@@ -121,8 +122,16 @@ test('each refusal comes back from the API server naming the field; a valid twor
       /spec\.object\.metadata\.labels\.b: \{\{ \.Build \}\} is not a placeholder/,
     ],
     [
+      { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', value: 1 },
+      /spec\.object\.kind: PriorityClass of scheduling\.k8s\.io\/v1 is cluster-scoped/,
+    ],
+    [
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
-      /spec\.object\.kind: ClusterRole of rbac\.authorization\.k8s\.io\/v1 is cluster-scoped/,
+      /spec\.object\.kind: ClusterRole of rbac\.authorization\.k8s\.io\/v1 is an RBAC kind/,
+    ],
+    [
+      { apiVersion: 'widgets.example.com/v1', kind: 'Widget' },
+      /spec\.object\.kind: the API server does not serve Widget of widgets\.example\.com\/v1 yet/,
     ],
     [
       {
@@ -303,4 +312,20 @@ test('the self-managed certificate and its CA are renewed while requests flow, a
   assert.ok(movedToNewCa, `the serving certificate moved to the renewed CA:\n${story.join('\n')}`);
   assert.equal(authorities.size, 2, `the CA was renewed once:\n${story.join('\n')}`);
   assert.equal(mostTrusted, 2, `the old CA stayed in the caBundle beside the new one:\n${story.join('\n')}`);
+});
+
+test("a namespace edit user's RoleBinding owned resource is refused, whatever the controller may do", async (t) => {
+  const namespace = await testNamespace(t, 'webhook-rbac');
+  await webhookFor(t, namespace, kubernetesApi(t));
+  await webhookEffective(namespace);
+  await grantEdit(namespace, 'mallory');
+  const roleBinding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'mallory' }],
+  };
+  const message = await createOwnedResource(namespace, roleBinding, 'mallory');
+  assert.match(message, /admission webhook "temporalworkerownedresources\.temporal\.io" denied the request/);
+  assert.match(message, /spec\.object\.kind: RoleBinding of rbac\.authorization\.k8s\.io\/v1 is an RBAC kind/);
 });

@@ -54,6 +54,15 @@ test('on the object alone: what the controller could not render for a build is r
       { ...pdb, metadata: { labels: { build: '{{ .Build }}' } } },
       /^spec\.object\.metadata\.labels\.build: \{\{ \.Build \}\} is not a placeholder/,
     ],
+    // Before any access review: whatever the author's rights, no RBAC kind.
+    [
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', roleRef: {}, subjects: [] },
+      /^spec\.object\.kind: RoleBinding of rbac\.authorization\.k8s\.io\/v1 is an RBAC kind/,
+    ],
+    [
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', rules: [] },
+      /^spec\.object\.kind: Role of rbac\.authorization\.k8s\.io\/v1 is an RBAC kind/,
+    ],
   ];
   for (const [object, refusal] of cases) assert.match(problems(object).join('; '), refusal, JSON.stringify(object));
   assert.deepEqual(objectProblems('UPDATE', twor(pdb, 'billing'), twor(pdb), DEFAULT_BANNED_KINDS), [
@@ -66,7 +75,7 @@ test('on the object alone: what the controller could not render for a build is r
   );
 });
 
-test('on access: a cluster-scoped kind, a user or a controller without the rights is refused; a kind not served yet passes with a warning', () => {
+test('on access: a cluster-scoped kind, a user or a controller without the rights, a kind not served yet (fail closed) is refused', () => {
   const facts: AccessFacts = {
     operation: 'CREATE',
     kind: 'PodDisruptionBudget',
@@ -92,18 +101,39 @@ test('on access: a cluster-scoped kind, a user or a controller without the right
   assert.deepEqual(
     accessVerdict({
       ...facts,
-      kind: 'ClusterRole',
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      served: { namespaced: false, resource: 'clusterroles' },
+      kind: 'PriorityClass',
+      apiVersion: 'scheduling.k8s.io/v1',
+      served: { namespaced: false, resource: 'priorityclasses' },
     }),
     {
       allowed: false,
       message:
-        'spec.object.kind: ClusterRole of rbac.authorization.k8s.io/v1 is cluster-scoped; an owned resource must be namespaced',
+        'spec.object.kind: PriorityClass of scheduling.k8s.io/v1 is cluster-scoped; an owned resource must be namespaced',
     },
   );
-  const later = accessVerdict({ ...facts, served: undefined, kind: 'ScaledObject', apiVersion: 'keda.sh/v1alpha1' });
-  assert.ok(later.allowed && /does not serve ScaledObject of keda\.sh\/v1alpha1 yet/.test(later.warnings[0] ?? ''));
+  // An RBAC kind is refused even when the user and the controller may make it.
+  const roleBinding = accessVerdict({
+    ...facts,
+    kind: 'RoleBinding',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    served: { namespaced: true, resource: 'rolebindings' },
+  });
+  assert.ok(
+    !roleBinding.allowed && /RoleBinding of rbac\.authorization\.k8s\.io\/v1 is an RBAC kind/.test(roleBinding.message),
+  );
+  // Not served yet: who may make it cannot be asked, so it is refused (fail closed), even for a user who may.
+  const unserved = { ...facts, served: undefined, kind: 'ScaledObject', apiVersion: 'keda.sh/v1alpha1' };
+  for (const operation of ['CREATE', 'UPDATE'] as const) {
+    const later = accessVerdict({ ...unserved, operation });
+    assert.ok(
+      !later.allowed &&
+        /^spec\.object\.kind: the API server does not serve ScaledObject of keda\.sh\/v1alpha1 yet, .*install its CustomResourceDefinition .* first/.test(
+          later.message,
+        ),
+      JSON.stringify(later),
+    );
+  }
+  assert.deepEqual(accessVerdict({ ...unserved, operation: 'DELETE' }), { allowed: true, warnings: [] });
 });
 
 test("an update that leaves the spec as it was (the controller's finalizer, owner reference) needs no access check", () => {

@@ -1345,6 +1345,31 @@ test('owned resources: a copy the API server refuses is said in its twor alone; 
   );
 });
 
+test('owned resources: a RoleBinding twor that admission let through (webhook off) is never applied: Stalled=True/KindRefused naming the kind', async () => {
+  const roleBinding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+    subjects: [{ kind: 'User', name: 'mallory' }],
+  };
+  const run = await recordedReconcile({
+    ...rolloutWorld(),
+    ownedResources: [ownedResource('orders-grant', roleBinding), ownedResource('orders-pdb', pdbObject)],
+  });
+  const applies = run.calls.filter((c) => /k8s\.apply/.test(c));
+  assert.ok(
+    applies.length > 0 && applies.every((c) => c.startsWith('k8s.apply PodDisruptionBudget/')),
+    applies.join(', '),
+  );
+  const stalledBy = run.ownedResourceStatuses['orders-grant']?.conditions?.find((c) => c.type === 'Stalled');
+  assert.equal(stalledBy?.status, 'True');
+  assert.equal(stalledBy?.reason, 'KindRefused');
+  assert.match(stalledBy?.message ?? '', /RoleBinding of rbac\.authorization\.k8s\.io\/v1 is an RBAC kind/);
+  assert.deepEqual(run.ownedResourceStatuses['orders-grant']?.versions, []);
+  assert.ok(run.events.includes('Warning KindRefused'), run.events.join(', '));
+  assert.ok(run.calls.includes('temporal.changeRouting setCurrent v2'), 'the rollout goes on');
+});
+
 test('owned resources: an autoscaler copy goes before its build is scaled to zero', async () => {
   const owner = workerDeployment({ buildId: 'v3', sunset: { scaledownDelay: '1h', deleteDelay: '24h' } });
   const hpaOfV2 = copyName('orders', 'orders-hpa', 'v2');

@@ -41,3 +41,36 @@ test('a request target that is no URL is answered 404, and the server answers th
   assert.equal((await webhook.send(review('odd'), { path: 'http://[' })).status, 404);
   assert.equal((await webhook.send(review('after'))).status, 200);
 });
+
+test('a RoleBinding owned resource is refused by the handler before discovery or any access review: whatever its author may do', async (t) => {
+  const webhook = await testWebhook(t);
+  const twor = {
+    apiVersion: 'temporal.io/v1alpha1',
+    kind: 'TemporalWorkerOwnedResource',
+    metadata: { name: 'grant', namespace: 'shop' },
+    spec: {
+      workerRef: { name: 'orders' },
+      object: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'User', name: 'mallory' }],
+      },
+    },
+  };
+  const answer = await webhook.send(
+    JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: { uid: 'rb', operation: 'CREATE', namespace: 'shop', userInfo: { username: 'admin' }, object: twor },
+    }),
+  );
+  assert.equal(answer.status, 200);
+  const { response } = JSON.parse(answer.body) as { response: { allowed: boolean; status?: { message?: string } } };
+  assert.equal(response.allowed, false);
+  assert.match(
+    response.status?.message ?? '',
+    /spec\.object\.kind: RoleBinding of rbac\.authorization\.k8s\.io\/v1 is an RBAC kind/,
+  );
+  assert.deepEqual(webhook.calls, [], 'refused on the object alone');
+});
