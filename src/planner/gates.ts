@@ -226,11 +226,17 @@ function completed(context: GateContext, stage: GateStage): boolean {
 export function abandonedGates(
   stored: TargetStatus | undefined,
   targetBuildId: string,
-): { buildId: string; stage: string; taskQueue: string; workflowId: string }[] {
+): { buildId: string; stage: string; taskQueue: string; workflowId: string; runId: string }[] {
   if (!stored || stored.buildID === targetBuildId) return [];
   return (stored.gates ?? [])
     .filter((g) => g.status === 'Running')
-    .map((g) => ({ buildId: stored.buildID, stage: g.stage, taskQueue: g.taskQueue, workflowId: g.workflowID }));
+    .map((g) => ({
+      buildId: stored.buildID,
+      stage: g.stage,
+      taskQueue: g.taskQueue,
+      workflowId: g.workflowID,
+      runId: g.runID ?? '',
+    }));
 }
 
 /** Every gate the spec sets, wherever the rollout stands. */
@@ -264,8 +270,11 @@ export interface GateDecision {
   memory: GateMemory;
   /** Runs to start, one per task queue that has none (or a failed one to retry). */
   starts: GateStart[];
-  /** Runs of an older spec of the gate the status last saw running: ended, as nothing counts them. */
-  outdated?: { stage: string; taskQueue: string; workflowId: string }[];
+  /**
+   * Runs the status last saw running that this decision no longer remembers: nothing will read them
+   * again, so they are ended, lest one time out and be read, were the build the target again, as its failure.
+   */
+  ended?: GateRunToEnd[];
   /** What was learned, for an event: the gate passed. */
   passed?: string;
   /** What a pending gate waits for, when its runs were read. */
@@ -276,6 +285,13 @@ export interface GateDecision {
   foreign?: string;
 }
 
+export type RememberedGateRun = NonNullable<GateMemory['gates']>[number];
+
+export interface GateRunToEnd {
+  run: RememberedGateRun;
+  why: string;
+}
+
 export interface ObservedGate extends GateQueues {
   stage: string;
   runs: Record<string, GateRun | undefined>;
@@ -283,7 +299,9 @@ export interface ObservedGate extends GateQueues {
 
 /** The verdict on the gates before the next routing change; `observed`: the runs of the stage gateToRead named. */
 export function decideGates(context: GateContext, observed: ObservedGate | undefined): GateDecision {
-  const decided = decideStages(context, observed);
+  const judged = decideStages(context, observed);
+  const ended = runsToEnd(context, judged.memory.gates ?? []);
+  const decided = ended.length > 0 ? { ...judged, ended } : judged;
   // The layout the remembered runs hold for: this one once runs were read under it, else the one
   // they were read under (a gate waiting for a Deployment to be available reads none).
   const layout = observed?.taskQueues.length ? context.expectedQueues : context.previous?.gatePoolQueues;
@@ -302,7 +320,7 @@ function decideStages(context: GateContext, observed: ObservedGate | undefined):
   if (failure && failureHolds(context)) return failed(buildId, failure, previous?.gates);
   const gates: NonNullable<GateMemory['gates']> = [];
   let passed: string | undefined;
-  for (const stage of stages) {
+  for (const [index, stage] of stages.entries()) {
     if (observed?.stage === stage.name) {
       const decision = decideStage(context, stage, observed);
       gates.push(...(decision.memory.gates ?? []));
@@ -311,9 +329,10 @@ function decideStages(context: GateContext, observed: ObservedGate | undefined):
     } else if (completed(context, stage)) {
       gates.push(...rememberedRuns(context, stage));
     } else {
-      // Not read this time (its build not registered, a read that failed): its runs stay remembered,
-      // as only the run IDs remembered tell the controller's own runs from anyone's.
-      gates.push(...rememberedRuns(context, stage));
+      // Not read this time (its build not registered, a read that failed): its runs, and those of the
+      // stages after it, stay remembered, as only the run IDs remembered tell the controller's own
+      // runs from anyone's.
+      gates.push(...stages.slice(index).flatMap((s) => rememberedRuns(context, s)));
       return { gate: 'pending', memory: gates.length > 0 ? { gates } : {}, starts: [], ...(passed ? { passed } : {}) };
     }
   }
@@ -389,13 +408,6 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
             ...(startedFor === undefined ? {} : { generation: startedFor }),
           };
         });
-  // A run of another spec of this gate still running judges what no longer stands: it is ended.
-  const outdated = (previous?.gates ?? []).flatMap((g) =>
-    g.stage === stage.name && g.status === 'Running' && g.workflowID !== idOf(g.taskQueue)
-      ? [{ stage: stage.name, taskQueue: g.taskQueue, workflowId: g.workflowID }]
-      : [],
-  );
-  const ended = outdated.length > 0 ? { outdated } : {};
   if (verdict.state === 'failed') {
     const run = verdict.run;
     return failed(
@@ -408,7 +420,6 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
         message: verdict.reason,
       },
       gates,
-      ended,
     );
   }
   const stuck =
@@ -425,7 +436,6 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
     gate: verdict.state,
     memory: { gates },
     starts,
-    ...ended,
     ...stuck,
     ...(reported ? { foreign: reported } : {}),
     ...(verdict.state === 'passed'
@@ -434,8 +444,25 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
   };
 }
 
+/** The runs the status last saw running that `kept` (the memory decided) no longer holds, each with why. */
+function runsToEnd(context: GateContext, kept: RememberedGateRun[]): GateRunToEnd[] {
+  const { previous, stages, expectedQueues, temporalName, buildId } = context;
+  const why = (g: RememberedGateRun): string => {
+    const stage = stages.find((s) => s.name === g.stage);
+    if (!stage) return `no rollout of build ${buildId} waits for gate ${g.stage} any more`;
+    if (g.workflowID !== gateWorkflowId(temporalName, buildId, stage, g.taskQueue))
+      return 'it was started for another spec of the gate, which no longer stands';
+    if (expectedQueues.length > 0 && !expectedQueues.includes(g.taskQueue))
+      return `no pool of build ${buildId} polls task queue ${g.taskQueue} any more`;
+    return `a gate before ${g.stage} is judged again first, and ${g.stage} runs again after it`;
+  };
+  return (previous?.gates ?? [])
+    .filter((g) => g.status === 'Running' && !kept.some((k) => k.workflowID === g.workflowID))
+    .map((g) => ({ run: g, why: why(g) }));
+}
+
 /** What the status remembers of the stage's runs. */
-function rememberedRuns({ previous }: GateContext, stage: GateStage): NonNullable<GateMemory['gates']> {
+function rememberedRuns({ previous }: GateContext, stage: GateStage): RememberedGateRun[] {
   return (previous?.gates ?? []).filter((g) => g.stage === stage.name);
 }
 
@@ -479,19 +506,13 @@ function foreignReport(stage: GateStage, foreign: ForeignRuns): string | undefin
   return `gate ${stage.name} found ${runs.join('; ')}: it does not count, a running one is terminated, and the gate runs again. Someone who may start workflows in the Temporal namespace started it, or the controller lost the status write that recorded its own run`;
 }
 
-function failed(
-  buildId: string,
-  failure: GateFailure,
-  gates: GateMemory['gates'],
-  ended: Pick<GateDecision, 'outdated'> = {},
-): GateDecision {
+function failed(buildId: string, failure: GateFailure, gates: GateMemory['gates']): GateDecision {
   const aborted = failure.stage !== 'rollout';
   const message = `${failure.message}; the rollout of build ${buildId} stops${aborted ? ' and its ramp is removed' : ''}, its Pods stay for the workflows already on it; change that gate in the spec or set annotation ${RETRY_GATE_ANNOTATION} to a new value to run the gate again`;
   return {
     gate: 'failed',
     memory: { ...(gates ? { gates } : {}), gateFailure: failure },
     starts: [],
-    ...ended,
     failure: { reason: aborted ? 'RolloutAborted' : 'GateFailed', message },
   };
 }

@@ -22,6 +22,7 @@ import {
   type GateStart,
   gateStages,
   gateTaskQueues,
+  type RememberedGateRun,
 } from './gates.ts';
 import {
   decideRouting,
@@ -75,7 +76,15 @@ export type PlannedAction =
   | KubernetesAction<'scale'>
   /** An autoscaler copy of a build about to be scaled to zero: it goes first, so nothing scales the build back up. */
   | { action: 'deleteOwnedResource'; object: OwnedAutoscaler; buildId: string; reason: string }
-  | { action: 'terminateGate'; buildId: string; workflowId: string; runId: string; reason: string }
+  | {
+      action: 'terminateGate';
+      buildId: string;
+      workflowId: string;
+      runId: string;
+      /** The target's run as its gate memory held it: remembered again if it could not be ended. */
+      remembered?: RememberedGateRun;
+      reason: string;
+    }
   | { action: 'startGate'; buildId: string; start: GateStart; reason: string }
   | { action: 'route'; change: RoutingChange; reason: string }
   | LadderAction
@@ -311,15 +320,16 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
       action: 'terminateGate' as const,
       buildId: g.buildId,
       workflowId: g.workflowId,
-      runId: '',
+      runId: g.runId,
       reason: `terminated gate ${g.stage} of build ${g.buildId} on task queue ${g.taskQueue}: build ${g.buildId} is no longer the target, so the gate judges no rollout`,
     })),
-    ...(gateDecision.outdated ?? []).map(({ stage, taskQueue, workflowId }) => ({
+    ...(gateDecision.ended ?? []).map(({ run, why }) => ({
       action: 'terminateGate' as const,
       buildId,
-      workflowId,
-      runId: '',
-      reason: `terminated gate ${stage} of build ${buildId} on task queue ${taskQueue} (workflow ${workflowId}): it was started for another spec of the gate, which no longer stands`,
+      workflowId: run.workflowID,
+      runId: run.runID ?? '',
+      remembered: run,
+      reason: `terminated gate ${run.stage} of build ${buildId} on task queue ${run.taskQueue} (workflow ${run.workflowID}): ${why}`,
     })),
     ...gateDecision.starts.flatMap((start) =>
       start.replaces

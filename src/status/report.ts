@@ -131,19 +131,20 @@ function withStartedBatches(plan: Plan, execution: Execution, now: Date): Plan['
   return ladder;
 }
 
-/** The gate memory, without runs whose start was planned but not carried out, and with the run ID of each run started. */
+/**
+ * The gate memory, without runs whose start was planned but not carried out, with the run ID of
+ * each run started, and with each run it meant to end that is still running: ended next time.
+ */
 function startedGates(plan: Plan, execution: Execution): Plan['gates'] {
-  const notStarted = new Set(
-    plan.actions
-      .filter((a) => a.action === 'startGate' && !execution.done.includes(a))
-      .map((a) => (a.action === 'startGate' ? a.start.workflowId : '')),
-  );
-  if (!plan.gates.gates) return plan.gates;
-  const { gates, ...rest } = plan.gates;
+  const notDone = plan.actions.filter((a) => !execution.done.includes(a));
+  const notStarted = new Set(notDone.flatMap((a) => (a.action === 'startGate' ? [a.start.workflowId] : [])));
+  const notEnded = notDone.flatMap((a) => (a.action === 'terminateGate' && a.remembered ? [a.remembered] : []));
+  const { gates = [], ...rest } = plan.gates;
   // Each run started is known by its run ID from now on: only that run may pass the gate.
   const runIds = execution.startedGateRuns ?? {};
   const started = gates
     .filter((g) => !notStarted.has(g.workflowID))
     .map((g) => (runIds[g.workflowID] === undefined ? g : { ...g, runID: runIds[g.workflowID] }));
-  return started.length > 0 ? { ...rest, gates: started } : rest;
+  const remembered = [...started, ...notEnded];
+  return remembered.length > 0 ? { ...rest, gates: remembered } : rest;
 }

@@ -689,7 +689,8 @@ export class TemporalModel {
 
   terminateGate(workflowId: string, runId: string): void {
     this.call('terminateGate', `terminateGate ${workflowId} ${runId}`);
-    const run = this.workflows.find((w) => w.gate && w.id === workflowId && w.runId === runId);
+    // No run ID: Temporal ends the workflow ID's latest run.
+    const run = this.workflows.findLast((w) => w.gate && w.id === workflowId && (runId === '' || w.runId === runId));
     if (run && run.status === 'Running') {
       if (run.gate) run.gate.message = 'terminated: replaced by the controller';
       this.close(run, 'Terminated');

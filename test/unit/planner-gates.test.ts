@@ -437,6 +437,39 @@ test('nothing known nor read: pending, nothing remembered, nothing started', () 
   });
 });
 
+test('a run the status saw running that no decision remembers is ended, with why; an unread stage keeps its runs and those after it', () => {
+  const running = remembered('rollout', 'Running');
+  const noGates = decideGates({ ...twoStages, stages: [], previous: { gates: [running] } }, undefined);
+  assert.equal(noGates.gate, 'passed');
+  assert.deepEqual(noGates.memory, {});
+  assert.deepEqual(noGates.ended, [{ run: running, why: 'no rollout of build v2 waits for gate rollout any more' }]);
+
+  const completedStep = remembered('step-1', 'Completed');
+  const onlyRunning = decideGates({ ...twoStages, stages: [], previous: { gates: [completedStep] } }, undefined);
+  assert.equal(onlyRunning.ended, undefined, 'a run that ended is only forgotten');
+
+  const onB = { ...running, taskQueue: 'b', workflowID: idOn('rollout', 'b') };
+  const poolGone = decideGates(
+    { ...twoStages, expectedQueues: ['a'], previous: { gates: [running, onB] } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: ownRun('rollout', 'Running') } },
+  );
+  assert.deepEqual(poolGone.memory.gates, [running]);
+  assert.deepEqual(poolGone.ended, [{ run: onB, why: 'no pool of build v2 polls task queue b any more' }]);
+
+  const stepRunning = remembered('step-1', 'Running');
+  const unread = decideGates({ ...twoStages, previous: { gates: [running, stepRunning] } }, undefined);
+  assert.deepEqual(unread.memory.gates, [running, stepRunning], 'nothing read, nothing judged: all remembered');
+  assert.equal(unread.ended, undefined);
+
+  const rolloutAgain = decideGates(
+    { ...twoStages, previous: { gates: [running, stepRunning] } },
+    { stage: 'rollout', taskQueues: ['a'], runs: { a: ownRun('rollout', 'Running') } },
+  );
+  assert.deepEqual(rolloutAgain.ended, [
+    { run: stepRunning, why: 'a gate before step-1 is judged again first, and step-1 runs again after it' },
+  ]);
+});
+
 test('a failed run stops the gate; a queue without a run is remembered as running', () => {
   const decision = decideGates(
     { ...twoStages, previous: { gates: [remembered('rollout', 'Running')] } },
@@ -513,7 +546,9 @@ test('a new spec of the gate has runs of its own: one of the old spec still runn
   assert.deepEqual(replaced.starts, [
     { stage: 'rollout', taskQueue: 'a', workflowId: idOn('rollout', 'a'), gate: gate('smoke') },
   ]);
-  assert.deepEqual(replaced.outdated, [{ stage: 'rollout', taskQueue: 'a', workflowId: otherSpec.workflowID }]);
+  assert.deepEqual(replaced.ended, [
+    { run: otherSpec, why: 'it was started for another spec of the gate, which no longer stands' },
+  ]);
   assert.deepEqual(replaced.memory, { gates: [startedNow('rollout')] });
 
   const running = ownRun('rollout', 'Running');
@@ -521,11 +556,7 @@ test('a new spec of the gate has runs of its own: one of the old spec still runn
     { ...twoStages, previous: { gates: [remembered('rollout', 'Running', 2)] } },
     { stage: 'rollout', taskQueues: ['a'], runs: { a: running } },
   );
-  assert.deepEqual(
-    [same.starts, same.outdated],
-    [[], undefined],
-    'a run of this spec, an older generation: left to run',
-  );
+  assert.deepEqual([same.starts, same.ended], [[], undefined], 'a run of this spec, an older generation: left to run');
   assert.deepEqual(same.memory, { gates: [remembered('rollout', 'Running', 2)] });
   const completed = decideGates(
     { ...twoStages, previous: { gates: [remembered('rollout', 'Completed', 2)] } },

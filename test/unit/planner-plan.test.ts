@@ -673,7 +673,7 @@ const gateCases: [string, Parameters<typeof observed>[0], string[]][] = [
     "a run of the gate's former spec still running: ended, and the gate of the spec started",
     { spec: gated, status: runningGate('old-spec'), target: gateRead({}) },
     [
-      'terminateGate old-spec : terminated gate rollout of build v2 on task queue orders (workflow old-spec): it was started for another spec of the gate, which no longer stands',
+      'terminateGate old-spec r1: terminated gate rollout of build v2 on task queue orders (workflow old-spec): it was started for another spec of the gate, which no longer stands',
       started,
     ],
   ],
@@ -694,7 +694,7 @@ const gateCases: [string, Parameters<typeof observed>[0], string[]][] = [
     'the gate of a build no longer the target: ended, it judges no rollout',
     { spec: gated, status: runningGate('v1b-gate', 'v1b') },
     [
-      'terminateGate v1b-gate : terminated gate rollout of build v1b on task queue orders: build v1b is no longer the target, so the gate judges no rollout',
+      'terminateGate v1b-gate r1: terminated gate rollout of build v1b on task queue orders: build v1b is no longer the target, so the gate judges no rollout',
     ],
   ],
 ];

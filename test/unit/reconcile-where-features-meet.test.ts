@@ -348,7 +348,7 @@ test('a running gate is not restarted by a new generation that leaves the gate a
     gateRuns: { [id]: ownRun },
   });
   // Its runs have an ID of their own: the run of the old spec is ended, one of the new started.
-  assert.ok(replaced.calls.includes(`temporal.terminateGate ${id} `), replaced.calls.join('\n'));
+  assert.ok(replaced.calls.includes(`temporal.terminateGate ${id} ${STARTED_GATE_RUN}`), replaced.calls.join('\n'));
   assert.ok(replaced.calls.includes('temporal.startGate v2 Smoke on orders'), replaced.calls.join('\n'));
 });
 

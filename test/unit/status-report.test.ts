@@ -422,6 +422,27 @@ test('the gate memory keeps only the runs whose start was carried out', () => {
   assert.deepEqual(noRuns.versions.targetVersion?.gateFailure, failure);
 });
 
+test('a run the plan ends is forgotten once ended, and remembered still running when its termination was not carried out', () => {
+  const old = { ...gate('a'), workflowID: 'gate-a-old-spec', runID: 'r0' };
+  const end: PlannedAction = {
+    action: 'terminateGate',
+    buildId: 'v2',
+    workflowId: old.workflowID,
+    runId: 'r0',
+    remembered: old,
+    reason: 'terminated gate rollout: another spec',
+  };
+  const actions = [end, startGate('a')];
+  const gates = { gates: [gate('a')] };
+  const ended = reportOutcome(observation(), plan({ actions, gates }), { done: actions });
+  assert.deepEqual(ended.versions.targetVersion?.gates, [gate('a')]);
+  const notEnded = reportOutcome(observation(), plan({ actions, gates }), {
+    done: [],
+    failed: { action: end, condition: progressing('False', 'GateTerminateFailed', 'no') },
+  });
+  assert.deepEqual(notEnded.versions.targetVersion?.gates, [old]);
+});
+
 const configError = (pod: string, buildId = 'v2') => ({
   pod,
   buildId,
