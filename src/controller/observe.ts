@@ -32,7 +32,7 @@ import { type WorkerConnection, workerConnection } from '../k8s/worker-connectio
 import { gateWorkflowId } from '../planner/gates.ts';
 import type { NewBuildFacts } from '../planner/new-build.ts';
 import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
-import type { LadderReads } from '../planner/pinned-workflows.ts';
+import { batchJobIdPrefix, batchOperationOf, type LadderReads } from '../planner/pinned-workflows.ts';
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
 import { clusterConnectionUse } from '../domain/cluster-connection-use.ts';
 import { connectionNamespace } from '../domain/connection-ref.ts';
@@ -296,7 +296,7 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
 
   const needs = readsNeeded(observation, deps);
   if (needs.ladder.count.length > 0 || needs.ladder.batches.length > 0) {
-    const pinned = await readLadder(temporal, needs.ladder);
+    const pinned = await readLadder(temporal, temporalName, needs.ladder);
     if ('stopped' in pinned) {
       const stopped = troubled(pinned.stopped.error, pinned.stopped.what);
       if (stopped) return stopped;
@@ -361,6 +361,7 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
 /** The counts and batches the pinned-workflow ladder asked for, or the read that failed. */
 async function readLadder(
   temporal: WorkerDeploymentClient,
+  temporalName: string,
   reads: LadderReads,
 ): Promise<LadderObservation | { stopped: { error: unknown; what: string } }> {
   const pinned: LadderObservation = { running: {}, batches: {} };
@@ -371,7 +372,22 @@ async function readLadder(
       return { stopped: { error, what: `cannot count the workflows running on build ${buildId}` } };
     }
   }
-  for (const { jobId, operation } of reads.batches) {
+  const listed: string[] = [];
+  for (const buildId of reads.listed) {
+    try {
+      listed.push(...(await temporal.listRunningBatches(batchJobIdPrefix(temporalName, buildId))));
+    } catch (error) {
+      return { stopped: { error, what: `cannot list the batch operations running on build ${buildId}` } };
+    }
+  }
+  if (listed.length > 0) pinned.listed = listed;
+  // Each one listed is read too, for its progress, which the list does not say.
+  const listedReads = listed.flatMap((jobId) => {
+    const operation = batchOperationOf(jobId);
+    return operation ? [{ jobId, operation }] : [];
+  });
+  for (const { jobId, operation } of [...reads.batches, ...listedReads]) {
+    if (jobId in pinned.batches) continue;
     try {
       pinned.batches[jobId] = (await temporal.describeBatch(jobId, operation)) ?? null;
     } catch (error) {

@@ -60,6 +60,8 @@ export interface LadderObservation {
   running: Record<string, number | undefined>;
   /** Per job ID: its progress, or null when Temporal knows no batch of that ID. Absent: not read. */
   batches: Record<string, BatchProgress | null>;
+  /** The job IDs of the running batches Temporal listed on the builds of LadderReads.listed (each read into `batches`). */
+  listed?: string[];
   /** Why the reads stopped, when they did: nothing is started on half an answer. */
   failure?: string;
 }

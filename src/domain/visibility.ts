@@ -28,3 +28,12 @@ export function closedWorkflowsQuery(
     ` AND CloseTime >= '${since.toISOString()}'${types} GROUP BY ExecutionStatus`
   );
 }
+
+/**
+ * The visibility query of the batch operations still running whose job ID starts with `prefix`.
+ * Temporal runs each batch as a workflow of the job's ID in its batcher's division of the
+ * namespace, which a query sees only when it names it.
+ */
+export function runningBatchesQuery(prefix: string): string {
+  return `TemporalNamespaceDivision = 'TemporalBatcher' AND ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH '${prefix}'`;
+}

@@ -45,10 +45,13 @@ export interface LadderContext {
   /** Builds current, ramping or the target (again), each with the batch its memory says still runs. */
   reactivated: { buildId: string; batch: BatchProgress }[];
   /**
-   * Batches the ladder may have started on a build active again that its memory does not know of
-   * (the status write that recorded the start was refused, 409): read, and stopped if running.
+   * A target once active and not current whose memory knows of no batch: the ladder may have
+   * started one on it all the same (the status write that recorded the start can be refused, 409,
+   * and the ladder's spec may have changed since, giving another job ID). Its batches are looked
+   * for, by the job IDs of the ladder as it is and by Temporal's list of the build's running ones,
+   * and any still running is stopped, as this plan may route to it.
    */
-  suspected?: { buildId: string; jobId: string; operation: BatchOperationKind }[];
+  suspect?: string;
 }
 
 /** What the planner must read of Temporal before it decides. */
@@ -57,6 +60,8 @@ export interface LadderReads {
   count: string[];
   /** The batch operations whose progress is read. */
   batches: { jobId: string; operation: BatchOperationKind }[];
+  /** Builds whose running batches Temporal lists by job ID prefix (see batchJobIdPrefix), each then read. */
+  listed: string[];
 }
 
 export type LadderAction =
@@ -99,7 +104,18 @@ export function batchJobId(
   operation: BatchOperationKind,
   ladder: PinnedWorkflowsLadder,
 ): string {
-  return `temporal-worker-controller/pinned-workflows/${temporalName}/${buildId}/${operation.toLowerCase()}/${stepHash(ladder, operation)}`;
+  return `${batchJobIdPrefix(temporalName, buildId)}${operation.toLowerCase()}/${stepHash(ladder, operation)}`;
+}
+
+/** What every job ID of the ladder's batches on the build starts with: no other build's starts so. */
+export function batchJobIdPrefix(temporalName: string, buildId: string): string {
+  return `temporal-worker-controller/pinned-workflows/${temporalName}/${buildId}/`;
+}
+
+/** The operation a job ID of the ladder names (see batchJobId). */
+export function batchOperationOf(jobId: string): BatchOperationKind | undefined {
+  const segment = jobId.split('/').at(-2);
+  return (Object.keys(DELAY_FIELDS) as BatchOperationKind[]).find((operation) => operation.toLowerCase() === segment);
 }
 
 /** What one step does: its delay, and what it sends (the signal) or records (the reason). */
@@ -113,11 +129,6 @@ function stepHash(ladder: PinnedWorkflowsLadder, operation: BatchOperationKind):
 }
 
 /** The steps the ladder sets, in order, each with the time it is reached. */
-/** The operations a ladder's steps run, in order. */
-export function ladderOperations(ladder: PinnedWorkflowsLadder): BatchOperationKind[] {
-  return schedule(ladder, new Date(0)).map((s) => s.operation);
-}
-
 function schedule(ladder: PinnedWorkflowsLadder, deactivatedAt: Date): { operation: BatchOperationKind; at: Date }[] {
   return (Object.keys(DELAY_FIELDS) as BatchOperationKind[]).flatMap((operation) => {
     const delay = ladder[DELAY_FIELDS[operation]];
@@ -139,9 +150,11 @@ export function ladderReads(context: LadderContext): LadderReads {
   // A batch on a build active again is read whatever the spec says now: it is stopped until it ended.
   const reactivated = [
     ...context.reactivated.map(({ batch }) => ({ jobId: batch.jobId, operation: batch.operation })),
-    ...(context.suspected ?? []).map(({ jobId, operation }) => ({ jobId, operation })),
+    ...suspectedBatches(context),
   ];
-  if (!ladder || schedule(ladder, context.now).length === 0) return { count: [], batches: reactivated };
+  // Listed too: visibility may lag a batch just started, a job ID of the ladder as it is does not.
+  const listed = context.suspect === undefined ? [] : [context.suspect];
+  if (!ladder || schedule(ladder, context.now).length === 0) return { count: [], batches: reactivated, listed };
   const batches = context.builds.flatMap((build) => {
     const { reached } = progressOf(ladder, build, context.now);
     if (!reached) return [];
@@ -150,7 +163,16 @@ export function ladderReads(context: LadderContext): LadderReads {
     // A batch that ended stays ended: no read needed.
     return known?.jobId === jobId && known.state !== 'Running' ? [] : [{ jobId, operation: reached.operation }];
   });
-  return { count: context.builds.map((b) => b.buildId), batches: [...reactivated, ...batches] };
+  return { count: context.builds.map((b) => b.buildId), batches: [...reactivated, ...batches], listed };
+}
+
+/** The batches the ladder as it is would have started on the suspect build. */
+function suspectedBatches({ suspect, ladder, temporalName }: LadderContext): LadderReads['batches'] {
+  if (suspect === undefined || !ladder) return [];
+  return schedule(ladder, new Date(0)).map(({ operation }) => ({
+    jobId: batchJobId(temporalName, suspect, operation, ladder),
+    operation,
+  }));
 }
 
 export function planLadder(context: LadderContext, observed: LadderObservation): LadderPlan {
@@ -169,17 +191,7 @@ export function planLadder(context: LadderContext, observed: LadderObservation):
     });
     plan.status[buildId] = { step: batch.operation, batch: read ?? batch };
   }
-  for (const { buildId, jobId, operation } of context.suspected ?? []) {
-    const read = observed.batches[jobId];
-    if (read?.state !== 'Running') continue;
-    plan.actions.push({
-      action: 'stopBatch',
-      buildId,
-      jobId,
-      reason: `build ${buildId} is the target again and its ${operation} batch ${jobId}, which the status does not remember, still runs: it is stopped`,
-    });
-    plan.status[buildId] = { step: operation, batch: read };
-  }
+  if (context.suspect !== undefined) stopSuspected(context, context.suspect, observed, plan);
   if (!ladder || schedule(ladder, now).length === 0) return plan;
   if (observed.failure)
     plan.notes.push({ type: 'Warning', reason: 'PinnedWorkflowsUnread', message: observed.failure });
@@ -214,6 +226,23 @@ export function planLadder(context: LadderContext, observed: LadderObservation):
     };
   }
   return plan;
+}
+
+/** Each batch found running on the suspect build, by its job ID or in Temporal's list, is stopped. */
+function stopSuspected(context: LadderContext, buildId: string, observed: LadderObservation, plan: LadderPlan): void {
+  const found = new Set([...suspectedBatches(context).map((b) => b.jobId), ...(observed.listed ?? [])]);
+  for (const jobId of found) {
+    const read = observed.batches[jobId];
+    if (read?.state !== 'Running') continue;
+    plan.actions.push({
+      action: 'stopBatch',
+      buildId,
+      jobId,
+      reason: `build ${buildId} is the target again and its ${read.operation} batch ${jobId}, which the status does not remember, still runs: it is stopped`,
+    });
+    // One batch is remembered per build: any other is stopped by this plan all the same.
+    plan.status[buildId] ??= { step: read.operation, batch: read };
+  }
 }
 
 function start(

@@ -36,10 +36,8 @@ import {
 } from './routing.ts';
 import { deactivationTimes, ladderMemories } from '../status/pinned-workflows.ts';
 import {
-  batchJobId,
   type LadderAction,
   type LadderContext,
-  ladderOperations,
   ladderReads,
   type LadderReads,
   type LadderStatus,
@@ -536,25 +534,17 @@ function ladderContext(
   const reactivated = Object.entries(memories).flatMap(([b, memory]) =>
     active(b) && memory.batch?.state === 'Running' ? [{ buildId: b, batch: memory.batch }] : [],
   );
-  const ladder = workerDeployment.spec.sunset?.pinnedWorkflows;
   // A target once active and not current as Temporal was read: its batches are looked for whatever
   // its memory says (a 409 can lose the write that remembered one), as this plan may route to it.
   const target = observation.temporal.versions.find((v) => v.buildId === buildId);
-  const suspected =
-    ladder && target?.everActive && observation.temporal.currentBuildId !== buildId && !memories[buildId]?.batch
-      ? ladderOperations(ladder).map((operation) => ({
-          buildId,
-          operation,
-          jobId: batchJobId(observation.temporalName, buildId, operation, ladder),
-        }))
-      : [];
+  const suspect = target?.everActive && observation.temporal.currentBuildId !== buildId && !memories[buildId]?.batch;
   return {
     now,
-    ladder,
+    ladder: workerDeployment.spec.sunset?.pinnedWorkflows,
     temporalName: observation.temporalName,
     builds,
     reactivated,
-    ...(suspected.length > 0 ? { suspected } : {}),
+    ...(suspect ? { suspect: buildId } : {}),
   };
 }
 

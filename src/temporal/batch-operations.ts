@@ -1,8 +1,10 @@
 // Batch operations on the workflows of a build: started under the job ID the planner derives, so
 // that a start repeated by a restarted controller finds the batch already there, read back for
-// their progress, and stopped when the build they act on becomes active again.
+// their progress, listed when a lost status write may have forgotten one, and stopped when the
+// build they act on becomes active again.
 import { optionalTsToDate } from '@temporalio/common/lib/time.js';
 import type { BatchOperationKind, BatchOperationState, BatchProgress } from '../domain/snapshot.ts';
+import { runningBatchesQuery } from '../domain/visibility.ts';
 import { GrpcStatus, TemporalCallError } from './call-status.ts';
 import { enums, type WorkflowService } from './protocol.ts';
 
@@ -72,6 +74,23 @@ export async function describeBatch(
     completed: Number(described.completeOperationCount ?? 0),
     failed: Number(described.failureOperationCount ?? 0),
   };
+}
+
+/**
+ * One page is read: the ladder runs at most one batch per step on a build, so a page of this size
+ * holds them all, whatever else anyone starts under the same prefix.
+ */
+const LIST_PAGE_SIZE = 100;
+
+/** The job IDs of the batches still running whose job ID starts with `prefix`, as visibility lists them. */
+export async function listRunningBatches(target: BatchTarget, prefix: string): Promise<string[]> {
+  const { service, namespace } = target;
+  const page = await service.listWorkflowExecutions({
+    namespace,
+    pageSize: LIST_PAGE_SIZE,
+    query: runningBatchesQuery(prefix),
+  });
+  return (page.executions ?? []).flatMap((e) => (e.execution?.workflowId ? [e.execution.workflowId] : []));
 }
 
 /** Stops a running batch; one that already ended, or that Temporal does not know, counts as stopped. */

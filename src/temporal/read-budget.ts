@@ -16,6 +16,7 @@ export const BUDGETED_READS: ReadonlySet<string> = new Set([
   'describeWorkflowExecution',
   'describeNamespace',
   'countWorkflowExecutions',
+  'listWorkflowExecutions',
   'describeBatchOperation',
   'startBatchOperation',
 ]);

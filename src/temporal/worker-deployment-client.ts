@@ -8,7 +8,7 @@ import type {
   GateRun,
   TemporalDeploymentState,
 } from '../domain/snapshot.ts';
-import { type BatchStart, describeBatch, startBatch, stopBatch } from './batch-operations.ts';
+import { type BatchStart, describeBatch, listRunningBatches, startBatch, stopBatch } from './batch-operations.ts';
 import type { RoutingChange } from '../planner/routing.ts';
 import { deleteWorkerDeployment } from './deployment-deletion.ts';
 import { describeDeployment } from './deployment-state.ts';
@@ -46,6 +46,8 @@ export interface WorkerDeploymentClient {
   /** Undefined when Temporal knows no batch of that job ID. */
   describeBatch(jobId: string, operation: BatchOperationKind): Promise<BatchProgress | undefined>;
   stopBatch(jobId: string, reason: string): Promise<void>;
+  /** The job IDs of the running batches whose job ID starts with `prefix`. */
+  listRunningBatches(prefix: string): Promise<string[]>;
 }
 
 export interface WorkerDeploymentAddress {
@@ -77,5 +79,6 @@ export function workerDeploymentClient(
     startBatch: (start) => startBatch(target, start),
     describeBatch: (jobId, operation) => describeBatch(target, jobId, operation),
     stopBatch: (jobId, reason) => stopBatch(target, jobId, reason),
+    listRunningBatches: (prefix) => listRunningBatches(target, prefix),
   };
 }

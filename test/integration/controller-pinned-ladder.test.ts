@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
-import { batchJobId } from '../../src/planner/pinned-workflows.ts';
+import { batchJobId, batchJobIdPrefix } from '../../src/planner/pinned-workflows.ts';
+import { listRunningBatches, stopBatch } from '../../src/temporal/batch-operations.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';
 import { controlledNamespace, rolledOut, type WorkerDeployments } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, temporalClient, testNamespace } from '../support/environment.ts';
@@ -328,4 +329,46 @@ test('without a ladder nothing is signalled; a build current again (rollback) st
   const reasons = await eventReasons(namespace, 'plain');
   assert.ok(!reasons.some((r) => r.startsWith('BatchOperation')), reasons.join('\n'));
   for (const workflow of [...plain.workflows, ...laddered.workflows]) await workflow.signal('finish');
+});
+
+test("a batch the ladder's status lost is found by the real server's list of the build's running batches, and only the build's", async (t) => {
+  const client = await temporalClient(t);
+  const namespace = sharedEnvironment().temporalNamespace;
+  const target = { service: client.workflowService, namespace, identity: 'ladder-list-test' };
+  const suffix = `${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}`;
+  const workflowType = `ListedBatchTarget-${suffix}`;
+  // Workflows no worker polls stay running: a batch paced at one signal a second runs long enough to be listed.
+  const workflows = await Promise.all(
+    [1, 2, 3, 4, 5, 6].map((i) =>
+      client.workflow.start(workflowType, { taskQueue: `listed-${suffix}`, workflowId: `listed-${suffix}-${i}` }),
+    ),
+  );
+  t.after(() => Promise.all(workflows.map((w) => w.terminate('test over').catch(() => undefined))));
+  const query = `WorkflowType = '${workflowType}'`;
+  await eventually('the workflows to be visible', async () =>
+    Number((await client.workflowService.countWorkflowExecutions({ namespace, query })).count) === 6 ? true : undefined,
+  );
+  const temporalName = `listed/${suffix}`;
+  const jobId = batchJobId(temporalName, 'v1', 'Signal', { signalAfter: '1m' });
+  await client.workflowService.startBatchOperation({
+    namespace,
+    jobId,
+    visibilityQuery: query,
+    reason: 'a batch the status lost',
+    signalOperation: { signal: 'ContinueAsNewRequested', identity: target.identity },
+    maxOperationsPerSecond: 1,
+  });
+  t.after(() => stopBatch(target, jobId, 'test over').catch(() => undefined));
+  assert.deepEqual(
+    await eventually('the batch to be listed', async () => {
+      const listed = await listRunningBatches(target, batchJobIdPrefix(temporalName, 'v1'));
+      return listed.length > 0 ? listed : undefined;
+    }),
+    [jobId],
+  );
+  assert.deepEqual(await listRunningBatches(target, batchJobIdPrefix(temporalName, 'v')), [], 'another build: none');
+  await stopBatch(target, jobId, 'found');
+  await eventually('the stopped batch to leave the list', async () =>
+    (await listRunningBatches(target, batchJobIdPrefix(temporalName, 'v1'))).length === 0 ? true : undefined,
+  );
 });

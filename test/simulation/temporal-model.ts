@@ -15,7 +15,7 @@ import type {
   TemporalVersion,
 } from '../../src/domain/snapshot.ts';
 import type { OutcomeCounts } from '../../src/domain/observation.ts';
-import { closedWorkflowsQuery, runningWorkflowsQuery } from '../../src/domain/visibility.ts';
+import { closedWorkflowsQuery, runningBatchesQuery, runningWorkflowsQuery } from '../../src/domain/visibility.ts';
 import type { RoutingChange } from '../../src/planner/routing.ts';
 import type { WorkerDeploymentClient } from '../../src/temporal/worker-deployment-client.ts';
 import type { Clock } from './kubernetes-model.ts';
@@ -799,6 +799,24 @@ export class TemporalModel {
     };
   }
 
+  /** Evaluates the query the real adapter sends on the batches as visibility shows them, a lag behind. */
+  listRunningBatches(prefix: string): string[] {
+    this.call('listRunningBatches', `listRunningBatches ${prefix}`);
+    const query = parseQuery(runningBatchesQuery(prefix));
+    const now = this.clock.now;
+    return [...this.batches.values()].flatMap((batch) => {
+      if (now - batch.startTime < VISIBILITY_LAG_MS) return [];
+      const closedAsSeen = batch.closeTime !== undefined && now - batch.closeTime >= VISIBILITY_LAG_MS;
+      const row: Row = {
+        TemporalNamespaceDivision: 'TemporalBatcher',
+        WorkflowId: batch.jobId,
+        ExecutionStatus: closedAsSeen ? (batch.state === 'Completed' ? 'Completed' : 'Terminated') : 'Running',
+        StartTime: new Date(batch.startTime).toISOString(),
+      };
+      return matches(query.where, row) ? [batch.jobId] : [];
+    });
+  }
+
   stopBatch(jobId: string): void {
     this.call('stopBatch', `stopBatch ${jobId}`);
     const batch = this.batches.get(jobId);
@@ -832,6 +850,7 @@ export class TemporalModel {
       startBatch: (start) => run(() => this.startBatch(start)),
       describeBatch: (jobId, operation) => run(() => this.describeBatch(jobId, operation)),
       stopBatch: (jobId) => run(() => this.stopBatch(jobId)),
+      listRunningBatches: (prefix) => run(() => this.listRunningBatches(prefix)),
     };
   }
 }

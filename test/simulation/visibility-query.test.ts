@@ -3,7 +3,7 @@
 // much would invent it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { closedWorkflowsQuery, runningWorkflowsQuery } from '../../src/domain/visibility.ts';
+import { closedWorkflowsQuery, runningBatchesQuery, runningWorkflowsQuery } from '../../src/domain/visibility.ts';
 import { matches, parseQuery, QueryError, type Row, valuesCompared } from './visibility-query.ts';
 
 const row = (over: Row): Row => ({
@@ -21,6 +21,20 @@ test("the controller's ladder query matches running pinned workflows of its buil
   assert.equal(matches(where, row({ TemporalWorkerDeploymentVersion: 'shop/orders:v2' })), false);
   assert.equal(matches(where, row({ ExecutionStatus: 'Completed' })), false);
   assert.equal(matches(where, row({ TemporalWorkerDeploymentVersion: undefined })), false);
+});
+
+test("the controller's list of a build's running batches matches batch workflows under its job ID prefix only", () => {
+  const { where } = parseQuery(runningBatchesQuery('twc/shop/orders/v1/'));
+  const batch = (over: Row): Row => ({
+    TemporalNamespaceDivision: 'TemporalBatcher',
+    WorkflowId: 'twc/shop/orders/v1/cancel/abc',
+    ExecutionStatus: 'Running',
+    ...over,
+  });
+  assert.equal(matches(where, batch({})), true);
+  assert.equal(matches(where, batch({ WorkflowId: 'twc/shop/orders/v10/cancel/abc' })), false);
+  assert.equal(matches(where, batch({ ExecutionStatus: 'Completed' })), false);
+  assert.equal(matches(where, batch({ TemporalNamespaceDivision: undefined })), false, 'a workflow, not a batch');
 });
 
 test('the query of 13d0149, without the behaviour, matches auto-upgrade workflows too', () => {

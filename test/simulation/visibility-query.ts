@@ -1,5 +1,5 @@
 // Temporal's visibility query language, as far as the controller writes it: comparisons of search
-// attributes (=, !=, <, <=, >, >=, IN), AND, OR, NOT, parentheses and a trailing GROUP BY. The model
+// attributes (=, !=, <, <=, >, >=, IN, STARTS_WITH), AND, OR, NOT, parentheses and a trailing GROUP BY. The model
 // answers counts and runs batch operations on exactly the workflows a query matches, so a
 // query that selects too much (auto-upgrade workflows, another build) touches them here as it
 // would in Temporal. An attribute or syntax the model does not know is an error, never a guess.
@@ -11,7 +11,8 @@ export type Attribute =
   | 'WorkflowType'
   | 'WorkflowId'
   | 'CloseTime'
-  | 'StartTime';
+  | 'StartTime'
+  | 'TemporalNamespaceDivision';
 
 const ATTRIBUTES = new Set<string>([
   'TemporalWorkerDeploymentVersion',
@@ -21,6 +22,7 @@ const ATTRIBUTES = new Set<string>([
   'WorkflowId',
   'CloseTime',
   'StartTime',
+  'TemporalNamespaceDivision',
 ]);
 const TIMES = new Set<string>(['CloseTime', 'StartTime']);
 
@@ -31,6 +33,7 @@ type Operator = '=' | '!=' | '<' | '<=' | '>' | '>=';
 export type Expression =
   | { kind: 'compare'; attribute: Attribute; operator: Operator; value: string }
   | { kind: 'in'; attribute: Attribute; values: string[] }
+  | { kind: 'startsWith'; attribute: Attribute; prefix: string }
   | { kind: 'and' | 'or'; left: Expression; right: Expression }
   | { kind: 'not'; operand: Expression };
 
@@ -129,6 +132,7 @@ export function parseQuery(text: string): Query {
       }
       return { kind: 'in', attribute: name, values };
     }
+    if (keyword('STARTS_WITH')) return { kind: 'startsWith', attribute: name, prefix: value() };
     const op = expect('symbol', 'a comparison').text;
     if (!['=', '!=', '<', '<=', '>', '>='].includes(op)) throw new QueryError(`unknown operator ${op} in: ${text}`);
     return { kind: 'compare', attribute: name, operator: op as Operator, value: value() };
@@ -189,6 +193,8 @@ export function matches(expression: Expression, row: Row): boolean {
       const actual = row[expression.attribute];
       return actual !== undefined && expression.values.includes(actual);
     }
+    case 'startsWith':
+      return row[expression.attribute]?.startsWith(expression.prefix) ?? false;
     case 'and':
       return matches(expression.left, row) && matches(expression.right, row);
     case 'or':
@@ -205,6 +211,8 @@ export function valuesCompared(expression: Expression, attribute: Attribute): st
       return expression.attribute === attribute && expression.operator === '=' ? [expression.value] : [];
     case 'in':
       return expression.attribute === attribute ? [...expression.values] : [];
+    case 'startsWith':
+      return [];
     case 'and':
     case 'or':
       return [...valuesCompared(expression.left, attribute), ...valuesCompared(expression.right, attribute)];

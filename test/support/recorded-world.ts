@@ -229,6 +229,12 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     describeBatch: (jobId) =>
       Promise.resolve(call(`temporal.describeBatch ${jobId}`)).then(() => world.batches?.[jobId]),
     stopBatch: (jobId) => Promise.resolve(call(`temporal.stopBatch ${jobId}`)),
+    listRunningBatches: (prefix) =>
+      Promise.resolve(call(`temporal.listRunningBatches ${prefix}`)).then(() =>
+        Object.values(world.batches ?? {}).flatMap((b) =>
+          b.state === 'Running' && b.jobId.startsWith(prefix) ? [b.jobId] : [],
+        ),
+      ),
   };
   const deps: ReconcilerDependencies = {
     ...config,

@@ -7,6 +7,8 @@ import type { LadderObservation } from '../../src/domain/observation.ts';
 import type { BatchProgress } from '../../src/domain/snapshot.ts';
 import {
   batchJobId,
+  batchJobIdPrefix,
+  batchOperationOf,
   type LadderBuild,
   type LadderContext,
   ladderReads,
@@ -52,14 +54,14 @@ const completed = (jobId: string): BatchProgress => ({
 test('without a ladder, or with one that sets no step, nothing is read, done or said', () => {
   for (const none of [undefined, { signalName: 'X' }]) {
     const c = context(at(7200), { ladder: none });
-    assert.deepEqual(ladderReads(c), { count: [], batches: [] });
+    assert.deepEqual(ladderReads(c), { count: [], batches: [], listed: [] });
     assert.deepEqual(planLadder(c, observed()), { actions: [], status: {}, notes: [] });
   }
 });
 
 test('before the first step: the workflows are counted, nothing is started, and the plan looks again when the step comes', () => {
   const c = context(at(30));
-  assert.deepEqual(ladderReads(c), { count: ['v1'], batches: [] });
+  assert.deepEqual(ladderReads(c), { count: ['v1'], batches: [], listed: [] });
   assert.deepEqual(planLadder(c, observed()), {
     actions: [],
     status: { v1: { step: 'Waiting', running: 2, countedAt: at(30), nextStepAt: at(60) } },
@@ -70,7 +72,7 @@ test('before the first step: the workflows are counted, nothing is started, and 
 
 test('at signalAfter, a batch Temporal does not know is started with the signal, on the build’s running workflows', () => {
   const c = context(at(61));
-  assert.deepEqual(ladderReads(c), { count: ['v1'], batches: [{ jobId: signalJob, operation: 'Signal' }] });
+  assert.deepEqual(ladderReads(c), { count: ['v1'], batches: [{ jobId: signalJob, operation: 'Signal' }], listed: [] });
   const plan = planLadder(c, observed({ batches: { [signalJob]: null } }));
   assert.equal(plan.actions.length, 1);
   assert.partialDeepStrictEqual(plan.actions[0], {
@@ -175,7 +177,11 @@ test("a change of the step's own spec runs it again, under a job ID of its own; 
 test('a build current, ramping or the target again has its running batch read, stopped and remembered until Temporal says it ended', () => {
   const batch: BatchProgress = { ...completed(signalJob), state: 'Running' };
   const active = context(at(70), { builds: [], reactivated: [{ buildId: 'v1', batch }] });
-  assert.deepEqual(ladderReads(active), { count: [], batches: [{ jobId: signalJob, operation: 'Signal' }] });
+  assert.deepEqual(ladderReads(active), {
+    count: [],
+    batches: [{ jobId: signalJob, operation: 'Signal' }],
+    listed: [],
+  });
   const plan = planLadder(active, observed({ batches: { [signalJob]: batch } }));
   assert.partialDeepStrictEqual(plan.actions, [{ action: 'stopBatch', buildId: 'v1', jobId: signalJob }]);
   assert.deepEqual(plan.status, { v1: { step: 'Signal', batch } }, 'no ladder, only the batch');
@@ -187,10 +193,19 @@ test('a build current, ramping or the target again has its running batch read, s
   }
 });
 
-test('a batch the status does not remember on a build active again is looked for by its job ID, and stopped only if it runs', () => {
-  const suspected = [{ buildId: 'v1', jobId: signalJob, operation: 'Signal' as const }];
-  const active = context(at(70), { builds: [], suspected });
-  assert.deepEqual(ladderReads(active), { count: [], batches: [{ jobId: signalJob, operation: 'Signal' }] });
+test('a batch the status does not remember on a build active again is looked for by job ID and in the list, and stopped only if it runs', () => {
+  const active = context(at(70), { builds: [], suspect: 'v1' });
+  const cancelJob = batchJobId(temporalName, 'v1', 'Cancel', ladder);
+  const terminateJob = batchJobId(temporalName, 'v1', 'Terminate', ladder);
+  assert.deepEqual(ladderReads(active), {
+    count: [],
+    batches: [
+      { jobId: signalJob, operation: 'Signal' },
+      { jobId: cancelJob, operation: 'Cancel' },
+      { jobId: terminateJob, operation: 'Terminate' },
+    ],
+    listed: ['v1'],
+  });
   const running: BatchProgress = { ...completed(signalJob), state: 'Running' };
   const plan = planLadder(active, observed({ batches: { [signalJob]: running } }));
   assert.partialDeepStrictEqual(plan.actions, [{ action: 'stopBatch', buildId: 'v1', jobId: signalJob }]);
@@ -199,4 +214,38 @@ test('a batch the status does not remember on a build active again is looked for
     const after = planLadder(active, observed({ batches: none === undefined ? {} : { [signalJob]: none } }));
     assert.deepEqual([after.actions, after.status], [[], {}], 'ended, never started, or not read: nothing to stop');
   }
+
+  // Started under an earlier spec of the ladder (another job ID), or with no ladder left in the spec: listed.
+  const earlierJob = batchJobId(temporalName, 'v1', 'Cancel', { cancelAfter: '3m' });
+  const earlier: BatchProgress = { ...completed(earlierJob), operation: 'Cancel', state: 'Running' };
+  for (const spec of [ladder, undefined]) {
+    const c = context(at(70), { builds: [], suspect: 'v1', ladder: spec });
+    assert.deepEqual(ladderReads(c).listed, ['v1']);
+    const listed = planLadder(c, observed({ listed: [earlierJob], batches: { [earlierJob]: earlier } }));
+    assert.deepEqual(
+      listed.actions.map((a) => [a.action, a.jobId]),
+      [['stopBatch', earlierJob]],
+    );
+    assert.deepEqual(listed.status, { v1: { step: 'Cancel', batch: earlier } });
+  }
+  const two = planLadder(
+    active,
+    observed({ listed: [earlierJob], batches: { [signalJob]: running, [earlierJob]: earlier } }),
+  );
+  assert.deepEqual(
+    two.actions.map((a) => a.jobId),
+    [signalJob, earlierJob],
+    'every one running is stopped',
+  );
+  assert.deepEqual(two.status, { v1: { step: 'Signal', batch: running } }, 'one remembered');
+});
+
+test('a job ID of the ladder says its build (by prefix) and its operation', () => {
+  const cancelJob = batchJobId(temporalName, 'v1', 'Cancel', ladder);
+  assert.ok(cancelJob.startsWith(batchJobIdPrefix(temporalName, 'v1')));
+  assert.ok(!batchJobId(temporalName, 'v10', 'Cancel', ladder).startsWith(batchJobIdPrefix(temporalName, 'v1')));
+  assert.equal(batchOperationOf(cancelJob), 'Cancel');
+  assert.equal(batchOperationOf(signalJob), 'Signal');
+  assert.equal(batchOperationOf(batchJobId(temporalName, 'v1', 'Terminate', ladder)), 'Terminate');
+  assert.equal(batchOperationOf(`${batchJobIdPrefix(temporalName, 'v1')}reset/abc`), undefined);
 });

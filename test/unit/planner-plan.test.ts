@@ -110,7 +110,7 @@ test("reads: a gate's runs are read only once the target is registered and a gat
   assert.deepEqual(reads({ spec: gated }), {
     unversionedPollers: false,
     gateStage: { name: 'rollout', gate: smoke },
-    ladder: { count: [], batches: [] },
+    ladder: { count: [], batches: [], listed: [] },
   });
   const unregistered = reads({ spec: gated, temporal: { versions: [version('v1', 'Current')] } });
   assert.equal('gateStage' in unregistered, false, 'no gate runs on a build Temporal does not list');
@@ -1065,16 +1065,24 @@ test("at Temporal's cap of versions, a record is deleted to make room for the ta
   );
 });
 
-test('ladder: a target once active and not current has the batches its ladder would have started looked for, whatever its memory', () => {
+test('ladder: a target once active and not current has its batches looked for, by the job IDs of the ladder as it is and in the list, whatever its memory', () => {
   const reactivating = {
     spec: { sunset: { pinnedWorkflows: { cancelAfter: '3m' } } },
     temporal: { versions: [version('v1', 'Current'), version('v2', 'Drained', { lastCurrentAt: ago(HOUR) })] },
   };
   const cancelJob = batchJobId('shop/orders', 'v2', 'Cancel', { cancelAfter: '3m' });
-  assert.deepEqual(reads(reactivating).ladder.batches, [{ jobId: cancelJob, operation: 'Cancel' }]);
+  const ladderOf = (given: Parameters<typeof reads>[0]) => {
+    const { batches, listed } = reads(given).ladder;
+    return { batches, listed };
+  };
+  assert.deepEqual(ladderOf(reactivating), { batches: [{ jobId: cancelJob, operation: 'Cancel' }], listed: ['v2'] });
   const fresh = { ...reactivating, temporal: { versions: [version('v1', 'Current'), version('v2', 'Inactive')] } };
-  assert.deepEqual(reads(fresh).ladder.batches, [], 'never active: no batch can have been started on it');
+  assert.deepEqual(ladderOf(fresh), { batches: [], listed: [] }, 'never active: no batch can have been started on it');
   const current = { ...reactivating, temporal: { currentBuildId: 'v2', versions: [version('v2', 'Current')] } };
-  assert.deepEqual(reads(current).ladder.batches, [], 'current as read: its batches were stopped then');
-  assert.deepEqual(reads({ temporal: reactivating.temporal }).ladder.batches, [], 'no ladder: no batch');
+  assert.deepEqual(ladderOf(current), { batches: [], listed: [] }, 'current as read: its batches were stopped then');
+  assert.deepEqual(
+    ladderOf({ temporal: reactivating.temporal }),
+    { batches: [], listed: ['v2'] },
+    'no ladder now: one may have run before it was taken out',
+  );
 });

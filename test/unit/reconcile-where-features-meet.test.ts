@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { TemporalVersion } from '../../src/domain/snapshot.ts';
 import { gateWorkflowId } from '../../src/planner/gates.ts';
+import { batchJobId, batchJobIdPrefix } from '../../src/planner/pinned-workflows.ts';
 import {
   connection,
   deployment,
@@ -418,4 +419,43 @@ test('a failed AllAtOnce analysis goes back only to a build current within the r
   );
   const run = await recordedReconcile(failedToo);
   assert.ok(!run.calls.some((c) => c.startsWith('temporal.changeRouting')), run.calls.join('\n'));
+});
+
+test('a rollback to a build whose batch the status lost, started under an earlier spec of the ladder, stops that batch before routing to it', async () => {
+  // The status write that recorded the Cancel batch was refused (409); the ladder's spec changed
+  // since, so the job IDs of the ladder as it is name other batches: only Temporal's list finds it.
+  const earlierJob = batchJobId(temporalName, 'v2', 'Cancel', { cancelAfter: '3m' });
+  const ladder = { signalAfter: '10m', cancelAfter: '30m' };
+  const owner = workerDeployment(
+    { buildId: 'v2', sunset: { pinnedWorkflows: ladder } },
+    {},
+    {
+      currentVersion: { buildID: 'v4', status: 'Current' },
+      deprecatedVersions: [{ buildID: 'v2', status: 'Draining', lastCurrentTime: minutesAgo(4).toISOString() }],
+    },
+  );
+  const world: World = {
+    ...builds(
+      owner,
+      { v2: 60, v4: 10 },
+      [
+        { buildId: 'v2', status: 'Draining', everActive: true, lastCurrentAt: minutesAgo(4) },
+        { buildId: 'v4', status: 'Current', everActive: true },
+      ],
+      'v4',
+    ),
+    batches: {
+      [earlierJob]: { jobId: earlierJob, operation: 'Cancel', state: 'Running', total: 5, completed: 1, failed: 0 },
+    },
+  };
+  const run = await recordedReconcile(world);
+  assert.deepEqual(temporalCalls(run.calls), [
+    'temporal.describe',
+    `temporal.listRunningBatches ${batchJobIdPrefix(temporalName, 'v2')}`,
+    `temporal.describeBatch ${batchJobId(temporalName, 'v2', 'Signal', ladder)}`,
+    `temporal.describeBatch ${batchJobId(temporalName, 'v2', 'Cancel', ladder)}`,
+    `temporal.describeBatch ${earlierJob}`,
+    `temporal.stopBatch ${earlierJob}`,
+    'temporal.changeRouting setCurrent v2',
+  ]);
 });
