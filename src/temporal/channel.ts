@@ -123,14 +123,18 @@ export class TemporalChannel {
     const kind = CALL_KINDS[(method.charAt(0).toLowerCase() + method.slice(1)) as keyof typeof CALL_KINDS];
     const timeoutMs = kind === 'write' ? this.timeouts.writeMs : this.timeouts.readMs;
     const limits: CallLimits = { deadline: Date.now() + timeoutMs, timeoutMs, kind, signal };
+    let failed: CallStatus | undefined;
     for (let attempt = 1; ; attempt++) {
       const { status, message, cutOff } = await this.attempt(method, request, limits);
       this.options.onAttempt?.(method, status);
       if (status.code === GrpcStatus.OK && message) return message;
       if (cutOff) {
         this.options.onCutOff?.(method, cutOff);
-        throw new TemporalCallError(method, status, cutOff === 'reconcile' ? { cause: signal?.reason } : undefined);
+        if (cutOff === 'reconcile') throw new TemporalCallError(method, status, { cause: signal?.reason });
+        // The timeout ended an attempt made again after a failure: that failure says why, the timeout does not.
+        throw new TemporalCallError(method, failed ?? status);
       }
+      failed = status;
       const delay = retryDelayMs(attempt, status, Math.random);
       if (delay === undefined || Date.now() + delay >= limits.deadline) throw new TemporalCallError(method, status);
       await pause(delay, signal);

@@ -184,6 +184,25 @@ test(
 );
 
 test(
+  'a call tried again after a failure and cut off by its timeout says the failure, not the timeout',
+  { timeout: 10_000 },
+  async (t) => {
+    const { channel, cutOffs } = await channelTo(
+      t,
+      (stream, call) =>
+        call === 1 ? trailersOnly(GrpcStatus.UNAVAILABLE, 'certificate mismatch')(stream) : neverAnswers(stream),
+      { readMs: 600, writeMs: 600 },
+    );
+    await assert.rejects(channel.service.getSystemInfo({}), {
+      name: 'TemporalCallError',
+      code: GrpcStatus.UNAVAILABLE,
+      details: 'certificate mismatch',
+    });
+    assert.deepEqual(cutOffs, ['GetSystemInfo read'], 'still counted as cut off by its timeout');
+  },
+);
+
+test(
   "a reconcile's deadline cuts its call off at once: the stream is cancelled, the deadline is the cause, and no later call goes out",
   { timeout: 10_000 },
   async (t) => {
