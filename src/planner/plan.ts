@@ -534,10 +534,13 @@ function ladderContext(
   const reactivated = Object.entries(memories).flatMap(([b, memory]) =>
     active(b) && memory.batch?.state === 'Running' ? [{ buildId: b, batch: memory.batch }] : [],
   );
-  // A target once active and not current as Temporal was read: its batches are looked for whatever
-  // its memory says (a 409 can lose the write that remembered one), as this plan may route to it.
-  const target = observation.temporal.versions.find((v) => v.buildId === buildId);
-  const suspect = target?.everActive && observation.temporal.currentBuildId !== buildId && !memories[buildId]?.batch;
+  // A target once active, neither current nor ramping as Temporal was read: its batches are looked
+  // for whatever its memory says (a 409 can lose the write that remembered one), as this plan may
+  // route to it. One current or ramping was looked at by the plan that routed to it.
+  const { temporal } = observation;
+  const target = temporal.versions.find((v) => v.buildId === buildId);
+  const routed = temporal.currentBuildId === buildId || temporal.rampingBuildId === buildId;
+  const suspect = target?.everActive && !routed && !memories[buildId]?.batch;
   return {
     now,
     ladder: workerDeployment.spec.sunset?.pinnedWorkflows,

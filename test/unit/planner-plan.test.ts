@@ -1080,6 +1080,16 @@ test('ladder: a target once active and not current has its batches looked for, b
   assert.deepEqual(ladderOf(fresh), { batches: [], listed: [] }, 'never active: no batch can have been started on it');
   const current = { ...reactivating, temporal: { currentBuildId: 'v2', versions: [version('v2', 'Current')] } };
   assert.deepEqual(ladderOf(current), { batches: [], listed: [] }, 'current as read: its batches were stopped then');
+  const ramping = {
+    ...reactivating,
+    temporal: {
+      currentBuildId: 'v1',
+      rampingBuildId: 'v2',
+      rampPercentage: 10,
+      versions: [version('v1', 'Current'), version('v2', 'Ramping')],
+    },
+  };
+  assert.deepEqual(ladderOf(ramping), { batches: [], listed: [] }, 'ramping as read: looked at when the ramp was set');
   assert.deepEqual(
     ladderOf({ temporal: reactivating.temporal }),
     { batches: [], listed: ['v2'] },
