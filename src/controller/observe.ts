@@ -43,7 +43,7 @@ import {
   type SecretLookup,
   workerSecrets,
 } from '../temporal/credentials.ts';
-import { COPIED_FROM_LABEL, copyInPlace, foreignSecretAt, secretCopies } from '../k8s/secret-copies.ts';
+import { copyInPlace, notOurCopy, secretCopies } from '../k8s/secret-copies.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { AdmittedSpecs, deepFreeze } from './admitted-specs.ts';
@@ -159,9 +159,10 @@ async function observeSecretCopies(
   for (const wanted of secretCopies(connection, workerDeployment, secrets)) {
     const name = wanted.copy.metadata?.name ?? '';
     const existing = await deps.secret(namespace, name);
-    if (foreignSecretAt(existing))
+    const foreign = existing && notOurCopy(existing, workerDeployment);
+    if (foreign)
       return {
-        conflict: `Secret ${namespace}/${name}, where the worker Pods' copy of Secret ${wanted.source} goes, is not a copy (it lacks the label ${COPIED_FROM_LABEL}): rename or delete it; the controller does not overwrite it`,
+        conflict: `Secret ${namespace}/${name}, where the worker Pods' copy of Secret ${wanted.source} goes, is not this worker deployment's copy (${foreign}): rename or delete it; the controller neither overwrites nor deletes it`,
       };
     states.push({
       secret: wanted.copy,

@@ -12,11 +12,13 @@ import { finalizers, planReconcile } from '../planner/plan.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { readFailureCondition } from '../status/read-failures.ts';
 import { reportOutcome } from '../status/report.ts';
+import { refusedClusterConnection } from '../domain/cluster-connection-use.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { executePlan, type ExecutionResult } from './execute.ts';
 import { syncOwnedResources } from './owned-resources.ts';
+import { revokeSecretCopies } from './secret-copy-revocation.ts';
 import { type KubernetesFacts, type Observed, observeKubernetes, observeTemporal, withDeployments } from './observe.ts';
 import { lastKnownVersions, writeStatus } from './status-writer.ts';
 
@@ -81,20 +83,28 @@ export async function reconcile(
   return written?.requeueAfterMs && report.requeueFallsDue ? { ...written, priority: 'high' } : written;
 }
 
-/** An observation that stopped: the finalizers still go on, and the status keeps what it last said of the builds. */
+/**
+ * An observation that stopped: the finalizers still go on, a namespace refused its cluster
+ * connection loses the copies of its Secrets, and the status keeps what it last said of the builds.
+ */
 async function cutShort(
   deps: ReconcilerDependencies,
   key: string,
   failed: FailedObservation,
 ): Promise<ReconcileResult> {
-  const execution: ExecutionResult = failed.connection
-    ? await executePlan(
-        deps,
-        { key, workerDeployment: failed.workerDeployment, connection: failed.connection },
-        finalizers(failed),
-      )
-    : { stored: failed.workerDeployment, done: [] };
-  const conditions = [...(execution.failed ? [execution.failed.condition] : []), readFailureCondition(failed.failure)];
+  const { workerDeployment, connection, failure } = failed;
+  const execution: ExecutionResult = connection
+    ? await executePlan(deps, { key, workerDeployment, connection }, finalizers(failed))
+    : { stored: workerDeployment, done: [] };
+  const revoked =
+    failure.kind === 'ConnectionCredentials' && refusedClusterConnection(failure.reason)
+      ? await revokeSecretCopies(deps, workerDeployment, failure.connection, failure.reason)
+      : undefined;
+  const conditions = [
+    ...(execution.failed ? [execution.failed.condition] : []),
+    readFailureCondition(failure),
+    ...(revoked ? [revoked] : []),
+  ];
   return writeStatus(deps, execution.stored, lastKnownVersions(execution.stored), conditions, failed.requeueAfterMs);
 }
 

@@ -9,9 +9,16 @@
 // Pure.
 import type { NamespaceSelector, TemporalConnection } from '../api/temporal-connection.ts';
 
+/** Why a namespace may not use a cluster connection: its copies there are deleted too. */
+const REFUSALS = ['ClusterConnectionNotAllowed', 'ClusterConnectionWithoutWorkerAuth'] as const;
+
 export type ClusterConnectionUse =
-  | { allowed: true }
-  | { allowed: false; reason: 'ClusterConnectionNotAllowed' | 'ClusterConnectionWithoutWorkerAuth'; message: string };
+  { allowed: true } | { allowed: false; reason: (typeof REFUSALS)[number]; message: string };
+
+/** Whether a Stalled reason is a namespace refused its cluster connection. */
+export function refusedClusterConnection(reason: string): boolean {
+  return (REFUSALS as readonly string[]).includes(reason);
+}
 
 /** A cluster connection, as the controller holds either kind: its spec may carry allowedNamespaces. */
 interface ClusterConnection {
@@ -33,14 +40,14 @@ export function clusterConnectionUse(
     return {
       allowed: false,
       reason: 'ClusterConnectionNotAllowed',
-      message: `namespace ${namespace} may not use it: its spec.allowedNamespaces ${selector && !emptySelector(selector) ? 'does not select it' : 'is empty'} (a cluster admin adds the namespace there; or use a TemporalConnection of this namespace); nothing of the connection is copied here`,
+      message: `namespace ${namespace} may not use it: its spec.allowedNamespaces ${selector && !emptySelector(selector) ? 'does not select it' : 'is empty'} (a cluster admin adds the namespace there; or use a TemporalConnection of this namespace); nothing of the connection is copied here, and the copies made before are deleted`,
     };
   const { spec } = connection;
   if (!spec.workerAuth && (spec.mutualTLSSecretRef || spec.apiKeySecretRef))
     return {
       allowed: false,
       reason: 'ClusterConnectionWithoutWorkerAuth',
-      message: `it has no spec.workerAuth, and its own ${spec.mutualTLSSecretRef ? 'mutualTLSSecretRef' : 'apiKeySecretRef'}, which may change routing, is copied only into the namespaces of its Secrets, not into ${namespace} (a cluster admin sets spec.workerAuth)`,
+      message: `it has no spec.workerAuth, and its own ${spec.mutualTLSSecretRef ? 'mutualTLSSecretRef' : 'apiKeySecretRef'}, which may change routing, is copied only into the namespaces of its Secrets, not into ${namespace}, and the copies made before are deleted (a cluster admin sets spec.workerAuth)`,
     };
   return { allowed: true };
 }

@@ -5,3 +5,10 @@ export const LABELS = {
   buildId: 'temporal.io/build-id',
   pool: 'temporal.io/pool',
 } as const;
+
+/**
+ * On every copy the controller makes (of an owned resource, of a cluster connection's Secret). Anyone
+ * may put it on an object of their own, so it says an object is ours only with an owner reference
+ * that the controller alone sets.
+ */
+export const MANAGED_BY = { label: 'app.kubernetes.io/managed-by', value: 'temporal-worker-controller' } as const;

@@ -4,7 +4,7 @@
 // the placeholders of its strings replaced, and a hash to tell a changed copy from one already
 // applied. A copy that cannot be rendered says why instead. Pure.
 import { createHash } from 'node:crypto';
-import { LABELS } from '../domain/labels.ts';
+import { LABELS, MANAGED_BY } from '../domain/labels.ts';
 import type { CopyOf, CopyTarget, RenderedCopy } from '../domain/owned-resources.ts';
 
 /** At most this long, as the versioned Deployments: safe for every kind, Deployments' Pods included. */
@@ -12,8 +12,6 @@ const MAX_COPY_NAME_LENGTH = 47;
 
 /** Labels on every copy, besides the worker deployment, build and pool ones. */
 const OWNED_RESOURCE_LABEL = 'temporal.io/owned-resource';
-const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-const MANAGED_BY = 'temporal-worker-controller';
 
 export interface OwnedResourceSource {
   name: string;
@@ -61,7 +59,7 @@ export function copyName(workerDeployment: string, twor: string, buildId: string
 
 /** Selects every copy of one twor, whatever its build, that the controller made: to delete them together. */
 export function copiesOf(twor: string): string {
-  return `${OWNED_RESOURCE_LABEL}=${ownedResourceLabel(twor)},${MANAGED_BY_LABEL}=${MANAGED_BY}`;
+  return `${OWNED_RESOURCE_LABEL}=${ownedResourceLabel(twor)},${MANAGED_BY.label}=${MANAGED_BY.value}`;
 }
 
 /** An object as listed: enough to tell whose it is. */
@@ -78,7 +76,7 @@ export function isCopyOf(object: ListedCopy, twor: string, owners: ReadonlySet<s
   const labels = object.metadata.labels ?? {};
   return (
     labels[OWNED_RESOURCE_LABEL] === ownedResourceLabel(twor) &&
-    labels[MANAGED_BY_LABEL] === MANAGED_BY &&
+    labels[MANAGED_BY.label] === MANAGED_BY.value &&
     (object.metadata.ownerReferences ?? []).some((owner) => owners.has(owner.uid))
   );
 }
@@ -165,7 +163,7 @@ function renderCopy(
           ...labels,
           ...selector,
           [OWNED_RESOURCE_LABEL]: ownedResourceLabel(twor.name),
-          [MANAGED_BY_LABEL]: MANAGED_BY,
+          [MANAGED_BY.label]: MANAGED_BY.value,
         },
         ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
         ownerReferences: [

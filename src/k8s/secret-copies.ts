@@ -1,12 +1,15 @@
 // The copies of a TemporalClusterConnection's Secrets that worker Pods mount: a Pod mounts only
 // Secrets of its own namespace, so each worker deployment on a cluster connection gets, in its
 // namespace, a copy of each Secret its workers read, holding only the keys they read. The worker
-// deployment owns its copies (garbage collection removes them with it), and a label says which
-// connection they copy, so a Secret of that name the user made is never taken for one. Pure: the
-// sources are passed in, as cached.
+// deployment owns its copies (garbage collection removes them with it), and labels say who made
+// them, for which worker deployment, of which connection. A Secret is a copy only with our
+// managed-by label and an owner reference to the worker deployment: a Secret of that name the
+// user made, whatever its labels, is never written over or deleted. Pure: the sources are passed
+// in, as cached.
 import type { V1Secret } from '@kubernetes/client-node';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import { DEFAULT_CA_KEY } from '../api/temporal-connection.ts';
+import { LABELS, MANAGED_BY } from '../domain/labels.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import type { AnyConnection, SecretLookup } from '../temporal/credentials.ts';
@@ -49,7 +52,11 @@ export function secretCopies(
           metadata: {
             name: secretCopyName(name, purpose),
             namespace,
-            labels: { [COPIED_FROM_LABEL]: connectionName },
+            labels: {
+              [MANAGED_BY.label]: MANAGED_BY.value,
+              [LABELS.deploymentName]: name,
+              [COPIED_FROM_LABEL]: connectionName,
+            },
             ownerReferences: [{ apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, name, uid }],
           },
           type: source.type ?? 'Opaque',
@@ -82,19 +89,29 @@ function copiedSources(
   ];
 }
 
-/** A Secret where a copy goes that is not one (of any cluster connection): the user's own, never overwritten. */
-export function foreignSecretAt(existing: V1Secret | undefined): boolean {
-  return existing !== undefined && existing.metadata?.labels?.[COPIED_FROM_LABEL] === undefined;
+/**
+ * Why a Secret at a copy's name is not the worker deployment's copy, undefined when it is: our
+ * managed-by label and an owner reference to the worker deployment itself (its uid). Anyone may
+ * copy a label; anything without both is someone's own, never overwritten nor deleted.
+ */
+export function notOurCopy(
+  secret: { metadata?: { labels?: Record<string, string>; ownerReferences?: readonly { uid: string }[] } },
+  workerDeployment: Pick<TemporalWorkerDeployment, 'metadata'>,
+): string | undefined {
+  const { name = '', uid } = workerDeployment.metadata;
+  if (secret.metadata?.labels?.[MANAGED_BY.label] !== MANAGED_BY.value)
+    return `it lacks the label ${MANAGED_BY.label}=${MANAGED_BY.value}`;
+  if (!(secret.metadata.ownerReferences ?? []).some((owner) => owner.uid === uid))
+    return `no owner reference of it names ${KINDS.TemporalWorkerDeployment.kind} ${name}`;
+  return undefined;
 }
 
-/** Whether the copy in place already holds what `copy` would write, this worker deployment among its owners. */
+/** Whether the worker deployment's copy in place (see notOurCopy) already holds what `copy` would write. */
 export function copyInPlace(copy: SecretCopy, existing: V1Secret | undefined): boolean {
-  if (!existing) return false;
-  const uid = copy.copy.metadata?.ownerReferences?.[0]?.uid;
   return (
+    existing !== undefined &&
     existing.type === copy.copy.type &&
     JSON.stringify(Object.entries(existing.data ?? {}).sort()) ===
-      JSON.stringify(Object.entries(copy.copy.data ?? {}).sort()) &&
-    (existing.metadata?.ownerReferences ?? []).some((owner) => owner.uid === uid)
+      JSON.stringify(Object.entries(copy.copy.data ?? {}).sort())
   );
 }

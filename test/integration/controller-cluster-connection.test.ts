@@ -2,7 +2,9 @@
 // deployment of another namespace, through a front that requires client certificates of a private
 // CA: the controller reads its certificate and the CA where the connection says; the worker Pods,
 // which mount only Secrets of their own namespace, get copies of the workers' certificate and the
-// CA there. The connection is held while the worker deployment uses it, and goes after.
+// CA there. Taken out of the connection's allowedNamespaces, the namespace loses those copies,
+// and only those (a Secret of the user's with our labels stays). The connection is held while the
+// worker deployment uses it, and goes after.
 //
 // Then from a namespace editor's seat (docs/security.md, T4), in this file as its controllers
 // read every cluster connection (one of another file would let go of this file's finalizers):
@@ -16,6 +18,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalClusterConnection } from '../../src/api/temporal-connection.ts';
+import { MANAGED_BY } from '../../src/domain/labels.ts';
 import { COPIED_FROM_LABEL } from '../../src/k8s/secret-copies.ts';
 import { makeCertificates } from '../support/certificates.ts';
 import { grantEdit } from '../support/controller-rbac.ts';
@@ -109,6 +112,37 @@ test('a worker deployment on a TemporalClusterConnection with Secrets in another
     'orders-temporal-tls',
   ]);
   assert.equal(JSON.stringify(pod).includes('controller-mtls'), false);
+
+  // Taken out of allowedNamespaces (docs/security.md, T4): the copies there go, by ownership.
+  const ours = `${MANAGED_BY.label}=${MANAGED_BY.value}`;
+  await core.createNamespacedSecret({
+    namespace,
+    body: {
+      metadata: { name: 'orders-temporal-api-key', labels: { [MANAGED_BY.label]: MANAGED_BY.value } },
+      stringData: { key: "the user's own" },
+    },
+  });
+  await custom.patchClusterCustomObject(
+    {
+      ...cluster,
+      name: connectionName,
+      body: { spec: { allowedNamespaces: { matchLabels: { 'temporal-access': 'granted' } } } },
+    },
+    setHeaderOptions('Content-Type', 'application/merge-patch+json'),
+  );
+  await eventually('the copies to go from the namespace taken out', async () => {
+    const left = (await core.listNamespacedSecret({ namespace, labelSelector: ours })).items;
+    return left.length === 1 ? left : undefined;
+  });
+  const stalled = await ns.until('orders', 'Stalled, naming the connection', (twd) =>
+    Boolean(condition(twd, 'Stalled')?.status === 'True'),
+  );
+  assert.equal(condition(stalled, 'Stalled')?.reason, 'ClusterConnectionNotAllowed');
+  assert.equal(
+    Buffer.from((await copy('api-key')).data?.key ?? '', 'base64').toString(),
+    "the user's own",
+    "a Secret of the user's with our label is not deleted",
+  );
 
   // Deleted while used: held, saying by whom; let go once the worker deployment is gone.
   await custom.deleteClusterCustomObject({ ...cluster, name: connectionName });

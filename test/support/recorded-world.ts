@@ -2,7 +2,7 @@
 // WorkerDeploymentClient) over plain data, and records every call it makes, in order, as one line
 // each: the orchestration tests assert that exact list. Nothing here imitates a server: each
 // adapter method answers from the world the test describes, or throws the error the test gives it.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
@@ -68,6 +68,15 @@ export interface World {
   ownedResources?: TemporalWorkerOwnedResource[];
   /** Other objects of the namespace, as listObjects lists them (by kind and label selector); default: none. */
   objects?: ListedObject[];
+  /** The Secrets of every namespace, as the cache holds them (and listObjects lists those of the worker deployment's); default: none. */
+  secrets?: V1Secret[];
+  /** The worker deployment's namespace's labels, which a cluster connection's allowedNamespaces selects on; default: none. */
+  namespaceLabels?: Record<string, string>;
+}
+
+function listedSecret(secret: V1Secret): ListedObject {
+  const { name = '', namespace = '', ...metadata } = secret.metadata ?? {};
+  return { apiVersion: 'v1', kind: 'Secret', metadata: { ...metadata, name, namespace } };
 }
 
 /** Whether a selector of `key=value` terms, comma-separated, selects these labels. */
@@ -160,15 +169,20 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     apply: (object, fieldManager) =>
       Promise.resolve(call(`k8s.apply ${object.kind}/${object.metadata.name} as ${fieldManager}`)),
     deleteObject: (object) => Promise.resolve(call(`k8s.deleteObject ${object.kind}/${object.metadata.name}`)),
-    listObjects: (kind, _ns, selector) =>
+    listObjects: (kind, namespace, selector) =>
       Promise.resolve(call(`k8s.listObjects ${kind.kind} ${selector}`)).then(() =>
-        (world.objects ?? []).filter((o) => o.kind === kind.kind && selects(selector, o.metadata.labels ?? {})),
+        [...(world.objects ?? []), ...(world.secrets ?? []).map(listedSecret)].filter(
+          (o) =>
+            o.kind === kind.kind && o.metadata.namespace === namespace && selects(selector, o.metadata.labels ?? {}),
+        ),
       ),
     readKey: (_ns, ref) => {
       call(`k8s.readKey ${ref.kind}/${ref.name}`);
       const text = world.keys?.[`${ref.kind}/${ref.name}/${ref.key}`];
       return Promise.resolve(text === undefined ? { exists: false } : { exists: true, text });
     },
+    namespaceLabels: (namespace) =>
+      Promise.resolve(call(`k8s.namespaceLabels ${namespace}`)).then(() => world.namespaceLabels ?? {}),
   };
   const temporal: WorkerDeploymentClient = {
     describe: () =>
@@ -250,7 +264,8 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000 })),
     deployments: () => world.deployments,
     pods: () => world.pods ?? [],
-    secret: () => Promise.resolve(undefined),
+    secret: (namespace, name) =>
+      Promise.resolve(world.secrets?.find((s) => s.metadata?.namespace === namespace && s.metadata.name === name)),
     temporal: () => Promise.resolve(temporal),
     log: silentLogger,
     setPinnedWorkflows: () => {},

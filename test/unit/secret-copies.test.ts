@@ -1,6 +1,7 @@
 // A TemporalClusterConnection's Secrets reach worker Pods as copies in each worker deployment's
 // namespace, one set per worker deployment: only the keys the workers read, owned by it, labelled
-// with the connection, never written over a Secret of the user's; the Pods' connection names them.
+// as ours and with the connection, never written over a Secret of the user's (whatever its labels);
+// the Pods' connection names them.
 import type { V1Secret } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -11,7 +12,7 @@ import { withConnection } from '../../src/k8s/versioned-deployment.ts';
 import {
   COPIED_FROM_LABEL,
   copyInPlace,
-  foreignSecretAt,
+  notOurCopy,
   secretCopies,
   secretCopyNames,
 } from '../../src/k8s/secret-copies.ts';
@@ -30,6 +31,7 @@ const sources: Record<string, V1Secret> = {
   'trust/ca': { data: { 'bundle.pem': b64('ca'), other: b64('y') } },
 };
 const lookup = (namespace: string, name: string) => sources[`${namespace}/${name}`];
+const ownerOf = (secret: V1Secret) => secret.metadata?.ownerReferences?.[0] ?? assert.fail('a copy has its owner');
 
 const apart = cluster({
   tls: { caCertSecretRef: { name: 'ca', namespace: 'trust', key: 'bundle.pem' } },
@@ -48,7 +50,11 @@ test("a cluster connection's workers get copies of the Secrets they read, in the
     "the controller's certificate is not copied: the workers have their own key",
   );
   for (const { copy } of copies) {
-    assert.equal(copy.metadata?.labels?.[COPIED_FROM_LABEL], 'shared');
+    assert.deepEqual(copy.metadata?.labels, {
+      'app.kubernetes.io/managed-by': 'temporal-worker-controller',
+      'temporal.io/deployment-name': 'orders',
+      [COPIED_FROM_LABEL]: 'shared',
+    });
     assert.deepEqual(copy.metadata?.ownerReferences, [
       { apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalWorkerDeployment', name: 'orders', uid: 'uid-orders' },
     ]);
@@ -82,23 +88,37 @@ test("the Pods' connection names the copies, and rolls when a source's keys chan
   assert.notEqual(hash(rotated), hash(lookup));
 });
 
-test('a copy is written when missing or different, and never over a Secret of the user', () => {
+test('a copy is written when missing or different, and never over a Secret of the user, whatever its labels', () => {
   const [copy] = secretCopies(apart, twd, lookup);
   assert.ok(copy);
   const inPlace = structuredClone(copy.copy);
   assert.equal(copyInPlace(copy, inPlace), true);
   assert.equal(copyInPlace(copy, undefined), false);
   assert.equal(copyInPlace(copy, { ...inPlace, data: { key: b64('old') } }), false, 'an older copy');
+  assert.equal(notOurCopy(inPlace, twd), undefined);
   assert.equal(
-    copyInPlace(copy, { ...inPlace, metadata: { ...inPlace.metadata, ownerReferences: [] } }),
-    false,
-    'this worker deployment not yet among its owners',
+    notOurCopy({ metadata: { ...inPlace.metadata, labels: { [COPIED_FROM_LABEL]: 'another' } } }, twd),
+    'it lacks the label app.kubernetes.io/managed-by=temporal-worker-controller',
   );
-  assert.equal(foreignSecretAt({ metadata: { name: 'orders-temporal-api-key' } }), true);
-  assert.equal(foreignSecretAt(inPlace), false);
   assert.equal(
-    foreignSecretAt({ metadata: { labels: { [COPIED_FROM_LABEL]: 'another' } } }),
-    false,
+    notOurCopy({ metadata: { ...inPlace.metadata, ownerReferences: [] } }, twd),
+    'no owner reference of it names TemporalWorkerDeployment orders',
+    "the user's own Secret with our labels",
+  );
+  assert.equal(
+    notOurCopy(
+      { metadata: { ...inPlace.metadata, ownerReferences: [{ ...ownerOf(inPlace), uid: 'uid-old' }] } },
+      twd,
+    ),
+    'no owner reference of it names TemporalWorkerDeployment orders',
+    'a copy of an earlier worker deployment of that name, not yet collected',
+  );
+  assert.equal(
+    notOurCopy(
+      { metadata: { ...inPlace.metadata, labels: { ...inPlace.metadata?.labels, [COPIED_FROM_LABEL]: 'another' } } },
+      twd,
+    ),
+    undefined,
     'a copy of the connection the worker deployment used before is its own, rewritten',
   );
   assert.deepEqual(

@@ -105,10 +105,11 @@ true
 # Connection credentials and gate inputs, read by name (a watch per Secret named, by field
 # selector: names are the users', so no resourceNames can list them); with every namespace
 # watched, the copies of a TemporalClusterConnection's Secrets that its Pods mount, in a worker
-# deployment's namespace its allowedNamespaces select (server-side apply; never delete).
+# deployment's namespace its allowedNamespaces select: applied server-side, and deleted (by uid,
+# only those it owns) from a namespace that may no longer use the connection.
 - apiGroups: ['']
   resources: [secrets]
-  verbs: [get, list, watch{{ if not .Values.rbac.watchNamespaces }}, create, patch{{ end }}]
+  verbs: [get, list, watch{{ if not .Values.rbac.watchNamespaces }}, create, patch, delete{{ end }}]
 - apiGroups: ['']
   resources: [configmaps]
   verbs: [get]
