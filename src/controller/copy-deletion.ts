@@ -1,6 +1,7 @@
 // The copies of a TemporalWorkerOwnedResource, deleted together (the twor goes, or its kind
-// changed): those its labels select, and of those only the ones owned by a Deployment of its
-// worker deployment (owned-resource-copies.ts's isCopyOf). A user's own object that carries the
+// changed), or the one of a build (an autoscaler, before its build is scaled to zero): those its
+// labels select, and of those only the ones owned by the Deployments given (owned-resource-copies.ts's
+// isCopyOf). A user's own object that carries the
 // labels is left alone; each copy is deleted by its uid, so one made anew meanwhile stays too.
 import type { ClusterClient } from '../k8s/cluster-client.ts';
 import { copiesOf, isCopyOf } from '../k8s/owned-resource-copies.ts';

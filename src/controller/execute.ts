@@ -16,6 +16,7 @@ import type { Logger } from '../runtime/logger.ts';
 import type { EventTarget, RecordEvent } from './events.ts';
 import { doneMessage } from './action-messages.ts';
 import { type ConnectionReleaseDependencies, releaseConnection } from './connection-release.ts';
+import { deleteCopies } from './copy-deletion.ts';
 import { addFinalizer, removeFinalizer } from './finalizers.ts';
 import { GateInputError, gateInput } from './gate-input.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
@@ -127,8 +128,9 @@ async function carryOut(
     case 'scale':
       return deps.cluster.scaleDeployment(namespace, action.deployment, action.replicas);
     case 'deleteOwnedResource': {
-      const { apiVersion, kind, name } = action.object;
-      return deps.cluster.deleteObject({ apiVersion, kind, metadata: { name, namespace } });
+      // By ownership, not by name: whatever else carries the name or the labels stays.
+      const { apiVersion, kind, twor, deploymentUid } = action.object;
+      return deleteCopies(deps.cluster, { apiVersion, kind }, namespace, twor, new Set([deploymentUid]));
     }
     case 'applySecretCopy':
       // The worker deployment's own copy, under its own field manager.

@@ -473,7 +473,16 @@ function ownedAutoscalers(
         (d) => d.metadata?.labels?.[LABELS.buildId] === copy.buildID && d.metadata.labels[LABELS.pool] === copy.pool,
       );
       return deployment
-        ? [{ deployment: deployment.metadata?.name ?? '', apiVersion, kind, name: copy.resourceName }]
+        ? [
+            {
+              deployment: deployment.metadata?.name ?? '',
+              deploymentUid: deployment.metadata?.uid ?? '',
+              twor: twor.metadata.name ?? '',
+              apiVersion,
+              kind,
+              name: copy.resourceName,
+            },
+          ]
         : [];
     });
   });

@@ -68,8 +68,12 @@ export interface LadderObservation {
 
 /** A copy of an owned resource that sets a Deployment's replicas (an HPA, a KEDA ScaledObject). */
 export interface OwnedAutoscaler {
-  /** The Deployment it scales. */
+  /** The Deployment it scales, which owns it. */
   deployment: string;
+  /** That Deployment's uid: a copy is deleted only if owned by it (an object of the user's under its name stays). */
+  deploymentUid: string;
+  /** The TemporalWorkerOwnedResource it is a copy of. */
+  twor: string;
   apiVersion: string;
   kind: string;
   name: string;

@@ -192,6 +192,8 @@ for (const [title, given, taskQueues, expected] of queueCases)
 
 const hpa = (deploymentName: string) => ({
   deployment: deploymentName,
+  deploymentUid: `uid-${deploymentName}`,
+  twor: 'orders-hpa',
   apiVersion: 'autoscaling/v2',
   kind: 'HorizontalPodAutoscaler',
   name: `${deploymentName}-hpa`,

@@ -1370,17 +1370,33 @@ test('owned resources: a RoleBinding twor that admission let through (webhook of
   assert.ok(run.calls.includes('temporal.changeRouting setCurrent v2'), 'the rollout goes on');
 });
 
-test('owned resources: an autoscaler copy goes before its build is scaled to zero', async () => {
+test("owned resources: an autoscaler copy goes before its build is scaled to zero, by ownership: a user's object under its name or labels stays", async () => {
   const owner = workerDeployment({ buildId: 'v3', sunset: { scaledownDelay: '1h', deleteDelay: '24h' } });
   const hpaOfV2 = copyName('orders', 'orders-hpa', 'v2');
-  const run = await recordedReconcile({
+  const v2 = deployment(owner, 'v2', { replicas: 2, since: minutesAgo(300) });
+  const labels = {
+    'temporal.io/owned-resource': 'orders-hpa',
+    'app.kubernetes.io/managed-by': 'temporal-worker-controller',
+  };
+  const hpa = (name: string, ownerUid?: string) => ({
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: {
+      name,
+      namespace: NAMESPACE,
+      uid: `uid-${name}`,
+      labels,
+      ...(ownerUid
+        ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'x', uid: ownerUid }] }
+        : {}),
+    },
+  });
+  const world: World = {
     now,
     workerDeployment: owner,
     connection: connection(),
-    deployments: [
-      deployment(owner, 'v2', { replicas: 2, since: minutesAgo(300) }),
-      deployment(owner, 'v3', { since: minutesAgo(200) }),
-    ],
+    deployments: [v2, deployment(owner, 'v3', { since: minutesAgo(200) })],
+    objects: [hpa(hpaOfV2, v2.metadata?.uid), hpa('users-own'), hpa('of-another-deployment', 'uid-another')],
     temporal: {
       exists: true,
       currentBuildId: 'v3',
@@ -1395,9 +1411,21 @@ test('owned resources: an autoscaler copy goes before its build is scaled to zer
         versions: [{ buildID: 'v2', resourceName: hpaOfV2, applied: true, appliedHash: 'old' }],
       }),
     ],
-  });
-  const writes = run.calls.filter((c) => /deleteObject|scaleDeployment/.test(c));
-  assert.deepEqual(writes, [`k8s.deleteObject HorizontalPodAutoscaler/${hpaOfV2}`, 'k8s.scaleDeployment orders-v2 0']);
+  };
+  const run = await recordedReconcile(world);
+  const writes = run.calls.filter((c) => /listObjects|deleteObject|scaleDeployment/.test(c));
+  assert.deepEqual(writes, [
+    'k8s.listObjects HorizontalPodAutoscaler temporal.io/owned-resource=orders-hpa,app.kubernetes.io/managed-by=temporal-worker-controller',
+    `k8s.deleteObject HorizontalPodAutoscaler/${hpaOfV2}`,
+    'k8s.scaleDeployment orders-v2 0',
+  ]);
+
+  const usersAtItsName = await recordedReconcile({ ...world, objects: [hpa(hpaOfV2)] });
+  assert.deepEqual(
+    usersAtItsName.calls.filter((c) => /deleteObject/.test(c)),
+    [],
+    "a user's object under the copy's name, with its labels, is no copy",
+  );
 });
 
 test("owned resources: a twor whose kind changed has its copies of the old kind deleted before the new ones are applied; a user's own object with the labels is not", async () => {
