@@ -114,8 +114,11 @@ export function userVerb(operation: Operation): string {
   return operation === 'CREATE' ? 'create' : operation === 'UPDATE' ? 'update' : 'delete';
 }
 
-/** What the controller does with every copy: server-side apply (which may create) and delete. */
-export const CONTROLLER_VERBS: readonly string[] = ['create', 'patch', 'delete'];
+/**
+ * What the controller does with every copy, as the chart grants it: server-side apply (`patch`,
+ * and `create` when absent), and `list` and `delete` to delete copies by ownership (copy-deletion.ts).
+ */
+export const CONTROLLER_VERBS: readonly string[] = ['create', 'patch', 'list', 'delete'];
 
 /**
  * The warning for an autoscaler of a worker deployment that sets its replicas itself: the

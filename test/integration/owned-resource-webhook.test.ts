@@ -236,7 +236,7 @@ test('a controller that may not apply the kind: the webhook refuses, naming its 
   assert.match(
     await createOwnedResource(namespace, pdb),
     new RegExp(
-      `spec\\.object\\.kind: the controller \\(system:serviceaccount:${namespace}:limited\\) may not create, patch, delete poddisruptionbudgets\\.policy in namespace ${namespace}`,
+      `spec\\.object\\.kind: the controller \\(system:serviceaccount:${namespace}:limited\\) may not create, patch, list, delete poddisruptionbudgets\\.policy in namespace ${namespace}`,
     ),
   );
 });

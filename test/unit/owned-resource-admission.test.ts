@@ -1,12 +1,15 @@
 // The webhook's verdicts on TemporalWorkerOwnedResources (owned-resource-admission.ts): on the
 // object alone, then on what discovery and the access reviews said; each refusal names the field.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import {
   type AccessFacts,
   accessVerdict,
   changesCopies,
+  CONTROLLER_VERBS,
   DEFAULT_BANNED_KINDS,
   objectProblems,
   replicaFightWarnings,
@@ -163,4 +166,17 @@ test('an autoscaler of a worker deployment that sets its own replicas is admitte
     'not an autoscaler',
   );
   assert.deepEqual(replicaFightWarnings('HorizontalPodAutoscaler', undefined), [], 'no worker deployment yet');
+});
+
+test("the controller's rights the webhook asks for are exactly those the chart grants it on owned kinds", () => {
+  // The after-suite (test/after-suite/rbac-usage.ts) proves the controller uses each of these.
+  const helpers = readFileSync(
+    path.join(import.meta.dirname, '../../charts/temporal-worker-controller/templates/_helpers.tpl'),
+    'utf8',
+  );
+  const ownedKindRules = [
+    ...helpers.matchAll(/resources: (?:\['\*'\]|\{\{ toJson \.resources \}\})\n\s*verbs: \[([^\]]*)\]/g),
+  ];
+  assert.equal(ownedKindRules.length, 2, 'rbac.ownedResourcesAnyKind, and rbac.ownedResources');
+  for (const [, verbs = ''] of ownedKindRules) assert.deepEqual(verbs.split(', ').sort(), [...CONTROLLER_VERBS].sort());
 });
