@@ -322,6 +322,7 @@ export class Controller {
       recordEvent: events.record,
       setPinnedWorkflows: this.metrics.setPinnedWorkflows,
       countAnalysisVerdict: this.metrics.countAnalysisVerdict,
+      countSecretCopyRevocation: this.metrics.countSecretCopyRevocation,
       pollersSeen: (namespace: string, name: string) => this.pollersSeen(namespace, name),
       log,
       workerDeployment: (namespace: string, name: string) =>

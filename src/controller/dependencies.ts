@@ -40,6 +40,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   setPinnedWorkflows(namespace: string, name: string, running: Record<string, number>): void;
   /** A verdict of spec.rollout.analysis reached (see Metrics.countAnalysisVerdict). */
   countAnalysisVerdict(namespace: string, name: string, verdict: 'Passed' | 'Failed'): void;
+  /** A cluster connection's copies revoked (see Metrics.countSecretCopyRevocation); absent from models without cluster connections. */
+  countSecretCopyRevocation?(namespace: string, connection: string, result: 'deleted' | 'failed'): void;
   /** The workers of each build Temporal last said polled, by build; undefined when not read (see FiguresCollector). */
   pollersSeen(namespace: string, name: string): Record<string, number> | undefined;
   now(): Date;

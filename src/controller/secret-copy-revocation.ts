@@ -14,9 +14,12 @@ import { notOurCopy } from '../k8s/secret-copies.ts';
 import { type Condition, stalled } from '../status/conditions.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 
-/** Deletes them, a Normal event per copy; what could not be deleted is said as a stall of its own. */
+/**
+ * Deletes them, a Normal event per copy; what could not be deleted is said as a stall of its own.
+ * Each is counted (twc_secret_copy_revocations_total), a failure too: a credential left behind.
+ */
 export async function revokeSecretCopies(
-  deps: Pick<ReconcilerDependencies, 'cluster' | 'recordEvent'>,
+  deps: Pick<ReconcilerDependencies, 'cluster' | 'recordEvent' | 'countSecretCopyRevocation'>,
   workerDeployment: TemporalWorkerDeployment,
   connection: TemporalConnection,
   /** Why the namespace may not use it: the Stalled condition's reason. */
@@ -29,6 +32,8 @@ export async function revokeSecretCopies(
     metadata: workerDeployment.metadata,
   };
   const of = connectionLabel(connection.metadata.namespace, connection.metadata.name);
+  const count = (result: 'deleted' | 'failed') =>
+    deps.countSecretCopyRevocation?.(namespace, connection.metadata.name ?? '', result);
   try {
     const listed = await deps.cluster.listObjects(
       { apiVersion: 'v1', kind: 'Secret' },
@@ -37,6 +42,7 @@ export async function revokeSecretCopies(
     );
     for (const copy of listed.filter((secret) => notOurCopy(secret, workerDeployment) === undefined)) {
       await deps.cluster.deleteObject(copy);
+      count('deleted');
       await deps.recordEvent(about, {
         type: 'Normal',
         reason: 'SecretCopyDeleted',
@@ -45,6 +51,7 @@ export async function revokeSecretCopies(
     }
     return undefined;
   } catch (error) {
+    count('failed');
     return stalled(
       'SecretCopyNotDeleted',
       `cannot delete the copies of ${of}'s Secrets in namespace ${namespace}, which may no longer use it: ${errorMessage(error)}; tried again at the next poll`,

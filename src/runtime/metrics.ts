@@ -34,6 +34,7 @@ export class Metrics {
   private readonly pinnedWorkflows: Gauge<'namespace' | 'worker_deployment' | 'build_id'>;
   private readonly drainageCorrections: Counter<'temporal_deployment'>;
   private readonly tokenRefusals: Counter<'reason'>;
+  private readonly secretCopyRevocations: Counter<'namespace' | 'connection' | 'result'>;
   private readonly analysisVerdicts: Counter<'namespace' | 'worker_deployment' | 'verdict'>;
   /** Where the backlog gauges read their figures at each scrape, once observed. */
   private backlogSource: (() => readonly BuildBacklog[]) | undefined;
@@ -175,6 +176,12 @@ export class Metrics {
       labelNames: ['reason'],
       registers,
     });
+    this.secretCopyRevocations = new Counter({
+      name: 'twc_secret_copy_revocations_total',
+      help: "Copies of a TemporalClusterConnection's Secrets in a namespace that may no longer use it: deleted, or failed (a credential left where that namespace's editors read it; tried again at the next poll)",
+      labelNames: ['namespace', 'connection', 'result'],
+      registers,
+    });
     this.certificateFailures = new Counter({
       name: 'twc_webhook_certificate_failures_total',
       help: "Looks at the webhook's self-managed certificate that failed (each is retried with backoff)",
@@ -278,6 +285,11 @@ export class Metrics {
   /** Counts one service-account token refused (token-policy.ts), by why. */
   readonly countTokenRefusal = (reason: 'OwnTokenAudienceNotAllowed' | 'AcceptedByApiServer'): void => {
     this.tokenRefusals.inc({ reason });
+  };
+
+  /** Counts one copy of a cluster connection's Secret deleted from a namespace that may no longer use it, or one try that failed. */
+  readonly countSecretCopyRevocation = (namespace: string, connection: string, result: 'deleted' | 'failed'): void => {
+    this.secretCopyRevocations.inc({ namespace, connection, result });
   };
 
   /** Give it to a KubernetesApi to count its requests. */

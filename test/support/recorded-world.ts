@@ -101,6 +101,8 @@ export interface Recorded {
   ownedResourceStatuses: Record<string, TemporalWorkerOwnedResource['status']>;
   /** Each analysis verdict counted for the metric. */
   analysisVerdicts: string[];
+  /** Each cluster connection's copy revoked, or try failed, counted for the metric: `namespace connection result`. */
+  secretCopyRevocations: string[];
 }
 
 export const config = {
@@ -115,6 +117,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
   const calls: string[] = world.calls ?? [];
   const events: string[] = [];
   const analysisVerdicts: string[] = [];
+  const secretCopyRevocations: string[] = [];
   const eventMessages: string[] = [];
   let status: Recorded['status'];
   const ownedResourceStatuses: Recorded['ownedResourceStatuses'] = {};
@@ -271,6 +274,8 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     setPinnedWorkflows: () => {},
     pollersSeen: () => world.pollers,
     countAnalysisVerdict: (_namespace, _name, verdict) => void analysisVerdicts.push(verdict),
+    countSecretCopyRevocation: (namespace, connection, result) =>
+      void secretCopyRevocations.push(`${namespace} ${connection} ${result}`),
     wroteStatus: (replaced, stored) => world.ownWrites?.wrote(replaced, stored),
     recordEvent: (_about, event) => {
       events.push(`${event.type} ${event.reason}`);
@@ -291,7 +296,16 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     NAMESPACE,
     world.workerDeployment.metadata.name ?? '',
   );
-  return { result, calls, events, eventMessages, status, ownedResourceStatuses, analysisVerdicts };
+  return {
+    result,
+    calls,
+    events,
+    eventMessages,
+    status,
+    ownedResourceStatuses,
+    analysisVerdicts,
+    secretCopyRevocations,
+  };
 }
 
 /** A worker deployment as the cache holds it, with the finalizer already on unless said otherwise. */

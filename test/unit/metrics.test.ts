@@ -99,3 +99,15 @@ test('analysis verdicts and drainage corrections are counted by their labels', a
   assert.equal(await value(registry, verdicts('Failed')), 1);
   assert.equal(await value(registry, 'twc_temporal_drainage_corrections_total{temporal_deployment="shop/orders"}'), 1);
 });
+
+test("a cluster connection's copies revoked, and revocations that failed, are counted by namespace and connection", async () => {
+  const registry = new Registry();
+  const metrics = new Metrics(registry);
+  metrics.countSecretCopyRevocation('shop', 'shared', 'deleted');
+  metrics.countSecretCopyRevocation('shop', 'shared', 'deleted');
+  metrics.countSecretCopyRevocation('shop', 'shared', 'failed');
+  const revocations = (result: string) =>
+    `twc_secret_copy_revocations_total{namespace="shop",connection="shared",result="${result}"}`;
+  assert.equal(await value(registry, revocations('deleted')), 2);
+  assert.equal(await value(registry, revocations('failed')), 1);
+});

@@ -144,13 +144,17 @@ test('a namespace taken out of allowedNamespaces loses the copies made there, on
     'k8s.replaceStatus orders@10',
   ]);
   assert.equal(stalledBy(run)?.reason, 'ClusterConnectionNotAllowed');
-  assert.match(stalledBy(run)?.message ?? '', /spec\.allowedNamespaces does not select it.*the copies made before are deleted/);
+  assert.match(
+    stalledBy(run)?.message ?? '',
+    /spec\.allowedNamespaces does not select it.*the copies made before are deleted/,
+  );
   assert.deepEqual(
     run.eventMessages.filter((m) => m.startsWith('SecretCopyDeleted')),
     [
       "SecretCopyDeleted: deleted Secret shop/orders-temporal-api-key, the worker Pods' copy of a Secret of TemporalClusterConnection shared, which namespace shop may no longer use (ClusterConnectionNotAllowed): running Pods keep what they read, new ones cannot start on it",
     ],
   );
+  assert.deepEqual(run.secretCopyRevocations, ['shop shared deleted'], 'counted for twc_secret_copy_revocations_total');
 });
 
 test('a connection that loses its workerAuth: the copies go from namespaces outside its own; one that cannot be deleted is said in the stall', async () => {
@@ -173,6 +177,7 @@ test('a connection that loses its workerAuth: the copies go from namespaces outs
     stalledBy(refused)?.message ?? '',
     /; also cannot delete the copies of TemporalClusterConnection shared's Secrets in namespace shop, which may no longer use it: secrets is forbidden; tried again at the next poll$/,
   );
+  assert.deepEqual(refused.secretCopyRevocations, ['shop shared failed'], 'a credential left behind is counted');
 });
 
 test("a Secret of the user's where a copy goes is never written over, whatever its labels: Stalled naming it", async () => {
