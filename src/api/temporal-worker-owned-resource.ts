@@ -51,6 +51,12 @@ const spec = Type.Object(
       },
     ),
     object,
+    serviceAccountName: Type.Optional(
+      dnsLabel(
+        "The ServiceAccount of this namespace whose rights every copy is applied, listed and deleted with: the controller impersonates it, never using its own rights. Default: the controller's --owned-resources-service-account (chart value controller.ownedResourcesServiceAccount). The namespace grants it create, patch, list and delete on the kind.",
+        { maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' },
+      ),
+    ),
   },
   { description: 'What to attach to each build.' },
 );
@@ -80,6 +86,12 @@ export const temporalWorkerOwnedResource = Type.Object(
                   resourceName: Type.String({ description: 'Name of the copy.' }),
                   applied: Type.Boolean({ description: 'The copy as the spec renders it now is applied.' }),
                   message: Type.Optional(Type.String({ description: 'Why it is not.' })),
+                  forbiddenTo: Type.Optional(
+                    Type.String({
+                      description:
+                        'namespace/name of the ServiceAccount the API server refused to write the copy as (403): the namespace has not granted it the kind.',
+                    }),
+                  ),
                   appliedGeneration: Type.Optional(
                     Type.Integer({ format: 'int64', description: 'The generation of this object last applied.' }),
                   ),

@@ -401,6 +401,14 @@ export const SETTINGS = {
       'with `--webhook-certs=cert-dir`, holds tls.crt and tls.key (read again when they change: a renewal needs no restart)',
     parse: text,
   },
+  ownedResourcesServiceAccount: {
+    value: '<name>',
+    env: 'TWC_OWNED_RESOURCES_SERVICE_ACCOUNT',
+    defaultText: 'none',
+    description:
+      "the ServiceAccount, of each TemporalWorkerOwnedResource's own namespace, that its copies are applied, listed and deleted as (impersonated) when its spec.serviceAccountName names none; empty: each must name one. Never the controller's own rights (it needs `impersonate` on `serviceaccounts`)",
+    parse: text,
+  },
   ownedResourceBannedKinds: {
     value: '<kind,...>',
     env: 'TWC_OWNED_RESOURCE_BANNED_KINDS',

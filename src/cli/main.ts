@@ -104,6 +104,9 @@ run.action(async (options: Config) => {
     backlogMetrics: options.backlogMetrics,
     ...(options.serviceAccount ? { serviceAccount: options.serviceAccount } : {}),
     ownTokenAudiences: options.ownTokenAudiences,
+    ...(options.ownedResourcesServiceAccount
+      ? { ownedResourcesServiceAccount: options.ownedResourcesServiceAccount }
+      : {}),
     metrics,
     log,
   });
@@ -221,6 +224,9 @@ run.action(async (options: Config) => {
       certificates,
       api,
       bannedKinds: options.ownedResourceBannedKinds,
+      ...(options.ownedResourcesServiceAccount
+        ? { ownedResourcesServiceAccount: options.ownedResourcesServiceAccount }
+        : {}),
       log: webhookLog,
       // Answered by the leader only, which holds the figures; a standby says so.
       ...(options.backlogMetrics

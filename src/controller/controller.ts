@@ -116,6 +116,8 @@ export interface ControllerOptions {
   serviceAccount?: ServiceAccountRef;
   /** Audiences a cluster connection may have the controller's own token for (default: none). */
   ownTokenAudiences?: readonly string[];
+  /** The ServiceAccount owned resources' copies are written as where a twor names none (default: none). */
+  ownedResourcesServiceAccount?: string;
   /** Renew each such token this long after it was issued, instead of at 80% of its life (tests). */
   serviceAccountTokenRenewMs?: number;
 }
@@ -333,6 +335,8 @@ export class Controller {
       watchesClusterConnections: this.connections.readsClusterConnections,
       ownedResources: (namespace: string) => this.ownedResources.list(namespace),
       copyRetries: this.copyRetries,
+      ownedResourcesServiceAccount: options.ownedResourcesServiceAccount,
+      countCopyForbidden: this.metrics.countCopyForbidden,
       deployments: (namespace: string) => this.ownDeploymentWrites.newest(namespace),
       pods: (namespace: string) => this.pods.list(namespace),
       secret: (namespace: string, name: string) => this.secrets.get(namespace, name),

@@ -24,6 +24,10 @@ export interface ReconcilerDependencies extends PlannerConfig {
   ownedResources(namespace: string): readonly TemporalWorkerOwnedResource[];
   /** Per copy of an owned resource: when a refused one is tried again. */
   copyRetries: RetrySchedule<string>;
+  /** The ServiceAccount owned resources' copies are written as where a twor names none (--owned-resources-service-account). */
+  ownedResourcesServiceAccount?: string | undefined;
+  /** A copy write its ServiceAccount may not make (see Metrics.countCopyForbidden). */
+  countCopyForbidden?(namespace: string, kind: string, verb: string): void;
   deployments(namespace: string): V1Deployment[];
   /** The Pods of the controller's Deployments in the namespace, as cached. */
   pods(namespace: string): readonly V1Pod[];

@@ -128,9 +128,11 @@ async function carryOut(
     case 'scale':
       return deps.cluster.scaleDeployment(namespace, action.deployment, action.replicas);
     case 'deleteOwnedResource': {
-      // By ownership, not by name: whatever else carries the name or the labels stays.
-      const { apiVersion, kind, twor, deploymentUid } = action.object;
-      return deleteCopies(deps.cluster, { apiVersion, kind }, namespace, twor, new Set([deploymentUid]));
+      // By ownership, not by name (whatever else carries the name or the labels stays), and as the
+      // copy's ServiceAccount, as it was made: never with the controller's rights.
+      const { apiVersion, kind, twor, deploymentUid, account } = action.object;
+      if ('missing' in account) throw new Error(account.missing);
+      return deleteCopies(deps.cluster, { apiVersion, kind }, namespace, twor, new Set([deploymentUid]), account);
     }
     case 'applySecretCopy':
       // The worker deployment's own copy, under its own field manager.

@@ -36,6 +36,7 @@ import { batchJobIdPrefix, batchOperationOf, type LadderReads } from '../planner
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
 import { clusterConnectionUse } from '../domain/cluster-connection-use.ts';
 import { connectionNamespace } from '../domain/connection-ref.ts';
+import { copyAccount } from '../domain/owned-resources.ts';
 import {
   CredentialsError,
   lookupSecrets,
@@ -472,6 +473,10 @@ function ownedAutoscalers(
       const deployment = live.find(
         (d) => d.metadata?.labels?.[LABELS.buildId] === copy.buildID && d.metadata.labels[LABELS.pool] === copy.pool,
       );
+      const account = copyAccount(
+        { namespace, serviceAccountName: twor.spec.serviceAccountName },
+        deps.ownedResourcesServiceAccount,
+      );
       return deployment
         ? [
             {
@@ -481,6 +486,7 @@ function ownedAutoscalers(
               apiVersion,
               kind,
               name: copy.resourceName,
+              account,
             },
           ]
         : [];

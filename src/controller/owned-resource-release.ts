@@ -1,12 +1,16 @@
 // A TemporalWorkerOwnedResource's own reconcile. Its copies are owned by the builds' Deployments,
-// which outlive it, so it keeps the controller's finalizer until they are deleted. One whose worker
-// deployment does not exist says so (the worker deployment's reconcile says everything else).
+// which outlive it, so it keeps the controller's finalizer until they are deleted, as its
+// ServiceAccount. One whose worker deployment does not exist says so (the worker deployment's
+// reconcile says everything else).
 import { KINDS } from '../api/kinds.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
+import { copyAccount, KindRefusedError } from '../domain/owned-resources.ts';
+import { errorMessage, httpStatus } from '../k8s/api-errors.ts';
 import { KindNotServedError } from '../k8s/api-resources.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
 import { LABELS } from '../domain/labels.ts';
+import type { Logger } from '../runtime/logger.ts';
 import { nextStatus, stalled } from '../status/conditions.ts';
 import { deleteCopies } from './copy-deletion.ts';
 import { removeFinalizer } from './finalizers.ts';
@@ -14,6 +18,9 @@ import { removeFinalizer } from './finalizers.ts';
 export interface OwnedResourceReleaseDependencies {
   cluster: ClusterClient;
   now(): Date;
+  log: Logger;
+  /** The ServiceAccount copies are written as where a twor names none (--owned-resources-service-account). */
+  ownedResourcesServiceAccount?: string | undefined;
 }
 
 export async function reconcileOwnedResource(
@@ -41,13 +48,24 @@ async function release(deps: OwnedResourceReleaseDependencies, twor: TemporalWor
   if (!hasFinalizer(twor)) return;
   const { apiVersion, kind } = twor.spec.object;
   const namespace = twor.metadata.namespace ?? '';
-  try {
-    const owners = await deploymentsOf(deps.cluster, namespace, twor.spec.workerRef.name);
-    await deleteCopies(deps.cluster, { apiVersion, kind }, namespace, twor.metadata.name ?? '', owners);
-  } catch (error) {
-    // A kind the API server does not serve has no objects to delete.
-    if (!(error instanceof KindNotServedError)) throw error;
-  }
+  const account = copyAccount(
+    { namespace, serviceAccountName: twor.spec.serviceAccountName },
+    deps.ownedResourcesServiceAccount,
+  );
+  // Without an account that may delete the copies (gone with its namespace, say) the twor goes all
+  // the same, never held up for the controller's rights: its copies go with their builds' Deployments.
+  const leftToTheirBuilds = (why: string) =>
+    deps.log.warn({ twor: twor.metadata.name, error: why }, "its copies go with their builds' Deployments");
+  if ('missing' in account) leftToTheirBuilds(account.missing);
+  else
+    try {
+      const owners = await deploymentsOf(deps.cluster, namespace, twor.spec.workerRef.name);
+      await deleteCopies(deps.cluster, { apiVersion, kind }, namespace, twor.metadata.name ?? '', owners, account);
+    } catch (error) {
+      if (httpStatus(error) === 403) leftToTheirBuilds(errorMessage(error));
+      // A kind the API server does not serve, or refused, has no copies to delete.
+      else if (!(error instanceof KindNotServedError || error instanceof KindRefusedError)) throw error;
+    }
   await removeFinalizer(deps.cluster, KINDS.TemporalWorkerOwnedResource.plural, twor);
 }
 

@@ -1,24 +1,27 @@
 // The copies of a worker deployment's owned resources (planner/owned-resources.ts), applied before
 // Temporal is read: they depend on Kubernetes alone, and a PodDisruptionBudget should guard a
-// build's Pods whether Temporal answers or not. Each copy goes on its own: one the API server
-// refuses is said in its twor's status and a Warning event and tried again with backoff, while
-// the other copies, the other twor and the rollout go on. Each twor's status is written once,
-// when it changed.
+// build's Pods whether Temporal answers or not. Every copy is written (applied, listed, deleted)
+// as a ServiceAccount of the twor's own namespace (copyAccount), so the API server's RBAC decides
+// what the namespace may make, never the controller's rights. Each copy goes on its own: one the
+// API server refuses is said in its twor's status and a Warning event and tried again with
+// backoff, while the other copies, the other twor and the rollout go on. Each twor's status is
+// written once, when it changed.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { LABELS } from '../domain/labels.ts';
-import { errorMessage } from '../k8s/api-errors.ts';
+import { type CopyTarget, copyAccount, KindRefusedError, refusedKind } from '../domain/owned-resources.ts';
+import type { ServiceAccountRef } from '../domain/token-policy.ts';
+import { errorMessage, httpStatus } from '../k8s/api-errors.ts';
 import { KindNotServedError } from '../k8s/api-resources.ts';
 import type { AnyObject, ClusterClient, OwnerReference } from '../k8s/cluster-client.ts';
-import { type CopyTarget, refusedKind } from '../domain/owned-resources.ts';
 import { renderCopies } from '../k8s/owned-resource-copies.ts';
 import { type PlannedCopy, planOwnedResources } from '../planner/owned-resources.ts';
 import type { RetrySchedule } from '../runtime/backoff.ts';
 import type { Logger } from '../runtime/logger.ts';
-import { nextStatus, stalled } from '../status/conditions.ts';
+import { type Condition, nextStatus, stalled } from '../status/conditions.ts';
 import type { RecordEvent } from './events.ts';
 import { deleteCopies } from './copy-deletion.ts';
 import { addFinalizer } from './finalizers.ts';
@@ -32,6 +35,10 @@ export interface OwnedResourceDependencies {
   log: Logger;
   /** Per copy (`namespace/twor/copy name`): when a refused one is tried again. */
   copyRetries: RetrySchedule<string>;
+  /** The ServiceAccount copies are written as where a twor names none (--owned-resources-service-account). */
+  ownedResourcesServiceAccount?: string | undefined;
+  /** A write of a copy that its ServiceAccount may not make (403): twc_owned_resource_copies_forbidden_total. */
+  countCopyForbidden?(namespace: string, kind: string, verb: string): void;
 }
 
 type CopyStatus = NonNullable<NonNullable<TemporalWorkerOwnedResource['status']>['versions']>[number];
@@ -77,11 +84,77 @@ export async function syncOwnedResources(
   const planned = planOwnedResources(copies, applied);
   for (const twor of twors) {
     const adopted = await adopt(deps, workerDeployment, twor);
+    const account = copyAccount(
+      { namespace, serviceAccountName: twor.spec.serviceAccountName },
+      deps.ownedResourcesServiceAccount,
+    );
+    const refusal = refusals.get(twor.metadata.name ?? '');
+    if (refusal) {
+      await refuseKind(deps, adopted, refusal, 'missing' in account ? undefined : account, live);
+      continue;
+    }
+    if ('missing' in account) {
+      await writeStatus(
+        deps,
+        adopted,
+        [stalled('ServiceAccountMissing', account.missing)],
+        twor.status?.versions ?? [],
+      );
+      continue;
+    }
+    const left = await deleteCopiesOfAnotherKind(deps, twor, live, account);
     const own = planned.filter((p) => p.twor === twor.metadata.name);
-    const left = await deleteCopiesOfAnotherKind(deps, twor, live);
-    const entries = (await Promise.all(own.map((copy) => carryOut(deps, twor, copy)))).flatMap((e) => (e ? [e] : []));
-    await writeStatus(deps, workerDeployment, adopted, entries, left, refusals.get(twor.metadata.name ?? ''));
+    let entries: (CopyStatus | undefined)[];
+    try {
+      entries = await Promise.all(own.map((copy) => carryOut(deps, twor, copy, account)));
+    } catch (error) {
+      // A kind only discovery tells refused (cluster-scoped): refused as an RBAC kind is.
+      if (!(error instanceof KindRefusedError)) throw error;
+      await refuseKind(deps, adopted, error.message, account, live);
+      continue;
+    }
+    const versions = entries.flatMap((e) => (e ? [e] : []));
+    await writeCopiesStatus(deps, workerDeployment, adopted, versions, account, left);
   }
+}
+
+/**
+ * A twor of a kind no copy may be of: none is applied, and the copies an earlier controller made
+ * of it (the twor's status says some were applied) are deleted, as its ServiceAccount, by
+ * ownership. Stalled=True/KindRefused says why, and what of those copies remains.
+ */
+async function refuseKind(
+  deps: OwnedResourceDependencies,
+  twor: TemporalWorkerOwnedResource,
+  refusal: string,
+  account: ServiceAccountRef | undefined,
+  live: readonly V1Deployment[],
+): Promise<void> {
+  const made = (twor.status?.versions ?? []).filter((v) => v.applied || v.appliedHash);
+  let left = '';
+  if (made.length > 0) {
+    const { apiVersion, kind } = twor.spec.object;
+    try {
+      if (!account) throw new Error('no ServiceAccount to delete them as (spec.serviceAccountName)');
+      await deleteCopies(
+        deps.cluster,
+        { apiVersion, kind },
+        twor.metadata.namespace ?? '',
+        twor.metadata.name ?? '',
+        ownersOf(live),
+        account,
+      );
+      deps.log.info({ twor: twor.metadata.name }, `deleted the copies of ${kind} an earlier controller made`);
+    } catch (error) {
+      left = `; its copies an earlier controller made remain (${made.map((v) => v.resourceName).join(', ')}): ${errorMessage(error)}`;
+    }
+  }
+  const said = stalled('KindRefused', refusal + left);
+  if (await writeStatus(deps, twor, [said], left ? made : []))
+    await deps.recordEvent(
+      { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerOwnedResource.kind, metadata: twor.metadata },
+      { type: 'Warning', reason: 'KindRefused', message: said.message },
+    );
 }
 
 /**
@@ -92,13 +165,20 @@ async function deleteCopiesOfAnotherKind(
   deps: OwnedResourceDependencies,
   twor: TemporalWorkerOwnedResource,
   live: readonly V1Deployment[],
+  account: ServiceAccountRef,
 ): Promise<{ apiVersion: string; kind: string } | undefined> {
   const before = twor.status?.appliedKind;
   const { apiVersion, kind } = twor.spec.object;
   if (!before || (before.apiVersion === apiVersion && before.kind === kind)) return undefined;
-  const owners = new Set(live.flatMap((d) => (d.metadata?.uid ? [d.metadata.uid] : [])));
   try {
-    await deleteCopies(deps.cluster, before, twor.metadata.namespace ?? '', twor.metadata.name ?? '', owners);
+    await deleteCopies(
+      deps.cluster,
+      before,
+      twor.metadata.namespace ?? '',
+      twor.metadata.name ?? '',
+      ownersOf(live),
+      account,
+    );
     deps.log.info(
       { twor: twor.metadata.name },
       `deleted its copies of ${before.kind} (${before.apiVersion}): it now makes ${kind}`,
@@ -112,6 +192,11 @@ async function deleteCopiesOfAnotherKind(
     );
     return before;
   }
+}
+
+/** The uids of the worker deployment's Deployments: a copy is ours only if one of them owns it. */
+function ownersOf(live: readonly V1Deployment[]): Set<string> {
+  return new Set(live.flatMap((d) => (d.metadata?.uid ? [d.metadata.uid] : [])));
 }
 
 function copyTargets(workerDeployment: TemporalWorkerDeployment, live: readonly V1Deployment[]): CopyTarget[] {
@@ -180,11 +265,15 @@ export function ofOwnedResource(namespace: string, twor: string): (key: string) 
   return (key) => key.startsWith(copyRetryKey(namespace, twor, ''));
 }
 
-/** What the status says of the copy after this reconcile; undefined when it is not to exist. */
+/**
+ * Carries out the plan of one copy, as the twor's ServiceAccount; resolves with what the status
+ * says of it then, undefined when it is not to exist. Rejects with KindRefusedError alone.
+ */
 async function carryOut(
   deps: OwnedResourceDependencies,
   twor: TemporalWorkerOwnedResource,
   copy: PlannedCopy,
+  account: ServiceAccountRef,
 ): Promise<CopyStatus | undefined> {
   const namespace = twor.metadata.namespace ?? '';
   const key = copyRetryKey(namespace, copy.twor, copy.name);
@@ -197,7 +286,7 @@ async function carryOut(
     metadata: { name: copy.name, namespace },
   };
   const now = deps.now().getTime();
-  const refused = async (message: string): Promise<CopyStatus> => {
+  const refused = async (message: string, forbiddenTo?: string): Promise<CopyStatus> => {
     await deps.recordEvent(
       { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerOwnedResource.kind, metadata: twor.metadata },
       { type: 'Warning', reason: 'CopyNotApplied', message: `build ${copy.buildId}: ${message}` },
@@ -206,9 +295,23 @@ async function carryOut(
       ...entry,
       applied: false,
       message,
+      ...(forbiddenTo ? { forbiddenTo } : {}),
       ...(previous?.appliedHash ? { appliedHash: previous.appliedHash } : {}),
       ...(previous?.appliedGeneration === undefined ? {} : { appliedGeneration: previous.appliedGeneration }),
     };
+  };
+  /** A write that failed: one its ServiceAccount may not make is said as such, and counted. */
+  const failed = async (error: unknown, operation: string, retry = ''): Promise<CopyStatus> => {
+    if (error instanceof KindRefusedError) throw error;
+    if (httpStatus(error) !== 403) return refused(`${errorMessage(error)}${retry}`);
+    // The API server's message names the verb RBAC refused (an apply is a create where the copy is new).
+    const verb = /cannot (\w+) resource/.exec(errorMessage(error))?.[1] ?? operation;
+    deps.countCopyForbidden?.(namespace, object.kind, verb);
+    const name = `${account.namespace}/${account.name}`;
+    return refused(
+      `ServiceAccount ${name} may not ${verb} ${object.kind} ${copy.name}: ${errorMessage(error)}${retry}`,
+      name,
+    );
   };
   switch (copy.outcome) {
     case 'unchanged':
@@ -223,20 +326,21 @@ async function carryOut(
     case 'absent':
       if (!copy.delete) return undefined;
       try {
-        await deps.cluster.deleteObject(target);
+        await deps.cluster.deleteObject(target, account);
         deps.log.info({ twor: copy.twor, copy: copy.name }, copy.reason);
         return undefined;
       } catch (error) {
-        return refused(`could not delete ${object.kind} ${copy.name}: ${errorMessage(error)}`);
+        return failed(error, 'delete');
       }
     case 'apply': {
       // Not due: the last refusal stands until its backoff passes.
       if (!deps.copyRetries.due(key, now) && previous) return previous;
       try {
-        await deps.cluster.apply(copy.object as unknown as AnyObject, fieldManager(namespace, copy.twor));
+        await deps.cluster.apply(copy.object as unknown as AnyObject, fieldManager(namespace, copy.twor), account);
       } catch (error) {
+        if (error instanceof KindRefusedError) throw error;
         const delayMs = deps.copyRetries.failed(key, now);
-        return refused(`${errorMessage(error)} (tried again in ${Math.round(delayMs / 1000)}s)`);
+        return failed(error, 'patch', ` (tried again in ${Math.round(delayMs / 1000)}s)`);
       }
       deps.copyRetries.succeeded(key);
       deps.log.info({ twor: copy.twor, copy: copy.name }, `applied: ${copy.reason}`);
@@ -250,52 +354,72 @@ async function carryOut(
   }
 }
 
-async function writeStatus(
+/**
+ * The twor's status after its copies were carried out: Ready=True/Applied when all were,
+ * Stalled=True/CopyForbidden when its ServiceAccount may not make some (naming it, the kind and the
+ * verb), Stalled=True/CopiesNotApplied otherwise; a Warning event on the worker deployment when
+ * some are not applied.
+ */
+async function writeCopiesStatus(
   deps: OwnedResourceDependencies,
   workerDeployment: TemporalWorkerDeployment,
   twor: TemporalWorkerOwnedResource,
   versions: CopyStatus[],
+  account: ServiceAccountRef,
   /** A kind whose copies could not be deleted yet: remembered, so that the next reconcile tries again. */
   left: { apiVersion: string; kind: string } | undefined,
-  /** Why no copy of the twor's kind is ever made (refusedKind), when it is refused. */
-  refusal?: string,
 ): Promise<void> {
   versions.sort((a, b) => `${a.buildID}/${a.pool ?? ''}`.localeCompare(`${b.buildID}/${b.pool ?? ''}`));
   const failed = versions.filter((v) => !v.applied);
-  const said = refusal
-    ? [stalled('KindRefused', refusal)]
+  const forbidden = failed.filter((v) => v.forbiddenTo);
+  const said: Condition = forbidden.length
+    ? stalled(
+        'CopyForbidden',
+        `${forbidden.map((v) => v.message ?? '').join('; ')}: the controller writes copies only with the rights of ServiceAccount ${account.namespace}/${account.name} (spec.serviceAccountName); grant it create, patch, list and delete on ${twor.spec.object.kind} in this namespace`,
+      )
     : failed.length
-      ? [
-          stalled(
-            'CopiesNotApplied',
-            failed.map((v) => `build ${v.buildID} (${v.resourceName}): ${v.message ?? ''}`).join('; '),
-          ),
-        ]
-      : [
-          {
-            type: 'Ready',
-            status: 'True' as const,
-            reason: 'Applied',
-            message: `one copy per build applied: ${versions.map((v) => v.resourceName).join(', ') || 'no build has a Deployment yet'}`,
-          },
-        ];
-  const { apiVersion, kind } = twor.spec.object;
-  const status = nextStatus(twor, said, deps.now(), { appliedKind: left ?? { apiVersion, kind }, versions });
-  if (!status) return;
-  if (refusal)
+      ? stalled(
+          'CopiesNotApplied',
+          failed.map((v) => `build ${v.buildID} (${v.resourceName}): ${v.message ?? ''}`).join('; '),
+        )
+      : {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Applied',
+          message: `one copy per build applied: ${versions.map((v) => v.resourceName).join(', ') || 'no build has a Deployment yet'}`,
+        };
+  const written = await writeStatus(deps, twor, [said], versions, left);
+  if (!written || failed.length === 0) return;
+  if (forbidden.length > 0)
     await deps.recordEvent(
       { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerOwnedResource.kind, metadata: twor.metadata },
-      { type: 'Warning', reason: 'KindRefused', message: refusal },
+      { type: 'Warning', reason: 'CopyForbidden', message: said.message },
     );
-  else if (failed.length > 0)
-    await deps.recordEvent(
-      { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: workerDeployment.metadata },
-      {
-        type: 'Warning',
-        reason: 'OwnedResourceNotApplied',
-        message: `TemporalWorkerOwnedResource ${twor.metadata.name ?? ''}: ${failed.length} of ${versions.length} copies not applied; kubectl describe twor ${twor.metadata.name ?? ''} says why`,
-      },
-    );
+  await deps.recordEvent(
+    { apiVersion: API_VERSION, kind: KINDS.TemporalWorkerDeployment.kind, metadata: workerDeployment.metadata },
+    {
+      type: 'Warning',
+      reason: 'OwnedResourceNotApplied',
+      message: `TemporalWorkerOwnedResource ${twor.metadata.name ?? ''}: ${failed.length} of ${versions.length} copies not applied; kubectl describe twor ${twor.metadata.name ?? ''} says why`,
+    },
+  );
+}
+
+/**
+ * Writes the twor's status when it changed, with `appliedKind` the kind its copies are of (or
+ * `left`, a kind whose copies could not be deleted yet). Resolves with whether it changed.
+ */
+async function writeStatus(
+  deps: OwnedResourceDependencies,
+  twor: TemporalWorkerOwnedResource,
+  said: Condition[],
+  versions: CopyStatus[],
+  left?: { apiVersion: string; kind: string },
+): Promise<boolean> {
+  const { apiVersion, kind } = twor.spec.object;
+  const status = nextStatus(twor, said, deps.now(), { appliedKind: left ?? { apiVersion, kind }, versions });
+  if (!status) return false;
   // A conflict: the twor changed since it was read, and its event brings this back.
   await deps.cluster.replaceOwnedResourceStatus({ ...twor, status });
+  return true;
 }

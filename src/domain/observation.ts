@@ -4,6 +4,7 @@ import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReadFailure } from './read-failure.ts';
+import type { ServiceAccountRef } from './token-policy.ts';
 import type {
   BatchProgress,
   BuildTaskQueues,
@@ -77,6 +78,8 @@ export interface OwnedAutoscaler {
   apiVersion: string;
   kind: string;
   name: string;
+  /** Whom it is deleted as: its twor's ServiceAccount (copyAccount), or why there is none. */
+  account: ServiceAccountRef | { missing: string };
 }
 
 export interface TargetObservation {

@@ -1,5 +1,7 @@
-// The words the owned-resource renderer (k8s/owned-resource-copies.ts) and the planner
-// (planner/owned-resources.ts) share: which Deployment a copy is for, and the copy as rendered.
+// The words the owned-resource renderer (k8s/owned-resource-copies.ts), the planner
+// (planner/owned-resources.ts) and the controller share: which Deployment a copy is for, the copy as
+// rendered, the kinds no copy may be of, and whose rights the copies are written with.
+import type { ServiceAccountRef } from './token-policy.ts';
 
 /** One Kubernetes Deployment of one build: what its copies are made for. */
 export interface CopyTarget {
@@ -40,4 +42,26 @@ export function refusedKind(apiVersion: string, kind: string, namespaced?: boole
   if (namespaced === false)
     return `spec.object.kind: ${kind} of ${apiVersion} is cluster-scoped; an owned resource must be namespaced`;
   return undefined;
+}
+
+/** A kind refused by refusedKind, met where only the API server could tell (a cluster-scoped kind). */
+export class KindRefusedError extends Error {
+  override name = 'KindRefusedError';
+}
+
+/**
+ * The ServiceAccount of the twor's own namespace whose rights its copies are written (applied,
+ * listed, deleted) with, by impersonation: `spec.serviceAccountName`, else the operator's default
+ * (--owned-resources-service-account). Never the controller's own rights: with neither, why not.
+ */
+export function copyAccount(
+  twor: { namespace: string; serviceAccountName?: string | undefined },
+  fallback: string | undefined,
+): ServiceAccountRef | { missing: string } {
+  const name = twor.serviceAccountName || fallback;
+  if (name) return { namespace: twor.namespace, name };
+  return {
+    missing:
+      "spec.serviceAccountName: unset, and the controller has no default (--owned-resources-service-account, chart value controller.ownedResourcesServiceAccount): copies are written only with the rights of a ServiceAccount of the namespace, never the controller's",
+  };
 }

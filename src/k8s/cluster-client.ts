@@ -7,8 +7,10 @@ import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
+import { KindRefusedError, refusedKind } from '../domain/owned-resources.ts';
+import type { ServiceAccountRef } from '../domain/token-policy.ts';
 import { httpStatus, unless } from './api-errors.ts';
-import { ApiResources, KindNotServedError } from './api-resources.ts';
+import { ApiResources } from './api-resources.ts';
 
 export interface Finalizable {
   metadata: { name?: string; namespace?: string; resourceVersion?: string; finalizers?: string[] };
@@ -62,16 +64,19 @@ export interface ClusterClient {
   setOwnerReferences(plural: string, object: Finalizable, owners: OwnerReference[]): Promise<string | undefined>;
   /**
    * Server-side apply, forcing only what `fieldManager` sets, so fields of other managers (the
-   * HPA controller's) stay theirs. Rejects with KindNotServedError, or for a cluster-scoped kind.
+   * HPA controller's) stay theirs. Rejects with KindNotServedError, or KindRefusedError for a
+   * cluster-scoped kind. `as` (here and below): done as that ServiceAccount, by impersonation,
+   * with its rights and not the controller's (an owned resource's copies).
    */
-  apply(object: AnyObject, fieldManager: string): Promise<void>;
+  apply(object: AnyObject, fieldManager: string, as?: ServiceAccountRef): Promise<void>;
   /** Already gone counts as done, as does, for an object given with its uid, one made anew under its name. */
-  deleteObject(object: AnyObject): Promise<void>;
+  deleteObject(object: AnyObject, as?: ServiceAccountRef): Promise<void>;
   /** The objects of the kind in the namespace that the label selector selects. */
   listObjects(
     kind: Pick<AnyObject, 'apiVersion' | 'kind'>,
     namespace: string,
     labelSelector: string,
+    as?: ServiceAccountRef,
   ): Promise<ListedObject[]>;
   /** The text under a key; `exists: false` when the object does not exist. */
   readKey(namespace: string, ref: KeyRef): Promise<{ exists: false } | { exists: true; text?: string }>;
@@ -101,8 +106,7 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
   const resources = new ApiResources(api);
   const collectionOf = async (apiVersion: string, kind: string, namespace: string): Promise<string> => {
     const resource = await resources.resourceOf(apiVersion, kind);
-    if (!resource.namespaced)
-      throw new KindNotServedError(`${kind} of ${apiVersion} is cluster-scoped: an owned resource must be namespaced`);
+    if (!resource.namespaced) throw new KindRefusedError(refusedKind(apiVersion, kind, false) ?? '');
     return resource.collection(namespace);
   };
   const pathOf = async ({ apiVersion, kind, metadata }: AnyObject): Promise<string> =>
@@ -137,25 +141,30 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
       const written = await api.mergePatch<Finalizable>(`${custom(namespace, plural)}/${name}`, body);
       return written.metadata.resourceVersion;
     },
-    async apply(object, fieldManager) {
+    async apply(object, fieldManager, as) {
       await api.request('PATCH', await pathOf(object), {
         body: object,
         contentType: 'application/apply-patch+yaml',
         query: { fieldManager, force: true },
+        impersonate: as && serviceAccountUser(as),
       });
     },
-    async deleteObject(object) {
+    async deleteObject(object, as) {
       const uid = object.metadata.uid;
       const body = { propagationPolicy: 'Background', ...(uid ? { preconditions: { uid } } : {}) };
-      await api.delete(await pathOf(object), body).catch((error: unknown) => {
+      const impersonate = as && serviceAccountUser(as);
+      await api.request('DELETE', await pathOf(object), { body, impersonate }).catch((error: unknown) => {
         // Gone, or (409 on the uid's precondition) another object under its name now: not this one to delete.
         if (httpStatus(error) === 404 || (uid && httpStatus(error) === 409)) return;
         throw error;
       });
     },
-    async listObjects({ apiVersion, kind }, namespace, labelSelector) {
+    async listObjects({ apiVersion, kind }, namespace, labelSelector, as) {
       const collection = await collectionOf(apiVersion, kind, namespace);
-      const list = await api.get<{ items?: { metadata: ListedObject['metadata'] }[] }>(collection, { labelSelector });
+      const list = await api.request<{ items?: { metadata: ListedObject['metadata'] }[] }>('GET', collection, {
+        query: { labelSelector },
+        impersonate: as && serviceAccountUser(as),
+      });
       return (list.items ?? []).map((item) => ({ apiVersion, kind, metadata: item.metadata }));
     },
     async readKey(namespace, { kind, name, key }) {
@@ -180,6 +189,11 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
       return found ? (found.metadata?.labels ?? {}) : undefined;
     },
   };
+}
+
+/** The user name the API server gives a ServiceAccount's requests. */
+export function serviceAccountUser({ namespace, name }: ServiceAccountRef): string {
+  return `system:serviceaccount:${namespace}:${name}`;
 }
 
 function decode(base64: string | undefined): string | undefined {

@@ -166,15 +166,11 @@ function renderCopy(
           [MANAGED_BY.label]: MANAGED_BY.value,
         },
         ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+        // No blockOwnerDeletion: where the API server checks owner references, it would need the
+        // right to update the Deployment's finalizers, which the copy's ServiceAccount need not have;
+        // Deployments are deleted in the background, so nothing waits on their copies anyway.
         ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'Deployment',
-            name: target.deployment,
-            uid: target.uid,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
+          { apiVersion: 'apps/v1', kind: 'Deployment', name: target.deployment, uid: target.uid, controller: true },
         ],
       },
     },

@@ -9,6 +9,7 @@ import { BinaryBuildError } from './binaries.ts';
 import { superviseController } from './controller-supervisor.ts';
 import { startEnvironment } from './environment.ts';
 import { EXAMPLE_CONNECTION, exampleConnectionAddress, exampleNodes, exampleTemporalNamespaces } from './examples.ts';
+import { grantOwnedResourcesAccount, OWNED_RESOURCES_ACCOUNT } from './owned-resources-account.ts';
 import { freePort } from './ports.ts';
 import { startMessage } from './start-message.ts';
 import {
@@ -63,6 +64,7 @@ await registerExternalMetrics(env.kubeconfig, {
   namespace: webhookService.namespace,
   name: 'temporal-worker-controller-external-metrics',
 });
+await grantOwnedResourcesAccount(env.kubeconfig, 'default');
 const ENDPOINTS = [
   '--metrics-bind-address=127.0.0.1:0',
   '--health-probe-bind-address=127.0.0.1:0',
@@ -82,6 +84,7 @@ const controller = superviseController({
       `--kubeconfig=${env.kubeconfigPath}`,
       '--identity=twc-local',
       '--poll-interval=2s',
+      `--owned-resources-service-account=${OWNED_RESOURCES_ACCOUNT}`,
       ...(temporalServiceAddress ? [`--temporal-connect-to=${temporalServiceAddress}=${env.temporalAddress}`] : []),
       ...ENDPOINTS,
     ],

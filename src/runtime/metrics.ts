@@ -35,6 +35,7 @@ export class Metrics {
   private readonly drainageCorrections: Counter<'temporal_deployment'>;
   private readonly tokenRefusals: Counter<'reason'>;
   private readonly secretCopyRevocations: Counter<'namespace' | 'connection' | 'result'>;
+  private readonly copiesForbidden: Counter<'namespace' | 'kind' | 'verb'>;
   private readonly analysisVerdicts: Counter<'namespace' | 'worker_deployment' | 'verdict'>;
   /** Where the backlog gauges read their figures at each scrape, once observed. */
   private backlogSource: (() => readonly BuildBacklog[]) | undefined;
@@ -182,6 +183,12 @@ export class Metrics {
       labelNames: ['namespace', 'connection', 'result'],
       registers,
     });
+    this.copiesForbidden = new Counter({
+      name: 'twc_owned_resource_copies_forbidden_total',
+      help: "Writes of owned-resource copies the API server refused to the twor's ServiceAccount (403), by namespace, kind and verb",
+      labelNames: ['namespace', 'kind', 'verb'],
+      registers,
+    });
     this.certificateFailures = new Counter({
       name: 'twc_webhook_certificate_failures_total',
       help: "Looks at the webhook's self-managed certificate that failed (each is retried with backoff)",
@@ -290,6 +297,11 @@ export class Metrics {
   /** Counts one copy of a cluster connection's Secret deleted from a namespace that may no longer use it, or one try that failed. */
   readonly countSecretCopyRevocation = (namespace: string, connection: string, result: 'deleted' | 'failed'): void => {
     this.secretCopyRevocations.inc({ namespace, connection, result });
+  };
+
+  /** Counts one write of an owned-resource copy that its ServiceAccount may not make. */
+  readonly countCopyForbidden = (namespace: string, kind: string, verb: string): void => {
+    this.copiesForbidden.inc({ namespace, kind, verb });
   };
 
   /** Give it to a KubernetesApi to count its requests. */

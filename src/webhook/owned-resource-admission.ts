@@ -2,7 +2,7 @@
 // webhook judges it: first on the object alone (a banned or missing kind, the fields the
 // controller fills in, placeholders, a changed workerRef, an RBAC kind), then on what the API
 // server says of its embedded kind (not served: refused, fail closed; cluster-scoped: refused) and
-// of who may do what with it (the requesting user, and the controller, which applies every copy). Every refusal names the field. Pure: the answers of
+// of who may do what with it (the requesting user, and the ServiceAccount every copy is written as). Every refusal names the field. Pure: the answers of
 // discovery and of the SubjectAccessReviews come in as data.
 import canonicalize from 'canonicalize';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
@@ -78,8 +78,8 @@ export interface AccessFacts {
   served?: { namespaced: boolean; resource: string };
   /** The requesting user's SubjectAccessReview for the operation's verb on the kind. */
   user?: { name: string; allowed: boolean; verb: string };
-  /** The controller's SubjectAccessReviews, one per verb a copy needs; only on create and update. */
-  controller?: { name: string; denied: string[] };
+  /** The SubjectAccessReviews of the ServiceAccount the copies are written as, one per verb a copy needs; only on create and update. */
+  account?: { name: string; denied: string[] };
 }
 
 export function accessVerdict(facts: AccessFacts): Verdict {
@@ -101,10 +101,10 @@ export function accessVerdict(facts: AccessFacts): Verdict {
       allowed: false,
       message: `spec.object.kind: ${facts.user.name} may not ${facts.user.verb} ${resource} in namespace ${namespace}, so may not ${facts.operation === 'DELETE' ? 'delete' : 'have the controller make'} copies of them`,
     };
-  if (facts.controller && facts.controller.denied.length > 0)
+  if (facts.account && facts.account.denied.length > 0)
     return {
       allowed: false,
-      message: `spec.object.kind: the controller (${facts.controller.name}) may not ${facts.controller.denied.join(', ')} ${resource} in namespace ${namespace}: grant it in the controller's role, then try again`,
+      message: `spec.serviceAccountName: ServiceAccount ${facts.account.name}, which the controller writes the copies as, may not ${facts.account.denied.join(', ')} ${resource} in namespace ${namespace}: grant it with a RoleBinding, then try again`,
     };
   return { allowed: true, warnings: [] };
 }
@@ -115,10 +115,11 @@ export function userVerb(operation: Operation): string {
 }
 
 /**
- * What the controller does with every copy, as the chart grants it: server-side apply (`patch`,
- * and `create` when absent), and `list` and `delete` to delete copies by ownership (copy-deletion.ts).
+ * What the controller does with every copy, as the copy's ServiceAccount: server-side apply
+ * (`patch`, and `create` when absent), and `list` and `delete` to delete copies by ownership
+ * (copy-deletion.ts).
  */
-export const CONTROLLER_VERBS: readonly string[] = ['create', 'patch', 'list', 'delete'];
+export const COPY_VERBS: readonly string[] = ['create', 'patch', 'list', 'delete'];
 
 /**
  * The warning for an autoscaler of a worker deployment that sets its replicas itself: the

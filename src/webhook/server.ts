@@ -7,7 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
+import { copyAccount } from '../domain/owned-resources.ts';
+import type { ServiceAccountRef } from '../domain/token-policy.ts';
 import { errorMessage } from '../k8s/api-errors.ts';
+import { serviceAccountUser } from '../k8s/cluster-client.ts';
 import { ApiResources, KindNotServedError } from '../k8s/api-resources.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -16,7 +19,7 @@ import {
   type AccessFacts,
   accessVerdict,
   changesCopies,
-  CONTROLLER_VERBS,
+  COPY_VERBS,
   objectProblems,
   type Operation,
   replicaFightWarnings,
@@ -28,8 +31,8 @@ import type { ServingCertificates } from './serving-certificates.ts';
 
 export const OWNED_RESOURCE_WEBHOOK_PATH = '/validate-temporal-io-v1alpha1-temporalworkerownedresource';
 
-/** How long the controller's rights on a resource, once allowed, are taken as read (a denial is asked again every time). */
-const CONTROLLER_RIGHTS_MS = 60_000;
+/** How long a copies' ServiceAccount's rights on a resource, once allowed, are taken as read (a denial is asked again every time). */
+const ACCOUNT_RIGHTS_MS = 60_000;
 /** An AdmissionReview of one TemporalWorkerOwnedResource (and its old version) fits many times over; the API server's own limit on an object is 1.5 MiB. */
 export const MAX_ADMISSION_REVIEW_BYTES = 1024 * 1024;
 /** The API server gives a webhook 10 seconds by default: a request still arriving after that is no API server's. */
@@ -46,6 +49,8 @@ export interface WebhookOptions {
   api: KubernetesApi;
   bannedKinds: readonly string[];
   log: Logger;
+  /** The ServiceAccount copies are written as where a twor names none (--owned-resources-service-account). */
+  ownedResourcesServiceAccount?: string | undefined;
   /** Served on the same port and certificate (the external metrics API): asks for client certificates. */
   alsoServe?: RequestHandler;
   /** A request not received whole within this long is answered 408 (default 10 s). */
@@ -71,16 +76,6 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
   const first = await options.certificates.start((pair) => renewals.server?.setSecureContext(pair));
   const resources = new ApiResources(options.api);
   const allowedAt = new Map<string, number>();
-  let self: Promise<string> | undefined;
-  // Who the controller is to the API server, for the refusals that name it: asked once.
-  const controllerName = () =>
-    (self ??= options.api
-      .create<{ status?: { userInfo?: { username?: string } } }>('/apis/authentication.k8s.io/v1/selfsubjectreviews', {
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'SelfSubjectReview',
-      })
-      .then((review) => review.status?.userInfo?.username ?? 'the controller')
-      .catch(() => 'the controller'));
   // A client certificate is asked for, never required: the API server calls the webhook without one.
   const clientCertificates = options.alsoServe ? { requestCert: true, rejectUnauthorized: false } : {};
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -113,7 +108,7 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
         return;
       }
       const admission = review.request;
-      judge(options, { resources, controllerName, allowedAt }, admission)
+      judge(options, { resources, allowedAt }, admission)
         .catch((error: unknown): Verdict => {
           options.log.error({ error: errorMessage(error) }, 'the webhook could not judge a request');
           return { allowed: false, message: `the webhook could not judge it: ${errorMessage(error)}` };
@@ -158,8 +153,7 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
 
 interface JudgeState {
   resources: ApiResources;
-  controllerName: () => Promise<string>;
-  /** When the controller was last found allowed every verb, per namespace/group/resource. */
+  /** When a copies' ServiceAccount was last found allowed every verb, per account/group/resource. */
   allowedAt: Map<string, number>;
 }
 
@@ -193,7 +187,14 @@ async function judge(options: WebhookOptions, state: JudgeState, request: Admiss
     },
   );
   facts.user = { name: username, allowed: user.status?.allowed === true, verb };
-  const verdict = await controllerVerdict(options, state, facts, attributes);
+  const account = copyAccount(
+    { namespace, serviceAccountName: twor.spec.serviceAccountName },
+    options.ownedResourcesServiceAccount,
+  );
+  // A twor may always go: none is written then.
+  if ('missing' in account)
+    return request.operation === 'DELETE' ? accessVerdict(facts) : { allowed: false, message: account.missing };
+  const verdict = await accountVerdict(options, state, facts, account, attributes);
   if (!verdict.allowed || request.operation === 'DELETE') return verdict;
   return {
     ...verdict,
@@ -223,32 +224,41 @@ async function workerDeployment(options: WebhookOptions, namespace: string, name
   return twd && { name, replicas: twd.spec.replicas, pools: twd.spec.pools };
 }
 
-/** With the controller's own rights, asked of the API server unless recently allowed. */
-async function controllerVerdict(
+/**
+ * The rights of the ServiceAccount the controller writes the copies as (the controller uses none of
+ * its own), asked of the API server unless recently allowed.
+ */
+async function accountVerdict(
   options: WebhookOptions,
   state: JudgeState,
   facts: AccessFacts,
+  account: ServiceAccountRef,
   attributes: (verb: string) => { namespace: string; group: string; resource: string },
 ): Promise<Verdict> {
-  const { controllerName, allowedAt } = state;
-  const { namespace, group, resource } = attributes('');
-  const rightsKey = `${namespace}/${group}/${resource}`;
+  const { allowedAt } = state;
+  const { group, resource } = attributes('');
+  const user = serviceAccountUser(account);
+  const rightsKey = `${user}/${group}/${resource}`;
   const known = allowedAt.get(rightsKey);
-  if (facts.operation !== 'DELETE' && (known === undefined || Date.now() - known > CONTROLLER_RIGHTS_MS)) {
-    // Asked with the controller's own credentials: exactly what it may do, whoever it runs as.
+  if (facts.operation !== 'DELETE' && (known === undefined || Date.now() - known > ACCOUNT_RIGHTS_MS)) {
     const denied: string[] = [];
-    for (const controllerVerb of CONTROLLER_VERBS) {
+    for (const verb of COPY_VERBS) {
       const review = await options.api.create<{ status?: { allowed?: boolean } }>(
-        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+        '/apis/authorization.k8s.io/v1/subjectaccessreviews',
         {
           apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SelfSubjectAccessReview',
-          spec: { resourceAttributes: attributes(controllerVerb) },
+          kind: 'SubjectAccessReview',
+          // The groups the API server gives the account's requests, impersonated or not.
+          spec: {
+            user,
+            groups: ['system:serviceaccounts', `system:serviceaccounts:${account.namespace}`, 'system:authenticated'],
+            resourceAttributes: attributes(verb),
+          },
         },
       );
-      if (review.status?.allowed !== true) denied.push(controllerVerb);
+      if (review.status?.allowed !== true) denied.push(verb);
     }
-    if (denied.length > 0) facts.controller = { name: await controllerName(), denied };
+    if (denied.length > 0) facts.account = { name: `${account.namespace}/${account.name}`, denied };
     else allowedAt.set(rightsKey, Date.now());
   }
   return accessVerdict(facts);

@@ -6,12 +6,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { parse, parseAllDocuments } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { CONTROLLER_REQUESTS_REPORT, type RequestKind } from '../support/audit-log.ts';
 import { CONTROLLER_CHART, helm } from '../support/helm.ts';
-
-/** The kinds a TemporalWorkerOwnedResource may name, as the rights to them are written below. */
-const OWNED = '<owned kind>';
 
 /**
  * Checked by the API server inside other requests, never requested, and each needed (a suite run
@@ -26,7 +23,6 @@ const CHECKED_INSIDE_REQUESTS = [
   'update apps deployments/finalizers',
   'delete temporal.io temporalworkerownedresources',
   'delete discovery.k8s.io endpointslices',
-  `create ${OWNED}`,
   // The copies of a cluster connection's Secrets, applied.
   'create  secrets',
 ];
@@ -37,22 +33,12 @@ interface Rule {
   verbs: string[];
 }
 
-/**
- * `verb group resource` for the kinds the controller's code names, and `verb <owned kind>` for
- * the owned-resource kinds of the chart's values: the code treats those alike, whatever the list.
- */
+/** `verb group resource` of every right the chart's roles bound to the controller grant. */
 async function rightsOf(): Promise<{
   key: (verb: string, group: string, resource: string) => string;
   granted: string[];
 }> {
-  const values = parse(await helm('show', 'values', CONTROLLER_CHART)) as {
-    rbac: { ownedResources: { apiGroups: string[]; resources: string[] }[] };
-  };
-  const owned = new Set(
-    values.rbac.ownedResources.flatMap((rule) => rule.apiGroups.flatMap((g) => rule.resources.map((r) => `${g} ${r}`))),
-  );
-  const key = (verb: string, group: string, resource: string) =>
-    owned.has(`${group} ${resource}`) ? `${verb} ${OWNED}` : `${verb} ${group} ${resource}`;
+  const key = (verb: string, group: string, resource: string) => `${verb} ${group} ${resource}`;
   const rendered = await helm('template', 'twc', CONTROLLER_CHART, '--show-only', 'templates/rbac.yaml');
   const roles = parseAllDocuments(rendered)
     .map((document) => document.toJS() as { kind: string; metadata: { name: string }; rules?: Rule[] } | null)

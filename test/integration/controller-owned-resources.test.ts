@@ -3,7 +3,8 @@
 // PodDisruptionBudget and HorizontalPodAutoscaler, named, owned and filled in; the PDB counts its
 // build's Pods, the HPA scales its build to minReplicas; a copy the API server refuses is said
 // alone and the rollout completes; a twor without its worker deployment says so until it comes;
-// deleting a twor deletes its copies, and deleting the worker deployment deletes its twor.
+// deleting a twor deletes its copies, and deleting the worker deployment deletes its twor; a copy
+// is written as the twor's ServiceAccount, and one it may not make is not made at all.
 import {
   AppsV1Api,
   AutoscalingV2Api,
@@ -22,6 +23,7 @@ import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import { copyName } from '../../src/k8s/owned-resource-copies.ts';
 import { controlledNamespace, deleteWorkerDeployment, gone, rolledOut } from '../support/controller.ts';
+import { grantCopyAccount } from '../support/controller-rbac.ts';
 import { eventually, kubeConfig, testNamespace } from '../support/environment.ts';
 import { create, type Manifest, readManifests } from '../support/manifests.ts';
 
@@ -84,7 +86,6 @@ test('the PDB and HPA examples: a copy per live build, named, owned, filled in, 
         name: deployment.metadata?.name,
         uid: deployment.metadata?.uid,
         controller: true,
-        blockOwnerDeletion: true,
       },
     ];
 
@@ -267,4 +268,52 @@ test('a field removed from a twor leaves its copies; a drained build loses its H
   await eventually("the twor's status to drop blue's copy", async () =>
     (await readTwor(namespace, 'orders-hpa')).status?.versions?.some((v) => v.buildID === blue) ? undefined : true,
   );
+});
+
+test("a twor's ServiceAccount that may not create ConfigMaps cannot have the controller make one, webhook or not: Stalled=True/CopyForbidden and no object; granted, the copy appears", async (t) => {
+  const namespace = await testNamespace(t, 'twor-forbidden');
+  const ns = await controlledNamespace(t, namespace);
+  // The namespace's view role: it may read ConfigMaps, not create them. No webhook judges this
+  // namespace: the API server's RBAC alone keeps the controller's rights out of reach.
+  await grantCopyAccount(namespace, 'reader', 'view');
+  const twor = {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: 'TemporalWorkerOwnedResource',
+    metadata: { name: 'settings' },
+    spec: {
+      workerRef: { name: 'orders' },
+      serviceAccountName: 'reader',
+      object: { apiVersion: 'v1', kind: 'ConfigMap', data: { build: '{{ .BuildID }}' } },
+    },
+  };
+  await create(twor, namespace);
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
+  const forbidden = await eventually('the copy to be refused to the ServiceAccount', async () => {
+    const stalled = (await readTwor(namespace, 'settings')).status?.conditions?.find((c) => c.type === 'Stalled');
+    return stalled?.reason === 'CopyForbidden' ? stalled : undefined;
+  });
+  assert.equal(forbidden.status, 'True');
+  assert.match(forbidden.message ?? '', new RegExp(`^ServiceAccount ${namespace}/reader may not patch ConfigMap `));
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const copies = async () =>
+    (await core.listNamespacedConfigMap({ namespace, labelSelector: 'temporal.io/owned-resource=settings' })).items;
+  assert.deepEqual(await copies(), [], "no ConfigMap was made with the controller's rights");
+
+  await grantCopyAccount(namespace, 'writer');
+  await kubeConfig()
+    .makeApiClient(CustomObjectsApi)
+    .patchNamespacedCustomObject(
+      { ...twors, namespace, name: 'settings', body: { spec: { serviceAccountName: 'writer' } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  const [copy] = await eventually('the copy once its ServiceAccount may create it', async () => {
+    const listed = await copies();
+    return listed.length > 0 ? listed : undefined;
+  });
+  assert.equal(copy?.metadata?.ownerReferences?.[0]?.kind, 'Deployment', "owned by the build's Deployment");
+  const ready = await eventually('the twor ready', async () => {
+    const condition = (await readTwor(namespace, 'settings')).status?.conditions?.find((c) => c.type === 'Ready');
+    return condition?.status === 'True' ? condition : undefined;
+  });
+  assert.equal(ready.reason, 'Applied');
 });

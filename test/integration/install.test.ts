@@ -34,6 +34,7 @@ import {
 } from '../support/environment.ts';
 import { holdExternalMetricsApi } from '../support/external-metrics-api.ts';
 import { CONTROLLER_CHART, CRD_CHART, helm } from '../support/helm.ts';
+import { grantCopyAccount } from '../support/controller-rbac.ts';
 import { createOwnedResource } from '../support/owned-resources.ts';
 import { controllerRequests } from '../support/audit-log.ts';
 import { kstatus } from '../support/kstatus.ts';
@@ -198,6 +199,8 @@ test('installed by helm: the controller runs from its image in a Pod, its webhoo
   const other = workerDeployments(installed.other);
   for (const namespace of [installed.watched, installed.other])
     await createTemporalConnection(namespace, { hostPort: temporalHostPort() });
+  // The chart's default ServiceAccount of the copies, with the namespace's edit role.
+  await grantCopyAccount(installed.watched);
   const spec = (colour: string, rollout: Record<string, unknown>) => ({
     replicas: 1,
     rollout,

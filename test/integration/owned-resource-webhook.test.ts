@@ -1,7 +1,7 @@
 // The validating webhook of TemporalWorkerOwnedResources, called by the real API server: every
 // refusal comes back to the client through it, naming the field; a user who may not create the
-// embedded kind is refused (impersonated), and so is anything when the controller may not apply
-// the kind (the webhook run with a service account's token instead of the admin's).
+// embedded kind is refused (impersonated), and so is anything the ServiceAccount the controller
+// writes the copies as may not make.
 import {
   AdmissionregistrationV1Api,
   CoreV1Api,
@@ -12,31 +12,19 @@ import {
 } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:tls';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { exposeWebhook, machineAddress, registerWebhook } from '../../src/localenv/webhook.ts';
-import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
-import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
+import type { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { jsonLogger, type Logger, silentLogger } from '../../src/runtime/logger.ts';
 import { certificatesOf } from '../../src/webhook/certificate-issuer.ts';
 import { DEFAULT_BANNED_KINDS } from '../../src/webhook/owned-resource-admission.ts';
 import { SelfManagedCertificates } from '../../src/webhook/self-managed-certificates.ts';
 import { startWebhook } from '../../src/webhook/server.ts';
-import { grantEdit } from '../support/controller-rbac.ts';
+import { COPY_ACCOUNT, grantCopyAccount, grantEdit } from '../support/controller-rbac.ts';
 import { createOwnedResource } from '../support/owned-resources.ts';
-import {
-  eventually,
-  kubeConfig,
-  kubeconfigWithToken,
-  kubernetesApi,
-  sharedEnvironment,
-  testNamespace,
-  uniqueName,
-} from '../support/environment.ts';
+import { eventually, kubeConfig, kubernetesApi, testNamespace, uniqueName } from '../support/environment.ts';
 
 const pdb = {
   apiVersion: 'policy/v1',
@@ -80,6 +68,7 @@ async function webhookFor(
     }),
     api,
     bannedKinds: DEFAULT_BANNED_KINDS,
+    ownedResourcesServiceAccount: COPY_ACCOUNT,
     log: silentLogger,
   });
   t.after(() => webhook.close());
@@ -101,6 +90,7 @@ async function webhookEffective(namespace: string): Promise<void> {
 
 test('each refusal comes back from the API server naming the field; a valid twor is admitted', async (t) => {
   const namespace = await testNamespace(t, 'webhook');
+  await grantCopyAccount(namespace);
   await webhookFor(t, namespace, kubernetesApi(t));
   await webhookEffective(namespace);
   assert.equal(await createOwnedResource(namespace, pdb), '', 'a PodDisruptionBudget is admitted');
@@ -196,53 +186,23 @@ test('each refusal comes back from the API server naming the field; a valid twor
   );
 });
 
-test('a controller that may not apply the kind: the webhook refuses, naming its identity and the verbs', async (t) => {
+test('a ServiceAccount the copies are written as that may not make the kind: the webhook refuses, naming it and the verbs', async (t) => {
   const namespace = await testNamespace(t, 'webhook-sa');
-  const core = kubeConfig().makeApiClient(CoreV1Api);
-  const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-  // A service account that may review access, and nothing else.
-  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'limited' } } });
-  const role = uniqueName('access-reviewer');
-  await rbac.createClusterRole({
-    body: {
-      metadata: { name: role },
-      rules: [{ apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] }],
-    },
-  });
-  t.after(() => rbac.deleteClusterRole({ name: role }).then(() => undefined));
-  await rbac.createClusterRoleBinding({
-    body: {
-      metadata: { name: role },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-      subjects: [{ kind: 'ServiceAccount', name: 'limited', namespace }],
-    },
-  });
-  t.after(() => rbac.deleteClusterRoleBinding({ name: role }).then(() => undefined));
-  const token = await core.createNamespacedServiceAccountToken({
-    namespace,
-    name: 'limited',
-    body: { spec: { audiences: [], expirationSeconds: 600 } },
-  });
-  // The shared kubeconfig with the service account's token in place of the admin's.
-  const file = kubeconfigWithToken(
-    sharedEnvironment().kubeconfigPath,
-    token.status?.token ?? '',
-    path.join(mkdtempSync(path.join(tmpdir(), 'twc-limited-')), 'kubeconfig'),
-  );
-  const api = new KubernetesApi({ access: kubeconfigAccess({ file }) });
-  t.after(() => api.close());
-  await webhookFor(t, namespace, api);
+  // It may read the namespace's objects, not write them.
+  await grantCopyAccount(namespace, COPY_ACCOUNT, 'view');
+  await webhookFor(t, namespace, kubernetesApi(t));
   await webhookEffective(namespace);
   assert.match(
     await createOwnedResource(namespace, pdb),
     new RegExp(
-      `spec\\.object\\.kind: the controller \\(system:serviceaccount:${namespace}:limited\\) may not create, patch, list, delete poddisruptionbudgets\\.policy in namespace ${namespace}`,
+      `spec\\.serviceAccountName: ServiceAccount ${namespace}/${COPY_ACCOUNT}, which the controller writes the copies as, may not create, patch, delete poddisruptionbudgets\\.policy in namespace ${namespace}`,
     ),
   );
 });
 
 test('the self-managed certificate and its CA are renewed while requests flow, and none is refused', async (t) => {
   const namespace = await testNamespace(t, 'webhook-renewal');
+  await grantCopyAccount(namespace);
   // Serving certificates of 12s, renewed every 8s; a CA of 48s, renewed at 32s and trusted beside the old one.
   // What the keeper did, and each caBundle the Secret held, to explain a failure.
   const story: string[] = [];

@@ -22,6 +22,8 @@ interface AuditEvent {
   verb: string;
   requestURI: string;
   user: { username: string };
+  /** Whom the request acted as, when it impersonated someone (an owned resource's copies, written as its ServiceAccount). */
+  impersonatedUser?: { username: string };
   objectRef?: { resource?: string; subresource?: string; namespace?: string; apiGroup?: string };
   annotations?: Record<string, string>;
 }
@@ -32,7 +34,11 @@ export function controllerRequests(auditLog: string, namespace: string, name: st
   return auditedRequests(auditLog).filter((request) => request.user === user);
 }
 
-/** Every request of any service account, with who made it. */
+/**
+ * Every request of any service account, with who made it. An impersonated request is its
+ * impersonated user's (whose rights the API server checked), and its maker's `impersonate` of a
+ * ServiceAccount, the right the maker used.
+ */
 function auditedRequests(auditLog: string): (AuditedRequest & { user: string })[] {
   // A watch is recorded when its response starts and again when it ends: one request, counted once.
   const byId = new Map<string, AuditEvent>();
@@ -41,16 +47,28 @@ function auditedRequests(auditLog: string): (AuditedRequest & { user: string })[
     const event = JSON.parse(line) as AuditEvent;
     if (!byId.has(event.auditID)) byId.set(event.auditID, event);
   }
-  return [...byId.values()].map((event) => ({
-    user: event.user.username,
-    verb: event.verb,
-    group: event.objectRef?.apiGroup ?? '',
-    resource: event.objectRef?.resource ?? '',
-    ...(event.objectRef?.subresource ? { subresource: event.objectRef.subresource } : {}),
-    ...(event.objectRef?.namespace ? { namespace: event.objectRef.namespace } : {}),
-    uri: event.requestURI,
-    forbidden: event.annotations?.['authorization.k8s.io/decision'] === 'forbid',
-  }));
+  return [...byId.values()].flatMap((event) => {
+    const request = {
+      user: event.impersonatedUser?.username ?? event.user.username,
+      verb: event.verb,
+      group: event.objectRef?.apiGroup ?? '',
+      resource: event.objectRef?.resource ?? '',
+      ...(event.objectRef?.subresource ? { subresource: event.objectRef.subresource } : {}),
+      ...(event.objectRef?.namespace ? { namespace: event.objectRef.namespace } : {}),
+      uri: event.requestURI,
+      forbidden: event.annotations?.['authorization.k8s.io/decision'] === 'forbid',
+    };
+    if (!event.impersonatedUser) return [request];
+    const impersonation = {
+      user: event.user.username,
+      verb: 'impersonate',
+      group: '',
+      resource: 'serviceaccounts',
+      uri: event.requestURI,
+      forbidden: false,
+    };
+    return [impersonation, request];
+  });
 }
 
 /** One kind of request (a verb on a resource), how often it was made and how often refused. */

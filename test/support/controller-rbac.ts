@@ -86,3 +86,25 @@ export async function grantEdit(namespace: string, user: string): Promise<void> 
       },
     });
 }
+
+/** The ServiceAccount the controller writes owned resources' copies as where a twor names none: the chart's default. */
+export const COPY_ACCOUNT = 'temporal-worker-owned-resources';
+
+/**
+ * What a namespace's admin does for owned resources, as the README shows: the ServiceAccount
+ * `account`, which the controller writes the copies as, bound to the ClusterRole `role` there.
+ */
+export async function grantCopyAccount(namespace: string, account = COPY_ACCOUNT, role = 'edit'): Promise<void> {
+  const config = kubeConfig();
+  await config
+    .makeApiClient(CoreV1Api)
+    .createNamespacedServiceAccount({ namespace, body: { metadata: { name: account } } });
+  await config.makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: `${account}-${role}` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+      subjects: [{ kind: 'ServiceAccount', name: account, namespace }],
+    },
+  });
+}

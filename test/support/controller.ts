@@ -19,7 +19,7 @@ import {
   testNamespace,
   uniqueName,
 } from './environment.ts';
-import { CONTROLLER_RELEASE } from './controller-rbac.ts';
+import { CONTROLLER_RELEASE, COPY_ACCOUNT, grantCopyAccount } from './controller-rbac.ts';
 import { create } from './manifests.ts';
 import { sampleWorkerTemplate } from './sample-template.ts';
 
@@ -130,12 +130,15 @@ export async function controlledNamespace(
       ...(options.clusterConnections ? { clusterConnections: true } : {}),
       // The chart's, which the controller runs as (controllerAccess): its tokens are what it may request.
       serviceAccount: { namespace: CONTROLLER_RELEASE.namespace, name: CONTROLLER_RELEASE.fullname },
+      // The chart's default, which each test namespace grants (grantCopyAccount below).
+      ownedResourcesServiceAccount: COPY_ACCOUNT,
       ...(options.serviceAccountTokenRenewMs ? { serviceAccountTokenRenewMs: options.serviceAccountTokenRenewMs } : {}),
       ...(logTo ? { log: jsonLogger('debug', { write: (line) => logTo(line.trimEnd()) }) } : {}),
       metrics,
     });
     await controller.start();
   };
+  await grantCopyAccount(namespace);
   await startController();
   t.after(stopController);
   await createTemporalConnection(namespace, options.connectionSpec ?? { hostPort: temporalAddress });

@@ -12,6 +12,7 @@ import { reconcile } from '../../src/controller/reconciler.ts';
 import type { OwnWrites } from '../../src/runtime/own-writes.ts';
 import type { BatchProgress, BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { OutcomeCounts } from '../../src/domain/observation.ts';
+import type { ServiceAccountRef } from '../../src/domain/token-policy.ts';
 import type { ClusterClient, ListedObject } from '../../src/k8s/cluster-client.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
 import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
@@ -72,11 +73,20 @@ export interface World {
   secrets?: V1Secret[];
   /** The worker deployment's namespace's labels, which a cluster connection's allowedNamespaces selects on; default: none. */
   namespaceLabels?: Record<string, string>;
+  /** The controller's default ServiceAccount of owned resources' copies; default `copier`, '' for none. */
+  copyAccount?: string;
+  /** When refused copies are tried again, shared by reconciles run one after another; default: a schedule of its own. */
+  copyRetries?: RetrySchedule<string>;
 }
 
 function listedSecret(secret: V1Secret): ListedObject {
   const { name = '', namespace = '', ...metadata } = secret.metadata ?? {};
   return { apiVersion: 'v1', kind: 'Secret', metadata: { ...metadata, name, namespace } };
+}
+
+/** ` impersonating ns/name` when a call impersonates a ServiceAccount. */
+function impersonating(as: ServiceAccountRef | undefined): string {
+  return as ? ` impersonating ${as.namespace}/${as.name}` : '';
 }
 
 /** Whether a selector of `key=value` terms, comma-separated, selects these labels. */
@@ -103,6 +113,8 @@ export interface Recorded {
   analysisVerdicts: string[];
   /** Each cluster connection's copy revoked, or try failed, counted for the metric: `namespace connection result`. */
   secretCopyRevocations: string[];
+  /** `Kind verb` of each copy write counted forbidden for the metric. */
+  copiesForbidden: string[];
 }
 
 export const config = {
@@ -118,6 +130,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
   const events: string[] = [];
   const analysisVerdicts: string[] = [];
   const secretCopyRevocations: string[] = [];
+  const copiesForbidden: string[] = [];
   const eventMessages: string[] = [];
   let status: Recorded['status'];
   const ownedResourceStatuses: Recorded['ownedResourceStatuses'] = {};
@@ -169,11 +182,12 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
       );
       return Promise.resolve(String(++resourceVersion));
     },
-    apply: (object, fieldManager) =>
-      Promise.resolve(call(`k8s.apply ${object.kind}/${object.metadata.name} as ${fieldManager}`)),
-    deleteObject: (object) => Promise.resolve(call(`k8s.deleteObject ${object.kind}/${object.metadata.name}`)),
-    listObjects: (kind, namespace, selector) =>
-      Promise.resolve(call(`k8s.listObjects ${kind.kind} ${selector}`)).then(() =>
+    apply: (object, fieldManager, as) =>
+      Promise.resolve(call(`k8s.apply ${object.kind}/${object.metadata.name} as ${fieldManager}${impersonating(as)}`)),
+    deleteObject: (object, as) =>
+      Promise.resolve(call(`k8s.deleteObject ${object.kind}/${object.metadata.name}${impersonating(as)}`)),
+    listObjects: (kind, namespace, selector, as) =>
+      Promise.resolve(call(`k8s.listObjects ${kind.kind} ${selector}${impersonating(as)}`)).then(() =>
         [...(world.objects ?? []), ...(world.secrets ?? []).map(listedSecret)].filter(
           (o) =>
             o.kind === kind.kind && o.metadata.namespace === namespace && selects(selector, o.metadata.labels ?? {}),
@@ -264,7 +278,9 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     connection: (_namespace, name) => (name === world.connection.metadata.name ? world.connection : undefined),
     watchesClusterConnections: false,
     ownedResources: () => world.ownedResources ?? [],
-    copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000 })),
+    copyRetries: world.copyRetries ?? new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000 })),
+    ownedResourcesServiceAccount: world.copyAccount ?? 'copier',
+    countCopyForbidden: (_namespace, kind, verb) => void copiesForbidden.push(`${kind} ${verb}`),
     deployments: () => world.deployments,
     pods: () => world.pods ?? [],
     secret: (namespace, name) =>
@@ -305,6 +321,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     ownedResourceStatuses,
     analysisVerdicts,
     secretCopyRevocations,
+    copiesForbidden,
   };
 }
 

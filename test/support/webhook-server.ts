@@ -1,6 +1,5 @@
 // The webhook's HTTPS server started for a unit test, on a throwaway certificate, with a stand-in
-// for the Kubernetes API that records what it is asked and answers nothing useful: the tests
-// here are about the server, not the verdicts.
+// for the Kubernetes API that records what it is asked and answers only what the test says.
 import { request as httpsRequest } from 'node:https';
 import type { TestContext } from 'node:test';
 import type { RequestHandler } from '../../src/external-metrics/api-server.ts';
@@ -21,15 +20,25 @@ export interface TestWebhook {
 
 export async function testWebhook(
   t: TestContext,
-  options: { requestTimeoutMs?: number; alsoServe?: RequestHandler } = {},
+  {
+    answer,
+    ...options
+  }: {
+    requestTimeoutMs?: number;
+    alsoServe?: RequestHandler;
+    ownedResourcesServiceAccount?: string;
+    /** The API's answer to a call; undefined: the call fails. */
+    answer?: (verb: string, path: string, body: unknown) => unknown;
+  } = {},
 ): Promise<TestWebhook> {
   const certificates = await makeCertificates(t, 'localhost');
   const calls: string[] = [];
-  const refuse = (verb: string) => (path: string) => {
+  const stand = (verb: string) => (path: string, body?: unknown) => {
     calls.push(`${verb} ${path}`);
-    return Promise.reject(new Error('not in this test'));
+    const answered = answer?.(verb, path, body);
+    return answered === undefined ? Promise.reject(new Error('not in this test')) : Promise.resolve(answered);
   };
-  const api = { get: refuse('GET'), create: refuse('POST') } as unknown as KubernetesApi;
+  const api = { get: stand('GET'), create: stand('POST') } as unknown as KubernetesApi;
   const webhook = await startWebhook({
     bindAddress: { host: '127.0.0.1', port: 0 },
     certificates: { start: () => Promise.resolve(certificates.server), stop: () => Promise.resolve() },

@@ -46,6 +46,8 @@ const SET_BY_THE_CHART: Record<string, string> = {
 const CHART_DEFAULTS: Record<string, unknown> = {
   logFormat: 'json', // `auto` picks pretty output on a terminal; a Pod's log is for collectors
   identity: '', // the chart's default, temporal-worker-controller/<release namespace>, is the controller's in a Pod
+  // The controller has none (each twor then names its own); the chart names one a namespace may make.
+  ownedResourcesServiceAccount: 'temporal-worker-owned-resources',
 };
 
 test('every setting of `twc run` is a value of the chart, or set by the chart from its other values', () => {

@@ -6,8 +6,11 @@ import { test } from 'node:test';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import { reconcileOwnedResource } from '../../src/controller/owned-resource-release.ts';
 import { FINALIZER } from '../../src/domain/finalizer.ts';
+import { KubernetesApiError } from '../../src/k8s/api-errors.ts';
+import type { ServiceAccountRef } from '../../src/domain/token-policy.ts';
 import type { ClusterClient, ListedObject } from '../../src/k8s/cluster-client.ts';
 import { isCopyOf } from '../../src/k8s/owned-resource-copies.ts';
+import { silentLogger } from '../../src/runtime/logger.ts';
 
 const LABEL = { 'temporal.io/owned-resource': 'orders-pdb' };
 const MANAGED = { ...LABEL, 'app.kubernetes.io/managed-by': 'temporal-worker-controller' };
@@ -47,7 +50,7 @@ test('a copy is one whose labels say so and whose owner is a Deployment of the w
     assert.equal(isCopyOf({ metadata }, 'orders-pdb', ours), expected, what);
 });
 
-test("a twor being deleted: only its copies owned by its worker deployment's Deployments go, each by its uid; a user's labelled object stays", async () => {
+test("a twor being deleted: only its copies owned by its worker deployment's Deployments go, each by its uid, as its ServiceAccount; a user's labelled object stays", async () => {
   const calls: string[] = [];
   const pdb = (name: string, labels: Record<string, string>, owner?: string): ListedObject => ({
     apiVersion: 'policy/v1',
@@ -77,8 +80,8 @@ test("a twor being deleted: only its copies owned by its worker deployment's Dep
     { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'mine', namespace: 'shop', uid: 'uid-mine' } },
   ];
   const cluster = {
-    listObjects: (kind: { kind: string }, _namespace: string, selector: string) => {
-      calls.push(`listObjects ${kind.kind} ${selector}`);
+    listObjects: (kind: { kind: string }, _namespace: string, selector: string, as?: ServiceAccountRef) => {
+      calls.push(`listObjects ${kind.kind} ${selector}${as ? ` as ${as.name}` : ''}`);
       if (kind.kind === 'Deployment') return Promise.resolve(deployments);
       return Promise.resolve([
         pdb('orders-pdb-v1', MANAGED, 'uid-orders-v1'),
@@ -86,8 +89,8 @@ test("a twor being deleted: only its copies owned by its worker deployment's Dep
         pdb('on-my-deployment', MANAGED, 'uid-mine'),
       ]);
     },
-    deleteObject: (object: ListedObject) => {
-      calls.push(`deleteObject ${object.kind}/${object.metadata.name} uid ${object.metadata.uid ?? ''}`);
+    deleteObject: (object: ListedObject, as?: ServiceAccountRef) => {
+      calls.push(`deleteObject ${object.kind}/${object.metadata.name} uid ${object.metadata.uid ?? ''} as ${as?.name}`);
       return Promise.resolve();
     },
     setFinalizers: (plural: string) => {
@@ -106,11 +109,52 @@ test("a twor being deleted: only its copies owned by its worker deployment's Dep
     },
     spec: { workerRef: { name: 'orders' }, object: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' } },
   } as unknown as TemporalWorkerOwnedResource;
-  await reconcileOwnedResource({ cluster, now: () => new Date() }, twor, true);
+  await reconcileOwnedResource(
+    { cluster, now: () => new Date(), log: silentLogger, ownedResourcesServiceAccount: 'copier' },
+    twor,
+    true,
+  );
   assert.deepEqual(calls, [
     'listObjects Deployment temporal.io/deployment-name=orders',
-    'listObjects PodDisruptionBudget temporal.io/owned-resource=orders-pdb,app.kubernetes.io/managed-by=temporal-worker-controller',
-    'deleteObject PodDisruptionBudget/orders-pdb-v1 uid uid-orders-pdb-v1',
+    'listObjects PodDisruptionBudget temporal.io/owned-resource=orders-pdb,app.kubernetes.io/managed-by=temporal-worker-controller as copier',
+    'deleteObject PodDisruptionBudget/orders-pdb-v1 uid uid-orders-pdb-v1 as copier',
     'setFinalizers temporalworkerownedresources',
   ]);
+});
+
+test("a twor being deleted goes even when its copies cannot be deleted as its ServiceAccount (forbidden, or none named): never with the controller's rights", async () => {
+  const twor = {
+    apiVersion: 'temporal.io/v1alpha1',
+    kind: 'TemporalWorkerOwnedResource',
+    metadata: {
+      name: 'orders-pdb',
+      namespace: 'shop',
+      deletionTimestamp: '2026-11-26T12:00:00Z',
+      finalizers: [FINALIZER],
+    },
+    spec: { workerRef: { name: 'orders' }, object: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' } },
+  } as unknown as TemporalWorkerOwnedResource;
+  for (const [what, account, calls] of [
+    ['forbidden', 'copier', ['listObjects Deployment', 'listObjects PodDisruptionBudget as copier', 'setFinalizers']],
+    ['none named, no default', undefined, ['setFinalizers']],
+  ] as const) {
+    const seen: string[] = [];
+    const cluster = {
+      listObjects: (kind: { kind: string }, _namespace: string, _selector: string, as?: ServiceAccountRef) => {
+        seen.push(`listObjects ${kind.kind}${as ? ` as ${as.name}` : ''}`);
+        if (kind.kind === 'Deployment') return Promise.resolve([]);
+        return Promise.reject(new KubernetesApiError('GET', '/x', 403, undefined));
+      },
+      setFinalizers: () => {
+        seen.push('setFinalizers');
+        return Promise.resolve('2');
+      },
+    } as unknown as ClusterClient;
+    await reconcileOwnedResource(
+      { cluster, now: () => new Date(), log: silentLogger, ownedResourcesServiceAccount: account },
+      twor,
+      true,
+    );
+    assert.deepEqual(seen, calls, what);
+  }
 });

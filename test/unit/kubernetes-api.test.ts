@@ -111,6 +111,21 @@ test('new TLS material (a rotated CA or certificate) opens a new connection; the
   assert.equal(connections, 2);
 });
 
+test('a request made as another user carries Impersonate-User alone (the API server adds a service account its groups); others carry none', async (t) => {
+  const { api, requests } = await apiServer(t);
+  await api.request('PATCH', '/apis/policy/v1/namespaces/ns/poddisruptionbudgets/p', {
+    body: {},
+    impersonate: 'system:serviceaccount:ns:copier',
+  });
+  await api.get('/api/v1/namespaces/ns');
+  assert.deepEqual(
+    requests.map((r) => Object.keys(r.headers).filter((h) => h.startsWith('impersonate'))),
+    [['impersonate-user'], []],
+  );
+  assert.equal(requests[0]?.headers['impersonate-user'], 'system:serviceaccount:ns:copier');
+  assert.equal(requests[0]?.headers.authorization, 'Bearer token', "sent with the controller's own credentials");
+});
+
 test('a body is sent as JSON, a merge patch with its own content type, and a query in the URL', async (t) => {
   const bodies: string[] = [];
   const { api, requests } = await apiServer(t, (request, response) => {

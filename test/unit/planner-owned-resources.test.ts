@@ -89,7 +89,6 @@ test('one copy per twor and Deployment, owned by the Deployment, its target and 
         name: 'orders-v1',
         uid: 'uid-v1',
         controller: true,
-        blockOwnerDeletion: true,
       },
     ],
   });

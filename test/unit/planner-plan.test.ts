@@ -197,6 +197,7 @@ const hpa = (deploymentName: string) => ({
   apiVersion: 'autoscaling/v2',
   kind: 'HorizontalPodAutoscaler',
   name: `${deploymentName}-hpa`,
+  account: { namespace: 'shop', name: 'copier' },
 });
 /** An action as `action subject: reason`, its subject the Deployment, object or build it acts on. */
 const line = (a: PlannedAction): string => {

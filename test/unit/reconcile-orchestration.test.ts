@@ -8,8 +8,10 @@ import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts
 import type { GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import { copyName } from '../../src/k8s/owned-resource-copies.ts';
+import { KindRefusedError, refusedKind } from '../../src/domain/owned-resources.ts';
 import { gateWorkflowId } from '../../src/planner/gates.ts';
 import { batchJobId } from '../../src/planner/pinned-workflows.ts';
+import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
 import { OwnWrites } from '../../src/runtime/own-writes.ts';
 import { WorkQueue } from '../../src/runtime/work-queue.ts';
 import { FakeTimers, settle } from '../support/fake-timers.ts';
@@ -1296,8 +1298,8 @@ test('owned resources: a new twor is adopted and gets a copy per build, applied 
   assert.deepEqual(first.calls.slice(0, 6), [
     'k8s.setOwnerReferences temporalworkerownedresources/orders-pdb [TemporalWorkerDeployment/orders]',
     'k8s.setFinalizers temporalworkerownedresources/orders-pdb [temporal.io/delete-protection]',
-    `k8s.apply PodDisruptionBudget/${v1} as twc/${NAMESPACE}/orders-pdb`,
-    `k8s.apply PodDisruptionBudget/${v2} as twc/${NAMESPACE}/orders-pdb`,
+    `k8s.apply PodDisruptionBudget/${v1} as twc/${NAMESPACE}/orders-pdb impersonating ${NAMESPACE}/copier`,
+    `k8s.apply PodDisruptionBudget/${v2} as twc/${NAMESPACE}/orders-pdb impersonating ${NAMESPACE}/copier`,
     'k8s.replaceOwnedResourceStatus orders-pdb',
     'temporal.describe',
   ]);
@@ -1370,6 +1372,145 @@ test('owned resources: a RoleBinding twor that admission let through (webhook of
   assert.ok(run.calls.includes('temporal.changeRouting setCurrent v2'), 'the rollout goes on');
 });
 
+test("owned resources: copies are written as the twor's ServiceAccount, which the API server may refuse: Stalled=True/CopyForbidden naming the account, the kind and the verb, with an event and a metric; the rollout goes on", async () => {
+  const v1 = copyName('orders', 'orders-pdb', 'v1');
+  const forbidden = new KubernetesApiError('PATCH', '/x', 403, {
+    kind: 'Status',
+    message: `poddisruptionbudgets.policy "${v1}" is forbidden: User "system:serviceaccount:shop:pdb-writer" cannot patch resource "poddisruptionbudgets" in API group "policy" in the namespace "shop"`,
+  });
+  const twor = ownedResource('orders-pdb', pdbObject);
+  const world = {
+    ...rolloutWorld(),
+    ownedResources: [{ ...twor, spec: { ...twor.spec, serviceAccountName: 'pdb-writer' } }],
+    copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000 })),
+  };
+  const run = await recordedReconcile({ ...world, failures: { [`k8s.apply PodDisruptionBudget/${v1}`]: forbidden } });
+  assert.deepEqual(
+    run.calls.filter((c) => c.startsWith('k8s.apply')),
+    [
+      `k8s.apply PodDisruptionBudget/${v1} as twc/${NAMESPACE}/orders-pdb impersonating ${NAMESPACE}/pdb-writer`,
+      `k8s.apply PodDisruptionBudget/${copyName('orders', 'orders-pdb', 'v2')} as twc/${NAMESPACE}/orders-pdb impersonating ${NAMESPACE}/pdb-writer`,
+    ],
+    'spec.serviceAccountName over the default, and never the controller itself',
+  );
+  const stalledBy = run.ownedResourceStatuses['orders-pdb']?.conditions?.find((c) => c.type === 'Stalled');
+  assert.equal(`${stalledBy?.status}/${stalledBy?.reason}`, 'True/CopyForbidden');
+  assert.match(
+    stalledBy?.message ?? '',
+    new RegExp(`^ServiceAccount ${NAMESPACE}/pdb-writer may not patch PodDisruptionBudget ${v1}: `),
+  );
+  assert.match(
+    stalledBy?.message ?? '',
+    /grant it create, patch, list and delete on PodDisruptionBudget in this namespace$/,
+  );
+  assert.ok(run.events.includes('Warning CopyForbidden'), run.events.join(', '));
+  assert.deepEqual(run.copiesForbidden, ['PodDisruptionBudget patch']);
+  assert.ok(run.calls.includes('temporal.changeRouting setCurrent v2'), `the rollout goes on: ${run.calls.join(', ')}`);
+
+  // Within the copy's backoff the refusal stands, and is still said as the ServiceAccount's.
+  const stored = { ...world.ownedResources[0]!, status: run.ownedResourceStatuses['orders-pdb'] };
+  const again = await recordedReconcile({ ...world, ownedResources: [stored] });
+  assert.deepEqual(
+    again.calls.filter((c) => c.startsWith('k8s.apply') || c.includes('OwnedResourceStatus')),
+    [],
+    'not tried again yet; nothing changed to write',
+  );
+});
+
+test("owned resources: a twor naming no ServiceAccount, with no default, makes no copy with the controller's rights: Stalled=True/ServiceAccountMissing naming the field", async () => {
+  const run = await recordedReconcile({
+    ...rolloutWorld(),
+    copyAccount: '',
+    ownedResources: [ownedResource('orders-pdb', pdbObject)],
+  });
+  assert.deepEqual(
+    run.calls.filter((c) => /k8s\.(apply|deleteObject|listObjects)/.test(c)),
+    [],
+  );
+  const stalledBy = run.ownedResourceStatuses['orders-pdb']?.conditions?.find((c) => c.type === 'Stalled');
+  assert.equal(`${stalledBy?.status}/${stalledBy?.reason}`, 'True/ServiceAccountMissing');
+  assert.match(
+    stalledBy?.message ?? '',
+    /^spec\.serviceAccountName: unset, and the controller has no default \(--owned-resources-service-account/,
+  );
+  assert.ok(run.calls.includes('temporal.changeRouting setCurrent v2'), 'the rollout goes on');
+});
+
+test('owned resources: a cluster-scoped kind, which only discovery tells, is refused by the rule an RBAC kind is: Stalled=True/KindRefused, no copy marked', async () => {
+  const clusterRole = { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', value: 1000 };
+  const refusal = new KindRefusedError(refusedKind('scheduling.k8s.io/v1', 'PriorityClass', false) ?? '');
+  const run = await recordedReconcile({
+    ...rolloutWorld(),
+    ownedResources: [ownedResource('orders-priority', clusterRole)],
+    failures: { 'k8s.apply PriorityClass/': refusal },
+  });
+  const status = run.ownedResourceStatuses['orders-priority'];
+  const stalledBy = status?.conditions?.find((c) => c.type === 'Stalled');
+  assert.equal(`${stalledBy?.status}/${stalledBy?.reason}`, 'True/KindRefused');
+  assert.match(stalledBy?.message ?? '', /PriorityClass of scheduling\.k8s\.io\/v1 is cluster-scoped/);
+  assert.deepEqual(status?.versions, []);
+  assert.ok(run.events.includes('Warning KindRefused'), run.events.join(', '));
+  assert.ok(!run.events.includes('Warning CopyNotApplied'), run.events.join(', '));
+});
+
+test("owned resources: the RoleBindings an earlier controller made for a twor are deleted by ownership, as its ServiceAccount; a user's own labelled one stays", async () => {
+  const world = rolloutWorld();
+  const ours = world.deployments[0]?.metadata?.uid ?? '';
+  const managed = {
+    'temporal.io/owned-resource': 'orders-grant',
+    'app.kubernetes.io/managed-by': 'temporal-worker-controller',
+  };
+  const roleBinding = (name: string, owner?: string) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: {
+      name,
+      namespace: NAMESPACE,
+      uid: `uid-${name}`,
+      labels: managed,
+      ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'x', uid: owner }] } : {}),
+    },
+  });
+  const made = copyName('orders', 'orders-grant', 'v1');
+  const twor = ownedResource(
+    'orders-grant',
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', roleRef: {}, subjects: [] },
+    { versions: [{ buildID: 'v1', resourceName: made, applied: true, appliedHash: 'h' }] },
+  );
+  const run = await recordedReconcile({
+    ...world,
+    objects: [roleBinding(made, ours), roleBinding('users-own')],
+    ownedResources: [twor],
+  });
+  assert.deepEqual(
+    run.calls.filter((c) => /listObjects|deleteObject|apply/.test(c)),
+    [
+      `k8s.listObjects RoleBinding temporal.io/owned-resource=orders-grant,app.kubernetes.io/managed-by=temporal-worker-controller impersonating ${NAMESPACE}/copier`,
+      `k8s.deleteObject RoleBinding/${made} impersonating ${NAMESPACE}/copier`,
+    ],
+  );
+  const status = run.ownedResourceStatuses['orders-grant'];
+  assert.equal(status?.conditions?.find((c) => c.type === 'Stalled')?.reason, 'KindRefused');
+  assert.deepEqual(status?.versions, [], 'deleted: none left to remember');
+
+  const forbidden = await recordedReconcile({
+    ...world,
+    objects: [roleBinding(made, ours)],
+    ownedResources: [twor],
+    failures: { 'k8s.deleteObject RoleBinding/': new KubernetesApiError('DELETE', '/x', 403, undefined) },
+  });
+  const said = forbidden.ownedResourceStatuses['orders-grant'];
+  assert.match(
+    said?.conditions?.find((c) => c.reason === 'KindRefused')?.message ?? '',
+    new RegExp(`; its copies an earlier controller made remain \\(${made}\\): DELETE /x: HTTP 403$`),
+  );
+  assert.deepEqual(
+    said?.versions?.map((v) => v.resourceName),
+    [made],
+    'remembered, to be deleted at the next reconcile',
+  );
+});
+
 test("owned resources: an autoscaler copy goes before its build is scaled to zero, by ownership: a user's object under its name or labels stays", async () => {
   const owner = workerDeployment({ buildId: 'v3', sunset: { scaledownDelay: '1h', deleteDelay: '24h' } });
   const hpaOfV2 = copyName('orders', 'orders-hpa', 'v2');
@@ -1415,8 +1556,8 @@ test("owned resources: an autoscaler copy goes before its build is scaled to zer
   const run = await recordedReconcile(world);
   const writes = run.calls.filter((c) => /listObjects|deleteObject|scaleDeployment/.test(c));
   assert.deepEqual(writes, [
-    'k8s.listObjects HorizontalPodAutoscaler temporal.io/owned-resource=orders-hpa,app.kubernetes.io/managed-by=temporal-worker-controller',
-    `k8s.deleteObject HorizontalPodAutoscaler/${hpaOfV2}`,
+    `k8s.listObjects HorizontalPodAutoscaler temporal.io/owned-resource=orders-hpa,app.kubernetes.io/managed-by=temporal-worker-controller impersonating ${NAMESPACE}/copier`,
+    `k8s.deleteObject HorizontalPodAutoscaler/${hpaOfV2} impersonating ${NAMESPACE}/copier`,
     'k8s.scaleDeployment orders-v2 0',
   ]);
 
@@ -1465,10 +1606,10 @@ test("owned resources: a twor whose kind changed has its copies of the old kind 
   assert.deepEqual(
     run.calls.filter((c) => /listObjects|deleteObject|apply/.test(c)),
     [
-      'k8s.listObjects HorizontalPodAutoscaler temporal.io/owned-resource=orders-scaler,app.kubernetes.io/managed-by=temporal-worker-controller',
-      `k8s.deleteObject HorizontalPodAutoscaler/${oldCopy}`,
-      `k8s.apply PodDisruptionBudget/${copyName('orders', 'orders-scaler', 'v1')} as twc/${NAMESPACE}/orders-scaler`,
-      `k8s.apply PodDisruptionBudget/${copyName('orders', 'orders-scaler', 'v2')} as twc/${NAMESPACE}/orders-scaler`,
+      `k8s.listObjects HorizontalPodAutoscaler temporal.io/owned-resource=orders-scaler,app.kubernetes.io/managed-by=temporal-worker-controller impersonating ${NAMESPACE}/copier`,
+      `k8s.deleteObject HorizontalPodAutoscaler/${oldCopy} impersonating ${NAMESPACE}/copier`,
+      `k8s.apply PodDisruptionBudget/${copyName('orders', 'orders-scaler', 'v1')} as twc/${NAMESPACE}/orders-scaler impersonating ${NAMESPACE}/copier`,
+      `k8s.apply PodDisruptionBudget/${copyName('orders', 'orders-scaler', 'v2')} as twc/${NAMESPACE}/orders-scaler impersonating ${NAMESPACE}/copier`,
     ],
   );
   assert.deepEqual(run.ownedResourceStatuses['orders-scaler']?.appliedKind, {

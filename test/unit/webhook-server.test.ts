@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MAX_ADMISSION_REVIEW_BYTES } from '../../src/webhook/server.ts';
-import { testWebhook } from '../support/webhook-server.ts';
+import { type TestWebhook, testWebhook } from '../support/webhook-server.ts';
 
 const review = (uid: string) =>
   JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid, operation: 'CREATE' } });
@@ -73,4 +73,73 @@ test('a RoleBinding owned resource is refused by the handler before discovery or
     /spec\.object\.kind: RoleBinding of rbac\.authorization\.k8s\.io\/v1 is an RBAC kind/,
   );
   assert.deepEqual(webhook.calls, [], 'refused on the object alone');
+});
+
+test("a twor's copies are judged by the rights of the ServiceAccount they are written as, never the controller's; with none, it is refused naming the field", async (t) => {
+  const reviews: { user?: string; groups?: string[]; verb?: string }[] = [];
+  const answer = (verb: string, path: string, body: unknown) => {
+    if (verb === 'GET' && path === '/apis/policy/v1')
+      return { resources: [{ name: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true }] };
+    if (verb !== 'POST' || !path.endsWith('/subjectaccessreviews')) return undefined;
+    const { spec } = body as { spec: { user: string; groups: string[]; resourceAttributes: { verb: string } } };
+    reviews.push({ user: spec.user, groups: spec.groups, verb: spec.resourceAttributes.verb });
+    // The author may; the account may create and delete, not patch.
+    return { status: { allowed: spec.user === 'jane' || spec.resourceAttributes.verb !== 'patch' } };
+  };
+  const twor = (serviceAccountName?: string) =>
+    JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: 'pdb',
+        operation: 'CREATE',
+        namespace: 'shop',
+        userInfo: { username: 'jane' },
+        object: {
+          apiVersion: 'temporal.io/v1alpha1',
+          kind: 'TemporalWorkerOwnedResource',
+          metadata: { name: 'pdb', namespace: 'shop' },
+          spec: {
+            workerRef: { name: 'orders' },
+            ...(serviceAccountName ? { serviceAccountName } : {}),
+            object: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', spec: { minAvailable: 1 } },
+          },
+        },
+      },
+    });
+  const verdict = async (webhook: TestWebhook, body: string) =>
+    (JSON.parse((await webhook.send(body)).body) as { response: { allowed: boolean; status?: { message?: string } } })
+      .response;
+
+  const withoutDefault = await testWebhook(t, { answer });
+  const missing = await verdict(withoutDefault, twor());
+  assert.equal(missing.allowed, false);
+  assert.match(missing.status?.message ?? '', /^spec\.serviceAccountName: unset, and the controller has no default/);
+  const deletion = await verdict(withoutDefault, twor().replace('"CREATE"', '"DELETE"'));
+  assert.equal(deletion.allowed, true, 'a twor without an account may still be deleted');
+
+  const withDefault = await testWebhook(t, { answer, ownedResourcesServiceAccount: 'copier' });
+  reviews.length = 0;
+  const denied = await verdict(withDefault, twor('pdb-writer'));
+  assert.deepEqual(
+    reviews.map((r) => `${r.user} ${r.verb}`),
+    [
+      'jane create',
+      'system:serviceaccount:shop:pdb-writer create',
+      'system:serviceaccount:shop:pdb-writer patch',
+      'system:serviceaccount:shop:pdb-writer list',
+      'system:serviceaccount:shop:pdb-writer delete',
+    ],
+    'spec.serviceAccountName over the default; no SelfSubjectAccessReview of the controller',
+  );
+  assert.deepEqual(reviews[1]?.groups, [
+    'system:serviceaccounts',
+    'system:serviceaccounts:shop',
+    'system:authenticated',
+  ]);
+  assert.equal(denied.allowed, false);
+  assert.match(
+    denied.status?.message ?? '',
+    /^spec\.serviceAccountName: ServiceAccount shop\/pdb-writer, which the controller writes the copies as, may not patch poddisruptionbudgets\.policy in namespace shop/,
+  );
 });

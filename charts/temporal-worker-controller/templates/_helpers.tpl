@@ -113,15 +113,10 @@ true
 - apiGroups: ['']
   resources: [configmaps]
   verbs: [get]
-{{- if .Values.rbac.ownedResourcesAnyKind }}
-- apiGroups: ['*']
-  resources: ['*']
-  verbs: [create, patch, list, delete]
-{{- else }}
-{{- range .Values.rbac.ownedResources }}
-- apiGroups: {{ toJson .apiGroups }}
-  resources: {{ toJson .resources }}
-  verbs: [create, patch, list, delete]
-{{- end }}
-{{- end }}
+# Owned resources' copies are written as a ServiceAccount of their own namespace, never with the
+# controller's rights (it has none on any owned kind). No resourceNames: the namespaces name their
+# accounts; the controller only ever impersonates one of the namespace whose copies it writes.
+- apiGroups: ['']
+  resources: [serviceaccounts]
+  verbs: [impersonate]
 {{- end }}

@@ -85,7 +85,7 @@ export class KubernetesApi {
   async request<T>(
     method: string,
     path: string,
-    options: { query?: Query | undefined; body?: unknown; contentType?: string } = {},
+    options: { query?: Query | undefined; body?: unknown; contentType?: string; impersonate?: string } = {},
   ): Promise<T> {
     await this.turn();
     const url = this.url(path, options.query);
@@ -93,7 +93,7 @@ export class KubernetesApi {
     let response: IncomingMessage;
     let text: string;
     try {
-      response = await this.send(method, url, options.body, options.contentType);
+      response = await this.send(method, url, options);
       text = await readAll(response, REQUEST_TIMEOUT_MS);
     } catch (error) {
       this.count(verb, resource, 'error');
@@ -153,11 +153,19 @@ export class KubernetesApi {
     return new Promise((resolve) => this.limit?.timers.setTimeout(resolve, waitMs));
   }
 
+  /**
+   * `impersonate`: a user name the request acts as (Impersonate-User), with that user's rights
+   * instead of the controller's. No Impersonate-Group: for a service account's name the API server
+   * adds its groups itself, and naming groups would need the right to impersonate groups too.
+   */
   private async send(
     method: string,
     url: URL,
-    body?: unknown,
-    contentType = 'application/json',
+    {
+      body,
+      contentType = 'application/json',
+      impersonate,
+    }: { body?: unknown; contentType?: string | undefined; impersonate?: string | undefined } = {},
   ): Promise<IncomingMessage> {
     const credentials = await this.access.credentials();
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -165,6 +173,7 @@ export class KubernetesApi {
       accept: 'application/json',
       'user-agent': 'temporal-worker-controller',
       ...(credentials.authorization ? { authorization: credentials.authorization } : {}),
+      ...(impersonate ? { 'impersonate-user': impersonate } : {}),
       ...(payload === undefined
         ? {}
         : { 'content-type': contentType, 'content-length': String(Buffer.byteLength(payload)) }),
