@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { CRD_DIR } from '../../src/api/generate.ts';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
+import { grantOwnedResourcesAccount, OWNED_RESOURCES_ACCOUNT } from '../../src/localenv/owned-resources-account.ts';
 import { freePort } from '../../src/localenv/ports.ts';
 import { exposeWebhook, machineAddress, registerWebhook } from '../../src/localenv/webhook.ts';
 import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
@@ -32,6 +33,8 @@ const [port, probePort] = [await freePort(), await freePort()];
 const endpoint = { address: machineAddress(), port };
 const service = { namespace, name: 'bench-webhook' };
 await createNamespace(environment, namespace);
+// The account the copies are written as, whose rights the webhook asks about as it would in use.
+await grantOwnedResourcesAccount(environment.kubeconfig, namespace);
 await exposeWebhook(environment.kubeconfig, service, endpoint);
 await registerWebhook(environment.kubeconfig, { name: 'bench-webhook', service, namespaces: [namespace] });
 // Its own certificate, as by default: it fills the caBundle of the configuration above.
@@ -48,6 +51,7 @@ const twc = spawn(
     `--webhook-namespace=${namespace}`,
     `--webhook-service=${service.name}`,
     `--webhook-configuration=bench-webhook`,
+    `--owned-resources-service-account=${OWNED_RESOURCES_ACCOUNT}`,
   ],
   { stdio: 'ignore' },
 );

@@ -23,6 +23,7 @@ import { CRD_DIR } from '../../src/api/generate.ts';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { startEnvironment } from '../../src/localenv/environment.ts';
+import { grantOwnedResourcesAccount, OWNED_RESOURCES_ACCOUNT } from '../../src/localenv/owned-resources-account.ts';
 import { freePort } from '../../src/localenv/ports.ts';
 import { Component, ComponentError } from '../../src/localenv/process.ts';
 import { errorMessage } from '../../src/k8s/api-errors.ts';
@@ -98,6 +99,7 @@ const startController = (replica: Replica): Component => {
       `--kubeconfig=${proxiedKubeconfig}`,
       `--namespace=${namespace}`,
       '--identity=twc-chaos',
+      `--owned-resources-service-account=${OWNED_RESOURCES_ACCOUNT}`,
       '--poll-interval=2s',
       `--temporal-connect-to=${environment.temporalAddress}=127.0.0.1:${proxy.port}`,
       `--metrics-bind-address=127.0.0.1:${metricsPorts[replica]}`,
@@ -222,6 +224,7 @@ const converged = async (since: number): Promise<true | string> => {
 const SLOW_CONVERGENCE_S = 30;
 try {
   await createNamespace(environment, namespace);
+  await grantOwnedResourcesAccount(environment.kubeconfig, namespace);
   await createConnection(environment, namespace);
   const template = (name: string, build: number) => sampleWorkerTemplate(name, `build-${build}`);
   for (const name of names)
