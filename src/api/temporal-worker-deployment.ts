@@ -240,6 +240,12 @@ const spec = withRules(
             deleteDelay: Type.Optional(
               duration("How long a scaled-down build's Deployment is kept before deletion.", { default: '24h' }),
             ),
+            unusedBuildDeleteDelay: Type.Optional(
+              duration(
+                'How long a build that never took traffic (no longer the target, and never current nor ramping in Temporal) is kept, scaled to 0: then its Deployments and its Temporal record are deleted, once visibility counts no workflow pinned to it.',
+                { default: '1h' },
+              ),
+            ),
             pinnedWorkflows: Type.Optional(pinnedWorkflows),
           },
           { description: 'When drained builds are scaled down and deleted.', default: {} },
@@ -488,6 +494,13 @@ const status = Type.Object(
                 format: 'date-time',
                 description:
                   'When the build stopped being current or ramping, as Temporal reports it or else as the controller first saw it: the delays of spec.sunset.pinnedWorkflows count from here.',
+              }),
+            ),
+            supersededAt: Type.Optional(
+              Type.String({
+                format: 'date-time',
+                description:
+                  'When a build that never took traffic stopped being the target, as the controller first saw it: spec.sunset.unusedBuildDeleteDelay counts from here.',
               }),
             ),
           },

@@ -186,7 +186,7 @@ export const SETTINGS = {
     env: 'TWC_MAX_INELIGIBLE_VERSIONS',
     default: '75',
     description:
-      'no new build is created while this many older builds are not drained and scaled down (the server holds at most 100)',
+      'no new build is created while this many older builds that took traffic are not drained and scaled down (the server holds at most 100)',
     parse: positive,
   },
   temporalMaxVersionsInDeployment: {

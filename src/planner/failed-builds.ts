@@ -6,14 +6,12 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 
 export type FailedBuild = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['failedBuilds']>[number];
 
-/** The most builds remembered: the oldest failures go first. */
+/** The most builds remembered: the oldest failures go first, gone builds' too. */
 const REMEMBERED = 20;
 
 export interface FailedBuildsInput {
   now: Date;
   stored: FailedBuild[];
-  /** The builds Temporal lists or Kubernetes runs: a failure of a build gone for good is forgotten. */
-  known: string[];
   target: string;
   /** This reconcile's verdicts on the target, in words. */
   gateFailure?: string;
@@ -27,8 +25,9 @@ export interface FailedBuildsInput {
 
 export function failedBuildsAfter(input: FailedBuildsInput): FailedBuild[] {
   const { now, target } = input;
-  const known = new Set(input.known);
-  const kept = input.stored.filter((f) => known.has(f.buildID) && !(input.settledCurrent && f.buildID === target));
+  // A build retired (spec.sunset.unusedBuildDeleteDelay) keeps its failure: built again from the
+  // same template, it is the same code.
+  const kept = input.stored.filter((f) => !(input.settledCurrent && f.buildID === target));
   const seen = [
     ...(input.gateFailure ? [{ reason: 'GateFailed', message: input.gateFailure }] : []),
     ...(input.analysisFailure ? [{ reason: 'AnalysisFailed', message: input.analysisFailure }] : []),

@@ -9,7 +9,7 @@ import type { Observation, OwnedAutoscaler, SecretCopyState } from '../domain/ob
 import { mayHoldPinnedWorkflows } from '../domain/pinned-workflows.ts';
 import type { BuildTaskQueues, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
-import { type JoinedVersion, joinVersions, rememberedCurrentTimes } from '../status/versions.ts';
+import { type JoinedVersion, joinVersions, rememberedCurrentTimes, withSupersededTimes } from '../status/versions.ts';
 import { type FailedBuild, failedBuildsAfter } from './failed-builds.ts';
 import {
   abandonedGates,
@@ -43,7 +43,14 @@ import {
   type LadderStatus,
   planLadder,
 } from './pinned-workflows.ts';
-import { planVersions, REGISTRATION_GRACE_MS, sunsetDue, type VersionAction } from './versions.ts';
+import {
+  planVersions,
+  REGISTRATION_GRACE_MS,
+  type Sunset,
+  sunsetDue,
+  unusedBuildCountDue,
+  type VersionAction,
+} from './versions.ts';
 import {
   type AnalysisContext,
   type AnalysisMemory,
@@ -149,9 +156,11 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
   const { versions, target, gate, rollout, analysis } = situation(observation, config);
   const read = gateToRead(gate);
   const laddered = ladderReads(ladderContext(observation, versions, observation.temporal));
-  // A drained build whose scale-down or deletion falls due is counted first (see planVersions).
+  // A build whose scale-down or deletion falls due is counted first (see planVersions).
   const sunset = sunsetOf(observation.workerDeployment.spec);
-  const due = versions.filter((v) => sunsetDue(v, { now: observation.now, sunset })).map((v) => v.buildId);
+  const timing = { now: observation.now, sunset };
+  const superseded = versions.filter((v) => v.buildId !== observation.buildId);
+  const due = superseded.filter((v) => sunsetDue(v, timing) || unusedBuildCountDue(v, timing)).map((v) => v.buildId);
   const ladder = { ...laddered, count: [...new Set([...laddered.count, ...due])] };
   const registered = target !== undefined && target.status !== 'NotRegistered';
   const counts = analysisReads(analysis);
@@ -366,7 +375,6 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     failedBuilds: failedBuildsAfter({
       now,
       stored: workerDeployment.status?.failedBuilds ?? [],
-      known: versions.map((v) => v.buildId),
       target: buildId,
       ...(gateDecision.failure ? { gateFailure: gateDecision.failure.message } : {}),
       ...(analysisPlan.state === 'failed' ? { analysisFailure: analysisPlan.reason } : {}),
@@ -395,8 +403,12 @@ function asRouted(versions: JoinedVersion[], routed: TemporalDeploymentState): J
   });
 }
 
-function sunsetOf(spec: Observation['workerDeployment']['spec']): { scaledownDelay: string; deleteDelay: string } {
-  return { scaledownDelay: spec.sunset?.scaledownDelay ?? '1h', deleteDelay: spec.sunset?.deleteDelay ?? '24h' };
+function sunsetOf(spec: Observation['workerDeployment']['spec']): Sunset {
+  return {
+    scaledownDelay: spec.sunset?.scaledownDelay ?? '1h',
+    deleteDelay: spec.sunset?.deleteDelay ?? '24h',
+    unusedBuildDeleteDelay: spec.sunset?.unusedBuildDeleteDelay ?? '1h',
+  };
 }
 
 /** The copies of a cluster connection's Secrets not yet as they should be: before any Pod needs them. */
@@ -566,12 +578,17 @@ interface Situation {
 function situation(observation: Omit<Observation, 'target'>, config: PlannerConfig): Situation {
   const { now, buildId, temporal, workerDeployment, deployments, wanted } = observation;
   const stored = workerDeployment.status;
-  const versions = joinVersions(
-    deployments,
-    temporal,
+  const versions = withSupersededTimes(
+    joinVersions(
+      deployments,
+      temporal,
+      buildId,
+      wanted.map((w) => w.pool),
+      rememberedCurrentTimes(stored, temporal.currentBuildId, now),
+    ),
+    stored,
     buildId,
-    wanted.map((w) => w.pool),
-    rememberedCurrentTimes(stored, temporal.currentBuildId, now),
+    now,
   );
   const target = versions.find((v) => v.buildId === buildId);
   const spec = workerDeployment.spec;

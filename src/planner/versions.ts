@@ -27,7 +27,19 @@ export interface VersionState {
   deployments: DeploymentState[];
   /** Since when every one of its Deployments is available; unset while one is not. */
   healthySince?: Date;
+  /** Since when a build that never took traffic is no longer the target (see status/versions.ts supersededTimes). */
+  supersededAt?: Date;
 }
+
+/** spec.sunset with its defaults. */
+export interface Sunset {
+  scaledownDelay: string;
+  deleteDelay: string;
+  unusedBuildDeleteDelay: string;
+}
+
+/** The builds a refusal at the version limit names; the rest are counted. */
+const NAMED = 5;
 
 /** Workers poll within seconds of starting: a target available this long but unregistered is refused by Temporal. */
 export const REGISTRATION_GRACE_MS = 30_000;
@@ -40,7 +52,7 @@ export interface VersionsInput {
   replicas?: number;
   /** spec.pools: each build runs one Deployment per pool; without pools, one Deployment. */
   pools?: { name: string; replicas?: number }[];
-  sunset: { scaledownDelay: string; deleteDelay: string };
+  sunset: Sunset;
   versions: VersionState[];
   /** Temporal lists the deployment, so a build it does not list was removed or never polled. */
   temporalKnowsDeployment: boolean;
@@ -83,15 +95,20 @@ export function planVersions(input: VersionsInput): VersionsPlan {
   const target = input.versions.find((v) => v.buildId === input.targetBuildId);
   const pools: { name?: string; replicas?: number }[] = input.pools ?? [{}];
   if (!target || target.deployments.length === 0) {
-    const ineligible = input.versions.filter(
-      (v) => v.buildId !== input.targetBuildId && !eligibleForDeletion(v),
-    ).length;
-    if (ineligible >= input.maxIneligibleVersions) {
+    // A build that never took traffic goes by itself (spec.sunset.unusedBuildDeleteDelay): it is not counted.
+    const ineligible = input.versions
+      .filter((v) => v.buildId !== input.targetBuildId && !eligibleForDeletion(v) && !neverTookTraffic(v))
+      .map((v) => v.buildId);
+    if (ineligible.length >= input.maxIneligibleVersions) {
+      const named =
+        ineligible.length > NAMED
+          ? `${ineligible.slice(0, NAMED).join(', ')} and ${ineligible.length - NAMED} more`
+          : ineligible.join(', ');
       actions.push({
         action: 'blocked',
         buildId: input.targetBuildId,
         condition: 'VersionLimitReached',
-        reason: `not creating build ${input.targetBuildId}: ${ineligible} older builds are not yet drained and scaled down (limit ${input.maxIneligibleVersions}); shorten spec.sunset or finish their pinned workflows`,
+        reason: `not creating build ${input.targetBuildId}: ${ineligible.length} older builds took traffic and are not yet drained and scaled down (limit ${input.maxIneligibleVersions}): ${named}; shorten spec.sunset or finish their pinned workflows`,
       });
     }
   }
@@ -215,8 +232,23 @@ export function planVersions(input: VersionsInput): VersionsPlan {
           });
       continue;
     }
-    if (version.status === 'Inactive' && !version.everActive) {
+    // A build that never took traffic goes: scaled to 0 at once, deleted after its delay, each once
+    // a count says no workflow is pinned to it (a versioning override can pin one to any build).
+    if (neverTookTraffic(version) && !(counted !== undefined && counted > 0)) {
+      if (input.pinnedRunning && counted === undefined && unusedBuildCountDue(version, input)) continue;
+      const dueAt = unusedDeleteAt(version, input.sunset);
+      if (dueAt && dueAt <= input.now) {
+        for (const d of version.deployments)
+          actions.push({
+            action: 'delete',
+            deployment: d.name,
+            buildId: version.buildId,
+            reason: `${build} never took traffic and has not been the target since ${version.supersededAt?.toISOString() ?? ''}, longer than spec.sunset.unusedBuildDeleteDelay (${input.sunset.unusedBuildDeleteDelay}), and no workflow is pinned to it`,
+          });
+        continue;
+      }
       scaleAll(0, `${build} was superseded before it ever took traffic`);
+      if (dueAt && version.deployments.length > 0) later(dueAt);
       continue;
     }
     // Draining, Inactive after having been active (drainage not yet known), or drained with pinned
@@ -228,8 +260,8 @@ export function planVersions(input: VersionsInput): VersionsPlan {
       const state =
         version.status === 'Draining'
           ? 'draining'
-          : version.status === 'Drained'
-            ? `drained, but ${counted ?? 0} counted running in visibility`
+          : version.status === 'Drained' || neverTookTraffic(version)
+            ? `${version.status === 'Drained' ? 'drained' : 'never took traffic'}, but ${counted ?? 0} counted running in visibility`
             : 'drainage not yet known';
       actions.push({
         action: 'scale',
@@ -318,10 +350,12 @@ function registrationVerdict(input: VersionsInput, availableSince: Date): Regist
   };
 }
 
-/** Its Deployments are deleted by this plan (the same rule as below): nothing to roll in place. */
+/** Its Deployments are deleted by this plan (the same rules as below): nothing to roll in place. */
 function deleted(version: VersionState, input: VersionsInput, deleteAfter: number): boolean {
   if (version.status === 'NotRegistered')
     return input.temporalKnowsDeployment && version.buildId !== input.targetBuildId;
+  const unusedDeleteDue = unusedDeleteAt(version, input.sunset);
+  if (unusedDeleteDue && unusedDeleteDue <= input.now) return input.pinnedRunning?.[version.buildId] === 0;
   return (
     version.status === 'Drained' &&
     version.drainedSince !== undefined &&
@@ -344,6 +378,27 @@ export function sunsetDue(
   const deleteAfter = scaleDownAfter + durationSeconds(input.sunset.deleteDelay) * 1000;
   const scaledDown = version.deployments.every((d) => d.replicas === 0);
   return scaledDown ? drainedFor >= deleteAfter : drainedFor >= scaleDownAfter;
+}
+
+/** Temporal lists it and never made it current nor ramping (the target aside, it was superseded). */
+function neverTookTraffic(version: VersionState): boolean {
+  return version.status === 'Inactive' && !version.everActive;
+}
+
+/** When a build that never took traffic is deleted (spec.sunset.unusedBuildDeleteDelay after it was superseded). */
+function unusedDeleteAt(version: VersionState, sunset: Sunset): Date | undefined {
+  if (!neverTookTraffic(version) || version.supersededAt === undefined) return undefined;
+  return new Date(version.supersededAt.getTime() + durationSeconds(sunset.unusedBuildDeleteDelay) * 1000);
+}
+
+/**
+ * A build that never took traffic is counted before it is scaled to 0 or deleted: a versioning
+ * override may have pinned a workflow to it.
+ */
+export function unusedBuildCountDue(version: VersionState, input: { now: Date; sunset: Sunset }): boolean {
+  if (!neverTookTraffic(version) || version.deployments.length === 0) return false;
+  const dueAt = unusedDeleteAt(version, input.sunset);
+  return version.deployments.some((d) => d.replicas !== 0) || (dueAt !== undefined && dueAt <= input.now);
 }
 
 /** Drained and scaled to zero: the server may drop it to make room. */

@@ -6,7 +6,13 @@ import { type Condition, MANUAL_PROMOTION, PAUSED, progressing, ROLLOUT_ABORTED,
 import { describePods, PODS_FAILING, podsSay } from './pods-say.ts';
 import { deactivationTimes } from './pinned-workflows.ts';
 import { rampHistory } from './ramp-history.ts';
-import { type JoinedVersion, joinVersions, rememberedCurrentTimes, versionsStatus } from './versions.ts';
+import {
+  type JoinedVersion,
+  joinVersions,
+  rememberedCurrentTimes,
+  versionsStatus,
+  withSupersededTimes,
+} from './versions.ts';
 
 export interface Report {
   versions: ReturnType<typeof versionsStatus>;
@@ -45,12 +51,17 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
     conditions.push({ type: 'Ready', status: 'False', reason: PODS_FAILING, message: text });
     conditions.push(progressing('True', PODS_FAILING, text));
   }
-  const joined = joinVersions(
-    deployments,
-    temporal,
+  const joined = withSupersededTimes(
+    joinVersions(
+      deployments,
+      temporal,
+      buildId,
+      observation.wanted.map((w) => w.pool),
+      rememberedCurrentTimes(workerDeployment.status, temporal.currentBuildId, now),
+    ),
+    workerDeployment.status,
     buildId,
-    observation.wanted.map((w) => w.pool),
-    rememberedCurrentTimes(workerDeployment.status, temporal.currentBuildId, now),
+    now,
   );
   conditions.push(...summary(observation, plan, joined, done));
   const versions = versionsStatus(joined, temporal, buildId, {

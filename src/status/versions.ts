@@ -82,6 +82,28 @@ export function rememberedCurrentTimes(
 }
 
 /**
+ * The builds that never took traffic and are no longer the target, each with since when, as the
+ * status remembers it or else from now (a lost status write only delays the delete).
+ */
+export function withSupersededTimes(
+  versions: JoinedVersion[],
+  previous: TemporalWorkerDeployment['status'],
+  targetBuildId: string,
+  now: Date,
+): JoinedVersion[] {
+  const recorded = new Map(
+    (previous?.deprecatedVersions ?? []).flatMap((v) =>
+      v.supersededAt ? [[v.buildID, new Date(v.supersededAt)]] : [],
+    ),
+  );
+  return versions.map((v) =>
+    v.status === 'Inactive' && !v.everActive && v.buildId !== targetBuildId && v.deployments.length > 0
+      ? { ...v, supersededAt: recorded.get(v.buildId) ?? now }
+      : v,
+  );
+}
+
+/**
  * What the status says of builds beyond the join: when old builds were deactivated and what became
  * of their pinned workflows (see status/pinned-workflows.ts), and the workers polling each build.
  */
@@ -155,6 +177,7 @@ export function versionsStatus(
               ...(v.drainedSince ? { drainedSince: v.drainedSince.toISOString() } : {}),
               eligibleForDeletion: eligibleForDeletion(v),
               ...(deactivatedAt ? { deactivatedAt: deactivatedAt.toISOString() } : {}),
+              ...(v.supersededAt ? { supersededAt: v.supersededAt.toISOString() } : {}),
             };
           }),
         }

@@ -40,7 +40,7 @@ test('defaults: sunset delays, rollout strategy, readiness timings', () => {
   const manifest = validWorkerDeployment();
   (manifest.spec as Record<string, unknown>).rollout = {};
   const spec = withDefaults(schema, manifest).spec as Record<string, unknown>;
-  assert.deepEqual(spec.sunset, { scaledownDelay: '1h', deleteDelay: '24h' });
+  assert.deepEqual(spec.sunset, { scaledownDelay: '1h', deleteDelay: '24h', unusedBuildDeleteDelay: '1h' });
   assert.deepEqual(spec.rollout, { strategy: 'AllAtOnce' });
   assert.equal(spec.minReadySeconds, 0);
   assert.equal(spec.progressDeadlineSeconds, 600);

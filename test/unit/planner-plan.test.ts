@@ -852,9 +852,9 @@ const gateFailedBefore = {
 };
 const memoryCases: [string, Parameters<typeof observed>[0], string[]][] = [
   [
-    'the target current, no ramp, nothing left to pass: its failure is lifted; one of a build gone for good is forgotten',
+    'the target current, no ramp, nothing left to pass: its failure is lifted; one of a build gone is kept',
     { ...v2Current, status: { failedBuilds: [earlierFailure('v2'), earlierFailure('v0')] } },
-    [],
+    [`v0 GateFailed at ${ago(HOUR).toISOString()}`],
   ],
   [
     "another build's failure is kept while that build is known",
@@ -935,7 +935,7 @@ test('versions the spec cannot move on stall the worker deployment, saying why',
       status: 'True',
       reason: 'VersionLimitReached',
       message:
-        'not creating build v2: 2 older builds are not yet drained and scaled down (limit 2); shorten spec.sunset or finish their pinned workflows',
+        'not creating build v2: 2 older builds took traffic and are not yet drained and scaled down (limit 2): v0, v1; shorten spec.sunset or finish their pinned workflows',
     },
   ]);
   assert.deepEqual(full.actions, [], 'nothing created');

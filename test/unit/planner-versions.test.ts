@@ -5,6 +5,7 @@ import {
   planVersions,
   REGISTRATION_GRACE_MS,
   sunsetDue,
+  unusedBuildCountDue,
   type VersionAction,
   type VersionState,
   type VersionsInput,
@@ -24,7 +25,7 @@ function input(versions: VersionState[], changes: Partial<VersionsInput> = {}): 
     targetBuildId: 'v3',
     currentBuildId: 'v3',
     replicas: 2,
-    sunset: { scaledownDelay: '1h', deleteDelay: '24h' },
+    sunset: { scaledownDelay: '1h', deleteDelay: '24h', unusedBuildDeleteDelay: '1h' },
     versions,
     temporalKnowsDeployment: true,
     maxIneligibleVersions: 75,
@@ -486,7 +487,9 @@ test('version cap: making room names the count Temporal records and its cap', ()
 
 test('version cap: within the grace, the plan asks to look again when it ends', () => {
   const plan = planVersions(
-    atCap([drainedAt0('v0', 15), unregistered(0.25)], { sunset: { scaledownDelay: '1h', deleteDelay: '24h' } }),
+    atCap([drainedAt0('v0', 15), unregistered(0.25)], {
+      sunset: { scaledownDelay: '1h', deleteDelay: '24h', unusedBuildDeleteDelay: '1h' },
+    }),
   );
   assert.deepEqual(plan.recheckAt, new Date(ago(0.25).getTime() + REGISTRATION_GRACE_MS));
 });
@@ -517,12 +520,12 @@ const edgeCases: [string, VersionsInput, string[]][] = [
     ['create v4'],
   ],
   [
-    'a build superseded before it took traffic counts against the limit even at 0: it is not drained',
+    'a build that never took traffic does not count against the limit: it goes by itself (spec.sunset.unusedBuildDeleteDelay)',
     input([current, version('v2', 'Inactive', { deployments: [{ name: 'w-v2', replicas: 0 }] })], {
       targetBuildId: 'v4',
       maxIneligibleVersions: 2,
     }),
-    ['blocked v4'],
+    ['create v4'],
   ],
   [
     'pools: a drained build with one pool still up counts against the limit',
@@ -747,7 +750,7 @@ const reasonCases: [string, VersionsInput, VersionAction[]][] = [
         buildId: 'v4',
         condition: 'VersionLimitReached',
         reason:
-          'not creating build v4: 2 older builds are not yet drained and scaled down (limit 2); shorten spec.sunset or finish their pinned workflows',
+          'not creating build v4: 2 older builds took traffic and are not yet drained and scaled down (limit 2): v3, v2; shorten spec.sunset or finish their pinned workflows',
       },
     ],
   ],
@@ -984,4 +987,48 @@ test('a drained build is counted before its scale-down or deletion falls due, an
   assert.equal(sunsetDue(drained(25 * HOUR, 0), { now, sunset }), true, 'deletion due');
   assert.equal(sunsetDue({ ...drained(25 * HOUR, 0), deployments: [] }, { now, sunset }), false, 'nothing to delete');
   assert.equal(sunsetDue({ ...drained(120, 2), status: 'Draining' }, { now, sunset }), false, 'not drained');
+});
+
+test('a build that never took traffic: counted, then scaled to 0; deleted once spec.sunset.unusedBuildDeleteDelay is over and a count says no workflow is pinned to it', () => {
+  const sunset = { scaledownDelay: '1h', deleteDelay: '24h', unusedBuildDeleteDelay: '1h' };
+  const unused = (minutes: number, replicas: number) =>
+    version('v2', 'Inactive', { supersededAt: ago(minutes), deployments: [{ name: 'w-v2', replicas }] });
+  const given = (v: VersionState, pinnedRunning: Record<string, number | undefined>) =>
+    planVersions(input([current, v], { pinnedRunning }));
+
+  assert.equal(unusedBuildCountDue(unused(1, 2), { now, sunset }), true, 'before it is scaled to 0');
+  assert.equal(unusedBuildCountDue(unused(1, 0), { now, sunset }), false, 'at 0, not yet due');
+  assert.equal(unusedBuildCountDue(unused(HOUR, 0), { now, sunset }), true, 'before it is deleted');
+  assert.equal(
+    unusedBuildCountDue({ ...unused(HOUR, 0), everActive: true }, { now, sunset }),
+    false,
+    'it took traffic',
+  );
+
+  assert.deepEqual(given(unused(1, 2), {}), { actions: [] }, 'not counted yet: nothing done');
+  const scaled = given(unused(1, 2), { v2: 0 });
+  assert.deepEqual(short(scaled.actions), ['scale w-v2 0']);
+  assert.deepEqual(scaled.recheckAt, new Date(ago(1).getTime() + HOUR * 60_000), 'back when the delete is due');
+  assert.deepEqual(given(unused(HOUR - 1, 0), {}), { actions: [], recheckAt: ago(-1) });
+
+  assert.deepEqual(given(unused(HOUR, 0), {}), { actions: [] }, 'due, not counted yet: nothing done');
+  assert.deepEqual(given(unused(HOUR, 0), { v2: 0 }).actions, [
+    {
+      action: 'delete',
+      deployment: 'w-v2',
+      buildId: 'v2',
+      reason: `build v2 never took traffic and has not been the target since ${ago(HOUR).toISOString()}, longer than spec.sunset.unusedBuildDeleteDelay (1h), and no workflow is pinned to it`,
+    },
+  ]);
+  assert.deepEqual(given(unused(HOUR, 0), { v2: 1 }).actions, [
+    {
+      action: 'scale',
+      deployment: 'w-v2',
+      buildId: 'v2',
+      replicas: 2,
+      reason: 'build v2 may still have pinned workflows (never took traffic, but 1 counted running in visibility)',
+    },
+  ]);
+  const gone = given({ ...unused(2 * HOUR, 0), deployments: [] }, {}).actions;
+  assert.deepEqual(short(gone), ['deleteTemporalVersion v2'], 'its Temporal record goes after its Deployments');
 });

@@ -4,7 +4,12 @@ import { test } from 'node:test';
 import { KINDS } from '../../src/api/kinds.ts';
 import { validate } from '../../src/api/validate.ts';
 import { observeDeployment } from '../../src/k8s/observed-deployment.ts';
-import { joinVersions, rememberedCurrentTimes, versionsStatus } from '../../src/status/versions.ts';
+import {
+  joinVersions,
+  rememberedCurrentTimes,
+  versionsStatus,
+  withSupersededTimes,
+} from '../../src/status/versions.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 
 const since = '2026-11-22T10:00:00.000Z';
@@ -382,5 +387,47 @@ test("the target's health is that of the spec's pools: a Deployment left of a po
     joinVersions(poolAtZero, state, 'v3', ['a', 'b'])[0]?.healthy,
     false,
     'a pool of the spec at 0: its queue has no worker',
+  );
+});
+
+test('a build that never took traffic and is no longer the target is superseded since the status says, else since now, and the status says so', () => {
+  const now = new Date('2026-11-22T12:00:00Z');
+  const observed = (name: string, buildId: string): ObservedDeployment => ({
+    name,
+    buildId,
+    replicas: 0,
+    available: true,
+  });
+  const temporal: TemporalDeploymentState = {
+    exists: true,
+    currentBuildId: 'v1',
+    versions: [
+      { buildId: 'v1', status: 'Current', everActive: true },
+      { buildId: 'v2', status: 'Inactive', everActive: false },
+      { buildId: 'v3', status: 'Inactive', everActive: false },
+      { buildId: 'v4', status: 'Inactive', everActive: true },
+      { buildId: 'v5', status: 'Inactive', everActive: false },
+    ],
+  };
+  const joined = joinVersions(
+    ['v1', 'v2', 'v3', 'v4', 'v5'].map((b) => observed(`w-${b}`, b)),
+    temporal,
+    'v5',
+  );
+  const previous = { deprecatedVersions: [{ buildID: 'v2', status: 'Inactive', supersededAt: since }] };
+  const timed = withSupersededTimes(joined, previous, 'v5', now);
+  assert.deepEqual(
+    Object.fromEntries(timed.map((v) => [v.buildId, v.supersededAt?.toISOString()])),
+    { v1: undefined, v2: since, v3: now.toISOString(), v4: undefined, v5: undefined },
+    'v1 current, v4 took traffic once, v5 the target',
+  );
+  const written = versionsStatus(timed, temporal, 'v5').deprecatedVersions ?? [];
+  assert.deepEqual(
+    written.map((v) => [v.buildID, v.supersededAt]),
+    [
+      ['v2', since],
+      ['v3', now.toISOString()],
+      ['v4', undefined],
+    ],
   );
 });
