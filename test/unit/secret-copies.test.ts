@@ -106,10 +106,7 @@ test('a copy is written when missing or different, and never over a Secret of th
     "the user's own Secret with our labels",
   );
   assert.equal(
-    notOurCopy(
-      { metadata: { ...inPlace.metadata, ownerReferences: [{ ...ownerOf(inPlace), uid: 'uid-old' }] } },
-      twd,
-    ),
+    notOurCopy({ metadata: { ...inPlace.metadata, ownerReferences: [{ ...ownerOf(inPlace), uid: 'uid-old' }] } }, twd),
     'no owner reference of it names TemporalWorkerDeployment orders',
     'a copy of an earlier worker deployment of that name, not yet collected',
   );
