@@ -47,6 +47,7 @@ for (const file of files) {
           ...sunset,
           scaledownDelay: sunset.scaledownDelay ?? '1h',
           deleteDelay: sunset.deleteDelay ?? '24h',
+          unusedBuildDeleteDelay: sunset.unusedBuildDeleteDelay ?? '1h',
           ...(pinned ? { pinnedWorkflows: { signalName: CONTINUE_AS_NEW_SIGNAL, ...pinned } } : {}),
         });
         assert.equal(spec.progressDeadlineSeconds, 600);
