@@ -6,6 +6,7 @@
 // deleting a twor deletes its copies, and deleting the worker deployment deletes its twor; a copy
 // is written as the twor's ServiceAccount, and one it may not make is not made at all.
 import {
+  ApiextensionsV1Api,
   AppsV1Api,
   AutoscalingV2Api,
   CoreV1Api,
@@ -316,4 +317,62 @@ test("a twor's ServiceAccount that may not create ConfigMaps cannot have the con
     return condition?.status === 'True' ? condition : undefined;
   });
   assert.equal(ready.reason, 'Applied');
+});
+
+test('a twor of a kind the API server does not serve yet, stored where no webhook judges: once its CRD is installed, no object of it appears that the namespace ServiceAccount may not make', async (t) => {
+  const namespace = await testNamespace(t, 'twor-unserved');
+  const ns = await controlledNamespace(t, namespace);
+  // edit does not reach a kind installed later: nothing aggregates it.
+  await grantCopyAccount(namespace, 'editor', 'edit');
+  const group = `${namespace}.example.com`;
+  await create(
+    {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'TemporalWorkerOwnedResource',
+      metadata: { name: 'gadget' },
+      spec: {
+        workerRef: { name: 'orders' },
+        serviceAccountName: 'editor',
+        object: { apiVersion: `${group}/v1`, kind: 'Gadget', spec: { build: '{{ .BuildID }}' } },
+      },
+    },
+    namespace,
+  );
+  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template('blue') });
+  await ns.until('orders', 'the build to roll out, the twor notwithstanding', rolledOut);
+
+  const extensions = kubeConfig().makeApiClient(ApiextensionsV1Api);
+  const crd = `gadgets.${group}`;
+  await extensions.createCustomResourceDefinition({
+    body: {
+      metadata: { name: crd },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+          },
+        ],
+      },
+    },
+  });
+  t.after(() => extensions.deleteCustomResourceDefinition({ name: crd }).catch(() => undefined));
+  const forbidden = await eventually(
+    'the copy, its kind now served, to be refused to the ServiceAccount',
+    async () => {
+      const stalled = (await readTwor(namespace, 'gadget')).status?.conditions?.find((c) => c.type === 'Stalled');
+      return stalled?.reason === 'CopyForbidden' ? stalled : undefined;
+    },
+    120_000,
+  );
+  assert.match(forbidden.message ?? '', new RegExp(`^ServiceAccount ${namespace}/editor may not patch Gadget `));
+  const gadgets = (await kubeConfig()
+    .makeApiClient(CustomObjectsApi)
+    .listNamespacedCustomObject({ group, version: 'v1', plural: 'gadgets', namespace })) as { items: unknown[] };
+  assert.deepEqual(gadgets.items, [], "no Gadget was made with the controller's rights");
 });
