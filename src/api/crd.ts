@@ -21,7 +21,11 @@ const KEPT = [
 export function openApi(schema: TSchema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const literals = (schema.anyOf as TSchema[] | undefined)?.map((s) => s.const as unknown);
-  if (literals?.every((v) => typeof v === 'string')) {
+  if (schema['x-kubernetes-int-or-string'] === true) {
+    // The one union a structural schema allows, in the one form it allows (no rules in either
+    // branch): the controller's own validation checks the percentage.
+    out.anyOf = [{ type: 'integer' }, { type: 'string' }];
+  } else if (literals?.every((v) => typeof v === 'string')) {
     out.type = 'string';
     out.enum = literals;
   } else if (schema.patternProperties) {

@@ -12,6 +12,7 @@ interface Row {
 }
 
 function typeOf(schema: TSchema): string {
+  if (schema['x-kubernetes-int-or-string'] === true) return 'integer or percentage';
   if (schema.anyOf) return 'string';
   if (schema.patternProperties)
     return Object.values(schema.patternProperties as Record<string, TSchema>)[0]?.type === 'string'
@@ -25,7 +26,8 @@ function constraints(schema: TSchema, required: boolean): string[] {
   const out: string[] = [];
   if (required) out.push('required');
   const literals = (schema.anyOf as TSchema[] | undefined)?.map((s) => `\`${String(s.const)}\``);
-  if (literals) out.push(`one of ${literals.join(', ')}`);
+  if (schema['x-kubernetes-int-or-string'] === true) out.push('e.g. `1` or `"25%"`');
+  else if (literals) out.push(`one of ${literals.join(', ')}`);
   if (schema.minimum !== undefined || schema.maximum !== undefined)
     out.push(
       `${schema.minimum ?? ''}..${schema.maximum === 2147483647 ? '' : (schema.maximum ?? '')}`.replace(/^\.\.$/, ''),

@@ -66,6 +66,14 @@ export function stringMap(description: string) {
   return Type.Record(Type.String(), Type.String(), { description });
 }
 
+/** A count or a percentage, as Kubernetes' IntOrString (e.g. 1 or "25%"). */
+export function intOrPercent(description: string) {
+  return Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]+%$' })], {
+    description,
+    'x-kubernetes-int-or-string': true,
+  });
+}
+
 /** An object whose fields the API server keeps as given: for nested Kubernetes types we do not restate. */
 export function freeform(description: string, options: SchemaOptions = {}) {
   return Type.Record(Type.String(), Type.Unknown(), {

@@ -11,6 +11,7 @@ import {
   durationSeconds,
   freeform,
   int32,
+  intOrPercent,
   LABEL_VALUE,
   stringMap,
   withRules,
@@ -98,6 +99,57 @@ const pool = Type.Object(
     ),
   },
   { description: 'A task queue and pod placement of every build.' },
+);
+
+/** Label and annotation keys the controller sets on the Deployments it makes: a spec may not set them. */
+const RESERVED_KEY_PREFIX = 'temporal.io/';
+
+function settingsMap(description: string) {
+  return withRules(stringMap(description), {
+    cel: `self.all(k, !k.startsWith('${RESERVED_KEY_PREFIX}'))`,
+    message: `keys starting ${RESERVED_KEY_PREFIX} are the controller's`,
+    check: (self) => Object.keys(self).every((k) => !k.startsWith(RESERVED_KEY_PREFIX)),
+  });
+}
+
+const deploymentSettings = Type.Object(
+  {
+    strategy: Type.Optional(
+      Type.Object(
+        {
+          type: Type.Optional(
+            Type.Union([Type.Literal('RollingUpdate'), Type.Literal('Recreate')], {
+              description: 'How Pods are replaced when a Deployment is rolled in place.',
+            }),
+          ),
+          rollingUpdate: Type.Optional(
+            Type.Object(
+              {
+                maxSurge: Type.Optional(intOrPercent('Pods made above the wanted count during a roll.')),
+                maxUnavailable: Type.Optional(intOrPercent('Pods that may be unavailable during a roll.')),
+              },
+              { description: 'The pace of a RollingUpdate.' },
+            ),
+          ),
+        },
+        {
+          description:
+            "The strategy of every build's Deployments (apps/v1 DeploymentStrategy): how an in-place roll (a changed connection or credentials, a custom build ID's template) replaces Pods. Kubernetes' default (RollingUpdate, 25% and 25%) when unset.",
+        },
+      ),
+    ),
+    labels: Type.Optional(settingsMap("Labels of every build's Deployments (not their Pods: see spec.template).")),
+    annotations: Type.Optional(
+      settingsMap("Annotations of every build's Deployments (not their Pods: see spec.template)."),
+    ),
+    revisionHistoryLimit: Type.Optional(
+      int32("ReplicaSets each Deployment keeps for a rollback; Kubernetes' default (10) when unset."),
+    ),
+  },
+  {
+    description:
+      'Settings of the Kubernetes Deployments of every build, old ones included: a change applies to them in place and makes no new build.',
+  },
 );
 
 // Bounds that let the API server afford the reserved-name rule (it refuses a CRD whose CEL could cost too much).
@@ -197,6 +249,7 @@ const spec = withRules(
           default: 600,
         }),
       ),
+      deployment: Type.Optional(deploymentSettings),
       workerOptions: Type.Object(
         {
           connectionRef: Type.Object(
@@ -559,3 +612,4 @@ export type TemporalWorkerDeploymentSpec = TemporalWorkerDeployment['spec'];
 export type { Rollout } from './rollout.ts';
 export type PinnedWorkflowsLadder = Static<typeof pinnedWorkflows>;
 export type Pool = NonNullable<TemporalWorkerDeploymentSpec['pools']>[number];
+export type DeploymentSettings = NonNullable<TemporalWorkerDeploymentSpec['deployment']>;

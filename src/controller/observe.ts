@@ -8,7 +8,11 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
-import { type TemporalWorkerDeployment, temporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import {
+  type DeploymentSettings,
+  type TemporalWorkerDeployment,
+  temporalWorkerDeployment,
+} from '../api/temporal-worker-deployment.ts';
 import { type FieldError, fittingPart, withDefaults } from '../api/validate.ts';
 import type {
   FailedObservation,
@@ -241,14 +245,14 @@ export function withDeployments(facts: KubernetesFacts, live: V1Deployment[]): K
     ...(pool ? { pool: pool.name } : {}),
     deployment: built({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) }),
   }));
-  const deployments = observeOwn(live, buildId, wanted, workers);
+  const deployments = observeOwn(live, buildId, wanted, workers, workerDeployment.spec.deployment);
   const replacements: Record<string, V1Deployment> = {};
   for (const d of deployments) {
     if (!d.drift) continue;
     const object = live.find((l) => l.metadata?.name === d.name) ?? {};
     const own =
       d.buildId === buildId ? wanted.find((w) => w.pool === object.metadata?.labels?.[LABELS.pool]) : undefined;
-    replacements[d.name] = replacementOf(object, own?.deployment, workers);
+    replacements[d.name] = replacementOf(object, own?.deployment, workers, workerDeployment.spec.deployment);
   }
   return { ...facts, wanted, live, deployments, replacements };
 }
@@ -444,6 +448,7 @@ function observeOwn(
   buildId: string,
   wanted: Observation['wanted'],
   connection: WorkerConnection,
+  settings: DeploymentSettings | undefined,
 ): ObservedDeployment[] {
   return deployments
     .map(observeDeployment)
@@ -453,6 +458,7 @@ function observeOwn(
         d,
         d.buildId === buildId ? wanted.find((w) => w.pool === d.pool)?.deployment : undefined,
         connection,
+        settings,
       );
       return drift ? { ...d, drift } : d;
     });

@@ -1,23 +1,31 @@
 // When a Deployment the controller made no longer matches what it would make now, and what it
 // is replaced with. Under one build ID the Pods must run the spec's template (a custom build ID
 // lets the template change) with the pools' placement; every build, old ones included, must
-// reach Temporal through the connection, and with the credentials of its Secret, as they are now. Pure.
+// reach Temporal through the connection, and with the credentials of its Secret, as they are now,
+// and carry spec.deployment's settings (k8s/deployment-settings.ts). Pure.
 import type { V1Deployment } from '@kubernetes/client-node';
+import type { DeploymentSettings } from '../api/temporal-worker-deployment.ts';
 import { templateHash } from './build-id.ts';
+import { settingsText, withSettings } from './deployment-settings.ts';
 import type { ObservedDeployment } from '../domain/snapshot.ts';
 import { ANNOTATIONS, withConnection } from './versioned-deployment.ts';
 import type { WorkerConnection } from './worker-connection.ts';
 
 const CONNECTION_CHANGED = 'the TemporalConnection or the credentials in its Secret changed';
+const SETTINGS_CHANGED = 'spec.deployment changed';
 
 /** Why `observed` must be rolled in place, or undefined when it matches. `wanted` is what the spec builds for it, when it is the target's. */
 export function driftOf(
   observed: ObservedDeployment,
   wanted: V1Deployment | undefined,
   connection: WorkerConnection,
+  settings?: DeploymentSettings,
 ): string | undefined {
   const connectionChanged = observed.connectionHash !== templateHash(connection);
-  if (!wanted) return connectionChanged ? CONNECTION_CHANGED : undefined;
+  const settingsChanged = observed.settings !== settingsText(settings);
+  if (!wanted) return connectionChanged ? CONNECTION_CHANGED : settingsChanged ? SETTINGS_CHANGED : undefined;
+  if (settingsChanged && observed.specHash === wanted.metadata?.annotations?.[ANNOTATIONS.specHash])
+    return SETTINGS_CHANGED;
   if (observed.specHash === wanted.metadata?.annotations?.[ANNOTATIONS.specHash]) return undefined;
   if (connectionChanged) return CONNECTION_CHANGED;
   if (observed.templateHash !== wanted.spec?.template.metadata?.annotations?.[ANNOTATIONS.templateHash])
@@ -34,28 +42,34 @@ export function replacementOf(
   live: V1Deployment,
   wanted: V1Deployment | undefined,
   connection: WorkerConnection,
+  settings?: DeploymentSettings,
 ): V1Deployment {
   const liveSpec = live.spec ?? { selector: {}, template: {} };
   const spec = wanted?.spec ?? { ...liveSpec, template: withConnection(liveSpec.template, connection) };
   const template = structuredClone(spec.template);
   // Only fields we set are sent: server-filled timestamps do not survive client-node's serializer as strings.
   if (template.metadata) delete template.metadata.creationTimestamp;
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {
-      name: live.metadata?.name ?? '',
-      namespace: live.metadata?.namespace ?? '',
-      ...(live.metadata?.resourceVersion ? { resourceVersion: live.metadata.resourceVersion } : {}),
-      labels: live.metadata?.labels ?? {},
-      annotations: { ...live.metadata?.annotations, ...wanted?.metadata?.annotations },
-      ownerReferences: live.metadata?.ownerReferences ?? [],
+  const specHash = wanted?.metadata?.annotations?.[ANNOTATIONS.specHash];
+  return withSettings(
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: {
+        name: live.metadata?.name ?? '',
+        namespace: live.metadata?.namespace ?? '',
+        ...(live.metadata?.resourceVersion ? { resourceVersion: live.metadata.resourceVersion } : {}),
+        labels: live.metadata?.labels ?? {},
+        // The live settings annotation stays until withSettings reads what to take off.
+        annotations: { ...live.metadata?.annotations, ...(specHash ? { [ANNOTATIONS.specHash]: specHash } : {}) },
+        ownerReferences: live.metadata?.ownerReferences ?? [],
+      },
+      spec: {
+        ...liveSpec,
+        ...spec,
+        template,
+        ...(liveSpec.replicas === undefined ? {} : { replicas: liveSpec.replicas }),
+      },
     },
-    spec: {
-      ...liveSpec,
-      ...spec,
-      template,
-      ...(liveSpec.replicas === undefined ? {} : { replicas: liveSpec.replicas }),
-    },
-  };
+    settings,
+  );
 }

@@ -3,6 +3,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import type { ObservedDeployment } from '../domain/snapshot.ts';
 import { LABELS } from './names.ts';
 import { ANNOTATIONS } from './versioned-deployment.ts';
+import { SETTINGS_ANNOTATION } from './deployment-settings.ts';
 
 export function observeDeployment(deployment: V1Deployment): ObservedDeployment | undefined {
   const labels = deployment.metadata?.labels ?? {};
@@ -37,6 +38,7 @@ export function observeDeployment(deployment: V1Deployment): ObservedDeployment 
     ...defined('specHash', deployment.metadata?.annotations?.[ANNOTATIONS.specHash]),
     ...defined('templateHash', deployment.spec?.template.metadata?.annotations?.[ANNOTATIONS.templateHash]),
     ...defined('connectionHash', deployment.spec?.template.metadata?.annotations?.[ANNOTATIONS.connectionHash]),
+    ...defined('settings', deployment.metadata?.annotations?.[SETTINGS_ANNOTATION]),
   };
 }
 

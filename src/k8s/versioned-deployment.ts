@@ -7,6 +7,7 @@ import { DEFAULT_CA_KEY, DEFAULT_TOKEN_SECONDS } from '../api/temporal-connectio
 import type { Pool, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import { templateHash } from './build-id.ts';
+import { withSettings } from './deployment-settings.ts';
 import { selectorLabels, temporalDeploymentName, versionedDeploymentName } from './names.ts';
 import type { WorkerConnection } from './worker-connection.ts';
 
@@ -79,27 +80,30 @@ export function versionedDeployment({
     template,
   };
 
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {
-      name: versionedDeploymentName(name, buildId, pool?.name),
-      namespace,
-      labels: selector,
-      annotations: { [ANNOTATIONS.specHash]: templateHash(deploymentSpec) },
-      ownerReferences: [
-        {
-          apiVersion: API_VERSION,
-          kind: 'TemporalWorkerDeployment',
-          name,
-          uid: workerDeployment.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+  return withSettings(
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: {
+        name: versionedDeploymentName(name, buildId, pool?.name),
+        namespace,
+        labels: selector,
+        annotations: { [ANNOTATIONS.specHash]: templateHash(deploymentSpec) },
+        ownerReferences: [
+          {
+            apiVersion: API_VERSION,
+            kind: 'TemporalWorkerDeployment',
+            name,
+            uid: workerDeployment.metadata.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: { ...(replicas === undefined ? {} : { replicas }), ...deploymentSpec },
     },
-    spec: { ...(replicas === undefined ? {} : { replicas }), ...deploymentSpec },
-  };
+    spec.deployment,
+  );
 }
 
 /**

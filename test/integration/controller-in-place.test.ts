@@ -1,6 +1,6 @@
 // Deployments rolled in place rather than replaced by a new build: a changed connection reaches
-// every running build, a template change under a custom build ID keeps the build, and so does a
-// pool's placement change.
+// every running build, a template change under a custom build ID keeps the build, and so do a
+// pool's placement change and spec.deployment's settings.
 import {
   AppsV1Api,
   CustomObjectsApi,
@@ -181,5 +181,77 @@ test('pools: every build runs one Deployment per pool, each on its own task queu
     [...(await ns.buildDeployments()).keys()].filter((b) => b !== v1),
     [v2],
     'no Deployment of another build',
+  );
+});
+
+test("spec.deployment reaches every build's Deployments in place, old ones included, with no new build; taken out, it goes", async (t) => {
+  const namespace = await testNamespace(t, 'deployment-settings');
+  const apps = kubeConfig().makeApiClient(AppsV1Api);
+  const ns = await controlledNamespace(t, namespace);
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    sunset: { scaledownDelay: '1h', deleteDelay: '1h' },
+    deployment: { labels: { team: 'payments' }, revisionHistoryLimit: 3 },
+    template: ns.template('blue'),
+  });
+  const first = await ns.until('orders', 'the first build to be current', rolledOut);
+  const v1 = first.status?.currentVersion?.buildID ?? '';
+  await ns.patchSpec('orders', { template: ns.template('green') });
+  const second = await ns.until(
+    'orders',
+    'the second build to be current',
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
+  );
+  const v2 = second.status?.currentVersion?.buildID ?? '';
+  const deployments = async () => (await apps.listNamespacedDeployment({ namespace })).items;
+  for (const d of await deployments()) {
+    assert.equal(d.metadata?.labels?.team, 'payments', `${d.metadata?.name} labelled`);
+    assert.equal(d.spec?.revisionHistoryLimit, 3);
+  }
+
+  const settings = {
+    labels: { team: 'billing' },
+    annotations: { 'example.com/owner': 'billing' },
+    strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+  };
+  await ns.patchSpec('orders', { deployment: { ...settings, revisionHistoryLimit: null } });
+  const updated = await eventually(
+    'both builds to carry the new settings',
+    async () => {
+      const items = await deployments();
+      const done = items.every(
+        (d) =>
+          d.metadata?.labels?.team === 'billing' &&
+          d.metadata.annotations?.['example.com/owner'] === 'billing' &&
+          d.spec?.strategy?.rollingUpdate?.maxUnavailable === 0 &&
+          d.spec.revisionHistoryLimit === 10,
+      );
+      return items.length === 2 && done ? items : undefined;
+    },
+    60_000,
+  );
+  assert.deepEqual(
+    updated.map((d) => d.metadata?.labels?.[LABELS.buildId]).sort(),
+    [v1, v2].sort(),
+    'the same two builds, old one included',
+  );
+  const after = await ns.until('orders', 'the second build to stay current', rolledOut);
+  assert.equal(after.status?.currentVersion?.buildID, v2, 'no new build');
+
+  await ns.patchSpec('orders', { deployment: null });
+  await eventually(
+    'the settings to be taken off both builds',
+    async () => {
+      const items = await deployments();
+      return items.every(
+        (d) =>
+          d.metadata?.labels?.team === undefined &&
+          d.metadata?.annotations?.['example.com/owner'] === undefined &&
+          d.spec?.strategy?.rollingUpdate?.maxUnavailable === '25%',
+      )
+        ? true
+        : undefined;
+    },
+    60_000,
   );
 });
