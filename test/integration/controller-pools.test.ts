@@ -1,12 +1,12 @@
 // Worker deployments with pools (seed 000) on the real environment: a gate judges a build on
-// every pool's task queue, and a pool removed from the spec keeps its Deployments for as long as
-// its build is needed.
+// every pool's task queue, a pool removed from the spec keeps its Deployments for as long as its
+// build is needed, and a build is routed to only once every pool of it is available.
 import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LABELS } from '../../src/k8s/names.ts';
 import { gateWorkflowId } from '../../src/planner/gates.ts';
-import { controlledNamespace, gateRanOn, rolledOut } from '../support/controller.ts';
+import { condition, controlledNamespace, gateRanOn, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
 
 test('pools: a gate runs on the task queue of every pool, each run on the target build', async (t) => {
@@ -110,4 +110,44 @@ test('pools: a pool removed from the spec keeps its Deployments while its build 
     90_000,
   );
   assert.deepEqual(await pools(v2), ['main 1']);
+});
+
+test('pools: a new build whose one pool never becomes available is not routed to, though its other pool runs; the status names the stuck Deployment', async (t) => {
+  const namespace = await testNamespace(t, 'pools-stuck');
+  const apps = kubeConfig().makeApiClient(AppsV1Api);
+  const ns = await controlledNamespace(t, namespace);
+  const main = { name: 'main', taskQueue: `${ns.taskQueue}-main` };
+  const batch = { name: 'batch', taskQueue: `${ns.taskQueue}-batch` };
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    progressDeadlineSeconds: 5,
+    pools: [main, batch],
+    template: ns.template('blue'),
+  });
+  const v1 =
+    (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+
+  // No node carries this label: the batch pool's Pods are never placed.
+  const nowhere = { ...batch, nodeSelector: { 'twc.test/nowhere': 'true' } };
+  await ns.patchSpec('orders', { pools: [main, nowhere], template: ns.template('green') });
+  const stalled = await ns.until(
+    'orders',
+    'the new build to be Stalled on its batch pool',
+    (twd) => condition(twd, 'Stalled')?.reason === 'BuildNotAvailable',
+    90_000,
+  );
+  const v2 = stalled.status?.targetVersion?.buildID ?? '';
+  assert.notEqual(v2, v1);
+  assert.match(condition(stalled, 'Stalled')?.message ?? '', new RegExp(`Deployment orders-batch-${v2}`));
+  const running = await eventually('the main pool of the new build to be available', async () => {
+    const items = (
+      await apps.listNamespacedDeployment({ namespace, labelSelector: `${LABELS.buildId}=${v2},${LABELS.pool}=main` })
+    ).items;
+    return items[0]?.status?.availableReplicas === 1 ? items[0] : undefined;
+  });
+  assert.ok(running);
+  const after = await ns.read('orders');
+  assert.equal(after.status?.currentVersion?.buildID, v1, 'the current build keeps all traffic');
+  assert.equal(after.status?.targetVersion?.rampPercentage, undefined, 'nothing ramps to the new build');
+  assert.equal(condition(after, 'Ready')?.status, 'False');
 });
