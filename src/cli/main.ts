@@ -11,7 +11,7 @@ import { collectDefaultMetrics } from 'prom-client';
 import { GROUP, KINDS } from '../api/kinds.ts';
 import { Controller } from '../controller/controller.ts';
 import { externalMetricsHandler } from '../external-metrics/api-server.ts';
-import { errorMessage } from '../k8s/api-errors.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { publishLeaderEndpoint } from '../k8s/leader-endpoint.ts';
 import { Backoff } from '../runtime/backoff.ts';
 import { bearerAccess } from '../runtime/bearer-access.ts';

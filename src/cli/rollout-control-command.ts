@@ -2,7 +2,7 @@
 // rollout-controls.ts, and writes the patch only if the object is still as read.
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import { errorMessage, httpStatus } from '../k8s/api-errors.ts';
+import { errorMessage, httpStatus } from '../runtime/kube/api-errors.ts';
 import { commandCluster } from './kube-context.ts';
 import { type Control, rolloutControl } from './rollout-controls.ts';
 

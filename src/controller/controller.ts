@@ -59,7 +59,7 @@ import { EventRecorder } from './events.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { fencedBy } from './reconcile-deadline.ts';
 import { reconcile } from './reconciler.ts';
-import { errorMessage } from '../k8s/api-errors.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 
 /** Queue keys: `namespace/name` of a worker deployment, or this prefix and `namespace/name` of a connection. */
 const CONNECTION_KEY = 'connection:';

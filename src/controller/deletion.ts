@@ -17,7 +17,7 @@ import {
 import { readFailureCondition } from '../status/read-failures.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
-import { errorMessage } from '../k8s/api-errors.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { connectionNamespace } from '../domain/connection-ref.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { type ExecutionContext, executePlan } from './execute.ts';

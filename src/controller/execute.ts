@@ -7,7 +7,7 @@ import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { FINALIZER } from '../domain/finalizer.ts';
-import { httpStatus } from '../k8s/api-errors.ts';
+import { httpStatus } from '../runtime/kube/api-errors.ts';
 import { type AnyObject, type ClusterClient, connectionPlural } from '../k8s/cluster-client.ts';
 import type { Execution, PlannedAction } from '../planner/plan.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
@@ -19,7 +19,7 @@ import { type ConnectionReleaseDependencies, releaseConnection } from './connect
 import { deleteCopies } from './copy-deletion.ts';
 import { addFinalizer, removeFinalizer } from './finalizers.ts';
 import { GateInputError, gateInput } from './gate-input.ts';
-import { errorMessage } from '../k8s/api-errors.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { type TemporalTrouble, temporalTrouble, type TroubleDependencies } from './temporal-trouble.ts';
 import { isConcurrentBatchLimit } from '../temporal/call-failures.ts';
 

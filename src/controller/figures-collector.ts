@@ -5,7 +5,7 @@
 // in hand: past what the share allows, figures get older rather than reads going over it. Figures
 // older than a few intervals are not served as fresh, so an autoscaler sees no figure (and holds
 // its scale) rather than a stale one.
-import { errorMessage } from '../k8s/api-errors.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { realTimers, type Timers } from '../runtime/timers.ts';
 

@@ -25,7 +25,7 @@ import type {
 } from '../domain/observation.ts';
 import type { ReadFailure } from '../domain/read-failure.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
-import { errorMessage } from '../k8s/api-errors.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { buildIdOf } from '../k8s/build-id.ts';
 import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
 import { LABELS, temporalDeploymentName } from '../k8s/names.ts';

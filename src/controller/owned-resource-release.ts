@@ -6,7 +6,7 @@ import { KINDS } from '../api/kinds.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import { copyAccount, KindRefusedError } from '../domain/owned-resources.ts';
-import { errorMessage, httpStatus } from '../k8s/api-errors.ts';
+import { errorMessage, httpStatus } from '../runtime/kube/api-errors.ts';
 import { KindNotServedError } from '../k8s/api-resources.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
 import { LABELS } from '../domain/labels.ts';

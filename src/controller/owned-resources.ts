@@ -14,7 +14,7 @@ import { isBeingDeleted } from '../domain/finalizer.ts';
 import { LABELS } from '../domain/labels.ts';
 import { type CopyTarget, copyAccount, KindRefusedError, refusedKind } from '../domain/owned-resources.ts';
 import type { ServiceAccountRef } from '../domain/token-policy.ts';
-import { errorMessage, httpStatus } from '../k8s/api-errors.ts';
+import { errorMessage, httpStatus } from '../runtime/kube/api-errors.ts';
 import { KindNotServedError } from '../k8s/api-resources.ts';
 import type { AnyObject, ClusterClient, OwnerReference } from '../k8s/cluster-client.ts';
 import { renderCopies } from '../k8s/owned-resource-copies.ts';

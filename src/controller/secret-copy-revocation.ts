@@ -8,7 +8,7 @@ import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { connectionLabel } from '../domain/connection-ref.ts';
 import { MANAGED_BY } from '../domain/labels.ts';
-import { errorMessage } from '../k8s/api-errors.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { LABELS } from '../k8s/names.ts';
 import { notOurCopy } from '../k8s/secret-copies.ts';
 import { type Condition, stalled } from '../status/conditions.ts';

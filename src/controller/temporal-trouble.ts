@@ -10,7 +10,7 @@ import type { Condition } from '../status/conditions.ts';
 import { readFailureCondition } from '../status/read-failures.ts';
 import { credentialsRefusal, troubleOf } from '../temporal/call-failures.ts';
 import { GrpcStatus, TemporalCallError } from '../temporal/call-status.ts';
-import { errorMessage } from '../k8s/api-errors.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 
 export interface TroubleDependencies {
   pollIntervalMs: number;

@@ -3,10 +3,11 @@
 // authenticated as coming from the API server's front proxy (front-proxy.ts) and authorized for
 // the user it names with a SubjectAccessReview, as Kubernetes asks of aggregated servers; the
 // answer comes from the backlog figures in memory, never from a read of Temporal.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { BuildBacklog } from '../domain/backlog.ts';
-import { errorMessage } from '../k8s/api-errors.ts';
+import type { RequestHandler } from '../runtime/http-server.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { authenticate, frontProxyTrust, type FrontProxyTrust, type RequestUser } from './front-proxy.ts';
@@ -27,9 +28,6 @@ export interface ExternalMetricsOptions {
   log: Logger;
   now?: () => Date;
 }
-
-/** Serves the requests under the group's path (true), and leaves the others to the server's other routes (false). */
-export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 export function externalMetricsHandler(options: ExternalMetricsOptions): RequestHandler {
   const now = options.now ?? (() => new Date());

@@ -1,7 +1,7 @@
 // Where the API server serves a kind: its resource path, from discovery, cached per group and
 // version. An owned resource may be of any kind, a CRD installed after the controller started
 // among them, so a kind not found is looked up again, at most once a minute per group and version.
-import { KubernetesApiError, httpStatus } from './api-errors.ts';
+import { KubernetesApiError, httpStatus } from '../runtime/kube/api-errors.ts';
 
 /** The part of the API client discovery needs. */
 export interface DiscoveryApi {

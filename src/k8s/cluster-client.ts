@@ -9,7 +9,7 @@ import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-r
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import { KindRefusedError, refusedKind } from '../domain/owned-resources.ts';
 import type { ServiceAccountRef } from '../domain/token-policy.ts';
-import { httpStatus, unless } from './api-errors.ts';
+import { httpStatus, unless } from '../runtime/kube/api-errors.ts';
 import { ApiResources } from './api-resources.ts';
 
 export interface Finalizable {

@@ -3,7 +3,7 @@
 // writes its address over its predecessor's, so the API server follows leadership. The
 // EndpointSlice is owned by its Service, and goes with it (at `helm uninstall`).
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
-import { httpStatus } from './api-errors.ts';
+import { httpStatus } from '../runtime/kube/api-errors.ts';
 
 export interface LeaderEndpoint {
   namespace: string;

@@ -5,7 +5,7 @@
 import type { AuthenticationV1TokenRequest, V1TokenReview } from '@kubernetes/client-node';
 import { type OwnTokenPolicy, type ServiceAccountRef, type TokenAsk, tokenAccount } from '../domain/token-policy.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
-import { errorMessage } from './api-errors.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 
 export type { ServiceAccountRef } from '../domain/token-policy.ts';
 

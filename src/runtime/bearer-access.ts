@@ -5,7 +5,7 @@
 // taken as allowed for a minute, kept by its hash; a refusal is asked again every time.
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { errorMessage } from '../k8s/api-errors.ts';
+import { errorMessage } from './kube/api-errors.ts';
 import type { KubernetesApi } from './kube/api-client.ts';
 
 const ALLOWED_LIFETIME_MS = 60_000;

@@ -16,6 +16,9 @@ export interface Response {
 /** Answers one GET path. */
 export type Route = () => Response | Promise<Response>;
 
+/** Serves the requests it knows (true), and leaves the others to the server's other routes (false). */
+export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
+
 /** Host and port of a bind address, undefined for "0" (disabled); no host means every interface. */
 export function parseBindAddress(value: string): { host?: string; port: number } | undefined {
   if (value === '0') return undefined;

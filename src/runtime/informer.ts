@@ -4,7 +4,7 @@
 // Watches stay open while nothing changes: the API server ends each after 5 to 10 minutes
 // (spread, so that informers do not come back together) and sends a bookmark about once a
 // minute, which moves the resourceVersion on; a connection silent for twice that is given up.
-import { errorMessage, httpStatus, KubernetesApiError, type KubernetesStatus } from '../k8s/api-errors.ts';
+import { errorMessage, httpStatus, KubernetesApiError, type KubernetesStatus } from './kube/api-errors.ts';
 import type { KubernetesApi, Query, WatchEvent, WatchStream } from './kube/api-client.ts';
 import type { Logger } from './logger.ts';
 

@@ -4,7 +4,7 @@
 // is judged on the candidate's own clock, from when it first saw the current record, so clocks
 // need not agree across nodes. A leader that cannot renew within the renew deadline (shorter than
 // the lease duration), or sees another holder, stops leading before anyone else can start.
-import { errorMessage, httpStatus } from '../k8s/api-errors.ts';
+import { errorMessage, httpStatus } from './kube/api-errors.ts';
 import type { KubernetesApi } from './kube/api-client.ts';
 import { type Logger, silentLogger } from './logger.ts';
 import { realTimers, type Timers } from './timers.ts';

@@ -6,7 +6,7 @@
 // write once and the other reads the result. Watches of the two objects (each by its name) only
 // say when to look again; each look reads both afresh.
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
-import { errorMessage, httpStatus } from '../k8s/api-errors.ts';
+import { errorMessage, httpStatus } from '../runtime/kube/api-errors.ts';
 import { Backoff } from '../runtime/backoff.ts';
 import { type KubernetesObject, SelfHealingInformer } from '../runtime/informer.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';

@@ -9,7 +9,7 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { copyAccount } from '../domain/owned-resources.ts';
 import type { ServiceAccountRef } from '../domain/token-policy.ts';
-import { errorMessage } from '../k8s/api-errors.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { serviceAccountUser } from '../k8s/cluster-client.ts';
 import { ApiResources, KindNotServedError } from '../k8s/api-resources.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
@@ -26,7 +26,7 @@ import {
   userVerb,
   type Verdict,
 } from './owned-resource-admission.ts';
-import type { RequestHandler } from '../external-metrics/api-server.ts';
+import type { RequestHandler } from '../runtime/http-server.ts';
 import type { ServingCertificates } from './serving-certificates.ts';
 
 export const OWNED_RESOURCE_WEBHOOK_PATH = '/validate-temporal-io-v1alpha1-temporalworkerownedresource';

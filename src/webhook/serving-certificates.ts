@@ -3,7 +3,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { errorMessage } from '../k8s/api-errors.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { KeyPair } from './certificate-issuer.ts';
 

@@ -26,7 +26,7 @@ import { startEnvironment } from '../../src/localenv/environment.ts';
 import { grantOwnedResourcesAccount, OWNED_RESOURCES_ACCOUNT } from '../../src/localenv/owned-resources-account.ts';
 import { freePort } from '../../src/localenv/ports.ts';
 import { Component, ComponentError } from '../../src/localenv/process.ts';
-import { errorMessage } from '../../src/k8s/api-errors.ts';
+import { errorMessage } from '../../src/runtime/kube/api-errors.ts';
 import { LABELS, temporalDeploymentName } from '../../src/k8s/names.ts';
 import { copyName } from '../../src/k8s/owned-resource-copies.ts';
 import type { RunReport } from '../../src/sample-worker/workflows.ts';

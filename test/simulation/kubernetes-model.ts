@@ -8,7 +8,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { TASK_QUEUE_ENV } from '../../src/api/reserved-env.ts';
-import { KubernetesApiError } from '../../src/k8s/api-errors.ts';
+import { KubernetesApiError } from '../../src/runtime/kube/api-errors.ts';
 import type { ClusterClient } from '../../src/k8s/cluster-client.ts';
 import { LABELS } from '../../src/k8s/names.ts';
 import type { Prng } from './prng.ts';

@@ -2,7 +2,7 @@
 // for the Kubernetes API that records what it is asked and answers only what the test says.
 import { request as httpsRequest } from 'node:https';
 import type { TestContext } from 'node:test';
-import type { RequestHandler } from '../../src/external-metrics/api-server.ts';
+import type { RequestHandler } from '../../src/runtime/http-server.ts';
 import type { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { OWNED_RESOURCE_WEBHOOK_PATH, startWebhook } from '../../src/webhook/server.ts';

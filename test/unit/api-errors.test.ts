@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiException } from '@kubernetes/client-node';
-import { apiServerMessage } from '../../src/k8s/api-errors.ts';
+import { apiServerMessage } from '../../src/runtime/kube/api-errors.ts';
 
 test("an API server refusal is its Status message and code, without client-node's dump of the body and headers", () => {
   const body = JSON.stringify({

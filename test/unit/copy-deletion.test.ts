@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import { reconcileOwnedResource } from '../../src/controller/owned-resource-release.ts';
 import { FINALIZER } from '../../src/domain/finalizer.ts';
-import { KubernetesApiError } from '../../src/k8s/api-errors.ts';
+import { KubernetesApiError } from '../../src/runtime/kube/api-errors.ts';
 import type { ServiceAccountRef } from '../../src/domain/token-policy.ts';
 import type { ClusterClient, ListedObject } from '../../src/k8s/cluster-client.ts';
 import { isCopyOf } from '../../src/k8s/owned-resource-copies.ts';

@@ -8,7 +8,7 @@ import {
   KubernetesApiError,
   KubernetesUnreachableError,
   KubernetesUnreadableResponseError,
-} from '../../src/k8s/api-errors.ts';
+} from '../../src/runtime/kube/api-errors.ts';
 import { KubernetesApi, type KubernetesApiOptions } from '../../src/runtime/kube/api-client.ts';
 import type { ClusterAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { requestLabels } from '../../src/runtime/kube/request-labels.ts';

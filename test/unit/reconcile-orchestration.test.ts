@@ -2,7 +2,7 @@
 // exact Kubernetes and Temporal calls, in order (see test/support/recorded-world.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { KubernetesApiError } from '../../src/k8s/api-errors.ts';
+import { KubernetesApiError } from '../../src/runtime/kube/api-errors.ts';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
 import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
 import type { GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';

@@ -6,7 +6,7 @@ import { GROUP, KINDS, VERSION } from '../../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../../api/temporal-worker-owned-resource.ts';
 import { LABELS } from '../../domain/labels.ts';
-import { errorMessage } from '../../k8s/api-errors.ts';
+import { errorMessage } from '../../runtime/kube/api-errors.ts';
 import type { KubernetesApi } from '../../runtime/kube/api-client.ts';
 import type { KubernetesObject } from '../../runtime/informer.ts';
 import { NamespacedInformers } from '../../runtime/namespaced-informers.ts';

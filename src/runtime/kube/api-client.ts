@@ -11,7 +11,7 @@ import {
   KubernetesUnreachableError,
   KubernetesUnreadableResponseError,
   type KubernetesStatus,
-} from '../../k8s/api-errors.ts';
+} from './api-errors.ts';
 import { realTimers, type Timers } from '../timers.ts';
 import { TokenBucket, type TokenRate } from '../token-bucket.ts';
 import type { ClusterAccess, Credentials } from './cluster-access.ts';
