@@ -230,6 +230,8 @@ export class TemporalChannel {
     });
     // Neither an idle connection nor its keepalive keeps the process alive.
     const ping = (): void => {
+      // Destroyed (a timeout, a failed socket) before its close event came: that event ends the keepalive.
+      if (session.destroyed) return;
       const noAnswer = setTimeout(() => session.destroy(), KEEPALIVE_TIMEOUT_MS).unref();
       session.ping((error) => {
         clearTimeout(noAnswer);

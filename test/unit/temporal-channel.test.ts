@@ -301,3 +301,16 @@ test('a dial address is where the connection opens; the certificate is checked, 
     return true;
   });
 });
+
+test('a keepalive due on a connection already destroyed, whose close is not yet told, sends no ping and throws nothing', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const { channel } = await channelTo(t, (stream) => {
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': GrpcStatus.OK }));
+    stream.end(Buffer.from([0, 0, 0, 0, 0]));
+  });
+  await channel.service.getSystemInfo({});
+  // What the keepalive's own timeout, or the socket failing, does; the session's close event comes later.
+  (channel as unknown as { session: { destroy(): void } }).session.destroy();
+  assert.doesNotThrow(() => t.mock.timers.tick(30_000));
+});
