@@ -1,5 +1,5 @@
 # The controller's image, for those who build with Docker. `npm run image` builds the same image
-# without a Docker engine (src/image/), reproducibly, and this file takes the same steps: Debian
+# without a Docker engine (scripts/image/), reproducibly, and this file takes the same steps: Debian
 # bookworm's libc, C++ runtime, CA certificates and time zones unpacked by mmdebstrap (no shell,
 # no package manager), the pinned Node.js, the controller with its production dependencies, run
 # as 65532 with the CLI as entrypoint. Keep the two in step.

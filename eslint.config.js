@@ -24,6 +24,23 @@ export default tseslint.config(
     },
   },
   {
+    // The product ships alone: the local environment, node agent, sample worker and scripts are the rig that tests it.
+    files: ['src/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/dev/*', '**/scripts/*', '**/test/*'],
+              message: 'src/ is the product: it never imports the rig',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The pure core decides on plain data: no arrow runs from it to an adapter or the runtime.
     files: ['src/planner/**', 'src/status/**', 'src/domain/**'],
     rules: {
@@ -38,8 +55,8 @@ export default tseslint.config(
                 '../controller/*',
                 '../runtime/*',
                 '../cli/*',
-                '../localenv/*',
-                '../node-agent/*',
+                '../../dev/*',
+                '../../scripts/*',
               ],
               message: 'the planner, the status mapper and the domain import only src/api and each other',
             },

@@ -1,7 +1,7 @@
 // Starts the one environment that every test file of a run shares. Test files run in child
 // processes, which inherit the environment variable set here.
-import { CRD_DIR } from '../src/api/generate.ts';
-import { startEnvironment, type Environment } from '../src/localenv/environment.ts';
+import { CRD_DIR } from '../scripts/generate.ts';
+import { startEnvironment, type Environment } from '../dev/localenv/environment.ts';
 import { SHARED_ENVIRONMENT_VARIABLE, type SharedEnvironment } from './support/environment.ts';
 import { installControllerRbac } from './support/controller-rbac.ts';
 import { ensureCommand } from './support/system-packages.ts';

@@ -5,12 +5,12 @@
 // layer, as an HPA reads it, answered from the figures in memory.
 // Prints figures; asserts nothing.
 import { parseArgs } from 'node:util';
-import { CRD_DIR } from '../../src/api/generate.ts';
+import { CRD_DIR } from '../../scripts/generate.ts';
 import { Controller } from '../../src/controller/controller.ts';
 import { externalMetricsHandler } from '../../src/external-metrics/api-server.ts';
 import { publishLeaderEndpoint } from '../../src/k8s/leader-endpoint.ts';
-import { startEnvironment } from '../../src/localenv/environment.ts';
-import { EXTERNAL_METRICS_API_SERVICE, machineAddress, registerExternalMetrics } from '../../src/localenv/webhook.ts';
+import { startEnvironment } from '../../dev/localenv/environment.ts';
+import { EXTERNAL_METRICS_API_SERVICE, machineAddress, registerExternalMetrics } from '../../dev/localenv/webhook.ts';
 import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';

@@ -9,8 +9,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CRD_DIR } from '../../src/api/generate.ts';
-import { startEnvironment } from '../../src/localenv/environment.ts';
+import { CRD_DIR } from '../../scripts/generate.ts';
+import { startEnvironment } from '../../dev/localenv/environment.ts';
 import { BENCH_TEMPORAL_CONFIG, createNamespace, idleWorkerDeployments } from './objects.ts';
 import { until } from './poll.ts';
 import {

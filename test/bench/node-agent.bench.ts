@@ -3,7 +3,7 @@
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startEnvironment } from '../../src/localenv/environment.ts';
+import { startEnvironment } from '../../dev/localenv/environment.ts';
 import { SHARED_ENVIRONMENT_VARIABLE } from '../support/environment.ts';
 import { sampleDeployment } from '../support/sample-deployment.ts';
 import { until } from './poll.ts';

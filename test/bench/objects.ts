@@ -9,8 +9,8 @@ import proto from '@temporalio/proto';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
-import type { Environment } from '../../src/localenv/environment.ts';
-import { LOCAL_DYNAMIC_CONFIG } from '../../src/localenv/temporal.ts';
+import type { Environment } from '../../dev/localenv/environment.ts';
+import { LOCAL_DYNAMIC_CONFIG } from '../../dev/localenv/temporal.ts';
 import { until } from './poll.ts';
 
 /**

@@ -2,10 +2,10 @@
 // state, against the read budget (see objects.ts for how they are made cheaply).
 // Prints figures; asserts nothing.
 import { parseArgs } from 'node:util';
-import { CRD_DIR } from '../../src/api/generate.ts';
+import { CRD_DIR } from '../../scripts/generate.ts';
 import { Controller } from '../../src/controller/controller.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
-import { startEnvironment } from '../../src/localenv/environment.ts';
+import { startEnvironment } from '../../dev/localenv/environment.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import { DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
 import { BENCH_TEMPORAL_CONFIG, createNamespace, idleWorkerDeployments } from './objects.ts';

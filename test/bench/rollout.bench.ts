@@ -13,12 +13,12 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import { parseArgs } from 'node:util';
-import { CRD_DIR } from '../../src/api/generate.ts';
+import { CRD_DIR } from '../../scripts/generate.ts';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { Controller } from '../../src/controller/controller.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
-import { startEnvironment } from '../../src/localenv/environment.ts';
+import { startEnvironment } from '../../dev/localenv/environment.ts';
 import { LABELS } from '../../src/k8s/names.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import { sampleWorkerTemplate } from '../support/sample-template.ts';

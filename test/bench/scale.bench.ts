@@ -11,12 +11,12 @@
 import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { Connection } from '@temporalio/client';
 import { parseArgs } from 'node:util';
-import { CRD_DIR } from '../../src/api/generate.ts';
+import { CRD_DIR } from '../../scripts/generate.ts';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { LABELS, temporalDeploymentName } from '../../src/k8s/names.ts';
-import { startEnvironment } from '../../src/localenv/environment.ts';
-import { POLL_ONLY } from '../../src/node-agent/poller-host.ts';
+import { startEnvironment } from '../../dev/localenv/environment.ts';
+import { POLL_ONLY } from '../../dev/node-agent/poller-host.ts';
 import { BUDGETED_READS, DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
 import { createConnection, createNamespace, createWorkerDeployment } from './objects.ts';
 import { sampleWorkerTemplate } from '../support/sample-template.ts';

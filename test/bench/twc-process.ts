@@ -3,8 +3,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Environment } from '../../src/localenv/environment.ts';
-import { freePort } from '../../src/localenv/ports.ts';
+import type { Environment } from '../../dev/localenv/environment.ts';
+import { freePort } from '../../dev/localenv/ports.ts';
 import { until } from './poll.ts';
 
 export const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());

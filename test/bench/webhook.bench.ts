@@ -7,12 +7,12 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CRD_DIR } from '../../src/api/generate.ts';
+import { CRD_DIR } from '../../scripts/generate.ts';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
-import { startEnvironment } from '../../src/localenv/environment.ts';
-import { grantOwnedResourcesAccount, OWNED_RESOURCES_ACCOUNT } from '../../src/localenv/owned-resources-account.ts';
-import { freePort } from '../../src/localenv/ports.ts';
-import { exposeWebhook, machineAddress, registerWebhook } from '../../src/localenv/webhook.ts';
+import { startEnvironment } from '../../dev/localenv/environment.ts';
+import { grantOwnedResourcesAccount, OWNED_RESOURCES_ACCOUNT } from '../../dev/localenv/owned-resources-account.ts';
+import { freePort } from '../../dev/localenv/ports.ts';
+import { exposeWebhook, machineAddress, registerWebhook } from '../../dev/localenv/webhook.ts';
 import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { createNamespace } from './objects.ts';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { KINDS } from '../../src/api/kinds.ts';
-import { CRD_DIR } from '../../src/api/generate.ts';
+import { CRD_DIR } from '../../scripts/generate.ts';
 import { kubernetesApi, testNamespace } from '../support/environment.ts';
 import { holdExternalMetricsApi } from '../support/external-metrics-api.ts';
 import { CONTROLLER_CHART, CRD_CHART, createRendered, helm } from '../support/helm.ts';

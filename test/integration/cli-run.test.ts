@@ -7,7 +7,7 @@ import { connect } from 'node:tls';
 import { test, type TestContext } from 'node:test';
 import { CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { get as httpsGet, request as httpsRequest } from 'node:https';
-import { freePort } from '../../src/localenv/ports.ts';
+import { freePort } from '../../dev/localenv/ports.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
 import { workerDeployments } from '../support/controller.ts';
 import { create } from '../support/manifests.ts';

@@ -5,7 +5,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { freePort } from '../../src/localenv/ports.ts';
+import { freePort } from '../../dev/localenv/ports.ts';
 import { connectionUntil, ready } from '../support/connection-status.ts';
 import { controlledNamespace } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
-import type { RunReport } from '../../src/sample-worker/workflows.ts';
+import type { RunReport } from '../../dev/sample-worker/workflows.ts';
 import { condition, controlledNamespace, deleteWorkerDeployment, gone, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
 import { pinnedWorkflow } from '../support/pinned-workflow.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
-import type { RunReport } from '../../src/sample-worker/workflows.ts';
+import type { RunReport } from '../../dev/sample-worker/workflows.ts';
 import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
 import { eventually, temporalClient, testNamespace } from '../support/environment.ts';
 import { pinnedWorkflow } from '../support/pinned-workflow.ts';

@@ -12,7 +12,7 @@ import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-dep
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import { batchJobId, batchJobIdPrefix } from '../../src/planner/pinned-workflows.ts';
 import { listRunningBatches, stopBatch } from '../../src/temporal/batch-operations.ts';
-import type { RunReport } from '../../src/sample-worker/workflows.ts';
+import type { RunReport } from '../../dev/sample-worker/workflows.ts';
 import { controlledNamespace, rolledOut, type WorkerDeployments } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, temporalClient, testNamespace } from '../support/environment.ts';
 import { patchWorkerDeploymentStatus } from '../support/manifests.ts';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { stringify } from 'yaml';
-import { installCrds } from '../../src/localenv/crds.ts';
+import { installCrds } from '../../dev/localenv/crds.ts';
 import { kubeConfig, testNamespace, uniqueName } from '../support/environment.ts';
 
 test('CRDs installed from a folder become Established and serve their kind', async (t) => {

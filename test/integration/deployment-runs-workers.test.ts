@@ -8,9 +8,9 @@ import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RunReport } from '../../src/sample-worker/workflows.ts';
+import type { RunReport } from '../../dev/sample-worker/workflows.ts';
 import { eventually, kubeConfig, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
-import { POLL_ONLY } from '../../src/node-agent/poller-host.ts';
+import { POLL_ONLY } from '../../dev/node-agent/poller-host.ts';
 import { sampleDeployment } from '../support/sample-deployment.ts';
 
 const WORKFLOW_QUEUE = proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW;

@@ -2,8 +2,8 @@
 // its log, and nothing outlives the owner, not even when the owner is killed outright.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startEnvironment } from '../../src/localenv/environment.ts';
-import { ComponentError } from '../../src/localenv/process.ts';
+import { startEnvironment } from '../../dev/localenv/environment.ts';
+import { ComponentError } from '../../dev/localenv/process.ts';
 import { eventually } from '../support/environment.ts';
 import { alive, descendants, startLocalEnvironment } from '../support/npm-start.ts';
 

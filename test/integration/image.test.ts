@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { buildImage, type BuiltImage } from '../../src/image/build.ts';
+import { buildImage, type BuiltImage } from '../../scripts/image/build.ts';
 
 const run = promisify(execFile);
 const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {

@@ -20,9 +20,9 @@ import path from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
-import { buildImage } from '../../src/image/build.ts';
-import { machineAddress } from '../../src/localenv/webhook.ts';
-import { loadImage } from '../../src/node-agent/image-store.ts';
+import { buildImage } from '../../scripts/image/build.ts';
+import { machineAddress } from '../../dev/localenv/webhook.ts';
+import { loadImage } from '../../dev/node-agent/image-store.ts';
 import { createTemporalConnection, rolledOut, workerDeployments } from '../support/controller.ts';
 import {
   eventually,

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LABELS } from '../../src/domain/labels.ts';
-import { COMMAND_LABELS } from '../../src/localenv/start-message.ts';
+import { COMMAND_LABELS } from '../../dev/localenv/start-message.ts';
 import { eventually } from '../support/environment.ts';
 import { commandLine, descendants, startLocalEnvironment, type LocalEnvironment } from '../support/npm-start.ts';
 

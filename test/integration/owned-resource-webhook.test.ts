@@ -15,7 +15,7 @@ import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import { test, type TestContext } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
-import { exposeWebhook, machineAddress, registerWebhook } from '../../src/localenv/webhook.ts';
+import { exposeWebhook, machineAddress, registerWebhook } from '../../dev/localenv/webhook.ts';
 import type { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { jsonLogger, type Logger, silentLogger } from '../../src/runtime/logger.ts';
 import { certificatesOf } from '../../src/webhook/certificate-issuer.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
-import type { RunReport } from '../../src/sample-worker/workflows.ts';
+import type { RunReport } from '../../dev/sample-worker/workflows.ts';
 import type { ReplayOutcome } from '../../packages/worker/src/workflow.ts';
 import { condition, controlledNamespace, rolledOut, type WorkerDeployments } from '../support/controller.ts';
 import { eventually, sharedEnvironment, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';

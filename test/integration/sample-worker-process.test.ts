@@ -7,12 +7,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import type { RunReport } from '../../src/sample-worker/workflows.ts';
+import type { RunReport } from '../../dev/sample-worker/workflows.ts';
 import { eventually, sharedEnvironment, temporalClient, uniqueName } from '../support/environment.ts';
 import { mutualTlsFront } from '../support/grpc-proxy.ts';
 
 /**
- * `node src/sample-worker/main.ts` with the variables the controller sets for this build, plus
+ * `node dev/sample-worker/main.ts` with the variables the controller sets for this build, plus
  * `env`; killed when the test ends. `exited` resolves with its exit code.
  */
 function sampleWorker(
@@ -21,7 +21,7 @@ function sampleWorker(
   env: Record<string, string> = {},
 ): { worker: ChildProcess; exited: Promise<number | null> } {
   const { temporalAddress, temporalNamespace } = sharedEnvironment();
-  const worker = spawn(process.execPath, [path.join(import.meta.dirname, '../../src/sample-worker/main.ts')], {
+  const worker = spawn(process.execPath, [path.join(import.meta.dirname, '../../dev/sample-worker/main.ts')], {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: temporalAddress,
@@ -38,7 +38,7 @@ function sampleWorker(
   return { worker, exited };
 }
 
-test('`node src/sample-worker/main.ts` runs a versioned worker from its environment', async (t) => {
+test('`node dev/sample-worker/main.ts` runs a versioned worker from its environment', async (t) => {
   const client = await temporalClient(t);
   const { temporalNamespace } = sharedEnvironment();
   const deploymentName = uniqueName('standalone');

@@ -7,7 +7,7 @@
 import { AuthenticationV1Api, CoreV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EXTRA_API_AUDIENCE } from '../../src/localenv/kubernetes.ts';
+import { EXTRA_API_AUDIENCE } from '../../dev/localenv/kubernetes.ts';
 import { createAs } from '../support/admission.ts';
 import { makeCertificates } from '../support/certificates.ts';
 import { connectionUntil } from '../support/connection-status.ts';

@@ -4,7 +4,7 @@
 // chart forgets fails the test that needs it.
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import path from 'node:path';
-import type { Environment } from '../../src/localenv/environment.ts';
+import type { Environment } from '../../dev/localenv/environment.ts';
 import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { kubeConfig, kubeconfigWithToken } from './environment.ts';

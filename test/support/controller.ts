@@ -10,7 +10,7 @@ import type { BuildBacklog } from '../../src/domain/backlog.ts';
 import { LABELS } from '../../src/k8s/names.ts';
 import { jsonLogger } from '../../src/runtime/logger.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
-import type { WorkerIdentity } from '../../src/sample-worker/activities.ts';
+import type { WorkerIdentity } from '../../dev/sample-worker/activities.ts';
 import {
   controllerAccess,
   eventually,

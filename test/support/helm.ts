@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { ApiResources } from '../../src/k8s/api-resources.ts';
-import { binaryPaths } from '../../src/localenv/binaries.ts';
+import { binaryPaths } from '../../dev/localenv/binaries.ts';
 import type { KubernetesApi, Query } from '../../src/runtime/kube/api-client.ts';
 
 const run = promisify(execFile);

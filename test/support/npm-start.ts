@@ -54,7 +54,7 @@ export interface LocalEnvironment {
 
 /** Runs `npm start`'s script and resolves once it printed the environment. */
 export async function startLocalEnvironment(): Promise<LocalEnvironment> {
-  const owner = spawn(process.execPath, [path.join(import.meta.dirname, '../../src/localenv/start.ts')]);
+  const owner = spawn(process.execPath, [path.join(import.meta.dirname, '../../dev/localenv/start.ts')]);
   let out = '';
   await new Promise<void>((resolve, reject) => {
     owner.stdout.on('data', (chunk: Buffer) => {

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { binaryPaths, newerTemporal } from '../../src/localenv/binaries.ts';
-import { LOCAL_DYNAMIC_CONFIG, startTemporal, type TemporalServer } from '../../src/localenv/temporal.ts';
+import { binaryPaths, newerTemporal } from '../../dev/localenv/binaries.ts';
+import { LOCAL_DYNAMIC_CONFIG, startTemporal, type TemporalServer } from '../../dev/localenv/temporal.ts';
 
 export interface OwnTemporal {
   address: string;

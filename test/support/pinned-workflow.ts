@@ -3,7 +3,7 @@
 // auto-upgrade twin, whose last task ran on a build it does not need.
 import { type Client, WorkflowIdReusePolicy, type WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { PinnedOptions } from '../../src/sample-worker/workflows.ts';
+import type { PinnedOptions } from '../../dev/sample-worker/workflows.ts';
 import { eventually, uniqueName } from './environment.ts';
 
 const { VersioningBehavior } = proto.temporal.api.enums.v1;

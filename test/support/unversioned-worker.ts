@@ -3,8 +3,8 @@
 import proto from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { TestContext } from 'node:test';
-import { createActivities } from '../../src/sample-worker/activities.ts';
-import { bundleSampleWorkflows } from '../../src/sample-worker/worker.ts';
+import { createActivities } from '../../dev/sample-worker/activities.ts';
+import { bundleSampleWorkflows } from '../../dev/sample-worker/worker.ts';
 import { eventually, sharedEnvironment, temporalClient } from './environment.ts';
 
 // Once per process, before the first worker: the SDK's INFO lines would drown the test report.

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { withFieldReference } from '../../src/api/field-reference.ts';
-import { CRD_DIR, crdFiles, README } from '../../src/api/generate.ts';
+import { CRD_DIR, crdFiles, README } from '../../scripts/generate.ts';
 
 test("the CRD chart's definitions are what `npm run generate` writes from the schemas", () => {
   const generated = crdFiles();

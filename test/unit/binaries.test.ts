@@ -11,7 +11,7 @@ import {
   kubernetesVersion,
   TEMPORAL_CLI_VERSION,
   temporalNextVersion,
-} from '../../src/localenv/binaries.ts';
+} from '../../dev/localenv/binaries.ts';
 
 test('the Kubernetes version comes from the wrapper module, and every staging module follows it', () => {
   const version = kubernetesVersion();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Command } from 'commander';
-import { README } from '../../src/api/generate.ts';
+import { README } from '../../scripts/generate.ts';
 import {
   commandOptions,
   HELP_CONFIGURATION,

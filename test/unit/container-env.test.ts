@@ -1,7 +1,7 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ContainerEnvError, resolveEnv, type EnvSources } from '../../src/node-agent/container-env.ts';
+import { ContainerEnvError, resolveEnv, type EnvSources } from '../../dev/node-agent/container-env.ts';
 
 const pod: V1Pod = {
   metadata: { name: 'p-1', namespace: 'ns', uid: 'u-1', labels: { app: 'w' } },

@@ -1,7 +1,7 @@
 // When `npm start` restarts its controller and when it gives up.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { afterExit, MAX_RESTARTS, RESTART_WINDOW_MS } from '../../src/localenv/controller-supervisor.ts';
+import { afterExit, MAX_RESTARTS, RESTART_WINDOW_MS } from '../../dev/localenv/controller-supervisor.ts';
 
 const now = new Date('2026-11-23T12:00:00Z');
 const secondsAgo = (s: number) => new Date(now.getTime() - s * 1000);

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { IMAGE_ENTRYPOINT, IMAGE_ENV } from '../../src/image/build.ts';
-import { DEBIAN_PACKAGES, DEBIAN_SUITE, USER_ID } from '../../src/image/root-filesystem.ts';
+import { IMAGE_ENTRYPOINT, IMAGE_ENV } from '../../scripts/image/build.ts';
+import { DEBIAN_PACKAGES, DEBIAN_SUITE, USER_ID } from '../../scripts/image/root-filesystem.ts';
 
 const ROOT = path.join(import.meta.dirname, '../..');
 const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');

@@ -1,14 +1,14 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { containerScript } from '../../src/node-agent/image-container.ts';
+import { containerScript } from '../../dev/node-agent/image-container.ts';
 import {
   containerProcess,
   ContainerSpecError,
   mountsServiceAccount,
   SERVICE_ACCOUNT_PATH,
-} from '../../src/node-agent/image-container-spec.ts';
-import type { ImageRunConfig } from '../../src/node-agent/image-store.ts';
+} from '../../dev/node-agent/image-container-spec.ts';
+import type { ImageRunConfig } from '../../dev/node-agent/image-store.ts';
 
 const image: ImageRunConfig = {
   entrypoint: ['/usr/local/bin/node', '/app/src/cli/main.ts'],

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { exampleConnectionAddress, exampleNodes, exampleTemporalNamespaces } from '../../src/localenv/examples.ts';
+import { exampleConnectionAddress, exampleNodes, exampleTemporalNamespaces } from '../../dev/localenv/examples.ts';
 
 function examples(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'twc-examples-'));

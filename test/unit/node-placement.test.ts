@@ -3,7 +3,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type LocalNode, placePod } from '../../src/node-agent/placement.ts';
+import { type LocalNode, placePod } from '../../dev/node-agent/placement.ts';
 
 const node = (name: string, labels: Record<string, string> = {}, taints: LocalNode['taints'] = []): LocalNode => ({
   name,

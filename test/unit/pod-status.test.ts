@@ -1,7 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { podStatus, type WorkerState } from '../../src/node-agent/pod-status.ts';
+import { podStatus, type WorkerState } from '../../dev/node-agent/pod-status.ts';
 
 const now = new Date('2026-01-02T03:04:05Z');
 const pod: V1Pod = { spec: { containers: [{ name: 'worker', image: 'sample' }] } };

@@ -11,7 +11,7 @@ import {
   tokenRenewalMs,
   underMounts,
   type VolumeSources,
-} from '../../src/node-agent/pod-volumes.ts';
+} from '../../dev/node-agent/pod-volumes.ts';
 
 const bytes = (data: Record<string, string>) =>
   Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v)]));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { ProbeSpecError, watchReadiness } from '../../src/node-agent/readiness-probe.ts';
+import { ProbeSpecError, watchReadiness } from '../../dev/node-agent/readiness-probe.ts';
 
 test('Ready after a passing probe, not Ready after failureThreshold failures in a row, Ready again after a pass', async (t) => {
   let status = 200;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { test } from 'node:test';
-import { freePort } from '../../src/localenv/ports.ts';
+import { freePort } from '../../dev/localenv/ports.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 
 test('a slowed proxy passes every byte on later, both ways, in order', async (t) => {

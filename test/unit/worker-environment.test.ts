@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { readWorkerEnvironment as readConfig, WorkerEnvironmentError } from '../../packages/worker/src/index.ts';
 import { API_KEY_PATH_ENV } from '../../src/api/reserved-env.ts';
 import { API_KEY_PATH_ENV as LIBRARY_API_KEY_PATH_ENV } from '../../packages/worker/src/index.ts';
-import { readConfig as readSampleConfig } from '../../src/sample-worker/config.ts';
+import { readConfig as readSampleConfig } from '../../dev/sample-worker/config.ts';
 
 const base = {
   TEMPORAL_ADDRESS: 'host:7233',

@@ -8,7 +8,7 @@ import proto from '@temporalio/proto';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { clientConnectionOptions } from '../../packages/worker/src/index.ts';
 import type { SampleWorkerConfig } from '../sample-worker/config.ts';
-import { GrpcStatus } from '../temporal/call-status.ts';
+import { GrpcStatus } from '../../src/temporal/call-status.ts';
 import type { HostedWorker } from './worker-host.ts';
 
 /** SAMPLE_BEHAVIOUR of a Pod the poller host runs. */

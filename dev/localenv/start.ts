@@ -2,9 +2,9 @@
 // rolled out, until Ctrl-C. A controller that dies is restarted (see controller-supervisor.ts).
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import path from 'node:path';
-import { CRD_DIR } from '../api/generate.ts';
-import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
-import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { CRD_DIR } from '../../scripts/generate.ts';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
+import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { BinaryBuildError } from './binaries.ts';
 import { superviseController } from './controller-supervisor.ts';
 import { startEnvironment } from './environment.ts';
@@ -79,7 +79,7 @@ const controller = superviseController({
     name: 'controller',
     command: process.execPath,
     args: [
-      path.join(import.meta.dirname, '../cli/main.ts'),
+      path.join(import.meta.dirname, '../../src/cli/main.ts'),
       'run',
       `--kubeconfig=${env.kubeconfigPath}`,
       '--identity=twc-local',

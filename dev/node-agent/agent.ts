@@ -23,7 +23,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { httpStatus } from '../runtime/kube/api-errors.ts';
+import { httpStatus } from '../../src/runtime/kube/api-errors.ts';
 import { readConfig } from '../sample-worker/config.ts';
 import { resolveEnv, type EnvSources } from './container-env.ts';
 import { startContainer, type ContainerMount } from './image-container.ts';

@@ -10,11 +10,11 @@ import {
   DiscoveryV1Api,
   type KubeConfig,
 } from '@kubernetes/client-node';
-import { GROUP as METRICS_GROUP, VERSION as METRICS_VERSION } from '../external-metrics/metric-values.ts';
+import { GROUP as METRICS_GROUP, VERSION as METRICS_VERSION } from '../../src/external-metrics/metric-values.ts';
 import { networkInterfaces } from 'node:os';
-import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
+import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import { POD_INTERFACE_PREFIX } from '../node-agent/pod-network.ts';
-import { OWNED_RESOURCE_WEBHOOK_PATH } from '../webhook/server.ts';
+import { OWNED_RESOURCE_WEBHOOK_PATH } from '../../src/webhook/server.ts';
 
 const SERVICE_PORT = 443;
 const PORT_NAME = 'https';

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { issueAuthority, issueClient } from '../webhook/certificate-issuer.ts';
+import { issueAuthority, issueClient } from '../../src/webhook/certificate-issuer.ts';
 import type { Binaries } from './binaries.ts';
 import { freePort } from './ports.ts';
 import { Component } from './process.ts';

@@ -1,6 +1,6 @@
 // What `npm start` prints once the sample is Current: where everything is, and commands to copy.
 // Each command is one line after its label, so a test can run exactly what a user copies.
-import { LABELS } from '../domain/labels.ts';
+import { LABELS } from '../../src/domain/labels.ts';
 
 export interface StartMessageInput {
   seconds: number;

@@ -4,14 +4,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { withSettingsTable } from '../cli/config.ts';
-import { protocolDescriptor } from '../temporal/protocol-descriptor.ts';
-import { PROTOCOL_FILE } from '../temporal/protocol-scope.ts';
-import { allCustomResourceDefinitions } from './crd.ts';
-import { withFieldReference } from './field-reference.ts';
+import { withSettingsTable } from '../src/cli/config.ts';
+import { protocolDescriptor } from '../src/temporal/protocol-descriptor.ts';
+import { PROTOCOL_FILE } from '../src/temporal/protocol-scope.ts';
+import { allCustomResourceDefinitions } from '../src/api/crd.ts';
+import { withFieldReference } from '../src/api/field-reference.ts';
 
-export const CRD_DIR = path.resolve(import.meta.dirname, '../../charts/temporal-worker-controller-crds/definitions');
-export const README = path.resolve(import.meta.dirname, '../../README.md');
+export const CRD_DIR = path.resolve(import.meta.dirname, '../charts/temporal-worker-controller-crds/definitions');
+export const README = path.resolve(import.meta.dirname, '../README.md');
 
 export function crdFiles(): Map<string, string> {
   return new Map(

@@ -1,5 +1,5 @@
 // The node agent as a process of its own:
-// `node src/node-agent/main.ts --kubeconfig F [--nodes JSON] [--service-addresses JSON]
+// `node dev/node-agent/main.ts --kubeconfig F [--nodes JSON] [--service-addresses JSON]
 // [--image-store DIR --pod-log-dir DIR] [--token-renew-after SECONDS]`, the nodes a list of
 // {name, labels?, taints?} (default: one node, local-node), the service addresses an object from
 // the host:port a Pod dials to the local host:port that serves it, the image store the images
@@ -24,7 +24,7 @@ const { values } = parseArgs({
 });
 if (!values.kubeconfig) {
   console.error(
-    'usage: node src/node-agent/main.ts --kubeconfig FILE [--nodes JSON] [--service-addresses JSON] [--image-store DIR] [--pod-log-dir DIR] [--token-renew-after SECONDS]',
+    'usage: node dev/node-agent/main.ts --kubeconfig FILE [--nodes JSON] [--service-addresses JSON] [--image-store DIR] [--pod-log-dir DIR] [--token-renew-after SECONDS]',
   );
   process.exit(2);
 }
