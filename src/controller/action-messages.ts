@@ -3,7 +3,9 @@
 import { count } from '../domain/count.ts';
 import type { PlannedAction } from '../planner/plan.ts';
 
-export function doneMessage(action: Exclude<PlannedAction, { action: 'addFinalizer' | 'removeFinalizer' }>): string {
+export function doneMessage(
+  action: Exclude<PlannedAction, { action: 'addFinalizer' | 'removeFinalizer' | 'syncOwnedResource' }>,
+): string {
   switch (action.action) {
     case 'create':
       return `created Deployment ${action.deployment.metadata?.name ?? ''} for build ${action.buildId}${action.pool ? ` (pool ${action.pool})` : ''}`;

@@ -1,8 +1,9 @@
 // Carries out a plan's actions in the order the planner gave them: finalizers, Kubernetes
-// Deployments, gate runs terminated and started, the routing change, Temporal's version records. It stops at the first
-// failure, since the rest of the plan may no longer hold, and says which action failed and why in
-// a condition (which the status writer also reports as a Warning event). It writes an event for
-// every action done and decides nothing.
+// Deployments, owned resources' copies, gate runs terminated and started, the routing change,
+// Temporal's version records. It stops at the first failure, since the rest of the plan may no
+// longer hold, and says which action failed and why in a condition (which the status writer also
+// reports as a Warning event); an independent action's failure is said in a Warning event alone,
+// and the plan goes on. It writes an event for every action done and decides nothing.
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
@@ -17,13 +18,15 @@ import type { EventTarget, RecordEvent } from './events.ts';
 import { doneMessage } from './action-messages.ts';
 import { type ConnectionReleaseDependencies, releaseConnection } from './connection-release.ts';
 import { deleteCopies } from './copy-deletion.ts';
+import { type OwnedResourceDependencies, syncOwnedResource } from './owned-resources.ts';
 import { addFinalizer, removeFinalizer } from './finalizers.ts';
 import { GateInputError, gateInput } from './gate-input.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { type TemporalTrouble, temporalTrouble, type TroubleDependencies } from './temporal-trouble.ts';
 import { isConcurrentBatchLimit } from '../temporal/call-failures.ts';
 
-export interface ExecutorDependencies extends TroubleDependencies, ConnectionReleaseDependencies {
+export interface ExecutorDependencies
+  extends TroubleDependencies, ConnectionReleaseDependencies, OwnedResourceDependencies {
   cluster: ClusterClient;
   recordEvent: RecordEvent;
   log: Logger;
@@ -85,10 +88,15 @@ export async function executePlan(
       }
     } catch (error) {
       const failed = { action, ...failureOf(deps, context, action, error) };
-      deps.log.warn({ action: action.action, reason: failed.condition.reason }, failed.condition.message);
-      return result(failed);
+      const { reason, message } = failed.condition;
+      deps.log.warn({ action: action.action, reason }, message);
+      if (!('independent' in action)) return result(failed);
+      await deps.recordEvent(about(), { type: 'Warning', reason, message });
+      continue;
     }
     done.push(action);
+    // An owned resource's copies are carried out at every reconcile, and each says what it did.
+    if (action.action === 'syncOwnedResource') continue;
     const event = eventOf(action);
     if (event) await deps.recordEvent(about(), { type: 'Normal', ...event });
     // Actions are rare (a rollout's few steps): each is worth a line.
@@ -134,6 +142,8 @@ async function carryOut(
       if ('missing' in account) throw new Error(account.missing);
       return deleteCopies(deps.cluster, { apiVersion, kind }, namespace, twor, new Set([deploymentUid]), account);
     }
+    case 'syncOwnedResource':
+      return syncOwnedResource(deps, context.workerDeployment, action);
     case 'applySecretCopy':
       // The worker deployment's own copy, under its own field manager.
       return deps.cluster.apply(
@@ -214,7 +224,9 @@ const KUBERNETES_FAILURES = {
   delete: 'DeploymentDeleteFailed',
 } as const;
 
-function eventOf(action: PlannedAction): { reason: string; message: string } | undefined {
+function eventOf(
+  action: Exclude<PlannedAction, { action: 'syncOwnedResource' }>,
+): { reason: string; message: string } | undefined {
   if (action.action === 'addFinalizer' || action.action === 'removeFinalizer') return undefined;
   return {
     reason: action.action === 'route' ? ROUTING_EVENTS[action.change.action] : EVENTS[action.action],
@@ -258,6 +270,14 @@ function failureOf(
           'False',
           'SecretCopyFailed',
           `cannot write Secret ${action.secret.metadata?.name ?? ''} (${action.reason}): ${errorMessage(error)}; no Deployment is created or rolled until it is written`,
+        ),
+      };
+    case 'syncOwnedResource':
+      return {
+        condition: progressing(
+          'False',
+          'OwnedResourceNotSynced',
+          `cannot carry out the copies of TemporalWorkerOwnedResource ${action.facts.twor.metadata.name ?? ''} (${action.reason}): ${errorMessage(error)}; tried again at the next reconcile, while the rollout goes on`,
         ),
       };
     case 'deleteOwnedResource':

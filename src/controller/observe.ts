@@ -34,7 +34,7 @@ import { podProblems } from '../k8s/pod-problems.ts';
 import { type VersionedDeploymentInput, versionedDeployment } from '../k8s/versioned-deployment.ts';
 import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
 import { gateWorkflowId } from '../planner/gates.ts';
-import type { NewBuildFacts } from '../planner/new-build.ts';
+import type { KubernetesPhaseFacts } from '../planner/kubernetes-phase.ts';
 import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
 import { batchJobIdPrefix, batchOperationOf, type LadderReads } from '../planner/pinned-workflows.ts';
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
@@ -53,13 +53,14 @@ import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts'
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { AdmittedSpecs, deepFreeze } from './admitted-specs.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
+import { ownedResourceFacts } from './owned-resources.ts';
 import { temporalTrouble } from './temporal-trouble.ts';
 
 export type Observed =
   { observation: Observation; temporal: WorkerDeploymentClient; failed?: undefined } | { failed: FailedObservation };
 
-/** What Kubernetes says, enough to create the new build's Deployments before Temporal is read. */
-export interface KubernetesFacts extends NewBuildFacts {
+/** What Kubernetes says, enough for the plan's first phase: the new build's Deployments, the owned resources' copies. */
+export interface KubernetesFacts extends KubernetesPhaseFacts {
   temporalName: string;
   replacements: Observation['replacements'];
   /** The Deployments it owns, as cached (and as created since). */
@@ -142,6 +143,7 @@ export async function observeKubernetes(
           missingSecret(connection, secretUses, secrets) === undefined && copies.states.every((c) => c.inPlace),
         ...(copies.states.length > 0 ? { secretCopies: copies.states } : {}),
         workers: workerConnection(connection, secrets, name),
+        ownedResources: ownedResourceFacts(deps, workerDeployment, live),
         wanted: [],
         live: [],
         deployments: [],

@@ -1,24 +1,30 @@
-// The copies of a worker deployment's owned resources (planner/owned-resources.ts), applied before
-// Temporal is read: they depend on Kubernetes alone, and a PodDisruptionBudget should guard a
-// build's Pods whether Temporal answers or not. Every copy is written (applied, listed, deleted)
-// as a ServiceAccount of the twor's own namespace (copyAccount), so the API server's RBAC decides
-// what the namespace may make, never the controller's rights. Each copy goes on its own: one the
-// API server refuses is said in its twor's status and a Warning event and tried again with
-// backoff, while the other copies, the other twor and the rollout go on. Each twor's status is
-// written once, when it changed.
+// The copies of a worker deployment's owned resources: rendered as Kubernetes shows the twor and
+// its builds (ownedResourceFacts, read before the plan), and carried out for the executor, one
+// twor per action of the plan's first phase (planner/kubernetes-phase.ts). Every copy is written
+// (applied, listed, deleted) as a ServiceAccount of the twor's own namespace (copyAccount), so the
+// API server's RBAC decides what the namespace may make, never the controller's rights. Each copy
+// goes on its own: one the API server refuses is said in its twor's status and a Warning event and
+// tried again with backoff, while the other copies, the other twor and the rollout go on. Each
+// twor's status is written once, when it changed.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { API_VERSION, KINDS } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { LABELS } from '../domain/labels.ts';
-import { type CopyTarget, copyAccount, KindRefusedError, refusedKind } from '../domain/owned-resources.ts';
+import {
+  type CopyTarget,
+  copyAccount,
+  KindRefusedError,
+  type OwnedResourceFacts,
+  refusedKind,
+} from '../domain/owned-resources.ts';
 import type { ServiceAccountRef } from '../domain/token-policy.ts';
 import { errorMessage, httpStatus } from '../runtime/kube/api-errors.ts';
 import { KindNotServedError } from '../k8s/api-resources.ts';
 import type { AnyObject, ClusterClient, OwnerReference } from '../k8s/cluster-client.ts';
 import { renderCopies } from '../k8s/owned-resource-copies.ts';
-import { type PlannedCopy, planOwnedResources } from '../planner/owned-resources.ts';
+import type { OwnedResourceAction, PlannedCopy } from '../planner/owned-resources.ts';
 import type { RetrySchedule } from '../runtime/backoff.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { type Condition, nextStatus, stalled } from '../status/conditions.ts';
@@ -26,17 +32,22 @@ import type { RecordEvent } from './events.ts';
 import { deleteCopies } from './copy-deletion.ts';
 import { addFinalizer } from './finalizers.ts';
 
-export interface OwnedResourceDependencies {
-  cluster: ClusterClient;
+/** What rendering the copies reads. */
+export interface OwnedResourceSources {
   /** The TemporalWorkerOwnedResources of a namespace, as cached. */
   ownedResources(namespace: string): readonly TemporalWorkerOwnedResource[];
+  /** The ServiceAccount copies are written as where a twor names none (--owned-resources-service-account). */
+  ownedResourcesServiceAccount?: string | undefined;
+}
+
+/** What carrying the copies out needs. */
+export interface OwnedResourceDependencies {
+  cluster: ClusterClient;
   recordEvent: RecordEvent;
   now(): Date;
   log: Logger;
   /** Per copy (`namespace/twor/copy name`): when a refused one is tried again. */
   copyRetries: RetrySchedule<string>;
-  /** The ServiceAccount copies are written as where a twor names none (--owned-resources-service-account). */
-  ownedResourcesServiceAccount?: string | undefined;
   /** A write of a copy that its ServiceAccount may not make (403): twc_owned_resource_copies_forbidden_total. */
   countCopyForbidden?(namespace: string, kind: string, verb: string): void;
 }
@@ -48,74 +59,63 @@ export function fieldManager(namespace: string, twor: string): string {
   return `twc/${namespace}/${twor}`;
 }
 
-export async function syncOwnedResources(
-  deps: OwnedResourceDependencies,
+/**
+ * The worker deployment's twor, each with its copies rendered for the builds' Deployments. A kind
+ * no owned resource may make (RBAC) is refused here too, whatever admission let through (the
+ * webhook off, or the object stored before it was registered): no copy of it is rendered.
+ */
+export function ownedResourceFacts(
+  sources: OwnedResourceSources,
   workerDeployment: TemporalWorkerDeployment,
   live: readonly V1Deployment[],
-): Promise<void> {
+): OwnedResourceFacts[] {
   const { name = '', namespace = '' } = workerDeployment.metadata;
-  const twors = deps.ownedResources(namespace).filter((t) => t.spec.workerRef.name === name && !isBeingDeleted(t));
-  if (twors.length === 0) return;
-  // A kind no owned resource may make (RBAC) is refused here too, whatever admission let through
-  // (the webhook off, or the object stored before it was registered): no copy of it is applied.
-  const refusals = new Map(
-    twors.flatMap((t) => {
-      const refusal = refusedKind(t.spec.object.apiVersion, t.spec.object.kind);
-      return refusal ? [[t.metadata.name ?? '', refusal] as const] : [];
-    }),
-  );
-  const copies = renderCopies({
-    workerDeployment: { name, namespace, temporalNamespace: workerDeployment.spec.workerOptions.temporalNamespace },
-    twors: twors
-      .filter((t) => !refusals.has(t.metadata.name ?? ''))
-      .map((t) => ({ name: t.metadata.name ?? '', object: t.spec.object })),
-    targets: copyTargets(workerDeployment, live),
-  });
-  const applied = Object.fromEntries(
-    twors.map((t) => [
-      t.metadata.name ?? '',
-      Object.fromEntries(
-        (t.status?.versions ?? [])
-          .filter((v) => v.applied || v.appliedHash)
-          .map((v) => [v.resourceName, v.appliedHash ? { hash: v.appliedHash } : {}]),
-      ),
-    ]),
-  );
-  const planned = planOwnedResources(copies, applied);
-  for (const twor of twors) {
-    const adopted = await adopt(deps, workerDeployment, twor);
-    const account = copyAccount(
-      { namespace, serviceAccountName: twor.spec.serviceAccountName },
-      deps.ownedResourcesServiceAccount,
-    );
-    const refusal = refusals.get(twor.metadata.name ?? '');
-    if (refusal) {
-      await refuseKind(deps, adopted, refusal, 'missing' in account ? undefined : account, live);
-      continue;
-    }
-    if ('missing' in account) {
-      await writeStatus(
-        deps,
-        adopted,
-        [stalled('ServiceAccountMissing', account.missing)],
-        twor.status?.versions ?? [],
+  const owners = live.flatMap((d) => (d.metadata?.uid ? [d.metadata.uid] : []));
+  const targets = copyTargets(workerDeployment, live);
+  return sources
+    .ownedResources(namespace)
+    .filter((t) => t.spec.workerRef.name === name && !isBeingDeleted(t))
+    .map((twor) => {
+      const account = copyAccount(
+        { namespace, serviceAccountName: twor.spec.serviceAccountName },
+        sources.ownedResourcesServiceAccount,
       );
-      continue;
-    }
-    const left = await deleteCopiesOfAnotherKind(deps, twor, live, account);
-    const own = planned.filter((p) => p.twor === twor.metadata.name);
-    let entries: (CopyStatus | undefined)[];
-    try {
-      entries = await Promise.all(own.map((copy) => carryOut(deps, twor, copy, account)));
-    } catch (error) {
-      // A kind only discovery tells refused (cluster-scoped): refused as an RBAC kind is.
-      if (!(error instanceof KindRefusedError)) throw error;
-      await refuseKind(deps, adopted, error.message, account, live);
-      continue;
-    }
-    const versions = entries.flatMap((e) => (e ? [e] : []));
-    await writeCopiesStatus(deps, workerDeployment, adopted, versions, account, left);
+      const refusal = refusedKind(twor.spec.object.apiVersion, twor.spec.object.kind);
+      if (refusal) return { twor, refusal, account, copies: [], owners };
+      const copies = renderCopies({
+        workerDeployment: { name, namespace, temporalNamespace: workerDeployment.spec.workerOptions.temporalNamespace },
+        twors: [{ name: twor.metadata.name ?? '', object: twor.spec.object }],
+        targets,
+      });
+      return { twor, account, copies, owners };
+    });
+}
+
+/** Carries out one twor's planned copies, as its ServiceAccount, and writes its status when it changed. */
+export async function syncOwnedResource(
+  deps: OwnedResourceDependencies,
+  workerDeployment: TemporalWorkerDeployment,
+  { facts, copies }: OwnedResourceAction,
+): Promise<void> {
+  const { twor, account, refusal } = facts;
+  const owners = new Set(facts.owners);
+  const adopted = await adopt(deps, workerDeployment, twor);
+  if (refusal) return refuseKind(deps, adopted, refusal, 'missing' in account ? undefined : account, owners);
+  if ('missing' in account) {
+    await writeStatus(deps, adopted, [stalled('ServiceAccountMissing', account.missing)], twor.status?.versions ?? []);
+    return;
   }
+  const left = await deleteCopiesOfAnotherKind(deps, twor, owners, account);
+  let entries: (CopyStatus | undefined)[];
+  try {
+    entries = await Promise.all(copies.map((copy) => carryOut(deps, twor, copy, account)));
+  } catch (error) {
+    // A kind only discovery tells refused (cluster-scoped): refused as an RBAC kind is.
+    if (!(error instanceof KindRefusedError)) throw error;
+    return refuseKind(deps, adopted, error.message, account, owners);
+  }
+  const versions = entries.flatMap((e) => (e ? [e] : []));
+  await writeCopiesStatus(deps, workerDeployment, adopted, versions, account, left);
 }
 
 /**
@@ -128,7 +128,7 @@ async function refuseKind(
   twor: TemporalWorkerOwnedResource,
   refusal: string,
   account: ServiceAccountRef | undefined,
-  live: readonly V1Deployment[],
+  owners: ReadonlySet<string>,
 ): Promise<void> {
   const made = (twor.status?.versions ?? []).filter((v) => v.applied || v.appliedHash);
   let left = '';
@@ -141,7 +141,7 @@ async function refuseKind(
         { apiVersion, kind },
         twor.metadata.namespace ?? '',
         twor.metadata.name ?? '',
-        ownersOf(live),
+        owners,
         account,
       );
       deps.log.info({ twor: twor.metadata.name }, `deleted the copies of ${kind} an earlier controller made`);
@@ -164,21 +164,14 @@ async function refuseKind(
 async function deleteCopiesOfAnotherKind(
   deps: OwnedResourceDependencies,
   twor: TemporalWorkerOwnedResource,
-  live: readonly V1Deployment[],
+  owners: ReadonlySet<string>,
   account: ServiceAccountRef,
 ): Promise<{ apiVersion: string; kind: string } | undefined> {
   const before = twor.status?.appliedKind;
   const { apiVersion, kind } = twor.spec.object;
   if (!before || (before.apiVersion === apiVersion && before.kind === kind)) return undefined;
   try {
-    await deleteCopies(
-      deps.cluster,
-      before,
-      twor.metadata.namespace ?? '',
-      twor.metadata.name ?? '',
-      ownersOf(live),
-      account,
-    );
+    await deleteCopies(deps.cluster, before, twor.metadata.namespace ?? '', twor.metadata.name ?? '', owners, account);
     deps.log.info(
       { twor: twor.metadata.name },
       `deleted its copies of ${before.kind} (${before.apiVersion}): it now makes ${kind}`,
@@ -192,11 +185,6 @@ async function deleteCopiesOfAnotherKind(
     );
     return before;
   }
-}
-
-/** The uids of the worker deployment's Deployments: a copy is ours only if one of them owns it. */
-function ownersOf(live: readonly V1Deployment[]): Set<string> {
-  return new Set(live.flatMap((d) => (d.metadata?.uid ? [d.metadata.uid] : [])));
 }
 
 function copyTargets(workerDeployment: TemporalWorkerDeployment, live: readonly V1Deployment[]): CopyTarget[] {
@@ -419,7 +407,12 @@ async function writeStatus(
   const { apiVersion, kind } = twor.spec.object;
   const status = nextStatus(twor, said, deps.now(), { appliedKind: left ?? { apiVersion, kind }, versions });
   if (!status) return false;
-  // A conflict: the twor changed since it was read, and its event brings this back.
-  await deps.cluster.replaceOwnedResourceStatus({ ...twor, status });
-  return true;
+  try {
+    await deps.cluster.replaceOwnedResourceStatus({ ...twor, status });
+    return true;
+  } catch (error) {
+    // A conflict: the twor changed since it was read, and its event brings this back.
+    if (httpStatus(error) === 409) return false;
+    throw error;
+  }
 }

@@ -1,13 +1,12 @@
-// One reconcile of one TemporalWorkerDeployment, in three stages and one write: observe what
-// Kubernetes and Temporal say (observe.ts), decide everything in one pure plan (planner/plan.ts),
-// except the new build's Deployments, which are created as soon as Kubernetes alone shows them
-// missing and safe to create (planner/new-build.ts), and the copies of its owned resources,
-// which depend on Kubernetes alone (owned-resources.ts), before Temporal's slower reads,
-// carry the plan out in order, stopping at the first failure (execute.ts), and write the status
-// once, guarded by the resourceVersion it was decided on (status-writer.ts). A worker deployment
-// being deleted goes through deletion.ts instead.
+// One reconcile of one TemporalWorkerDeployment, in stages and one write: observe what Kubernetes
+// says (observe.ts) and carry out the plan's first phase, which needs nothing else: the new build's
+// Deployments and the owned resources' copies (planner/kubernetes-phase.ts), before Temporal's
+// slower reads; then observe Temporal, decide the rest in one pure plan (planner/plan.ts), carry
+// it out in order, stopping at the first failure (execute.ts, the one executor of both phases),
+// and write the status once, guarded by the resourceVersion it was decided on (status-writer.ts).
+// A worker deployment being deleted goes through deletion.ts instead.
 import type { FailedObservation } from '../domain/observation.ts';
-import { planNewBuild } from '../planner/new-build.ts';
+import { planKubernetesPhase } from '../planner/kubernetes-phase.ts';
 import { finalizers, planReconcile } from '../planner/plan.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { readFailureCondition } from '../status/read-failures.ts';
@@ -17,7 +16,6 @@ import { isBeingDeleted } from '../domain/finalizer.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { executePlan, type ExecutionResult } from './execute.ts';
-import { syncOwnedResources } from './owned-resources.ts';
 import { revokeSecretCopies } from './secret-copy-revocation.ts';
 import { type KubernetesFacts, type Observed, observeKubernetes, observeTemporal, withDeployments } from './observe.ts';
 import { lastKnownVersions, writeStatus } from './status-writer.ts';
@@ -35,22 +33,17 @@ export async function reconcile(
   const seen = await observeKubernetes(deps, cached);
   if (seen.failed) return cutShort(deps, key, seen.failed);
   let { facts } = seen;
-  const newBuild = planNewBuild(facts, deps);
-  if (newBuild.length > 0) {
-    const context = { key, workerDeployment: facts.workerDeployment, connection: facts.connection };
-    const created = await executePlan(buildLog(deps, facts.buildId), context, newBuild);
-    // As when the full plan's create fails: said in the status, tried again at the next poll.
-    if (created.failed) {
-      const { condition, requeueAfterMs } = created.failed;
-      const versions = lastKnownVersions(created.stored);
-      return writeStatus(deps, created.stored, versions, [condition], requeueAfterMs ?? deps.pollIntervalMs);
-    }
-    facts = withDeployments(facts, [
-      ...facts.live,
-      ...newBuild.flatMap((a) => (a.action === 'create' ? [a.deployment] : [])),
-    ]);
+  const context = { key, workerDeployment: facts.workerDeployment, connection: facts.connection };
+  const firstPhase = planKubernetesPhase(facts, deps);
+  const kubernetesDone = await executePlan(buildLog(deps, facts.buildId), context, firstPhase);
+  // As when the full plan's create fails: said in the status, tried again at the next poll.
+  if (kubernetesDone.failed) {
+    const { condition, requeueAfterMs } = kubernetesDone.failed;
+    const versions = lastKnownVersions(kubernetesDone.stored);
+    return writeStatus(deps, kubernetesDone.stored, versions, [condition], requeueAfterMs ?? deps.pollIntervalMs);
   }
-  await syncOwnedResources(deps, facts.workerDeployment, facts.live);
+  const created = kubernetesDone.done.flatMap((a) => (a.action === 'create' ? [a.deployment] : []));
+  if (created.length > 0) facts = withDeployments(facts, [...facts.live, ...created]);
   const observed = await observeUnlessSpecChanges(deps, namespace, name, facts);
   if (observed === 'superseded') return { requeueAfterMs: 0 };
   if (observed.failed) return cutShort(deps, key, observed.failed);

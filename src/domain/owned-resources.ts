@@ -1,6 +1,7 @@
 // The words the owned-resource renderer (k8s/owned-resource-copies.ts), the planner
 // (planner/owned-resources.ts) and the controller share: which Deployment a copy is for, the copy as
 // rendered, the kinds no copy may be of, and whose rights the copies are written with.
+import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import type { ServiceAccountRef } from './token-policy.ts';
 
 /** One Kubernetes Deployment of one build: what its copies are made for. */
@@ -24,6 +25,19 @@ export interface CopyOf {
 }
 
 export type RenderedCopy = CopyOf & ({ object: Record<string, unknown>; hash: string } | { refused: string });
+
+/** One twor of a worker deployment as Kubernetes shows it: what the plan's first phase decides its copies from. */
+export interface OwnedResourceFacts {
+  twor: TemporalWorkerOwnedResource;
+  /** Why no copy of its kind may be made (refusedKind); none is rendered then. */
+  refusal?: string;
+  /** Whose rights its copies are written with (copyAccount). */
+  account: ServiceAccountRef | { missing: string };
+  /** Its copies, one per build's Deployment. */
+  copies: RenderedCopy[];
+  /** The uids of the worker deployment's Deployments: a copy is ours only if one of them owns it. */
+  owners: string[];
+}
 
 /** The API group whose kinds (Roles, RoleBindings, ClusterRoles...) no owned resource may make. */
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';

@@ -3,7 +3,7 @@
 // alone when it cannot be rendered, and, for an autoscaler of a build at zero replicas, not made or
 // deleted, so that nothing scales a build that pinned workflows may still need back up from zero
 // behind the controller's back. Pure.
-import type { RenderedCopy } from '../domain/owned-resources.ts';
+import type { OwnedResourceFacts, RenderedCopy } from '../domain/owned-resources.ts';
 
 /** Kinds that set a Deployment's replicas: their copies go before their build is scaled to zero. */
 export const AUTOSCALER_KINDS: readonly string[] = ['HorizontalPodAutoscaler', 'ScaledObject'];
@@ -55,4 +55,43 @@ export function planOwnedResources(
       reason: `${copy.kind} ${copy.name} of ${copy.twor} for build ${target.buildId} (Deployment ${target.deployment}) ${copy.name in before ? 'changed' : 'is new'}`,
     };
   });
+}
+
+/**
+ * One twor's copies, carried out by the executor as one action. Independent: nothing after it in the
+ * plan depends on it, so its failure is its own (said in the twor's status) and the plan goes on.
+ */
+export interface OwnedResourceAction {
+  action: 'syncOwnedResource';
+  facts: OwnedResourceFacts;
+  copies: PlannedCopy[];
+  independent: true;
+  reason: string;
+}
+
+/** Planned at every reconcile: the twor's status is written only when what it says changed. */
+export function ownedResourceAction(facts: OwnedResourceFacts): OwnedResourceAction {
+  const name = facts.twor.metadata.name ?? '';
+  const applied = Object.fromEntries(
+    (facts.twor.status?.versions ?? [])
+      .filter((v) => v.applied || v.appliedHash)
+      .map((v) => [v.resourceName, v.appliedHash ? { hash: v.appliedHash } : {}]),
+  );
+  const copies = planOwnedResources(facts.copies, { [name]: applied });
+  const counted = (outcome: PlannedCopy['outcome'], what: string) => {
+    const n = copies.filter((c) => c.outcome === outcome && (c.outcome !== 'absent' || c.delete)).length;
+    return n > 0 ? [`${n === 1 ? 'one copy' : `${n} copies`} ${what}`] : [];
+  };
+  const said = facts.refusal
+    ? [facts.refusal]
+    : 'missing' in facts.account
+      ? [facts.account.missing]
+      : [...counted('apply', 'to apply'), ...counted('absent', 'to delete'), ...counted('refused', 'refused')];
+  return {
+    action: 'syncOwnedResource',
+    facts,
+    copies,
+    independent: true,
+    reason: `TemporalWorkerOwnedResource ${name}: ${said.join(', ') || 'its copies as last applied'}`,
+  };
 }

@@ -59,6 +59,7 @@ import {
   planAnalysis,
 } from './analysis.ts';
 import { durationSeconds } from '../api/schema.ts';
+import type { OwnedResourceAction } from './owned-resources.ts';
 
 export interface PlannerConfig {
   /** This installation's identity: the manager identity it claims in Temporal. */
@@ -71,7 +72,10 @@ export interface PlannerConfig {
 
 type KubernetesAction<A extends string> = Extract<VersionAction, { action: A }>;
 
-/** One step of the plan; the executor takes them in the order given and stops at the first failure. */
+/**
+ * One step of the plan; the executor takes them in the order given and stops at the first failure,
+ * but for an `independent` one: nothing after it depends on it, so its failure is its own.
+ */
 export type PlannedAction =
   | { action: 'addFinalizer'; kind: FinalizedKind; reason: string }
   | { action: 'removeFinalizer'; kind: FinalizedKind; reason: string }
@@ -97,7 +101,8 @@ export type PlannedAction =
   | (KubernetesAction<'deleteTemporalVersion'> & { skipDrainage?: true })
   | { action: 'deleteTemporalDeployment'; reason: string }
   /** A copy of a TemporalClusterConnection's Secret that the worker Pods mount: written before any Deployment. */
-  | { action: 'applySecretCopy'; secret: V1Secret; reason: string };
+  | { action: 'applySecretCopy'; secret: V1Secret; reason: string }
+  | OwnedResourceAction;
 
 type FinalizedKind = 'TemporalWorkerDeployment' | 'TemporalConnection';
 

@@ -10,7 +10,7 @@ import { clusterClient } from '../../src/k8s/cluster-client.ts';
 import { replacementOf } from '../../src/k8s/deployment-drift.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
 import type { PlannedAction } from '../../src/planner/plan.ts';
-import { Backoff } from '../../src/runtime/backoff.ts';
+import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { eventually, kubeConfig, kubernetesApi, sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { create } from '../support/manifests.ts';
@@ -44,6 +44,7 @@ test('Kubernetes actions run in the order given, are idempotent, and a failure s
     now: () => new Date(),
     pollIntervalMs: 10_000,
     temporalBackoff: new Backoff({ baseMs: 1000, maxMs: 1000 }),
+    copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 1000, maxMs: 1000 })),
   };
   const connection = {
     metadata: { name: 'temporal', namespace },

@@ -1324,6 +1324,39 @@ test('owned resources: a new twor is adopted and gets a copy per build, applied 
   );
 });
 
+test("owned resources: one twor's copies are one independent action of the plan's first phase: when its status cannot be written, the other twor and the rollout go on, and a Warning event says so", async () => {
+  const world = {
+    ...rolloutWorld({ buildId: 'v2' }, ramping(50, 1)),
+    ownedResources: [
+      ownedResource('orders-pdb-a', pdbObject, undefined, false),
+      ownedResource('orders-pdb-b', pdbObject, undefined, false),
+    ],
+  };
+  const unavailable = new KubernetesApiError('PUT', '/x', 503, { kind: 'Status', message: 'etcd is unavailable' });
+  const run = await recordedReconcile({
+    ...world,
+    failures: { 'k8s.replaceOwnedResourceStatus orders-pdb-a': unavailable },
+  });
+  assert.deepEqual(
+    run.calls.filter((c) => c.includes('OwnedResourceStatus') || c === 'temporal.describe'),
+    ['k8s.replaceOwnedResourceStatus orders-pdb-a', 'k8s.replaceOwnedResourceStatus orders-pdb-b', 'temporal.describe'],
+  );
+  assert.ok(run.ownedResourceStatuses['orders-pdb-b'], 'the other twor is written');
+  assert.ok(run.calls.includes('temporal.changeRouting setCurrent v2'), `the rollout goes on: ${run.calls.join(', ')}`);
+  assert.ok(run.events.includes('Warning OwnedResourceNotSynced'), run.events.join(', '));
+
+  // A conflict is no failure: the twor changed since it was read, and its event brings it back.
+  const conflict = new KubernetesApiError('PUT', '/x', 409, {
+    kind: 'Status',
+    message: 'the object has been modified',
+  });
+  const raced = await recordedReconcile({
+    ...world,
+    failures: { 'k8s.replaceOwnedResourceStatus orders-pdb-a': conflict },
+  });
+  assert.ok(!raced.events.some((e) => e.startsWith('Warning')), raced.events.join(', '));
+});
+
 test('owned resources: a copy the API server refuses is said in its twor alone; the other copies and the rollout go on', async () => {
   const v1 = copyName('orders', 'orders-pdb', 'v1');
   const run = await recordedReconcile({
@@ -1513,10 +1546,10 @@ test("owned resources: the RoleBindings an earlier controller made for a twor ar
 
 test("owned resources: an autoscaler copy goes before its build is scaled to zero, by ownership: a user's object under its name or labels stays", async () => {
   const owner = workerDeployment({ buildId: 'v3', sunset: { scaledownDelay: '1h', deleteDelay: '24h' } });
-  const hpaOfV2 = copyName('orders', 'orders-hpa', 'v2');
+  const hpaOfV2 = copyName('orders', 'orders-pdb-a', 'v2');
   const v2 = deployment(owner, 'v2', { replicas: 2, since: minutesAgo(300) });
   const labels = {
-    'temporal.io/owned-resource': 'orders-hpa',
+    'temporal.io/owned-resource': 'orders-pdb-a',
     'app.kubernetes.io/managed-by': 'temporal-worker-controller',
   };
   const hpa = (name: string, ownerUid?: string) => ({
@@ -1548,7 +1581,7 @@ test("owned resources: an autoscaler copy goes before its build is scaled to zer
       ],
     },
     ownedResources: [
-      ownedResource('orders-hpa', hpaObject, {
+      ownedResource('orders-pdb-a', hpaObject, {
         versions: [{ buildID: 'v2', resourceName: hpaOfV2, applied: true, appliedHash: 'old' }],
       }),
     ],
@@ -1556,7 +1589,7 @@ test("owned resources: an autoscaler copy goes before its build is scaled to zer
   const run = await recordedReconcile(world);
   const writes = run.calls.filter((c) => /listObjects|deleteObject|scaleDeployment/.test(c));
   assert.deepEqual(writes, [
-    `k8s.listObjects HorizontalPodAutoscaler temporal.io/owned-resource=orders-hpa,app.kubernetes.io/managed-by=temporal-worker-controller impersonating ${NAMESPACE}/copier`,
+    `k8s.listObjects HorizontalPodAutoscaler temporal.io/owned-resource=orders-pdb-a,app.kubernetes.io/managed-by=temporal-worker-controller impersonating ${NAMESPACE}/copier`,
     `k8s.deleteObject HorizontalPodAutoscaler/${hpaOfV2} impersonating ${NAMESPACE}/copier`,
     'k8s.scaleDeployment orders-v2 0',
   ]);

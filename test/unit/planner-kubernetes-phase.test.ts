@@ -1,8 +1,11 @@
-// planNewBuild: which of the new build's Deployments are created before Temporal is read, and when
-// the decision is left to the full plan instead.
+// The plan's first phase: which of the new build's Deployments are created before Temporal is read
+// (and when the decision is left to the full plan instead), and the owned resources' actions.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
+import type { RenderedCopy } from '../../src/domain/owned-resources.ts';
 import type { ObservedDeployment } from '../../src/domain/snapshot.ts';
+import { planKubernetesPhase } from '../../src/planner/kubernetes-phase.ts';
 import { type NewBuildFacts, planNewBuild } from '../../src/planner/new-build.ts';
 import { connection, workerDeployment } from '../support/recorded-world.ts';
 
@@ -104,4 +107,49 @@ test('left to the full plan unless an older build already runs against the same 
     'a changed connection: its credentials are not yet proven',
   );
   assert.equal(created(facts({ deployments: [older('v1', { drift: 'x' }), older('v0')] })).length, 1);
+});
+
+test("the first phase: the new build's Deployments, then one independent action per owned resource, its reason saying what is to do", () => {
+  const twor = (name: string, status?: TemporalWorkerOwnedResource['status']) =>
+    ({ metadata: { name }, spec: {}, ...(status ? { status } : {}) }) as unknown as TemporalWorkerOwnedResource;
+  const copy = (name: string, buildId: string): RenderedCopy => ({
+    twor: 'orders-pdb',
+    kind: 'PodDisruptionBudget',
+    name,
+    target: { deployment: `orders-${buildId}`, uid: `uid-${buildId}`, buildId },
+    object: { kind: 'PodDisruptionBudget' },
+    hash: `hash-${name}`,
+  });
+  const account = { namespace: 'shop', name: 'copier' };
+  const applied = { versions: [{ buildID: 'v1', resourceName: 'pdb-v1', applied: true, appliedHash: 'hash-pdb-v1' }] };
+  const actions = planKubernetesPhase(
+    {
+      ...facts(),
+      ownedResources: [
+        {
+          twor: twor('orders-pdb', applied),
+          account,
+          copies: [copy('pdb-v1', 'v1'), copy('pdb-v2', 'v2')],
+          owners: [],
+        },
+        { twor: twor('orders-grant'), refusal: 'an RBAC kind', account, copies: [], owners: [] },
+        {
+          twor: twor('orders-idle', applied),
+          account,
+          copies: [{ ...copy('pdb-v1', 'v1'), twor: 'orders-idle' }],
+          owners: [],
+        },
+      ],
+    },
+    limit,
+  );
+  assert.deepEqual(
+    actions.map((a) => [a.action, 'independent' in a, a.reason.replace(/ \(created before.*/, '')]),
+    [
+      ['create', false, 'build v2 has no Deployment yet'],
+      ['syncOwnedResource', true, 'TemporalWorkerOwnedResource orders-pdb: one copy to apply'],
+      ['syncOwnedResource', true, 'TemporalWorkerOwnedResource orders-grant: an RBAC kind'],
+      ['syncOwnedResource', true, 'TemporalWorkerOwnedResource orders-idle: its copies as last applied'],
+    ],
+  );
 });
