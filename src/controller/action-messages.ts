@@ -19,6 +19,8 @@ export function doneMessage(
       return `deleted ${action.object.kind} ${action.object.name}: ${action.reason}`;
     case 'applySecretCopy':
       return `wrote Secret ${action.secret.metadata?.name ?? ''}: ${action.reason}`;
+    case 'deleteSecretCopy':
+      return `deleted Secret ${action.secret.namespace}/${action.secret.name}, ${action.reason}`;
     case 'deleteTemporalVersion':
       return `deleted version ${action.buildId} from Temporal: ${action.reason}`;
     case 'startGate': // "started gate ..."

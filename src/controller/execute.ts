@@ -18,6 +18,7 @@ import type { EventTarget, RecordEvent } from './events.ts';
 import { doneMessage } from './action-messages.ts';
 import { type ConnectionReleaseDependencies, releaseConnection } from './connection-release.ts';
 import { deleteCopies } from './copy-deletion.ts';
+import { notDeleted } from '../planner/revocation.ts';
 import { type OwnedResourceDependencies, syncOwnedResource } from './owned-resources.ts';
 import { addFinalizer, removeFinalizer } from './finalizers.ts';
 import { GateInputError, gateInput } from './gate-input.ts';
@@ -30,6 +31,8 @@ export interface ExecutorDependencies
   cluster: ClusterClient;
   recordEvent: RecordEvent;
   log: Logger;
+  /** A cluster connection's copy revoked, or a try that failed (see Metrics.countSecretCopyRevocation). */
+  countSecretCopyRevocation?(namespace: string, connection: string, result: 'deleted' | 'failed'): void;
 }
 
 export interface ExecutionContext {
@@ -144,6 +147,18 @@ async function carryOut(
     }
     case 'syncOwnedResource':
       return syncOwnedResource(deps, context.workerDeployment, action);
+    case 'deleteSecretCopy': {
+      const count = (result: 'deleted' | 'failed') =>
+        deps.countSecretCopyRevocation?.(namespace, action.connection.name, result);
+      // By its uid: a Secret made anew under the copy's name meanwhile stays.
+      try {
+        await deps.cluster.deleteObject({ apiVersion: 'v1', kind: 'Secret', metadata: action.secret });
+      } catch (error) {
+        count('failed');
+        throw error;
+      }
+      return count('deleted');
+    }
     case 'applySecretCopy':
       // The worker deployment's own copy, under its own field manager.
       return deps.cluster.apply(
@@ -210,6 +225,7 @@ const EVENTS = {
   startBatch: 'BatchOperationStarted',
   stopBatch: 'BatchOperationStopped',
   applySecretCopy: 'SecretCopied',
+  deleteSecretCopy: 'SecretCopyDeleted',
 } as const;
 const ROUTING_EVENTS = {
   setCurrent: 'VersionPromoted',
@@ -272,6 +288,8 @@ function failureOf(
           `cannot write Secret ${action.secret.metadata?.name ?? ''} (${action.reason}): ${errorMessage(error)}; no Deployment is created or rolled until it is written`,
         ),
       };
+    case 'deleteSecretCopy':
+      return { condition: notDeleted(action.connection.label, action.secret.namespace, errorMessage(error)) };
     case 'syncOwnedResource':
       return {
         condition: progressing(

@@ -7,16 +7,15 @@
 // A worker deployment being deleted goes through deletion.ts instead.
 import type { FailedObservation } from '../domain/observation.ts';
 import { planKubernetesPhase } from '../planner/kubernetes-phase.ts';
-import { finalizers, planReconcile } from '../planner/plan.ts';
+import { planReconcile } from '../planner/plan.ts';
+import { planCutShort } from '../planner/revocation.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
-import { readFailureCondition } from '../status/read-failures.ts';
 import { reportOutcome } from '../status/report.ts';
-import { refusedClusterConnection } from '../domain/cluster-connection-use.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
-import { executePlan, type ExecutionResult } from './execute.ts';
-import { revokeSecretCopies } from './secret-copy-revocation.ts';
+import { executePlan } from './execute.ts';
+import { observeRevocation } from './secret-copy-revocation.ts';
 import { type KubernetesFacts, type Observed, observeKubernetes, observeTemporal, withDeployments } from './observe.ts';
 import { lastKnownVersions, writeStatus } from './status-writer.ts';
 
@@ -85,19 +84,15 @@ async function cutShort(
   key: string,
   failed: FailedObservation,
 ): Promise<ReconcileResult> {
-  const { workerDeployment, connection, failure } = failed;
-  const execution: ExecutionResult = connection
-    ? await executePlan(deps, { key, workerDeployment, connection }, finalizers(failed))
-    : { stored: workerDeployment, done: [] };
-  const revoked =
-    failure.kind === 'ConnectionCredentials' && refusedClusterConnection(failure.reason)
-      ? await revokeSecretCopies(deps, workerDeployment, failure.connection, failure.reason)
-      : undefined;
-  const conditions = [
-    ...(execution.failed ? [execution.failed.condition] : []),
-    readFailureCondition(failure),
-    ...(revoked ? [revoked] : []),
-  ];
+  const { workerDeployment, connection } = failed;
+  const plan = planCutShort(failed, await observeRevocation(deps, failed));
+  const execution = await executePlan(
+    deps,
+    { key, workerDeployment, ...(connection ? { connection } : {}) },
+    plan.actions,
+  );
+  // The read failure first: a copy left behind is said as what also went wrong.
+  const conditions = [...plan.conditions, ...(execution.failed ? [execution.failed.condition] : [])];
   return writeStatus(deps, execution.stored, lastKnownVersions(execution.stored), conditions, failed.requeueAfterMs);
 }
 

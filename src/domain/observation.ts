@@ -104,6 +104,17 @@ export interface FailedObservation {
   requeueAfterMs?: number;
 }
 
+/**
+ * A namespace that may no longer use a TemporalClusterConnection (the failure's reason says why):
+ * the worker deployment's own copies of its Secrets there, which that namespace's editors read.
+ */
+export interface SecretCopyRevocation {
+  connection: TemporalConnection;
+  reason: string;
+  /** Each by its uid, so that a Secret made anew under a copy's name stays; or why they could not be listed. */
+  copies: { name: string; uid: string }[] | { unlisted: string };
+}
+
 /** What a reconcile of a worker deployment being deleted observed. */
 export interface DeletionObservation {
   now: Date;

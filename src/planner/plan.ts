@@ -102,6 +102,14 @@ export type PlannedAction =
   | { action: 'deleteTemporalDeployment'; reason: string }
   /** A copy of a TemporalClusterConnection's Secret that the worker Pods mount: written before any Deployment. */
   | { action: 'applySecretCopy'; secret: V1Secret; reason: string }
+  /** A copy of a cluster connection's Secret in a namespace that may no longer use it. */
+  | {
+      action: 'deleteSecretCopy';
+      secret: { namespace: string; name: string; uid: string };
+      /** The connection's name (for the metric), and as named in messages. */
+      connection: { name: string; label: string };
+      reason: string;
+    }
   | OwnedResourceAction;
 
 type FinalizedKind = 'TemporalWorkerDeployment' | 'TemporalConnection';
