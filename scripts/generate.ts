@@ -1,5 +1,5 @@
-// `npm run generate`: writes the CRDs (into the CRD chart, which installs them as they are) and the field reference in the README from the schemas,
-// the README's table of `twc run`'s settings from src/cli/config.ts, and the part of Temporal's
+// `npm run generate`: writes the CRDs (into the CRD chart, which installs them as they are) and the field reference in docs/reference.md from the schemas,
+// that page's table of `twc run`'s settings from src/cli/config.ts, and the part of Temporal's
 // protobuf descriptor the controller uses (src/temporal/protocol.json).
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { allCustomResourceDefinitions } from '../src/api/crd.ts';
 import { withFieldReference } from '../src/api/field-reference.ts';
 
 export const CRD_DIR = path.resolve(import.meta.dirname, '../charts/temporal-worker-controller-crds/definitions');
-export const README = path.resolve(import.meta.dirname, '../README.md');
+export const REFERENCE = path.resolve(import.meta.dirname, '../docs/reference.md');
 
 export function crdFiles(): Map<string, string> {
   return new Map(
@@ -24,7 +24,7 @@ export function crdFiles(): Map<string, string> {
 
 if (import.meta.main) {
   for (const [file, content] of crdFiles()) writeFileSync(file, content);
-  writeFileSync(README, withSettingsTable(withFieldReference(readFileSync(README, 'utf8'))));
+  writeFileSync(REFERENCE, withSettingsTable(withFieldReference(readFileSync(REFERENCE, 'utf8'))));
   writeFileSync(PROTOCOL_FILE, protocolDescriptor());
-  console.log(`wrote ${CRD_DIR}, the field reference and the settings in ${README}, and ${PROTOCOL_FILE.pathname}`);
+  console.log(`wrote ${CRD_DIR}, the field reference and the settings in ${REFERENCE}, and ${PROTOCOL_FILE.pathname}`);
 }

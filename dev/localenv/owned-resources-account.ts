@@ -1,4 +1,4 @@
-// What a namespace's admin does for owned resources (README, "Owned resources"), done for the
+// What a namespace's admin does for owned resources (docs/owned-resources.md), done for the
 // local environment's `default` namespace, where the examples go: the ServiceAccount the controller
 // writes the copies as, with the namespace's `edit` role.
 import { CoreV1Api, type KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';

@@ -1,4 +1,4 @@
-// The README's field reference, written from the schemas so that it cannot drift from them.
+// The field reference of docs/reference.md, written from the schemas so that it cannot drift from them.
 import type { TSchema } from '@sinclair/typebox';
 import { KINDS, type KindDefinition } from './kinds.ts';
 import { rulesOf } from './schema.ts';
@@ -86,10 +86,10 @@ export function fieldReference(): string {
   return [BEGIN, ...Object.values(KINDS).map(table), END].join('\n\n');
 }
 
-/** The README with its field reference section replaced. */
+/** The page with its field reference section replaced. */
 export function withFieldReference(readme: string): string {
   const start = readme.indexOf(BEGIN);
   const end = readme.indexOf(END);
-  if (start < 0 || end < 0) throw new Error(`the README lacks the field reference markers:\n${BEGIN}\n${END}`);
+  if (start < 0 || end < 0) throw new Error(`the page lacks the field reference markers:\n${BEGIN}\n${END}`);
   return `${readme.slice(0, start)}${fieldReference()}${readme.slice(end + END.length)}`;
 }

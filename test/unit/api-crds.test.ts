@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { withFieldReference } from '../../src/api/field-reference.ts';
-import { CRD_DIR, crdFiles, README } from '../../scripts/generate.ts';
+import { CRD_DIR, crdFiles, REFERENCE } from '../../scripts/generate.ts';
 
 test("the CRD chart's definitions are what `npm run generate` writes from the schemas", () => {
   const generated = crdFiles();
@@ -17,7 +17,7 @@ test("the CRD chart's definitions are what `npm run generate` writes from the sc
   }
 });
 
-test("the README's field reference is what `npm run generate` writes from the schemas", () => {
-  const readme = readFileSync(README, 'utf8');
-  assert.equal(readme, withFieldReference(readme), 'the field reference is stale: run `npm run generate`');
+test("docs/reference.md's field reference is what `npm run generate` writes from the schemas", () => {
+  const reference = readFileSync(REFERENCE, 'utf8');
+  assert.equal(reference, withFieldReference(reference), 'the field reference is stale: run `npm run generate`');
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Command } from 'commander';
-import { README } from '../../scripts/generate.ts';
+import { REFERENCE } from '../../scripts/generate.ts';
 import {
   commandOptions,
   HELP_CONFIGURATION,
@@ -29,11 +29,11 @@ function parse(args: string[], env: Record<string, string> = {}): Config {
   }
 }
 
-test("the README's table of settings lists every setting with its env and default, as `npm run generate` writes it", () => {
-  const readme = readFileSync(README, 'utf8');
-  assert.equal(readme, withSettingsTable(readme), 'the table of settings is stale: run `npm run generate`');
-  const rows = readme
-    .slice(readme.indexOf(TABLE_BEGIN), readme.indexOf(TABLE_END))
+test("docs/reference.md's table of settings lists every setting with its env and default, as `npm run generate` writes it", () => {
+  const reference = readFileSync(REFERENCE, 'utf8');
+  assert.equal(reference, withSettingsTable(reference), 'the table of settings is stale: run `npm run generate`');
+  const rows = reference
+    .slice(reference.indexOf(TABLE_BEGIN), reference.indexOf(TABLE_END))
     .split('\n')
     .filter((line) => line.startsWith('| `--'))
     .map((line) => line.split(/(?<!\\) \| /).map((cell) => cell.replace(/^\| |`/g, '')));

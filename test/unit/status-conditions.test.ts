@@ -50,7 +50,7 @@ const triple = (said: Parameters<typeof conditionSet>[0]) =>
   conditionSet(said).map((c) => `${c.type}=${c.status}/${c.reason}`);
 const ready = (status: 'True' | 'False', reason: string) => ({ type: 'Ready', status, reason, message: reason });
 
-// One row per state of the README's table of conditions.
+// One row per state of the table of conditions in docs/operations.md.
 const states: [string, Parameters<typeof conditionSet>[0], string[]][] = [
   [
     'rolling out',
