@@ -76,31 +76,6 @@ const pinnedWorkflows = withRules(
   ladderOrder('cancelAfter', 'terminateAfter'),
 );
 
-const pool = Type.Object(
-  {
-    name: dnsLabel('Pool name, unique in the worker deployment; labels its Deployments temporal.io/pool.', {
-      maxLength: 20,
-    }),
-    taskQueue: Type.Optional(
-      Type.String({
-        description: 'Task queue the pool polls, injected as TEMPORAL_TASK_QUEUE.',
-        minLength: 1,
-        maxLength: 1000,
-      }),
-    ),
-    replicas: Type.Optional(int32('Replicas of each build in this pool; defaults to spec.replicas.')),
-    nodeSelector: Type.Optional(stringMap("Node selector of the pool's Pods.")),
-    affinity: Type.Optional(freeform("Affinity of the pool's Pods (core/v1 Affinity).")),
-    tolerations: Type.Optional(
-      Type.Array(freeform('A core/v1 Toleration.'), { description: "Tolerations of the pool's Pods." }),
-    ),
-    resources: Type.Optional(
-      freeform('Resources applied to every container in the pool (core/v1 ResourceRequirements).'),
-    ),
-  },
-  { description: 'A task queue and pod placement of every build.' },
-);
-
 /** Label and annotation keys the controller sets on the Deployments it makes: a spec may not set them. */
 const RESERVED_KEY_PREFIX = 'temporal.io/';
 
@@ -176,6 +151,16 @@ function reservedEnvRule(): Rule<{ name: string; env?: { name: string }[] }> {
   };
 }
 
+const containerEnv = Type.Array(
+  Type.Object(
+    {
+      name: Type.String({ description: 'Variable name.', minLength: 1, maxLength: MAX_ENV_NAME_LENGTH }),
+    },
+    { description: 'A core/v1 EnvVar.', 'x-kubernetes-preserve-unknown-fields': true },
+  ),
+  { description: `Environment variables; ${RESERVED_ENV.join(', ')} are set by the controller.`, maxItems: MAX_ENV },
+);
+
 const podTemplate = Type.Object(
   {
     metadata: Type.Optional(
@@ -195,24 +180,7 @@ const podTemplate = Type.Object(
               {
                 name: dnsLabel('Container name.'),
                 image: Type.Optional(Type.String({ description: 'Container image.' })),
-                env: Type.Optional(
-                  Type.Array(
-                    Type.Object(
-                      {
-                        name: Type.String({
-                          description: 'Variable name.',
-                          minLength: 1,
-                          maxLength: MAX_ENV_NAME_LENGTH,
-                        }),
-                      },
-                      { description: 'A core/v1 EnvVar.', 'x-kubernetes-preserve-unknown-fields': true },
-                    ),
-                    {
-                      description: `Environment variables; ${RESERVED_ENV.join(', ')} are set by the controller.`,
-                      maxItems: MAX_ENV,
-                    },
-                  ),
-                ),
+                env: Type.Optional(containerEnv),
               },
               {
                 description: 'A core/v1 Container; the controller injects the Temporal environment.',
@@ -231,6 +199,87 @@ const podTemplate = Type.Object(
     description:
       'Pod template of the build to run. Changing it makes a new build, unless workerOptions.unsafeCustomBuildID is set.',
   },
+);
+
+/** What one pool's Pods run differently from spec.template; part of the build, as the template is. */
+const poolTemplate = Type.Object(
+  {
+    metadata: Type.Optional(
+      Type.Object(
+        { labels: Type.Optional(stringMap("Labels added to the pool's Pods, over the template's.")) },
+        { description: "Labels of the pool's Pods." },
+      ),
+    ),
+    spec: Type.Optional(
+      Type.Object(
+        {
+          serviceAccountName: Type.Optional(
+            Type.String({
+              description: "The ServiceAccount the pool's Pods run as.",
+              minLength: 1,
+              maxLength: 253,
+              pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+            }),
+          ),
+          containers: Type.Optional(
+            Type.Array(
+              withRules(
+                Type.Object(
+                  {
+                    name: dnsLabel('The name of a container of spec.template.'),
+                    image: Type.Optional(
+                      Type.String({ description: "The container's image in this pool.", minLength: 1 }),
+                    ),
+                    env: Type.Optional(containerEnv),
+                    resources: Type.Optional(
+                      freeform("The container's resources in this pool (core/v1 ResourceRequirements)."),
+                    ),
+                  },
+                  {
+                    description:
+                      "A container of spec.template, by name, as this pool runs it: its image, its variables (each replacing the template's of the same name) and its resources.",
+                  },
+                ),
+                reservedEnvRule(),
+              ),
+              { description: "The template's containers this pool runs differently.", maxItems: MAX_CONTAINERS },
+            ),
+          ),
+        },
+        { description: "The pool's Pod spec, over the template's." },
+      ),
+    ),
+  },
+  {
+    description:
+      "What this pool's Pods run differently from spec.template: Pod labels, the ServiceAccount, and per container its image, variables and resources. Part of the build: a change to one pool's is a new build of every pool (Temporal versions the worker deployment, not a pool).",
+  },
+);
+
+const pool = Type.Object(
+  {
+    name: dnsLabel('Pool name, unique in the worker deployment; labels its Deployments temporal.io/pool.', {
+      maxLength: 20,
+    }),
+    taskQueue: Type.Optional(
+      Type.String({
+        description: 'Task queue the pool polls, injected as TEMPORAL_TASK_QUEUE.',
+        minLength: 1,
+        maxLength: 1000,
+      }),
+    ),
+    replicas: Type.Optional(int32('Replicas of each build in this pool; defaults to spec.replicas.')),
+    nodeSelector: Type.Optional(stringMap("Node selector of the pool's Pods.")),
+    affinity: Type.Optional(freeform("Affinity of the pool's Pods (core/v1 Affinity).")),
+    tolerations: Type.Optional(
+      Type.Array(freeform('A core/v1 Toleration.'), { description: "Tolerations of the pool's Pods." }),
+    ),
+    resources: Type.Optional(
+      freeform('Resources applied to every container in the pool (core/v1 ResourceRequirements).'),
+    ),
+    template: Type.Optional(poolTemplate),
+  },
+  { description: 'A task queue and pod placement of every build.' },
 );
 
 const spec = withRules(
@@ -323,6 +372,15 @@ const spec = withRules(
     },
     { description: 'The desired worker deployment.' },
   ),
+  {
+    cel: '!has(self.pools) || self.pools.all(p, !has(p.template) || !has(p.template.spec) || !has(p.template.spec.containers) || p.template.spec.containers.all(c, self.template.spec.containers.exists(t, t.name == c.name)))',
+    message: 'spec.pools[].template.spec.containers[].name must name a container of spec.template',
+    fieldPath: '.pools',
+    check: (self) =>
+      (self.pools ?? []).every((p) =>
+        (p.template?.spec?.containers ?? []).every((c) => self.template.spec.containers.some((t) => t.name === c.name)),
+      ),
+  },
   {
     cel: '!(has(self.rollout) && has(self.cutover))',
     message: 'set rollout (cutover is its deprecated name), not both',

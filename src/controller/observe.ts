@@ -27,6 +27,7 @@ import type { ReadFailure } from '../domain/read-failure.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { buildIdOf } from '../k8s/build-id.ts';
+import { poolOverlays } from '../k8s/pool-template.ts';
 import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
 import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
 import { observeDeployment } from '../k8s/observed-deployment.ts';
@@ -136,7 +137,7 @@ export async function observeKubernetes(
       {
         workerDeployment,
         connection,
-        buildId: buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID),
+        buildId: buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID, poolOverlays(spec.pools)),
         temporalName: temporalDeploymentName(namespace, name),
         // Copies not yet in place are written by the full plan, before any Deployment.
         credentialsExist:

@@ -8,6 +8,7 @@ import type { Pool, TemporalWorkerDeployment } from '../api/temporal-worker-depl
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import { templateHash } from './build-id.ts';
 import { withSettings } from './deployment-settings.ts';
+import { poolPodTemplate } from './pool-template.ts';
 import { selectorLabels, temporalDeploymentName, versionedDeploymentName } from './names.ts';
 import type { WorkerConnection } from './worker-connection.ts';
 
@@ -49,7 +50,8 @@ export function versionedDeployment({
   const name = workerDeployment.metadata.name ?? '';
   const namespace = workerDeployment.metadata.namespace ?? '';
   const spec = workerDeployment.spec;
-  const userTemplate = spec.template as V1PodTemplateSpec;
+  const userTemplate = poolPodTemplate(spec.template, pool);
+  const ownResources = new Set(pool?.template?.spec?.containers?.flatMap((c) => (c.resources ? [c.name] : [])));
   const selector = selectorLabels(name, buildId, pool?.name);
   const env = workerEnv({ namespace, name, spec, buildId, pool });
   const replicas = pool?.replicas ?? spec.replicas;
@@ -57,7 +59,8 @@ export function versionedDeployment({
   const podSpec = structuredClone(userTemplate.spec ?? { containers: [] });
   podSpec.containers = podSpec.containers.map((container) => ({
     ...replaceEnv(container, env),
-    ...(pool?.resources ? { resources: pool.resources } : {}),
+    // The pool's resources for every container, but one its template gives its own.
+    ...(pool?.resources && !ownResources.has(container.name) ? { resources: pool.resources } : {}),
   }));
   if (pool?.nodeSelector) podSpec.nodeSelector = { ...podSpec.nodeSelector, ...pool.nodeSelector };
   if (pool?.affinity) podSpec.affinity = pool.affinity;

@@ -1,13 +1,14 @@
 // Worker deployments with pools (seed 000) on the real environment: a gate judges a build on
 // every pool's task queue, a pool removed from the spec keeps its Deployments for as long as its
-// build is needed, and a build is routed to only once every pool of it is available.
-import { AppsV1Api } from '@kubernetes/client-node';
+// build is needed, a build is routed to only once every pool of it is available, and a pool's own
+// template runs in its Pods and is part of the build.
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LABELS } from '../../src/k8s/names.ts';
 import { gateWorkflowId } from '../../src/planner/gates.ts';
 import { condition, controlledNamespace, gateRanOn, rolledOut } from '../support/controller.ts';
-import { eventually, kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
+import { eventually, kubeConfig, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
 
 test('pools: a gate runs on the task queue of every pool, each run on the target build', async (t) => {
   const namespace = await testNamespace(t, 'pools-gate');
@@ -150,4 +151,62 @@ test('pools: a new build whose one pool never becomes available is not routed to
   assert.equal(after.status?.currentVersion?.buildID, v1, 'the current build keeps all traffic');
   assert.equal(after.status?.targetVersion?.rampPercentage, undefined, 'nothing ramps to the new build');
   assert.equal(condition(after, 'Ready')?.status, 'False');
+});
+
+test("pools: a pool's own template runs in its Pods, and a change to it is a new build of every pool", async (t) => {
+  const namespace = await testNamespace(t, 'pools-template');
+  const client = await temporalClient(t);
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const ns = await controlledNamespace(t, namespace);
+  const main = { name: 'main', taskQueue: `${ns.taskQueue}-main` };
+  const batch = (behaviour: string) => ({
+    name: 'batch',
+    taskQueue: `${ns.taskQueue}-batch`,
+    template: {
+      metadata: { labels: { role: 'batch' } },
+      spec: { containers: [{ name: 'worker', env: [{ name: 'SAMPLE_BEHAVIOUR', value: behaviour }] }] },
+    },
+  });
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    pools: [main, batch('green')],
+    template: ns.template('blue'),
+  });
+  const v1 =
+    (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  const pods = (await core.listNamespacedPod({ namespace, labelSelector: `${LABELS.buildId}=${v1},role=batch` })).items;
+  assert.deepEqual(
+    pods.map((p) => p.metadata?.labels?.[LABELS.pool]),
+    ['batch'],
+    "the pool's Pod label, on its Pods alone",
+  );
+  const ran = async (taskQueue: string) =>
+    (await client.workflow.execute('order', { taskQueue, workflowId: uniqueName('order'), args: [1] })) as {
+      buildId: string;
+      behaviour: string;
+    };
+  const [onMain, onBatch] = [await ran(main.taskQueue), await ran(`${ns.taskQueue}-batch`)];
+  assert.deepEqual([onMain.buildId, onMain.behaviour], [v1, 'blue'], 'the main pool runs spec.template');
+  assert.deepEqual(
+    [onBatch.buildId, onBatch.behaviour],
+    [v1, 'green'],
+    "the batch pool's worker read its own variable",
+  );
+
+  await ns.patchSpec('orders', { pools: [main, batch('red')] });
+  const promoted = await ns.until(
+    'orders',
+    "a new build, for the batch pool's new template",
+    (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== v1,
+  );
+  const v2 = promoted.status?.currentVersion?.buildID ?? '';
+  const apps = kubeConfig().makeApiClient(AppsV1Api);
+  const deployments = (await apps.listNamespacedDeployment({ namespace, labelSelector: `${LABELS.buildId}=${v2}` }))
+    .items;
+  assert.deepEqual(
+    deployments.map((d) => d.metadata?.labels?.[LABELS.pool]).sort(),
+    ['batch', 'main'],
+    'the whole worker deployment is the new build, its main pool too',
+  );
+  assert.equal((await ran(`${ns.taskQueue}-batch`)).behaviour, 'red');
 });

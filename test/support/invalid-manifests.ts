@@ -582,6 +582,29 @@ export const invalidManifests: InvalidManifest[] = [
     manifest: twd({ 'spec.pools': [{ name: 'spot', nodeSelector: { zone: 1 } }] }),
     expect: 'spec.pools[0].nodeSelector',
   },
+  {
+    title: "a pool's template naming a container spec.template does not have",
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.pools': [{ name: 'gpu', template: { spec: { containers: [{ name: 'trainer', image: 't:1' }] } } }],
+    }),
+    expect: 'spec.pools',
+    says: 'must name a container of spec.template',
+  },
+  {
+    title: "a pool's template setting a variable the controller sets",
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.pools': [
+        {
+          name: 'gpu',
+          template: { spec: { containers: [{ name: 'worker', env: [{ name: 'TEMPORAL_ADDRESS', value: 'x:1' }] }] } },
+        },
+      ],
+    }),
+    expect: 'spec.pools[0].template.spec.containers[0].env',
+    says: 'container worker sets TEMPORAL_ADDRESS,',
+  },
   // TemporalConnection
   {
     title: 'a host without a port',

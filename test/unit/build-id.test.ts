@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildIdOf, labelValue, templateHash } from '../../src/k8s/build-id.ts';
+import { poolOverlays } from '../../src/k8s/pool-template.ts';
 
 const template = (image: string, extra: Record<string, unknown> = {}) => ({
   spec: { containers: [{ name: 'worker', image, ...extra }] },
@@ -62,4 +63,24 @@ for (const [given, expected] of custom) {
 test('a custom build ID with nothing usable falls back to the computed one', () => {
   assert.equal(buildIdOf(template('w:1'), '###$$$%%%'), buildIdOf(template('w:1')));
   assert.equal(labelValue('..__--'), '');
+});
+
+test("the pools' own templates are part of the build; without any the build ID is the template's alone", () => {
+  const t = template('registry.example.com/orders-worker:1.0.0');
+  assert.equal(
+    buildIdOf(t, undefined, poolOverlays([{ name: 'cpu' }])),
+    '1.0.0-8681b6fef4',
+    'as before pool templates',
+  );
+  const gpu = (image: string) => ({ name: 'gpu', template: { spec: { containers: [{ name: 'worker', image }] } } });
+  const a = buildIdOf(t, undefined, poolOverlays([{ name: 'cpu' }, gpu('orders-gpu:1')]));
+  const b = buildIdOf(t, undefined, poolOverlays([{ name: 'cpu' }, gpu('orders-gpu:2')]));
+  assert.ok(a.startsWith('1.0.0-') && a !== '1.0.0-8681b6fef4', a);
+  assert.notEqual(a, b, "one pool's new image is a new build");
+  assert.equal(
+    buildIdOf(t, undefined, poolOverlays([gpu('orders-gpu:1'), { name: 'cpu' }])),
+    a,
+    'whatever the order of pools',
+  );
+  assert.equal(buildIdOf(t, 'mine', poolOverlays([gpu('orders-gpu:2')])), 'mine', 'a custom build ID stays as given');
 });

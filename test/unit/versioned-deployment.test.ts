@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RESERVED_ENV } from '../../src/api/reserved-env.ts';
-import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import type { Pool, TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import {
   ANNOTATIONS,
@@ -12,6 +12,7 @@ import {
   withConnection,
 } from '../../src/k8s/versioned-deployment.ts';
 import { workerConnection } from '../../src/k8s/worker-connection.ts';
+import { templateHash } from '../../src/k8s/build-id.ts';
 
 function workerDeployment(spec: Partial<TemporalWorkerDeployment['spec']> = {}): TemporalWorkerDeployment {
   return {
@@ -387,4 +388,66 @@ test('every variable the controller sets, whatever the connection, is one admiss
   );
   injected.delete('LOG_LEVEL'); // the template's own
   assert.deepEqual([...injected].sort(), [...RESERVED_ENV].sort());
+});
+
+test("a pool's template: its image, variables (replaced where they stand), resources, ServiceAccount and Pod labels; the other pools run spec.template", () => {
+  const twd = workerDeployment();
+  twd.spec.template = {
+    metadata: { labels: { app: 'orders' } },
+    spec: {
+      containers: [
+        {
+          name: 'worker',
+          image: 'orders:1',
+          env: [
+            { name: 'A', value: '1' },
+            { name: 'B', value: '$(A)' },
+          ],
+        },
+        { name: 'sidecar', image: 'proxy:1' },
+      ],
+    },
+  } as TemporalWorkerDeployment['spec']['template'];
+  const gpu = {
+    name: 'gpu',
+    resources: { requests: { cpu: '1' } },
+    template: {
+      metadata: { labels: { role: 'trainer' } },
+      spec: {
+        serviceAccountName: 'trainer',
+        containers: [
+          {
+            name: 'worker',
+            image: 'orders-gpu:1',
+            env: [
+              { name: 'A', value: 'gpu' },
+              { name: 'C', value: '3' },
+            ],
+            resources: { limits: { 'nvidia.com/gpu': '1' } },
+          },
+        ],
+      },
+    },
+  };
+  const build = (pool: Pool) =>
+    versionedDeployment({ workerDeployment: twd, connection: { hostPort: 't:7233' }, buildId: 'b', pool });
+  const pod = build(gpu).spec?.template;
+  const [worker, sidecar] = pod?.spec?.containers ?? [];
+  assert.equal(worker?.image, 'orders-gpu:1');
+  assert.deepEqual(
+    worker?.env?.filter((e) => !RESERVED_ENV.includes(e.name)).map((e) => `${e.name}=${e.value}`),
+    ['A=gpu', 'B=$(A)', 'C=3'],
+  );
+  assert.deepEqual(worker?.resources, { limits: { 'nvidia.com/gpu': '1' } }, "the container's own over the pool's");
+  assert.deepEqual(sidecar?.resources, { requests: { cpu: '1' } }, "the pool's for the others");
+  assert.equal(sidecar?.image, 'proxy:1');
+  assert.equal(pod?.spec?.serviceAccountName, 'trainer');
+  assert.equal(pod?.metadata?.labels?.role, 'trainer');
+  assert.equal(pod?.metadata?.labels?.app, 'orders');
+  assert.equal(pod?.metadata?.labels?.['temporal.io/pool'], 'gpu', 'the selector labels stay ours');
+
+  const other = build({ name: 'cpu' }).spec?.template;
+  assert.equal(other?.spec?.containers[0]?.image, 'orders:1');
+  assert.equal(other?.spec?.serviceAccountName, undefined);
+  assert.equal(other?.metadata?.annotations?.['temporal.io/pod-template-hash'], templateHash(twd.spec.template));
 });
