@@ -73,7 +73,7 @@ export default tseslint.config(
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
   {
     // The dashboard's page runs in a browser, as served: plain JavaScript, outside the TypeScript project.
-    files: ['src/dashboard/assets/*.js'],
+    files: ['src/cli/dashboard/assets/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       sourceType: 'module',
