@@ -1,5 +1,42 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { FLOORS, PURE_ROOMS } from './test/support/floors.ts';
+
+/**
+ * Every import runs down: a file of a room of src/ imports only its own room and the rooms of lower
+ * floors (test/support/floors.ts; test/unit/layers.test.ts checks every import, type-only and
+ * dynamic ones too, and that no file imports itself back), never the rig (dev/, scripts/, test/):
+ * the product ships alone; and the pure core takes libraries as types only. One block per depth of
+ * folder, since a relative import climbs one `../` per folder.
+ */
+const floorRules = Object.entries(FLOORS).flatMap(([room, floor]) => {
+  const allowed = Object.keys(FLOORS).filter((other) => other === room || FLOORS[other] < floor);
+  return [1, 2, 3].map((depth) => ({
+    files: [`src/${room}/${'*/'.repeat(depth - 1)}*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./){${depth}}(?!(${allowed.join('|')})/)`,
+              message: `${room} (floor ${floor}) imports only ${allowed.join(', ')} of src/, and nothing outside it: every import runs down (test/support/floors.ts)`,
+            },
+            ...(PURE_ROOMS.includes(room)
+              ? [
+                  {
+                    group: ['@kubernetes/*', '@temporalio/*', '@grpc/*', 'node:*'],
+                    allowTypeImports: true,
+                    message: 'types only in the pure core',
+                  },
+                ]
+              : []),
+          ],
+        },
+      ],
+    },
+  }));
+});
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'tools/', '.stryker-tmp/', 'reports/'] },
@@ -23,57 +60,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
-  {
-    // The product ships alone: the local environment, node agent, sample worker and scripts are the rig that tests it.
-    files: ['src/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/dev/*', '**/scripts/*', '**/test/*'],
-              message: 'src/ is the product: it never imports the rig',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The pure core decides on plain data: no arrow runs from it to an adapter or the runtime.
-    files: ['src/planner/**', 'src/status/**', 'src/domain/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: [
-                '../k8s/*',
-                '../temporal/*',
-                '../controller/*',
-                '../runtime/*',
-                '../cli/*',
-                '../../dev/*',
-                '../../scripts/*',
-              ],
-              message: 'the planner, the status mapper and the domain import only src/api and each other',
-            },
-            {
-              group: ['@kubernetes/*', '@temporalio/*', '@grpc/*', 'node:*'],
-              allowTypeImports: true,
-              message: 'types only in the pure core',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  ...floorRules,
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
   {
     // The dashboard's page runs in a browser, as served: plain JavaScript, outside the TypeScript project.
-    files: ['src/dashboard/assets/*.js'],
+    files: ['src/cli/dashboard/assets/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       sourceType: 'module',

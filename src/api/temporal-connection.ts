@@ -1,8 +1,25 @@
 // TemporalConnection (tconn): how the controller and the workers reach a Temporal frontend.
 import { type Static, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { dnsLabel, withRules, objectMeta, stringMap } from './schema.ts';
-import { API_SERVER_AUDIENCES, isApiServerAudience } from '../domain/token-policy.ts';
 import { conditions } from './status.ts';
+
+/**
+ * Audiences the API servers of common distributions accept by default (their issuer, or the
+ * in-cluster address): refused at admission on a namespaced connection. Any other the cluster
+ * accepts is caught by the TokenReview of each issued token.
+ */
+export const API_SERVER_AUDIENCES = [
+  'https://kubernetes.default.svc.cluster.local',
+  'https://kubernetes.default.svc',
+  'https://kubernetes.default',
+  'kubernetes.default.svc',
+  'kubernetes',
+  'api',
+] as const;
+
+export function isApiServerAudience(audience: string): boolean {
+  return (API_SERVER_AUDIENCES as readonly string[]).includes(audience);
+}
 
 /** host:port with a DNS name, an IPv4 address or a bracketed IPv6 address. */
 export const HOST_PORT = '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):[0-9]{1,5}$';

@@ -1,6 +1,6 @@
-// `twc dashboard`: serves the read-only dashboard (../dashboard) of the worker deployments the
+// `twc dashboard`: serves the read-only dashboard (./dashboard) of the worker deployments the
 // kubeconfig may see, until stopped.
-import { serveDashboard } from '../dashboard/server.ts';
+import { serveDashboard } from './dashboard/server.ts';
 import type { CommandScope } from './kube-context.ts';
 import { commandWatch } from './status/watch.ts';
 

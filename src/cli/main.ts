@@ -305,7 +305,7 @@ async function startDashboard(
   // Loaded only when asked for: the watch's module brings the Kubernetes client library.
   const [{ WorkerDeploymentWatch }, { serveDashboard }] = await Promise.all([
     import('./status/watch.ts'),
-    import('../dashboard/server.ts'),
+    import('./dashboard/server.ts'),
   ]);
   const dashboardLog = log.child({ server: 'dashboard' });
   const api = new KubernetesApi({ access });

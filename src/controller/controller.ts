@@ -15,7 +15,7 @@ import { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { ClusterAccess } from '../runtime/kube/cluster-access.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
-import { OwnDeploymentWrites } from '../runtime/own-deployment-writes.ts';
+import { OwnDeploymentWrites } from '../k8s/own-deployment-writes.ts';
 import { OwnWrites } from '../runtime/own-writes.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
 import type { TokenRate } from '../runtime/token-bucket.ts';

@@ -36,19 +36,12 @@ import { type VersionedDeploymentInput, versionedDeployment } from '../k8s/versi
 import { type WorkerConnection, workerConnection } from '../k8s/worker-connection.ts';
 import { gateWorkflowId } from '../planner/gates.ts';
 import type { KubernetesPhaseFacts } from '../planner/kubernetes-phase.ts';
-import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
 import { batchJobIdPrefix, batchOperationOf, type LadderReads } from '../planner/pinned-workflows.ts';
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
 import { clusterConnectionUse } from '../domain/cluster-connection-use.ts';
-import { connectionNamespace } from '../domain/connection-ref.ts';
-import { copyAccount } from '../domain/owned-resources.ts';
-import {
-  CredentialsError,
-  lookupSecrets,
-  missingSecret,
-  type SecretLookup,
-  workerSecrets,
-} from '../temporal/credentials.ts';
+import { connectionNamespace, type SecretLookup } from '../domain/connection-ref.ts';
+import { AUTOSCALER_KINDS, copyAccount } from '../domain/owned-resources.ts';
+import { CredentialsError, lookupSecrets, missingSecret, workerSecrets } from '../temporal/credentials.ts';
 import { copyInPlace, notOurCopy, secretCopies } from '../k8s/secret-copies.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';

@@ -10,7 +10,7 @@ import { planKubernetesPhase } from '../planner/kubernetes-phase.ts';
 import { planReconcile } from '../planner/plan.ts';
 import { planCutShort } from '../planner/revocation.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
-import { reportOutcome } from '../status/report.ts';
+import { reportOutcome } from '../planner/report.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';

@@ -1,6 +1,9 @@
 // Which connection a worker deployment names: a TemporalConnection of its own namespace (the
 // default) or a TemporalClusterConnection, told apart everywhere else by the namespace a cluster
-// connection lacks ('').
+// connection lacks (''); and the words the adapters share for a connection object and for a
+// Secret lookup. Pure.
+import type { V1Secret } from '@kubernetes/client-node';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 
 export type ConnectionRef = TemporalWorkerDeployment['spec']['workerOptions']['connectionRef'];
@@ -25,3 +28,12 @@ export function connectionKindOf(namespace: string | undefined): NonNullable<Con
 export function connectionLabel(namespace: string | undefined, name: string | undefined): string {
   return `${connectionKindOf(namespace)} ${namespace ? `${namespace}/` : ''}${name ?? ''}`;
 }
+
+/**
+ * A TemporalConnection, or a TemporalClusterConnection: the same spec, but the cluster kind has no
+ * namespace, and each of its Secret references names one.
+ */
+export type AnyConnection = Pick<TemporalConnection, 'metadata' | 'spec'>;
+
+/** The Secrets named, as cached: undefined for one that does not exist. */
+export type SecretLookup = (namespace: string, name: string) => V1Secret | undefined;

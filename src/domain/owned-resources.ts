@@ -1,6 +1,7 @@
 // The words the owned-resource renderer (k8s/owned-resource-copies.ts), the planner
-// (planner/owned-resources.ts) and the controller share: which Deployment a copy is for, the copy as
-// rendered, the kinds no copy may be of, and whose rights the copies are written with.
+// (planner/owned-resources.ts), the webhook and the controller share: which Deployment a copy is
+// for, the copy as rendered, the kinds no copy may be of, the kinds that set a Deployment's
+// replicas, and whose rights the copies are written with.
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import type { ServiceAccountRef } from './token-policy.ts';
 
@@ -79,3 +80,6 @@ export function copyAccount(
       "spec.serviceAccountName: unset, and the controller has no default (--owned-resources-service-account, chart value controller.ownedResourcesServiceAccount): copies are written only with the rights of a ServiceAccount of the namespace, never the controller's",
   };
 }
+
+/** Kinds that set a Deployment's replicas: their copies go before their build is scaled to zero. */
+export const AUTOSCALER_KINDS: readonly string[] = ['HorizontalPodAutoscaler', 'ScaledObject'];

@@ -1,31 +1,14 @@
 // Whose service-account token a connection's serviceAccountToken may make the controller mint, and
 // for which audience. A namespaced connection's author is only a namespace editor: its token is
-// that of a ServiceAccount of its own namespace, and never one the cluster's API server accepts.
-// Only a cluster connection, which a cluster admin creates, may use the controller's own identity,
-// and only for audiences the operator allows. Pure.
+// that of a ServiceAccount of its own namespace, and never one the cluster's API server accepts
+// (API_SERVER_AUDIENCES, refused at admission: api/temporal-connection.ts). Only a cluster
+// connection, which a cluster admin creates, may use the controller's own identity, and only for
+// audiences the operator allows. Pure.
 
 /** A ServiceAccount, by namespace and name. */
 export interface ServiceAccountRef {
   namespace: string;
   name: string;
-}
-
-/**
- * Audiences the API servers of common distributions accept by default (their issuer, or the
- * in-cluster address): refused at admission on a namespaced connection. Any other the cluster
- * accepts is caught by the TokenReview of each issued token.
- */
-export const API_SERVER_AUDIENCES = [
-  'https://kubernetes.default.svc.cluster.local',
-  'https://kubernetes.default.svc',
-  'https://kubernetes.default',
-  'kubernetes.default.svc',
-  'kubernetes',
-  'api',
-] as const;
-
-export function isApiServerAudience(audience: string): boolean {
-  return (API_SERVER_AUDIENCES as readonly string[]).includes(audience);
 }
 
 /** What a connection asks a token for: `account` is its namespace's, absent for a cluster connection. */

@@ -12,7 +12,7 @@ import { DEFAULT_CA_KEY } from '../api/temporal-connection.ts';
 import { LABELS, MANAGED_BY } from '../domain/labels.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
-import type { AnyConnection, SecretLookup } from '../temporal/credentials.ts';
+import type { AnyConnection, SecretLookup } from '../domain/connection-ref.ts';
 import { secretCopyName, workerView, type SecretPurpose } from './worker-connection.ts';
 
 /** On each copy: the TemporalClusterConnection it copies a Secret of. */

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_CA_KEY, type TemporalConnection } from '../api/temporal-connection.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
-import type { AnyConnection, SecretLookup } from '../temporal/credentials.ts';
+import type { AnyConnection, SecretLookup } from '../domain/connection-ref.ts';
 
 type WorkerView = Omit<TemporalConnection['spec'], 'workerAuth'>;
 

@@ -397,7 +397,7 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
             : same?.workflowID === idOf(taskQueue)
               ? same.generation
               : undefined;
-          // A run started now has its ID recorded once started (see status/report.ts).
+          // A run started now has its ID recorded once started (see report.ts).
           const runID = started.has(taskQueue) ? undefined : runs[taskQueue]?.runId;
           return {
             stage: stage.name,

@@ -3,10 +3,7 @@
 // alone when it cannot be rendered, and, for an autoscaler of a build at zero replicas, not made or
 // deleted, so that nothing scales a build that pinned workflows may still need back up from zero
 // behind the controller's back. Pure.
-import type { OwnedResourceFacts, RenderedCopy } from '../domain/owned-resources.ts';
-
-/** Kinds that set a Deployment's replicas: their copies go before their build is scaled to zero. */
-export const AUTOSCALER_KINDS: readonly string[] = ['HorizontalPodAutoscaler', 'ScaledObject'];
+import { AUTOSCALER_KINDS, type OwnedResourceFacts, type RenderedCopy } from '../domain/owned-resources.ts';
 
 export interface CopyKey {
   twor: string;

@@ -11,22 +11,13 @@ import { durationSeconds } from '../api/schema.ts';
 import { CONTINUE_AS_NEW_SIGNAL, type PinnedWorkflowsLadder } from '../api/temporal-worker-deployment.ts';
 import { count } from '../domain/count.ts';
 import type { LadderObservation } from '../domain/observation.ts';
+import type { LadderMemory, LadderStatus } from '../domain/ladder.ts';
 import type { BatchOperationKind, BatchProgress } from '../domain/snapshot.ts';
 import { specHash } from '../api/spec-hash.ts';
 import { runningWorkflowsQuery } from '../domain/visibility.ts';
 
-/** The step a build's ladder has reached: Waiting before its first. */
-export type LadderStep = 'Waiting' | BatchOperationKind;
-
 /** The field of spec.sunset.pinnedWorkflows that sets each step's delay. */
 const DELAY_FIELDS = { Signal: 'signalAfter', Cancel: 'cancelAfter', Terminate: 'terminateAfter' } as const;
-
-/** What the status remembers of a build's ladder. */
-export interface LadderMemory {
-  running?: number;
-  countedAt?: Date;
-  batch?: BatchProgress;
-}
 
 export interface LadderBuild {
   buildId: string;
@@ -79,14 +70,6 @@ export type LadderAction =
       reason: string;
     }
   | { action: 'stopBatch'; buildId: string; jobId: string; reason: string };
-
-export interface LadderStatus {
-  running?: number;
-  countedAt?: Date;
-  step: LadderStep;
-  nextStepAt?: Date;
-  batch?: BatchProgress;
-}
 
 export interface LadderPlan {
   actions: LadderAction[];
@@ -213,7 +196,7 @@ export function planLadder(context: LadderContext, observed: LadderObservation):
         batch = read;
         if (read.state !== 'Running') plan.notes.push(finished(buildId, read));
       } else if (read === null && !observed.failure && counted !== undefined && counted > 0) {
-        // The status says it runs once it started (see status/report.ts).
+        // The status says it runs once it started (see report.ts).
         plan.actions.push(start(context, ladder, build, reached, jobId, counted));
       }
     }

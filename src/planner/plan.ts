@@ -5,8 +5,10 @@ import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
 import { TASK_QUEUE_ENV } from '../api/reserved-env.ts';
 import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
+import type { LadderStatus } from '../domain/ladder.ts';
 import type { Observation, OwnedAutoscaler, SecretCopyState } from '../domain/observation.ts';
 import { mayHoldPinnedWorkflows } from '../domain/pinned-workflows.ts';
+import type { RoutingChange } from '../domain/routing-change.ts';
 import type { BuildTaskQueues, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import { type JoinedVersion, joinVersions, rememberedCurrentTimes, withSupersededTimes } from '../status/versions.ts';
@@ -28,7 +30,6 @@ import {
   decideRouting,
   isRollback,
   managedElsewhere,
-  type RoutingChange,
   type RoutingDecision,
   routedState,
   stepAtOrBelow,
@@ -40,7 +41,6 @@ import {
   type LadderContext,
   ladderReads,
   type LadderReads,
-  type LadderStatus,
   planLadder,
 } from './pinned-workflows.ts';
 import {

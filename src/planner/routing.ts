@@ -50,22 +50,6 @@ export type RoutingDecision =
   | { action: 'setRamp'; buildId: string; percentage: number; reason: string }
   | { action: 'clearRamp'; reason: string };
 
-/** A routing decision as the executor carries it out. */
-export type RoutingChange =
-  /** `clearingRampOf`: another build ramps; its ramp is cleared first, in the same change. */
-  (
-    | { action: 'setCurrent'; buildId: string; clearingRampOf?: string }
-    | { action: 'setRamp'; buildId: string; percentage: number }
-    | { action: 'clearRamp' }
-    /** New workflows go to unversioned workers, whether any poll or not: the worker deployment is being deleted. */
-    | { action: 'setUnversioned'; clearingRampOf?: string }
-  ) & {
-    /** Nobody manages the deployment: the controller becomes its manager first. */
-    claimManager: boolean;
-    /** The token of the state the change was decided on. */
-    conflictToken?: Uint8Array;
-  };
-
 export function decideRouting(input: RoutingInput): RoutingDecision {
   const decision = decideUnpaused(input);
   return input.rollout.paused ? held(input, decision) : decision;

@@ -3,33 +3,7 @@
 // can need them. Pure: states and `now` in, plain actions with reasons out.
 import { durationSeconds } from '../api/schema.ts';
 import { mayHoldPinnedWorkflows } from '../domain/pinned-workflows.ts';
-import type { VersionStatus } from '../domain/snapshot.ts';
-
-export interface DeploymentState {
-  name: string;
-  /** spec.replicas of the Deployment; undefined when unset. */
-  replicas?: number;
-  /** The pool it runs, with pools. */
-  pool?: string;
-  /** Why it no longer matches what the spec and the connection ask: it must be rolled in place. */
-  drift?: string;
-}
-
-export interface VersionState {
-  buildId: string;
-  /** NotRegistered when Temporal does not list it. */
-  status: VersionStatus;
-  /** Since when Temporal reports it Drained. */
-  drainedSince?: Date;
-  /** Temporal has seen it current or ramping: its drainage must be known before it may go. */
-  everActive: boolean;
-  /** Its Deployments (one per pool); empty when none exists. */
-  deployments: DeploymentState[];
-  /** Since when every one of its Deployments is available; unset while one is not. */
-  healthySince?: Date;
-  /** Since when a build that never took traffic is no longer the target (see status/versions.ts supersededTimes). */
-  supersededAt?: Date;
-}
+import { eligibleForDeletion, type VersionState } from '../domain/versions.ts';
 
 /** spec.sunset with its defaults. */
 export interface Sunset {
@@ -399,11 +373,6 @@ export function unusedBuildCountDue(version: VersionState, input: { now: Date; s
   if (!neverTookTraffic(version) || version.deployments.length === 0) return false;
   const dueAt = unusedDeleteAt(version, input.sunset);
   return version.deployments.some((d) => d.replicas !== 0) || (dueAt !== undefined && dueAt <= input.now);
-}
-
-/** Drained and scaled to zero: the server may drop it to make room. */
-export function eligibleForDeletion(version: VersionState): boolean {
-  return version.status === 'Drained' && version.deployments.every((d) => d.replicas === 0);
 }
 
 function roleOf(version: VersionState, input: VersionsInput): string {

@@ -2,13 +2,13 @@
 // ramping, what the status remembers of each build's ladder, and how the ladder is written back.
 // Pure.
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { LadderMemory, LadderStatus } from '../domain/ladder.ts';
 import type {
   BatchOperationKind,
   BatchOperationState,
   BatchProgress,
   TemporalDeploymentState,
 } from '../domain/snapshot.ts';
-import type { LadderMemory, LadderStatus } from '../planner/pinned-workflows.ts';
 
 type Status = NonNullable<TemporalWorkerDeployment['status']>;
 type DeprecatedVersion = NonNullable<Status['deprecatedVersions']>[number];

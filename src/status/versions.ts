@@ -1,9 +1,9 @@
 // Joins what Kubernetes runs with what Temporal knows, per build: the input of the planners and
 // the versions of the TemporalWorkerDeployment's status. Pure.
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { LadderStatus } from '../domain/ladder.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
-import type { LadderStatus } from '../planner/pinned-workflows.ts';
-import { eligibleForDeletion, type VersionState } from '../planner/versions.ts';
+import { eligibleForDeletion, type VersionState } from '../domain/versions.ts';
 import { pinnedWorkflowsStatus } from './pinned-workflows.ts';
 import type { RampStep } from './ramp-history.ts';
 

@@ -4,7 +4,7 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import { DEFAULT_CA_KEY, DEFAULT_TOKEN_SECONDS, type TemporalConnection } from '../api/temporal-connection.ts';
-import { connectionKindOf } from '../domain/connection-ref.ts';
+import { type AnyConnection, connectionKindOf, type SecretLookup } from '../domain/connection-ref.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import type { TokenAsk } from '../domain/token-policy.ts';
 import type { TlsSettings } from './channel.ts';
@@ -41,12 +41,6 @@ export interface ResolvedConnection {
    */
   fingerprint: string;
 }
-
-/**
- * A TemporalConnection, or a TemporalClusterConnection: the same spec, but the cluster kind has no
- * namespace, and each of its Secret references names one.
- */
-export type AnyConnection = Pick<TemporalConnection, 'metadata' | 'spec'>;
 
 /** A Secret a connection reads, and the field that names it: what an error about it names. */
 export interface SecretUse {
@@ -120,9 +114,6 @@ function located(connection: AnyConnection, refs: Ref[]): SecretUse[] {
     field,
   }));
 }
-
-/** The Secrets named, as cached: undefined for one that does not exist. */
-export type SecretLookup = (namespace: string, name: string) => V1Secret | undefined;
 
 /** Reads each Secret once, for the pure functions that take a lookup. */
 export async function lookupSecrets(

@@ -1,7 +1,7 @@
 // Carries a routing change out in Temporal. The change carries the conflict token of the state it
 // was decided on, so a change made meanwhile by anyone else fails instead of being overwritten;
 // the planner decides whether the controller first claims the free manager identity.
-import type { RoutingChange } from '../planner/routing.ts';
+import type { RoutingChange } from '../domain/routing-change.ts';
 import type { WorkflowService } from './protocol.ts';
 
 export interface RoutingTarget {

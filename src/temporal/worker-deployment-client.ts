@@ -9,7 +9,7 @@ import type {
   TemporalDeploymentState,
 } from '../domain/snapshot.ts';
 import { type BatchStart, describeBatch, listRunningBatches, startBatch, stopBatch } from './batch-operations.ts';
-import type { RoutingChange } from '../planner/routing.ts';
+import type { RoutingChange } from '../domain/routing-change.ts';
 import { deleteWorkerDeployment } from './deployment-deletion.ts';
 import { describeDeployment } from './deployment-state.ts';
 import { type GateStart, readGate, startGate, terminateGate } from './gate-workflows.ts';

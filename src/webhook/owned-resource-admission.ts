@@ -6,9 +6,8 @@
 // discovery and of the SubjectAccessReviews come in as data.
 import canonicalize from 'canonicalize';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
-import { refusedKind } from '../domain/owned-resources.ts';
+import { AUTOSCALER_KINDS, refusedKind } from '../domain/owned-resources.ts';
 import { ownedObjectProblems } from '../k8s/owned-resource-copies.ts';
-import { AUTOSCALER_KINDS } from '../planner/owned-resources.ts';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
 

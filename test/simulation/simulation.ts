@@ -9,7 +9,7 @@ import type { ReconcilerDependencies } from '../../src/controller/dependencies.t
 import { reconcile } from '../../src/controller/reconciler.ts';
 import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
-import { OwnDeploymentWrites } from '../../src/runtime/own-deployment-writes.ts';
+import { OwnDeploymentWrites } from '../../src/k8s/own-deployment-writes.ts';
 import { OwnWrites } from '../../src/runtime/own-writes.ts';
 import { config, NAMESPACE, workerDeployment } from '../support/recorded-world.ts';
 import { Builds } from './builds.ts';

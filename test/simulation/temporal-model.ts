@@ -16,7 +16,7 @@ import type {
 } from '../../src/domain/snapshot.ts';
 import type { OutcomeCounts } from '../../src/domain/observation.ts';
 import { closedWorkflowsQuery, runningBatchesQuery, runningWorkflowsQuery } from '../../src/domain/visibility.ts';
-import type { RoutingChange } from '../../src/planner/routing.ts';
+import type { RoutingChange } from '../../src/domain/routing-change.ts';
 import type { WorkerDeploymentClient } from '../../src/temporal/worker-deployment-client.ts';
 import type { Clock } from './kubernetes-model.ts';
 import type { Prng } from './prng.ts';

@@ -2,7 +2,7 @@
 // send to it (DNS rebinding, cross-origin reads).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { foreignRequest } from '../../src/dashboard/request-origin.ts';
+import { foreignRequest } from '../../src/cli/dashboard/request-origin.ts';
 
 test('Hosts of local runs and port-forwards are served, with no Origin or their own', () => {
   for (const host of ['localhost:8090', '127.0.0.1:8090', '[::1]:8090', '10.0.0.7:8090', 'localhost'])

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { test, type TestContext } from 'node:test';
-import { serveDashboard } from '../../src/dashboard/server.ts';
+import { serveDashboard } from '../../src/cli/dashboard/server.ts';
 import type { BearerAccess } from '../../src/runtime/bearer-access.ts';
 
 const source = { views: () => [], onChange: () => () => {} };

@@ -5,7 +5,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ClusterClient } from '../../src/k8s/cluster-client.ts';
-import { OwnDeploymentWrites } from '../../src/runtime/own-deployment-writes.ts';
+import { OwnDeploymentWrites } from '../../src/k8s/own-deployment-writes.ts';
 
 const deployment = (name: string, generation: number, replicas: number, uid = `uid-${name}`): V1Deployment => ({
   metadata: { namespace: 'shop', name, uid, generation },

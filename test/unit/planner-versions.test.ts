@@ -7,9 +7,9 @@ import {
   sunsetDue,
   unusedBuildCountDue,
   type VersionAction,
-  type VersionState,
   type VersionsInput,
 } from '../../src/planner/versions.ts';
+import type { VersionState } from '../../src/domain/versions.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const ago = (minutes: number): Date => new Date(now.getTime() - minutes * 60_000);

@@ -5,12 +5,12 @@ import type { V1Secret } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
+import type { SecretLookup } from '../../src/domain/connection-ref.ts';
 import {
   controllerSecrets,
   CredentialsError,
   referencedSecrets,
   resolveConnection,
-  type SecretLookup,
   workerSecrets,
 } from '../../src/temporal/credentials.ts';
 import { makeCertificates } from '../support/certificates.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isApiServerAudience, tokenAccount } from '../../src/domain/token-policy.ts';
+import { isApiServerAudience } from '../../src/api/temporal-connection.ts';
+import { tokenAccount } from '../../src/domain/token-policy.ts';
 
 const own = { namespace: 'temporal-system', name: 'twc' };
 const orders = { namespace: 'orders', name: 'temporal' };

@@ -7,7 +7,7 @@ import type { Observation } from '../../src/domain/observation.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { Plan, PlannedAction } from '../../src/planner/plan.ts';
 import { progressing, stalled } from '../../src/status/conditions.ts';
-import { reportOutcome } from '../../src/status/report.ts';
+import { reportOutcome } from '../../src/planner/report.ts';
 import { connection, workerDeployment } from '../support/recorded-world.ts';
 
 const now = new Date('2026-11-23T12:00:00Z');

@@ -1,18 +1,25 @@
 // What the status says after a reconcile: the builds as Temporal and Kubernetes left them, the
 // conditions of the plan and of its execution, and when to look again. Pure.
 import type { Observation } from '../domain/observation.ts';
-import type { Execution, Plan } from '../planner/plan.ts';
-import { type Condition, MANUAL_PROMOTION, PAUSED, progressing, ROLLOUT_ABORTED, stalled } from './conditions.ts';
-import { describePods, PODS_FAILING, podsSay } from './pods-say.ts';
-import { deactivationTimes } from './pinned-workflows.ts';
-import { rampHistory } from './ramp-history.ts';
+import {
+  type Condition,
+  MANUAL_PROMOTION,
+  PAUSED,
+  progressing,
+  ROLLOUT_ABORTED,
+  stalled,
+} from '../status/conditions.ts';
+import { describePods, PODS_FAILING, podsSay } from '../status/pods-say.ts';
+import { deactivationTimes } from '../status/pinned-workflows.ts';
+import { rampHistory } from '../status/ramp-history.ts';
 import {
   type JoinedVersion,
   joinVersions,
   rememberedCurrentTimes,
   versionsStatus,
   withSupersededTimes,
-} from './versions.ts';
+} from '../status/versions.ts';
+import type { Execution, Plan } from './plan.ts';
 
 export interface Report {
   versions: ReturnType<typeof versionsStatus>;

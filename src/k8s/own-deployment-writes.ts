@@ -3,7 +3,7 @@
 // running, and may route traffic back to it: a failed canary going back to a build the sunset had
 // just scaled down (found by the simulator, seed 7031).
 import type { V1Deployment } from '@kubernetes/client-node';
-import type { ClusterClient } from '../k8s/cluster-client.ts';
+import type { ClusterClient } from './cluster-client.ts';
 
 export class OwnDeploymentWrites {
   /**

@@ -1,6 +1,6 @@
 // `twc dashboard`: a read-only web page of the worker deployments, served from this process. The
 // page is three local files (no framework, nothing fetched from elsewhere: the Content-Security-
-// Policy allows this origin only); the data is the views of `twc status` (../cli/status), as JSON
+// Policy allows this origin only); the data is the views of `twc status` (../status), as JSON
 // and as a stream of server-sent events, one message per burst of changes the watches bring.
 // It answers only requests made for it (request-origin.ts) and, when told, serves the data only
 // to a bearer token the API server allows (the page asks for one and keeps it in a cookie).
@@ -14,8 +14,8 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { WorkerDeploymentView } from '../cli/status/view.ts';
-import type { BearerAccess } from '../runtime/bearer-access.ts';
+import type { BearerAccess } from '../../runtime/bearer-access.ts';
+import type { WorkerDeploymentView } from '../status/view.ts';
 import { foreignRequest } from './request-origin.ts';
 
 /** What the page shows, and when it changes. */
