@@ -1,6 +1,7 @@
 // How traffic moves to a new build (spec.rollout of a TemporalWorkerDeployment): the strategy, the
 // steps of a Progressive rollout, the gate workflows before traffic moves, and canary analysis.
 import { type Static, Type } from '@sinclair/typebox';
+import { ANALYSIS_DEFAULTS, DEFAULT_STRATEGY } from './defaults.ts';
 import { duration, durationSeconds, freeform, keyRef, withRules } from './schema.ts';
 
 /** The shortest pause of a Progressive step: at least one metrics scrape (15-30s) must land in it for anyone to judge the step. */
@@ -77,7 +78,7 @@ const analysis = withRules(
           description: 'Workflows the ramping build must have closed in the window before any verdict.',
           minimum: 0,
           maximum: 1_000_000,
-          default: 10,
+          default: ANALYSIS_DEFAULTS.minSamples,
         }),
       ),
       maxFailureRate: Type.Optional(
@@ -95,15 +96,17 @@ const analysis = withRules(
       tooFewSamples: Type.Optional(
         Type.Union([Type.Literal('Wait'), Type.Literal('Pass'), Type.Literal('Fail')], {
           description: "Fewer than minSamples by the window's end: Wait (up to maxWait more, then fail), Pass or Fail.",
-          default: 'Wait',
+          default: ANALYSIS_DEFAULTS.tooFewSamples,
         }),
       ),
-      maxWait: Type.Optional(duration('How long tooFewSamples: Wait waits past the window; default 10m.')),
+      maxWait: Type.Optional(
+        duration(`How long tooFewSamples: Wait waits past the window; default ${ANALYSIS_DEFAULTS.maxWait}.`),
+      ),
       onFailure: Type.Optional(
         Type.Union([Type.Literal('Abort'), Type.Literal('Pause')], {
           description:
             "Abort: the ramp is removed, as when a step's gate fails; after an AllAtOnce promotion, the build current before is current again. Pause: the ramp holds at its step, the promoted build stays current. Either way the failure holds for that build whatever else of the spec changes, until a new template or spec.rollout.promote naming the build.",
-          default: 'Abort',
+          default: ANALYSIS_DEFAULTS.onFailure,
         }),
       ),
     },
@@ -142,7 +145,7 @@ export function rolloutSchema(description: string) {
         strategy: Type.Union([Type.Literal('Manual'), Type.Literal('AllAtOnce'), Type.Literal('Progressive')], {
           description:
             'Manual: the controller never changes routing. AllAtOnce: the new build becomes current once healthy. Progressive: ramps through steps, then becomes current.',
-          default: 'AllAtOnce',
+          default: DEFAULT_STRATEGY,
         }),
         steps: Type.Optional(
           Type.Array(step, {

@@ -1,6 +1,7 @@
 // TemporalWorkerDeployment (twd): one Temporal Worker Deployment, run as one Kubernetes
 // Deployment per build (per build and pool, with pools).
 import { type Static, Type } from '@sinclair/typebox';
+import { DEPLOYMENT_DEFAULTS, SUNSET_DEFAULTS } from './defaults.ts';
 import { RESERVED_ENV } from './reserved-env.ts';
 import { rollout, rolloutSchema } from './rollout.ts';
 import { conditions } from './status.ts';
@@ -290,12 +291,14 @@ const spec = withRules(
       ),
       template: podTemplate,
       minReadySeconds: Type.Optional(
-        int32('Seconds a new Pod must be ready before it counts as available.', { default: 0 }),
+        int32('Seconds a new Pod must be ready before it counts as available.', {
+          default: DEPLOYMENT_DEFAULTS.minReadySeconds,
+        }),
       ),
       progressDeadlineSeconds: Type.Optional(
         int32('Seconds a build may take to become available before it is reported stalled.', {
           minimum: 1,
-          default: 600,
+          default: DEPLOYMENT_DEFAULTS.progressDeadlineSeconds,
         }),
       ),
       deployment: Type.Optional(deploymentSettings),
@@ -337,15 +340,19 @@ const spec = withRules(
         Type.Object(
           {
             scaledownDelay: Type.Optional(
-              duration('How long a build stays scaled up after it is drained.', { default: '1h' }),
+              duration('How long a build stays scaled up after it is drained.', {
+                default: SUNSET_DEFAULTS.scaledownDelay,
+              }),
             ),
             deleteDelay: Type.Optional(
-              duration("How long a scaled-down build's Deployment is kept before deletion.", { default: '24h' }),
+              duration("How long a scaled-down build's Deployment is kept before deletion.", {
+                default: SUNSET_DEFAULTS.deleteDelay,
+              }),
             ),
             unusedBuildDeleteDelay: Type.Optional(
               duration(
                 'How long a build that never took traffic (no longer the target, and never current nor ramping in Temporal) is kept, scaled to 0: then its Deployments and its Temporal record are deleted, once visibility counts no workflow pinned to it.',
-                { default: '1h' },
+                { default: SUNSET_DEFAULTS.unusedBuildDeleteDelay },
               ),
             ),
             pinnedWorkflows: Type.Optional(pinnedWorkflows),

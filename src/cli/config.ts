@@ -5,12 +5,20 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import {
+  DEFAULT_CALL_TIMEOUTS,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_MAX_INELIGIBLE_VERSIONS,
+  DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_READS_PER_SECOND,
+  DEFAULT_RECONCILE_TIMEOUT_MS,
+  DEFAULT_ROLLBACK_WINDOW_MS,
+  LEADER_ELECTION_DEFAULTS,
+} from '../api/defaults.ts';
 import { durationSeconds, DURATION } from '../api/schema.ts';
 import { parseBindAddress } from '../runtime/http-server.ts';
 import { LOG_FORMATS, LOG_LEVELS } from '../runtime/logger.ts';
-import { DEFAULT_RECONCILE_TIMEOUT_MS } from '../controller/controller.ts';
-import { DEFAULT_CALL_TIMEOUTS } from '../temporal/channel.ts';
-import { DEFAULT_READS_PER_SECOND } from '../temporal/read-budget.ts';
 import { DEFAULT_BANNED_KINDS } from '../webhook/owned-resource-admission.ts';
 
 export interface Setting<T> {
@@ -49,8 +57,9 @@ function timeout(value: string): number {
   return ms;
 }
 
-/** A default in milliseconds as the flag would be written: `2m`, `10s`. */
+/** A default in milliseconds as the flag would be written: `1h`, `2m`, `10s`. */
 function durationText(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   return ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`;
 }
 
@@ -170,29 +179,28 @@ export const SETTINGS = {
   pollInterval: {
     value: '<duration>',
     env: 'TWC_POLL_INTERVAL',
-    default: '10s',
+    default: durationText(DEFAULT_POLL_INTERVAL_MS),
     description: 'how often Temporal is asked what events cannot tell (drainage)',
     parse: duration,
   },
   concurrency: {
     value: '<n>',
     env: 'TWC_CONCURRENCY',
-    default: '4',
+    default: String(DEFAULT_CONCURRENCY),
     description: 'worker deployments reconciled at once',
     parse: positive,
   },
   maxIneligibleVersions: {
     value: '<n>',
     env: 'TWC_MAX_INELIGIBLE_VERSIONS',
-    default: '75',
-    description:
-      'no new build is created while this many older builds that took traffic are not drained and scaled down (the server holds at most 100)',
+    default: String(DEFAULT_MAX_INELIGIBLE_VERSIONS),
+    description: `no new build is created while this many older builds that took traffic are not drained and scaled down (the server holds at most ${DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT})`,
     parse: positive,
   },
   temporalMaxVersionsInDeployment: {
     value: '<n>',
     env: 'TWC_TEMPORAL_MAX_VERSIONS_IN_DEPLOYMENT',
-    default: '100',
+    default: String(DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT),
     description:
       "the Temporal server's cap of versions per deployment (its `matching.maxVersionsInDeployment`): only when Temporal records this many does the controller delete a drained build's record to make room for a new build",
     parse: positive,
@@ -200,7 +208,7 @@ export const SETTINGS = {
   rollbackWindow: {
     value: '<duration>',
     env: 'TWC_ROLLBACK_WINDOW',
-    default: '1h',
+    default: durationText(DEFAULT_ROLLBACK_WINDOW_MS),
     description:
       'a build that was current this recently is promoted at once when the spec asks for it again, without steps or gates',
     parse: duration,
@@ -447,14 +455,14 @@ export const SETTINGS = {
   leaderElectLeaseDuration: {
     value: '<duration>',
     env: 'TWC_LEADER_ELECT_LEASE_DURATION',
-    default: '15s',
+    default: durationText(LEADER_ELECTION_DEFAULTS.leaseDurationMs),
     description: 'how long a standby waits after the last renewal before it takes the Lease',
     parse: duration,
   },
   leaderElectRenewDeadline: {
     value: '<duration>',
     env: 'TWC_LEADER_ELECT_RENEW_DEADLINE',
-    default: '10s',
+    default: durationText(LEADER_ELECTION_DEFAULTS.renewDeadlineMs),
     description:
       'how long the leader keeps trying to renew before it stops reconciling and exits; shorter than the lease duration',
     parse: duration,
@@ -462,7 +470,7 @@ export const SETTINGS = {
   leaderElectRetryPeriod: {
     value: '<duration>',
     env: 'TWC_LEADER_ELECT_RETRY_PERIOD',
-    default: '2s',
+    default: durationText(LEADER_ELECTION_DEFAULTS.retryPeriodMs),
     description: 'how often the Lease is tried, to take or to renew it',
     parse: duration,
   },

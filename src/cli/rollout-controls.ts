@@ -1,6 +1,7 @@
 // `twc pause`, `resume`, `promote` and `abort`: each is a change of spec.rollout (paused, promote,
 // abort), so that GitOps sees it, made only where it means something; anywhere else the command
 // refuses and says why. Pure: the worker deployment as read comes in, the patch or the refusal out.
+import { DEFAULT_STRATEGY } from '../api/defaults.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 
 export const CONTROLS = ['pause', 'resume', 'promote', 'abort'] as const;
@@ -22,7 +23,7 @@ export function rolloutControl(
 ): ControlDecision {
   const name = `${twd.metadata.namespace ?? ''}/${twd.metadata.name ?? ''}`;
   const field = twd.spec.rollout === undefined && twd.spec.cutover !== undefined ? 'cutover' : 'rollout';
-  const rollout = twd.spec[field] ?? { strategy: 'AllAtOnce' as const };
+  const rollout = twd.spec[field] ?? { strategy: DEFAULT_STRATEGY };
   const refuse = (why: string): ControlDecision => ({ refusal: `${name}: ${why}` });
   const patch = (change: Record<string, unknown>, says: string): ControlDecision => ({
     patch: {

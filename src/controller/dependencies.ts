@@ -1,15 +1,26 @@
 // What a reconcile works with: the informers' caches to read, the adapters to Kubernetes and
-// Temporal to act through, the clock, and the configuration the planner decides with.
+// Temporal to act through, the clock, and the configuration the planner decides with; and where
+// the controller builds them, all but what each reconcile adds of its own (dispatch.ts).
 import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
+import {
+  DEFAULT_MAX_INELIGIBLE_VERSIONS,
+  DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT,
+  DEFAULT_ROLLBACK_WINDOW_MS,
+} from '../api/defaults.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import type { ClusterClient } from '../k8s/cluster-client.ts';
+import { type ClusterClient, clusterClient } from '../k8s/cluster-client.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import type { PlannerConfig } from '../planner/plan.ts';
 import type { Backoff, RetrySchedule } from '../runtime/backoff.ts';
+import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { Logger } from '../runtime/logger.ts';
+import type { Metrics } from '../runtime/metrics.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
-import type { RecordEvent } from './events.ts';
+import type { Caches } from './caches.ts';
+import type { ControllerOptions } from './controller-options.ts';
+import { EventRecorder, type RecordEvent } from './events.ts';
+import type { SpecChanges } from './worker-deployment-changes.ts';
 
 export interface ReconcilerDependencies extends PlannerConfig {
   cluster: ClusterClient;
@@ -53,4 +64,64 @@ export interface ReconcilerDependencies extends PlannerConfig {
   temporalBackoff: Backoff<string>;
   /** `changed` resolves when the informer next sees the worker deployment's spec change; `stop` when no longer waited for. */
   specChange(namespace: string, name: string): { changed: Promise<void>; stop(): void };
+}
+
+/** What every reconcile shares: each adds its own logger and Temporal client, cut off at its deadline. */
+export type SharedDependencies = Omit<ReconcilerDependencies, 'log' | 'temporal'>;
+
+export interface DependencySources {
+  api: KubernetesApi;
+  caches: Caches;
+  metrics: Metrics;
+  options: Pick<
+    ControllerOptions,
+    | 'identity'
+    | 'eventRepeatWindowMs'
+    | 'ownedResourcesServiceAccount'
+    | 'maxIneligibleVersions'
+    | 'maxVersionsInDeployment'
+    | 'rollbackWindowMs'
+  >;
+  pollIntervalMs: number;
+  copyRetries: RetrySchedule<string>;
+  temporalBackoff: Backoff<string>;
+  specChanges: SpecChanges;
+  pollersSeen: (namespace: string, name: string) => Record<string, number> | undefined;
+}
+
+export function sharedDependencies(sources: DependencySources): SharedDependencies {
+  const { api, caches, metrics, options } = sources;
+  const events = new EventRecorder({
+    api,
+    instance: options.identity,
+    ...(options.eventRepeatWindowMs === undefined ? {} : { repeatWindowMs: options.eventRepeatWindowMs }),
+  });
+  return {
+    cluster: caches.ownDeploymentWrites.noting(clusterClient(api)),
+    recordEvent: events.record,
+    setPinnedWorkflows: metrics.setPinnedWorkflows,
+    countAnalysisVerdict: metrics.countAnalysisVerdict,
+    countSecretCopyRevocation: metrics.countSecretCopyRevocation,
+    pollersSeen: sources.pollersSeen,
+    workerDeployment: (namespace, name) => caches.ownWrites.newest(caches.workerDeployments.get(namespace, name)),
+    wroteStatus: (replaced, stored) => caches.ownWrites.wrote(replaced, stored),
+    workerDeployments: (namespace) => caches.workerDeployments.list(namespace),
+    connection: (namespace, name) => caches.connections.get(namespace, name),
+    watchesClusterConnections: caches.connections.readsClusterConnections,
+    ownedResources: (namespace) => caches.ownedResources.list(namespace),
+    copyRetries: sources.copyRetries,
+    ownedResourcesServiceAccount: options.ownedResourcesServiceAccount,
+    countCopyForbidden: metrics.countCopyForbidden,
+    deployments: (namespace) => caches.ownDeploymentWrites.newest(namespace),
+    pods: (namespace) => caches.pods.list(namespace),
+    secret: (namespace, name) => caches.secrets.get(namespace, name),
+    identity: options.identity,
+    now: () => new Date(),
+    pollIntervalMs: sources.pollIntervalMs,
+    maxIneligibleVersions: options.maxIneligibleVersions ?? DEFAULT_MAX_INELIGIBLE_VERSIONS,
+    maxVersionsInDeployment: options.maxVersionsInDeployment ?? DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT,
+    rollbackWindowMs: options.rollbackWindowMs ?? DEFAULT_ROLLBACK_WINDOW_MS,
+    temporalBackoff: sources.temporalBackoff,
+    specChange: (namespace, name) => sources.specChanges.wait(namespace, name),
+  };
 }

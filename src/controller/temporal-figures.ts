@@ -1,10 +1,20 @@
 // What the controller reads of Temporal on a schedule of its own, beside the reconciles (see
-// figures-collector.ts): each build's backlog and each worker deployment's pollers, and their keys.
+// figures-collector.ts): each build's backlog and each worker deployment's pollers, their keys,
+// where each is read, and what a change of pollers queues.
 import type { BuildBacklog, TaskQueueFigures } from '../domain/backlog.ts';
-import type { FiguresSource } from './figures-collector.ts';
+import { LABELS } from '../domain/labels.ts';
+import { temporalDeploymentName } from '../k8s/names.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { Priority } from '../runtime/work-queue.ts';
+import { pollersByBuild } from '../temporal/task-queues.ts';
+import { readVersionBacklog } from '../temporal/version-backlog.ts';
+import type { Caches } from './caches.ts';
+import { FiguresCollector, type FiguresSource } from './figures-collector.ts';
+import type { TemporalAccess } from './temporal-access.ts';
+import { ownerOf, queueKeys } from './watches.ts';
 
 /** A worker deployment's pollers are read once every this many poll intervals. */
-export const POLLERS_INTERVALS = 3;
+const POLLERS_INTERVALS = 3;
 
 /** What the controller reads of Temporal on a schedule of its own (see FiguresCollector). */
 export type TemporalFigures =
@@ -12,18 +22,123 @@ export type TemporalFigures =
   | { kind: 'pollers'; namespace: string; workerDeployment: string; byBuild: Record<string, number> };
 
 /** The workflow task queues it reads grow as the builds' backlog reads name them, within one look. */
-export type PollersSource = FiguresSource<TemporalFigures> & { queues: Set<string> };
+type PollersSource = FiguresSource<TemporalFigures> & { queues: Set<string> };
 
-export function backlogKey(namespace: string, name: string, buildId: string): string {
+function backlogKey(namespace: string, name: string, buildId: string): string {
   return `backlog/${namespace}/${name}/${buildId}`;
 }
 
-export function pollersKey(namespace: string, name: string): string {
+function pollersKey(namespace: string, name: string): string {
   return `pollers/${namespace}/${name}`;
 }
 
-export function samePollers(figures: TemporalFigures, previous: TemporalFigures | undefined): boolean {
+function samePollers(figures: TemporalFigures, previous: TemporalFigures | undefined): boolean {
   if (figures.kind !== 'pollers' || previous?.kind !== 'pollers') return false;
   const builds = new Set([...Object.keys(figures.byBuild), ...Object.keys(previous.byBuild)]);
   return [...builds].every((b) => figures.byBuild[b] === previous.byBuild[b]);
+}
+
+export interface TemporalFiguresOptions {
+  caches: Caches;
+  temporal: TemporalAccess;
+  pollIntervalMs: number;
+  enqueue(key: string, priority: Priority): void;
+  log: Logger;
+}
+
+/** The collector of the backlogs and pollers; a change of pollers queues its worker deployment. */
+export function temporalFigures(options: TemporalFiguresOptions): FiguresCollector<TemporalFigures> {
+  const { caches, pollIntervalMs, log } = options;
+  const collector: FiguresCollector<TemporalFigures> = new FiguresCollector<TemporalFigures>({
+    sources: () => figuresSources(options, (key) => collector.latest(key)?.value),
+    // A change of pollers is news for the status, which says how many workers each build has.
+    onRead: ({ value }, previous) => {
+      if (value.kind !== 'pollers' || samePollers(value, previous?.value)) return;
+      // Routine news but while a rollout waits: its target's workers may have just registered.
+      const status = caches.workerDeployments.get(value.namespace, value.workerDeployment)?.status;
+      const waiting = status?.targetVersion?.buildID !== status?.currentVersion?.buildID;
+      for (const key of queueKeys('workerDeployment', value.namespace, value.workerDeployment))
+        options.enqueue(key, waiting ? 'high' : 'low');
+    },
+    pollIntervalMs,
+    log,
+  });
+  return collector;
+}
+
+/** Each build's backlog as last read, where recent enough to act on; empty without a collector. */
+export function backlogFigures(figures: FiguresCollector<TemporalFigures> | undefined): BuildBacklog[] {
+  return (figures?.fresh() ?? []).flatMap(({ value, readAt }) =>
+    value.kind === 'backlog' ? [{ ...value.build, readAt, queues: value.queues }] : [],
+  );
+}
+
+/** The workers of each build of a worker deployment as last read; undefined when not read. */
+export function pollersSeen(
+  figures: FiguresCollector<TemporalFigures> | undefined,
+  namespace: string,
+  name: string,
+): Record<string, number> | undefined {
+  const latest = figures?.latest(pollersKey(namespace, name))?.value;
+  return latest?.kind === 'pollers' ? latest.byBuild : undefined;
+}
+
+/**
+ * Each build with replicas (its backlog), and each worker deployment whose workflow task queues
+ * those reads found (its pollers), with how to read them within the Temporal namespace's read budget.
+ */
+function figuresSources(
+  { caches, temporal, pollIntervalMs }: TemporalFiguresOptions,
+  latest: (key: string) => TemporalFigures | undefined,
+): FiguresSource<TemporalFigures>[] {
+  const sources = new Map<string, FiguresSource<TemporalFigures>>();
+  const pollersSources = new Map<string, PollersSource>();
+  for (const deployment of caches.deployments.list()) {
+    const namespace = deployment.metadata?.namespace ?? '';
+    const buildId = deployment.metadata?.labels?.[LABELS.buildId];
+    const owner = ownerOf(deployment);
+    // Nothing may scale a build at zero back up (its autoscalers are gone): no read is spent on it.
+    if (!buildId || !owner || deployment.spec?.replicas === 0) continue;
+    const key = backlogKey(namespace, owner, buildId);
+    const twd = caches.workerDeployments.get(namespace, owner);
+    const connection = twd && caches.connections.usedBy(twd);
+    if (!twd || !connection || sources.has(key)) continue;
+    const temporalNamespace = twd.spec.workerOptions.temporalNamespace;
+    const takeRead = () => temporal.reads.mayReadBacklog(connection.spec.hostPort, temporalNamespace);
+    const target = async () => ({
+      service: await temporal.paced(connection),
+      namespace: temporalNamespace,
+      deploymentName: temporalDeploymentName(namespace, owner),
+    });
+    const pools = Object.fromEntries(
+      (twd.spec.pools ?? []).flatMap((pool) => (pool.taskQueue ? [[pool.taskQueue, pool.name]] : [])),
+    );
+    const build = { namespace, workerDeployment: owner, buildId, pools };
+    sources.set(key, {
+      key,
+      takeRead,
+      read: async () => ({ kind: 'backlog', build, queues: await readVersionBacklog(await target(), buildId) }),
+    });
+    // The worker deployment's pollers: one read of the workflow task queues its builds' backlogs named.
+    const pollers = pollersKey(namespace, owner);
+    const known = pollersSources.get(pollers)?.queues ?? new Set<string>();
+    const backlog = latest(key);
+    for (const queue of backlog?.kind === 'backlog' ? backlog.queues : [])
+      if (queue.type === 'workflow') known.add(queue.taskQueue);
+    if (known.size === 0 || pollersSources.has(pollers)) continue;
+    pollersSources.set(pollers, {
+      key: pollers,
+      // Temporal remembers pollers for minutes: their count changes slowly, the backlog does not.
+      everyMs: POLLERS_INTERVALS * pollIntervalMs,
+      queues: known,
+      takeRead,
+      read: async () => ({
+        kind: 'pollers',
+        namespace,
+        workerDeployment: owner,
+        byBuild: await pollersByBuild(await target(), [...known].sort()),
+      }),
+    });
+  }
+  return [...sources.values(), ...pollersSources.values()];
 }

@@ -1,6 +1,7 @@
 // The Kubernetes Deployment of one build (and pool) of a worker deployment: the user's pod
 // template plus everything a worker needs to find its Temporal deployment and version. Pure.
 import type { V1Container, V1Deployment, V1EnvVar, V1PodTemplateSpec, V1Toleration } from '@kubernetes/client-node';
+import { DEPLOYMENT_DEFAULTS } from '../api/defaults.ts';
 import { API_VERSION } from '../api/kinds.ts';
 import { API_KEY_PATH_ENV, CONNECTION_ENV, TASK_QUEUE_ENV } from '../api/reserved-env.ts';
 import { DEFAULT_CA_KEY, DEFAULT_TOKEN_SECONDS } from '../api/temporal-connection.ts';
@@ -78,8 +79,8 @@ export function versionedDeployment({
   );
   const deploymentSpec = {
     selector: { matchLabels: selector },
-    minReadySeconds: spec.minReadySeconds ?? 0,
-    progressDeadlineSeconds: spec.progressDeadlineSeconds ?? 600,
+    minReadySeconds: spec.minReadySeconds ?? DEPLOYMENT_DEFAULTS.minReadySeconds,
+    progressDeadlineSeconds: spec.progressDeadlineSeconds ?? DEPLOYMENT_DEFAULTS.progressDeadlineSeconds,
     template,
   };
 

@@ -9,6 +9,7 @@
 // changes (a pause, a replica count): only a change of the analysis itself (judged again), a new
 // template or spec.rollout.promote naming the build lifts it (see status failedBuilds for the
 // rollback shortcut).
+import { ANALYSIS_DEFAULTS } from '../api/defaults.ts';
 import { durationSeconds } from '../api/schema.ts';
 import type { Rollout, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { specHash } from '../api/spec-hash.ts';
@@ -128,9 +129,9 @@ type RolloutAnalysis = NonNullable<Rollout['analysis']>;
 /** The spec's analysis as the verdict takes it. */
 export function analysisPolicy(analysis: RolloutAnalysis): AnalysisPolicy {
   return {
-    minSamples: analysis.minSamples ?? 10,
-    tooFewSamples: analysis.tooFewSamples ?? 'Wait',
-    maxWaitSeconds: durationSeconds(analysis.maxWait ?? '10m'),
+    minSamples: analysis.minSamples ?? ANALYSIS_DEFAULTS.minSamples,
+    tooFewSamples: analysis.tooFewSamples ?? ANALYSIS_DEFAULTS.tooFewSamples,
+    maxWaitSeconds: durationSeconds(analysis.maxWait ?? ANALYSIS_DEFAULTS.maxWait),
     ...(analysis.window ? { windowSeconds: durationSeconds(analysis.window) } : {}),
     ...(analysis.maxFailureRate === undefined ? {} : { maxFailureRate: analysis.maxFailureRate }),
     ...(analysis.maxFailureRateIncrease === undefined
@@ -206,7 +207,7 @@ export function analysisReads(context: AnalysisContext): AnalysisReads | undefin
 
 export function planAnalysis(context: AnalysisContext, observed: AnalysisObservation | undefined): AnalysisPlan {
   const { now, analysis, step, generation, targetBuildId, currentBuildId, previous } = context;
-  const onFailure = analysis?.onFailure ?? 'Abort';
+  const onFailure = analysis?.onFailure ?? ANALYSIS_DEFAULTS.onFailure;
   if (context.promoted) {
     const kept = currentBuildId === targetBuildId || !previous ? {} : { memory: previous };
     return {

@@ -2,6 +2,7 @@
 // in the order the executor takes them, each with its reason, and what the status will say.
 // Pure: the observation and the configuration in, the plan out.
 import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
+import { DEFAULT_STRATEGY, SUNSET_DEFAULTS } from '../api/defaults.ts';
 import { TASK_QUEUE_ENV } from '../api/reserved-env.ts';
 import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
@@ -418,9 +419,9 @@ function asRouted(versions: JoinedVersion[], routed: TemporalDeploymentState): J
 
 function sunsetOf(spec: Observation['workerDeployment']['spec']): Sunset {
   return {
-    scaledownDelay: spec.sunset?.scaledownDelay ?? '1h',
-    deleteDelay: spec.sunset?.deleteDelay ?? '24h',
-    unusedBuildDeleteDelay: spec.sunset?.unusedBuildDeleteDelay ?? '1h',
+    scaledownDelay: spec.sunset?.scaledownDelay ?? SUNSET_DEFAULTS.scaledownDelay,
+    deleteDelay: spec.sunset?.deleteDelay ?? SUNSET_DEFAULTS.deleteDelay,
+    unusedBuildDeleteDelay: spec.sunset?.unusedBuildDeleteDelay ?? SUNSET_DEFAULTS.unusedBuildDeleteDelay,
   };
 }
 
@@ -605,7 +606,7 @@ function situation(observation: Omit<Observation, 'target'>, config: PlannerConf
   );
   const target = versions.find((v) => v.buildId === buildId);
   const spec = workerDeployment.spec;
-  const rollout = spec.rollout ?? spec.cutover ?? { strategy: 'AllAtOnce' as const };
+  const rollout = spec.rollout ?? spec.cutover ?? { strategy: DEFAULT_STRATEGY };
   const previousTarget = stored?.targetVersion?.buildID === buildId ? stored.targetVersion : undefined;
   const failedBefore = new Set((stored?.failedBuilds ?? []).map((f) => f.buildID));
   const promoted = rollout.promote === buildId;

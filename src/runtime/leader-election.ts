@@ -4,6 +4,7 @@
 // is judged on the candidate's own clock, from when it first saw the current record, so clocks
 // need not agree across nodes. A leader that cannot renew within the renew deadline (shorter than
 // the lease duration), or sees another holder, stops leading before anyone else can start.
+import { LEADER_ELECTION_DEFAULTS } from '../api/defaults.ts';
 import { errorMessage, httpStatus } from './kube/api-errors.ts';
 import type { KubernetesApi } from './kube/api-client.ts';
 import { type Logger, silentLogger } from './logger.ts';
@@ -74,9 +75,7 @@ export class LeaderElector {
 
   constructor(options: LeaderElectionOptions) {
     this.options = {
-      leaseDurationMs: 15_000,
-      renewDeadlineMs: 10_000,
-      retryPeriodMs: 2_000,
+      ...LEADER_ELECTION_DEFAULTS,
       log: silentLogger,
       timers: realTimers,
       ...options,

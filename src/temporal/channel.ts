@@ -6,6 +6,7 @@
 // retries included: a frontend that accepts a call and never answers must not hold a reconcile.
 import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
 import { isIP } from 'node:net';
+import { DEFAULT_CALL_TIMEOUTS } from '../api/defaults.ts';
 import { retryDelayMs } from './call-retries.ts';
 import { type CallStatus, GrpcStatus, TemporalCallError } from './call-status.ts';
 import { CALL_KINDS, WORKFLOW_SERVICE } from './protocol-scope.ts';
@@ -24,15 +25,6 @@ export interface CallTimeouts {
   readMs: number;
   writeMs: number;
 }
-
-/**
- * Reads 10 s: a healthy frontend answers them in milliseconds (a whole reconcile took 2.5 s at its
- * 99th percentile in the scale run), and a read given up costs nothing but a look later; the
- * connect check always had 10 s. Writes 30 s: a routing change is an update of the Worker
- * Deployment's own workflow, which takes seconds while that workflow is busy, and a write cut off
- * may still take effect while asking again queues another update behind it.
- */
-export const DEFAULT_CALL_TIMEOUTS: CallTimeouts = { readMs: 10_000, writeMs: 30_000 };
 
 /** What cut a call off: its own timeout (a read's or a write's), or its reconcile's deadline. */
 export type CallCutOff = 'read' | 'write' | 'reconcile';

@@ -21,8 +21,6 @@ export const BUDGETED_READS: ReadonlySet<string> = new Set([
   'startBatchOperation',
 ]);
 
-export const DEFAULT_READS_PER_SECOND = 20;
-
 export interface ReadBudgetOptions {
   /** Reads per second per (frontend, Temporal namespace); a second's worth may be taken at once. */
   perSecond: number;

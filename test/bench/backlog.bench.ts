@@ -15,7 +15,7 @@ import { KubernetesApi } from '../../src/runtime/kube/api-client.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
-import { DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
+import { DEFAULT_READS_PER_SECOND } from '../../src/api/defaults.ts';
 import { DEFAULT_BANNED_KINDS } from '../../src/webhook/owned-resource-admission.ts';
 import { SelfManagedCertificates } from '../../src/webhook/self-managed-certificates.ts';
 import { startWebhook } from '../../src/webhook/server.ts';

@@ -7,7 +7,7 @@ import { Controller } from '../../src/controller/controller.ts';
 import { kubeconfigAccess } from '../../src/runtime/kube/cluster-access.ts';
 import { startEnvironment } from '../../dev/localenv/environment.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
-import { DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
+import { DEFAULT_READS_PER_SECOND } from '../../src/api/defaults.ts';
 import { BENCH_TEMPORAL_CONFIG, createNamespace, idleWorkerDeployments } from './objects.ts';
 import { budgetedReads } from './temporal-reads.ts';
 

@@ -17,7 +17,8 @@ import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-dep
 import { LABELS, temporalDeploymentName } from '../../src/k8s/names.ts';
 import { startEnvironment } from '../../dev/localenv/environment.ts';
 import { POLL_ONLY } from '../../dev/node-agent/poller-host.ts';
-import { BUDGETED_READS, DEFAULT_READS_PER_SECOND } from '../../src/temporal/read-budget.ts';
+import { DEFAULT_READS_PER_SECOND } from '../../src/api/defaults.ts';
+import { BUDGETED_READS } from '../../src/temporal/read-budget.ts';
 import { createConnection, createNamespace, createWorkerDeployment } from './objects.ts';
 import { sampleWorkerTemplate } from '../support/sample-template.ts';
 import { until } from './poll.ts';

@@ -2,6 +2,7 @@
 // (the worker deployment and its status, its Kubernetes Deployments, the owned resources naming
 // it, its events), printed as a tree (render.ts) or as JSON or YAML for scripts. Pure.
 import type { CoreV1Event, V1Deployment } from '@kubernetes/client-node';
+import { DEFAULT_STRATEGY } from '../../api/defaults.ts';
 import type { TemporalWorkerDeployment } from '../../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../../api/temporal-worker-owned-resource.ts';
 import { LABELS } from '../../domain/labels.ts';
@@ -225,7 +226,7 @@ export function statusView(input: StatusInput): WorkerDeploymentView {
     name,
     ...(twd.metadata.generation === undefined ? {} : { generation: twd.metadata.generation }),
     ...(status?.observedGeneration === undefined ? {} : { observedGeneration: status.observedGeneration }),
-    strategy: rollout?.strategy ?? 'AllAtOnce',
+    strategy: rollout?.strategy ?? DEFAULT_STRATEGY,
     ...(rollout?.strategy === 'Progressive' && rollout.steps
       ? { steps: rollout.steps.map((s) => s.rampPercentage) }
       : {}),

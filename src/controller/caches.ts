@@ -1,0 +1,118 @@
+// The caches the reconciles read: an informer for each row of the watch table (watches.ts), whose
+// events queue what the row says, and the Secrets its Secret row selects; with the controller's
+// own writes the informers have not shown yet, which reconciles decide on instead of the older copy.
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
+import type { InformerEvent, KubernetesObject } from '../runtime/informer.ts';
+import type { KubernetesApi } from '../runtime/kube/api-client.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { NamespacedInformers } from '../runtime/namespaced-informers.ts';
+import { OwnDeploymentWrites } from '../k8s/own-deployment-writes.ts';
+import { OwnWrites } from '../runtime/own-writes.ts';
+import { SecretWatches } from '../runtime/secret-watches.ts';
+import { ConnectionCaches } from './connection-caches.ts';
+import { type Watch, WATCHES, type WatchView } from './watches.ts';
+
+/** What else an event that queues a reconcile does: before its keys are queued, and after. */
+export interface EventHooks<T> {
+  before?(event: InformerEvent, object: T): void;
+  after?(event: InformerEvent, object: T): void;
+}
+
+export interface CachesOptions {
+  api: KubernetesApi;
+  /** Default: every namespace. */
+  namespaces?: readonly string[] | undefined;
+  /** Read TemporalClusterConnections. */
+  clusterConnections: boolean;
+  enqueue: (key: string) => void;
+  hooks: {
+    workerDeployment: EventHooks<TemporalWorkerDeployment>;
+    connection: EventHooks<TemporalConnection>;
+    ownedResource: EventHooks<TemporalWorkerOwnedResource>;
+  };
+  log: Logger;
+}
+
+export class Caches {
+  readonly workerDeployments: NamespacedInformers<TemporalWorkerDeployment>;
+  /** Status writes the informer has not shown yet. */
+  readonly ownWrites = new OwnWrites<TemporalWorkerDeployment>();
+  readonly connections: ConnectionCaches;
+  readonly ownedResources: NamespacedInformers<TemporalWorkerOwnedResource>;
+  readonly deployments: NamespacedInformers<V1Deployment>;
+  /** Scales and deletes of Deployments the informer has not shown yet. */
+  readonly ownDeploymentWrites: OwnDeploymentWrites;
+  readonly pods: NamespacedInformers<V1Pod>;
+  readonly secrets: SecretWatches;
+
+  constructor({ api, namespaces, clusterConnections, enqueue, hooks, log }: CachesOptions) {
+    const view: WatchView = {
+      workerDeployments: (namespace) => this.workerDeployments.list(namespace),
+      connections: () => this.connections.all(),
+      connectionOf: (twd) => this.connections.usedBy(twd),
+      readsClusterConnections: clusterConnections,
+    };
+    const informer = <T extends KubernetesObject>(row: Watch<T>, hook: EventHooks<T> = {}) => {
+      const remembered = new Map<string, string>();
+      return new NamespacedInformers<T>({
+        api,
+        ...(namespaces && !row.clusterScoped ? { namespaces } : {}),
+        path: row.path,
+        ...(row.labelSelector ? { labelSelector: row.labelSelector } : {}),
+        onEvent: (event, object) => {
+          // A row without memory remembers nothing: its key is always '', its `now` undefined.
+          const memoryKey = row.memory?.key(object) ?? '';
+          const keys = row.keys(event, object, remembered.get(memoryKey), view);
+          const now = row.memory?.of(event, object);
+          if (now === undefined) remembered.delete(memoryKey);
+          else remembered.set(memoryKey, now);
+          if (keys.length === 0) return;
+          hook.before?.(event, object);
+          for (const key of keys) enqueue(key);
+          if (row.reselectsSecrets?.(event, object)) this.secrets.watchOnly(WATCHES.Secret.watched(view));
+          hook.after?.(event, object);
+        },
+        log,
+      });
+    };
+    this.secrets = new SecretWatches({
+      api,
+      onChange: (namespace, name) => WATCHES.Secret.keys(namespace, name, view).forEach((key) => enqueue(key)),
+      log,
+    });
+    this.workerDeployments = informer(WATCHES.TemporalWorkerDeployment, hooks.workerDeployment);
+    this.connections = new ConnectionCaches(
+      informer(WATCHES.TemporalConnection, hooks.connection),
+      clusterConnections ? informer(WATCHES.TemporalClusterConnection, hooks.connection) : undefined,
+    );
+    this.ownedResources = informer(WATCHES.TemporalWorkerOwnedResource, hooks.ownedResource);
+    this.deployments = informer(WATCHES.Deployment);
+    this.ownDeploymentWrites = new OwnDeploymentWrites((namespace) => this.deployments.list(namespace));
+    this.pods = informer(WATCHES.Pod);
+  }
+
+  async start(): Promise<void> {
+    // Connections, Deployments and Pods first, so the first reconciles read full caches.
+    await Promise.all([
+      this.connections.start(),
+      this.ownedResources.start(),
+      this.deployments.start(),
+      this.pods.start(),
+    ]);
+    await this.workerDeployments.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([
+      this.workerDeployments.stop(),
+      this.connections.stop(),
+      this.ownedResources.stop(),
+      this.deployments.stop(),
+      this.pods.stop(),
+      this.secrets.stop(),
+    ]);
+  }
+}

@@ -1,0 +1,111 @@
+// Runs the reconcile a queue key names (see watches.ts): a worker deployment's, a connection's
+// check, or an owned resource's copies. Each runs with a logger of its own, which also says why it
+// failed (the queue then retries it with backoff), and with dependencies that stop at its
+// deadline (`signal`).
+import { KINDS } from '../api/kinds.ts';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import { connectionKindOf } from '../domain/connection-ref.ts';
+import { isBeingDeleted } from '../domain/finalizer.ts';
+import { Backoff } from '../runtime/backoff.ts';
+import { errorMessage } from '../runtime/kube/api-errors.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { ReconcileResult, WorkQueueOptions } from '../runtime/work-queue.ts';
+import { lookupSecrets, missingSecret, workerSecrets } from '../temporal/credentials.ts';
+import type { Caches } from './caches.ts';
+import { checkConnection } from './connection-check.ts';
+import { releaseConnection } from './connection-release.ts';
+import type { ReconcilerDependencies, SharedDependencies } from './dependencies.ts';
+import { reconcileOwnedResource } from './owned-resource-release.ts';
+import { fencedBy } from './reconcile-deadline.ts';
+import { reconcile } from './reconciler.ts';
+import type { TemporalAccess } from './temporal-access.ts';
+import { keyOf } from './watches.ts';
+
+export interface DispatchOptions {
+  caches: Caches;
+  temporal: TemporalAccess;
+  dependencies: SharedDependencies;
+  log: Logger;
+}
+
+export function reconcileByKey({
+  caches,
+  temporal,
+  dependencies,
+  log,
+}: DispatchOptions): WorkQueueOptions<string>['reconcile'] {
+  let reconciles = 0;
+  const connectionBackoff = new Backoff<string>({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 });
+  const logged = async <T extends ReconcileResult | void>(
+    kind: string,
+    namespace: string,
+    name: string,
+    signal: AbortSignal,
+    run: (deps: ReconcilerDependencies) => Promise<T>,
+  ): Promise<T> => {
+    const child = log.child({ kind, object: `${namespace}/${name}`, reconcile: ++reconciles });
+    try {
+      const deps = fencedBy(
+        {
+          ...dependencies,
+          log: child,
+          temporal: (connection, address) => temporal.client(connection, address, signal),
+        },
+        signal,
+      );
+      const result = await run(deps);
+      child.debug(result ? { requeueAfterMs: result.requeueAfterMs } : {}, 'reconciled');
+      return result;
+    } catch (error) {
+      child.error({ error: errorMessage(error) }, 'reconcile failed');
+      throw error;
+    }
+  };
+  /** How long a reconcile that only polls waits for its Temporal namespace's read budget; 0 to go now. */
+  const pollDelay = (namespace: string, name: string): number => {
+    const twd = caches.workerDeployments.get(namespace, name);
+    const connection = twd && caches.connections.usedBy(twd);
+    return connection
+      ? temporal.reads.pollDelay(
+          connection.spec.hostPort,
+          twd.spec.workerOptions.temporalNamespace,
+          dependencies.pollIntervalMs,
+        )
+      : 0;
+  };
+  const connect = async (connection: TemporalConnection) => {
+    await temporal.connected(connection);
+    // The workers' own Secrets: the controller connects without them, their Pods could not start.
+    const uses = workerSecrets(connection);
+    const found = await lookupSecrets(uses, (namespace, secret) => caches.secrets.get(namespace, secret));
+    const missing = missingSecret(connection, uses, found);
+    if (missing) throw missing;
+  };
+  return async (key, priority, signal) => {
+    const { kind, namespace, name } = keyOf(key);
+    if (kind === 'ownedResource') {
+      const twor = caches.ownedResources.get(namespace, name);
+      if (!twor) return undefined;
+      const exists = caches.workerDeployments.get(namespace, twor.spec.workerRef.name) !== undefined;
+      await logged(KINDS.TemporalWorkerOwnedResource.kind, namespace, name, signal, (deps) =>
+        reconcileOwnedResource(deps, twor, exists),
+      );
+      return undefined;
+    }
+    if (kind === 'workerDeployment') {
+      // A change, or what falls due, reads first; a routine look waits for a free read.
+      const wait = priority === 'high' ? 0 : pollDelay(namespace, name);
+      if (wait > 0) return { requeueAfterMs: wait };
+      return logged(KINDS.TemporalWorkerDeployment.kind, namespace, name, signal, (deps) =>
+        reconcile(deps, namespace, name),
+      );
+    }
+    const object = caches.connections.get(namespace, name);
+    if (!object) return undefined;
+    return logged(connectionKindOf(namespace), namespace, name, signal, async (deps) => {
+      await releaseConnection(deps, object);
+      if (isBeingDeleted(object)) return undefined;
+      return checkConnection({ ...deps, connect, backoff: connectionBackoff }, object);
+    });
+  };
+}

@@ -1,0 +1,101 @@
+// How the controller reaches Temporal: one pooled connection per TemporalConnection, with the
+// credentials it names (its Secrets, service account tokens); each read within the Temporal
+// namespace's read budget; refused deletions and drainage corrections remembered; every call and
+// every call cut off counted.
+import type { V1Secret } from '@kubernetes/client-node';
+import { DEFAULT_READS_PER_SECOND } from '../api/defaults.ts';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import { ServiceAccountTokens, tokenRequester, tokenReviewer } from '../k8s/service-account-tokens.ts';
+import type { KubernetesApi } from '../runtime/kube/api-client.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { Metrics } from '../runtime/metrics.ts';
+import { statusName } from '../temporal/call-status.ts';
+import { TemporalClientPool } from '../temporal/client-pool.ts';
+import { DrainageRechecks } from '../temporal/drainage-rechecks.ts';
+import type { WorkflowService } from '../temporal/protocol.ts';
+import { TemporalReadBudget } from '../temporal/read-budget.ts';
+import { PollerRefusals } from '../temporal/version-records.ts';
+import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import type { ControllerOptions } from './controller-options.ts';
+
+export type TemporalAccessOptions = Pick<
+  ControllerOptions,
+  | 'serviceAccount'
+  | 'ownTokenAudiences'
+  | 'serviceAccountTokenRenewMs'
+  | 'temporalConnectTo'
+  | 'temporalTimeouts'
+  | 'temporalReadBudget'
+> & {
+  /** For the service account tokens. */
+  api: KubernetesApi;
+  /** A Secret as cached. */
+  secret: (namespace: string, name: string) => Promise<V1Secret | undefined>;
+  pollIntervalMs: number;
+  metrics: Metrics;
+  log: Logger;
+};
+
+export class TemporalAccess {
+  readonly reads: TemporalReadBudget;
+  readonly drainage: DrainageRechecks;
+  private readonly refusals: PollerRefusals;
+  private readonly clients: TemporalClientPool;
+
+  constructor(options: TemporalAccessOptions) {
+    const { metrics, log } = options;
+    const tokens = new ServiceAccountTokens({
+      own: options.serviceAccount,
+      ownAudiences: options.ownTokenAudiences ?? [],
+      request: tokenRequester(options.api),
+      review: tokenReviewer(options.api),
+      onRefused: metrics.countTokenRefusal,
+      now: () => new Date(),
+      ...(options.serviceAccountTokenRenewMs ? { renewAfterMs: options.serviceAccountTokenRenewMs } : {}),
+    });
+    this.clients = new TemporalClientPool({
+      secret: options.secret,
+      serviceAccountToken: (request) => tokens.token(request),
+      ...(options.temporalConnectTo ? { connectTo: options.temporalConnectTo } : {}),
+      ...(options.temporalTimeouts ? { timeouts: options.temporalTimeouts } : {}),
+      onAttempt: (method, status) => metrics.countTemporalRequest(method, statusName(status.code)),
+      onCutOff: metrics.countTemporalTimeout,
+    });
+    this.reads = new TemporalReadBudget({ perSecond: options.temporalReadBudget ?? DEFAULT_READS_PER_SECOND });
+    // A refused deletion is asked again at the next poll, not at every event.
+    this.refusals = new PollerRefusals(options.pollIntervalMs);
+    this.drainage = new DrainageRechecks((deploymentName, buildId) => {
+      metrics.countDrainageCorrection(deploymentName);
+      log.warn(
+        { temporalDeployment: deploymentName, build: buildId },
+        `Temporal lists build ${buildId} of Worker Deployment ${deploymentName} as draining, but its own record says drained: the record is believed`,
+      );
+    });
+  }
+
+  /** The connection's pooled client (connected at need), without the read budget. */
+  connected(connection: TemporalConnection, signal?: AbortSignal): Promise<WorkflowService> {
+    return this.clients.workflowService(connection, signal);
+  }
+
+  /** The connection's pooled client within its read budget; `signal` also cuts its calls off. */
+  async paced(connection: TemporalConnection, signal?: AbortSignal): Promise<WorkflowService> {
+    return this.reads.paced(await this.connected(connection, signal), connection.spec.hostPort);
+  }
+
+  /** A client of one Worker Deployment; `signal`, a reconcile's deadline, also cuts its calls off. */
+  async client(connection: TemporalConnection, address: WorkerDeploymentAddress, signal: AbortSignal) {
+    const hostPort = connection.spec.hostPort;
+    const service = this.refusals.remembering(await this.paced(connection, signal), hostPort);
+    return workerDeploymentClient(this.drainage.checking(service, hostPort), address);
+  }
+
+  /** Closes the pooled client of a connection gone. */
+  release(namespace: string, name: string): void {
+    this.clients.release(namespace, name);
+  }
+
+  close(): Promise<void> {
+    return this.clients.close();
+  }
+}

@@ -1,0 +1,190 @@
+// What the controller watches and which reconciles each event queues: a row per kind, read as the
+// Go controller's SetupWithManager (For the worker deployments, Owns their Deployments, Watches
+// the rest with a map function). The mapping functions are pure: the event, the object, what the
+// controller remembered of it and a view of the caches in; the queue keys out, in the order they
+// are queued. caches.ts makes an informer of each row; the Secrets are watched one by one, by
+// name (runtime/secret-watches.ts), as the Secret row selects them.
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
+import type { TemporalConnection } from '../api/temporal-connection.ts';
+import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
+import { usesConnection } from '../domain/connection-ref.ts';
+import { LABELS } from '../domain/labels.ts';
+import { podProblems } from '../k8s/pod-problems.ts';
+import { secretCopyNames } from '../k8s/secret-copies.ts';
+import type { InformerEvent, KubernetesObject } from '../runtime/informer.ts';
+import { referencedSecrets } from '../temporal/credentials.ts';
+import { callsForReconcile, changeOf } from './worker-deployment-changes.ts';
+
+/** What a reconcile is of: a worker deployment, a connection (namespace '' for a cluster one) or an owned resource. */
+export type KeyKind = 'workerDeployment' | 'connection' | 'ownedResource';
+
+/** A queue key is `namespace/name` after the prefix of its kind. */
+const PREFIXES: Record<KeyKind, string> = { workerDeployment: '', connection: 'connection:', ownedResource: 'owned:' };
+
+/** The queue key of one reconcile: none without a name, nor without a namespace but for a cluster connection. */
+export function queueKeys(kind: KeyKind, namespace: string | undefined, name: string | undefined): string[] {
+  if ((!namespace && kind !== 'connection') || !name) return [];
+  return [`${PREFIXES[kind]}${namespace ?? ''}/${name}`];
+}
+
+/** What a queue key names. */
+export function keyOf(key: string): { kind: KeyKind; namespace: string; name: string } {
+  const kind = key.startsWith(PREFIXES.ownedResource)
+    ? 'ownedResource'
+    : key.startsWith(PREFIXES.connection)
+      ? 'connection'
+      : 'workerDeployment';
+  const [namespace = '', name = ''] = key.slice(PREFIXES[kind].length).split('/');
+  return { kind, namespace, name };
+}
+
+/** What the keys of an event may depend on beside the object: the caches. */
+export interface WatchView {
+  /** Of one namespace, or of every namespace watched. */
+  workerDeployments(namespace?: string): readonly TemporalWorkerDeployment[];
+  /** The TemporalConnections and, where read, the TemporalClusterConnections. */
+  connections(): readonly TemporalConnection[];
+  /** The connection a worker deployment names, as cached. */
+  connectionOf(twd: TemporalWorkerDeployment): TemporalConnection | undefined;
+  readsClusterConnections: boolean;
+}
+
+/** One watched kind: where its informer lists and watches, and which keys an event queues. */
+export interface Watch<T extends KubernetesObject> {
+  /** The API path in a scope: '' for every namespace, or `/namespaces/<name>`. */
+  path: (scope: string) => string;
+  /** Listed and watched once, whatever namespaces the controller watches. */
+  clusterScoped?: true;
+  labelSelector?: string;
+  /**
+   * What the controller remembers of each object between its events, under `key`; `of` an event,
+   * undefined for nothing. `keys` is given what was remembered before the event.
+   */
+  memory?: { key(object: T): string; of(event: InformerEvent, object: T): string | undefined };
+  keys(event: InformerEvent, object: T, before: string | undefined, view: WatchView): string[];
+  /** Whether the event changes which Secrets the Secret row selects. */
+  reselectsSecrets?(event: InformerEvent, object: T): boolean;
+}
+
+/** The worker deployments using the connection `name` of `namespace` ('' for a cluster connection). */
+function usersOf(namespace: string, name: string | undefined, view: WatchView): string[] {
+  return view
+    .workerDeployments(namespace || undefined)
+    .filter((twd) => usesConnection(twd, namespace, name ?? ''))
+    .flatMap((twd) => queueKeys('workerDeployment', twd.metadata.namespace, twd.metadata.name));
+}
+
+/** A connection's own check, and every worker deployment using it. */
+function connectionKeys(connection: TemporalConnection, view: WatchView): string[] {
+  const { namespace = '', name } = connection.metadata;
+  return [...queueKeys('connection', namespace, name), ...usersOf(namespace, name, view)];
+}
+
+/** The worker deployment that controls a Deployment. */
+export function ownerOf(deployment: V1Deployment): string | undefined {
+  return deployment.metadata?.ownerReferences?.find(
+    (o) => o.kind === KINDS.TemporalWorkerDeployment.kind && o.controller,
+  )?.name;
+}
+
+/** What a Pod says is wrong (see podProblems), undefined for nothing. */
+function podTrouble(event: InformerEvent, pod: V1Pod): string | undefined {
+  const trouble = event === 'delete' ? '[]' : JSON.stringify(podProblems(pod));
+  return trouble === '[]' ? undefined : trouble;
+}
+
+const ours = (plural: string) => (scope: string) => `/apis/${GROUP}/${VERSION}${scope}/${plural}`;
+
+export const WATCHES = {
+  /** Every event but an update that changes nothing a reconcile acts on (see changeOf), as a status write. */
+  TemporalWorkerDeployment: {
+    path: ours(KINDS.TemporalWorkerDeployment.plural),
+    memory: {
+      key: (twd) => `${twd.metadata.namespace ?? ''}/${twd.metadata.name ?? ''}`,
+      of: (event, twd) => (event === 'delete' ? undefined : changeOf(twd)),
+    },
+    keys: (event, twd, before) =>
+      callsForReconcile(event, before, twd)
+        ? queueKeys('workerDeployment', twd.metadata.namespace, twd.metadata.name)
+        : [],
+    // Only a worker deployment on a cluster connection has copies of its Secrets watched (checking
+    // every one at each event would be quadratic at start-up).
+    reselectsSecrets: (event, twd) =>
+      event !== 'update' && twd.spec.workerOptions.connectionRef.kind === 'TemporalClusterConnection',
+  } satisfies Watch<TemporalWorkerDeployment>,
+  TemporalConnection: {
+    path: ours(KINDS.TemporalConnection.plural),
+    keys: (_event, connection, _before, view) => connectionKeys(connection, view),
+    reselectsSecrets: () => true,
+  } satisfies Watch<TemporalConnection>,
+  /** Read when the controller watches every namespace, or is told to. */
+  TemporalClusterConnection: {
+    path: () => `/apis/${GROUP}/${VERSION}/${KINDS.TemporalClusterConnection.plural}`,
+    clusterScoped: true,
+    keys: (_event, connection, _before, view) => connectionKeys(connection, view),
+    reselectsSecrets: () => true,
+  } satisfies Watch<TemporalConnection>,
+  /** The worker deployment it names, and its own copies. */
+  TemporalWorkerOwnedResource: {
+    path: ours(KINDS.TemporalWorkerOwnedResource.plural),
+    keys: (_event, twor) => [
+      ...queueKeys('workerDeployment', twor.metadata.namespace, twor.spec.workerRef.name),
+      ...queueKeys('ownedResource', twor.metadata.namespace, twor.metadata.name),
+    ],
+  } satisfies Watch<TemporalWorkerOwnedResource>,
+  /** The builds' Deployments: the worker deployment that controls each. */
+  Deployment: {
+    path: (scope) => `/apis/apps/v1${scope}/deployments`,
+    labelSelector: LABELS.buildId,
+    keys: (_event, deployment) => queueKeys('workerDeployment', deployment.metadata?.namespace, ownerOf(deployment)),
+  } satisfies Watch<V1Deployment>,
+  /**
+   * Only the Pods of the builds' Deployments (both labels are on every Pod template the controller
+   * makes), when what they say is wrong changes.
+   */
+  Pod: {
+    path: (scope) => `/api/v1${scope}/pods`,
+    labelSelector: `${LABELS.deploymentName},${LABELS.buildId}`,
+    memory: { key: (pod) => pod.metadata?.uid ?? '', of: podTrouble },
+    keys: (event, pod, before) =>
+      podTrouble(event, pod) === before
+        ? []
+        : queueKeys('workerDeployment', pod.metadata?.namespace, pod.metadata?.labels?.[LABELS.deploymentName]),
+  } satisfies Watch<V1Pod>,
+  /**
+   * Each Secret a connection names, and each copy of a cluster connection's Secret a worker
+   * deployment mounts. A change reaches the pooled Temporal client at the next check of its
+   * connection and reconcile of each worker deployment using it; a copy changed or gone is written
+   * again by its worker deployment.
+   */
+  Secret: {
+    watched: (view: WatchView): { namespace: string; name: string }[] => {
+      const copies = view.readsClusterConnections
+        ? view.workerDeployments().flatMap((twd) => {
+            const connection = view.connectionOf(twd);
+            const namespace = twd.metadata.namespace ?? '';
+            return connection
+              ? secretCopyNames(connection, twd.metadata.name ?? '').map((name) => ({ namespace, name }))
+              : [];
+          })
+        : [];
+      return [...view.connections().flatMap((connection) => referencedSecrets(connection)), ...copies];
+    },
+    keys: (namespace: string, name: string, view: WatchView): string[] => [
+      ...view.workerDeployments(namespace).flatMap((twd) => {
+        const connection = view.connectionOf(twd);
+        return connection && secretCopyNames(connection, twd.metadata.name ?? '').includes(name)
+          ? queueKeys('workerDeployment', namespace, twd.metadata.name)
+          : [];
+      }),
+      ...view
+        .connections()
+        .filter((connection) =>
+          referencedSecrets(connection).some((secret) => secret.namespace === namespace && secret.name === name),
+        )
+        .flatMap((connection) => connectionKeys(connection, view)),
+    ],
+  },
+};
