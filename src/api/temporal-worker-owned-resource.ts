@@ -1,7 +1,7 @@
 // TemporalWorkerOwnedResource (twor): any namespaced object, rendered once per live build of a
 // worker deployment (an HPA, a PodDisruptionBudget, a KEDA ScaledObject...).
 import { type Static, Type } from '@sinclair/typebox';
-import { dnsLabel, stringMap, withRules, objectMeta } from './schema.ts';
+import { dnsLabel, freeform, stringMap, withRules, objectMeta } from './schema.ts';
 import { conditions } from './status.ts';
 
 const object = withRules(
@@ -23,7 +23,7 @@ const object = withRules(
     },
     {
       description:
-        'The object to render per build. scaleTargetRef: {} and matchLabels: {} anywhere in it are filled in for the build, and strings may use {{ .DeploymentName }}, {{ .BuildID }}, {{ .TemporalNamespace }} and, with pools, {{ .TaskQueue }}.',
+        "The object to render per build. scaleTargetRef: {} and matchLabels: {} anywhere in it are filled in for the build, and strings may use {{ .DeploymentName }} (the build's Kubernetes Deployment), {{ .WorkerDeploymentName }} (Temporal's <namespace>/<name>), {{ .BuildID }}, {{ .State }}, {{ .TemporalNamespace }} and, with pools, {{ .TaskQueue }}.",
       'x-kubernetes-preserve-unknown-fields': true,
     },
   ),
@@ -33,6 +33,15 @@ const object = withRules(
     fieldPath: '.metadata',
     check: (self) => self.metadata?.name === undefined && self.metadata?.namespace === undefined,
   },
+);
+
+/** A build's state as the worker deployment's status says it: which copies a twor makes, and how. */
+export const BUILD_STATES = ['NotRegistered', 'Inactive', 'Ramping', 'Current', 'Draining', 'Drained'] as const;
+export type BuildState = (typeof BUILD_STATES)[number];
+
+const buildState = Type.Union(
+  BUILD_STATES.map((s) => Type.Literal(s)),
+  { description: 'NotRegistered, Inactive, Ramping, Current, Draining or Drained.' },
 );
 
 const spec = Type.Object(
@@ -51,6 +60,29 @@ const spec = Type.Object(
       },
     ),
     object,
+    buildStates: Type.Optional(
+      Type.Array(buildState, {
+        description:
+          "The states of the builds that get a copy, as the worker deployment's status says them; a build leaving them loses its copy. Default: every build with a Deployment.",
+        minItems: 1,
+        maxItems: BUILD_STATES.length,
+        'x-kubernetes-list-type': 'set',
+      }),
+    ),
+    stateOverrides: Type.Optional(
+      Type.Object(
+        Object.fromEntries(
+          BUILD_STATES.map((s) => [
+            s,
+            Type.Optional(freeform(`A JSON merge patch (RFC 7386) over object for the copies of ${s} builds.`)),
+          ]),
+        ) as Record<BuildState, ReturnType<typeof freeform>>,
+        {
+          description:
+            'Per build state, what its copies change of object (a JSON merge patch: a value replaces, null removes, an object merges): a warm floor for the current build, a lower one for draining builds. A build that changes state has its copy changed with it.',
+        },
+      ),
+    ),
     serviceAccountName: Type.Optional(
       dnsLabel(
         "The ServiceAccount of this namespace whose rights every copy is applied, listed and deleted with: the controller impersonates it, never using its own rights. Default: the controller's --owned-resources-service-account (chart value controller.ownedResourcesServiceAccount). The namespace grants it create, patch, list and delete on the kind.",

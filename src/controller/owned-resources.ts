@@ -27,6 +27,7 @@ import { renderCopies } from '../k8s/owned-resource-copies.ts';
 import type { OwnedResourceAction, PlannedCopy } from '../planner/owned-resources.ts';
 import type { RetrySchedule } from '../runtime/backoff.ts';
 import type { Logger } from '../runtime/logger.ts';
+import { buildStates } from '../status/build-states.ts';
 import { type Condition, nextStatus, stalled } from '../status/conditions.ts';
 import type { RecordEvent } from './events.ts';
 import { deleteCopies } from './copy-deletion.ts';
@@ -84,7 +85,13 @@ export function ownedResourceFacts(
       if (refusal) return { twor, refusal, account, copies: [], owners };
       const copies = renderCopies({
         workerDeployment: { name, namespace, temporalNamespace: workerDeployment.spec.workerOptions.temporalNamespace },
-        twors: [{ name: twor.metadata.name ?? '', object: twor.spec.object }],
+        twors: [
+          {
+            name: twor.metadata.name ?? '',
+            object: twor.spec.object,
+            ...(twor.spec.stateOverrides ? { stateOverrides: twor.spec.stateOverrides } : {}),
+          },
+        ],
         targets,
       });
       return { twor, account, copies, owners };
@@ -188,6 +195,7 @@ async function deleteCopiesOfAnotherKind(
 }
 
 function copyTargets(workerDeployment: TemporalWorkerDeployment, live: readonly V1Deployment[]): CopyTarget[] {
+  const stateOf = buildStates(workerDeployment.status);
   return live.flatMap((d) => {
     const uid = d.metadata?.uid;
     const buildId = d.metadata?.labels?.[LABELS.buildId];
@@ -203,6 +211,7 @@ function copyTargets(workerDeployment: TemporalWorkerDeployment, live: readonly 
         ...(pool ? { pool } : {}),
         ...(taskQueue ? { taskQueue } : {}),
         ...(d.spec?.replicas === undefined ? {} : { replicas: d.spec.replicas }),
+        state: stateOf(buildId),
       },
     ];
   });

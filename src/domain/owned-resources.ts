@@ -2,7 +2,7 @@
 // (planner/owned-resources.ts), the webhook and the controller share: which Deployment a copy is
 // for, the copy as rendered, the kinds no copy may be of, the kinds that set a Deployment's
 // replicas, and whose rights the copies are written with.
-import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
+import type { BuildState, TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import type { ServiceAccountRef } from './token-policy.ts';
 
 /** One Kubernetes Deployment of one build: what its copies are made for. */
@@ -15,6 +15,8 @@ export interface CopyTarget {
   taskQueue?: string;
   /** spec.replicas; undefined when unset. */
   replicas?: number;
+  /** The build's state, as the worker deployment's status last said it. */
+  state: BuildState;
 }
 
 export interface CopyOf {

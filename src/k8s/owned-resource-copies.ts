@@ -4,8 +4,11 @@
 // the placeholders of its strings replaced, and a hash to tell a changed copy from one already
 // applied. A copy that cannot be rendered says why instead. Pure.
 import { createHash } from 'node:crypto';
+import { BUILD_STATES, type BuildState } from '../api/temporal-worker-owned-resource.ts';
 import { LABELS, MANAGED_BY } from '../domain/labels.ts';
 import type { CopyOf, CopyTarget, RenderedCopy } from '../domain/owned-resources.ts';
+import { mergePatch } from './merge-patch.ts';
+import { temporalDeploymentName } from './names.ts';
 
 /** At most this long, as the versioned Deployments: safe for every kind, Deployments' Pods included. */
 const MAX_COPY_NAME_LENGTH = 47;
@@ -17,6 +20,8 @@ export interface OwnedResourceSource {
   name: string;
   /** spec.object, as stored. */
   object: Record<string, unknown>;
+  /** spec.stateOverrides: per build state, a merge patch over `object`. */
+  stateOverrides?: Partial<Record<BuildState, Record<string, unknown>>>;
 }
 
 export interface CopiesInput {
@@ -31,8 +36,16 @@ export function renderCopies({ workerDeployment, twors, targets }: CopiesInput):
       const name = copyName(workerDeployment.name, twor.name, target.buildId, target.pool);
       const kind = typeof twor.object.kind === 'string' ? twor.object.kind : '';
       const of: CopyOf = { twor: twor.name, kind, target, name };
-      const rendered = renderCopy(twor, target, workerDeployment, name);
-      if ('refused' in rendered) return { ...of, refused: rendered.refused };
+      const override = twor.stateOverrides?.[target.state];
+      const object = override ? (mergePatch(twor.object, override) as Record<string, unknown>) : twor.object;
+      const rendered = renderCopy({ ...twor, object }, target, workerDeployment, name);
+      if ('refused' in rendered)
+        return {
+          ...of,
+          refused: override
+            ? `as spec.stateOverrides.${target.state} leaves it: ${rendered.refused}`
+            : rendered.refused,
+        };
       const hash = createHash('sha256').update(JSON.stringify(rendered.object)).digest('hex').slice(0, 16);
       return { ...of, object: rendered.object, hash };
     }),
@@ -90,6 +103,9 @@ export function ownedResourceLabel(twor: string): string {
 
 const PLACEHOLDER = /\{\{\s*\.(\w+)\s*\}\}/g;
 
+/** Where an object points at the workload it acts on: an HPA's or KEDA's scaleTargetRef, a VPA's targetRef. */
+const TARGET_REFS = ['scaleTargetRef', 'targetRef'];
+
 function renderCopy(
   twor: OwnedResourceSource,
   target: CopyTarget,
@@ -98,7 +114,9 @@ function renderCopy(
 ): { object: Record<string, unknown> } | { refused: string } {
   const values: Record<string, string | undefined> = {
     DeploymentName: target.deployment,
+    WorkerDeploymentName: temporalDeploymentName(workerDeployment.namespace, workerDeployment.name),
     BuildID: target.buildId,
+    State: target.state,
     TemporalNamespace: workerDeployment.temporalNamespace,
     ...(target.taskQueue ? { TaskQueue: target.taskQueue } : {}),
   };
@@ -121,7 +139,7 @@ function renderCopy(
     return Object.fromEntries(
       Object.entries(value).map(([key, item]) => {
         const at = `${path}.${key}`;
-        if (key === 'scaleTargetRef' && isEmptyObject(item))
+        if (TARGET_REFS.includes(key) && isEmptyObject(item))
           return [key, { apiVersion: 'apps/v1', kind: 'Deployment', name: target.deployment }];
         if (key === 'matchLabels' && isEmptyObject(item)) return [key, selector];
         return [key, fill(item, at)];
@@ -132,16 +150,17 @@ function renderCopy(
   const body = fill(rest, 'spec.object') as Record<string, unknown>;
   const labels = fill(metadata?.labels ?? {}, 'spec.object.metadata.labels') as Record<string, string>;
   const annotations = fill(metadata?.annotations ?? {}, 'spec.object.metadata.annotations') as Record<string, string>;
-  const spec = (rest as { spec?: { scaleTargetRef?: unknown; selector?: { matchLabels?: unknown } } }).spec;
+  const spec = (rest as { spec?: Record<string, unknown> & { selector?: { matchLabels?: unknown } } }).spec;
   // Where the copy points at its build, only the controller knows what to write.
-  if (spec?.scaleTargetRef !== undefined && !isEmptyObject(spec.scaleTargetRef))
-    problems.push(
-      "spec.object.spec.scaleTargetRef: must be {}, which the controller fills in with each build's Deployment",
-    );
-  if (spec?.selector?.matchLabels !== undefined && !isEmptyObject(spec.selector.matchLabels))
-    problems.push(
-      "spec.object.spec.selector.matchLabels: must be {}, which the controller fills in with each build's Pod labels",
-    );
+  for (const ref of TARGET_REFS)
+    if (spec?.[ref] !== undefined && !isEmptyObject(spec[ref]))
+      problems.push(`spec.object.spec.${ref}: must be {}, which the controller fills in with each build's Deployment`);
+  // The user's own labels narrow the selector; the build's are always in it, so a copy never selects another build's Pods.
+  const matchLabels = spec?.selector?.matchLabels;
+  if (matchLabels !== undefined && !isEmptyObject(matchLabels)) {
+    const own = (body.spec as { selector: { matchLabels: Record<string, unknown> } }).selector;
+    own.matchLabels = { ...own.matchLabels, ...selector };
+  }
   const floor = body.spec as { minReplicas?: unknown; minReplicaCount?: unknown } | undefined;
   if (body.kind === 'HorizontalPodAutoscaler' && floor?.minReplicas === 0)
     problems.push(
@@ -177,14 +196,25 @@ function renderCopy(
   };
 }
 
-/** What keeps an object from being rendered for any build: the same refusals a copy gets, said at admission. */
-export function ownedObjectProblems(object: Record<string, unknown>): string[] {
-  const [copy] = renderCopies({
+/** What keeps an object from being rendered for a build of any state: the same refusals a copy gets, said at admission. */
+export function ownedObjectProblems(
+  object: Record<string, unknown>,
+  stateOverrides?: OwnedResourceSource['stateOverrides'],
+): string[] {
+  const copies = renderCopies({
     workerDeployment: { name: 'w', namespace: 'n', temporalNamespace: 't' },
-    twors: [{ name: 'o', object }],
-    targets: [{ deployment: 'd', uid: 'u', buildId: 'b', pool: 'p', taskQueue: 'q' }],
+    twors: [{ name: 'o', object, ...(stateOverrides ? { stateOverrides } : {}) }],
+    targets: BUILD_STATES.map((state) => ({
+      deployment: 'd',
+      uid: 'u',
+      buildId: 'b',
+      pool: 'p',
+      taskQueue: 'q',
+      state,
+    })),
   });
-  return copy && 'refused' in copy ? copy.refused.split('; ') : [];
+  const refusals = copies.flatMap((copy) => ('refused' in copy ? copy.refused.split('; ') : []));
+  return [...new Set(refusals)];
 }
 
 function isEmptyObject(value: unknown): boolean {

@@ -2,7 +2,9 @@
 // renders them): applied when new or changed, left alone when rendered as last applied, refused
 // alone when it cannot be rendered, and, for an autoscaler of a build at zero replicas, not made or
 // deleted, so that nothing scales a build that pinned workflows may still need back up from zero
-// behind the controller's back. Pure.
+// behind the controller's back; nor for a build whose state the twor's spec.buildStates leaves out.
+// Pure.
+import type { BuildState } from '../api/temporal-worker-owned-resource.ts';
 import { AUTOSCALER_KINDS, type OwnedResourceFacts, type RenderedCopy } from '../domain/owned-resources.ts';
 
 export interface CopyKey {
@@ -17,7 +19,7 @@ export type PlannedCopy =
   | (CopyKey & { outcome: 'apply'; object: Record<string, unknown>; hash: string; reason: string })
   /** Rendered as last applied: nothing to write. */
   | (CopyKey & { outcome: 'unchanged'; hash: string })
-  /** An autoscaler of a build at zero replicas: it must not exist, and goes if it was applied. */
+  /** An autoscaler of a build at zero replicas, or a build of a state not asked for: it must not exist, and goes if it was applied. */
   | (CopyKey & { outcome: 'absent'; delete: boolean; reason: string })
   | (CopyKey & { outcome: 'refused'; message: string });
 
@@ -25,6 +27,8 @@ export type PlannedCopy =
 export function planOwnedResources(
   copies: readonly RenderedCopy[],
   applied: Record<string, Record<string, { hash?: string }>>,
+  /** spec.buildStates: the states whose builds get a copy; all when undefined. */
+  buildStates?: readonly BuildState[],
 ): PlannedCopy[] {
   return copies.map((copy): PlannedCopy => {
     const { target } = copy;
@@ -41,6 +45,13 @@ export function planOwnedResources(
         outcome: 'absent',
         delete: copy.name in before,
         reason: `${copy.kind} ${copy.name} is not kept for build ${target.buildId}: its Deployment ${target.deployment} is scaled to zero, and nothing may scale it back up`,
+      };
+    if (buildStates && !buildStates.includes(target.state))
+      return {
+        ...key,
+        outcome: 'absent',
+        delete: copy.name in before,
+        reason: `${copy.kind} ${copy.name} is not kept for build ${target.buildId}: it is ${target.state}, and spec.buildStates of ${copy.twor} names ${buildStates.join(', ')}`,
       };
     if ('refused' in copy) return { ...key, outcome: 'refused', message: copy.refused };
     if (before[copy.name]?.hash === copy.hash) return { ...key, outcome: 'unchanged', hash: copy.hash };
@@ -74,7 +85,7 @@ export function ownedResourceAction(facts: OwnedResourceFacts): OwnedResourceAct
       .filter((v) => v.applied || v.appliedHash)
       .map((v) => [v.resourceName, v.appliedHash ? { hash: v.appliedHash } : {}]),
   );
-  const copies = planOwnedResources(facts.copies, { [name]: applied });
+  const copies = planOwnedResources(facts.copies, { [name]: applied }, facts.twor.spec.buildStates);
   const counted = (outcome: PlannedCopy['outcome'], what: string) => {
     const n = copies.filter((c) => c.outcome === outcome && (c.outcome !== 'absent' || c.delete)).length;
     return n > 0 ? [`${n === 1 ? 'one copy' : `${n} copies`} ${what}`] : [];

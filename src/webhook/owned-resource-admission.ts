@@ -52,7 +52,7 @@ export function objectProblems(
     problems.push(
       `spec.workerRef.name: immutable (was ${old.spec.workerRef.name}); create a new TemporalWorkerOwnedResource instead`,
     );
-  return [...problems, ...ownedObjectProblems(object)];
+  return [...problems, ...ownedObjectProblems(object, twor.spec.stateOverrides)];
 }
 
 /**

@@ -26,13 +26,18 @@ const problems = (object: Record<string, unknown>) =>
 
 test('on the object alone: what the controller could not render for a build is refused, naming the field', () => {
   assert.deepEqual(problems(pdb), []);
+  assert.deepEqual(
+    problems({ ...pdb, spec: { selector: { matchLabels: { app: 'x' } } } }),
+    [],
+    'the user narrows the selector',
+  );
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ apiVersion: 'apps/v1', kind: 'Deployment' }, /^spec\.object\.kind: Deployment may not be owned/],
     [{ kind: 'PodDisruptionBudget' }, /^spec\.object\.apiVersion: required/],
     [{ ...pdb, metadata: { name: 'fixed' } }, /^spec\.object\.metadata\.name: the controller sets it/],
     [
-      { ...pdb, spec: { selector: { matchLabels: { app: 'x' } } } },
-      /^spec\.object\.spec\.selector\.matchLabels: must be \{\}/,
+      { apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler', spec: { targetRef: { name: 'other' } } },
+      /^spec\.object\.spec\.targetRef: must be \{\}/,
     ],
     [
       {

@@ -116,7 +116,7 @@ test("the first phase: the new build's Deployments, then one independent action 
     twor: 'orders-pdb',
     kind: 'PodDisruptionBudget',
     name,
-    target: { deployment: `orders-${buildId}`, uid: `uid-${buildId}`, buildId },
+    target: { deployment: `orders-${buildId}`, uid: `uid-${buildId}`, buildId, state: 'Current' },
     object: { kind: 'PodDisruptionBudget' },
     hash: `hash-${name}`,
   });

@@ -18,6 +18,7 @@ const target = (buildId: string, more: Partial<CopyTarget> = {}): CopyTarget => 
   deployment: `orders-${buildId}`,
   uid: `uid-${buildId}`,
   buildId,
+  state: 'Current',
   ...more,
 });
 const hpa: OwnedResourceSource = {
@@ -171,7 +172,7 @@ test('a copy that cannot be rendered is refused, naming the field; the others go
       [
         'typo',
         'refused',
-        'spec.object.data.build: {{ .BuildId }} is not a placeholder (DeploymentName, BuildID, TemporalNamespace are)',
+        'spec.object.data.build: {{ .BuildId }} is not a placeholder (DeploymentName, WorkerDeploymentName, BuildID, State, TemporalNamespace are)',
       ],
       [
         'to-zero',
@@ -214,4 +215,101 @@ test('an autoscaler of a build at zero replicas is not made, and goes if it was'
   assert.deepEqual([was?.outcome, was && 'delete' in was && was.delete], ['absent', true]);
   const [guard] = plan([pdb], [zero]);
   assert.equal(guard?.outcome, 'apply', 'a PodDisruptionBudget scales nothing');
+});
+
+test("a build's state: spec.buildStates keeps copies to those states, spec.stateOverrides patches each, {{ .State }} and {{ .WorkerDeploymentName }} say it", () => {
+  const scaled: OwnedResourceSource = {
+    ...hpa,
+    object: {
+      ...hpa.object,
+      metadata: { annotations: { state: '{{ .State }}', deployment: '{{ .WorkerDeploymentName }}' } },
+    },
+    stateOverrides: { Draining: { spec: { minReplicas: 1, maxReplicas: 2, metrics: null } } },
+  };
+  const targets = [
+    target('v1', { state: 'Draining' }),
+    target('v2', { state: 'Current' }),
+    target('v0', { state: 'Drained' }),
+  ];
+  const v0 = copyName('orders', 'orders-hpa', 'v0');
+  const planned = planOwnedResources(
+    renderCopies({ workerDeployment, twors: [scaled], targets }),
+    { 'orders-hpa': { [v0]: {} } },
+    ['Current', 'Ramping', 'Draining'],
+  );
+  const [draining, current, drained] = planned;
+  const spec = (copy: PlannedCopy | undefined) => (applied(copy!).object as { spec: Record<string, unknown> }).spec;
+  assert.deepEqual([spec(draining).minReplicas, spec(draining).maxReplicas, spec(draining).metrics], [1, 2, undefined]);
+  assert.deepEqual([spec(current).minReplicas, spec(current).maxReplicas], [2, 10], 'the object as written');
+  assert.ok(Array.isArray(spec(current).metrics));
+  const annotations = (copy: PlannedCopy | undefined) =>
+    (applied(copy!).object as { metadata: { annotations: Record<string, string> } }).metadata.annotations;
+  assert.deepEqual(annotations(draining), { state: 'Draining', deployment: 'shop/orders' });
+  assert.equal(annotations(current).state, 'Current');
+  assert.deepEqual(
+    [drained?.outcome, drained && 'delete' in drained && drained.delete],
+    ['absent', true],
+    'a build leaving the states named loses the copy it had',
+  );
+  assert.match(
+    drained && 'reason' in drained ? drained.reason : '',
+    /it is Drained, and spec\.buildStates of orders-hpa names Current, Ramping, Draining$/,
+  );
+
+  // An override that leaves an object the controller cannot render is refused for that state alone.
+  const toZero = planOwnedResources(
+    renderCopies({
+      workerDeployment,
+      twors: [{ ...hpa, stateOverrides: { Draining: { spec: { minReplicas: 0 } } } }],
+      targets,
+    }),
+    {},
+  );
+  assert.deepEqual(
+    toZero.map((c) => c.outcome),
+    ['refused', 'apply', 'apply'],
+  );
+  assert.match(
+    toZero[0] && 'message' in toZero[0] ? toZero[0].message : '',
+    /^as spec\.stateOverrides\.Draining leaves it: spec\.object\.spec\.minReplicas: 0/,
+  );
+});
+
+test("the build's selector labels join the user's in spec.selector.matchLabels; targetRef: {} is filled as scaleTargetRef is", () => {
+  const narrowed = planOwnedResources(
+    renderCopies({
+      workerDeployment,
+      twors: [
+        { ...pdb, object: { ...pdb.object, spec: { maxUnavailable: 1, selector: { matchLabels: { tier: 'web' } } } } },
+      ],
+      targets: [target('v1', { pool: 'spot' })],
+    }),
+    {},
+  );
+  assert.deepEqual((applied(narrowed[0]!).object as { spec: { selector: unknown } }).spec.selector, {
+    matchLabels: {
+      tier: 'web',
+      'temporal.io/deployment-name': 'orders',
+      'temporal.io/build-id': 'v1',
+      'temporal.io/pool': 'spot',
+    },
+  });
+  const vpa = planOwnedResources(
+    renderCopies({
+      workerDeployment,
+      twors: [
+        {
+          name: 'orders-vpa',
+          object: { apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler', spec: { targetRef: {} } },
+        },
+      ],
+      targets: [target('v1')],
+    }),
+    {},
+  );
+  assert.deepEqual((applied(vpa[0]!).object as { spec: { targetRef: unknown } }).spec.targetRef, {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    name: 'orders-v1',
+  });
 });
