@@ -326,10 +326,12 @@ test('during a Progressive ramp each build is scaled on its own share of the wor
   // A quarter of 200 new orders waits for the ramping build, the rest for the current one.
   await startOrders(temporal.client, workers.taskQueue, 200);
   const admin = kubernetesApi(t);
+  // Activity tasks alone, as the HPAs read: workflow tasks waiting for a moment would count twice.
+  const activities = ',temporal.io/task-queue-type=activity';
   const shares = await eventually('both builds’ backlogs to be served, about 200 between them', async () => {
     const [old, fresh] = [
-      await servedBacklog(admin, namespace, current),
-      await servedBacklog(admin, namespace, target),
+      await servedBacklog(admin, namespace, current, activities),
+      await servedBacklog(admin, namespace, target, activities),
     ];
     // Each held worker runs one order's activity: 198 wait (Temporal's counts are approximate).
     return old + fresh >= 190 ? { old, fresh } : undefined;

@@ -4,7 +4,8 @@
 // build's Pods, the HPA scales its build to minReplicas; a copy the API server refuses is said
 // alone and the rollout completes; a twor without its worker deployment says so until it comes;
 // deleting a twor deletes its copies, and deleting the worker deployment deletes its twor; a copy
-// is written as the twor's ServiceAccount, and one it may not make is not made at all.
+// is written as the twor's ServiceAccount, and one it may not make is not made at all; an HPA
+// whose floor follows its build's state is lowered once its build stops being current.
 import {
   ApiextensionsV1Api,
   AppsV1Api,
@@ -375,4 +376,43 @@ test('a twor of a kind the API server does not serve yet, stored where no webhoo
     .makeApiClient(CustomObjectsApi)
     .listNamespacedCustomObject({ group, version: 'v1', plural: 'gadgets', namespace })) as { items: unknown[] };
   assert.deepEqual(gadgets.items, [], "no Gadget was made with the controller's rights");
+});
+
+test("twor-hpa-by-state.yaml: the real HPA controller holds each build at its state's floor, and a build's copy follows it when it stops being current", async (t) => {
+  const namespace = await testNamespace(t, 'twor-states');
+  const ns = await controlledNamespace(t, namespace);
+  const autoscaling = kubeConfig().makeApiClient(AutoscalingV2Api);
+  await ns.createWorkerDeployment('orders', { template: ns.template('blue') });
+  const blue = (await ns.until('orders', 'blue current', rolledOut)).status?.currentVersion?.buildID ?? '';
+  await create(example('twor-hpa-by-state.yaml'), namespace);
+  const replicasOf = async (build: string) => (await ns.buildDeployments()).get(build)?.replicas;
+  await eventually(
+    'blue held at the current floor, 3',
+    async () => ((await replicasOf(blue)) === 3 ? true : undefined),
+    90_000,
+  );
+  const blueHpa = await autoscaling.readNamespacedHorizontalPodAutoscaler({
+    namespace,
+    name: copyName('orders', 'orders-hpa-by-state', blue),
+  });
+  assert.deepEqual(blueHpa.metadata?.annotations, {
+    'worker-deployment': `${namespace}/orders`,
+    'build-state': 'Current',
+  });
+
+  await ns.patchSpec('orders', { template: ns.template('green') });
+  const green =
+    (await ns.until('orders', 'green current', (twd) => rolledOut(twd) && twd.status?.currentVersion?.buildID !== blue))
+      .status?.currentVersion?.buildID ?? '';
+  await eventually(
+    'green held at 3 and blue, no longer current, lowered to 1',
+    async () => ((await replicasOf(green)) === 3 && (await replicasOf(blue)) === 1 ? true : undefined),
+    90_000,
+  );
+  const lowered = await autoscaling.readNamespacedHorizontalPodAutoscaler({
+    namespace,
+    name: copyName('orders', 'orders-hpa-by-state', blue),
+  });
+  assert.match(lowered.metadata?.annotations?.['build-state'] ?? '', /^Drain(ing|ed)$/);
+  assert.deepEqual([lowered.spec?.minReplicas, lowered.spec?.maxReplicas], [1, 1]);
 });
