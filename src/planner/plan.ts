@@ -2,9 +2,7 @@
 // in the order the executor takes them, each with its reason, and what the status will say.
 // Pure: the observation and the configuration in, the plan out.
 import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
-import { DEFAULT_STRATEGY, SUNSET_DEFAULTS } from '../api/defaults.ts';
-import { TASK_QUEUE_ENV } from '../api/reserved-env.ts';
-import { RETRY_GATE_ANNOTATION } from '../domain/annotations.ts';
+import { SUNSET_DEFAULTS } from '../api/defaults.ts';
 import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import type { LadderStatus } from '../domain/ladder.ts';
 import type { Observation, OwnedAutoscaler, SecretCopyState } from '../domain/observation.ts';
@@ -12,18 +10,16 @@ import { mayHoldPinnedWorkflows } from '../domain/pinned-workflows.ts';
 import type { RoutingChange } from '../domain/routing-change.ts';
 import type { BuildTaskQueues, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
-import { type JoinedVersion, joinVersions, rememberedCurrentTimes, withSupersededTimes } from '../status/versions.ts';
+import type { JoinedVersion } from '../status/versions.ts';
 import { type FailedBuild, failedBuildsAfter } from './failed-builds.ts';
 import {
   abandonedGates,
   decideGates,
-  type GateContext,
   type GateMemory,
   type GateQueues,
   type GateStage,
   gateToRead,
   type GateStart,
-  gateStages,
   gateTaskQueues,
   type RememberedGateRun,
 } from './gates.ts';
@@ -33,7 +29,6 @@ import {
   managedElsewhere,
   type RoutingDecision,
   routedState,
-  stepAtOrBelow,
   unversionedPollersMatter,
 } from './routing.ts';
 import { deactivationTimes, ladderMemories } from '../status/pinned-workflows.ts';
@@ -52,14 +47,8 @@ import {
   unusedBuildCountDue,
   type VersionAction,
 } from './versions.ts';
-import {
-  type AnalysisContext,
-  type AnalysisMemory,
-  analysisReads,
-  type AnalysisReads,
-  planAnalysis,
-} from './analysis.ts';
-import { durationSeconds } from '../api/schema.ts';
+import { type AnalysisMemory, analysisReads, type AnalysisReads, planAnalysis } from './analysis.ts';
+import { poolQueues, situation } from './situation.ts';
 import type { OwnedResourceAction } from './owned-resources.ts';
 
 export interface PlannerConfig {
@@ -160,9 +149,6 @@ export interface ReadsNeeded {
   analysis?: AnalysisReads;
 }
 
-/** Temporal stamps a first promotion's activation and routing change alike; an activation earlier than this was another change. */
-const SAME_ROUTING_CHANGE_MS = 1000;
-
 /** The order Kubernetes actions run in: the new build first (what traffic moves to), then rolls, deletions, scaling. */
 const KUBERNETES_ORDER = ['create', 'update', 'delete', 'scale'] as const;
 
@@ -212,15 +198,6 @@ export function gateQueues(observation: Omit<Observation, 'target'>, taskQueues:
   const queues = gateTaskQueues(taskQueues, pastGrace);
   const missing = poolQueues(observation).filter((q) => !queues.includes(q));
   return missing.length > 0 ? { taskQueues: [], missing } : { taskQueues: queues };
-}
-
-/** The task queues the spec's pools name (none without pools: the workers say which they poll). */
-function poolQueues(observation: Pick<Observation, 'wanted'>): string[] {
-  return observation.wanted.flatMap(({ deployment }) => {
-    const env = deployment.spec?.template.spec?.containers[0]?.env ?? [];
-    const queue = env.find((e) => e.name === TASK_QUEUE_ENV)?.value;
-    return queue ? [queue] : [];
-  });
 }
 
 export function planReconcile(observation: Observation, config: PlannerConfig): Plan {
@@ -577,120 +554,6 @@ function ladderContext(
   };
 }
 
-interface Situation {
-  versions: JoinedVersion[];
-  target: JoinedVersion | undefined;
-  rollout: NonNullable<Observation['workerDeployment']['spec']['rollout']>;
-  gate: GateContext;
-  analysis: AnalysisContext;
-  previousTarget: NonNullable<NonNullable<Observation['workerDeployment']['status']>['targetVersion']> | undefined;
-  /** Builds that failed a gate or an analysis before this reconcile. */
-  failedBefore: Set<string>;
-}
-
-/** What both the reads and the plan are decided on. */
-function situation(observation: Omit<Observation, 'target'>, config: PlannerConfig): Situation {
-  const { now, buildId, temporal, workerDeployment, deployments, wanted } = observation;
-  const stored = workerDeployment.status;
-  const versions = withSupersededTimes(
-    joinVersions(
-      deployments,
-      temporal,
-      buildId,
-      wanted.map((w) => w.pool),
-      rememberedCurrentTimes(stored, temporal.currentBuildId, now),
-    ),
-    stored,
-    buildId,
-    now,
-  );
-  const target = versions.find((v) => v.buildId === buildId);
-  const spec = workerDeployment.spec;
-  const rollout = spec.rollout ?? spec.cutover ?? { strategy: DEFAULT_STRATEGY };
-  const previousTarget = stored?.targetVersion?.buildID === buildId ? stored.targetVersion : undefined;
-  const failedBefore = new Set((stored?.failedBuilds ?? []).map((f) => f.buildID));
-  const promoted = rollout.promote === buildId;
-  const stages =
-    isRollback(now, target?.lastCurrentAt, config.rollbackWindowMs) && !failedBefore.has(buildId)
-      ? []
-      : gateStages({
-          rollout,
-          targetBuildId: buildId,
-          currentBuildId: temporal.currentBuildId,
-          rampingBuildId: temporal.rampingBuildId,
-          rampPercentage: temporal.rampPercentage,
-        });
-  return {
-    versions,
-    target,
-    rollout,
-    previousTarget,
-    failedBefore,
-    analysis: {
-      now,
-      analysis: rollout.analysis,
-      generation: workerDeployment.metadata.generation ?? 0,
-      targetBuildId: buildId,
-      currentBuildId: temporal.currentBuildId,
-      step: analysedStep(now, rollout, temporal, buildId),
-      previous: previousTarget?.analysis,
-      promoted,
-    },
-    gate: {
-      stages,
-      rollout,
-      expectedQueues: poolQueues(observation).sort(),
-      buildId,
-      temporalName: observation.temporalName,
-      generation: workerDeployment.metadata.generation ?? 0,
-      previous: previousTarget,
-      retry: retryAsked(workerDeployment, previousTarget),
-    },
-  };
-}
-
-/** The retry annotation's value when the status does not say it was acted on. */
-function retryAsked(
-  workerDeployment: Observation['workerDeployment'],
-  previousTarget: Situation['previousTarget'],
-): string | undefined {
-  const value = workerDeployment.metadata.annotations?.[RETRY_GATE_ANNOTATION];
-  return value !== undefined && value !== previousTarget?.gateRetry ? value : undefined;
-}
-
-/**
- * What the analysis judges: the step the target ramps at (none unless Temporal ramps it at exactly
- * a step), or the time since an AllAtOnce promotion, while its window and wait last: a build
- * promoted long before this controller saw it (its status lost) is not judged after the fact. Nor
- * is a build that was active before this promotion (a rollback to it): a failure would send new
- * workflows back to the build the spec just left.
- */
-function analysedStep(
-  now: Date,
-  rollout: Situation['rollout'],
-  temporal: TemporalDeploymentState,
-  buildId: string,
-): AnalysisContext['step'] {
-  const analysis = rollout.analysis;
-  if (rollout.strategy === 'AllAtOnce') {
-    const promotedAt = temporal.currentChangedAt;
-    if (!analysis?.window || temporal.currentBuildId !== buildId || !promotedAt) return undefined;
-    const seconds = durationSeconds(analysis.window);
-    const lasts = (seconds + durationSeconds(analysis.maxWait ?? '10m')) * 1000;
-    if (now.getTime() - promotedAt.getTime() > lasts) return undefined;
-    const firstActiveAt = temporal.versions.find((v) => v.buildId === buildId)?.firstActiveAt;
-    if (firstActiveAt && promotedAt.getTime() - firstActiveAt.getTime() > SAME_ROUTING_CHANGE_MS) return undefined;
-    return { index: 0, windowStart: promotedAt, pauseSeconds: seconds, bake: true };
-  }
-  const steps = rollout.steps ?? [];
-  const ramp = temporal.rampPercentage;
-  if (rollout.strategy !== 'Progressive' || temporal.rampingBuildId !== buildId || ramp === undefined) return undefined;
-  const index = stepAtOrBelow(steps, ramp);
-  const step = steps[index];
-  if (!step || step.rampPercentage !== ramp || !temporal.rampChangedAt) return undefined;
-  return { index, windowStart: temporal.rampChangedAt, pauseSeconds: durationSeconds(step.pauseDuration) };
-}
-
 /**
  * The build current last before the target, which a failed AllAtOnce analysis goes back to: one
  * that failed too is passed over, and one current longer ago than the rollback window is not gone
@@ -706,5 +569,5 @@ function rollBackTo(
     .filter((v) => v.buildId !== buildId && v.lastCurrentAt !== undefined && !failedBefore.has(v.buildId))
     .sort((a, b) => (b.lastCurrentAt?.getTime() ?? 0) - (a.lastCurrentAt?.getTime() ?? 0))[0];
   if (!earlier?.lastCurrentAt || !recent(earlier.lastCurrentAt)) return {};
-  return earlier ? { rollBackTo: { buildId: earlier.buildId, healthy: earlier.healthy } } : {};
+  return { rollBackTo: { buildId: earlier.buildId, healthy: earlier.healthy } };
 }
