@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
-import { copyAccount } from '../domain/owned-resources.ts';
+import { AUTOSCALER_KINDS, copyAccount } from '../domain/owned-resources.ts';
 import type { ServiceAccountRef } from '../domain/token-policy.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { serviceAccountUser } from '../k8s/cluster-client.ts';
@@ -31,8 +31,14 @@ import type { ServingCertificates } from './serving-certificates.ts';
 
 export const OWNED_RESOURCE_WEBHOOK_PATH = '/validate-temporal-io-v1alpha1-temporalworkerownedresource';
 
-/** How long a copies' ServiceAccount's rights on a resource, once allowed, are taken as read (a denial is asked again every time). */
-const ACCOUNT_RIGHTS_MS = 60_000;
+/**
+ * How long a right, once allowed (the author's, or the copies' ServiceAccount's on a resource), is
+ * taken as read; a denial is asked again every time. The API server's own webhook authorizer keeps
+ * an allowed answer five minutes.
+ */
+const RIGHTS_MS = 60_000;
+/** Rights remembered at most: past it, those older than RIGHTS_MS go. */
+const MAX_RIGHTS_REMEMBERED = 10_000;
 /** An AdmissionReview of one TemporalWorkerOwnedResource (and its old version) fits many times over; the API server's own limit on an object is 1.5 MiB. */
 export const MAX_ADMISSION_REVIEW_BYTES = 1024 * 1024;
 /** The API server gives a webhook 10 seconds by default: a request still arriving after that is no API server's. */
@@ -153,7 +159,7 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
 
 interface JudgeState {
   resources: ApiResources;
-  /** When a copies' ServiceAccount was last found allowed every verb, per account/group/resource. */
+  /** When a right was last found allowed: the author's per request attributes, the copies' ServiceAccount's every verb per account/group/resource. */
   allowedAt: Map<string, number>;
 }
 
@@ -178,15 +184,21 @@ async function judge(options: WebhookOptions, state: JudgeState, request: Admiss
   const attributes = (verb: string) => ({ namespace, verb, group, resource: facts.served?.resource ?? '' });
   const verb = userVerb(request.operation);
   const { username = '', uid, groups, extra } = request.userInfo;
-  const user = await options.api.create<{ status?: { allowed?: boolean } }>(
-    '/apis/authorization.k8s.io/v1/subjectaccessreviews',
-    {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SubjectAccessReview',
-      spec: { user: username, uid, groups, extra, resourceAttributes: attributes(verb) },
-    },
-  );
-  facts.user = { name: username, allowed: user.status?.allowed === true, verb };
+  const userKey = JSON.stringify({ username, uid, groups, extra, ...attributes(verb) });
+  let allowed = recentlyAllowed(state.allowedAt, userKey);
+  if (!allowed) {
+    const user = await options.api.create<{ status?: { allowed?: boolean } }>(
+      '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: username, uid, groups, extra, resourceAttributes: attributes(verb) },
+      },
+    );
+    allowed = user.status?.allowed === true;
+    if (allowed) rememberAllowed(state.allowedAt, userKey);
+  }
+  facts.user = { name: username, allowed, verb };
   const account = copyAccount(
     { namespace, serviceAccountName: twor.spec.serviceAccountName },
     options.ownedResourcesServiceAccount,
@@ -196,6 +208,8 @@ async function judge(options: WebhookOptions, state: JudgeState, request: Admiss
     return request.operation === 'DELETE' ? accessVerdict(facts) : { allowed: false, message: account.missing };
   const verdict = await accountVerdict(options, state, facts, account, attributes);
   if (!verdict.allowed || request.operation === 'DELETE') return verdict;
+  // Only an autoscaler can fight the worker deployment's replica counts: nothing else reads it.
+  if (!AUTOSCALER_KINDS.includes(kind)) return verdict;
   return {
     ...verdict,
     warnings: [
@@ -203,6 +217,17 @@ async function judge(options: WebhookOptions, state: JudgeState, request: Admiss
       ...replicaFightWarnings(kind, await workerDeployment(options, namespace, twor.spec.workerRef.name)),
     ],
   };
+}
+
+function recentlyAllowed(allowedAt: Map<string, number>, key: string): boolean {
+  const at = allowedAt.get(key);
+  return at !== undefined && Date.now() - at <= RIGHTS_MS;
+}
+
+function rememberAllowed(allowedAt: Map<string, number>, key: string): void {
+  if (allowedAt.size >= MAX_RIGHTS_REMEMBERED)
+    for (const [known, at] of allowedAt) if (Date.now() - at > RIGHTS_MS) allowedAt.delete(known);
+  allowedAt.set(key, Date.now());
 }
 
 /**
@@ -239,8 +264,7 @@ async function accountVerdict(
   const { group, resource } = attributes('');
   const user = serviceAccountUser(account);
   const rightsKey = `${user}/${group}/${resource}`;
-  const known = allowedAt.get(rightsKey);
-  if (facts.operation !== 'DELETE' && (known === undefined || Date.now() - known > ACCOUNT_RIGHTS_MS)) {
+  if (facts.operation !== 'DELETE' && !recentlyAllowed(allowedAt, rightsKey)) {
     const denied: string[] = [];
     for (const verb of COPY_VERBS) {
       const review = await options.api.create<{ status?: { allowed?: boolean } }>(
@@ -259,7 +283,7 @@ async function accountVerdict(
       if (review.status?.allowed !== true) denied.push(verb);
     }
     if (denied.length > 0) facts.account = { name: `${account.namespace}/${account.name}`, denied };
-    else allowedAt.set(rightsKey, Date.now());
+    else rememberAllowed(allowedAt, rightsKey);
   }
   return accessVerdict(facts);
 }

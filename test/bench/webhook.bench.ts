@@ -84,6 +84,7 @@ try {
   );
   const latencies: number[] = [];
   let refused = 0;
+  const reasons = new Map<string, number>();
   const calls: Promise<void>[] = [];
   const started = performance.now();
   for (let i = 0; i < rate * seconds; i++) {
@@ -94,7 +95,11 @@ try {
     calls.push(
       create(pdb).then(
         () => void latencies.push(performance.now() - sent),
-        () => void refused++,
+        (error: unknown) => {
+          refused++;
+          const reason = String(error).slice(0, 160);
+          reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+        },
       ),
     );
   }
@@ -108,6 +113,8 @@ try {
   console.log(
     `  latency p50 ${at(0.5).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms`,
   );
+  for (const [reason, times] of [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 3))
+    console.log(`  refused ${times} times: ${reason}`);
   console.log(`  goal: p99 ≤ ${GOAL_P99_MS} ms, ${p99 <= GOAL_P99_MS && refused === 0 ? 'met' : 'NOT MET'}`);
 } finally {
   twc.kill('SIGTERM');

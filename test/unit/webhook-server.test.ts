@@ -143,3 +143,48 @@ test("a twor's copies are judged by the rights of the ServiceAccount they are wr
     /^spec\.serviceAccountName: ServiceAccount shop\/pdb-writer, which the controller writes the copies as, may not patch poddisruptionbudgets\.policy in namespace shop/,
   );
 });
+
+test('an allowed author and ServiceAccount are asked once a minute, a denial every time; only an autoscaler twor reads its worker deployment', async (t) => {
+  const answer = (verb: string, path: string, body: unknown) => {
+    if (verb === 'GET' && path === '/apis/policy/v1')
+      return { resources: [{ name: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true }] };
+    if (verb !== 'POST' || !path.endsWith('/subjectaccessreviews')) return undefined;
+    return { status: { allowed: (body as { spec: { user: string } }).spec.user !== 'mallory' } };
+  };
+  const webhook = await testWebhook(t, { answer, ownedResourcesServiceAccount: 'copier' });
+  const pdb = (user: string) =>
+    JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: 'pdb',
+        operation: 'CREATE',
+        namespace: 'shop',
+        userInfo: { username: user },
+        object: {
+          apiVersion: 'temporal.io/v1alpha1',
+          kind: 'TemporalWorkerOwnedResource',
+          metadata: { name: 'pdb', namespace: 'shop' },
+          spec: {
+            workerRef: { name: 'orders' },
+            object: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', spec: { minAvailable: 1 } },
+          },
+        },
+      },
+    });
+  const allowed = async (body: string) =>
+    (JSON.parse((await webhook.send(body)).body) as { response: { allowed: boolean } }).response.allowed;
+  const reviews = () => webhook.calls.filter((c) => c.endsWith('/subjectaccessreviews')).length;
+
+  assert.equal(await allowed(pdb('jane')), true);
+  assert.equal(reviews(), 5, "the author's create, the account's four verbs");
+  assert.ok(
+    !webhook.calls.some((c) => c.includes('temporalworkerdeployments')),
+    'a PodDisruptionBudget fights no replica count',
+  );
+  assert.equal(await allowed(pdb('jane')), true);
+  assert.equal(reviews(), 5, 'both remembered as allowed');
+  assert.equal(await allowed(pdb('mallory')), false);
+  assert.equal(await allowed(pdb('mallory')), false);
+  assert.equal(reviews(), 7, 'a denial is asked again');
+});
