@@ -8,7 +8,7 @@ import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReadCertificate } from '../domain/certificates.ts';
 import { connectionLabel } from '../domain/connection-ref.ts';
-import { type CertificateVerdict, judgeCertificates } from '../status/certificates.ts';
+import { CERTIFICATE_EXPIRED, type CertificateVerdict, judgeCertificates } from '../status/certificates.ts';
 
 export function workerDeploymentCertificates(
   workerDeployment: TemporalWorkerDeployment,
@@ -19,11 +19,13 @@ export function workerDeploymentCertificates(
   warningMs: number | undefined,
 ): CertificateVerdict {
   const { namespace, name } = connection.metadata;
-  return judgeCertificates(
+  const verdict = judgeCertificates(
     certificates,
     workerDeployment.status?.certificates,
     now,
     warningMs ?? DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS,
     `${connectionLabel(namespace, name)}: `,
   );
+  // A worker deployment's stall is a Warning event of its own already, in the same words.
+  return { ...verdict, events: verdict.events.filter((e) => e.reason !== CERTIFICATE_EXPIRED) };
 }
