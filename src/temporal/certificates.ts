@@ -18,7 +18,10 @@ export interface CertificateSource {
   field: string;
 }
 
-/** Where the certificates the controller and the workers read are, each Secret's key once. */
+/**
+ * Where the certificates the controller and the workers read are, each Secret's key once; of a
+ * TemporalConnection, in its own namespace only.
+ */
 export function certificateSources(connection: AnyConnection): CertificateSource[] {
   const { spec } = connection;
   const home = connection.metadata.namespace ?? '';
@@ -26,6 +29,8 @@ export function certificateSources(connection: AnyConnection): CertificateSource
   const sources: CertificateSource[] = [];
   const add = (ref: { name: string; namespace?: string }, key: string, field: string) => {
     const namespace = ref.namespace ?? home;
+    // A TemporalConnection may not read another namespace's Secrets (InvalidSpec): nothing of one is said.
+    if (home && namespace !== home) return;
     if (!sources.some((s) => s.namespace === namespace && s.name === ref.name && s.key === key))
       sources.push({ namespace, name: ref.name, key, field });
   };

@@ -63,6 +63,17 @@ test('the keys read: tls.crt and ca.crt of each mutual-TLS Secret, the CA Secret
     2,
     'one Secret named twice is read once',
   );
+  assert.deepEqual(
+    certificateSources(
+      inNs({
+        hostPort: 't:7233',
+        tls: { caCertSecretRef: { name: 'ca', namespace: 'payments' } },
+        mutualTLSSecretRef: { name: 'mtls', namespace: 'orders' },
+      }),
+    ),
+    [{ namespace: 'orders', name: 'mtls', key: 'tls.crt', field: 'mutualTLSSecretRef' }],
+    "nothing of another namespace's Secret, which a TemporalConnection may not name, is read",
+  );
 });
 
 test('every certificate of a bundle, by subject, serial number and not-after time; what is no certificate is left out', async () => {
