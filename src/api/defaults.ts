@@ -32,6 +32,13 @@ export const DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT = 100;
 /** --rollback-window. */
 export const DEFAULT_ROLLBACK_WINDOW_MS = 3_600_000;
 
+/**
+ * --certificate-expiry-warning: how long before a certificate of a connection's Secrets expires the
+ * connection and its worker deployments say so (cert-manager renews a 90-day certificate 30 days
+ * ahead; a week leaves time for a person to act on one renewed by hand).
+ */
+export const DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS = 7 * 86_400_000;
+
 /** --temporal-read-budget: reads per second of each Temporal namespace through each frontend. */
 export const DEFAULT_READS_PER_SECOND = 20;
 

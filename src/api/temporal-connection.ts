@@ -1,7 +1,7 @@
 // TemporalConnection (tconn): how the controller and the workers reach a Temporal frontend.
 import { type Static, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { dnsLabel, withRules, objectMeta, stringMap } from './schema.ts';
-import { conditions } from './status.ts';
+import { certificates, conditions } from './status.ts';
 
 /**
  * Audiences the API servers of common distributions accept by default (their issuer, or the
@@ -228,7 +228,11 @@ function connectionSpec<Token extends TSchema, Own extends TProperties>(
 
 const status = Type.Optional(
   Type.Object(
-    { observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })), conditions: Type.Optional(conditions) },
+    {
+      observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
+      conditions: Type.Optional(conditions),
+      certificates: Type.Optional(certificates),
+    },
     { description: 'What the controller observed.' },
   ),
 );

@@ -4,7 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { DEPLOYMENT_DEFAULTS, SUNSET_DEFAULTS } from './defaults.ts';
 import { podTemplate, pool } from './pod-template.ts';
 import { rollout, rolloutSchema } from './rollout.ts';
-import { conditions } from './status.ts';
+import { certificates, conditions } from './status.ts';
 import {
   DNS_LABEL,
   dnsLabel,
@@ -492,6 +492,7 @@ const status = Type.Object(
       Type.Integer({ description: 'Versions Temporal holds for the deployment.', minimum: 0 }),
     ),
     managerIdentity: Type.Optional(Type.String({ description: 'Identity allowed to change routing in Temporal.' })),
+    certificates: Type.Optional(certificates),
     conditions: Type.Optional(conditions),
   },
   { description: 'What the controller observed.' },

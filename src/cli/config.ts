@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import {
   DEFAULT_CALL_TIMEOUTS,
+  DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS,
   DEFAULT_CONCURRENCY,
   DEFAULT_MAX_INELIGIBLE_VERSIONS,
   DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT,
@@ -211,6 +212,14 @@ export const SETTINGS = {
     default: durationText(DEFAULT_ROLLBACK_WINDOW_MS),
     description:
       'a build that was current this recently is promoted at once when the spec asks for it again, without steps or gates',
+    parse: duration,
+  },
+  certificateExpiryWarning: {
+    value: '<duration>',
+    env: 'TWC_CERTIFICATE_EXPIRY_WARNING',
+    default: durationText(DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS),
+    description:
+      "how long before a certificate the controller or the workers read from a connection's Secrets (a client certificate, a CA) expires the connection and the worker deployments using it say so: `CertificateExpiring` (a condition and a Warning event; rollouts go on), then `Stalled` (`CertificateExpired`) once it has expired",
     parse: duration,
   },
   temporalReadBudget: {

@@ -21,6 +21,8 @@ export interface ControllerOptions {
   /** The server's matching.maxVersionsInDeployment (default: Temporal's own, DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT). */
   maxVersionsInDeployment?: number;
   rollbackWindowMs?: number;
+  /** How long before a connection's certificate expires it is said (default: DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS). */
+  certificateExpiryWarningMs?: number;
   /** Reads per second of each Temporal namespace through each frontend, shared by all reconciles (default: DEFAULT_READS_PER_SECOND). */
   temporalReadBudget?: number;
   /** How long a call to Temporal may take (default: DEFAULT_CALL_TIMEOUTS). */

@@ -57,7 +57,9 @@ export class Controller {
         },
         connection: {
           after: (event, { metadata }) => {
-            if (event === 'delete') this.temporal.release(metadata.namespace ?? '', metadata.name ?? '');
+            if (event !== 'delete') return;
+            this.temporal.release(metadata.namespace ?? '', metadata.name ?? '');
+            metrics.setConnectionCertificates(metadata.namespace ?? '', metadata.name ?? '', []);
           },
         },
         ownedResource: {

@@ -3,11 +3,13 @@
 // the controller builds them, all but what each reconcile adds of its own (dispatch.ts).
 import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import {
+  DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS,
   DEFAULT_MAX_INELIGIBLE_VERSIONS,
   DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT,
   DEFAULT_ROLLBACK_WINDOW_MS,
 } from '../api/defaults.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
+import type { ReadCertificate } from '../domain/certificates.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { type ClusterClient, clusterClient } from '../k8s/cluster-client.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
@@ -55,6 +57,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   setPinnedWorkflows(namespace: string, name: string, running: Record<string, number>): void;
   /** A verdict of spec.rollout.analysis reached (see Metrics.countAnalysisVerdict). */
   countAnalysisVerdict(namespace: string, name: string, verdict: 'Passed' | 'Failed'): void;
+  /** The certificates of a connection's Secrets (see Metrics.setConnectionCertificates); absent where nothing is measured. */
+  setConnectionCertificates?(namespace: string, name: string, certificates: readonly ReadCertificate[]): void;
   /** A cluster connection's copies revoked (see Metrics.countSecretCopyRevocation); absent from models without cluster connections. */
   countSecretCopyRevocation?(namespace: string, connection: string, result: 'deleted' | 'failed'): void;
   /** The workers of each build Temporal last said polled, by build; undefined when not read (see FiguresCollector). */
@@ -81,6 +85,7 @@ export interface DependencySources {
     | 'maxIneligibleVersions'
     | 'maxVersionsInDeployment'
     | 'rollbackWindowMs'
+    | 'certificateExpiryWarningMs'
   >;
   pollIntervalMs: number;
   copyRetries: RetrySchedule<string>;
@@ -102,6 +107,7 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     setPinnedWorkflows: metrics.setPinnedWorkflows,
     countAnalysisVerdict: metrics.countAnalysisVerdict,
     countSecretCopyRevocation: metrics.countSecretCopyRevocation,
+    setConnectionCertificates: metrics.setConnectionCertificates,
     pollersSeen: sources.pollersSeen,
     workerDeployment: (namespace, name) => caches.ownWrites.newest(caches.workerDeployments.get(namespace, name)),
     wroteStatus: (replaced, stored) => caches.ownWrites.wrote(replaced, stored),
@@ -121,6 +127,7 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     maxIneligibleVersions: options.maxIneligibleVersions ?? DEFAULT_MAX_INELIGIBLE_VERSIONS,
     maxVersionsInDeployment: options.maxVersionsInDeployment ?? DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT,
     rollbackWindowMs: options.rollbackWindowMs ?? DEFAULT_ROLLBACK_WINDOW_MS,
+    certificateExpiryWarningMs: options.certificateExpiryWarningMs ?? DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS,
     temporalBackoff: sources.temporalBackoff,
     specChange: (namespace, name) => sources.specChanges.wait(namespace, name),
   };

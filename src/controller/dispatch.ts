@@ -10,6 +10,7 @@ import { Backoff } from '../runtime/backoff.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { ReconcileResult, WorkQueueOptions } from '../runtime/work-queue.ts';
+import { certificateSources, readCertificates } from '../temporal/certificates.ts';
 import { lookupSecrets, missingSecret, workerSecrets } from '../temporal/credentials.ts';
 import type { Caches } from './caches.ts';
 import { checkConnection } from './connection-check.ts';
@@ -81,6 +82,13 @@ export function reconcileByKey({
     const missing = missingSecret(connection, uses, found);
     if (missing) throw missing;
   };
+  const certificates = async (connection: TemporalConnection) => {
+    const sources = certificateSources(connection);
+    return readCertificates(
+      sources,
+      await lookupSecrets(sources, (namespace, secret) => caches.secrets.get(namespace, secret)),
+    );
+  };
   return async (key, priority, signal) => {
     const { kind, namespace, name } = keyOf(key);
     if (kind === 'ownedResource') {
@@ -105,7 +113,7 @@ export function reconcileByKey({
     return logged(connectionKindOf(namespace), namespace, name, signal, async (deps) => {
       await releaseConnection(deps, object);
       if (isBeingDeleted(object)) return undefined;
-      return checkConnection({ ...deps, connect, backoff: connectionBackoff }, object);
+      return checkConnection({ ...deps, connect, certificates, backoff: connectionBackoff }, object);
     });
   };
 }

@@ -23,6 +23,7 @@ import type {
   SecretCopyState,
   TargetObservation,
 } from '../domain/observation.ts';
+import type { ReadCertificate } from '../domain/certificates.ts';
 import type { ReadFailure } from '../domain/read-failure.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
@@ -41,6 +42,7 @@ import { gateQueues, readsNeeded } from '../planner/plan.ts';
 import { clusterConnectionUse } from '../domain/cluster-connection-use.ts';
 import { connectionNamespace, type SecretLookup } from '../domain/connection-ref.ts';
 import { AUTOSCALER_KINDS, copyAccount } from '../domain/owned-resources.ts';
+import { certificateSources, readCertificates } from '../temporal/certificates.ts';
 import { CredentialsError, lookupSecrets, missingSecret, workerSecrets } from '../temporal/credentials.ts';
 import { copyInPlace, notOurCopy, secretCopies } from '../k8s/secret-copies.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
@@ -61,6 +63,8 @@ export interface KubernetesFacts extends KubernetesPhaseFacts {
   live: V1Deployment[];
   workers: WorkerConnection;
   secretCopies?: Observation['secretCopies'];
+  /** Those of the connection's Secrets, the controller's and the workers' (none when absent). */
+  certificates?: ReadCertificate[];
 }
 
 export type SeenInKubernetes = { facts: KubernetesFacts; failed?: undefined } | { failed: FailedObservation };
@@ -113,15 +117,18 @@ export async function observeKubernetes(
       };
   }
   const secretUses = workerSecrets(connection);
-  const secrets = await lookupSecrets(secretUses, (secretNamespace, secretName) =>
+  const certificateAt = certificateSources(connection);
+  const secrets = await lookupSecrets([...secretUses, ...certificateAt], (secretNamespace, secretName) =>
     deps.secret(secretNamespace, secretName),
   );
+  const certificates = readCertificates(certificateAt, secrets);
   const copies = await observeSecretCopies(deps, connection, cached, secrets);
   if ('conflict' in copies)
     return {
       failed: {
         workerDeployment,
         failure: { kind: 'ConnectionCredentials', reason: 'SecretCopyConflict', connection, message: copies.conflict },
+        ...(certificates.length > 0 ? { certificates } : {}),
       },
     };
   const live = ownedDeployments(deps, cached);
@@ -136,6 +143,7 @@ export async function observeKubernetes(
         credentialsExist:
           missingSecret(connection, secretUses, secrets) === undefined && copies.states.every((c) => c.inPlace),
         ...(copies.states.length > 0 ? { secretCopies: copies.states } : {}),
+        ...(certificates.length > 0 ? { certificates } : {}),
         workers: workerConnection(connection, secrets, name),
         ownedResources: ownedResourceFacts(deps, workerDeployment, live),
         wanted: [],
@@ -260,7 +268,13 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
   const key = `${namespace}/${workerDeployment.metadata.name ?? ''}`;
   const spec = workerDeployment.spec;
   const failed = (failure: ReadFailure, requeueAfterMs?: number): Observed => ({
-    failed: { workerDeployment, connection, failure, ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }) },
+    failed: {
+      workerDeployment,
+      connection,
+      failure,
+      ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
+      ...(facts.certificates ? { certificates: facts.certificates } : {}),
+    },
   });
   /** Temporal out of reach, over its limit or refusing the credentials: say so and stop. */
   const troubled = (error: unknown, what: string): Observed | undefined => {
@@ -285,6 +299,7 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
     deployments: facts.deployments,
     wanted: facts.wanted,
     ...(facts.secretCopies?.length ? { secretCopies: facts.secretCopies } : {}),
+    ...(facts.certificates ? { certificates: facts.certificates } : {}),
     replacements: facts.replacements,
     temporal: state,
     podProblems: deps

@@ -6,6 +6,8 @@
 // and write the status once, guarded by the resourceVersion it was decided on (status-writer.ts).
 // A worker deployment being deleted goes through deletion.ts instead.
 import type { FailedObservation } from '../domain/observation.ts';
+import type { CertificateVerdict } from '../status/certificates.ts';
+import { workerDeploymentCertificates } from '../planner/certificates.ts';
 import { planKubernetesPhase } from '../planner/kubernetes-phase.ts';
 import { planReconcile } from '../planner/plan.ts';
 import { planCutShort } from '../planner/revocation.ts';
@@ -17,7 +19,7 @@ import type { ReconcilerDependencies } from './dependencies.ts';
 import { executePlan } from './execute.ts';
 import { observeRevocation } from './secret-copy-revocation.ts';
 import { type KubernetesFacts, type Observed, observeKubernetes, observeTemporal, withDeployments } from './observe.ts';
-import { lastKnownVersions, writeStatus } from './status-writer.ts';
+import { lastKnownVersions, type VersionsStatus, writeStatus } from './status-writer.ts';
 
 export async function reconcile(
   deps: ReconcilerDependencies,
@@ -38,8 +40,23 @@ export async function reconcile(
   // As when the full plan's create fails: said in the status, tried again at the next poll.
   if (kubernetesDone.failed) {
     const { condition, requeueAfterMs } = kubernetesDone.failed;
-    const versions = lastKnownVersions(kubernetesDone.stored);
-    return writeStatus(deps, kubernetesDone.stored, versions, [condition], requeueAfterMs ?? deps.pollIntervalMs);
+    const certificates = facts.certificates
+      ? workerDeploymentCertificates(
+          facts.workerDeployment,
+          facts.connection,
+          facts.certificates,
+          deps.now(),
+          deps.certificateExpiryWarningMs,
+        )
+      : undefined;
+    return writeStatus(
+      deps,
+      kubernetesDone.stored,
+      withCertificates(lastKnownVersions(kubernetesDone.stored), certificates),
+      [condition, ...(certificates?.conditions ?? [])],
+      requeueAfterMs ?? deps.pollIntervalMs,
+      certificates?.events,
+    );
   }
   const created = kubernetesDone.done.flatMap((a) => (a.action === 'create' ? [a.deployment] : []));
   if (created.length > 0) facts = withDeployments(facts, [...facts.live, ...created]);
@@ -85,15 +102,34 @@ async function cutShort(
   failed: FailedObservation,
 ): Promise<ReconcileResult> {
   const { workerDeployment, connection } = failed;
-  const plan = planCutShort(failed, await observeRevocation(deps, failed));
+  const plan = planCutShort(failed, await observeRevocation(deps, failed), deps.now(), deps.certificateExpiryWarningMs);
   const execution = await executePlan(
     deps,
     { key, workerDeployment, ...(connection ? { connection } : {}) },
     plan.actions,
   );
-  // The read failure first: a copy left behind is said as what also went wrong.
-  const conditions = [...plan.conditions, ...(execution.failed ? [execution.failed.condition] : [])];
-  return writeStatus(deps, execution.stored, lastKnownVersions(execution.stored), conditions, failed.requeueAfterMs);
+  // The read failure first: a copy left behind is said as what also went wrong, then the certificates.
+  const conditions = [
+    ...plan.conditions,
+    ...(execution.failed ? [execution.failed.condition] : []),
+    ...(plan.certificates?.conditions ?? []),
+  ];
+  return writeStatus(
+    deps,
+    execution.stored,
+    withCertificates(lastKnownVersions(execution.stored), plan.certificates),
+    conditions,
+    failed.requeueAfterMs,
+    plan.certificates?.events,
+  );
+}
+
+/** The status's certificates as a verdict leaves them; as they were without one (the Secrets not read). */
+function withCertificates(versions: VersionsStatus, verdict: CertificateVerdict | undefined): VersionsStatus {
+  if (!verdict) return versions;
+  const rest = { ...versions };
+  delete rest.certificates;
+  return verdict.records.length > 0 ? { ...rest, certificates: verdict.records } : rest;
 }
 
 function runningCounts(plan: ReturnType<typeof planReconcile>): Record<string, number> {

@@ -3,6 +3,7 @@
 import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { ReadCertificate } from './certificates.ts';
 import type { ReadFailure } from './read-failure.ts';
 import type { ServiceAccountRef } from './token-policy.ts';
 import type {
@@ -29,6 +30,8 @@ export interface Observation {
   wanted: { pool?: string; deployment: V1Deployment }[];
   /** On a TemporalClusterConnection, the copies of its Secrets the worker Pods mount. */
   secretCopies?: SecretCopyState[];
+  /** The certificates of the connection's Secrets, the controller's and the workers' (none when absent). */
+  certificates?: ReadCertificate[];
   /** What replaces each Deployment that drifted, by name. */
   replacements: Record<string, V1Deployment>;
   temporal: TemporalDeploymentState;
@@ -102,6 +105,8 @@ export interface FailedObservation {
   failure: ReadFailure;
   /** Undefined: wait for an event (a fixed spec, a changed Secret). */
   requeueAfterMs?: number;
+  /** Known when the connection's Secrets were read (see Observation.certificates). */
+  certificates?: ReadCertificate[];
 }
 
 /**

@@ -50,6 +50,8 @@ import {
 import { type AnalysisMemory, analysisReads, type AnalysisReads, planAnalysis } from './analysis.ts';
 import { poolQueues, situation } from './situation.ts';
 import type { OwnedResourceAction } from './owned-resources.ts';
+import { workerDeploymentCertificates } from './certificates.ts';
+import type { CertificateVerdict } from '../status/certificates.ts';
 
 export interface PlannerConfig {
   /** This installation's identity: the manager identity it claims in Temporal. */
@@ -58,6 +60,8 @@ export interface PlannerConfig {
   maxIneligibleVersions: number;
   maxVersionsInDeployment: number;
   rollbackWindowMs: number;
+  /** How long before a certificate of the connection expires it is said (default: DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS). */
+  certificateExpiryWarningMs?: number;
 }
 
 type KubernetesAction<A extends string> = Extract<VersionAction, { action: A }>;
@@ -136,6 +140,8 @@ export interface Plan {
   requeueAfterMs: number;
   /** The requeue is when something the plan waits for falls due (a pause's end, a sunset delay), not a routine look. */
   requeueFallsDue: boolean;
+  /** What to say of the certificates of the connection's Secrets (none: nothing to say). */
+  certificates?: CertificateVerdict;
 }
 
 /** What the planner must know beyond Temporal's description of the deployment, asked of Temporal only when it changes a decision. */
@@ -379,6 +385,17 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     routed,
     requeueAfterMs: Math.min(config.pollIntervalMs, ...recheck),
     requeueFallsDue: recheck.some((ms) => ms <= config.pollIntervalMs),
+    ...(observation.certificates
+      ? {
+          certificates: workerDeploymentCertificates(
+            workerDeployment,
+            observation.connection,
+            observation.certificates,
+            now,
+            config.certificateExpiryWarningMs,
+          ),
+        }
+      : {}),
   };
 }
 

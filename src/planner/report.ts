@@ -22,9 +22,10 @@ import {
 import type { Execution, Plan } from './plan.ts';
 
 export interface Report {
-  versions: ReturnType<typeof versionsStatus>;
+  versions: ReturnType<typeof versionsStatus> &
+    Pick<NonNullable<Observation['workerDeployment']['status']>, 'certificates'>;
   conditions: Condition[];
-  /** Warning events of what is wrong but waits for no one's action yet (a failing Pod). */
+  /** Warning events of what is wrong but waits for no one's action yet (a failing Pod), or changed (a certificate expiring). */
   warnings: { reason: string; message: string }[];
   requeueAfterMs: number;
   /** The next look is when something falls due (see Plan), not a routine one. */
@@ -70,8 +71,10 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
     buildId,
     now,
   );
+  // After what the rollout says (a certificate expired is the stall said last), before its summary.
+  if (plan.certificates) conditions.push(...plan.certificates.conditions);
   conditions.push(...summary(observation, plan, joined, done));
-  const versions = versionsStatus(joined, temporal, buildId, {
+  const versions: Report['versions'] = versionsStatus(joined, temporal, buildId, {
     deactivatedAt: deactivationTimes(workerDeployment.status, temporal, now),
     ladder: withStartedBatches(plan, execution, now),
     ...(observation.pollers ? { pollers: observation.pollers } : {}),
@@ -81,6 +84,7 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   const madeRoom = execution.done.some((a) => a.action === 'deleteTemporalVersion' && a.makesRoom);
   const madeRoomAt = madeRoom ? now.toISOString() : previous?.buildID === buildId ? previous.madeRoomAt : undefined;
   if (plan.failedBuilds.length > 0) versions.failedBuilds = plan.failedBuilds;
+  if (plan.certificates?.records.length) versions.certificates = plan.certificates.records;
   if (versions.targetVersion) {
     versions.targetVersion = {
       ...versions.targetVersion,
@@ -94,7 +98,8 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   const routed = execution.done.some((a) => a.action === 'route');
   const requeueAfterMs = execution.failed?.requeueAfterMs ?? (routed ? 0 : plan.requeueAfterMs);
   const requeueFallsDue = !execution.failed && !routed && plan.requeueFallsDue;
-  return { versions, conditions, warnings: pods?.events ?? [], requeueAfterMs, requeueFallsDue };
+  const warnings = [...(pods?.events ?? []), ...(plan.certificates?.events ?? [])];
+  return { versions, conditions, warnings, requeueAfterMs, requeueFallsDue };
 }
 
 /** Ready and Progressing when nothing went wrong: current, waiting for people (Manual), or rolling out. */

@@ -3,10 +3,13 @@
 // work queue observers that feed them.
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
 import { BACKLOG_FIGURES, type BuildBacklog } from '../domain/backlog.ts';
+import type { ReadCertificate } from '../domain/certificates.ts';
 import type { KubernetesRequestCounter } from './kube/api-client.ts';
 import type { ReconcileOutcome, WorkQueueObserver } from './work-queue.ts';
 
 const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'requeue_after', 'error'];
+
+type ConnectionCertificateLabel = 'namespace' | 'connection' | 'secret' | 'key' | 'subject' | 'serial_number';
 
 type BacklogLabel = 'namespace' | 'worker_deployment' | 'build_id' | 'task_queue' | 'task_queue_type';
 const BACKLOG_LABELS: BacklogLabel[] = ['namespace', 'worker_deployment', 'build_id', 'task_queue', 'task_queue_type'];
@@ -31,6 +34,9 @@ export class Metrics {
   private readonly certificateExpiry: Gauge<'certificate'>;
   private readonly certificateRenewals: Counter<'certificate'>;
   private readonly certificateFailures: Counter;
+  private readonly connectionCertificateExpiry: Gauge<ConnectionCertificateLabel>;
+  /** The series of connectionCertificateExpiry each connection (`namespace/name`) has. */
+  private readonly connectionCertificateSeries = new Map<string, Record<ConnectionCertificateLabel, string>[]>();
   private readonly pinnedWorkflows: Gauge<'namespace' | 'worker_deployment' | 'build_id'>;
   private readonly drainageCorrections: Counter<'temporal_deployment'>;
   private readonly tokenRefusals: Counter<'reason'>;
@@ -153,6 +159,12 @@ export class Metrics {
       labelNames: ['certificate'],
       registers,
     });
+    this.connectionCertificateExpiry = new Gauge({
+      name: 'twc_connection_certificate_expiry_timestamp_seconds',
+      help: "When each certificate the controller or the workers read from a connection's Secrets expires (client certificates and CAs, each of a bundle); namespace is empty for a TemporalClusterConnection, secret is namespace/name",
+      labelNames: ['namespace', 'connection', 'secret', 'key', 'subject', 'serial_number'],
+      registers,
+    });
     this.pinnedWorkflows = new Gauge({
       name: 'twc_pinned_workflows_running',
       help: 'Workflows still running on an old build (no longer current nor ramping), as last counted for spec.sunset.pinnedWorkflows',
@@ -246,6 +258,38 @@ export class Metrics {
     for (const [build_id, count] of Object.entries(running))
       this.pinnedWorkflows.set({ namespace, worker_deployment: name, build_id }, count);
     this.pinnedWorkflowBuilds.set(key, Object.keys(running));
+  };
+
+  /**
+   * The certificates of one connection (namespace '' for a cluster one) as last read, replacing its
+   * earlier ones: a certificate not given (renewed, or the connection gone: none) has no series any more.
+   */
+  readonly setConnectionCertificates = (
+    namespace: string,
+    name: string,
+    certificates: readonly ReadCertificate[],
+  ): void => {
+    const key = `${namespace}/${name}`;
+    for (const labels of this.connectionCertificateSeries.get(key) ?? [])
+      this.connectionCertificateExpiry.remove(labels);
+    const series = certificates.map((c) => ({
+      labels: {
+        namespace,
+        connection: name,
+        secret: c.secret,
+        key: c.key,
+        subject: c.subject,
+        serial_number: c.serialNumber,
+      },
+      seconds: Math.floor(c.notAfter.getTime() / 1000),
+    }));
+    for (const { labels, seconds } of series) this.connectionCertificateExpiry.set(labels, seconds);
+    if (series.length > 0)
+      this.connectionCertificateSeries.set(
+        key,
+        series.map((s) => s.labels),
+      );
+    else this.connectionCertificateSeries.delete(key);
   };
 
   /** Gauges of each build's backlog, as `figures` gives it at each scrape: a build or queue it leaves out has no series. */

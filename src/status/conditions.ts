@@ -42,9 +42,17 @@ export function onePerType(conditions: Condition[]): Condition[] {
  * a reconcile said (see onePerType): a Stalled condition makes the other two False with its reason;
  * a failure (Progressing=False other than Done) makes Ready False with its reason and is not a stall;
  * otherwise the Ready and Progressing said stand (one made up from the other when only one was said).
+ * A condition of any other type said (CertificateExpiring) follows them, as said.
  */
 export function conditionSet(said: Condition[]): Condition[] {
   const one = onePerType(said);
+  const others = one.filter((c) => !KSTATUS_TYPES.has(c.type));
+  return [...kstatusSet(one), ...others];
+}
+
+const KSTATUS_TYPES = new Set(['Ready', 'Progressing', 'Stalled']);
+
+function kstatusSet(one: Condition[]): Condition[] {
   const of = (type: string) => one.find((c) => c.type === type);
   const stall = of('Stalled');
   if (stall?.status === 'True') {

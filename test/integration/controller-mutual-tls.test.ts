@@ -2,11 +2,13 @@
 // one CA is the only way to Temporal (`temporal server start-dev` has no TLS options). The
 // controller reads the client certificate and CA from the Secret; the workers, run by the node
 // agent, read them from the Secret volume the controller mounts. Only workers register a build,
-// so a build that becomes Current proves they connected with the client certificate.
+// so a build that becomes Current proves they connected with the client certificate. The test's
+// certificates live a day: within --certificate-expiry-warning's week, both objects say so.
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TLS_MOUNT_PATH } from '../../src/k8s/versioned-deployment.ts';
+import { connectionUntil } from '../support/connection-status.ts';
 import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { mutualTlsFront } from '../support/grpc-proxy.ts';
@@ -45,6 +47,60 @@ test('a worker deployment becomes Current through a frontend that requires clien
   }
   // The controller holds one connection; the node agent's workers hold at least one more.
   assert.ok(proxy.connections >= 2, `connections with a trusted client certificate: ${proxy.connections}`);
+
+  // The test's client certificate and CA live a day: within the default week's warning, said on
+  // the connection and on the worker deployment, which rolled out all the same.
+  const certificate = `client certificate CN=twc-controller \\(Secret ${namespace}/temporal-mtls key tls\\.crt, mutualTLSSecretRef\\) expires at \\S+, in 2[0-3] hours`;
+  const expiring = await connectionUntil(
+    namespace,
+    'CertificateExpiring',
+    (c) => c.CertificateExpiring?.status === 'True',
+  );
+  assert.equal(expiring.CertificateExpiring?.reason, 'CertificateExpiring');
+  assert.match(expiring.CertificateExpiring?.message ?? '', new RegExp(certificate));
+  assert.equal(expiring.Ready?.status, 'True', 'a warning, not a failure');
+  const warned = await ns.until(
+    'orders',
+    'CertificateExpiring',
+    (twd) => condition(twd, 'CertificateExpiring')?.status === 'True',
+  );
+  assert.match(
+    condition(warned, 'CertificateExpiring')?.message ?? '',
+    new RegExp(`^TemporalConnection ${namespace}/temporal: .*${certificate}`),
+  );
+  assert.equal(condition(warned, 'Ready')?.status, 'True');
+  // One for each certificate (the client's and the CA's) on each object, each once.
+  const warnings = await eventually('a Warning event of each certificate on each', async () => {
+    const seen = (await core.listNamespacedEvent({ namespace })).items
+      .filter((e) => e.type === 'Warning' && e.reason === 'CertificateExpiring')
+      .map((e) => `${e.involvedObject.kind} ${/CN=twc-controller/.test(e.message ?? '') ? 'client' : 'CA'} ${e.count}`)
+      .sort();
+    return seen.length >= 4 ? seen : undefined;
+  });
+  assert.deepEqual(warnings, [
+    'TemporalConnection CA 1',
+    'TemporalConnection client 1',
+    'TemporalWorkerDeployment CA 1',
+    'TemporalWorkerDeployment client 1',
+  ]);
+  assert.match(
+    await ns.metrics.registry.metrics(),
+    new RegExp(
+      `twc_connection_certificate_expiry_timestamp_seconds\\{namespace="${namespace}",connection="temporal",secret="${namespace}/temporal-mtls",key="tls.crt",subject="CN=twc-controller",serial_number="[0-9A-F]+"\\} \\d+`,
+    ),
+  );
+
+  // --certificate-expiry-warning moves it: an hour ahead, the same certificates are valid.
+  await ns.stopController();
+  await ns.startController({ certificateExpiryWarningMs: 3_600_000 });
+  const valid = await connectionUntil(namespace, 'CertificatesValid', (c) => c.CertificateExpiring?.status === 'False');
+  assert.equal(valid.CertificateExpiring?.reason, 'CertificatesValid');
+  const calm = await ns.until(
+    'orders',
+    'CertificatesValid',
+    (twd) => condition(twd, 'CertificateExpiring')?.status === 'False',
+  );
+  assert.equal(condition(calm, 'CertificateExpiring')?.reason, 'CertificatesValid');
 });
 
 test('a Pod whose Secret volume does not exist waits in ContainerCreating, naming the Secret, and starts once it exists', async (t) => {

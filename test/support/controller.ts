@@ -46,6 +46,8 @@ export interface ControlledNamespaceOptions {
   clusterConnections?: boolean;
   /** The controller option of that name (default: at 80% of a token's life). */
   serviceAccountTokenRenewMs?: number;
+  /** The controller option of that name (default: the controller's default). */
+  certificateExpiryWarningMs?: number;
 }
 
 /** One build's Deployment as the test sees it. */
@@ -86,7 +88,9 @@ export interface ControlledNamespace extends WorkerDeployments {
   /** What the running controller last read of each build's backlog (with backlogMetrics). */
   backlogFigures(): BuildBacklog[];
   /** Starts a new controller with the same identity and options, but for these changes. */
-  startController(changes?: Pick<ControlledNamespaceOptions, 'temporalReadBudget'>): Promise<void>;
+  startController(
+    changes?: Pick<ControlledNamespaceOptions, 'temporalReadBudget' | 'certificateExpiryWarningMs'>,
+  ): Promise<void>;
 }
 
 export async function controlledNamespace(
@@ -104,7 +108,7 @@ export async function controlledNamespace(
   // One registry across restarts: a test reads what every controller it ran has done.
   const metrics = new Metrics();
   const startController = async (
-    changes: Pick<ControlledNamespaceOptions, 'temporalReadBudget'> = {},
+    changes: Pick<ControlledNamespaceOptions, 'temporalReadBudget' | 'certificateExpiryWarningMs'> = {},
   ): Promise<void> => {
     options = { ...options, ...changes };
     // TWC_TEST_CONTROLLER_LOG=1 shows what the controller says, when a test needs explaining.
@@ -133,6 +137,9 @@ export async function controlledNamespace(
       // The chart's default, which each test namespace grants (grantCopyAccount below).
       ownedResourcesServiceAccount: COPY_ACCOUNT,
       ...(options.serviceAccountTokenRenewMs ? { serviceAccountTokenRenewMs: options.serviceAccountTokenRenewMs } : {}),
+      ...(options.certificateExpiryWarningMs === undefined
+        ? {}
+        : { certificateExpiryWarningMs: options.certificateExpiryWarningMs }),
       ...(logTo ? { log: jsonLogger('debug', { write: (line) => logTo(line.trimEnd()) }) } : {}),
       metrics,
     });

@@ -15,6 +15,7 @@ import type { OutcomeCounts } from '../../src/domain/observation.ts';
 import type { ServiceAccountRef } from '../../src/domain/token-policy.ts';
 import type { ClusterClient, ListedObject } from '../../src/k8s/cluster-client.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
+import type { WorkerConnection } from '../../src/k8s/worker-connection.ts';
 import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import type { ReconcileResult } from '../../src/runtime/work-queue.ts';
@@ -371,7 +372,15 @@ export function connection(finalizers = ['temporal.io/delete-protection']): Temp
 export function deployment(
   owner: TemporalWorkerDeployment,
   buildId: string,
-  options: { replicas?: number; since?: Date; available?: boolean; pool?: string; hostPort?: string } = {},
+  options: {
+    replicas?: number;
+    since?: Date;
+    available?: boolean;
+    pool?: string;
+    hostPort?: string;
+    /** The connection as its workers see it (workerConnection); default: plaintext to hostPort. */
+    workers?: WorkerConnection;
+  } = {},
 ): V1Deployment {
   const pool = options.pool ? owner.spec.pools?.find((p) => p.name === options.pool) : undefined;
   const template = {
@@ -380,7 +389,7 @@ export function deployment(
   };
   const object = versionedDeployment({
     workerDeployment: template,
-    connection: { hostPort: options.hostPort ?? 'temporal:7233' },
+    connection: options.workers ?? { hostPort: options.hostPort ?? 'temporal:7233' },
     buildId,
     ...(pool ? { pool } : {}),
   });

@@ -59,6 +59,7 @@ test('without flags or variables every setting has its default', () => {
       maxIneligibleVersions: 75,
       temporalMaxVersionsInDeployment: 100,
       rollbackWindow: 3_600_000,
+      certificateExpiryWarning: 7 * 86_400_000,
       temporalReadBudget: 20,
       temporalReadTimeout: 10_000,
       temporalWriteTimeout: 30_000,

@@ -111,3 +111,29 @@ test("a cluster connection's copies revoked, and revocations that failed, are co
   assert.equal(await value(registry, revocations('deleted')), 2);
   assert.equal(await value(registry, revocations('failed')), 1);
 });
+
+test("each certificate of a connection's Secrets has its expiry time, replaced as they change and gone with the connection", async () => {
+  const registry = new Registry();
+  const metrics = new Metrics(registry);
+  const certificate = (serialNumber: string, notAfter: string) => ({
+    secret: 'shop/temporal-ca',
+    key: 'ca.crt',
+    field: 'tls.caCertSecretRef',
+    authority: true,
+    subject: 'CN=shop-ca',
+    serialNumber,
+    notAfter: new Date(notAfter),
+  });
+  const series = (serial: string) =>
+    `twc_connection_certificate_expiry_timestamp_seconds{namespace="shop",connection="temporal",secret="shop/temporal-ca",key="ca.crt",subject="CN=shop-ca",serial_number="${serial}"}`;
+  metrics.setConnectionCertificates('shop', 'temporal', [
+    certificate('0a', '2026-12-04T12:00:00.500Z'),
+    certificate('0b', '2027-12-04T12:00:00Z'),
+  ]);
+  assert.equal(await value(registry, series('0a')), Date.parse('2026-12-04T12:00:00Z') / 1000, 'each of a bundle');
+  assert.equal(await value(registry, series('0b')), Date.parse('2027-12-04T12:00:00Z') / 1000);
+  metrics.setConnectionCertificates('shop', 'temporal', [certificate('0b', '2027-12-04T12:00:00Z')]);
+  assert.equal(await value(registry, series('0a')), undefined, 'the old CA taken out of the bundle');
+  metrics.setConnectionCertificates('shop', 'temporal', []);
+  assert.equal(await value(registry, series('0b')), undefined, 'the connection gone');
+});

@@ -173,3 +173,23 @@ test('nothing said: reconciling', () => {
     { type: 'Stalled', status: 'False', reason: 'Reconciling', message: 'nothing said yet' },
   ]);
 });
+
+test('a condition of another type (CertificateExpiring) follows the three as said, and changes none of them', () => {
+  const warning = {
+    type: 'CertificateExpiring',
+    status: 'True' as const,
+    reason: 'CertificateExpiring',
+    message: 'soon',
+  };
+  assert.deepEqual(conditionSet([ready('True', 'TargetCurrent'), progressing('False', 'Done', 'current'), warning]), [
+    ready('True', 'TargetCurrent'),
+    progressing('False', 'Done', 'current'),
+    { ...progressing('False', 'Done', 'current'), type: 'Stalled' },
+    warning,
+  ]);
+  assert.deepEqual(
+    conditionSet([stalled('GateFailed', 'failed'), warning, { ...warning, message: 'later' }]).map((c) => c.type),
+    ['Ready', 'Progressing', 'Stalled', 'CertificateExpiring'],
+    'one of each type',
+  );
+});
