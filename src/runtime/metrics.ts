@@ -32,6 +32,7 @@ export class Metrics {
   private readonly certificateRenewals: Counter<'certificate'>;
   private readonly certificateFailures: Counter;
   private readonly pinnedWorkflows: Gauge<'namespace' | 'worker_deployment' | 'build_id'>;
+  private readonly missingConfiguration: Gauge<'namespace' | 'worker_deployment'>;
   private readonly drainageCorrections: Counter<'temporal_deployment'>;
   private readonly tokenRefusals: Counter<'reason'>;
   private readonly secretCopyRevocations: Counter<'namespace' | 'connection' | 'result'>;
@@ -159,6 +160,12 @@ export class Metrics {
       labelNames: ['namespace', 'worker_deployment', 'build_id'],
       registers,
     });
+    this.missingConfiguration = new Gauge({
+      name: 'twc_configuration_missing',
+      help: "ConfigMaps and Secrets the target build's Pod templates read, not optionally, that do not exist (its Pods cannot start); no series when none",
+      labelNames: ['namespace', 'worker_deployment'],
+      registers,
+    });
     this.analysisVerdicts = new Counter({
       name: 'twc_analysis_verdicts_total',
       help: 'Steps judged by spec.rollout.analysis, by verdict (Passed, Failed)',
@@ -246,6 +253,12 @@ export class Metrics {
     for (const [build_id, count] of Object.entries(running))
       this.pinnedWorkflows.set({ namespace, worker_deployment: name, build_id }, count);
     this.pinnedWorkflowBuilds.set(key, Object.keys(running));
+  };
+
+  /** How many objects the target build's Pods read are missing, as the last reconcile found; 0 takes the series away. */
+  readonly setMissingConfiguration = (namespace: string, name: string, missing: number): void => {
+    if (missing > 0) this.missingConfiguration.set({ namespace, worker_deployment: name }, missing);
+    else this.missingConfiguration.remove({ namespace, worker_deployment: name });
   };
 
   /** Gauges of each build's backlog, as `figures` gives it at each scrape: a build or queue it leaves out has no series. */

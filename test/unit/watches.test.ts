@@ -8,11 +8,14 @@ import { test } from 'node:test';
 import type { TemporalClusterConnection, TemporalConnection } from '../../src/api/temporal-connection.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import { connectionNamespace } from '../../src/domain/connection-ref.ts';
+import { TemplateReads } from '../../src/controller/template-reads.ts';
 import { keyOf, queueKeys, WATCHES, type WatchView } from '../../src/controller/watches.ts';
 import type { InformerEvent } from '../../src/runtime/informer.ts';
 import { connection, deployment, NAMESPACE, workerDeployment } from '../support/recorded-world.ts';
 
 const orders = workerDeployment({ buildId: 'v1' });
+/** What the Pod templates read, as the rows' `reads` recorded it (each test records its own). */
+const reads = new TemplateReads();
 const billing = workerDeployment(
   {
     buildId: 'v1',
@@ -53,6 +56,7 @@ function cached(readsClusterConnections = true): WatchView {
       return connections.find((c) => (c.metadata.namespace ?? '') === namespace && c.metadata.name === ref.name);
     },
     readsClusterConnections,
+    readers: (kind, namespace, name) => reads.readers(kind, namespace, name),
   };
 }
 const view = cached();
