@@ -111,3 +111,13 @@ test("a cluster connection's copies revoked, and revocations that failed, are co
   assert.equal(await value(registry, revocations('deleted')), 2);
   assert.equal(await value(registry, revocations('failed')), 1);
 });
+
+test("the ConfigMaps and Secrets a target build's Pods read that are missing: a series while any is, none after", async () => {
+  const registry = new Registry();
+  const metrics = new Metrics(registry);
+  const sample = 'twc_configuration_missing{namespace="shop",worker_deployment="orders"}';
+  metrics.setMissingConfiguration('shop', 'orders', 2);
+  assert.equal(await value(registry, sample), 2);
+  metrics.setMissingConfiguration('shop', 'orders', 0);
+  assert.equal(await value(registry, sample), undefined);
+});
