@@ -53,9 +53,24 @@ export function readConfiguration(
   return { digests, missing };
 }
 
+/**
+ * Per object as cached (the cache holds a new object for every change), its digests by what is
+ * read of it: every reconcile digests every build's configuration, and a ConfigMap may be large.
+ */
+const digested = new WeakMap<ConfigurationObject, Map<string, string>>();
+
 function digestOf(read: ReadObject, object: ConfigurationObject | undefined): string {
+  if (!object) return createHash('sha256').update('absent').digest('hex').slice(0, DIGEST_LENGTH);
+  const known = digested.get(object) ?? new Map<string, string>();
+  digested.set(object, known);
+  const as = JSON.stringify([read.kind, read.keys ?? null]);
+  const digest = known.get(as) ?? digestOfValues(read, object);
+  known.set(as, digest);
+  return digest;
+}
+
+function digestOfValues(read: ReadObject, object: ConfigurationObject): string {
   const hash = createHash('sha256');
-  if (!object) return hash.update('absent').digest('hex').slice(0, DIGEST_LENGTH);
   if (read.kind === 'Secret') hash.update(`uid\u0000${object.metadata?.uid ?? ''}\u0000`);
   // data and binaryData apart: the same text in the other map is another file.
   const values = new Map<string, string>([
