@@ -38,6 +38,7 @@ export class Metrics {
   /** The series of connectionCertificateExpiry each connection (`namespace/name`) has. */
   private readonly connectionCertificateSeries = new Map<string, Record<ConnectionCertificateLabel, string>[]>();
   private readonly pinnedWorkflows: Gauge<'namespace' | 'worker_deployment' | 'build_id'>;
+  private readonly missingConfiguration: Gauge<'namespace' | 'worker_deployment'>;
   private readonly drainageCorrections: Counter<'temporal_deployment'>;
   private readonly tokenRefusals: Counter<'reason'>;
   private readonly secretCopyRevocations: Counter<'namespace' | 'connection' | 'result'>;
@@ -171,6 +172,12 @@ export class Metrics {
       labelNames: ['namespace', 'worker_deployment', 'build_id'],
       registers,
     });
+    this.missingConfiguration = new Gauge({
+      name: 'twc_configuration_missing',
+      help: "ConfigMaps and Secrets the target build's Pod templates read, not optionally, that do not exist (its Pods cannot start); no series when none",
+      labelNames: ['namespace', 'worker_deployment'],
+      registers,
+    });
     this.analysisVerdicts = new Counter({
       name: 'twc_analysis_verdicts_total',
       help: 'Steps judged by spec.rollout.analysis, by verdict (Passed, Failed)',
@@ -290,6 +297,12 @@ export class Metrics {
         series.map((s) => s.labels),
       );
     else this.connectionCertificateSeries.delete(key);
+  };
+
+  /** How many objects the target build's Pods read are missing, as the last reconcile found; 0 takes the series away. */
+  readonly setMissingConfiguration = (namespace: string, name: string, missing: number): void => {
+    if (missing > 0) this.missingConfiguration.set({ namespace, worker_deployment: name }, missing);
+    else this.missingConfiguration.remove({ namespace, worker_deployment: name });
   };
 
   /** Gauges of each build's backlog, as `figures` gives it at each scrape: a build or queue it leaves out has no series. */
