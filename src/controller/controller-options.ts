@@ -21,6 +21,8 @@ export interface ControllerOptions {
   /** The server's matching.maxVersionsInDeployment (default: Temporal's own, DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT). */
   maxVersionsInDeployment?: number;
   rollbackWindowMs?: number;
+  /** The server's matching.PollerHistoryTTL, after which Ready Pods that never polled say NoPollers (default: DEFAULT_POLLER_HISTORY_MS). */
+  pollerHistoryMs?: number;
   /** Reads per second of each Temporal namespace through each frontend, shared by all reconciles (default: DEFAULT_READS_PER_SECOND). */
   temporalReadBudget?: number;
   /** How long a call to Temporal may take (default: DEFAULT_CALL_TIMEOUTS). */

@@ -61,6 +61,7 @@ export async function reconcile(
   );
   const report = reportOutcome(observation, plan, execution);
   deps.setPinnedWorkflows(namespace, name, runningCounts(plan));
+  deps.setBuildsWithoutPollers(namespace, name, plan.buildsWithoutPollers);
   if (plan.analysisReached) deps.countAnalysisVerdict(namespace, name, plan.analysisReached);
   if (execution.failed?.requeueAfterMs === undefined) deps.temporalBackoff.reset(key);
   const written = await writeStatus(
@@ -85,6 +86,12 @@ async function cutShort(
   failed: FailedObservation,
 ): Promise<ReconcileResult> {
   const { workerDeployment, connection } = failed;
+  // Not judged on an observation cut short: its Degraded condition goes too.
+  deps.setBuildsWithoutPollers(
+    workerDeployment.metadata.namespace ?? '',
+    workerDeployment.metadata.name ?? '',
+    undefined,
+  );
   const plan = planCutShort(failed, await observeRevocation(deps, failed));
   const execution = await executePlan(
     deps,

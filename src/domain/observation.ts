@@ -3,6 +3,7 @@
 import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import type { PollersSeen } from './pollers.ts';
 import type { ReadFailure } from './read-failure.ts';
 import type { ServiceAccountRef } from './token-policy.ts';
 import type {
@@ -34,8 +35,8 @@ export interface Observation {
   temporal: TemporalDeploymentState;
   /** What its Pods say keeps them from running (none when absent). */
   podProblems?: PodProblem[];
-  /** The workers of each build Temporal last said polled its workflow task queues; absent when not read. */
-  pollers?: Record<string, number>;
+  /** What the leader last read of its builds' task queues and pollers; absent when not read (--no-backlog-metrics). */
+  pollers?: PollersSeen;
   /** The autoscalers its owned resources made for its Deployments (none when absent). */
   ownedAutoscalers?: OwnedAutoscaler[];
   /** Read only when the planner asks for it (see readsNeeded). */

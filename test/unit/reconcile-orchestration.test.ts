@@ -230,14 +230,34 @@ test('Progressive: during a pause nothing is called but the status, and the reco
   );
 });
 
-test('pollers and the ramp so far come from what the controller holds: no Temporal call for them', async () => {
+/** What the leader read of the builds' queues and pollers: each build's workflow and activity queue, polled by `polled`. */
+function pollersRead(readAt: Date, workers: Record<string, number>, polled = Object.keys(workers)) {
+  const queues = [
+    { name: TASK_QUEUE, type: 'activity' as const },
+    { name: TASK_QUEUE, type: 'workflow' as const },
+  ];
+  return {
+    readAt,
+    workers,
+    taskQueues: { v1: queues, v2: queues },
+    polled: queues.map((q) => ({ ...q, builds: polled })),
+  };
+}
+
+test('pollers, task queues and the ramp so far come from what the controller holds: no Temporal call for them', async () => {
   const world = rolloutWorld({ buildId: 'v2', rollout: progressive }, ramping(50, 2));
   const history = [{ percentage: 10, at: minutesAgo(8).toISOString() }];
   world.workerDeployment.status = { targetVersion: { buildID: 'v2', status: 'Ramping', rampHistory: history } };
-  world.pollers = { v1: 2, v2: 1 };
+  world.pollers = pollersRead(minutesAgo(0.5), { v1: 2, v2: 1 });
   const run = await recordedReconcile(world);
   assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
   assert.deepEqual([run.status?.targetVersion?.pollers, run.status?.currentVersion?.pollers], [1, 2]);
+  const queues = [
+    { name: TASK_QUEUE, type: 'activity' },
+    { name: TASK_QUEUE, type: 'workflow' },
+  ];
+  assert.deepEqual([run.status?.targetVersion?.taskQueues, run.status?.currentVersion?.taskQueues], [queues, queues]);
+  assert.deepEqual(run.buildsWithoutPollers, [0], 'judged: every build polls');
   assert.deepEqual(run.status?.targetVersion?.rampHistory, [
     ...history,
     { percentage: 50, at: minutesAgo(2).toISOString() },

@@ -28,6 +28,7 @@ export function controllerOptions({ options, access, metrics, log }: RunContext)
     maxIneligibleVersions: options.maxIneligibleVersions,
     maxVersionsInDeployment: options.temporalMaxVersionsInDeployment,
     rollbackWindowMs: options.rollbackWindow,
+    pollerHistoryMs: options.pollerHistory,
     temporalReadBudget: options.temporalReadBudget,
     temporalTimeouts: { readMs: options.temporalReadTimeout, writeMs: options.temporalWriteTimeout },
     reconcileTimeoutMs: options.reconcileTimeout,
