@@ -4,7 +4,9 @@ import { test } from 'node:test';
 import {
   blocking,
   conditionSet,
+  degraded,
   MANUAL_PROMOTION,
+  NO_POLLERS,
   mergeConditions,
   onePerType,
   progressing,
@@ -172,4 +174,18 @@ test('nothing said: reconciling', () => {
     { type: 'Progressing', status: 'True', reason: 'Reconciling', message: 'nothing said yet' },
     { type: 'Stalled', status: 'False', reason: 'Reconciling', message: 'nothing said yet' },
   ]);
+});
+
+test('Degraded is said beside the three, as said and only while said, and is no Warning of its own', () => {
+  const noPollers = degraded(NO_POLLERS, 'build v1 polls nothing');
+  const current = [ready('True', 'TargetCurrent'), progressing('False', 'Done', 'done')];
+  assert.deepEqual(triple([...current, noPollers]), [
+    'Ready=True/TargetCurrent',
+    'Progressing=False/Done',
+    'Stalled=False/Done',
+    'Degraded=True/NoPollers',
+  ]);
+  assert.deepEqual(triple([stalled('GateFailed', 'x'), noPollers]).slice(3), ['Degraded=True/NoPollers']);
+  assert.deepEqual(triple(current).length, 3, 'gone once not said');
+  assert.equal(blocking(noPollers), false);
 });
