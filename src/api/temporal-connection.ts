@@ -228,7 +228,12 @@ function connectionSpec<Token extends TSchema, Own extends TProperties>(
 
 const status = Type.Optional(
   Type.Object(
-    { observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })), conditions: Type.Optional(conditions) },
+    {
+      observedGeneration: Type.Optional(
+        Type.Integer({ format: 'int64', description: 'The generation this status describes.' }),
+      ),
+      conditions: Type.Optional(conditions),
+    },
     { description: 'What the controller observed.' },
   ),
 );

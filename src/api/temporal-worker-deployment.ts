@@ -444,7 +444,7 @@ const versionStatus = {
         {
           name: Type.String({ description: 'Task queue name.' }),
           type: Type.Union([Type.Literal('workflow'), Type.Literal('activity'), Type.Literal('nexus')], {
-            description: 'Which tasks of the queue the workers poll.',
+            description: 'Which tasks of the queue the workers poll: workflow, activity or nexus.',
           }),
         },
         { description: 'One task queue of the build.' },
