@@ -8,7 +8,7 @@ import { sameJson } from '../domain/same-json.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Priority } from '../runtime/work-queue.ts';
-import { readPollers } from '../temporal/task-queues.ts';
+import { readPollers, type TaskQueueTarget } from '../temporal/task-queues.ts';
 import { readVersionBacklog } from '../temporal/version-backlog.ts';
 import type { Caches } from './caches.ts';
 import { FiguresCollector, type FiguresSource } from './figures-collector.ts';
@@ -139,35 +139,58 @@ function figuresSources(
     });
     // The worker deployment's pollers: one read of the workflow and activity task queues its
     // builds' backlogs named, each build's queues kept beside them.
-    const pollers = pollersKey(namespace, owner);
-    const listed = pollersSources.get(pollers);
-    const queues = listed?.queues ?? new Map<string, { name: string; type: PolledQueueType }>();
-    const taskQueues = listed?.taskQueues ?? {};
+    const source =
+      pollersSources.get(pollersKey(namespace, owner)) ??
+      pollersSource({ namespace, workerDeployment: owner, takeRead, target, pollIntervalMs });
+    pollersSources.set(source.key, source);
     const backlog = latest(key);
-    if (backlog?.kind === 'backlog') {
-      taskQueues[buildId] = backlog.queues.map((q) => ({ name: q.taskQueue, type: q.type }));
-      for (const { taskQueue: name, type } of backlog.queues)
-        if (type === 'workflow' || type === 'activity') queues.set(`${type}/${name}`, { name, type });
-    }
-    if (queues.size === 0 || listed) continue;
-    pollersSources.set(pollers, {
-      key: pollers,
-      // Temporal remembers pollers for minutes: their count changes slowly, the backlog does not.
-      everyMs: POLLERS_INTERVALS * pollIntervalMs,
-      queues,
-      taskQueues,
-      takeRead,
-      read: async () => ({
-        kind: 'pollers',
-        namespace,
-        workerDeployment: owner,
-        taskQueues,
-        ...(await readPollers(
-          await target(),
-          [...queues.values()].sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name)),
-        )),
-      }),
-    });
+    if (backlog?.kind !== 'backlog') continue;
+    // In one order, whatever Temporal's: a change is news, an order is not (see samePollers).
+    source.taskQueues[buildId] = backlog.queues
+      .map((q) => ({ name: q.taskQueue, type: q.type }))
+      .sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
+    for (const { taskQueue: name, type } of backlog.queues)
+      if (type === 'workflow' || type === 'activity') source.queues.set(`${type}/${name}`, { name, type });
   }
-  return [...sources.values(), ...pollersSources.values()];
+  // A worker deployment whose backlog reads named no queue yet has no pollers to read.
+  return [...sources.values(), ...[...pollersSources.values()].filter((p) => p.queues.size > 0)];
+}
+
+/**
+ * The read of a worker deployment's pollers: on the workflow and activity queues its builds' backlog
+ * reads name (filled in as they are listed, within one look), each build's queues kept beside them.
+ */
+function pollersSource({
+  namespace,
+  workerDeployment,
+  takeRead,
+  target,
+  pollIntervalMs,
+}: {
+  namespace: string;
+  workerDeployment: string;
+  takeRead: () => boolean;
+  target: () => Promise<TaskQueueTarget>;
+  pollIntervalMs: number;
+}): PollersSource {
+  const queues: PollersSource['queues'] = new Map();
+  const taskQueues: PollersSource['taskQueues'] = {};
+  return {
+    key: pollersKey(namespace, workerDeployment),
+    // Temporal remembers pollers for minutes: their count changes slowly, the backlog does not.
+    everyMs: POLLERS_INTERVALS * pollIntervalMs,
+    queues,
+    taskQueues,
+    takeRead,
+    read: async () => ({
+      kind: 'pollers',
+      namespace,
+      workerDeployment,
+      taskQueues,
+      ...(await readPollers(
+        await target(),
+        [...queues.values()].sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name)),
+      )),
+    }),
+  };
 }
