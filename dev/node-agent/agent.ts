@@ -40,7 +40,7 @@ import {
   type VolumeSources,
 } from './pod-volumes.ts';
 import { createPodNetwork, PodNetworkError, SERVICE_HOST_ADDRESS, type PodNetwork } from './pod-network.ts';
-import { POLL_ONLY, PollerHost } from './poller-host.ts';
+import { PollerHost, pollingWindowMs } from './poller-host.ts';
 import { watchReadiness } from './readiness-probe.ts';
 import { projectServiceAccount, requestPodToken, type ServiceAccountVolume } from './service-account-volume.ts';
 import { WorkerHost, type HostedWorker } from './worker-host.ts';
@@ -308,7 +308,7 @@ export class NodeAgent {
     if (!image) {
       const config = readConfig(underMounts(await resolveEnv(pod, container, this.envSources), mounts));
       const address = this.options.serviceAddresses?.get(config.address) ?? config.address;
-      const host = config.behaviour === POLL_ONLY ? this.pollers : this.host;
+      const host = pollingWindowMs(config.behaviour) === undefined ? this.host : this.pollers;
       return () => host.start({ ...config, address }, `${podName(pod)}@${pod.spec?.nodeName ?? ''}`);
     }
     return this.prepareImage(pod, container, image, entry, mounts);

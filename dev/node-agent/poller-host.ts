@@ -1,8 +1,9 @@
-// Hosts Pods whose worker only polls (SAMPLE_BEHAVIOUR=poll-only): a loop of versioned workflow
-// task polls per Pod, sharing a few gRPC connections, with no workflow code and no Core worker.
-// Temporal sees such a Pod as a worker of its build (it registers the build, lists its task queue
-// and counts it among the pollers), so a thousand worker deployments fit in one process. It answers
-// no task: whatever it is given times out and goes to the next worker.
+// Hosts Pods whose worker only polls (SAMPLE_BEHAVIOUR=poll-only, or poll-only-for-<n>s for its
+// first n seconds only): a loop of versioned workflow task polls per Pod, sharing a few gRPC
+// connections, with no workflow code and no Core worker. Temporal sees such a Pod as a worker of its
+// build (it registers the build, lists its task queue and counts it among the pollers), so a
+// thousand worker deployments fit in one process. It answers no task: whatever it is given times
+// out and goes to the next worker.
 import { Connection, isGrpcServiceError } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { setTimeout as sleepFor } from 'node:timers/promises';
@@ -13,6 +14,22 @@ import type { HostedWorker } from './worker-host.ts';
 
 /** SAMPLE_BEHAVIOUR of a Pod the poller host runs. */
 export const POLL_ONLY = 'poll-only';
+
+/**
+ * SAMPLE_BEHAVIOUR of a Pod the poller host runs that polls for this many seconds after it starts,
+ * then never again while it runs and stays Ready: a worker whose pollers stopped (or a process that
+ * hangs), which Kubernetes cannot tell from a working one.
+ */
+export function pollOnlyFor(seconds: number): string {
+  return `${POLL_ONLY}-for-${seconds}s`;
+}
+
+/** Whether the poller host runs a Pod of this SAMPLE_BEHAVIOUR, and for how long it polls (Infinity: as long as it runs). */
+export function pollingWindowMs(behaviour: string): number | undefined {
+  if (behaviour === POLL_ONLY) return Infinity;
+  const seconds = /^poll-only-for-(\d+)s$/.exec(behaviour)?.[1];
+  return seconds === undefined ? undefined : Number(seconds) * 1000;
+}
 
 /** Polls one connection carries: HTTP/2 servers may cap concurrent streams at 100. */
 const POLLS_PER_CONNECTION = 100;
@@ -59,7 +76,14 @@ export class PollerHost {
         workerVersioningMode: proto.temporal.api.enums.v1.WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED,
       },
     };
-    const done = this.poll(connection, request, stopped.signal).finally(() => pooled.polls--);
+    const window = pollingWindowMs(config.behaviour) ?? Infinity;
+    const polling = Number.isFinite(window)
+      ? AbortSignal.any([stopped.signal, AbortSignal.timeout(window)])
+      : stopped.signal;
+    const done = this.poll(connection, request, polling)
+      .finally(() => pooled.polls--)
+      // Past its window it polls no more, but runs (and stays Ready) until stopped.
+      .then(() => untilAborted(stopped.signal));
     return {
       done,
       stop: async () => {
@@ -111,4 +135,10 @@ export class PollerHost {
     pool.push(pooled);
     return pooled;
   }
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return signal.aborted
+    ? Promise.resolve()
+    : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }

@@ -39,6 +39,13 @@ export const DEFAULT_ROLLBACK_WINDOW_MS = 3_600_000;
  */
 export const DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS = 7 * 86_400_000;
 
+/**
+ * --poller-history: how long Temporal remembers a poller, the server's matching.PollerHistoryTTL
+ * (5 minutes by default). A current or ramping build whose Deployments have been available this
+ * long, and on one of whose task queues Temporal then remembers no poller of it, says NoPollers.
+ */
+export const DEFAULT_POLLER_HISTORY_MS = 300_000;
+
 /** --temporal-read-budget: reads per second of each Temporal namespace through each frontend. */
 export const DEFAULT_READS_PER_SECOND = 20;
 

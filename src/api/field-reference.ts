@@ -60,11 +60,15 @@ function rows(schema: TSchema, field: string, required: boolean, out: Row[]): vo
   }
 }
 
+const cell = (text: string): string => text.replace(/\|/g, '\\|');
+
 function table(definition: KindDefinition): string {
+  const properties = definition.schema.properties as Record<string, TSchema>;
   const out: Row[] = [];
   const rootRules = rulesOf(definition.schema).map((r) => r.message);
-  rows((definition.schema.properties as Record<string, TSchema>).spec as TSchema, 'spec', true, out);
-  const cell = (text: string): string => text.replace(/\|/g, '\\|');
+  rows(properties.spec as TSchema, 'spec', true, out);
+  const status: Row[] = [];
+  if (properties.status) rows(properties.status, 'status', false, status);
   return [
     `### ${definition.kind} (\`${definition.shortNames.join('`, `')}\`)`,
     '',
@@ -76,6 +80,17 @@ function table(definition: KindDefinition): string {
     ...out.map(
       (r) => `| \`${r.field}\` | ${r.type} | ${r.default} | ${cell(r.rules.join('; '))} | ${cell(r.description)} |`,
     ),
+    // What the controller writes: its own words, no defaults nor rules to keep.
+    ...(status.length > 1
+      ? [
+          '',
+          `What the controller says of a ${definition.kind} (\`status\`):`,
+          '',
+          '| field | type | meaning |',
+          '|---|---|---|',
+          ...status.slice(1).map((r) => `| \`${r.field}\` | ${r.type} | ${cell(r.description)} |`),
+        ]
+      : []),
   ].join('\n');
 }
 

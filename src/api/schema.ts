@@ -103,6 +103,12 @@ export function durationSeconds(value: string): number {
   return total;
 }
 
+/** Milliseconds as a duration string would be written: `1h`, `2m`, `10s`. */
+export function durationText(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  return ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`;
+}
+
 /** The metadata fields the controller reads; the API server owns the schema of metadata. */
 export function objectMeta() {
   return Type.Object(

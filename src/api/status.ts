@@ -4,7 +4,11 @@ import { Type } from '@sinclair/typebox';
 
 export const condition = Type.Object(
   {
-    type: Type.String({ description: 'Ready, Progressing, Stalled...', minLength: 1, maxLength: 316 }),
+    type: Type.String({
+      description: 'Ready, Progressing, Stalled; on a TemporalWorkerDeployment also Degraded, while it holds.',
+      minLength: 1,
+      maxLength: 316,
+    }),
     status: Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')], {
       description: 'True, False or Unknown.',
     }),

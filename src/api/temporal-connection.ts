@@ -229,7 +229,9 @@ function connectionSpec<Token extends TSchema, Own extends TProperties>(
 const status = Type.Optional(
   Type.Object(
     {
-      observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
+      observedGeneration: Type.Optional(
+        Type.Integer({ format: 'int64', description: 'The generation this status describes.' }),
+      ),
       conditions: Type.Optional(conditions),
       certificates: Type.Optional(certificates),
     },

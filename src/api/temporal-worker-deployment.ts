@@ -298,6 +298,23 @@ const versionStatus = {
       minimum: 0,
     }),
   ),
+  taskQueues: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ description: 'Task queue name.' }),
+          type: Type.Union([Type.Literal('workflow'), Type.Literal('activity'), Type.Literal('nexus')], {
+            description: 'Which tasks of the queue the workers poll: workflow, activity or nexus.',
+          }),
+        },
+        { description: 'One task queue of the build.' },
+      ),
+      {
+        description:
+          "The task queues Temporal lists for the build (those its workers have polled), as the leader last read them (with its backlog, while the build has replicas) or a reconcile read the target's, and remembered here between reads; absent until read. A current or ramping build on one of whose workflow or activity queues Temporal remembers no poller of its Ready Pods says Degraded=True, reason NoPollers.",
+      },
+    ),
+  ),
   lastCurrentTime: Type.Optional(
     Type.String({
       description:

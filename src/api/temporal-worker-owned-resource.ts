@@ -102,10 +102,15 @@ export const temporalWorkerOwnedResource = Type.Object(
     status: Type.Optional(
       Type.Object(
         {
-          observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
+          observedGeneration: Type.Optional(
+            Type.Integer({ format: 'int64', description: 'The generation this status describes.' }),
+          ),
           appliedKind: Type.Optional(
             Type.Object(
-              { apiVersion: Type.String(), kind: Type.String() },
+              {
+                apiVersion: Type.String({ description: 'Their API version.' }),
+                kind: Type.String({ description: 'Their kind.' }),
+              },
               { description: 'The kind the copies were made of: when the spec changes it, those copies are deleted.' },
             ),
           ),

@@ -12,12 +12,13 @@ import {
   DEFAULT_MAX_INELIGIBLE_VERSIONS,
   DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT,
   DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_POLLER_HISTORY_MS,
   DEFAULT_READS_PER_SECOND,
   DEFAULT_RECONCILE_TIMEOUT_MS,
   DEFAULT_ROLLBACK_WINDOW_MS,
   LEADER_ELECTION_DEFAULTS,
 } from '../api/defaults.ts';
-import { durationSeconds, DURATION } from '../api/schema.ts';
+import { durationSeconds, durationText, DURATION } from '../api/schema.ts';
 import { parseBindAddress } from '../runtime/http-server.ts';
 import { LOG_FORMATS, LOG_LEVELS } from '../runtime/logger.ts';
 import { DEFAULT_BANNED_KINDS } from '../webhook/owned-resource-admission.ts';
@@ -56,12 +57,6 @@ function timeout(value: string): number {
   if (ms <= 0 || ms > 86_400_000)
     throw new InvalidArgumentError(`"${value}" is not a duration longer than 0 and at most 24h`);
   return ms;
-}
-
-/** A default in milliseconds as the flag would be written: `1h`, `2m`, `10s`. */
-function durationText(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  return ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`;
 }
 
 function positive(value: string): number {
@@ -222,6 +217,14 @@ export const SETTINGS = {
       "how long before a certificate the controller or the workers read from a connection's Secrets (a client certificate, a CA) expires the connection and the worker deployments using it say so: `CertificateExpiring` (a condition and a Warning event; rollouts go on), then `Stalled` (`CertificateExpired`) once it has expired",
     parse: duration,
   },
+  pollerHistory: {
+    value: '<duration>',
+    env: 'TWC_POLLER_HISTORY',
+    default: durationText(DEFAULT_POLLER_HISTORY_MS),
+    description:
+      "how long Temporal remembers a poller (the server's `matching.PollerHistoryTTL`): a current or ramping build whose Deployments have been available this long, and on one of whose task queues Temporal then remembers no poller of it, says `Degraded=True`, reason `NoPollers` (judged on the pollers the leader reads with --backlog-metrics; not judged without)",
+    parse: timeout,
+  },
   temporalReadBudget: {
     value: '<reads per second>',
     env: 'TWC_TEMPORAL_READ_BUDGET',
@@ -260,7 +263,7 @@ export const SETTINGS = {
     env: 'TWC_BACKLOG_METRICS',
     default: 'true',
     description:
-      "the leader reads each build's task-queue backlog from Temporal (at most once per --poll-interval, within --temporal-read-budget) for the `twc_temporal_backlog_*` metrics and, where the webhook is served, the external.metrics.k8s.io API on its port; and, in the same share and at most once every three intervals, each worker deployment's pollers for the status (`pollers` of each build)",
+      "the leader reads each build's task-queue backlog from Temporal (at most once per --poll-interval, within --temporal-read-budget) for the `twc_temporal_backlog_*` metrics and, where the webhook is served, the external.metrics.k8s.io API on its port; and, in the same share and at most once every three intervals, each worker deployment's pollers on its builds' workflow and activity task queues, for the status (`pollers` and `taskQueues` of each build) and the `NoPollers` judgement (see --poller-history)",
     parse: boolean,
   },
   externalMetricsService: {

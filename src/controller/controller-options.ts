@@ -23,6 +23,8 @@ export interface ControllerOptions {
   rollbackWindowMs?: number;
   /** How long before a connection's certificate expires it is said (default: DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS). */
   certificateExpiryWarningMs?: number;
+  /** The server's matching.PollerHistoryTTL, after which Ready Pods that never polled say NoPollers (default: DEFAULT_POLLER_HISTORY_MS). */
+  pollerHistoryMs?: number;
   /** Reads per second of each Temporal namespace through each frontend, shared by all reconciles (default: DEFAULT_READS_PER_SECOND). */
   temporalReadBudget?: number;
   /** How long a call to Temporal may take (default: DEFAULT_CALL_TIMEOUTS). */

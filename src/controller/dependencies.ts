@@ -6,6 +6,7 @@ import {
   DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS,
   DEFAULT_MAX_INELIGIBLE_VERSIONS,
   DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT,
+  DEFAULT_POLLER_HISTORY_MS,
   DEFAULT_ROLLBACK_WINDOW_MS,
 } from '../api/defaults.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
@@ -13,6 +14,7 @@ import type { ReadCertificate } from '../domain/certificates.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { type ClusterClient, clusterClient } from '../k8s/cluster-client.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
+import type { PollersSeen } from '../domain/pollers.ts';
 import type { PlannerConfig } from '../planner/plan.ts';
 import type { Backoff, RetrySchedule } from '../runtime/backoff.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
@@ -65,8 +67,10 @@ export interface ReconcilerDependencies extends PlannerConfig {
   setConnectionCertificates?(namespace: string, name: string, certificates: readonly ReadCertificate[]): void;
   /** A cluster connection's copies revoked (see Metrics.countSecretCopyRevocation); absent from models without cluster connections. */
   countSecretCopyRevocation?(namespace: string, connection: string, result: 'deleted' | 'failed'): void;
-  /** The workers of each build Temporal last said polled, by build; undefined when not read (see FiguresCollector). */
-  pollersSeen(namespace: string, name: string): Record<string, number> | undefined;
+  /** The builds' task queues and pollers as the leader last read them; undefined when not read (see FiguresCollector). */
+  pollersSeen(namespace: string, name: string): PollersSeen | undefined;
+  /** The builds of a worker deployment judged without pollers; undefined: not judged (see Metrics.setBuildsWithoutPollers). */
+  setBuildsWithoutPollers(namespace: string, name: string, count: number | undefined): void;
   now(): Date;
   /** Per `namespace/name`: how long to wait after Temporal rate-limited a reconcile. */
   temporalBackoff: Backoff<string>;
@@ -90,12 +94,13 @@ export interface DependencySources {
     | 'maxVersionsInDeployment'
     | 'rollbackWindowMs'
     | 'certificateExpiryWarningMs'
+    | 'pollerHistoryMs'
   >;
   pollIntervalMs: number;
   copyRetries: RetrySchedule<string>;
   temporalBackoff: Backoff<string>;
   specChanges: SpecChanges;
-  pollersSeen: (namespace: string, name: string) => Record<string, number> | undefined;
+  pollersSeen: (namespace: string, name: string) => PollersSeen | undefined;
 }
 
 export function sharedDependencies(sources: DependencySources): SharedDependencies {
@@ -110,6 +115,7 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     recordEvent: events.record,
     setPinnedWorkflows: metrics.setPinnedWorkflows,
     setMissingConfiguration: metrics.setMissingConfiguration,
+    setBuildsWithoutPollers: metrics.setBuildsWithoutPollers,
     countAnalysisVerdict: metrics.countAnalysisVerdict,
     countSecretCopyRevocation: metrics.countSecretCopyRevocation,
     setConnectionCertificates: metrics.setConnectionCertificates,
@@ -134,6 +140,7 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     maxVersionsInDeployment: options.maxVersionsInDeployment ?? DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT,
     rollbackWindowMs: options.rollbackWindowMs ?? DEFAULT_ROLLBACK_WINDOW_MS,
     certificateExpiryWarningMs: options.certificateExpiryWarningMs ?? DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS,
+    pollerHistoryMs: options.pollerHistoryMs ?? DEFAULT_POLLER_HISTORY_MS,
     temporalBackoff: sources.temporalBackoff,
     specChange: (namespace, name) => sources.specChanges.wait(namespace, name),
   };

@@ -79,6 +79,7 @@ export async function reconcile(
   const report = reportOutcome(observation, plan, execution);
   deps.setPinnedWorkflows(namespace, name, runningCounts(plan));
   deps.setMissingConfiguration?.(namespace, name, observation.missingConfiguration?.length ?? 0);
+  deps.setBuildsWithoutPollers(namespace, name, plan.buildsWithoutPollers);
   if (plan.analysisReached) deps.countAnalysisVerdict(namespace, name, plan.analysisReached);
   if (execution.failed?.requeueAfterMs === undefined) deps.temporalBackoff.reset(key);
   const written = await writeStatus(
@@ -103,6 +104,12 @@ async function cutShort(
   failed: FailedObservation,
 ): Promise<ReconcileResult> {
   const { workerDeployment, connection } = failed;
+  // Not judged on an observation cut short: its Degraded condition goes too.
+  deps.setBuildsWithoutPollers(
+    workerDeployment.metadata.namespace ?? '',
+    workerDeployment.metadata.name ?? '',
+    undefined,
+  );
   const plan = planCutShort(failed, await observeRevocation(deps, failed), deps.now(), deps.certificateExpiryWarningMs);
   const execution = await executePlan(
     deps,

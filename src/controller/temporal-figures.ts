@@ -3,10 +3,12 @@
 // where each is read, and what a change of pollers queues.
 import type { BuildBacklog, TaskQueueFigures } from '../domain/backlog.ts';
 import { LABELS } from '../domain/labels.ts';
+import type { PolledQueueType, PollersSeen, TaskQueueRef } from '../domain/pollers.ts';
+import { sameJson } from '../domain/same-json.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Priority } from '../runtime/work-queue.ts';
-import { pollersByBuild } from '../temporal/task-queues.ts';
+import { readPollers, type TaskQueueTarget } from '../temporal/task-queues.ts';
 import { readVersionBacklog } from '../temporal/version-backlog.ts';
 import type { Caches } from './caches.ts';
 import { FiguresCollector, type FiguresSource } from './figures-collector.ts';
@@ -19,10 +21,16 @@ const POLLERS_INTERVALS = 3;
 /** What the controller reads of Temporal on a schedule of its own (see FiguresCollector). */
 export type TemporalFigures =
   | { kind: 'backlog'; build: Omit<BuildBacklog, 'readAt' | 'queues'>; queues: TaskQueueFigures[] }
-  | { kind: 'pollers'; namespace: string; workerDeployment: string; byBuild: Record<string, number> };
+  | ({ kind: 'pollers'; namespace: string; workerDeployment: string } & Omit<PollersSeen, 'readAt'>);
 
-/** The workflow task queues it reads grow as the builds' backlog reads name them, within one look. */
-type PollersSource = FiguresSource<TemporalFigures> & { queues: Set<string> };
+/**
+ * The task queues it reads (workflow and activity) and each build's queues grow as the builds'
+ * backlog reads name them, within one look.
+ */
+type PollersSource = FiguresSource<TemporalFigures> & {
+  queues: Map<string, { name: string; type: PolledQueueType }>;
+  taskQueues: Record<string, TaskQueueRef[]>;
+};
 
 function backlogKey(namespace: string, name: string, buildId: string): string {
   return `backlog/${namespace}/${name}/${buildId}`;
@@ -32,10 +40,18 @@ function pollersKey(namespace: string, name: string): string {
   return `pollers/${namespace}/${name}`;
 }
 
+/** The same workers, queues and pollers per queue: nothing for the status to say anew. */
 function samePollers(figures: TemporalFigures, previous: TemporalFigures | undefined): boolean {
   if (figures.kind !== 'pollers' || previous?.kind !== 'pollers') return false;
-  const builds = new Set([...Object.keys(figures.byBuild), ...Object.keys(previous.byBuild)]);
-  return [...builds].every((b) => figures.byBuild[b] === previous.byBuild[b]);
+  const { workers, taskQueues, polled } = figures;
+  return sameJson(
+    { workers, taskQueues, polled },
+    {
+      workers: previous.workers,
+      taskQueues: previous.taskQueues,
+      polled: previous.polled,
+    },
+  );
 }
 
 export interface TemporalFiguresOptions {
@@ -73,14 +89,16 @@ export function backlogFigures(figures: FiguresCollector<TemporalFigures> | unde
   );
 }
 
-/** The workers of each build of a worker deployment as last read; undefined when not read. */
+/** The pollers of a worker deployment's builds and their task queues as last read; undefined when not read. */
 export function pollersSeen(
   figures: FiguresCollector<TemporalFigures> | undefined,
   namespace: string,
   name: string,
-): Record<string, number> | undefined {
-  const latest = figures?.latest(pollersKey(namespace, name))?.value;
-  return latest?.kind === 'pollers' ? latest.byBuild : undefined;
+): PollersSeen | undefined {
+  const latest = figures?.latest(pollersKey(namespace, name));
+  if (latest?.value.kind !== 'pollers') return undefined;
+  const { workers, taskQueues, polled } = latest.value;
+  return { readAt: latest.readAt, workers, taskQueues, polled };
 }
 
 /**
@@ -119,26 +137,60 @@ function figuresSources(
       takeRead,
       read: async () => ({ kind: 'backlog', build, queues: await readVersionBacklog(await target(), buildId) }),
     });
-    // The worker deployment's pollers: one read of the workflow task queues its builds' backlogs named.
-    const pollers = pollersKey(namespace, owner);
-    const known = pollersSources.get(pollers)?.queues ?? new Set<string>();
+    // The worker deployment's pollers: one read of the workflow and activity task queues its
+    // builds' backlogs named, each build's queues kept beside them.
+    const source =
+      pollersSources.get(pollersKey(namespace, owner)) ??
+      pollersSource({ namespace, workerDeployment: owner, takeRead, target, pollIntervalMs });
+    pollersSources.set(source.key, source);
     const backlog = latest(key);
-    for (const queue of backlog?.kind === 'backlog' ? backlog.queues : [])
-      if (queue.type === 'workflow') known.add(queue.taskQueue);
-    if (known.size === 0 || pollersSources.has(pollers)) continue;
-    pollersSources.set(pollers, {
-      key: pollers,
-      // Temporal remembers pollers for minutes: their count changes slowly, the backlog does not.
-      everyMs: POLLERS_INTERVALS * pollIntervalMs,
-      queues: known,
-      takeRead,
-      read: async () => ({
-        kind: 'pollers',
-        namespace,
-        workerDeployment: owner,
-        byBuild: await pollersByBuild(await target(), [...known].sort()),
-      }),
-    });
+    if (backlog?.kind !== 'backlog') continue;
+    // In one order, whatever Temporal's: a change is news, an order is not (see samePollers).
+    source.taskQueues[buildId] = backlog.queues
+      .map((q) => ({ name: q.taskQueue, type: q.type }))
+      .sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
+    for (const { taskQueue: name, type } of backlog.queues)
+      if (type === 'workflow' || type === 'activity') source.queues.set(`${type}/${name}`, { name, type });
   }
-  return [...sources.values(), ...pollersSources.values()];
+  // A worker deployment whose backlog reads named no queue yet has no pollers to read.
+  return [...sources.values(), ...[...pollersSources.values()].filter((p) => p.queues.size > 0)];
+}
+
+/**
+ * The read of a worker deployment's pollers: on the workflow and activity queues its builds' backlog
+ * reads name (filled in as they are listed, within one look), each build's queues kept beside them.
+ */
+function pollersSource({
+  namespace,
+  workerDeployment,
+  takeRead,
+  target,
+  pollIntervalMs,
+}: {
+  namespace: string;
+  workerDeployment: string;
+  takeRead: () => boolean;
+  target: () => Promise<TaskQueueTarget>;
+  pollIntervalMs: number;
+}): PollersSource {
+  const queues: PollersSource['queues'] = new Map();
+  const taskQueues: PollersSource['taskQueues'] = {};
+  return {
+    key: pollersKey(namespace, workerDeployment),
+    // Temporal remembers pollers for minutes: their count changes slowly, the backlog does not.
+    everyMs: POLLERS_INTERVALS * pollIntervalMs,
+    queues,
+    taskQueues,
+    takeRead,
+    read: async () => ({
+      kind: 'pollers',
+      namespace,
+      workerDeployment,
+      taskQueues,
+      ...(await readPollers(
+        await target(),
+        [...queues.values()].sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name)),
+      )),
+    }),
+  };
 }

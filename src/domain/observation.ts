@@ -4,6 +4,7 @@ import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReadCertificate } from './certificates.ts';
+import type { PollersSeen } from './pollers.ts';
 import type { ReadFailure } from './read-failure.ts';
 import type { ServiceAccountRef } from './token-policy.ts';
 import type {
@@ -39,8 +40,8 @@ export interface Observation {
   podProblems?: PodProblem[];
   /** The ConfigMaps and Secrets the target build's Pods cannot start without that do not exist (none when absent). */
   missingConfiguration?: MissingConfiguration[];
-  /** The workers of each build Temporal last said polled its workflow task queues; absent when not read. */
-  pollers?: Record<string, number>;
+  /** What the leader last read of its builds' task queues and pollers; absent when not read (--no-backlog-metrics). */
+  pollers?: PollersSeen;
   /** The autoscalers its owned resources made for its Deployments (none when absent). */
   ownedAutoscalers?: OwnedAutoscaler[];
   /** Read only when the planner asks for it (see readsNeeded). */

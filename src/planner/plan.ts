@@ -52,6 +52,9 @@ import { poolQueues, situation } from './situation.ts';
 import type { OwnedResourceAction } from './owned-resources.ts';
 import { workerDeploymentCertificates } from './certificates.ts';
 import type { CertificateVerdict } from '../status/certificates.ts';
+import { noPollersCondition, silentQueues } from './no-pollers.ts';
+import { knownTaskQueues } from '../status/task-queues.ts';
+import type { TaskQueueRef } from '../domain/pollers.ts';
 
 export interface PlannerConfig {
   /** This installation's identity: the manager identity it claims in Temporal. */
@@ -62,6 +65,8 @@ export interface PlannerConfig {
   rollbackWindowMs: number;
   /** How long before a certificate of the connection expires it is said (default: DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS). */
   certificateExpiryWarningMs?: number;
+  /** The server's matching.PollerHistoryTTL: how long Ready Pods may poll nothing before their build says NoPollers. */
+  pollerHistoryMs: number;
 }
 
 type KubernetesAction<A extends string> = Extract<VersionAction, { action: A }>;
@@ -124,6 +129,10 @@ export interface Plan {
   conditions: Condition[];
   /** What was learned rather than done, for events (Normal unless said). */
   notes: { type?: 'Warning'; reason: string; message: string }[];
+  /** Each build's task queues, where known (see status/task-queues.ts). */
+  taskQueues: Record<string, TaskQueueRef[]>;
+  /** The builds that take traffic and said NoPollers (see planner/no-pollers.ts); absent: not judged. */
+  buildsWithoutPollers?: number;
   /** What the status remembers of the target's gates. */
   gates: GateMemory;
   /** The pinned-workflow ladder of each old build (see planner/pinned-workflows.ts). */
@@ -314,6 +323,26 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     conditions.push(
       stalled('ManagedElsewhere', `${routing.reason}: ${managedElsewhere(observation.temporalName, holder)}`),
     );
+  const taskQueues = knownTaskQueues(
+    workerDeployment.status,
+    observation.pollers?.taskQueues,
+    observedGate ? { buildId, taskQueues: observedGate.taskQueues } : undefined,
+  );
+  const silent = silentQueues({
+    now,
+    pollerHistoryMs: config.pollerHistoryMs,
+    pollers: observation.pollers,
+    versions,
+    taskQueues,
+  });
+  const noPollers = silent && noPollersCondition(silent, { ...observation, ...config });
+  if (noPollers) {
+    conditions.push(noPollers);
+    // A Warning event when it starts (or names other builds or queues), not at every reconcile.
+    const before = workerDeployment.status?.conditions?.find((c) => c.type === noPollers.type);
+    if (before?.status !== 'True' || before.reason !== noPollers.reason || before.message !== noPollers.message)
+      notes.push({ type: 'Warning', reason: noPollers.reason, message: noPollers.message });
+  }
 
   const actions: PlannedAction[] = [
     ...finalizers(observation),
@@ -365,6 +394,8 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     actions,
     conditions,
     notes,
+    taskQueues,
+    ...(silent ? { buildsWithoutPollers: new Set(silent.map((q) => q.buildId)).size } : {}),
     gates: gateDecision.memory,
     ladder: ladder.status,
     ...(analysisPlan.memory ? { analysis: analysisPlan.memory } : {}),

@@ -86,7 +86,8 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   const versions: Report['versions'] = versionsStatus(joined, temporal, buildId, {
     deactivatedAt: deactivationTimes(workerDeployment.status, temporal, now),
     ladder: withStartedBatches(plan, execution, now),
-    ...(observation.pollers ? { pollers: observation.pollers } : {}),
+    ...(observation.pollers ? { pollers: observation.pollers.workers } : {}),
+    taskQueues: plan.taskQueues,
     rampHistory: rampHistory(workerDeployment.status?.targetVersion, buildId, temporal, now),
   });
   const previous = workerDeployment.status?.targetVersion;

@@ -39,6 +39,7 @@ export class Metrics {
   private readonly connectionCertificateSeries = new Map<string, Record<ConnectionCertificateLabel, string>[]>();
   private readonly pinnedWorkflows: Gauge<'namespace' | 'worker_deployment' | 'build_id'>;
   private readonly missingConfiguration: Gauge<'namespace' | 'worker_deployment'>;
+  private readonly buildsWithoutPollers: Gauge<'namespace' | 'worker_deployment'>;
   private readonly drainageCorrections: Counter<'temporal_deployment'>;
   private readonly tokenRefusals: Counter<'reason'>;
   private readonly secretCopyRevocations: Counter<'namespace' | 'connection' | 'result'>;
@@ -178,6 +179,12 @@ export class Metrics {
       labelNames: ['namespace', 'worker_deployment'],
       registers,
     });
+    this.buildsWithoutPollers = new Gauge({
+      name: 'twc_builds_without_pollers',
+      help: 'Current or ramping builds of a worker deployment whose Pods are Ready but on one of whose task queues Temporal remembers no poller of theirs (NoPollers); no series while not judged (--no-backlog-metrics)',
+      labelNames: ['namespace', 'worker_deployment'],
+      registers,
+    });
     this.analysisVerdicts = new Counter({
       name: 'twc_analysis_verdicts_total',
       help: 'Steps judged by spec.rollout.analysis, by verdict (Passed, Failed)',
@@ -303,6 +310,12 @@ export class Metrics {
   readonly setMissingConfiguration = (namespace: string, name: string, missing: number): void => {
     if (missing > 0) this.missingConfiguration.set({ namespace, worker_deployment: name }, missing);
     else this.missingConfiguration.remove({ namespace, worker_deployment: name });
+  };
+
+  /** A worker deployment's builds judged NoPollers; undefined: not judged, no series. */
+  readonly setBuildsWithoutPollers = (namespace: string, name: string, count: number | undefined): void => {
+    if (count === undefined) this.buildsWithoutPollers.remove({ namespace, worker_deployment: name });
+    else this.buildsWithoutPollers.set({ namespace, worker_deployment: name }, count);
   };
 
   /** Gauges of each build's backlog, as `figures` gives it at each scrape: a build or queue it leaves out has no series. */

@@ -42,17 +42,16 @@ export function onePerType(conditions: Condition[]): Condition[] {
  * a reconcile said (see onePerType): a Stalled condition makes the other two False with its reason;
  * a failure (Progressing=False other than Done) makes Ready False with its reason and is not a stall;
  * otherwise the Ready and Progressing said stand (one made up from the other when only one was said).
- * A condition of any other type said (CertificateExpiring) follows them, as said.
+ * A condition of another type (Degraded) is said beside them, as it was said, and only while said.
  */
 export function conditionSet(said: Condition[]): Condition[] {
   const one = onePerType(said);
-  const others = one.filter((c) => !KSTATUS_TYPES.has(c.type));
-  return [...kstatusSet(one), ...others];
+  return [...rolloutConditions(one), ...one.filter((c) => !ROLLOUT_TYPES.has(c.type))];
 }
 
-const KSTATUS_TYPES = new Set(['Ready', 'Progressing', 'Stalled']);
+const ROLLOUT_TYPES = new Set(['Ready', 'Progressing', 'Stalled']);
 
-function kstatusSet(one: Condition[]): Condition[] {
+function rolloutConditions(one: Condition[]): Condition[] {
   const of = (type: string) => one.find((c) => c.type === type);
   const stall = of('Stalled');
   if (stall?.status === 'True') {
@@ -70,6 +69,17 @@ function kstatusSet(one: Condition[]): Condition[] {
     { ...summary, type: 'Stalled', status: 'False' },
   ];
 }
+
+/**
+ * Something an operator should look at that neither stops the rollout nor is acted on: said as
+ * Degraded=True beside Ready, Progressing and Stalled, and gone once it no longer holds.
+ */
+export function degraded(reason: string, text: string): Condition {
+  return { type: 'Degraded', status: 'True', reason, message: text };
+}
+
+/** A current or ramping build's Pods are Ready, yet Temporal remembers none of its workers polling one of its task queues. */
+export const NO_POLLERS = 'NoPollers';
 
 /** The Manual strategy leaves routing to people: a target ready for them is not progressing, nor stalled. */
 export const MANUAL_PROMOTION = 'ManualPromotion';

@@ -2,6 +2,7 @@
 // the versions of the TemporalWorkerDeployment's status. Pure.
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { LadderStatus } from '../domain/ladder.ts';
+import type { TaskQueueRef } from '../domain/pollers.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { eligibleForDeletion, type VersionState } from '../domain/versions.ts';
 import { pinnedWorkflowsStatus } from './pinned-workflows.ts';
@@ -105,13 +106,16 @@ export function withSupersededTimes(
 
 /**
  * What the status says of builds beyond the join: when old builds were deactivated and what became
- * of their pinned workflows (see status/pinned-workflows.ts), and the workers polling each build.
+ * of their pinned workflows (see status/pinned-workflows.ts), the workers polling each build and
+ * its task queues.
  */
 export interface BuildsStatusFacts {
   deactivatedAt: Record<string, Date>;
   ladder: Record<string, LadderStatus>;
   /** The workers of each build that Temporal last said polled (absent: not read, said of no build). */
   pollers?: Record<string, number>;
+  /** Each build's task queues, where known (see status/task-queues.ts). */
+  taskQueues?: Record<string, TaskQueueRef[]>;
   /** The target's ramp as it went (see status/ramp-history.ts). */
   rampHistory?: RampStep[];
 }
@@ -134,6 +138,7 @@ export function versionsStatus(
       ...(v.healthySince ? { healthySince: v.healthySince.toISOString() } : {}),
       ...(v.deployments.length ? { deployments: v.deployments.map((d) => d.name) } : {}),
       ...(facts.pollers ? { pollers: facts.pollers[v.buildId] ?? 0 } : {}),
+      ...(facts.taskQueues?.[v.buildId] ? { taskQueues: facts.taskQueues[v.buildId] } : {}),
       ...(v.lastCurrentAt && v.buildId !== temporal.currentBuildId
         ? { lastCurrentTime: v.lastCurrentAt.toISOString() }
         : {}),

@@ -2,6 +2,7 @@
 // does not name), and whether unversioned workers poll them: then a first Progressive rollout has
 // traffic to ramp from instead of promoting directly.
 import type { temporal } from '@temporalio/proto';
+import type { PolledQueue, PolledQueueType, PollersSeen } from '../domain/pollers.ts';
 import type { BuildTaskQueues } from '../domain/snapshot.ts';
 import { GrpcStatus, TemporalCallError } from './call-status.ts';
 import { enums, type WorkflowService } from './protocol.ts';
@@ -60,28 +61,38 @@ export async function unversionedPollersOnAll(
 }
 
 /**
- * The workers of each build of one Worker Deployment that Temporal remembers polling these
- * workflow task queues (for matching.PollerHistoryTTL, minutes by default): distinct identities,
- * as one worker polls many times. One DescribeTaskQueue per queue answers for every build at once.
+ * Who polled these task queues, as Temporal remembers it (for matching.PollerHistoryTTL, minutes by
+ * default), for the builds of one Worker Deployment: per queue, the builds with a versioned poller
+ * there; per build, its workers on the workflow queues (distinct identities, as one worker polls
+ * many times and many queues). One DescribeTaskQueue per queue and type answers for every build.
  */
-export async function pollersByBuild(
+export async function readPollers(
   { service, namespace, deploymentName }: TaskQueueTarget,
-  workflowTaskQueues: readonly string[],
-): Promise<Record<string, number>> {
+  queues: readonly { name: string; type: PolledQueueType }[],
+): Promise<Pick<PollersSeen, 'workers' | 'polled'>> {
   const identities = new Map<string, Set<string>>();
-  for (const name of workflowTaskQueues) {
+  const polled: PolledQueue[] = [];
+  for (const { name, type } of queues) {
     const described = await service.describeTaskQueue({
       namespace,
       taskQueue: { name },
-      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      taskQueueType:
+        type === 'workflow' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
     });
+    const builds = new Set<string>();
     for (const poller of described.pollers ?? []) {
       const options = poller.deploymentOptions;
       if (isUnversionedPoller(poller) || options?.deploymentName !== deploymentName || !options.buildId) continue;
+      builds.add(options.buildId);
+      if (type !== 'workflow') continue;
       const seen = identities.get(options.buildId) ?? new Set<string>();
       seen.add(poller.identity ?? '');
       identities.set(options.buildId, seen);
     }
+    polled.push({ name, type, builds: [...builds].sort() });
   }
-  return Object.fromEntries([...identities].map(([buildId, seen]) => [buildId, seen.size]));
+  return {
+    workers: Object.fromEntries([...identities].map(([buildId, seen]) => [buildId, seen.size])),
+    polled,
+  };
 }

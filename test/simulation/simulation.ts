@@ -149,6 +149,7 @@ export class Simulation {
       },
       log: silentLogger,
       setPinnedWorkflows: () => {},
+      setBuildsWithoutPollers: () => {},
       pollersSeen: () => undefined,
       countAnalysisVerdict: () => {},
       wroteStatus: (replaced, stored) => ownWrites.wrote(replaced, stored),

@@ -42,6 +42,8 @@ export interface ControlledNamespaceOptions {
   temporalConnectTo?: ReadonlyMap<string, string>;
   /** The controller option of that name (default: off). */
   backlogMetrics?: boolean;
+  /** The controller option of that name (default: the controller's default, the server's default TTL). */
+  pollerHistoryMs?: number;
   /** The controller option of that name (default: off, as the controller is for the test's namespace). */
   clusterConnections?: boolean;
   /** The controller option of that name (default: at 80% of a token's life). */
@@ -131,6 +133,7 @@ export async function controlledNamespace(
       ...(options.eventRepeatWindowMs === undefined ? {} : { eventRepeatWindowMs: options.eventRepeatWindowMs }),
       ...(options.temporalConnectTo ? { temporalConnectTo: options.temporalConnectTo } : {}),
       ...(options.backlogMetrics ? { backlogMetrics: true } : {}),
+      ...(options.pollerHistoryMs === undefined ? {} : { pollerHistoryMs: options.pollerHistoryMs }),
       ...(options.clusterConnections ? { clusterConnections: true } : {}),
       // The chart's, which the controller runs as (controllerAccess): its tokens are what it may request.
       serviceAccount: { namespace: CONTROLLER_RELEASE.namespace, name: CONTROLLER_RELEASE.fullname },

@@ -12,6 +12,7 @@ import { reconcile } from '../../src/controller/reconciler.ts';
 import type { OwnWrites } from '../../src/runtime/own-writes.ts';
 import type { BatchProgress, BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { OutcomeCounts } from '../../src/domain/observation.ts';
+import type { PollersSeen } from '../../src/domain/pollers.ts';
 import type { ServiceAccountRef } from '../../src/domain/token-policy.ts';
 import type { ClusterClient, ListedObject } from '../../src/k8s/cluster-client.ts';
 import { readConfiguration, withConfigurationDigests } from '../../src/k8s/configuration-digests.ts';
@@ -66,8 +67,8 @@ export interface World {
   calls?: string[];
   /** The controller's record of its own status writes, shared by reconciles run one after another; default: none kept. */
   ownWrites?: OwnWrites<TemporalWorkerDeployment>;
-  /** The workers of each build the controller last read polling (see FiguresCollector); default: not read. */
-  pollers?: Record<string, number>;
+  /** The builds' task queues and pollers the controller last read (see FiguresCollector); default: not read. */
+  pollers?: PollersSeen;
   /** The TemporalWorkerOwnedResources of the namespace; default: none. */
   ownedResources?: TemporalWorkerOwnedResource[];
   /** Other objects of the namespace, as listObjects lists them (by kind and label selector); default: none. */
@@ -116,6 +117,8 @@ export interface Recorded {
   ownedResourceStatuses: Record<string, TemporalWorkerOwnedResource['status']>;
   /** Each analysis verdict counted for the metric. */
   analysisVerdicts: string[];
+  /** Each count of builds without pollers given to the metric (undefined: not judged). */
+  buildsWithoutPollers: (number | undefined)[];
   /** Each cluster connection's copy revoked, or try failed, counted for the metric: `namespace connection result`. */
   secretCopyRevocations: string[];
   /** `Kind verb` of each copy write counted forbidden for the metric. */
@@ -128,12 +131,14 @@ export const config = {
   maxIneligibleVersions: 75,
   maxVersionsInDeployment: 100,
   rollbackWindowMs: 3_600_000,
+  pollerHistoryMs: 300_000,
 };
 
 export async function recordedReconcile(world: World): Promise<Recorded> {
   const calls: string[] = world.calls ?? [];
   const events: string[] = [];
   const analysisVerdicts: string[] = [];
+  const buildsWithoutPollers: (number | undefined)[] = [];
   const secretCopyRevocations: string[] = [];
   const copiesForbidden: string[] = [];
   const eventMessages: string[] = [];
@@ -295,6 +300,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     temporal: () => Promise.resolve(temporal),
     log: silentLogger,
     setPinnedWorkflows: () => {},
+    setBuildsWithoutPollers: (_namespace, _name, count) => void buildsWithoutPollers.push(count),
     pollersSeen: () => world.pollers,
     countAnalysisVerdict: (_namespace, _name, verdict) => void analysisVerdicts.push(verdict),
     countSecretCopyRevocation: (namespace, connection, result) =>
@@ -327,6 +333,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     status,
     ownedResourceStatuses,
     analysisVerdicts,
+    buildsWithoutPollers,
     secretCopyRevocations,
     copiesForbidden,
   };

@@ -55,6 +55,7 @@ test('without flags or variables every setting has its default', () => {
     {
       identity: undefined,
       pollInterval: 10_000,
+      pollerHistory: 300_000,
       concurrency: 4,
       maxIneligibleVersions: 75,
       temporalMaxVersionsInDeployment: 100,

@@ -261,6 +261,7 @@ test('on a terminal: states and verdicts in colour; a generation not yet observe
         conditions: [
           { type: 'Ready', status: 'True', reason: 'TargetCurrent', message: 'm' },
           { type: 'Stalled', status: 'True', reason: 'GateFailed', message: 'm' },
+          { type: 'Degraded', status: 'True', reason: 'NoPollers', message: 'm' },
         ],
       },
     ],
@@ -268,6 +269,7 @@ test('on a terminal: states and verdicts in colour; a generation not yet observe
   );
   assert.match(stalled, /✔ Ready=True {2}TargetCurrent/);
   assert.match(stalled, /✖ Stalled=True {2}GateFailed/);
+  assert.match(stalled, /! Degraded=True {2}NoPollers/);
   assert.equal(renderStatus([], { color: true, now }), 'No worker deployment found.\n');
 });
 

@@ -13,6 +13,7 @@ const config = {
   maxIneligibleVersions: 75,
   maxVersionsInDeployment: 100,
   rollbackWindowMs: 3_600_000,
+  pollerHistoryMs: 300_000,
 };
 const token = new Uint8Array([7]);
 

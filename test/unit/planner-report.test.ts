@@ -61,6 +61,7 @@ function plan(more: Partial<Plan> = {}): Plan {
     actions: [],
     conditions: [],
     notes: [],
+    taskQueues: {},
     gates: {},
     ladder: {},
     failedBuilds: [],

@@ -234,18 +234,89 @@ test('Progressive: during a pause nothing is called but the status, and the reco
   );
 });
 
-test('pollers and the ramp so far come from what the controller holds: no Temporal call for them', async () => {
+/** What the leader read of the builds' queues and pollers: each build's workflow and activity queue, polled by `polled`. */
+function pollersRead(readAt: Date, workers: Record<string, number>, polled = Object.keys(workers)) {
+  const queues = [
+    { name: TASK_QUEUE, type: 'activity' as const },
+    { name: TASK_QUEUE, type: 'workflow' as const },
+  ];
+  return {
+    readAt,
+    workers,
+    taskQueues: { v1: queues, v2: queues },
+    polled: queues.map((q) => ({ ...q, builds: polled })),
+  };
+}
+
+test('pollers, task queues and the ramp so far come from what the controller holds: no Temporal call for them', async () => {
   const world = rolloutWorld({ buildId: 'v2', rollout: progressive }, ramping(50, 2));
   const history = [{ percentage: 10, at: minutesAgo(8).toISOString() }];
   world.workerDeployment.status = { targetVersion: { buildID: 'v2', status: 'Ramping', rampHistory: history } };
-  world.pollers = { v1: 2, v2: 1 };
+  world.pollers = pollersRead(minutesAgo(0.5), { v1: 2, v2: 1 });
   const run = await recordedReconcile(world);
   assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
   assert.deepEqual([run.status?.targetVersion?.pollers, run.status?.currentVersion?.pollers], [1, 2]);
+  const queues = [
+    { name: TASK_QUEUE, type: 'activity' },
+    { name: TASK_QUEUE, type: 'workflow' },
+  ];
+  assert.deepEqual([run.status?.targetVersion?.taskQueues, run.status?.currentVersion?.taskQueues], [queues, queues]);
+  assert.deepEqual(run.buildsWithoutPollers, [0], 'judged: every build polls');
   assert.deepEqual(run.status?.targetVersion?.rampHistory, [
     ...history,
     { percentage: 50, at: minutesAgo(2).toISOString() },
   ]);
+});
+
+test('NoPollers: the current build Ready for an hour, no poller of it on its workflow queue: Degraded and a Warning once, nothing done, no Temporal read for it', async () => {
+  const owner = workerDeployment({ buildId: 'v1' });
+  const world: World = {
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [deployment(owner, 'v1', { since: minutesAgo(60) })],
+    temporal: { exists: true, currentBuildId: 'v1', managerIdentity: IDENTITY, versions: [v1Current.versions[0]!] },
+    pollers: {
+      ...pollersRead(minutesAgo(1), { v1: 1 }),
+      polled: [
+        { name: TASK_QUEUE, type: 'activity', builds: ['v1'] },
+        { name: TASK_QUEUE, type: 'workflow', builds: [] },
+      ],
+    },
+  };
+  const first = await recordedReconcile(world);
+  assert.deepEqual(first.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.deepEqual(first.events, ['Warning NoPollers']);
+  assert.match(
+    first.eventMessages[0] ?? '',
+    /^NoPollers: build v1 is current and its Deployment orders-v1 has had every Pod Ready since .*, yet Temporal remembers no poller of it on workflow task queue orders within its poller history \(5m\): check the workers' TEMPORAL_ADDRESS/,
+  );
+  const degraded = first.status?.conditions?.find((c) => c.type === 'Degraded');
+  assert.deepEqual([degraded?.status, degraded?.reason], ['True', 'NoPollers']);
+  assert.equal(
+    first.status?.conditions?.find((c) => c.type === 'Ready')?.status,
+    'True',
+    'the rollout is done all the same',
+  );
+  assert.deepEqual(first.buildsWithoutPollers, [1]);
+
+  const again = await recordedReconcile({ ...world, workerDeployment: { ...owner, status: first.status } });
+  assert.deepEqual(again.calls, ['temporal.describe'], 'the status says it already');
+  assert.deepEqual(again.events, [], 'the Warning is written when it starts');
+  assert.deepEqual(again.buildsWithoutPollers, [1]);
+
+  const polling = await recordedReconcile({
+    ...world,
+    workerDeployment: { ...owner, status: first.status },
+    pollers: pollersRead(now, { v1: 1 }),
+  });
+  assert.deepEqual(polling.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.equal(
+    polling.status?.conditions?.find((c) => c.type === 'Degraded'),
+    undefined,
+    'gone once it polls',
+  );
+  assert.deepEqual(polling.buildsWithoutPollers, [0]);
 });
 
 test('Progressive: a pause that is over moves to the next step, and the last one promotes', async () => {

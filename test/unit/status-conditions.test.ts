@@ -4,7 +4,9 @@ import { test } from 'node:test';
 import {
   blocking,
   conditionSet,
+  degraded,
   MANUAL_PROMOTION,
+  NO_POLLERS,
   mergeConditions,
   onePerType,
   progressing,
@@ -192,4 +194,18 @@ test('a condition of another type (CertificateExpiring) follows the three as sai
     ['Ready', 'Progressing', 'Stalled', 'CertificateExpiring'],
     'one of each type',
   );
+});
+
+test('Degraded is said beside the three, as said and only while said, and is no Warning of its own', () => {
+  const noPollers = degraded(NO_POLLERS, 'build v1 polls nothing');
+  const current = [ready('True', 'TargetCurrent'), progressing('False', 'Done', 'done')];
+  assert.deepEqual(triple([...current, noPollers]), [
+    'Ready=True/TargetCurrent',
+    'Progressing=False/Done',
+    'Stalled=False/Done',
+    'Degraded=True/NoPollers',
+  ]);
+  assert.deepEqual(triple([stalled('GateFailed', 'x'), noPollers]).slice(3), ['Degraded=True/NoPollers']);
+  assert.deepEqual(triple(current).length, 3, 'gone once not said');
+  assert.equal(blocking(noPollers), false);
 });

@@ -29,6 +29,7 @@ export function controllerOptions({ options, access, metrics, log }: RunContext)
     maxVersionsInDeployment: options.temporalMaxVersionsInDeployment,
     rollbackWindowMs: options.rollbackWindow,
     certificateExpiryWarningMs: options.certificateExpiryWarning,
+    pollerHistoryMs: options.pollerHistory,
     temporalReadBudget: options.temporalReadBudget,
     temporalTimeouts: { readMs: options.temporalReadTimeout, writeMs: options.temporalWriteTimeout },
     reconcileTimeoutMs: options.reconcileTimeout,

@@ -117,7 +117,7 @@ function buildDetails(build: BuildView, paint: Paint): string[] {
   return details;
 }
 
-/** ✔ ready, ✖ stalled, ↻ progressing; any other state is only said. */
+/** ✔ ready, ✖ stalled, ↻ progressing, ! degraded (NoPollers); any other state is only said. */
 function conditionLine(condition: ConditionView, paint: Paint): string {
   const on = condition.status === 'True';
   const [symbol, c]: [string, Color] =
@@ -127,7 +127,9 @@ function conditionLine(condition: ConditionView, paint: Paint): string {
         ? ['✖', 'red']
         : on && condition.type === 'Progressing'
           ? ['↻', 'yellow']
-          : ['·', 'dim'];
+          : on && condition.type === 'Degraded'
+            ? ['!', 'yellow']
+            : ['·', 'dim'];
   return `${paint(symbol, c)} ${condition.type}=${condition.status}  ${paint(condition.reason, c)}  ${condition.message}`;
 }
 
