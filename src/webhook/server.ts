@@ -99,8 +99,9 @@ export async function startWebhook(options: WebhookOptions): Promise<RunningWebh
     readBody(request, MAX_ADMISSION_REVIEW_BYTES).then(
       (body) => answer(body),
       (error: unknown) => {
-        if (error instanceof BodyTooLargeError)
-          response.writeHead(413, { Connection: 'close' }).end(`${error.message}\n`);
+        // No `Connection: close`: the server drops the rest of the body as it comes (within the
+        // request timeout), so a caller still sending reads the 413 instead of a broken pipe.
+        if (error instanceof BodyTooLargeError) response.writeHead(413).end(`${error.message}\n`);
         else request.destroy();
       },
     );
