@@ -9,7 +9,7 @@ import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
-import { usesConnection } from '../domain/connection-ref.ts';
+import { connectionNamespace, usesConnection } from '../domain/connection-ref.ts';
 import { LABELS } from '../domain/labels.ts';
 import { podProblems } from '../k8s/pod-problems.ts';
 import { secretCopyNames } from '../k8s/secret-copies.ts';
@@ -105,10 +105,20 @@ export const WATCHES = {
       key: (twd) => `${twd.metadata.namespace ?? ''}/${twd.metadata.name ?? ''}`,
       of: (event, twd) => (event === 'delete' ? undefined : changeOf(twd)),
     },
-    keys: (event, twd, before) =>
-      callsForReconcile(event, before, twd)
+    keys: (event, twd, before) => [
+      ...(callsForReconcile(event, before, twd)
         ? queueKeys('workerDeployment', twd.metadata.namespace, twd.metadata.name)
-        : [],
+        : []),
+      // Gone: its connection may be unused now. Two worker deployments finalized at once each see the
+      // other still holding it, so neither lets it go; the connection's own look, after both, does.
+      ...(event === 'delete'
+        ? queueKeys(
+            'connection',
+            connectionNamespace(twd.spec.workerOptions.connectionRef, twd.metadata.namespace ?? ''),
+            twd.spec.workerOptions.connectionRef.name,
+          )
+        : []),
+    ],
     // Only a worker deployment on a cluster connection has copies of its Secrets watched (checking
     // every one at each event would be quadratic at start-up).
     reselectsSecrets: (event, twd) =>

@@ -71,7 +71,7 @@ test('queue keys: a worker deployment by namespace/name, a connection and an own
     assert.deepEqual(queueKeys(keyOf(key).kind, keyOf(key).namespace, keyOf(key).name), [key], key);
 });
 
-test('TemporalWorkerDeployment: every add and delete; an update only when what a reconcile acts on changed', () => {
+test('TemporalWorkerDeployment: every add and delete; an update only when what a reconcile acts on changed; gone, its connection too (it may be unused now)', () => {
   const row = WATCHES.TemporalWorkerDeployment;
   const seen = row.memory.of('add', orders);
   const newSpec = { ...orders, metadata: { ...orders.metadata, generation: 2 } };
@@ -84,7 +84,7 @@ test('TemporalWorkerDeployment: every add and delete; an update only when what a
     ['added', 'add', orders, undefined, ['shop/orders']],
     ['its spec changed', 'update', newSpec, seen, ['shop/orders']],
     ['its status written', 'update', statusWrite, seen, []],
-    ['deleted', 'delete', orders, seen, ['shop/orders']],
+    ['deleted', 'delete', orders, seen, ['shop/orders', 'connection:shop/temporal']],
   ];
   for (const [what, event, twd, before, keys] of cases) assert.deepEqual(row.keys(event, twd, before), keys, what);
   assert.equal(row.memory.of('delete', orders), undefined, 'nothing is remembered of one deleted');
