@@ -456,6 +456,8 @@ export class NodeAgent {
       (await this.volumeSources.secret(namespace, name))?.[key]?.toString('utf8'),
     configMapValue: async (namespace, name, key) =>
       (await this.volumeSources.configMap(namespace, name))?.[key]?.toString('utf8'),
+    secretData: async (namespace, name) => texts(await this.volumeSources.secret(namespace, name)),
+    configMapData: async (namespace, name) => texts(await this.volumeSources.configMap(namespace, name)),
   };
 
   private readonly volumeSources: VolumeSources = {
@@ -483,6 +485,10 @@ async function absentIfNotFound<T extends V1Secret | V1ConfigMap>(read: Promise<
     if (httpStatus(error) === 404) return undefined;
     throw error;
   }
+}
+
+function texts(data: Record<string, Buffer> | undefined): Record<string, string> | undefined {
+  return data && Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v.toString('utf8')]));
 }
 
 function decoded(data: Record<string, string> | undefined): Record<string, Buffer> {

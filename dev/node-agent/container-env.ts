@@ -6,6 +6,9 @@ const NODE_IP = '127.0.0.1';
 export interface EnvSources {
   secretValue(namespace: string, name: string, key: string): Promise<string | undefined>;
   configMapValue(namespace: string, name: string, key: string): Promise<string | undefined>;
+  /** Every key of a Secret or ConfigMap (envFrom), undefined when it does not exist. */
+  secretData(namespace: string, name: string): Promise<Record<string, string> | undefined>;
+  configMapData(namespace: string, name: string): Promise<Record<string, string> | undefined>;
 }
 
 export class ContainerEnvError extends Error {
@@ -20,6 +23,19 @@ export async function resolveEnv(
   podIP = NODE_IP,
 ): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
+  // envFrom first, in order, then env over it, as the kubelet does.
+  const namespace = pod.metadata?.namespace ?? 'default';
+  for (const [i, source] of (container.envFrom ?? []).entries()) {
+    const ref = source.configMapRef ?? source.secretRef;
+    if (!ref) continue;
+    const kind = source.configMapRef ? 'ConfigMap' : 'Secret';
+    const data = source.configMapRef
+      ? await sources.configMapData(namespace, ref.name ?? '')
+      : await sources.secretData(namespace, ref.name ?? '');
+    if (data === undefined && !ref.optional)
+      throw new ContainerEnvError(`envFrom[${i}]: ${kind} ${namespace}/${ref.name ?? ''} not found`);
+    for (const [key, value] of Object.entries(data ?? {})) env[`${source.prefix ?? ''}${key}`] = value;
+  }
   for (const variable of container.env ?? []) {
     const value = await resolveOne(pod, variable, sources, podIP);
     if (value !== undefined) env[variable.name] = value;

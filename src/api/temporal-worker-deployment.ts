@@ -146,37 +146,53 @@ const spec = withRules(
         }),
       ),
       deployment: Type.Optional(deploymentSettings),
-      workerOptions: Type.Object(
-        {
-          connectionRef: Type.Object(
-            {
-              kind: Type.Optional(
-                Type.Union([Type.Literal('TemporalConnection'), Type.Literal('TemporalClusterConnection')], {
-                  description:
-                    'TemporalConnection (default): one in the same namespace; TemporalClusterConnection: one of the cluster.',
-                  default: 'TemporalConnection',
-                }),
-              ),
-              name: dnsLabel('Name of the connection.'),
-            },
-            { description: 'How to reach Temporal.' },
-          ),
-          temporalNamespace: Type.String({
-            description: 'Temporal namespace of the workers.',
-            minLength: 1,
-            maxLength: 255,
-          }),
-          unsafeCustomBuildID: Type.Optional(
-            Type.String({
-              description:
-                'A build ID of your choosing instead of one computed from the template. A template change under the same ID rolls the existing Pods in place: unsafe if workflow code changed.',
+      workerOptions: withRules(
+        Type.Object(
+          {
+            connectionRef: Type.Object(
+              {
+                kind: Type.Optional(
+                  Type.Union([Type.Literal('TemporalConnection'), Type.Literal('TemporalClusterConnection')], {
+                    description:
+                      'TemporalConnection (default): one in the same namespace; TemporalClusterConnection: one of the cluster.',
+                    default: 'TemporalConnection',
+                  }),
+                ),
+                name: dnsLabel('Name of the connection.'),
+              },
+              { description: 'How to reach Temporal.' },
+            ),
+            temporalNamespace: Type.String({
+              description: 'Temporal namespace of the workers.',
               minLength: 1,
-              maxLength: 63,
-              pattern: LABEL_VALUE,
+              maxLength: 255,
             }),
-          ),
+            unsafeCustomBuildID: Type.Optional(
+              Type.String({
+                description:
+                  'A build ID of your choosing instead of one computed from the template. A template change under the same ID rolls the existing Pods in place: unsafe if workflow code changed.',
+                minLength: 1,
+                maxLength: 63,
+                pattern: LABEL_VALUE,
+              }),
+            ),
+            onConfigChange: Type.Optional(
+              Type.Union([Type.Literal('RollInPlace'), Type.Literal('NewBuild')], {
+                description:
+                  "What a change of a ConfigMap or Secret the Pod template reads (env valueFrom, envFrom, volumes, a projected volume's sources) does. RollInPlace (default): every running build whose template reads it is rolled in place, under the same build ID. NewBuild: the configuration is part of the build ID, so a change is a new build, rolled out like new code, and running builds keep their Pods.",
+                default: 'RollInPlace',
+              }),
+            ),
+          },
+          { description: 'Where the workers run in Temporal.' },
+        ),
+        {
+          cel: "!has(self.unsafeCustomBuildID) || !has(self.onConfigChange) || self.onConfigChange != 'NewBuild'",
+          message:
+            'onConfigChange: NewBuild puts the configuration into a computed build ID, which unsafeCustomBuildID replaces: set one of them',
+          fieldPath: '.onConfigChange',
+          check: (self) => self.unsafeCustomBuildID === undefined || self.onConfigChange !== 'NewBuild',
         },
-        { description: 'Where the workers run in Temporal.' },
       ),
       rollout: Type.Optional(rollout),
       cutover: Type.Optional(rolloutSchema('Deprecated name of rollout.')),

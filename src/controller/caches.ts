@@ -1,6 +1,7 @@
 // The caches the reconciles read: an informer for each row of the watch table (watches.ts), whose
-// events queue what the row says, and the Secrets its Secret row selects; with the controller's
-// own writes the informers have not shown yet, which reconciles decide on instead of the older copy.
+// events queue what the row says, the Secrets its Secret row selects, and the ConfigMaps and
+// Secrets the Pod templates read; with the controller's own writes the informers have not shown
+// yet, which reconciles decide on instead of the older copy.
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
@@ -11,8 +12,9 @@ import type { Logger } from '../runtime/logger.ts';
 import { NamespacedInformers } from '../runtime/namespaced-informers.ts';
 import { OwnDeploymentWrites } from '../k8s/own-deployment-writes.ts';
 import { OwnWrites } from '../runtime/own-writes.ts';
-import { SecretWatches } from '../runtime/secret-watches.ts';
+import { NamedWatches } from '../runtime/named-watches.ts';
 import { ConnectionCaches } from './connection-caches.ts';
+import { TemplateReads } from './template-reads.ts';
 import { type Watch, WATCHES, type WatchView } from './watches.ts';
 
 /** What else an event that queues a reconcile does: before its keys are queued, and after. */
@@ -46,7 +48,11 @@ export class Caches {
   /** Scales and deletes of Deployments the informer has not shown yet. */
   readonly ownDeploymentWrites: OwnDeploymentWrites;
   readonly pods: NamespacedInformers<V1Pod>;
-  readonly secrets: SecretWatches;
+  readonly secrets: NamedWatches<'Secret'>;
+  /** The ConfigMaps the Pod templates read. */
+  readonly configMaps: NamedWatches<'ConfigMap'>;
+  private readonly templateReads = new TemplateReads();
+  private readsToWatch = false;
 
   constructor({ api, namespaces, clusterConnections, enqueue, hooks, log }: CachesOptions) {
     const view: WatchView = {
@@ -54,6 +60,7 @@ export class Caches {
       connections: () => this.connections.all(),
       connectionOf: (twd) => this.connections.usedBy(twd),
       readsClusterConnections: clusterConnections,
+      readers: (kind, namespace, name) => this.templateReads.readers(kind, namespace, name),
     };
     const informer = <T extends KubernetesObject>(row: Watch<T>, hook: EventHooks<T> = {}) => {
       const remembered = new Map<string, string>();
@@ -63,6 +70,8 @@ export class Caches {
         path: row.path,
         ...(row.labelSelector ? { labelSelector: row.labelSelector } : {}),
         onEvent: (event, object) => {
+          const reads = row.reads?.(event, object);
+          if (reads && this.templateReads.set(reads)) this.watchTemplateReads();
           // A row without memory remembers nothing: its key is always '', its `now` undefined.
           const memoryKey = row.memory?.key(object) ?? '';
           const keys = row.keys(event, object, remembered.get(memoryKey), view);
@@ -78,9 +87,16 @@ export class Caches {
         log,
       });
     };
-    this.secrets = new SecretWatches({
+    this.secrets = new NamedWatches({
       api,
+      kind: 'Secret',
       onChange: (namespace, name) => WATCHES.Secret.keys(namespace, name, view).forEach((key) => enqueue(key)),
+      log,
+    });
+    this.configMaps = new NamedWatches({
+      api,
+      kind: 'ConfigMap',
+      onChange: (namespace, name) => WATCHES.ConfigMap.keys(namespace, name, view).forEach((key) => enqueue(key)),
       log,
     });
     this.workerDeployments = informer(WATCHES.TemporalWorkerDeployment, hooks.workerDeployment);
@@ -92,6 +108,20 @@ export class Caches {
     this.deployments = informer(WATCHES.Deployment);
     this.ownDeploymentWrites = new OwnDeploymentWrites((namespace) => this.deployments.list(namespace));
     this.pods = informer(WATCHES.Pod);
+  }
+
+  /**
+   * Watches what the templates read, once the events being dispatched are: a list of many
+   * Deployments at start-up changes the set once, not once per Deployment.
+   */
+  private watchTemplateReads(): void {
+    if (this.readsToWatch) return;
+    this.readsToWatch = true;
+    queueMicrotask(() => {
+      this.readsToWatch = false;
+      this.configMaps.watchOnly(this.templateReads.objects('ConfigMap'), 'templates');
+      this.secrets.watchOnly(this.templateReads.objects('Secret'), 'templates');
+    });
   }
 
   async start(): Promise<void> {
@@ -113,6 +143,7 @@ export class Caches {
       this.deployments.stop(),
       this.pods.stop(),
       this.secrets.stop(),
+      this.configMaps.stop(),
     ]);
   }
 }

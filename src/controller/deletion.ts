@@ -31,6 +31,7 @@ export async function finalizeWorkerDeployment(
   if (!hasFinalizer(stored)) return undefined;
   const namespace = stored.metadata.namespace ?? '';
   deps.setPinnedWorkflows(namespace, stored.metadata.name ?? '', {});
+  deps.setMissingConfiguration?.(namespace, stored.metadata.name ?? '', 0);
   deps.setBuildsWithoutPollers(namespace, stored.metadata.name ?? '', undefined);
   const key = `${namespace}/${stored.metadata.name ?? ''}`;
   const temporalName = temporalDeploymentName(namespace, stored.metadata.name ?? '');

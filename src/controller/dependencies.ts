@@ -1,7 +1,7 @@
 // What a reconcile works with: the informers' caches to read, the adapters to Kubernetes and
 // Temporal to act through, the clock, and the configuration the planner decides with; and where
 // the controller builds them, all but what each reconcile adds of its own (dispatch.ts).
-import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import {
   DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS,
   DEFAULT_MAX_INELIGIBLE_VERSIONS,
@@ -48,6 +48,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   pods(namespace: string): readonly V1Pod[];
   /** A Secret as cached, undefined when it does not exist. */
   secret(namespace: string, name: string): Promise<V1Secret | undefined>;
+  /** A ConfigMap a Pod template reads, as cached, undefined when it does not exist. */
+  configMap(namespace: string, name: string): Promise<V1ConfigMap | undefined>;
   /** A client of one Worker Deployment, through the connection's pooled and paced client. */
   temporal(connection: TemporalConnection, address: WorkerDeploymentAddress): Promise<WorkerDeploymentClient>;
   /** This reconcile's logger (its object and id bound): a line per action taken. */
@@ -57,6 +59,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   wroteStatus(replaced: string | undefined, stored: TemporalWorkerDeployment): void;
   /** The workflows last counted on each old build of a worker deployment (see Metrics.setPinnedWorkflows). */
   setPinnedWorkflows(namespace: string, name: string, running: Record<string, number>): void;
+  /** The objects the target build's Pods read that are missing (see Metrics.setMissingConfiguration); absent from models. */
+  setMissingConfiguration?(namespace: string, name: string, missing: number): void;
   /** A verdict of spec.rollout.analysis reached (see Metrics.countAnalysisVerdict). */
   countAnalysisVerdict(namespace: string, name: string, verdict: 'Passed' | 'Failed'): void;
   /** The certificates of a connection's Secrets (see Metrics.setConnectionCertificates); absent where nothing is measured. */
@@ -110,6 +114,7 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     cluster: caches.ownDeploymentWrites.noting(clusterClient(api)),
     recordEvent: events.record,
     setPinnedWorkflows: metrics.setPinnedWorkflows,
+    setMissingConfiguration: metrics.setMissingConfiguration,
     setBuildsWithoutPollers: metrics.setBuildsWithoutPollers,
     countAnalysisVerdict: metrics.countAnalysisVerdict,
     countSecretCopyRevocation: metrics.countSecretCopyRevocation,
@@ -127,6 +132,7 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     deployments: (namespace) => caches.ownDeploymentWrites.newest(namespace),
     pods: (namespace) => caches.pods.list(namespace),
     secret: (namespace, name) => caches.secrets.get(namespace, name),
+    configMap: (namespace, name) => caches.configMaps.get(namespace, name),
     identity: options.identity,
     now: () => new Date(),
     pollIntervalMs: sources.pollIntervalMs,

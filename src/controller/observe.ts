@@ -28,7 +28,15 @@ import type { ReadFailure } from '../domain/read-failure.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { buildIdOf } from '../k8s/build-id.ts';
-import { poolOverlays } from '../k8s/pool-template.ts';
+import {
+  type ConfigurationDigests,
+  type ConfigurationLookup,
+  type ConfigurationObject,
+  readConfiguration,
+  withConfigurationDigests,
+} from '../k8s/configuration-digests.ts';
+import { configurationReferences, objectId, readObjects } from '../k8s/configuration-references.ts';
+import { poolOverlays, poolPodTemplate } from '../k8s/pool-template.ts';
 import { driftOf, replacementOf } from '../k8s/deployment-drift.ts';
 import { LABELS, temporalDeploymentName } from '../k8s/names.ts';
 import { observeDeployment } from '../k8s/observed-deployment.ts';
@@ -65,6 +73,9 @@ export interface KubernetesFacts extends KubernetesPhaseFacts {
   secretCopies?: Observation['secretCopies'];
   /** Those of the connection's Secrets, the controller's and the workers' (none when absent). */
   certificates?: ReadCertificate[];
+  /** The ConfigMaps and Secrets the spec's templates and the owned Deployments' templates read, as cached. */
+  configuration: ConfigurationLookup;
+  missingConfiguration?: Observation['missingConfiguration'];
 }
 
 export type SeenInKubernetes = { facts: KubernetesFacts; failed?: undefined } | { failed: FailedObservation };
@@ -132,12 +143,28 @@ export async function observeKubernetes(
       },
     };
   const live = ownedDeployments(deps, cached);
+  const specReferences = podTemplatesOf(spec).flatMap(configurationReferences);
+  const configuration = await readReferenced(deps, namespace, [
+    ...specReferences,
+    ...live.flatMap((d) => configurationReferences(d.spec?.template)),
+  ]);
+  const read = readConfiguration(specReferences, configuration);
+  const newBuildOnChange = spec.workerOptions.onConfigChange === 'NewBuild';
   return {
     facts: withDeployments(
       {
         workerDeployment,
         connection,
-        buildId: buildIdOf(spec.template, spec.workerOptions.unsafeCustomBuildID, poolOverlays(spec.pools)),
+        buildId: buildIdOf(
+          spec.template,
+          spec.workerOptions.unsafeCustomBuildID,
+          poolOverlays(spec.pools),
+          newBuildOnChange ? read.digests : undefined,
+        ),
+        configuration,
+        ...(read.missing.length > 0
+          ? { missingConfiguration: read.missing.map(({ kind, name, field }) => ({ kind, name, field })) }
+          : {}),
         temporalName: temporalDeploymentName(namespace, name),
         // Copies not yet in place are written by the full plan, before any Deployment.
         credentialsExist:
@@ -154,6 +181,28 @@ export async function observeKubernetes(
       live,
     ),
   };
+}
+
+/** The Pod template of each pool of the build the spec asks for (the template alone without pools). */
+function podTemplatesOf(spec: TemporalWorkerDeployment['spec']) {
+  return (spec.pools ?? [undefined]).map((pool) => poolPodTemplate(spec.template, pool));
+}
+
+/** Each ConfigMap and Secret the references name, read once from the caches (each watched by name). */
+async function readReferenced(
+  deps: ReconcilerDependencies,
+  namespace: string,
+  references: Parameters<typeof readObjects>[0],
+): Promise<ConfigurationLookup> {
+  const objects = new Map<string, ConfigurationObject | undefined>();
+  await Promise.all(
+    readObjects(references).map(async (read) => {
+      const object =
+        read.kind === 'Secret' ? await deps.secret(namespace, read.name) : await deps.configMap(namespace, read.name);
+      objects.set(objectId(read), object);
+    }),
+  );
+  return (kind, name) => objects.get(objectId({ kind, name }));
 }
 
 /** The copies of a cluster connection's Secrets the Pods need, and those in place; a Secret of the user's where one goes is a conflict. */
@@ -231,32 +280,54 @@ function admitted(cached: TemporalWorkerDeployment): Admitted {
  */
 const builtDeployments = new WeakMap<object, Map<string, V1Deployment>>();
 
-function built(input: VersionedDeploymentInput): V1Deployment {
+function built(input: VersionedDeploymentInput, digests: ConfigurationDigests | undefined): V1Deployment {
   const { workerDeployment, connection, buildId, pool } = input;
   const { uid, name, namespace } = workerDeployment.metadata;
   const byInput = builtDeployments.get(workerDeployment.spec) ?? new Map<string, V1Deployment>();
   builtDeployments.set(workerDeployment.spec, byInput);
-  const key = JSON.stringify([uid, name, namespace, buildId, pool, connection]);
+  const key = JSON.stringify([uid, name, namespace, buildId, pool, connection, digests]);
   let deployment = byInput.get(key);
-  if (!deployment) byInput.set(key, (deployment = deepFreeze(versionedDeployment(input))));
+  if (!deployment) {
+    const made = versionedDeployment(input);
+    if (digests && made.spec) made.spec.template = withConfigurationDigests(made.spec.template, digests);
+    byInput.set(key, (deployment = deepFreeze(made)));
+  }
   return deployment;
 }
 
 /** The facts with these Deployments as the ones it owns: the cache's, or those plus what was just created. */
 export function withDeployments(facts: KubernetesFacts, live: V1Deployment[]): KubernetesFacts {
   const { workerDeployment, buildId, workers } = facts;
-  const wanted = (workerDeployment.spec.pools ?? [undefined]).map((pool) => ({
-    ...(pool ? { pool: pool.name } : {}),
-    deployment: built({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) }),
-  }));
-  const deployments = observeOwn(live, buildId, wanted, workers, workerDeployment.spec.deployment);
+  const spec = workerDeployment.spec;
+  // With NewBuild the configuration is in the build ID instead: no Deployment carries or rolls for it.
+  const rollsInPlace = spec.workerOptions.onConfigChange !== 'NewBuild';
+  const wanted = (spec.pools ?? [undefined]).map((pool) => {
+    const digests = rollsInPlace
+      ? readConfiguration(configurationReferences(poolPodTemplate(spec.template, pool)), facts.configuration).digests
+      : undefined;
+    return {
+      ...(pool ? { pool: pool.name } : {}),
+      deployment: built({ workerDeployment, connection: workers, buildId, ...(pool ? { pool } : {}) }, digests),
+    };
+  });
+  /**
+   * The digests a Deployment's own template should carry now; undefined when not compared: with
+   * NewBuild, or while an object its Pods cannot start without is missing (rolling would replace
+   * running Pods with Pods that cannot start; the kubelet says what is missing to any new one).
+   */
+  const digestsOf = (deployment: V1Deployment): ConfigurationDigests | undefined => {
+    if (!rollsInPlace) return undefined;
+    const read = readConfiguration(configurationReferences(deployment.spec?.template), facts.configuration);
+    return read.missing.length > 0 ? undefined : read.digests;
+  };
+  const deployments = observeOwn(live, buildId, wanted, workers, spec.deployment, digestsOf);
   const replacements: Record<string, V1Deployment> = {};
   for (const d of deployments) {
     if (!d.drift) continue;
     const object = live.find((l) => l.metadata?.name === d.name) ?? {};
     const own =
       d.buildId === buildId ? wanted.find((w) => w.pool === object.metadata?.labels?.[LABELS.pool]) : undefined;
-    replacements[d.name] = replacementOf(object, own?.deployment, workers, workerDeployment.spec.deployment);
+    replacements[d.name] = replacementOf(object, own?.deployment, workers, spec.deployment, digestsOf(object));
   }
   return { ...facts, wanted, live, deployments, replacements };
 }
@@ -300,6 +371,7 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
     wanted: facts.wanted,
     ...(facts.secretCopies?.length ? { secretCopies: facts.secretCopies } : {}),
     ...(facts.certificates ? { certificates: facts.certificates } : {}),
+    ...(facts.missingConfiguration ? { missingConfiguration: facts.missingConfiguration } : {}),
     replacements: facts.replacements,
     temporal: state,
     podProblems: deps
@@ -460,19 +532,20 @@ function observeOwn(
   wanted: Observation['wanted'],
   connection: WorkerConnection,
   settings: DeploymentSettings | undefined,
+  digestsOf: (deployment: V1Deployment) => ConfigurationDigests | undefined,
 ): ObservedDeployment[] {
-  return deployments
-    .map(observeDeployment)
-    .filter((d): d is ObservedDeployment => d !== undefined)
-    .map((d) => {
-      const drift = driftOf(
-        d,
-        d.buildId === buildId ? wanted.find((w) => w.pool === d.pool)?.deployment : undefined,
-        connection,
-        settings,
-      );
-      return drift ? { ...d, drift } : d;
-    });
+  return deployments.flatMap((object) => {
+    const d = observeDeployment(object);
+    if (!d) return [];
+    const drift = driftOf(
+      d,
+      d.buildId === buildId ? wanted.find((w) => w.pool === d.pool)?.deployment : undefined,
+      connection,
+      settings,
+      digestsOf(object),
+    );
+    return [drift ? { ...d, drift } : d];
+  });
 }
 
 /** The autoscaler copies its owned resources' statuses say exist, with the Deployment each scales. */

@@ -78,6 +78,7 @@ export async function reconcile(
   );
   const report = reportOutcome(observation, plan, execution);
   deps.setPinnedWorkflows(namespace, name, runningCounts(plan));
+  deps.setMissingConfiguration?.(namespace, name, observation.missingConfiguration?.length ?? 0);
   deps.setBuildsWithoutPollers(namespace, name, plan.buildsWithoutPollers);
   if (plan.analysisReached) deps.countAnalysisVerdict(namespace, name, plan.analysisReached);
   if (execution.failed?.requeueAfterMs === undefined) deps.temporalBackoff.reset(key);

@@ -2,8 +2,9 @@
 // Go controller's SetupWithManager (For the worker deployments, Owns their Deployments, Watches
 // the rest with a map function). The mapping functions are pure: the event, the object, what the
 // controller remembered of it and a view of the caches in; the queue keys out, in the order they
-// are queued. caches.ts makes an informer of each row; the Secrets are watched one by one, by
-// name (runtime/secret-watches.ts), as the Secret row selects them.
+// are queued. caches.ts makes an informer of each row; the Secrets and ConfigMaps are watched one
+// by one, by name (runtime/named-watches.ts), as the Secret row selects them and as the rows that
+// hold Pod templates say they read them (template-reads.ts).
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
@@ -11,10 +12,13 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { connectionNamespace, usesConnection } from '../domain/connection-ref.ts';
 import { LABELS } from '../domain/labels.ts';
+import { configurationReferences, readObjects } from '../k8s/configuration-references.ts';
 import { podProblems } from '../k8s/pod-problems.ts';
+import { poolPodTemplate } from '../k8s/pool-template.ts';
 import { secretCopyNames } from '../k8s/secret-copies.ts';
 import type { InformerEvent, KubernetesObject } from '../runtime/informer.ts';
 import { referencedSecrets } from '../temporal/credentials.ts';
+import type { HolderReads, ReadKind } from './template-reads.ts';
 import { callsForReconcile, changeOf } from './worker-deployment-changes.ts';
 
 /** What a reconcile is of: a worker deployment, a connection (namespace '' for a cluster one) or an owned resource. */
@@ -49,6 +53,8 @@ export interface WatchView {
   /** The connection a worker deployment names, as cached. */
   connectionOf(twd: TemporalWorkerDeployment): TemporalConnection | undefined;
   readsClusterConnections: boolean;
+  /** The keys queued by a change of a ConfigMap or Secret, by the rows' `reads` of the Pod templates that read it. */
+  readers(kind: ReadKind, namespace: string, name: string): string[];
 }
 
 /** One watched kind: where its informer lists and watches, and which keys an event queues. */
@@ -66,6 +72,23 @@ export interface Watch<T extends KubernetesObject> {
   keys(event: InformerEvent, object: T, before: string | undefined, view: WatchView): string[];
   /** Whether the event changes which Secrets the Secret row selects. */
   reselectsSecrets?(event: InformerEvent, object: T): boolean;
+  /** What the object's Pod templates read, at every event: those ConfigMaps and Secrets are watched. */
+  reads?(event: InformerEvent, object: T): HolderReads;
+}
+
+/** What these templates of `namespace` read, for the holder, and the key that a change queues. */
+function holderReads(
+  holder: string,
+  keys: string[],
+  namespace: string,
+  templates: Parameters<typeof configurationReferences>[0][],
+): HolderReads {
+  const objects = readObjects(templates.flatMap(configurationReferences)).map(({ kind, name }) => ({
+    kind,
+    namespace,
+    name,
+  }));
+  return { holder, keys, objects };
 }
 
 /** The worker deployments using the connection `name` of `namespace` ('' for a cluster connection). */
@@ -123,6 +146,19 @@ export const WATCHES = {
     // every one at each event would be quadratic at start-up).
     reselectsSecrets: (event, twd) =>
       event !== 'update' && twd.spec.workerOptions.connectionRef.kind === 'TemporalClusterConnection',
+    // The spec's templates, before its build has a Deployment: with onConfigChange NewBuild they make its build ID.
+    reads: (event, twd) => {
+      const { namespace = '', name } = twd.metadata;
+      const spec = twd.spec;
+      const templates =
+        event === 'delete' ? [] : (spec.pools ?? [undefined]).map((pool) => poolPodTemplate(spec.template, pool));
+      return holderReads(
+        `TemporalWorkerDeployment/${namespace}/${name ?? ''}`,
+        queueKeys('workerDeployment', namespace, name),
+        namespace,
+        templates,
+      );
+    },
   } satisfies Watch<TemporalWorkerDeployment>,
   TemporalConnection: {
     path: ours(KINDS.TemporalConnection.plural),
@@ -149,6 +185,16 @@ export const WATCHES = {
     path: (scope) => `/apis/apps/v1${scope}/deployments`,
     labelSelector: LABELS.buildId,
     keys: (_event, deployment) => queueKeys('workerDeployment', deployment.metadata?.namespace, ownerOf(deployment)),
+    // Each build's own template: an old build reads what its template names, whatever the spec says now.
+    reads: (event, deployment) => {
+      const { namespace = '', name = '' } = deployment.metadata ?? {};
+      return holderReads(
+        `Deployment/${namespace}/${name}`,
+        queueKeys('workerDeployment', namespace, ownerOf(deployment)),
+        namespace,
+        event === 'delete' ? [] : [deployment.spec?.template],
+      );
+    },
   } satisfies Watch<V1Deployment>,
   /**
    * Only the Pods of the builds' Deployments (both labels are on every Pod template the controller
@@ -183,6 +229,7 @@ export const WATCHES = {
       return [...view.connections().flatMap((connection) => referencedSecrets(connection)), ...copies];
     },
     keys: (namespace: string, name: string, view: WatchView): string[] => [
+      ...view.readers('Secret', namespace, name),
       ...view.workerDeployments(namespace).flatMap((twd) => {
         const connection = view.connectionOf(twd);
         return connection && secretCopyNames(connection, twd.metadata.name ?? '').includes(name)
@@ -196,5 +243,9 @@ export const WATCHES = {
         )
         .flatMap((connection) => connectionKeys(connection, view)),
     ],
+  },
+  /** Each ConfigMap a Pod template reads (as the rows' `reads` say): the worker deployments whose templates read it. */
+  ConfigMap: {
+    keys: (namespace: string, name: string, view: WatchView): string[] => view.readers('ConfigMap', namespace, name),
   },
 };

@@ -38,6 +38,8 @@ export interface Observation {
   temporal: TemporalDeploymentState;
   /** What its Pods say keeps them from running (none when absent). */
   podProblems?: PodProblem[];
+  /** The ConfigMaps and Secrets the target build's Pods cannot start without that do not exist (none when absent). */
+  missingConfiguration?: MissingConfiguration[];
   /** What the leader last read of its builds' task queues and pollers; absent when not read (--no-backlog-metrics). */
   pollers?: PollersSeen;
   /** The autoscalers its owned resources made for its Deployments (none when absent). */
@@ -48,6 +50,14 @@ export interface Observation {
   pinned?: LadderObservation;
   /** The counts spec.rollout.analysis asked for (see readsNeeded). */
   analysis?: AnalysisObservation;
+}
+
+/** A ConfigMap or Secret of the worker deployment's namespace that a Pod template reads, not optionally, and that does not exist. */
+export interface MissingConfiguration {
+  kind: 'ConfigMap' | 'Secret';
+  name: string;
+  /** Where the template names it: `container worker envFrom[0]`, `volume settings`. */
+  field: string;
 }
 
 /** Workflows a build closed in an analysis window, and how many of those failed (failed, timed out or terminated). */

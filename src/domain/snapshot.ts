@@ -54,6 +54,8 @@ export interface ObservedDeployment {
   specHash?: string;
   templateHash?: string;
   connectionHash?: string;
+  /** Per ConfigMap and Secret its Pod template reads, the digest it was rolled with; absent on one made before digests. */
+  configuration?: Record<string, string>;
   /** spec.deployment as last applied to it (see k8s/deployment-settings.ts). */
   settings?: string;
   /** Why it no longer matches what the spec and the connection ask: it must be rolled in place. */

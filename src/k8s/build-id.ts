@@ -16,17 +16,26 @@ interface PodTemplate {
  * `unsafeCustomBuildID` when set (cleaned to a label value), else `<image tag>-<hash>`: the first
  * container's image tag (or digest, or repository) for people to read, and 10 hex characters of
  * SHA-256 over the canonical template, with the pools' own templates when some have one
- * (k8s/pool-template.ts), so that any change to what a Pod runs makes a new build.
+ * (k8s/pool-template.ts), so that any change to what a Pod runs makes a new build; and with the
+ * digests of the ConfigMaps and Secrets the templates read when the worker deployment makes their
+ * change a new build (workerOptions.onConfigChange: NewBuild).
  */
 export function buildIdOf(
   template: PodTemplate,
   customBuildId?: string,
   poolTemplates?: Record<string, unknown>,
+  configuration?: Record<string, string>,
 ): string {
   const custom = customBuildId === undefined ? '' : labelValue(customBuildId);
   if (custom) return custom;
-  // Without pool templates the hash is the template's alone, as before they existed: no build ID changes on upgrade.
-  const hash = templateHash(poolTemplates ? { template, pools: poolTemplates } : template).slice(0, HASH_LENGTH);
+  // Without pool templates or configuration the hash is the template's alone, as before they
+  // counted: no build ID changes on upgrade.
+  const read = configuration && Object.keys(configuration).length > 0 ? configuration : undefined;
+  const hashed =
+    poolTemplates || read
+      ? { template, ...(poolTemplates ? { pools: poolTemplates } : {}), ...(read ? { configuration: read } : {}) }
+      : template;
+  const hash = templateHash(hashed).slice(0, HASH_LENGTH);
   const readable = labelValue(imageLabel(template.spec?.containers?.[0]?.image ?? '')).slice(
     0,
     MAX_BUILD_ID_LENGTH - HASH_LENGTH - 1,

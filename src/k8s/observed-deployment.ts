@@ -4,6 +4,7 @@ import type { ObservedDeployment } from '../domain/snapshot.ts';
 import { LABELS } from './names.ts';
 import { ANNOTATIONS } from './versioned-deployment.ts';
 import { SETTINGS_ANNOTATION } from './deployment-settings.ts';
+import { carriedDigests } from './configuration-digests.ts';
 
 export function observeDeployment(deployment: V1Deployment): ObservedDeployment | undefined {
   const labels = deployment.metadata?.labels ?? {};
@@ -26,6 +27,7 @@ export function observeDeployment(deployment: V1Deployment): ObservedDeployment 
     progressing?.status === 'False'
       ? `${progressing.reason ?? 'NotProgressing'}: ${progressing.message ?? ''}`
       : undefined;
+  const configuration = carriedDigests(deployment.spec?.template);
   return {
     name: deployment.metadata?.name ?? '',
     buildId,
@@ -39,6 +41,7 @@ export function observeDeployment(deployment: V1Deployment): ObservedDeployment 
     ...defined('templateHash', deployment.spec?.template.metadata?.annotations?.[ANNOTATIONS.templateHash]),
     ...defined('connectionHash', deployment.spec?.template.metadata?.annotations?.[ANNOTATIONS.connectionHash]),
     ...defined('settings', deployment.metadata?.annotations?.[SETTINGS_ANNOTATION]),
+    ...(configuration ? { configuration } : {}),
   };
 }
 

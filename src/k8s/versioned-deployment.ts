@@ -18,6 +18,8 @@ export const ANNOTATIONS = {
   templateHash: 'temporal.io/pod-template-hash',
   /** Hash of the connection and of the Secret keys its workers read: a changed address or credential rolls the Pods. */
   connectionHash: 'temporal.io/connection-hash',
+  /** Per ConfigMap and Secret the Pod template reads, a digest of what it reads (k8s/configuration-digests.ts): a change rolls the Pods. */
+  configurationHashes: 'temporal.io/configuration-hashes',
   /** Hash of the whole Deployment spec but replicas, as built: any difference from the spec rolls the target in place. */
   specHash: 'temporal.io/spec-hash',
 } as const;

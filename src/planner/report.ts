@@ -9,6 +9,7 @@ import {
   ROLLOUT_ABORTED,
   stalled,
 } from '../status/conditions.ts';
+import { CONFIGURATION_MISSING, missingConfigurationSays } from '../status/missing-configuration.ts';
 import { describePods, PODS_FAILING, podsSay } from '../status/pods-say.ts';
 import { deactivationTimes } from '../status/pinned-workflows.ts';
 import { rampHistory } from '../status/ramp-history.ts';
@@ -43,15 +44,23 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   const stuck = deployments.filter((d) => d.buildId === buildId && d.stuck);
   const pods = done ? undefined : podsSay(observation.podProblems ?? [], buildId);
   const metadata = workerDeployment.metadata;
+  const missing = done
+    ? undefined
+    : missingConfigurationSays(observation.missingConfiguration, metadata.namespace ?? '', buildId);
   const describe = describePods(metadata.namespace ?? '', metadata.name ?? '', buildId);
   if (stuck.length > 0 && !done) {
     const why = stuck.map((d) => `Deployment ${d.name}: ${d.stuck}`).join('; ');
     conditions.push(
       stalled(
         'BuildNotAvailable',
-        `build ${buildId} cannot become available (${why}); its Pods say why: ${pods ? `${pods.text}; ` : ''}${describe}`,
+        `build ${buildId} cannot become available (${why}); ${missing ? `${missing.text}; ` : ''}its Pods say why: ${pods ? `${pods.text}; ` : ''}${describe}`,
       ),
     );
+  } else if (missing) {
+    // Before the progress deadline: the rollout waits for the object, and says which.
+    const text = `${missing.text}${pods ? `; its Pods say: ${pods.text}` : ''}; ${describe}`;
+    conditions.push({ type: 'Ready', status: 'False', reason: CONFIGURATION_MISSING, message: text });
+    conditions.push(progressing('True', CONFIGURATION_MISSING, text));
   } else if (pods) {
     // Before the progress deadline the Deployment may still make it (a Secret created, an image
     // pushed): the rollout waits, and says on what.
@@ -99,7 +108,7 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   const routed = execution.done.some((a) => a.action === 'route');
   const requeueAfterMs = execution.failed?.requeueAfterMs ?? (routed ? 0 : plan.requeueAfterMs);
   const requeueFallsDue = !execution.failed && !routed && plan.requeueFallsDue;
-  const warnings = [...(pods?.events ?? []), ...(plan.certificates?.events ?? [])];
+  const warnings = [...(missing?.events ?? []), ...(pods?.events ?? []), ...(plan.certificates?.events ?? [])];
   return { versions, conditions, warnings, requeueAfterMs, requeueFallsDue };
 }
 

@@ -38,6 +38,7 @@ export class Metrics {
   /** The series of connectionCertificateExpiry each connection (`namespace/name`) has. */
   private readonly connectionCertificateSeries = new Map<string, Record<ConnectionCertificateLabel, string>[]>();
   private readonly pinnedWorkflows: Gauge<'namespace' | 'worker_deployment' | 'build_id'>;
+  private readonly missingConfiguration: Gauge<'namespace' | 'worker_deployment'>;
   private readonly buildsWithoutPollers: Gauge<'namespace' | 'worker_deployment'>;
   private readonly drainageCorrections: Counter<'temporal_deployment'>;
   private readonly tokenRefusals: Counter<'reason'>;
@@ -172,6 +173,12 @@ export class Metrics {
       labelNames: ['namespace', 'worker_deployment', 'build_id'],
       registers,
     });
+    this.missingConfiguration = new Gauge({
+      name: 'twc_configuration_missing',
+      help: "ConfigMaps and Secrets the target build's Pod templates read, not optionally, that do not exist (its Pods cannot start); no series when none",
+      labelNames: ['namespace', 'worker_deployment'],
+      registers,
+    });
     this.buildsWithoutPollers = new Gauge({
       name: 'twc_builds_without_pollers',
       help: 'Current or ramping builds of a worker deployment whose Pods are Ready but on one of whose task queues Temporal remembers no poller of theirs (NoPollers); no series while not judged (--no-backlog-metrics)',
@@ -297,6 +304,12 @@ export class Metrics {
         series.map((s) => s.labels),
       );
     else this.connectionCertificateSeries.delete(key);
+  };
+
+  /** How many objects the target build's Pods read are missing, as the last reconcile found; 0 takes the series away. */
+  readonly setMissingConfiguration = (namespace: string, name: string, missing: number): void => {
+    if (missing > 0) this.missingConfiguration.set({ namespace, worker_deployment: name }, missing);
+    else this.missingConfiguration.remove({ namespace, worker_deployment: name });
   };
 
   /** A worker deployment's builds judged NoPollers; undefined: not judged, no series. */

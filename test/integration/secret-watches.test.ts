@@ -3,14 +3,15 @@
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SecretWatches } from '../../src/runtime/secret-watches.ts';
+import { NamedWatches } from '../../src/runtime/named-watches.ts';
 import { eventually, kubeConfig, kubernetesApi, testNamespace } from '../support/environment.ts';
 
 test('only the named Secrets are cached and reported, until they are no longer wanted', async (t) => {
   const namespace = await testNamespace(t, 'secrets');
   const core = kubeConfig().makeApiClient(CoreV1Api);
   const changes: string[] = [];
-  const secrets = new SecretWatches({
+  const secrets = new NamedWatches({
+    kind: 'Secret',
     api: kubernetesApi(t),
     onChange: (ns, name) => changes.push(`${ns}/${name}`),
   });

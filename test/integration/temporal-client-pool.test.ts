@@ -5,7 +5,7 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
-import { SecretWatches } from '../../src/runtime/secret-watches.ts';
+import { NamedWatches } from '../../src/runtime/named-watches.ts';
 import { troubleOf } from '../../src/temporal/call-failures.ts';
 import { TemporalClientPool, TemporalConnectError } from '../../src/temporal/client-pool.ts';
 import { CredentialsError } from '../../src/temporal/credentials.ts';
@@ -18,7 +18,7 @@ const SERVER_NAME = 'temporal.twc.test';
 interface Fixture {
   namespace: string;
   certs: TestCertificates;
-  secrets: SecretWatches;
+  secrets: NamedWatches<'Secret'>;
   /** Reaches the Temporal namespace through `spec`; resolves to its name. */
   describe(spec: TemporalConnection['spec']): Promise<string>;
   proxy(options: { clientCA?: string; apiKey?: string }): Promise<GrpcProxy>;
@@ -30,7 +30,7 @@ async function fixture(t: TestContext): Promise<Fixture> {
   const namespace = await testNamespace(t, 'pool');
   const certs = await makeCertificates(t, SERVER_NAME);
   const core = kubeConfig().makeApiClient(CoreV1Api);
-  const secrets = new SecretWatches({ api: kubernetesApi(t), onChange: () => {} });
+  const secrets = new NamedWatches({ kind: 'Secret', api: kubernetesApi(t), onChange: () => {} });
   const pool = new TemporalClientPool({
     secret: (ns, name) => secrets.get(ns, name),
     timeouts: { readMs: 3000, writeMs: 3000 },

@@ -141,6 +141,7 @@ export class Simulation {
       deployments: (namespace) => deploymentWrites.newest(namespace),
       pods: () => [],
       secret: () => Promise.resolve(undefined),
+      configMap: () => Promise.resolve(undefined),
       // Async: a fault thrown here reaches the reconciler as a rejection, as a failed connection does.
       temporal: async () => {
         this.temporalFaults.connect();

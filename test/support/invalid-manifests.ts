@@ -241,6 +241,22 @@ export const invalidManifests: InvalidManifest[] = [
     expect: 'spec.workerOptions.unsafeCustomBuildID',
   },
   {
+    title: 'onConfigChange NewBuild with a custom build ID, which the configuration cannot change',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.workerOptions.unsafeCustomBuildID': 'stable',
+      'spec.workerOptions.onConfigChange': 'NewBuild',
+    }),
+    expect: 'spec.workerOptions.onConfigChange',
+    says: 'unsafeCustomBuildID',
+  },
+  {
+    title: 'an onConfigChange of neither RollInPlace nor NewBuild',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.workerOptions.onConfigChange': 'Restart' }),
+    expect: 'spec.workerOptions.onConfigChange',
+  },
+  {
     title: "seed 003's unadapted buildID field",
     kind: 'TemporalWorkerDeployment',
     manifest: twd({ 'spec.workerOptions.buildID': 'wf-a1b2c3d4' }),

@@ -2,7 +2,7 @@
 // WorkerDeploymentClient) over plain data, and records every call it makes, in order, as one line
 // each: the orchestration tests assert that exact list. Nothing here imitates a server: each
 // adapter method answers from the world the test describes, or throws the error the test gives it.
-import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
@@ -15,6 +15,8 @@ import type { OutcomeCounts } from '../../src/domain/observation.ts';
 import type { PollersSeen } from '../../src/domain/pollers.ts';
 import type { ServiceAccountRef } from '../../src/domain/token-policy.ts';
 import type { ClusterClient, ListedObject } from '../../src/k8s/cluster-client.ts';
+import { readConfiguration, withConfigurationDigests } from '../../src/k8s/configuration-digests.ts';
+import { configurationReferences } from '../../src/k8s/configuration-references.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
 import type { WorkerConnection } from '../../src/k8s/worker-connection.ts';
 import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
@@ -73,6 +75,8 @@ export interface World {
   objects?: ListedObject[];
   /** The Secrets of every namespace, as the cache holds them (and listObjects lists those of the worker deployment's); default: none. */
   secrets?: V1Secret[];
+  /** The ConfigMaps of every namespace, as the cache holds them; default: none. */
+  configMaps?: V1ConfigMap[];
   /** The worker deployment's namespace's labels, which a cluster connection's allowedNamespaces selects on; default: none. */
   namespaceLabels?: Record<string, string>;
   /** The controller's default ServiceAccount of owned resources' copies; default `copier`, '' for none. */
@@ -291,6 +295,8 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     pods: () => world.pods ?? [],
     secret: (namespace, name) =>
       Promise.resolve(world.secrets?.find((s) => s.metadata?.namespace === namespace && s.metadata.name === name)),
+    configMap: (namespace, name) =>
+      Promise.resolve(world.configMaps?.find((c) => c.metadata?.namespace === namespace && c.metadata.name === name)),
     temporal: () => Promise.resolve(temporal),
     log: silentLogger,
     setPinnedWorkflows: () => {},
@@ -387,6 +393,8 @@ export function deployment(
     hostPort?: string;
     /** The connection as its workers see it (workerConnection); default: plaintext to hostPort. */
     workers?: WorkerConnection;
+    /** The ConfigMaps and Secrets (each with its kind) when it was rolled: it carries the digests of those its template reads. */
+    configuredWith?: (V1ConfigMap | V1Secret)[];
   } = {},
 ): V1Deployment {
   const pool = options.pool ? owner.spec.pools?.find((p) => p.name === options.pool) : undefined;
@@ -400,6 +408,13 @@ export function deployment(
     buildId,
     ...(pool ? { pool } : {}),
   });
+  if (options.configuredWith && object.spec) {
+    const objects = options.configuredWith;
+    const read = readConfiguration(configurationReferences(object.spec.template), (kind, name) =>
+      objects.find((o) => o.kind === kind && o.metadata?.name === name),
+    );
+    object.spec.template = withConfigurationDigests(object.spec.template, read.digests);
+  }
   const replicas = options.replicas ?? object.spec?.replicas ?? 1;
   const available = options.available ?? true;
   return {

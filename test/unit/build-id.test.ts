@@ -84,3 +84,13 @@ test("the pools' own templates are part of the build; without any the build ID i
   );
   assert.equal(buildIdOf(t, 'mine', poolOverlays([gpu('orders-gpu:2')])), 'mine', 'a custom build ID stays as given');
 });
+
+test('with onConfigChange NewBuild the digests of what the templates read are part of the build; none read: as before', () => {
+  const t = template('registry.example.com/orders-worker:1.0.0');
+  assert.equal(buildIdOf(t, undefined, undefined, {}), '1.0.0-8681b6fef4', 'nothing read: the template alone');
+  const a = buildIdOf(t, undefined, undefined, { 'ConfigMap/settings': '0123456789abcdef' });
+  const b = buildIdOf(t, undefined, undefined, { 'ConfigMap/settings': 'fedcba9876543210' });
+  assert.ok(a.startsWith('1.0.0-') && a !== '1.0.0-8681b6fef4', a);
+  assert.notEqual(a, b, 'a changed ConfigMap is a new build');
+  assert.equal(buildIdOf(t, 'stable', undefined, { 'ConfigMap/settings': 'x' }), 'stable', 'a custom ID is the ID');
+});

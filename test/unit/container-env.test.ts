@@ -12,6 +12,10 @@ const sources: EnvSources = {
     Promise.resolve(namespace === 'ns' && name === 's' && key === 'k' ? 'secret-value' : undefined),
   configMapValue: (namespace, name, key) =>
     Promise.resolve(namespace === 'ns' && name === 'c' && key === 'k' ? 'config-value' : undefined),
+  secretData: (namespace, name) =>
+    Promise.resolve(namespace === 'ns' && name === 's' ? { k: 'secret-value', TOKEN: 't' } : undefined),
+  configMapData: (namespace, name) =>
+    Promise.resolve(namespace === 'ns' && name === 'c' ? { k: 'config-value', MODE: 'fast' } : undefined),
 };
 
 test('values, field references, Secret and ConfigMap keys resolve as a kubelet resolves them', async () => {
@@ -47,4 +51,27 @@ test('a missing required Secret key names the variable and the Secret', async ()
     assert.match(error.message, /TEMPORAL_API_KEY: key api-key of Secret ns\/creds not found/);
     return true;
   });
+});
+
+test('envFrom: every key of a ConfigMap or Secret, prefixed if asked, in order, and env over them', async () => {
+  const container: V1Container = {
+    name: 'worker',
+    envFrom: [
+      { configMapRef: { name: 'c' } },
+      { secretRef: { name: 's' }, prefix: 'S_' },
+      { configMapRef: { name: 'gone', optional: true } },
+    ],
+    env: [{ name: 'MODE', value: 'slow' }],
+  };
+  assert.deepEqual(await resolveEnv(pod, container, sources), {
+    k: 'config-value',
+    MODE: 'slow',
+    S_k: 'secret-value',
+    S_TOKEN: 't',
+  });
+});
+
+test('envFrom: a missing required ConfigMap names it', async () => {
+  const container: V1Container = { name: 'worker', envFrom: [{ configMapRef: { name: 'gone' } }] };
+  await assert.rejects(resolveEnv(pod, container, sources), /envFrom\[0\]: ConfigMap ns\/gone not found/);
 });

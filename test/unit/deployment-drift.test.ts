@@ -3,6 +3,8 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { readConfiguration, withConfigurationDigests } from '../../src/k8s/configuration-digests.ts';
+import { configurationReferences } from '../../src/k8s/configuration-references.ts';
 import { driftOf, replacementOf } from '../../src/k8s/deployment-drift.ts';
 import { observeDeployment } from '../../src/k8s/observed-deployment.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
@@ -150,4 +152,65 @@ test('an observed Deployment says which Temporal namespace its workers poll', ()
   assert.equal(observed(build()).temporalNamespace, 'ns');
   const payments = build({ workerOptions: { connectionRef: { name: 'c' }, temporalNamespace: 'payments' } });
   assert.equal(observed(payments).temporalNamespace, 'payments');
+});
+
+/** A build whose template reads ConfigMap `settings`, carrying the digests of `carried`. */
+const reading = {
+  spec: { containers: [{ name: 'worker', image: 'w:1', envFrom: [{ configMapRef: { name: 'settings' } }] }] },
+};
+function digestsOf(deployment: V1Deployment, mode: string | undefined) {
+  return readConfiguration(configurationReferences(deployment.spec?.template), (kind, name) =>
+    kind === 'ConfigMap' && name === 'settings' && mode !== undefined ? { data: { MODE: mode } } : undefined,
+  ).digests;
+}
+function carrying(mode: string): V1Deployment {
+  const deployment = build({ template: reading });
+  return {
+    ...deployment,
+    spec: {
+      ...deployment.spec!,
+      template: withConfigurationDigests(deployment.spec!.template, digestsOf(deployment, mode)),
+    },
+  };
+}
+
+test('a ConfigMap its template reads changed: an old build rolls, and the reason names it', () => {
+  const old = carrying('fast');
+  assert.equal(driftOf(observed(old), undefined, plaintext, undefined, digestsOf(old, 'fast')), undefined);
+  assert.equal(
+    driftOf(observed(old), undefined, plaintext, undefined, digestsOf(old, 'slow')),
+    'the configuration its Pods read changed: ConfigMap settings changed',
+  );
+});
+
+test('a ConfigMap its template reads changed: the target rolls too, though its spec is as built', () => {
+  const target = carrying('fast');
+  assert.match(
+    driftOf(observed(target), target, plaintext, undefined, digestsOf(target, 'slow')) ?? '(none)',
+    /ConfigMap settings changed/,
+  );
+});
+
+test('configuration not compared (onConfigChange: NewBuild): no roll, whatever the digests', () => {
+  const old = carrying('fast');
+  assert.equal(driftOf(observed(old), undefined, plaintext, undefined, undefined), undefined);
+});
+
+test('made before digests: a template that reads nothing rolls on no upgrade; one that reads a ConfigMap rolls once', () => {
+  const plain = build();
+  assert.equal(driftOf(observed(plain), undefined, plaintext, undefined, digestsOf(plain, 'fast')), undefined);
+  const legacy = build({ template: reading });
+  assert.match(
+    driftOf(observed(legacy), undefined, plaintext, undefined, digestsOf(legacy, 'fast')) ?? '(none)',
+    /has no digest on it yet/,
+  );
+});
+
+test("the replacement of an old build keeps its own template and carries the configuration's new digests", () => {
+  const old = carrying('fast');
+  const now = digestsOf(old, 'slow');
+  const replacement = replacementOf(live(old), undefined, plaintext, undefined, now);
+  assert.deepEqual(replacement.spec?.template.spec?.containers[0]?.envFrom, [{ configMapRef: { name: 'settings' } }]);
+  assert.equal(driftOf(observeDeployment(replacement)!, undefined, plaintext, undefined, now), undefined);
+  assert.notDeepEqual(replacement.spec?.template.metadata?.annotations, old.spec?.template.metadata?.annotations);
 });

@@ -137,3 +137,13 @@ test("each certificate of a connection's Secrets has its expiry time, replaced a
   metrics.setConnectionCertificates('shop', 'temporal', []);
   assert.equal(await value(registry, series('0b')), undefined, 'the connection gone');
 });
+
+test("the ConfigMaps and Secrets a target build's Pods read that are missing: a series while any is, none after", async () => {
+  const registry = new Registry();
+  const metrics = new Metrics(registry);
+  const sample = 'twc_configuration_missing{namespace="shop",worker_deployment="orders"}';
+  metrics.setMissingConfiguration('shop', 'orders', 2);
+  assert.equal(await value(registry, sample), 2);
+  metrics.setMissingConfiguration('shop', 'orders', 0);
+  assert.equal(await value(registry, sample), undefined);
+});

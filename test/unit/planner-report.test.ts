@@ -520,3 +520,36 @@ test('the builds that failed a gate or an analysis are written with the status, 
   );
   assert.equal('failedBuilds' in reportOutcome(observation(), plan(), { done: [] }).versions, false);
 });
+
+test("ConfigMaps and Secrets the new build's Pods cannot start without are said by name, with a Warning each; not once it is current", () => {
+  const missingConfiguration = [
+    { kind: 'ConfigMap' as const, name: 'settings', field: 'container worker envFrom[0]' },
+    { kind: 'Secret' as const, name: 'db', field: 'volume db' },
+  ];
+  const report = reportOutcome(
+    observation({ missingConfiguration, podProblems: [configError('orders-v2-a')] }),
+    plan(),
+    { done: [] },
+  );
+  const advice =
+    'create it, or mark the reference optional: true; the running builds keep their Pods, and the new build starts once it exists';
+  const said =
+    `build v2's Pods cannot start: they read ConfigMap shop/settings (container worker envFrom[0]), Secret shop/db (volume db), which do not exist: ${advice}; ` +
+    `its Pods say: Pod orders-v2-a container worker: CreateContainerConfigError: secret "db" not found; ${describeV2}`;
+  assert.deepEqual(report.conditions, [
+    { type: 'Ready', status: 'False', reason: 'ConfigurationMissing', message: said },
+    progressing('True', 'ConfigurationMissing', said),
+    ...rollingOut,
+  ]);
+  assert.deepEqual(
+    report.warnings.map((w) => `${w.reason}: ${w.message}`),
+    [
+      `ConfigurationMissing: build v2's Pods read ConfigMap shop/settings (container worker envFrom[0]), which does not exist: ${advice}`,
+      `ConfigurationMissing: build v2's Pods read Secret shop/db (volume db), which does not exist: ${advice}`,
+      'PodsFailing: build v2: Pod orders-v2-a container worker: CreateContainerConfigError: secret "db" not found',
+    ],
+  );
+  const current = reportOutcome(observation({ temporal: v2Current, missingConfiguration }), plan(), { done: [] });
+  assert.deepEqual(current.conditions, targetCurrent);
+  assert.deepEqual(current.warnings, []);
+});

@@ -1,7 +1,11 @@
 // One reconcile, driven through the adapter interfaces over plain data: each scenario asserts the
 // exact Kubernetes and Temporal calls, in order (see test/support/recorded-world.ts).
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { buildIdOf } from '../../src/k8s/build-id.ts';
+import { readConfiguration } from '../../src/k8s/configuration-digests.ts';
+import { configurationReferences } from '../../src/k8s/configuration-references.ts';
 import { KubernetesApiError } from '../../src/runtime/kube/api-errors.ts';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
 import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
@@ -1929,4 +1933,135 @@ test('a Temporal call past its timeout: the status names the call and the timeou
     ),
     JSON.stringify(write.status?.conditions),
   );
+});
+
+/** A ConfigMap of the worker deployment's namespace. */
+const configMap = (name: string, data: Record<string, string>): V1ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: NAMESPACE },
+  data,
+});
+/** A template that takes its variables from ConfigMap `name`. */
+const readingConfigMap = (name: string, image: string) => ({
+  spec: { containers: [{ name: 'worker', image, envFrom: [{ configMapRef: { name } }] }] },
+});
+/** v2 current and v1 draining, both reading ConfigMap `settings`; v0 draining, reading ConfigMap `flags`; each rolled when `settings` said fast. */
+function configuredWorld(): World {
+  const reading = (buildId: string, name: string) =>
+    workerDeployment({ buildId, template: readingConfigMap(name, `orders:${buildId}`) });
+  const configuredWith = [configMap('settings', { MODE: 'fast' }), configMap('flags', { ON: 'yes' })];
+  return {
+    now,
+    workerDeployment: reading('v2', 'settings'),
+    connection: connection(),
+    deployments: [
+      deployment(reading('v0', 'flags'), 'v0', { since: minutesAgo(600), configuredWith }),
+      deployment(reading('v1', 'settings'), 'v1', { since: minutesAgo(60), configuredWith }),
+      deployment(reading('v2', 'settings'), 'v2', { since: minutesAgo(2), configuredWith }),
+    ],
+    configMaps: configuredWith,
+    temporal: {
+      exists: true,
+      currentBuildId: 'v2',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v0', status: 'Draining', everActive: true },
+        { buildId: 'v1', status: 'Draining', everActive: true },
+        { buildId: 'v2', status: 'Current', everActive: true },
+      ],
+    },
+  };
+}
+
+test('a ConfigMap the templates read unchanged: nothing is rolled', async () => {
+  const run = await recordedReconcile(configuredWorld());
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+});
+
+test('a ConfigMap the templates read changed: every running build whose own template reads it is rolled in place, under its build ID, and no other', async () => {
+  const world = configuredWorld();
+  const run = await recordedReconcile({
+    ...world,
+    configMaps: [configMap('settings', { MODE: 'slow' }), configMap('flags', { ON: 'yes' })],
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'k8s.replaceDeployment orders-v1',
+    'k8s.replaceDeployment orders-v2',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(
+    run.eventMessages.filter((m) => m.startsWith('DeploymentUpdated')),
+    ['v1', 'v2'].map(
+      (b) =>
+        `DeploymentUpdated: Deployment orders-${b} of build ${b} is rolled in place: the configuration its Pods read changed: ConfigMap settings changed`,
+    ),
+  );
+  assert.equal(run.status?.currentVersion?.buildID, 'v2', 'the same builds, routed as they were');
+});
+
+test('a ConfigMap the running builds cannot start without deleted: no build is rolled (their Pods keep what they read)', async () => {
+  const world = configuredWorld();
+  const run = await recordedReconcile({ ...world, configMaps: [configMap('flags', { ON: 'yes' })] });
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+});
+
+test('a new build whose Pods read a ConfigMap that does not exist is created, and the status says which it waits for', async () => {
+  const world = templateChangedWorld(1);
+  const owner = workerDeployment(
+    { buildId: 'v2', template: readingConfigMap('settings', 'orders:v2') },
+    { generation: 2 },
+    { observedGeneration: 1, versionCount: 1 },
+  );
+  const run = await recordedReconcile({ ...world, workerDeployment: owner });
+  assert.deepEqual(run.calls, ['k8s.createDeployment orders-v2', 'temporal.describe', 'k8s.replaceStatus orders@10']);
+  const progressingNow = run.status?.conditions?.find((c) => c.type === 'Progressing');
+  assert.equal(progressingNow?.reason, 'ConfigurationMissing');
+  assert.match(progressingNow?.message ?? '', /ConfigMap shop\/settings \(container worker envFrom\[0\]\)/);
+  assert.deepEqual(run.events, ['Normal DeploymentCreated', 'Warning ConfigurationMissing']);
+});
+
+test('onConfigChange NewBuild: a changed ConfigMap is a new build, created as new code is; the running builds are not rolled', async () => {
+  const spec = {
+    replicas: 2,
+    workerOptions: {
+      connectionRef: { name: 'temporal' },
+      temporalNamespace: 'default',
+      onConfigChange: 'NewBuild' as const,
+    },
+    template: readingConfigMap('settings', 'orders:1'),
+  };
+  const buildOf = (mode: string) =>
+    buildIdOf(spec.template, undefined, undefined, {
+      'ConfigMap/settings':
+        readConfiguration(configurationReferences(spec.template), () => ({ data: { MODE: mode } })).digests[
+          'ConfigMap/settings'
+        ] ?? '',
+    });
+  const [fast, slow] = [buildOf('fast'), buildOf('slow')];
+  assert.notEqual(fast, slow);
+  const owner = workerDeployment(
+    { buildId: fast, ...spec },
+    { generation: 1 },
+    { observedGeneration: 1, versionCount: 1 },
+  );
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: { ...owner, spec: { ...owner.spec, workerOptions: spec.workerOptions } },
+    connection: connection(),
+    deployments: [deployment(owner, fast, { since: minutesAgo(60) })],
+    configMaps: [configMap('settings', { MODE: 'slow' })],
+    temporal: {
+      ...v1Current,
+      currentBuildId: fast,
+      versions: [{ buildId: fast, status: 'Current', everActive: true }],
+    },
+  });
+  assert.deepEqual(run.calls, [
+    `k8s.createDeployment orders-${slow}`,
+    'temporal.describe',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.equal(run.status?.targetVersion?.buildID, slow);
 });

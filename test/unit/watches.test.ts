@@ -8,11 +8,14 @@ import { test } from 'node:test';
 import type { TemporalClusterConnection, TemporalConnection } from '../../src/api/temporal-connection.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import { connectionNamespace } from '../../src/domain/connection-ref.ts';
+import { TemplateReads } from '../../src/controller/template-reads.ts';
 import { keyOf, queueKeys, WATCHES, type WatchView } from '../../src/controller/watches.ts';
 import type { InformerEvent } from '../../src/runtime/informer.ts';
 import { connection, deployment, NAMESPACE, workerDeployment } from '../support/recorded-world.ts';
 
 const orders = workerDeployment({ buildId: 'v1' });
+/** No template reads anything, unless a test records its own. */
+const noReads = new TemplateReads();
 const billing = workerDeployment(
   {
     buildId: 'v1',
@@ -53,6 +56,7 @@ function cached(readsClusterConnections = true): WatchView {
       return connections.find((c) => (c.metadata.namespace ?? '') === namespace && c.metadata.name === ref.name);
     },
     readsClusterConnections,
+    readers: (kind, namespace, name) => noReads.readers(kind, namespace, name),
   };
 }
 const view = cached();
@@ -194,4 +198,56 @@ test("Secret: those the connections name and the copies of the cluster connectio
   assert.deepEqual(WATCHES.Secret.keys('platform', 'worker-key', view), ['connection:/shared', 'shop/billing']);
   assert.deepEqual(WATCHES.Secret.keys('shop', 'billing-temporal-api-key', view), ['shop/billing'], 'a copy');
   assert.deepEqual(WATCHES.Secret.keys('shop', 'unrelated', view), []);
+});
+
+test("ConfigMaps and Secrets the templates read: the spec's and each build's own, each change queueing the worker deployment whose templates read it", () => {
+  const reads = new TemplateReads();
+  const view = { ...cached(), readers: reads.readers.bind(reads) };
+  const readingTemplate = (configMap: string) => ({
+    spec: {
+      containers: [
+        {
+          name: 'worker',
+          image: 'orders:v1',
+          envFrom: [{ configMapRef: { name: configMap } }],
+          env: [{ name: 'KEY', valueFrom: { secretKeyRef: { name: 'orders-key', key: 'k' } } }],
+        },
+      ],
+    },
+  });
+  const ordersNow = workerDeployment({ buildId: 'v2', template: readingTemplate('settings-v2') });
+  const oldBuild = deployment(workerDeployment({ buildId: 'v1', template: readingTemplate('settings-v1') }), 'v1');
+  const billingBuild = deployment(billing, 'v1');
+  const recorded = [
+    WATCHES.TemporalWorkerDeployment.reads('add', ordersNow),
+    WATCHES.Deployment.reads('add', oldBuild),
+    WATCHES.Deployment.reads('add', billingBuild),
+  ];
+  assert.deepEqual(recorded[0], {
+    holder: 'TemporalWorkerDeployment/shop/orders',
+    keys: ['shop/orders'],
+    objects: [
+      { kind: 'Secret', namespace: 'shop', name: 'orders-key' },
+      { kind: 'ConfigMap', namespace: 'shop', name: 'settings-v2' },
+    ],
+  });
+  assert.deepEqual(
+    recorded.map((r) => reads.set(r)),
+    [true, true, false],
+    'the set read grows, then not',
+  );
+  assert.deepEqual(reads.objects('ConfigMap'), [
+    { namespace: 'shop', name: 'settings-v2' },
+    { namespace: 'shop', name: 'settings-v1' },
+  ]);
+  assert.deepEqual(WATCHES.ConfigMap.keys('shop', 'settings-v1', view), ['shop/orders'], "the old build's own");
+  assert.deepEqual(WATCHES.ConfigMap.keys('shop', 'settings-v2', view), ['shop/orders'], "the spec's");
+  assert.deepEqual(WATCHES.ConfigMap.keys('shop', 'unread', view), []);
+  assert.deepEqual(WATCHES.Secret.keys('shop', 'orders-key', view), ['shop/orders'], 'a Secret a template reads');
+
+  assert.equal(reads.set(WATCHES.Deployment.reads('delete', oldBuild)), true, 'deleted: it reads nothing');
+  assert.deepEqual(WATCHES.ConfigMap.keys('shop', 'settings-v1', view), []);
+  assert.deepEqual(reads.objects('ConfigMap'), [{ namespace: 'shop', name: 'settings-v2' }]);
+  assert.equal(reads.set(WATCHES.TemporalWorkerDeployment.reads('delete', ordersNow)), true);
+  assert.deepEqual([...reads.objects('ConfigMap'), ...reads.objects('Secret')], []);
 });

@@ -102,8 +102,9 @@ true
 - apiGroups: ['']
   resources: [events]
   verbs: [create, patch{{ if .Values.dashboard.enabled }}, list, watch{{ end }}]
-# Connection credentials and gate inputs, read by name (a watch per Secret named, by field
-# selector: names are the users', so no resourceNames can list them); with every namespace
+# Connection credentials, gate inputs and what worker Pod templates read, each read by name (a
+# watch per Secret or ConfigMap named, by field selector: names are the users', so no
+# resourceNames can list them); with every namespace
 # watched, the copies of a TemporalClusterConnection's Secrets that its Pods mount, in a worker
 # deployment's namespace its allowedNamespaces select: applied server-side, and deleted (by uid,
 # only those it owns) from a namespace that may no longer use the connection.
@@ -112,7 +113,7 @@ true
   verbs: [get, list, watch{{ if not .Values.rbac.watchNamespaces }}, create, patch, delete{{ end }}]
 - apiGroups: ['']
   resources: [configmaps]
-  verbs: [get]
+  verbs: [get, list, watch]
 # Owned resources' copies are written as a ServiceAccount of their own namespace, never with the
 # controller's rights (it has none on any owned kind). No resourceNames: the namespaces name their
 # accounts; the controller only ever impersonates one of the namespace whose copies it writes.
