@@ -337,16 +337,19 @@ test("a batch the ladder's status lost is found by the real server's list of the
   const target = { service: client.workflowService, namespace, identity: 'ladder-list-test' };
   const suffix = `${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}`;
   const workflowType = `ListedBatchTarget-${suffix}`;
-  // Workflows no worker polls stay running: a batch paced at one signal a second runs long enough to be listed.
+  // Workflows no worker polls stay running: a batch paced at one signal a second runs for half a
+  // minute, long enough to be listed on a loaded machine (six, five seconds' worth, once were not).
   const workflows = await Promise.all(
-    [1, 2, 3, 4, 5, 6].map((i) =>
+    Array.from({ length: 30 }, (_, i) => i + 1).map((i) =>
       client.workflow.start(workflowType, { taskQueue: `listed-${suffix}`, workflowId: `listed-${suffix}-${i}` }),
     ),
   );
   t.after(() => Promise.all(workflows.map((w) => w.terminate('test over').catch(() => undefined))));
   const query = `WorkflowType = '${workflowType}'`;
   await eventually('the workflows to be visible', async () =>
-    Number((await client.workflowService.countWorkflowExecutions({ namespace, query })).count) === 6 ? true : undefined,
+    Number((await client.workflowService.countWorkflowExecutions({ namespace, query })).count) === workflows.length
+      ? true
+      : undefined,
   );
   const temporalName = `listed/${suffix}`;
   const jobId = batchJobId(temporalName, 'v1', 'Signal', { signalAfter: '1m' });
