@@ -1,7 +1,7 @@
 // What the Normal event of a carried-out action says: what was done, to which object, then the
 // plan's reason (why). Pure.
 import { count } from '../domain/count.ts';
-import type { PlannedAction } from '../planner/plan.ts';
+import type { PlannedAction } from '../planner/planned-action.ts';
 
 export function doneMessage(
   action: Exclude<PlannedAction, { action: 'addFinalizer' | 'removeFinalizer' | 'syncOwnedResource' }>,

@@ -10,7 +10,7 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import { FINALIZER } from '../domain/finalizer.ts';
 import { httpStatus } from '../runtime/kube/api-errors.ts';
 import { type AnyObject, type ClusterClient, connectionPlural } from '../k8s/cluster-client.ts';
-import type { Execution, PlannedAction } from '../planner/plan.ts';
+import type { Execution, PlannedAction } from '../planner/planned-action.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
 import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { Logger } from '../runtime/logger.ts';

@@ -10,7 +10,8 @@ import { mayHoldPinnedWorkflows } from '../domain/pinned-workflows.ts';
 import type { TemporalVersion } from '../domain/snapshot.ts';
 import { runningWorkflowsQuery } from '../domain/visibility.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
-import type { PlannedAction, PlannerConfig } from './plan.ts';
+import type { PlannerConfig } from './plan.ts';
+import type { PlannedAction } from './planned-action.ts';
 import { managedElsewhere } from './routing.ts';
 
 export interface DeletionPlan {

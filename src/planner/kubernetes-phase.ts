@@ -4,7 +4,8 @@
 import type { OwnedResourceFacts } from '../domain/owned-resources.ts';
 import { type NewBuildFacts, planNewBuild } from './new-build.ts';
 import { ownedResourceAction } from './owned-resources.ts';
-import type { PlannedAction, PlannerConfig } from './plan.ts';
+import type { PlannerConfig } from './plan.ts';
+import type { PlannedAction } from './planned-action.ts';
 
 export interface KubernetesPhaseFacts extends NewBuildFacts {
   /** The worker deployment's TemporalWorkerOwnedResources, their copies rendered. */

@@ -9,8 +9,9 @@
 // here, and the full plan decides. Pure.
 import type { ObservedDeployment } from '../domain/snapshot.ts';
 import type { Observation } from '../domain/observation.ts';
-import type { PlannedAction, PlannerConfig } from './plan.ts';
-import { finalizers } from './plan.ts';
+import { finalizers } from './kubernetes-actions.ts';
+import type { PlannerConfig } from './plan.ts';
+import type { PlannedAction } from './planned-action.ts';
 
 export interface NewBuildFacts {
   workerDeployment: Observation['workerDeployment'];

@@ -1,11 +1,9 @@
 // One reconcile's decisions, from one observation: which Kubernetes and Temporal actions to take,
 // in the order the executor takes them, each with its reason, and what the status will say.
 // Pure: the observation and the configuration in, the plan out.
-import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
 import { SUNSET_DEFAULTS } from '../api/defaults.ts';
-import { hasFinalizer, isBeingDeleted } from '../domain/finalizer.ts';
 import type { LadderStatus } from '../domain/ladder.ts';
-import type { Observation, OwnedAutoscaler, SecretCopyState } from '../domain/observation.ts';
+import type { Observation } from '../domain/observation.ts';
 import { mayHoldPinnedWorkflows } from '../domain/pinned-workflows.ts';
 import type { RoutingChange } from '../domain/routing-change.ts';
 import type { BuildTaskQueues, TemporalDeploymentState } from '../domain/snapshot.ts';
@@ -19,9 +17,7 @@ import {
   type GateQueues,
   type GateStage,
   gateToRead,
-  type GateStart,
   gateTaskQueues,
-  type RememberedGateRun,
 } from './gates.ts';
 import {
   decideRouting,
@@ -32,24 +28,12 @@ import {
   unversionedPollersMatter,
 } from './routing.ts';
 import { deactivationTimes, ladderMemories } from '../status/pinned-workflows.ts';
-import {
-  type LadderAction,
-  type LadderContext,
-  ladderReads,
-  type LadderReads,
-  planLadder,
-} from './pinned-workflows.ts';
-import {
-  planVersions,
-  REGISTRATION_GRACE_MS,
-  type Sunset,
-  sunsetDue,
-  unusedBuildCountDue,
-  type VersionAction,
-} from './versions.ts';
+import { type LadderContext, ladderReads, type LadderReads, planLadder } from './pinned-workflows.ts';
+import { planVersions, REGISTRATION_GRACE_MS, type Sunset, sunsetDue, unusedBuildCountDue } from './versions.ts';
 import { type AnalysisMemory, analysisReads, type AnalysisReads, planAnalysis } from './analysis.ts';
 import { poolQueues, situation } from './situation.ts';
-import type { OwnedResourceAction } from './owned-resources.ts';
+import { finalizers, kubernetesActions, secretCopyActions } from './kubernetes-actions.ts';
+import type { PlannedAction } from './planned-action.ts';
 import { workerDeploymentCertificates } from './certificates.ts';
 import type { CertificateVerdict } from '../status/certificates.ts';
 import { noPollersCondition, silentQueues } from './no-pollers.ts';
@@ -67,60 +51,6 @@ export interface PlannerConfig {
   certificateExpiryWarningMs?: number;
   /** The server's matching.PollerHistoryTTL: how long Ready Pods may poll nothing before their build says NoPollers. */
   pollerHistoryMs: number;
-}
-
-type KubernetesAction<A extends string> = Extract<VersionAction, { action: A }>;
-
-/**
- * One step of the plan; the executor takes them in the order given and stops at the first failure,
- * but for an `independent` one: nothing after it depends on it, so its failure is its own.
- */
-export type PlannedAction =
-  | { action: 'addFinalizer'; kind: FinalizedKind; reason: string }
-  | { action: 'removeFinalizer'; kind: FinalizedKind; reason: string }
-  | (KubernetesAction<'create'> & { deployment: V1Deployment })
-  | (KubernetesAction<'update'> & { replacement: V1Deployment })
-  | KubernetesAction<'delete'>
-  | KubernetesAction<'scale'>
-  /** An autoscaler copy of a build about to be scaled to zero: it goes first, so nothing scales the build back up. */
-  | { action: 'deleteOwnedResource'; object: OwnedAutoscaler; buildId: string; reason: string }
-  | {
-      action: 'terminateGate';
-      buildId: string;
-      workflowId: string;
-      runId: string;
-      /** The target's run as its gate memory held it: remembered again if it could not be ended. */
-      remembered?: RememberedGateRun;
-      reason: string;
-    }
-  | { action: 'startGate'; buildId: string; start: GateStart; reason: string }
-  | { action: 'route'; change: RoutingChange; reason: string }
-  | LadderAction
-  /** `skipDrainage`: only when the worker deployment is deleted and its force annotation set. */
-  | (KubernetesAction<'deleteTemporalVersion'> & { skipDrainage?: true })
-  | { action: 'deleteTemporalDeployment'; reason: string }
-  /** A copy of a TemporalClusterConnection's Secret that the worker Pods mount: written before any Deployment. */
-  | { action: 'applySecretCopy'; secret: V1Secret; reason: string }
-  /** A copy of a cluster connection's Secret in a namespace that may no longer use it. */
-  | {
-      action: 'deleteSecretCopy';
-      secret: { namespace: string; name: string; uid: string };
-      /** The connection's name (for the metric), and as named in messages. */
-      connection: { name: string; label: string };
-      reason: string;
-    }
-  | OwnedResourceAction;
-
-type FinalizedKind = 'TemporalWorkerDeployment' | 'TemporalConnection';
-
-/** What the executor did with a plan. */
-export interface Execution {
-  /** The actions carried out, in order. */
-  done: PlannedAction[];
-  /** The action that failed and the condition that says so: the actions after it were not taken. */
-  failed?: { action: PlannedAction; condition: Condition; requeueAfterMs?: number };
-  /** The run ID of each gate run started, by workflow ID: the status records it, as only that run counts. */
-  startedGateRuns?: Record<string, string>;
 }
 
 export interface Plan {
@@ -163,9 +93,6 @@ export interface ReadsNeeded {
   /** The counts spec.rollout.analysis judges the target's step by. */
   analysis?: AnalysisReads;
 }
-
-/** The order Kubernetes actions run in: the new build first (what traffic moves to), then rolls, deletions, scaling. */
-const KUBERNETES_ORDER = ['create', 'update', 'delete', 'scale'] as const;
 
 export function readsNeeded(observation: Omit<Observation, 'target'>, config: PlannerConfig): ReadsNeeded {
   const { versions, target, gate, rollout, analysis } = situation(observation, config);
@@ -448,86 +375,6 @@ function sunsetOf(spec: Observation['workerDeployment']['spec']): Sunset {
     deleteDelay: spec.sunset?.deleteDelay ?? SUNSET_DEFAULTS.deleteDelay,
     unusedBuildDeleteDelay: spec.sunset?.unusedBuildDeleteDelay ?? SUNSET_DEFAULTS.unusedBuildDeleteDelay,
   };
-}
-
-/** The copies of a cluster connection's Secrets not yet as they should be: before any Pod needs them. */
-export function secretCopyActions(observation: { secretCopies?: readonly SecretCopyState[] }): PlannedAction[] {
-  return (observation.secretCopies ?? []).flatMap(({ secret, source, inPlace, outdated }) =>
-    inPlace
-      ? []
-      : [
-          {
-            action: 'applySecretCopy' as const,
-            secret,
-            reason: `the worker Pods mount Secret ${secret.metadata?.name ?? ''}, ${outdated ? 'an outdated' : 'a'} copy of Secret ${source}`,
-          },
-        ],
-  );
-}
-
-/** The finalizers go on before anything exists in Temporal: whatever the reconcile creates there, deletion cleans up. */
-export function finalizers(observation: {
-  workerDeployment: Observation['workerDeployment'];
-  connection?: Observation['connection'];
-}): PlannedAction[] {
-  const { workerDeployment, connection } = observation;
-  if (!connection) return [];
-  const reason = 'deletion must clean up what the controller creates in Temporal';
-  return [
-    ...(hasFinalizer(workerDeployment)
-      ? []
-      : [{ action: 'addFinalizer' as const, kind: 'TemporalWorkerDeployment' as const, reason }]),
-    ...(hasFinalizer(connection) || isBeingDeleted(connection)
-      ? []
-      : [
-          {
-            action: 'addFinalizer' as const,
-            kind: 'TemporalConnection' as const,
-            reason: `${reason}, through this connection`,
-          },
-        ]),
-  ];
-}
-
-function kubernetesActions(actions: VersionAction[], observation: Observation): PlannedAction[] {
-  const planned = actions.flatMap((a): PlannedAction[] => {
-    switch (a.action) {
-      case 'create': {
-        const wanted = observation.wanted.find((w) => w.pool === a.pool);
-        return wanted ? [{ ...a, deployment: wanted.deployment }] : [];
-      }
-      case 'update': {
-        const replacement = observation.replacements[a.deployment];
-        return replacement ? [{ ...a, replacement }] : [];
-      }
-      case 'delete':
-      case 'scale':
-        return [a];
-      default:
-        return [];
-    }
-  });
-  return planned
-    .sort(
-      (a, b) =>
-        KUBERNETES_ORDER.indexOf(a.action as (typeof KUBERNETES_ORDER)[number]) -
-        KUBERNETES_ORDER.indexOf(b.action as (typeof KUBERNETES_ORDER)[number]),
-    )
-    .flatMap((a): PlannedAction[] =>
-      a.action === 'scale' && a.replicas === 0
-        ? [
-            ...(observation.ownedAutoscalers ?? [])
-              .filter((o) => o.deployment === a.deployment)
-              .map((object) => ({
-                action: 'deleteOwnedResource' as const,
-                object,
-                buildId: a.buildId,
-                reason: `Deployment ${a.deployment} of build ${a.buildId} is scaled to zero next, and ${object.kind} ${object.name} would scale it back up`,
-              })),
-            a,
-          ]
-        : [a],
-    );
 }
 
 function routeReason(routing: RoutingDecision, change: RoutingChange): string {

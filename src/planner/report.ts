@@ -20,7 +20,8 @@ import {
   versionsStatus,
   withSupersededTimes,
 } from '../status/versions.ts';
-import type { Execution, Plan } from './plan.ts';
+import type { Plan } from './plan.ts';
+import type { Execution } from './planned-action.ts';
 
 export interface Report {
   versions: ReturnType<typeof versionsStatus> &

@@ -8,7 +8,8 @@ import { type Condition, stalled } from '../status/conditions.ts';
 import { readFailureCondition } from '../status/read-failures.ts';
 import type { CertificateVerdict } from '../status/certificates.ts';
 import { workerDeploymentCertificates } from './certificates.ts';
-import { finalizers, type PlannedAction } from './plan.ts';
+import { finalizers } from './kubernetes-actions.ts';
+import type { PlannedAction } from './planned-action.ts';
 
 export interface CutShortPlan {
   actions: PlannedAction[];

@@ -9,7 +9,7 @@ import { executePlan, type ExecutorDependencies } from '../../src/controller/exe
 import { clusterClient } from '../../src/k8s/cluster-client.ts';
 import { replacementOf } from '../../src/k8s/deployment-drift.ts';
 import { versionedDeployment } from '../../src/k8s/versioned-deployment.ts';
-import type { PlannedAction } from '../../src/planner/plan.ts';
+import type { PlannedAction } from '../../src/planner/planned-action.ts';
 import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { eventually, kubeConfig, kubernetesApi, sharedEnvironment, testNamespace } from '../support/environment.ts';

@@ -11,7 +11,9 @@ import type {
   TemporalDeploymentState,
   TemporalVersion,
 } from '../../src/domain/snapshot.ts';
-import { finalizers, gateQueues, type PlannedAction, planReconcile, readsNeeded } from '../../src/planner/plan.ts';
+import { finalizers } from '../../src/planner/kubernetes-actions.ts';
+import { gateQueues, planReconcile, readsNeeded } from '../../src/planner/plan.ts';
+import type { PlannedAction } from '../../src/planner/planned-action.ts';
 import { RETRY_GATE_ANNOTATION } from '../../src/domain/annotations.ts';
 import { gateSpecHash, gateWorkflowId } from '../../src/planner/gates.ts';
 import { batchJobId } from '../../src/planner/pinned-workflows.ts';

@@ -17,7 +17,7 @@ import {
   secretCopyNames,
 } from '../../src/k8s/secret-copies.ts';
 import { workerConnection } from '../../src/k8s/worker-connection.ts';
-import { secretCopyActions } from '../../src/planner/plan.ts';
+import { secretCopyActions } from '../../src/planner/kubernetes-actions.ts';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const cluster = (spec: Partial<TemporalConnection['spec']>) => ({
