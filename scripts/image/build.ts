@@ -44,7 +44,8 @@ export interface BuiltImage {
   archiveBytes: number;
 }
 
-async function sourceDateEpoch(): Promise<number> {
+/** The release's date: SOURCE_DATE_EPOCH, else the commit checked out's. */
+export async function sourceDateEpoch(): Promise<number> {
   if (process.env.SOURCE_DATE_EPOCH) return Number(process.env.SOURCE_DATE_EPOCH);
   const { stdout } = await run('git', ['log', '-1', '--format=%ct'], { cwd: REPO }).catch(() => ({ stdout: '0' }));
   return Number(stdout.trim());

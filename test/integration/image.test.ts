@@ -1,7 +1,8 @@
 // `npm run image`, for real: Debian's packages through mmdebstrap, the pinned Node.js, the
-// controller with its production dependencies. Built twice from the same commit, it has the same
-// digest; its config runs the CLI as user 65532; and its layer, unpacked and entered with chroot as
-// that user with nothing of this machine's environment, runs the controller's CLI.
+// controller with its production dependencies. Built twice from the same commit (the second time
+// by `npm run release`), it has the same digest; its config runs the CLI as user 65532; and its
+// layer, unpacked and entered with chroot as that user with nothing of this machine's
+// environment, runs the controller's CLI. The release's charts and bill of materials are read back.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { buildImage, type BuiltImage } from '../../scripts/image/build.ts';
+import { release } from '../../scripts/release/release.ts';
+import { helm } from '../support/helm.ts';
 
 const run = promisify(execFile);
 const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
@@ -26,8 +29,9 @@ test('the image: reproducible, run as 65532, and its layer runs the CLI under ch
   const epoch = process.env.SOURCE_DATE_EPOCH;
   process.env.SOURCE_DATE_EPOCH = '1790000000';
   t.after(() => (epoch === undefined ? delete process.env.SOURCE_DATE_EPOCH : (process.env.SOURCE_DATE_EPOCH = epoch)));
-  const [first, second] = [await buildImage(dirs[0] ?? '', () => {}), await buildImage(dirs[1] ?? '', () => {})];
-  assert.ok(first && second);
+  const first = await buildImage(dirs[0] ?? '', () => {});
+  const released = await release(dirs[1] ?? '', () => {});
+  const second = released.image;
   assert.equal(second.digest, first.digest, 'the same inputs, the same digest');
   assert.deepEqual(readFileSync(second.archive), readFileSync(first.archive), 'the same archive, byte for byte');
 
@@ -62,4 +66,16 @@ test('the image: reproducible, run as 65532, and its layer runs the CLI under ch
     env: {},
   });
   assert.equal(stdout.trim(), version);
+
+  for (const chart of released.charts)
+    assert.match(await helm('show', 'chart', chart), new RegExp(`^version: ${version.replaceAll('.', '\\.')}$`, 'm'));
+  const sbom = JSON.parse(readFileSync(released.sbom, 'utf8')) as {
+    metadata: { component: { purl: string } };
+    components: { name: string; scope?: string }[];
+  };
+  assert.equal(sbom.metadata.component.purl, `pkg:oci/temporal-worker-controller@${encodeURIComponent(first.digest)}`);
+  const names = sbom.components.map((c) => c.name);
+  for (const name of ['@kubernetes/client-node', '@temporalio/proto', 'node', 'libc6'])
+    assert.ok(names.includes(name), `${name} is in the bill of materials`);
+  assert.ok(!names.includes('@temporalio/worker'), 'development packages are not: the image has none');
 });
