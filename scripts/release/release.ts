@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { ensureBinaries } from '../../dev/localenv/binaries.ts';
 import { buildImage, type BuiltImage, sourceDateEpoch } from '../image/build.ts';
 import { DEBIAN_PACKAGES, DEBIAN_SUITE } from '../image/root-filesystem.ts';
-import { imageSbom, type NpmSbom } from './sbom.ts';
+import { imageSbom, type PackageLock } from './sbom.ts';
 import { releaseVersion } from './versions.ts';
 
 const run = promisify(execFile);
@@ -39,15 +39,10 @@ export async function release(out: string, log: (line: string) => void): Promise
     charts.push(stdout.trim().replace(/^.*saved it to: /s, ''));
   }
   const image = await buildImage(out, log);
-  log('listing the production npm packages from package-lock.json');
-  const { stdout: npmSbom } = await run(
-    'npm',
-    ['sbom', '--sbom-format', 'cyclonedx', '--sbom-type', 'application', '--omit', 'dev', '--package-lock-only'],
-    { cwd: REPO, maxBuffer: 64 * 1024 * 1024 },
-  );
   const { stdout: nodeVersion } = await run(path.join(REPO, 'node_modules/node/bin/node'), ['--version']);
   const sbom = path.join(out, `${name}-${version}.sbom.cdx.json`);
-  const contents = imageSbom(JSON.parse(npmSbom) as NpmSbom, {
+  const lock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as PackageLock;
+  const contents = imageSbom(lock, {
     name,
     version,
     imageDigest: image.digest,

@@ -1,26 +1,24 @@
-// The image's bill of materials, CycloneDX 1.5 JSON: the production npm packages as `npm sbom`
-// reads them from the lock file, plus what the image adds around them (Node.js and the Debian
-// packages it unpacks). npm's output names the folder and the hour it ran in; a release must not
-// depend on either, so the document is made the same for the same inputs.
+// The image's bill of materials, CycloneDX 1.5 JSON: the npm packages that `npm ci --omit=dev`
+// installs into the image, read from package-lock.json, plus what the image adds around them
+// (Node.js and the Debian packages it unpacks). The same inputs make the same document: no clock,
+// no random serial number. (`npm sbom --omit dev --package-lock-only` left out production packages
+// that dev ones also need, @temporalio/proto among them: hence our own reading of the lock.)
 import { createHash } from 'node:crypto';
 
-interface Component {
-  'bom-ref'?: string;
-  type: string;
-  name: string;
-  version?: string;
-  purl?: string;
-  [field: string]: unknown;
-}
-
-/** What `npm sbom --sbom-format cyclonedx` writes, as far as this reads it. */
-export interface NpmSbom {
-  bomFormat: string;
-  specVersion: string;
-  serialNumber?: string;
-  metadata: { timestamp?: string; component?: Component; [field: string]: unknown };
-  components?: Component[];
-  [field: string]: unknown;
+/** package-lock.json (lockfileVersion 3), as far as this reads it. */
+export interface PackageLock {
+  packages: Record<
+    string,
+    {
+      name?: string;
+      version?: string;
+      integrity?: string;
+      license?: string;
+      dev?: boolean;
+      optional?: boolean;
+      link?: boolean;
+    }
+  >;
 }
 
 export interface ImageContents {
@@ -36,6 +34,26 @@ export interface ImageContents {
   epoch: number;
 }
 
+interface Component {
+  'bom-ref': string;
+  type: 'container' | 'library' | 'platform';
+  name: string;
+  version?: string;
+  scope?: 'optional';
+  purl: string;
+  hashes?: { alg: string; content: string }[];
+  licenses?: { expression: string }[];
+}
+
+export interface Sbom {
+  bomFormat: 'CycloneDX';
+  specVersion: '1.5';
+  serialNumber: string;
+  version: 1;
+  metadata: { timestamp: string; component: Component };
+  components: Component[];
+}
+
 /** A name-based UUID (RFC 9562 version 8) from `seed`, as a CycloneDX serial number. */
 function serialNumber(seed: string): string {
   const hex = createHash('sha256').update(seed).digest('hex').slice(0, 32).split('');
@@ -45,15 +63,33 @@ function serialNumber(seed: string): string {
   return `urn:uuid:${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export function imageSbom(npm: NpmSbom, image: ImageContents): NpmSbom {
-  const application: Component = {
-    ...npm.metadata.component,
-    'bom-ref': `${image.name}@${image.version}`,
-    type: 'container',
-    name: image.name,
-    version: image.version,
-    purl: `pkg:oci/${image.name}@${encodeURIComponent(image.imageDigest)}`,
-  };
+const HASH_NAMES: Record<string, string> = { sha512: 'SHA-512', sha384: 'SHA-384', sha256: 'SHA-256', sha1: 'SHA-1' };
+
+/** The npm packages installed without dev dependencies, one component per place in node_modules. */
+function npmComponents(lock: PackageLock): Component[] {
+  return Object.entries(lock.packages).flatMap(([where, entry]) => {
+    if (!where.startsWith('node_modules/') && !where.includes('/node_modules/')) return [];
+    if (entry.dev || entry.link || !entry.version) return [];
+    const name = entry.name ?? where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    const [alg = '', digest = ''] = (entry.integrity ?? '').split('-', 2);
+    return [
+      {
+        'bom-ref': `${where}@${entry.version}`,
+        type: 'library' as const,
+        name,
+        version: entry.version,
+        ...(entry.optional ? { scope: 'optional' as const } : {}),
+        purl: `pkg:npm/${name.replace('@', '%40')}@${entry.version}`,
+        ...(HASH_NAMES[alg]
+          ? { hashes: [{ alg: HASH_NAMES[alg], content: Buffer.from(digest, 'base64').toString('hex') }] }
+          : {}),
+        ...(entry.license ? { licenses: [{ expression: entry.license }] } : {}),
+      },
+    ];
+  });
+}
+
+export function imageSbom(lock: PackageLock, image: ImageContents): Sbom {
   const node: Component = {
     'bom-ref': `node@${image.nodeVersion}`,
     type: 'platform',
@@ -62,22 +98,28 @@ export function imageSbom(npm: NpmSbom, image: ImageContents): NpmSbom {
     purl: `pkg:generic/node@${image.nodeVersion}`,
   };
   // mmdebstrap's extract variant runs no dpkg, so the image records no package versions: the
-  // suite names them (the release is as current as Debian's mirror was on its day).
+  // suite names them (a release is as current as Debian's mirror was on its day).
   const debian: Component[] = image.debianPackages.map((name) => ({
     'bom-ref': `deb:${name}`,
     type: 'library',
     name,
     purl: `pkg:deb/debian/${name}?distro=${image.debianSuite}`,
   }));
-  const components = [...(npm.components ?? []), node, ...debian].sort((a, b) =>
-    (a['bom-ref'] ?? a.name).localeCompare(b['bom-ref'] ?? b.name),
-  );
-  const withoutTime = { ...npm.metadata, component: application };
-  delete withoutTime.timestamp;
   return {
-    ...npm,
+    bomFormat: 'CycloneDX',
+    specVersion: '1.5',
     serialNumber: serialNumber(`${image.name}@${image.version} ${image.imageDigest}`),
-    metadata: { ...withoutTime, timestamp: new Date(image.epoch * 1000).toISOString() },
-    components,
+    version: 1,
+    metadata: {
+      timestamp: new Date(image.epoch * 1000).toISOString(),
+      component: {
+        'bom-ref': `${image.name}@${image.version}`,
+        type: 'container',
+        name: image.name,
+        version: image.version,
+        purl: `pkg:oci/${image.name}@${encodeURIComponent(image.imageDigest)}`,
+      },
+    },
+    components: [...npmComponents(lock), node, ...debian].sort((a, b) => a['bom-ref'].localeCompare(b['bom-ref'])),
   };
 }
