@@ -29,6 +29,12 @@ const TEMPORAL_CLI: WrapperModule = {
   main: 'github.com/temporalio/cli/cmd/temporal',
 };
 
+const ARGOCD_LUA: WrapperModule = {
+  dir: path.join(repoRoot, 'tools/argocd-lua'),
+  requires: 'github.com/yuin/gopher-lua',
+  main: '.',
+};
+
 export interface Binaries {
   /** Multi-call binary: `etcd`, `kube-apiserver`, `kube-controller-manager`, `kubectl`, `exec`, `kstatus`. */
   kube: string;
@@ -41,6 +47,8 @@ export interface Binaries {
   temporalNext: string;
   /** Installs the charts, as a platform team would. */
   helm: string;
+  /** Runs an Argo CD health check (Lua) with the interpreter Argo CD embeds: `argocd-lua script.lua < objects.json`. */
+  argocdLua: string;
 }
 
 export class BinaryBuildError extends Error {
@@ -85,7 +93,8 @@ function wrapperBinaryName(name: string, module: WrapperModule, ldflags: string[
   return `${name}-${requiredVersion(module)}-${hash.digest('hex').slice(0, 12)}`;
 }
 
-const TEMPORAL_LINKER_FLAGS = ['-s', '-w'];
+/** No symbol table nor debug information: smaller, and nothing here debugs them. */
+const STRIPPED = ['-s', '-w'];
 
 /** Where each binary lives: those built from our wrapper modules are keyed by version and by the module's sources. */
 export function binaryPaths(): Binaries {
@@ -93,8 +102,9 @@ export function binaryPaths(): Binaries {
   return {
     kube: path.join(bin, wrapperBinaryName('k8s-testbin', KUBE, kubeLinkerFlags())),
     temporal: path.join(bin, `temporal-cli-${TEMPORAL_CLI_VERSION}`),
-    temporalNext: path.join(bin, wrapperBinaryName('temporal-cli', TEMPORAL_CLI, TEMPORAL_LINKER_FLAGS)),
+    temporalNext: path.join(bin, wrapperBinaryName('temporal-cli', TEMPORAL_CLI, STRIPPED)),
     helm: path.join(bin, `helm-${HELM_VERSION}`),
+    argocdLua: path.join(bin, wrapperBinaryName('argocd-lua', ARGOCD_LUA, STRIPPED)),
   };
 }
 
@@ -116,10 +126,12 @@ function kubeLinkerFlags(): string[] {
 
 export type Log = (line: string) => void;
 
-/** Builds whatever binary is missing from the cache and returns the paths of both. */
+/** Builds whatever binary is missing from the cache, and returns where each is. */
 export async function ensureBinaries(log: Log = (line) => console.error(line)): Promise<Binaries> {
   const paths = binaryPaths();
-  const missing = [paths.kube, paths.temporal, paths.temporalNext, paths.helm].filter((p) => !existsSync(p));
+  const missing = [paths.kube, paths.temporal, paths.temporalNext, paths.helm, paths.argocdLua].filter(
+    (p) => !existsSync(p),
+  );
   if (missing.length === 0) return paths;
   const go = findGo();
   const wrapped = [
@@ -133,7 +145,13 @@ export async function ensureBinaries(log: Log = (line) => console.error(line)): 
       what: `the Temporal CLI ${temporalNextVersion()}`,
       output: paths.temporalNext,
       module: TEMPORAL_CLI,
-      ldflags: TEMPORAL_LINKER_FLAGS,
+      ldflags: STRIPPED,
+    },
+    {
+      what: `the Lua interpreter of Argo CD's health checks (gopher-lua ${requiredVersion(ARGOCD_LUA)})`,
+      output: paths.argocdLua,
+      module: ARGOCD_LUA,
+      ldflags: STRIPPED,
     },
   ];
   for (const { what, output, module, ldflags } of wrapped) {
