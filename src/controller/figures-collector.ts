@@ -40,6 +40,11 @@ export interface FiguresCollectorOptions<T> {
 const LIFETIME_INTERVALS = 5;
 const SHORTEST_LIFETIME_MS = 120_000;
 
+/** How long figures are served after they were read. */
+export function figuresLifetimeMs(pollIntervalMs: number): number {
+  return Math.max(SHORTEST_LIFETIME_MS, LIFETIME_INTERVALS * pollIntervalMs);
+}
+
 interface Entry<T> {
   attemptedAt: number;
   reading: boolean;
@@ -68,9 +73,16 @@ export class FiguresCollector<T> {
     this.timers.clearTimeout(this.timer);
   }
 
+  /** Looks at once rather than at the next look: a source just listed (a build just asked for) is read now. */
+  lookSoon(): void {
+    if (this.stopped) return;
+    this.timers.clearTimeout(this.timer);
+    this.timer = this.timers.setTimeout(() => this.look(), 0);
+  }
+
   /** The figures of each source, where they are recent enough to act on. */
   fresh(): Figures<T>[] {
-    const oldest = this.timers.now() - Math.max(SHORTEST_LIFETIME_MS, LIFETIME_INTERVALS * this.options.pollIntervalMs);
+    const oldest = this.timers.now() - figuresLifetimeMs(this.options.pollIntervalMs);
     return [...this.entries.values()].flatMap(({ figures }) =>
       figures && figures.readAt.getTime() >= oldest ? [figures] : [],
     );
