@@ -107,9 +107,29 @@ export class FiguresCollector<T> {
       .map((source) => ({ source, entry: this.entries.get(source.key) }))
       .filter((candidate) => !candidate.entry?.reading && waited(candidate) >= 1)
       .sort((a, b) => waited(b) - waited(a));
-    for (const { source } of due) if (source.takeRead()) this.read(source, now);
-    // Often enough that a source comes due no later than a tenth of an interval after its time.
-    this.timer = this.timers.setTimeout(() => this.look(), Math.min(1000, this.options.pollIntervalMs / 10));
+    let refused = false;
+    for (const { source } of due)
+      if (source.takeRead()) this.read(source, now);
+      else refused = true;
+    this.timer = this.timers.setTimeout(() => this.look(), this.nextLookInMs(sources, now, refused));
+  }
+
+  /**
+   * When to look again: when the next source listed comes due, no later than a tenth of an
+   * interval after its time, nor than an interval from now (a source listed meanwhile waits no
+   * longer); a tenth of an interval while the budget refused one. An idle process wakes for what it
+   * reads, not every second.
+   */
+  private nextLookInMs(sources: readonly FiguresSource<T>[], now: number, refused: boolean): number {
+    const { pollIntervalMs } = this.options;
+    const step = Math.min(1000, pollIntervalMs / 10);
+    if (refused) return step;
+    let next = pollIntervalMs;
+    for (const { key, everyMs } of sources) {
+      const entry = this.entries.get(key);
+      if (entry) next = Math.min(next, entry.attemptedAt + (everyMs ?? pollIntervalMs) - now);
+    }
+    return Math.max(step, next);
   }
 
   private read({ key, read }: FiguresSource<T>, now: number): void {

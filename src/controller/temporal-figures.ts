@@ -3,8 +3,8 @@
 // for (backlog-demand.ts: an external metrics query, an owned autoscaler that names a backlog
 // metric, a scrape of the backlog gauges); each build's task queues, learnt once, confirmed once
 // and checked again rarely; each worker deployment's pollers on those queues, every third poll
-// interval while a rollout waits and twice per poller history when idle. Their keys, where each
-// is read, and what a change of pollers queues.
+// interval while a rollout waits or a build's Pods have just come, twice per poller history when
+// idle. Their keys, where each is read, and what a change of pollers queues.
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
@@ -129,6 +129,25 @@ function rolloutWaits(twd: TemporalWorkerDeployment | undefined): boolean {
   return status?.targetVersion?.buildID !== status?.currentVersion?.buildID;
 }
 
+/**
+ * Whether the pollers were last read before a build's Deployments last became available and an
+ * interval has passed since: a Pod that has just come (a rollout, a scale-up) has polled by then,
+ * so the workers each build has are counted once it has settled, not at the next idle read.
+ */
+function pollersBehind(
+  twd: TemporalWorkerDeployment,
+  readAt: Date | undefined,
+  now: number,
+  pollIntervalMs: number,
+): boolean {
+  const { status } = twd;
+  const since = [status?.targetVersion, status?.currentVersion, ...(status?.deprecatedVersions ?? [])].map((v) =>
+    v?.healthySince ? Date.parse(v.healthySince) : -Infinity,
+  );
+  const settledAt = Math.max(...since) + pollIntervalMs;
+  return now >= settledAt && (readAt?.getTime() ?? -Infinity) < settledAt;
+}
+
 /** The collector of the backlogs, task queues and pollers; a change of pollers queues its worker deployment. */
 export function temporalFigures(options: TemporalFiguresOptions): TemporalFiguresReader {
   const { caches, pollIntervalMs, log } = options;
@@ -137,7 +156,7 @@ export function temporalFigures(options: TemporalFiguresOptions): TemporalFigure
   const demand = new BacklogDemand({ lapseMs: figuresLifetimeMs(pollIntervalMs), now: () => timers.now() });
   const learnt = new Map<string, LearntQueues>();
   const collector: FiguresCollector<TemporalFigures> = new FiguresCollector<TemporalFigures>({
-    sources: () => figuresSources(options, demand, learnt, timers.now()),
+    sources: () => figuresSources(options, demand, learnt, timers.now(), (key) => collector.latest(key)?.readAt),
     onRead: ({ value, readAt }, previous) => {
       if (value.kind === 'backlog') {
         const { namespace, workerDeployment, buildId } = value.build;
@@ -200,7 +219,7 @@ function sortedQueues(queues: readonly TaskQueueRef[]): TaskQueueRef[] {
 
 /** Whether a build's queues are to be read now (on their own: a build whose backlog is read has them with it). */
 function queuesDue(learnt: LearntQueues | undefined, now: number, pollIntervalMs: number): boolean {
-  // Unknown, or none recorded yet: read, and again every WAITING_INTERVALS until some are.
+  // Unknown, or none recorded yet: read, and again until some are.
   if (!learnt || learnt.queues.length === 0) return true;
   return now - learnt.at >= (learnt.confirmed ? QUEUES_RELEARN_MS : WAITING_INTERVALS * pollIntervalMs);
 }
@@ -259,6 +278,7 @@ function figuresSources(
   demand: BacklogDemand,
   learnt: Map<string, LearntQueues>,
   now: number,
+  readAt: (key: string) => Date | undefined,
 ): FiguresSource<TemporalFigures>[] {
   demand.prune();
   const sources: FiguresSource<TemporalFigures>[] = [];
@@ -279,10 +299,8 @@ function figuresSources(
     let shared = perWorkerDeployment.get(pollersKey(namespace, owner));
     if (!shared) {
       // Temporal remembers pollers for minutes: idle, twice within that is enough for NoPollers.
-      const everyMs = Math.max(
-        WAITING_INTERVALS * pollIntervalMs,
-        rolloutWaits(twd) ? 0 : Math.round(pollerHistoryMs / 2),
-      );
+      const idle = !rolloutWaits(twd) && !pollersBehind(twd, readAt(pollersKey(namespace, owner)), now, pollIntervalMs);
+      const everyMs = Math.max(WAITING_INTERVALS * pollIntervalMs, idle ? Math.round(pollerHistoryMs / 2) : 0);
       shared = {
         pollers: pollersSource({ namespace, workerDeployment: owner, takeRead, target, everyMs }),
         autoscaled: autoscaledOnBacklog(caches, twd),
@@ -318,7 +336,8 @@ function figuresSources(
           build: key,
           queues: await readVersionTaskQueues(await target(), buildId),
         }),
-        everyMs: WAITING_INTERVALS * pollIntervalMs,
+        // A build just listed may not have its queues recorded yet: asked again at the next interval.
+        everyMs: learnt.get(key)?.queues.length === 0 ? pollIntervalMs : WAITING_INTERVALS * pollIntervalMs,
       });
     }
     const queues = learnt.get(key)?.queues ?? [];

@@ -26,7 +26,12 @@ const POLLER_HISTORY_MS = 300_000;
 const MINUTE = 60_000;
 const NAMESPACE = 'shop';
 const NAME = 'orders';
-type BuildStatus = { buildID: string; status: string; taskQueues?: { name: string; type: 'workflow' | 'activity' }[] };
+type BuildStatus = {
+  buildID: string;
+  status: string;
+  healthySince?: string;
+  taskQueues?: { name: string; type: 'workflow' | 'activity' }[];
+};
 
 function deployment(buildId: string, replicas = 1): V1Deployment {
   return {
@@ -81,11 +86,18 @@ function world() {
     polling: new Set(['v1', 'v2', 'v3', 'v4', 'v5', 'v6']),
     ownedResources: [] as TemporalWorkerOwnedResource[],
     remembered: undefined as BuildStatus['taskQueues'],
+    /** Builds Temporal lists whose queues it has not recorded yet. */
+    unrecorded: new Set<string>(),
+    /** Since when every Deployment of a build is available, as the status says it. */
+    healthySince: {} as Record<string, number>,
   };
   const twd = (): TemporalWorkerDeployment => {
     const version = (buildID: string, status: string): BuildStatus => ({
       buildID,
       status: state.registered.has(buildID) ? status : 'NotRegistered',
+      ...(state.healthySince[buildID] === undefined
+        ? {}
+        : { healthySince: new Date(state.healthySince[buildID]).toISOString() }),
       ...(state.remembered ? { taskQueues: state.remembered } : {}),
     });
     return {
@@ -107,12 +119,13 @@ function world() {
       const { buildId } = request.deploymentVersion;
       calls.push(`${request.reportTaskQueueStats ? 'backlog' : 'queues'} ${buildId}`);
       return Promise.resolve({
-        versionTaskQueues: state.registered.has(buildId)
-          ? [
-              { name: NAME, type: TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY, stats: { approximateBacklogCount: 3 } },
-              { name: NAME, type: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, stats: { approximateBacklogCount: 7 } },
-            ]
-          : [],
+        versionTaskQueues:
+          state.registered.has(buildId) && !state.unrecorded.has(buildId)
+            ? [
+                { name: NAME, type: TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY, stats: { approximateBacklogCount: 3 } },
+                { name: NAME, type: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, stats: { approximateBacklogCount: 7 } },
+              ]
+            : [],
       });
     },
     describeTaskQueue: (request: {
@@ -316,5 +329,42 @@ test('a build scaled to zero is read no more, whoever asks', async () => {
   const read = await during(MINUTE);
   assert.equal(readsOf(read, 'backlog v5') + readsOf(read, 'queues v5'), 0);
   assert.ok((read['backlog v6'] ?? 0) >= 6);
+  reader.stop();
+});
+
+test('a build Temporal lists before it has recorded its queues is asked again at each interval until it has', async () => {
+  const { reader, during, state } = world();
+  reader.start();
+  await during(MINUTE);
+  state.deployments.push(deployment('v7'));
+  state.registered.add('v7');
+  state.unrecorded.add('v7');
+  state.target = 'v7';
+  const unrecorded = await during(3 * POLL_MS);
+  assert.ok((unrecorded['queues v7'] ?? 0) >= 3, `asked every interval: ${unrecorded['queues v7']}`);
+  state.unrecorded.delete('v7');
+  const recorded = await during(POLL_MS);
+  assert.equal(recorded['queues v7'], 1);
+  assert.deepEqual(reader.pollers(NAMESPACE, NAME)?.taskQueues.v7, undefined, 'the pollers read next has them');
+  const confirmed = await during(4 * POLL_MS);
+  assert.equal(confirmed['queues v7'], 1, 'confirmed three intervals later');
+  assert.deepEqual(reader.pollers(NAMESPACE, NAME)?.taskQueues.v7, [
+    { name: NAME, type: 'activity' },
+    { name: NAME, type: 'workflow' },
+  ]);
+  assert.equal((await during(10 * MINUTE))['queues v7'], undefined, 'then not for half an hour');
+  reader.stop();
+});
+
+test("once a build's Deployments have all become available (a rollout, a scale-up), its workers are counted within a few intervals, not at the next idle read", async () => {
+  const { reader, during, state, timers } = world();
+  reader.start();
+  await during(10 * MINUTE);
+  assert.equal(readsOf(await during(5 * MINUTE), 'pollers'), 4, 'idle: every 150 s');
+  state.healthySince.v6 = timers.now();
+  const settling = await during(4 * POLL_MS);
+  assert.equal(readsOf(settling, 'pollers'), 2, 'one read of the two queues, an interval after it');
+  assert.equal(readsOf(await during(100_000), 'pollers'), 0, 'then idle again');
+  assert.equal(readsOf(await during(20_000), 'pollers'), 2, '150 s after that read');
   reader.stop();
 });
