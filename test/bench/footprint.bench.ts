@@ -226,13 +226,13 @@ async function withTwc<T>(namespace: string, name: string, use: (twc: Twc) => Pr
 }
 
 /**
- * The figures of an idle window of `seconds`, after six poll intervals: the last status writes
+ * The figures of an idle window of `seconds`, after nine poll intervals: the last status writes
  * have landed, and the reads that follow a rollout are done (its build's task queues, learnt once
- * Temporal has recorded them and confirmed three intervals later; the pollers read an interval
- * after its Pods are all available).
+ * Temporal has recorded them and confirmed three intervals later, or three more if the second
+ * read listed more or failed; the pollers read an interval after its Pods are all available).
  */
 async function idle(twc: Twc, seconds: number): Promise<Figures> {
-  await new Promise((resolve) => setTimeout(resolve, 6 * POLL_INTERVAL_S * 1000));
+  await new Promise((resolve) => setTimeout(resolve, 9 * POLL_INTERVAL_S * 1000));
   const before = await scrape(twc, SCRAPED);
   const cpuBefore = cpuTicks(twc.pid);
   await twc.profile?.();
