@@ -310,8 +310,8 @@ function figuresSources(
     }
     // An owned autoscaler's copy reads the build's figures for as long as it is there.
     if (shared.autoscaled.has(buildId)) demand.ask([key]);
-    if (!learnt.has(key) && rememberedQueues(twd, buildId).length > 0)
-      learnt.set(key, { queues: sortedQueues(rememberedQueues(twd, buildId)), at: now, confirmed: true });
+    const remembered = learnt.has(key) ? [] : rememberedQueues(twd, buildId);
+    if (remembered.length > 0) learnt.set(key, { queues: sortedQueues(remembered), at: now, confirmed: true });
     if (demand.wanted(key)) {
       const pools = Object.fromEntries(
         (twd.spec.pools ?? []).flatMap((pool) => (pool.taskQueue ? [[pool.taskQueue, pool.name]] : [])),
