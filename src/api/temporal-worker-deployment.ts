@@ -311,7 +311,7 @@ const versionStatus = {
       ),
       {
         description:
-          "The task queues Temporal lists for the build (those its workers have polled), as the leader last read them (with its backlog, while the build has replicas) or a reconcile read the target's, and remembered here between reads; absent until read. A current or ramping build on one of whose workflow or activity queues Temporal remembers no poller of its Ready Pods says Degraded=True, reason NoPollers.",
+          "The task queues Temporal lists for the build (those its workers have polled), as the leader last read them (while the build has replicas: once Temporal lists it, once more to confirm them, then every 30 minutes, and with each read of its backlog) or a reconcile read the target's, and remembered here between reads; absent until read. A current or ramping build on one of whose workflow or activity queues Temporal remembers no poller of its Ready Pods says Degraded=True, reason NoPollers.",
       },
     ),
   ),

@@ -263,7 +263,7 @@ export const SETTINGS = {
     env: 'TWC_BACKLOG_METRICS',
     default: 'true',
     description:
-      "the leader reads each build's task-queue backlog from Temporal (at most once per --poll-interval, within --temporal-read-budget) for the `twc_temporal_backlog_*` metrics and, where the webhook is served, the external.metrics.k8s.io API on its port; and, in the same share and at most once every three intervals, each worker deployment's pollers on its builds' workflow and activity task queues, for the status (`pollers` and `taskQueues` of each build) and the `NoPollers` judgement (see --poller-history)",
+      "the leader reads the task-queue backlog of each build something asks for (an external metrics query that may pick it, an owned autoscaler of it that names a backlog metric, a scrape of the `twc_temporal_backlog_*` gauges, within the last five intervals and at least two minutes) from Temporal, at most once per --poll-interval and within --temporal-read-budget, for those gauges and, where the webhook is served, the external.metrics.k8s.io API on its port; and, in the same share, each build's task queues (once Temporal lists it, then every 30 minutes) and each worker deployment's pollers on its builds' workflow and activity task queues (every third interval while a rollout waits, twice per --poller-history when idle), for the status (`pollers` and `taskQueues` of each build) and the `NoPollers` judgement (see --poller-history)",
     parse: boolean,
   },
   externalMetricsService: {

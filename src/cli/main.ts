@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { collectDefaultMetrics } from 'prom-client';
 import { Controller } from '../controller/controller.ts';
+import type { ExternalMetricsOptions } from '../external-metrics/api-server.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { type ClusterAccess, defaultClusterAccess, kubeconfigAccess } from '../runtime/kube/cluster-access.ts';
 import { createLogger } from '../runtime/logger.ts';
@@ -78,7 +79,8 @@ run.action(async (options: Config) => {
         ? undefined
         : 'caches not synced yet';
   const servers = await serveEndpoints(context, notReadyBecause);
-  const figures = () => (running ? controller.backlogFigures() : undefined);
+  const figures: ExternalMetricsOptions['figures'] = (asked) =>
+    running ? controller.backlogFigures(asked) : undefined;
   if (options.webhookBindAddress) webhook = serveWebhook(context, options.webhookBindAddress, figures, () => stopping);
   const dashboard = options.dashboardBindAddress
     ? startDashboard(access, options.namespace, options.dashboardBindAddress, log, options.dashboardRequireToken)

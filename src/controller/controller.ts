@@ -3,8 +3,13 @@
 // reconcile asks to be run again when Temporal may have changed (drainage) or a pause or delay
 // runs out. The order of construction: the caches, Temporal, the figures, the dependencies, the queue.
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import { DEFAULT_CONCURRENCY, DEFAULT_POLL_INTERVAL_MS, DEFAULT_RECONCILE_TIMEOUT_MS } from '../api/defaults.ts';
-import type { BuildBacklog } from '../domain/backlog.ts';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_POLLER_HISTORY_MS,
+  DEFAULT_RECONCILE_TIMEOUT_MS,
+} from '../api/defaults.ts';
+import type { BacklogAsk, BuildBacklog } from '../domain/backlog.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
 import { Backoff, RetrySchedule } from '../runtime/backoff.ts';
 import { KubernetesApi } from '../runtime/kube/api-client.ts';
@@ -15,17 +20,16 @@ import { Caches } from './caches.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { sharedDependencies } from './dependencies.ts';
 import { reconcileByKey } from './dispatch.ts';
-import type { FiguresCollector } from './figures-collector.ts';
 import { ofOwnedResource } from './owned-resources.ts';
 import { TemporalAccess } from './temporal-access.ts';
-import { backlogFigures, pollersSeen, type TemporalFigures, temporalFigures } from './temporal-figures.ts';
+import { temporalFigures, type TemporalFiguresReader } from './temporal-figures.ts';
 import { SpecChanges } from './worker-deployment-changes.ts';
 
 export class Controller {
   private readonly api: KubernetesApi;
   private readonly caches: Caches;
   private readonly temporal: TemporalAccess;
-  private readonly figures: FiguresCollector<TemporalFigures> | undefined;
+  private readonly figures: TemporalFiguresReader | undefined;
   private readonly queue: WorkQueue<string>;
   /** Per copy of an owned resource (`namespace/twor/copy`), when applying it may be tried again. */
   private readonly copyRetries = new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 }));
@@ -81,10 +85,12 @@ export class Controller {
     });
     const enqueue = (key: string, priority: Priority) => this.queue.add(key, priority);
     const { caches, temporal } = this;
+    const pollerHistoryMs = options.pollerHistoryMs ?? DEFAULT_POLLER_HISTORY_MS;
     this.figures = options.backlogMetrics
-      ? temporalFigures({ caches, temporal, pollIntervalMs, enqueue, log })
+      ? temporalFigures({ caches, temporal, pollIntervalMs, pollerHistoryMs, enqueue, log })
       : undefined;
-    if (this.figures) metrics.observeBacklog(() => this.backlogFigures());
+    // A scrape of the gauges asks for every build's figures.
+    if (this.figures) metrics.observeBacklog(() => this.backlogFigures({ by: 'scrape' }));
     const dependencies = sharedDependencies({
       api,
       caches,
@@ -94,7 +100,7 @@ export class Controller {
       copyRetries: this.copyRetries,
       temporalBackoff: this.temporalBackoff,
       specChanges,
-      pollersSeen: (namespace, name) => pollersSeen(this.figures, namespace, name),
+      pollersSeen: (namespace, name) => this.figures?.pollers(namespace, name),
     });
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.queue = new WorkQueue<string>({
@@ -122,9 +128,12 @@ export class Controller {
     this.temporal.drainage.forget(temporalDeploymentName(namespace, name));
   }
 
-  /** Each build's backlog as last read, where recent enough to act on; empty with backlog metrics off. */
-  backlogFigures(): BuildBacklog[] {
-    return backlogFigures(this.figures);
+  /**
+   * Each build's backlog as last read, where recent enough to act on; empty with backlog metrics
+   * off. Only builds something asks for are read: `asked` asks for the builds it picks.
+   */
+  backlogFigures(asked?: BacklogAsk): BuildBacklog[] {
+    return this.figures?.backlog(asked) ?? [];
   }
 
   async start(): Promise<void> {

@@ -40,6 +40,11 @@ export interface FiguresCollectorOptions<T> {
 const LIFETIME_INTERVALS = 5;
 const SHORTEST_LIFETIME_MS = 120_000;
 
+/** How long figures are served after they were read. */
+export function figuresLifetimeMs(pollIntervalMs: number): number {
+  return Math.max(SHORTEST_LIFETIME_MS, LIFETIME_INTERVALS * pollIntervalMs);
+}
+
 interface Entry<T> {
   attemptedAt: number;
   reading: boolean;
@@ -68,9 +73,16 @@ export class FiguresCollector<T> {
     this.timers.clearTimeout(this.timer);
   }
 
+  /** Looks at once rather than at the next look: a source just listed (a build just asked for) is read now. */
+  lookSoon(): void {
+    if (this.stopped) return;
+    this.timers.clearTimeout(this.timer);
+    this.timer = this.timers.setTimeout(() => this.look(), 0);
+  }
+
   /** The figures of each source, where they are recent enough to act on. */
   fresh(): Figures<T>[] {
-    const oldest = this.timers.now() - Math.max(SHORTEST_LIFETIME_MS, LIFETIME_INTERVALS * this.options.pollIntervalMs);
+    const oldest = this.timers.now() - figuresLifetimeMs(this.options.pollIntervalMs);
     return [...this.entries.values()].flatMap(({ figures }) =>
       figures && figures.readAt.getTime() >= oldest ? [figures] : [],
     );
@@ -95,9 +107,29 @@ export class FiguresCollector<T> {
       .map((source) => ({ source, entry: this.entries.get(source.key) }))
       .filter((candidate) => !candidate.entry?.reading && waited(candidate) >= 1)
       .sort((a, b) => waited(b) - waited(a));
-    for (const { source } of due) if (source.takeRead()) this.read(source, now);
-    // Often enough that a source comes due no later than a tenth of an interval after its time.
-    this.timer = this.timers.setTimeout(() => this.look(), Math.min(1000, this.options.pollIntervalMs / 10));
+    let refused = false;
+    for (const { source } of due)
+      if (source.takeRead()) this.read(source, now);
+      else refused = true;
+    this.timer = this.timers.setTimeout(() => this.look(), this.nextLookInMs(sources, now, refused));
+  }
+
+  /**
+   * When to look again: when the next source listed comes due, no later than a tenth of an
+   * interval after its time, nor than an interval from now (a source listed meanwhile waits no
+   * longer); a tenth of an interval while the budget refused one. An idle process wakes for what it
+   * reads, not every second.
+   */
+  private nextLookInMs(sources: readonly FiguresSource<T>[], now: number, refused: boolean): number {
+    const { pollIntervalMs } = this.options;
+    const step = Math.min(1000, pollIntervalMs / 10);
+    if (refused) return step;
+    let next = pollIntervalMs;
+    for (const { key, everyMs } of sources) {
+      const entry = this.entries.get(key);
+      if (entry) next = Math.min(next, entry.attemptedAt + (everyMs ?? pollIntervalMs) - now);
+    }
+    return Math.max(step, next);
   }
 
   private read({ key, read }: FiguresSource<T>, now: number): void {

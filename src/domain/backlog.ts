@@ -56,3 +56,23 @@ export const BACKLOG_FIGURES: ReadonlyArray<{
     figure: (queue) => queue.dispatchRate,
   },
 ];
+
+/**
+ * Who asks for the figures, which makes them read (controller/backlog-demand.ts): a scrape of the
+ * gauges asks for every build; an external metrics query for the builds of its namespace that its
+ * selector may pick.
+ */
+export type BacklogAsk =
+  | { by: 'scrape' }
+  | {
+      by: 'query';
+      namespace: string;
+      picks: (build: { workerDeployment: string; buildId: string }) => boolean;
+    };
+
+/** Whether an object (an autoscaler's spec) names one of the figures, as an external metric or a Prometheus series. */
+export function namesBacklogFigure(object: unknown): boolean {
+  const text = JSON.stringify(object) ?? '';
+  // `temporal_backlog_count` is within `twc_temporal_backlog_count` too.
+  return BACKLOG_FIGURES.some(({ name }) => text.includes(`temporal_${name}`));
+}

@@ -2,17 +2,18 @@
 // API server proxies HPA controllers' (and people's) reads of backlog metrics here. Each read is
 // authenticated as coming from the API server's front proxy (front-proxy.ts) and authorized for
 // the user it names with a SubjectAccessReview, as Kubernetes asks of aggregated servers; the
-// answer comes from the backlog figures in memory, never from a read of Temporal.
+// answer comes from the backlog figures in memory, never from a read of Temporal. Each query asks
+// for the figures of the builds it may pick: the leader reads those while they are asked for.
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { BuildBacklog } from '../domain/backlog.ts';
+import type { BacklogAsk, BuildBacklog } from '../domain/backlog.ts';
 import type { RequestHandler } from '../runtime/http-server.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { authenticate, frontProxyTrust, type FrontProxyTrust, type RequestUser } from './front-proxy.ts';
 import { InvalidLabelSelectorError, parseLabelSelector } from './label-selector.ts';
-import { GROUP, METRICS, metricValues, VERSION } from './metric-values.ts';
+import { GROUP, METRICS, metricValues, picksBuild, VERSION } from './metric-values.ts';
 
 const ROOT = `/apis/${GROUP}/${VERSION}`;
 const TRUST_CONFIGMAP = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication';
@@ -23,8 +24,12 @@ const ALLOWED_LIFETIME_MS = 10_000;
 
 export interface ExternalMetricsOptions {
   api: KubernetesApi;
-  /** The figures to answer from; undefined while this replica does not collect them (it does not lead). */
-  figures: () => readonly BuildBacklog[] | undefined;
+  /**
+   * The figures to answer from, asking for the builds the query may pick (the first ask of a build
+   * finds none: its read starts then); undefined while this replica does not collect them (it
+   * does not lead).
+   */
+  figures: (asked: Extract<BacklogAsk, { by: 'query' }>) => readonly BuildBacklog[] | undefined;
   log: Logger;
   now?: () => Date;
 }
@@ -130,7 +135,10 @@ export function externalMetricsHandler(options: ExternalMetricsOptions): Request
       if (error instanceof InvalidLabelSelectorError) return [400, status(400, 'BadRequest', error.message)];
       throw error;
     }
-    const figures = options.figures();
+    // No metric of that name: no figures asked for.
+    if (!METRICS.has(metric))
+      return [404, status(404, 'NotFound', `no metric ${metric}: served are ${[...METRICS.keys()].join(', ')}`)];
+    const figures = options.figures({ by: 'query', namespace, picks: (build) => picksBuild(selector, build) });
     if (!figures)
       return [
         503,
@@ -140,9 +148,7 @@ export function externalMetricsHandler(options: ExternalMetricsOptions): Request
           'this replica does not lead: the leader collects and serves the backlog metrics',
         ),
       ];
-    const items = metricValues(figures, { metric, namespace, selector });
-    if (!items)
-      return [404, status(404, 'NotFound', `no metric ${metric}: served are ${[...METRICS.keys()].join(', ')}`)];
+    const items = metricValues(figures, { metric, namespace, selector }) ?? [];
     return [200, { kind: 'ExternalMetricValueList', apiVersion: `${GROUP}/${VERSION}`, metadata: {}, items }];
   }
 }

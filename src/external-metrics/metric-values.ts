@@ -24,6 +24,25 @@ export interface ExternalMetricValue {
   value: string;
 }
 
+/**
+ * Whether a query's selector may pick items of this build: its requirements on the labels of the
+ * build itself hold (those on a pool or task queue choose among the build's own items). The builds
+ * it may pick are the builds whose figures it asks for.
+ */
+export function picksBuild(
+  selector: readonly Requirement[],
+  build: { workerDeployment: string; buildId: string },
+): boolean {
+  const labels: Record<string, string> = {
+    [LABELS.deploymentName]: build.workerDeployment,
+    [LABELS.buildId]: build.buildId,
+  };
+  return matches(
+    selector.filter(({ key }) => key in labels),
+    labels,
+  );
+}
+
 /** Undefined when no metric has that name. */
 export function metricValues(
   figures: readonly BuildBacklog[],

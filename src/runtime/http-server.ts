@@ -13,8 +13,8 @@ export interface Response {
   contentType?: string;
 }
 
-/** Answers one GET path. */
-export type Route = () => Response | Promise<Response>;
+/** Answers one GET path, given the request's query. */
+export type Route = (query: URLSearchParams) => Response | Promise<Response>;
 
 /** Serves the requests it knows (true), and leaves the others to the server's other routes (false). */
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
@@ -50,8 +50,8 @@ export async function serve(
 ): Promise<RunningServer> {
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     // A request target that is no URL (an absolute form such as `http://[`) would throw, and end the process.
-    const path = URL.parse(request.url ?? '/', 'http://host')?.pathname;
-    const route = request.method === 'GET' && path !== undefined ? routes[path] : undefined;
+    const url = URL.parse(request.url ?? '/', 'http://host');
+    const route = request.method === 'GET' && url ? routes[url.pathname] : undefined;
     if (!route) {
       response.writeHead(404).end('not found\n');
       return;
@@ -59,7 +59,7 @@ export async function serve(
     Promise.resolve(protection?.access(request.headers))
       .then((verdict) => {
         if (verdict && !verdict.allowed) return { status: verdict.status, body: `${verdict.message}\n` };
-        return route();
+        return route(url?.searchParams ?? new URLSearchParams());
       })
       .then(
         ({ status, body, contentType }) =>
@@ -93,6 +93,17 @@ export function readyz(notReadyBecause: () => string | undefined): Route {
   };
 }
 
+/**
+ * Every metric, or with `name[]` in the query (as Prometheus's own clients take it) only the
+ * metrics named: the others are not collected, so a scrape that names no backlog gauge does not
+ * ask for the backlog figures (controller/backlog-demand.ts).
+ */
 export function metrics(registry: Registry): Route {
-  return async () => ({ status: 200, body: await registry.metrics(), contentType: registry.contentType });
+  return async (query) => {
+    const names = query.getAll('name[]');
+    if (names.length === 0) return { status: 200, body: await registry.metrics(), contentType: registry.contentType };
+    const named = [...new Set(names)].filter((name) => registry.getSingleMetric(name));
+    const texts = await Promise.all(named.map((name) => registry.getSingleMetricAsString(name)));
+    return { status: 200, body: texts.map((text) => `${text}\n`).join('\n'), contentType: registry.contentType };
+  };
 }

@@ -79,9 +79,13 @@ export function memoryOf(pid: number): { peakMiB: number; rssMiB: number } {
   return { peakMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024 };
 }
 
-/** Its /metrics: each series (name and labels) to its value. */
-export async function scrape(twc: TwcProcess): Promise<Map<string, number>> {
-  const text = await (await fetch(`http://127.0.0.1:${twc.metricsPort}/metrics`)).text();
+/**
+ * Its /metrics, or the metrics `names` names only: each series (name and labels) to its value. A
+ * scrape that includes the backlog gauges asks for every build's backlog, and has them read.
+ */
+export async function scrape(twc: TwcProcess, names: readonly string[] = []): Promise<Map<string, number>> {
+  const query = names.map((name) => `name[]=${encodeURIComponent(name)}`).join('&');
+  const text = await (await fetch(`http://127.0.0.1:${twc.metricsPort}/metrics${query ? `?${query}` : ''}`)).text();
   const series = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (line.startsWith('#') || line.trim() === '') continue;

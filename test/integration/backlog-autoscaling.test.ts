@@ -194,7 +194,7 @@ test('the HPA of a build scales it on its own backlog: up to its maximum while w
   // Server 1.29.1 reports zeros in a version's task-queue stats; the newer release counts them.
   const temporal = await ownTemporal(t, {}, { newer: true });
   const workers = await controlledNamespace(t, namespace, { backlogMetrics: true, temporalAddress: temporal.address });
-  const served = await serveExternalMetrics(t, () => workers.backlogFigures());
+  const served = await serveExternalMetrics(t, (asked) => workers.backlogFigures(asked));
 
   // The build's Pods run workflows only: its activity tasks wait for the worker the test holds.
   // No spec.replicas: the HPA alone sets them (with them, the controller would hold its count).
@@ -279,7 +279,7 @@ test('during a Progressive ramp each build is scaled on its own share of the wor
   const namespace = await testNamespace(t, 'backlog-ramp');
   const temporal = await ownTemporal(t, {}, { newer: true });
   const workers = await controlledNamespace(t, namespace, { backlogMetrics: true, temporalAddress: temporal.address });
-  await serveExternalMetrics(t, () => workers.backlogFigures());
+  await serveExternalMetrics(t, (asked) => workers.backlogFigures(asked));
   await workers.createWorkerDeployment('orders', {
     rollout: { strategy: 'Progressive', steps: [{ rampPercentage: 25, pauseDuration: '30m' }] },
     template: workers.template('workflows-only'),

@@ -6,7 +6,7 @@ import type { TestContext } from 'node:test';
 import { GROUP, KINDS, VERSION } from '../../src/api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { Controller } from '../../src/controller/controller.ts';
-import type { BuildBacklog } from '../../src/domain/backlog.ts';
+import type { BacklogAsk, BuildBacklog } from '../../src/domain/backlog.ts';
 import { LABELS } from '../../src/k8s/names.ts';
 import { jsonLogger } from '../../src/runtime/logger.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
@@ -87,8 +87,8 @@ export interface ControlledNamespace extends WorkerDeployments {
   identity: string;
   /** Stops the controller, as a crash or a shutdown would. */
   stopController(): Promise<void>;
-  /** What the running controller last read of each build's backlog (with backlogMetrics). */
-  backlogFigures(): BuildBacklog[];
+  /** What the running controller last read of each build's backlog (with backlogMetrics); `asked` asks for builds, as a reader of the figures does. */
+  backlogFigures(asked?: BacklogAsk): BuildBacklog[];
   /** Starts a new controller with the same identity and options, but for these changes. */
   startController(
     changes?: Pick<ControlledNamespaceOptions, 'temporalReadBudget' | 'certificateExpiryWarningMs'>,
@@ -152,7 +152,7 @@ export async function controlledNamespace(
   await startController();
   t.after(stopController);
   await createTemporalConnection(namespace, options.connectionSpec ?? { hostPort: temporalAddress });
-  const backlogFigures = () => controller?.backlogFigures() ?? [];
+  const backlogFigures = (asked?: BacklogAsk) => controller?.backlogFigures(asked) ?? [];
   return { metrics, identity, stopController, startController, backlogFigures, ...workerDeployments(namespace) };
 }
 

@@ -32,7 +32,12 @@ test('each read is answered as Kubernetes asks of an aggregated API', async (t) 
   const reviews: unknown[] = [];
   let leading = true;
   const api = frontProxyApi(certificates.ca, (spec) => spec.user === 'hpa', reviews);
-  const handle = externalMetricsHandler({ api, figures: () => (leading ? figures : undefined), log: silentLogger });
+  const asks: Parameters<Parameters<typeof externalMetricsHandler>[0]['figures']>[0][] = [];
+  const handle = externalMetricsHandler({
+    api,
+    figures: (asked) => (asks.push(asked), leading ? figures : undefined),
+    log: silentLogger,
+  });
   const ask = (path: string, options: { user?: string; peer?: X509Certificate; method?: string } = {}) =>
     new Promise<{ code: number; body: { message?: string; items?: { value: string }[]; resources?: unknown[] } }>(
       (resolve) => {
@@ -74,13 +79,33 @@ test('each read is answered as Kubernetes asks of an aggregated API', async (t) 
       resource: 'temporal_backlog_count',
     },
   });
-  const allowed = await ask(`${read}?labelSelector=temporal.io/build-id%3Dv1`, { user: 'hpa', peer: client });
+  assert.equal(asks.length, 0, 'a read refused asks for no figures');
+  const allowed = await ask(`${read}?labelSelector=temporal.io/build-id%3Dv1,temporal.io/task-queue-type%3Dactivity`, {
+    user: 'hpa',
+    peer: client,
+  });
   assert.deepEqual([allowed.code, allowed.body.items?.map((item) => item.value)], [200, ['40']]);
+  // The query asks for the builds its selector may pick: v1 of any worker deployment of the namespace.
+  const [query] = asks.splice(0);
+  assert.equal(query?.namespace, 'shop');
+  assert.deepEqual(
+    [
+      { workerDeployment: 'orders', buildId: 'v1' },
+      { workerDeployment: 'refunds', buildId: 'v1' },
+      { workerDeployment: 'orders', buildId: 'v2' },
+    ].map((build) => query?.picks(build)),
+    [true, true, false],
+  );
   const asked = reviews.length;
   await ask(read, { user: 'hpa', peer: client });
   assert.equal(reviews.length, asked, 'an allowed answer is taken as read for a while');
   assert.equal((await ask(`${read}?labelSelector=a%20b`, { user: 'hpa', peer: client })).code, 400);
   assert.equal((await ask(`${root}/namespaces/shop/temporal_backlog`, { user: 'hpa', peer: client })).code, 404);
+  assert.equal(
+    asks.length,
+    1,
+    'of the reads since, only the one answered asked (a bad selector, no such metric: none)',
+  );
   assert.equal((await ask(`${root}/namespaces/shop/%E0`, { user: 'hpa', peer: client })).code, 400);
   assert.equal((await ask(read, { user: 'hpa', peer: client, method: 'POST' })).code, 405);
   leading = false;

@@ -103,10 +103,11 @@ test('figures too old to act on, or of a build no longer listed, are not served'
   state.failing = false;
   await timers.advance(POLL_MS);
   state.builds = ['v2'];
-  await timers.advance(1000);
+  await timers.advance(POLL_MS);
   assert.deepEqual(
     collector.fresh().map((f) => f.key),
     ['v2'],
+    'from the next look on, within an interval',
   );
   assert.equal(collector.latest('v1'), undefined, 'a source no longer listed keeps nothing');
   collector.stop();
@@ -124,6 +125,35 @@ test('each read is told with the figures it replaces', async () => {
     ['v1', 1, undefined],
     ['v1', 2, 1],
   ]);
+  collector.stop();
+});
+
+test('an idle collector wakes when a source comes due, not every second; while the budget refuses, every tenth of an interval', async () => {
+  const timers = new FakeTimers();
+  let looks = 0;
+  let tokens = Infinity;
+  const source = (key: string, everyMs: number): FiguresSource<string> => ({
+    key,
+    takeRead: () => (tokens >= 1 ? (tokens--, true) : false),
+    read: () => Promise.resolve(key),
+    everyMs,
+  });
+  const collector = new FiguresCollector({
+    sources: () => (looks++, [source('pollers', 15 * POLL_MS), source('queues', 180 * POLL_MS)]),
+    pollIntervalMs: POLL_MS,
+    log: silentLogger,
+    timers,
+  });
+  collector.start();
+  await timers.advance(0);
+  looks = 0;
+  await timers.advance(15 * POLL_MS);
+  assert.equal(looks, 15, 'once an interval at the most while nothing comes due before');
+  assert.equal(collector.latest('pollers')?.readAt.getTime(), 15 * POLL_MS, 'and at the time one comes due');
+  tokens = 0;
+  looks = 0;
+  await timers.advance(15 * POLL_MS + 9000);
+  assert.equal(looks, 15 + 9, 'refused its token when due: looked at again every tenth of an interval');
   collector.stop();
 });
 

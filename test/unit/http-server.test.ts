@@ -48,6 +48,34 @@ test('the server answers its routes, 503 with the reason when not ready, and 404
   assert.equal((await get('/other')).status, 404);
 });
 
+test('/metrics with name[] serves only the metrics named, and collects no other', async (t) => {
+  const registry = new Registry();
+  new Counter({ name: 'twc_a_total', help: 'a', registers: [registry] }).inc(1);
+  new Counter({ name: 'twc_b_total', help: 'b', registers: [registry] }).inc(2);
+  let collected = 0;
+  new Counter({
+    name: 'twc_gauge_like_total',
+    help: 'collected at each scrape that includes it',
+    registers: [registry],
+    collect: () => void collected++,
+  });
+  const server = await serve({ host: '127.0.0.1', port: 0 }, { '/metrics': metrics(registry) });
+  t.after(() => server.close());
+  const scrape = async (query: string) => (await fetch(`http://127.0.0.1:${server.port}/metrics${query}`)).text();
+  const some = await scrape('?name[]=twc_b_total&name[]=twc_a_total&name[]=twc_none&name[]=twc_a_total');
+  assert.equal(
+    some,
+    '# HELP twc_b_total b\n# TYPE twc_b_total counter\ntwc_b_total 2\n\n# HELP twc_a_total a\n# TYPE twc_a_total counter\ntwc_a_total 1\n',
+    'in the order named, each once, as a whole scrape writes them',
+  );
+  assert.equal(collected, 0, 'a metric not named is not collected');
+  const all = await scrape('');
+  assert.match(all, /^twc_a_total 1$/m);
+  assert.match(all, /^twc_gauge_like_total 0$/m);
+  assert.equal(collected, 1);
+  assert.equal(await scrape('?name[]=twc_none'), '', 'nothing named that exists: nothing');
+});
+
 test('a taken port fails the start', async (t) => {
   const first = await serve({ host: '127.0.0.1', port: 0 }, {});
   t.after(() => first.close());

@@ -1,8 +1,7 @@
 // The validating webhook of TemporalWorkerOwnedResources, served by every replica, leader or not:
 // the API server calls whichever the Service picks. With backlog metrics, the external metrics API
 // shares its port, answered by the leader only, which holds the figures (a standby says so).
-import type { BuildBacklog } from '../../domain/backlog.ts';
-import { externalMetricsHandler } from '../../external-metrics/api-server.ts';
+import { externalMetricsHandler, type ExternalMetricsOptions } from '../../external-metrics/api-server.ts';
 import { KubernetesApi } from '../../runtime/kube/api-client.ts';
 import { errorMessage } from '../../runtime/kube/api-errors.ts';
 import type { Logger } from '../../runtime/logger.ts';
@@ -29,12 +28,12 @@ export interface ServedWebhook {
 /**
  * Not waited for: a certificate that cannot be had yet is retried, and the replica is not ready
  * meanwhile. A webhook that cannot be served ends the process, unless it is `stopping`.
- * `figures`: the backlog figures, undefined while this replica does not lead.
+ * `figures`: the backlog figures a query asks for, undefined while this replica does not lead.
  */
 export function serveWebhook(
   { options, access, metrics, log }: RunContext,
   address: BindAddress,
-  figures: () => BuildBacklog[] | undefined,
+  figures: ExternalMetricsOptions['figures'],
   stopping: () => boolean,
 ): ServedWebhook {
   const webhookLog = log.child({ webhook: OWNED_RESOURCE_WEBHOOK_PATH });
