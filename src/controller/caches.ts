@@ -13,7 +13,7 @@ import { OwnDeploymentWrites } from '../k8s/own-deployment-writes.ts';
 import { OwnWrites } from '../runtime/own-writes.ts';
 import { SecretWatches } from '../runtime/secret-watches.ts';
 import { ConnectionCaches } from './connection-caches.ts';
-import { type Watch, WATCHES, type WatchView } from './watches.ts';
+import { type Watch, WatchMemory, WATCHES, type WatchView } from './watches.ts';
 
 /** What else an event that queues a reconcile does: before its keys are queued, and after. */
 export interface EventHooks<T> {
@@ -55,20 +55,18 @@ export class Caches {
       connectionOf: (twd) => this.connections.usedBy(twd),
       readsClusterConnections: clusterConnections,
     };
-    const informer = <T extends KubernetesObject>(row: Watch<T>, hook: EventHooks<T> = {}) => {
-      const remembered = new Map<string, string>();
+    const informer = <T extends KubernetesObject>(
+      row: Watch<T>,
+      hook: EventHooks<T> = {},
+      memory = new WatchMemory(row),
+    ) => {
       return new NamespacedInformers<T>({
         api,
         ...(namespaces && !row.clusterScoped ? { namespaces } : {}),
         path: row.path,
         ...(row.labelSelector ? { labelSelector: row.labelSelector } : {}),
         onEvent: (event, object) => {
-          // A row without memory remembers nothing: its key is always '', its `now` undefined.
-          const memoryKey = row.memory?.key(object) ?? '';
-          const keys = row.keys(event, object, remembered.get(memoryKey), view);
-          const now = row.memory?.of(event, object);
-          if (now === undefined) remembered.delete(memoryKey);
-          else remembered.set(memoryKey, now);
+          const keys = memory.keys(event, object, view);
           if (keys.length === 0) return;
           hook.before?.(event, object);
           for (const key of keys) enqueue(key);
@@ -89,8 +87,12 @@ export class Caches {
       clusterConnections ? informer(WATCHES.TemporalClusterConnection, hooks.connection) : undefined,
     );
     this.ownedResources = informer(WATCHES.TemporalWorkerOwnedResource, hooks.ownedResource);
-    this.deployments = informer(WATCHES.Deployment);
-    this.ownDeploymentWrites = new OwnDeploymentWrites((namespace) => this.deployments.list(namespace));
+    const deploymentMemory = new WatchMemory(WATCHES.Deployment);
+    this.deployments = informer(WATCHES.Deployment, {}, deploymentMemory);
+    this.ownDeploymentWrites = new OwnDeploymentWrites(
+      (namespace) => this.deployments.list(namespace),
+      (created) => deploymentMemory.wrote(created),
+    );
     this.pods = informer(WATCHES.Pod);
   }
 
