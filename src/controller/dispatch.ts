@@ -10,6 +10,7 @@ import { Backoff } from '../runtime/backoff.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { ReconcileResult, WorkQueueOptions } from '../runtime/work-queue.ts';
+import { CallTally } from '../temporal/call-tally.ts';
 import { certificateSources, readCertificates } from '../temporal/certificates.ts';
 import { lookupSecrets, missingSecret, workerSecrets } from '../temporal/credentials.ts';
 import type { Caches } from './caches.ts';
@@ -19,6 +20,7 @@ import type { ReconcilerDependencies, SharedDependencies } from './dependencies.
 import { reconcileOwnedResource } from './owned-resource-release.ts';
 import { fencedBy } from './reconcile-deadline.ts';
 import { reconcile } from './reconciler.ts';
+import type { RolloutCosts } from './rollout-costs.ts';
 import type { TemporalAccess } from './temporal-access.ts';
 import { keyOf } from './watches.ts';
 
@@ -27,6 +29,8 @@ export interface DispatchOptions {
   temporal: TemporalAccess;
   dependencies: SharedDependencies;
   log: Logger;
+  /** Where each worker deployment's reconciles add up what its rollout costs; default: not counted. */
+  rollouts?: RolloutCosts;
 }
 
 export function reconcileByKey({
@@ -34,6 +38,7 @@ export function reconcileByKey({
   temporal,
   dependencies,
   log,
+  rollouts,
 }: DispatchOptions): WorkQueueOptions<string>['reconcile'] {
   let reconciles = 0;
   const connectionBackoff = new Backoff<string>({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 });
@@ -43,6 +48,7 @@ export function reconcileByKey({
     name: string,
     signal: AbortSignal,
     run: (deps: ReconcilerDependencies) => Promise<T>,
+    tally?: CallTally,
   ): Promise<T> => {
     const child = log.child({ kind, object: `${namespace}/${name}`, reconcile: ++reconciles });
     try {
@@ -50,7 +56,7 @@ export function reconcileByKey({
         {
           ...dependencies,
           log: child,
-          temporal: (connection, address) => temporal.client(connection, address, signal),
+          temporal: (connection, address) => temporal.client(connection, address, signal, tally),
         },
         signal,
       );
@@ -89,7 +95,36 @@ export function reconcileByKey({
       await lookupSecrets(sources, (namespace, secret) => caches.secrets.get(namespace, secret)),
     );
   };
-  return async (key, priority, signal) => {
+  /** A worker deployment's reconcile, its Temporal calls and waits added to its rollout's. */
+  const counted = async (namespace: string, name: string, signal: AbortSignal, waitedMs: number) => {
+    if (!rollouts)
+      return logged(KINDS.TemporalWorkerDeployment.kind, namespace, name, signal, (deps) =>
+        reconcile(deps, namespace, name),
+      );
+    const tally = new CallTally();
+    let again = true;
+    try {
+      const result = await logged(
+        KINDS.TemporalWorkerDeployment.kind,
+        namespace,
+        name,
+        signal,
+        (deps) => reconcile(deps, namespace, name),
+        tally,
+      );
+      again = result?.requeueAfterMs === 0;
+      return result;
+    } finally {
+      const { calls, tokenWaitMs, slotWaitMs, callMs } = tally;
+      rollouts.reconciled(
+        `${namespace}/${name}`,
+        dependencies.workerDeployment(namespace, name)?.status,
+        { calls, queueMs: waitedMs, tokenWaitMs, slotWaitMs, callMs },
+        again,
+      );
+    }
+  };
+  return async (key, priority, signal, waitedMs) => {
     const { kind, namespace, name } = keyOf(key);
     if (kind === 'ownedResource') {
       const twor = caches.ownedResources.get(namespace, name);
@@ -104,9 +139,7 @@ export function reconcileByKey({
       // A change, or what falls due, reads first; a routine look waits for a free read.
       const wait = priority === 'high' ? 0 : pollDelay(namespace, name);
       if (wait > 0) return { requeueAfterMs: wait };
-      return logged(KINDS.TemporalWorkerDeployment.kind, namespace, name, signal, (deps) =>
-        reconcile(deps, namespace, name),
-      );
+      return counted(namespace, name, signal, waitedMs);
     }
     const object = caches.connections.get(namespace, name);
     if (!object) return undefined;

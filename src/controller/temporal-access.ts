@@ -1,15 +1,17 @@
 // How the controller reaches Temporal: one pooled connection per TemporalConnection, with the
 // credentials it names (its Secrets, service account tokens); each read within the Temporal
-// namespace's read budget; refused deletions and drainage corrections remembered; every call and
+// namespace's read budget, then each call within its calls in flight; refused deletions and drainage corrections remembered; every call and
 // every call cut off counted.
 import type { V1Secret } from '@kubernetes/client-node';
-import { DEFAULT_READS_PER_SECOND } from '../api/defaults.ts';
+import { DEFAULT_READS_PER_SECOND, DEFAULT_TEMPORAL_CONCURRENCY } from '../api/defaults.ts';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import { ServiceAccountTokens, tokenRequester, tokenReviewer } from '../k8s/service-account-tokens.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
+import { TemporalCallSlots } from '../temporal/call-slots.ts';
 import { statusName } from '../temporal/call-status.ts';
+import type { CallTally } from '../temporal/call-tally.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { DrainageRechecks } from '../temporal/drainage-rechecks.ts';
 import type { WorkflowService } from '../temporal/protocol.ts';
@@ -26,6 +28,7 @@ export type TemporalAccessOptions = Pick<
   | 'temporalConnectTo'
   | 'temporalTimeouts'
   | 'temporalReadBudget'
+  | 'temporalConcurrency'
 > & {
   /** For the service account tokens. */
   api: KubernetesApi;
@@ -38,6 +41,7 @@ export type TemporalAccessOptions = Pick<
 
 export class TemporalAccess {
   readonly reads: TemporalReadBudget;
+  private readonly slots: TemporalCallSlots;
   readonly drainage: DrainageRechecks;
   private readonly refusals: PollerRefusals;
   private readonly clients: TemporalClientPool;
@@ -62,6 +66,11 @@ export class TemporalAccess {
       onCutOff: metrics.countTemporalTimeout,
     });
     this.reads = new TemporalReadBudget({ perSecond: options.temporalReadBudget ?? DEFAULT_READS_PER_SECOND });
+    this.slots = new TemporalCallSlots({
+      perNamespace: options.temporalConcurrency ?? DEFAULT_TEMPORAL_CONCURRENCY,
+      waited: metrics.observeCallSlotWait,
+      inFlight: metrics.setCallsInFlight,
+    });
     // A refused deletion is asked again at the next poll, not at every event.
     this.refusals = new PollerRefusals(options.pollIntervalMs);
     this.drainage = new DrainageRechecks((deploymentName, buildId) => {
@@ -78,15 +87,27 @@ export class TemporalAccess {
     return this.clients.workflowService(connection, signal);
   }
 
-  /** The connection's pooled client within its read budget; `signal` also cuts its calls off. */
-  async paced(connection: TemporalConnection, signal?: AbortSignal): Promise<WorkflowService> {
-    return this.reads.paced(await this.connected(connection, signal), connection.spec.hostPort);
+  /**
+   * The connection's pooled client, each read within its read budget, then each call within the
+   * namespace's calls in flight; `signal` also cuts its calls off (and their waits for a slot);
+   * `tally`, if given, counts and times them.
+   */
+  async paced(connection: TemporalConnection, signal?: AbortSignal, tally?: CallTally): Promise<WorkflowService> {
+    const hostPort = connection.spec.hostPort;
+    const service = await this.connected(connection, signal);
+    const limited = this.slots.limited(tally ? tally.counting(service) : service, hostPort, signal, tally?.slotWaited);
+    return this.reads.paced(limited, hostPort, tally?.tokenWaited);
   }
 
-  /** A client of one Worker Deployment; `signal`, a reconcile's deadline, also cuts its calls off. */
-  async client(connection: TemporalConnection, address: WorkerDeploymentAddress, signal: AbortSignal) {
+  /** A client of one Worker Deployment; `signal`, a reconcile's deadline, also cuts its calls off; `tally` counts them. */
+  async client(
+    connection: TemporalConnection,
+    address: WorkerDeploymentAddress,
+    signal: AbortSignal,
+    tally?: CallTally,
+  ) {
     const hostPort = connection.spec.hostPort;
-    const service = this.refusals.remembering(await this.paced(connection, signal), hostPort);
+    const service = this.refusals.remembering(await this.paced(connection, signal, tally), hostPort);
     return workerDeploymentClient(this.drainage.checking(service, hostPort), address);
   }
 

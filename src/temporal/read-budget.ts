@@ -41,13 +41,14 @@ export class TemporalReadBudget {
     this.random = options.random ?? Math.random;
   }
 
-  /** The service, whose budgeted reads wait for a token of their namespace at `address`. */
-  paced(service: WorkflowService, address: string): WorkflowService {
+  /** The service, whose budgeted reads wait for a token of their namespace at `address`; `waited` hears how long each waited. */
+  paced(service: WorkflowService, address: string, waited?: (ms: number) => void): WorkflowService {
     return aroundCalls<{ namespace?: string | null }>(
       service,
       (method) => BUDGETED_READS.has(method),
       async (request, call) => {
-        await this.turn(address, request.namespace ?? '');
+        const ms = await this.turn(address, request.namespace ?? '');
+        waited?.(ms);
         return call(request);
       },
     );
@@ -80,9 +81,11 @@ export class TemporalReadBudget {
     return share.tryTake();
   }
 
-  private async turn(address: string, namespace: string): Promise<void> {
+  /** Resolves once this read's token is there, with how long that took. */
+  private async turn(address: string, namespace: string): Promise<number> {
     const wait = this.bucket(address, namespace).take();
     if (wait > 0) await new Promise<void>((resolve) => this.timers.setTimeout(resolve, wait));
+    return wait;
   }
 
   private bucket(address: string, namespace: string): TokenBucket {
