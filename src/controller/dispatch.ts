@@ -21,6 +21,7 @@ import { reconcileOwnedResource } from './owned-resource-release.ts';
 import { fencedBy } from './reconcile-deadline.ts';
 import { reconcile } from './reconciler.ts';
 import type { RolloutCosts } from './rollout-costs.ts';
+import type { ReadCredit } from '../temporal/read-budget.ts';
 import type { TemporalAccess } from './temporal-access.ts';
 import { keyOf } from './watches.ts';
 
@@ -48,7 +49,7 @@ export function reconcileByKey({
     name: string,
     signal: AbortSignal,
     run: (deps: ReconcilerDependencies) => Promise<T>,
-    tally?: CallTally,
+    access: { tally?: CallTally; credit?: ReadCredit } = {},
   ): Promise<T> => {
     const child = log.child({ kind, object: `${namespace}/${name}`, reconcile: ++reconciles });
     try {
@@ -56,7 +57,7 @@ export function reconcileByKey({
         {
           ...dependencies,
           log: child,
-          temporal: (connection, address) => temporal.client(connection, address, signal, tally),
+          temporal: (connection, address) => temporal.client(connection, address, signal, access.tally, access.credit),
         },
         signal,
       );
@@ -68,12 +69,15 @@ export function reconcileByKey({
       throw error;
     }
   };
-  /** How long a reconcile that only polls waits for its Temporal namespace's read budget; 0 to go now. */
-  const pollDelay = (namespace: string, name: string): number => {
+  /**
+   * How long a reconcile that only polls waits for its Temporal namespace's read budget, or the
+   * token it takes now for its first read (none without a connection: it reads nothing).
+   */
+  const pollTurn = (namespace: string, name: string): number | ReadCredit => {
     const twd = caches.workerDeployments.get(namespace, name);
     const connection = twd && caches.connections.usedBy(twd);
     return connection
-      ? temporal.reads.pollDelay(
+      ? temporal.reads.pollTurn(
           connection.spec.hostPort,
           twd.spec.workerOptions.temporalNamespace,
           dependencies.pollIntervalMs,
@@ -96,10 +100,21 @@ export function reconcileByKey({
     );
   };
   /** A worker deployment's reconcile, its Temporal calls and waits added to its rollout's. */
-  const counted = async (namespace: string, name: string, signal: AbortSignal, waitedMs: number) => {
+  const counted = async (
+    namespace: string,
+    name: string,
+    signal: AbortSignal,
+    waitedMs: number,
+    credit: ReadCredit | undefined,
+  ) => {
     if (!rollouts)
-      return logged(KINDS.TemporalWorkerDeployment.kind, namespace, name, signal, (deps) =>
-        reconcile(deps, namespace, name),
+      return logged(
+        KINDS.TemporalWorkerDeployment.kind,
+        namespace,
+        name,
+        signal,
+        (deps) => reconcile(deps, namespace, name),
+        credit ? { credit } : {},
       );
     const tally = new CallTally();
     let again = true;
@@ -110,7 +125,7 @@ export function reconcileByKey({
         name,
         signal,
         (deps) => reconcile(deps, namespace, name),
-        tally,
+        { tally, ...(credit ? { credit } : {}) },
       );
       again = result?.requeueAfterMs === 0;
       return result;
@@ -136,10 +151,10 @@ export function reconcileByKey({
       return undefined;
     }
     if (kind === 'workerDeployment') {
-      // A change, or what falls due, reads first; a routine look waits for a free read.
-      const wait = priority === 'high' ? 0 : pollDelay(namespace, name);
-      if (wait > 0) return { requeueAfterMs: wait };
-      return counted(namespace, name, signal, waitedMs);
+      // A change, or what falls due, reads first; a routine look waits for a free read, and takes it.
+      const turn = priority === 'high' ? 0 : pollTurn(namespace, name);
+      if (typeof turn === 'number' && turn > 0) return { requeueAfterMs: turn };
+      return counted(namespace, name, signal, waitedMs, typeof turn === 'number' ? undefined : turn);
     }
     const object = caches.connections.get(namespace, name);
     if (!object) return undefined;

@@ -15,7 +15,7 @@ import type { CallTally } from '../temporal/call-tally.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { DrainageRechecks } from '../temporal/drainage-rechecks.ts';
 import type { WorkflowService } from '../temporal/protocol.ts';
-import { TemporalReadBudget } from '../temporal/read-budget.ts';
+import { type ReadCredit, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { PollerRefusals } from '../temporal/version-records.ts';
 import { type WorkerDeploymentAddress, workerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { ControllerOptions } from './controller-options.ts';
@@ -92,22 +92,31 @@ export class TemporalAccess {
    * namespace's calls in flight; `signal` also cuts its calls off (and their waits for a slot);
    * `tally`, if given, counts and times them.
    */
-  async paced(connection: TemporalConnection, signal?: AbortSignal, tally?: CallTally): Promise<WorkflowService> {
+  async paced(
+    connection: TemporalConnection,
+    signal?: AbortSignal,
+    tally?: CallTally,
+    credit?: ReadCredit,
+  ): Promise<WorkflowService> {
     const hostPort = connection.spec.hostPort;
     const service = await this.connected(connection, signal);
     const limited = this.slots.limited(tally ? tally.counting(service) : service, hostPort, signal, tally?.slotWaited);
-    return this.reads.paced(limited, hostPort, tally?.tokenWaited);
+    return this.reads.paced(limited, hostPort, tally?.tokenWaited, credit);
   }
 
-  /** A client of one Worker Deployment; `signal`, a reconcile's deadline, also cuts its calls off; `tally` counts them. */
+  /**
+   * A client of one Worker Deployment; `signal`, a reconcile's deadline, also cuts its calls off;
+   * `tally` counts them; `credit`: read tokens taken ahead for them.
+   */
   async client(
     connection: TemporalConnection,
     address: WorkerDeploymentAddress,
     signal: AbortSignal,
     tally?: CallTally,
+    credit?: ReadCredit,
   ) {
     const hostPort = connection.spec.hostPort;
-    const service = this.refusals.remembering(await this.paced(connection, signal, tally), hostPort);
+    const service = this.refusals.remembering(await this.paced(connection, signal, tally, credit), hostPort);
     return workerDeploymentClient(this.drainage.checking(service, hostPort), address);
   }
 
