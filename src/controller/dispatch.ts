@@ -9,7 +9,7 @@ import { isBeingDeleted } from '../domain/finalizer.ts';
 import { Backoff } from '../runtime/backoff.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import type { Logger } from '../runtime/logger.ts';
-import type { ReconcileResult, WorkQueueOptions } from '../runtime/work-queue.ts';
+import type { Priority, ReconcileResult, WorkQueueOptions } from '../runtime/work-queue.ts';
 import { CallTally } from '../temporal/call-tally.ts';
 import { certificateSources, readCertificates } from '../temporal/certificates.ts';
 import { lookupSecrets, missingSecret, workerSecrets } from '../temporal/credentials.ts';
@@ -49,7 +49,7 @@ export function reconcileByKey({
     name: string,
     signal: AbortSignal,
     run: (deps: ReconcilerDependencies) => Promise<T>,
-    access: { tally?: CallTally; credit?: ReadCredit } = {},
+    access: { tally?: CallTally; credit?: ReadCredit; change?: boolean } = {},
   ): Promise<T> => {
     const child = log.child({ kind, object: `${namespace}/${name}`, reconcile: ++reconciles });
     try {
@@ -57,7 +57,7 @@ export function reconcileByKey({
         {
           ...dependencies,
           log: child,
-          temporal: (connection, address) => temporal.client(connection, address, signal, access.tally, access.credit),
+          temporal: (connection, address) => temporal.client(connection, address, signal, access),
         },
         signal,
       );
@@ -105,8 +105,11 @@ export function reconcileByKey({
     name: string,
     signal: AbortSignal,
     waitedMs: number,
+    priority: Priority,
     credit: ReadCredit | undefined,
   ) => {
+    // A change's reconcile leaves the drainage records to routine looks: what it reads goes first.
+    const access = { change: priority === 'high', ...(credit ? { credit } : {}) };
     if (!rollouts)
       return logged(
         KINDS.TemporalWorkerDeployment.kind,
@@ -114,7 +117,7 @@ export function reconcileByKey({
         name,
         signal,
         (deps) => reconcile(deps, namespace, name),
-        credit ? { credit } : {},
+        access,
       );
     const tally = new CallTally();
     let again = true;
@@ -125,7 +128,7 @@ export function reconcileByKey({
         name,
         signal,
         (deps) => reconcile(deps, namespace, name),
-        { tally, ...(credit ? { credit } : {}) },
+        { ...access, tally },
       );
       again = result?.requeueAfterMs === 0;
       return result;
@@ -154,7 +157,7 @@ export function reconcileByKey({
       // A change, or what falls due, reads first; a routine look waits for a free read, and takes it.
       const turn = priority === 'high' ? 0 : pollTurn(namespace, name);
       if (typeof turn === 'number' && turn > 0) return { requeueAfterMs: turn };
-      return counted(namespace, name, signal, waitedMs, typeof turn === 'number' ? undefined : turn);
+      return counted(namespace, name, signal, waitedMs, priority, typeof turn === 'number' ? undefined : turn);
     }
     const object = caches.connections.get(namespace, name);
     if (!object) return undefined;

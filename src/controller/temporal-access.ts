@@ -106,18 +106,19 @@ export class TemporalAccess {
 
   /**
    * A client of one Worker Deployment; `signal`, a reconcile's deadline, also cuts its calls off;
-   * `tally` counts them; `credit`: read tokens taken ahead for them.
+   * `tally` counts them; `credit`: read tokens taken ahead for them; `change`: its reconcile was
+   * brought by a change (the high lane), and leaves the drainage records to routine looks.
    */
   async client(
     connection: TemporalConnection,
     address: WorkerDeploymentAddress,
     signal: AbortSignal,
-    tally?: CallTally,
-    credit?: ReadCredit,
+    options: { tally?: CallTally; credit?: ReadCredit; change?: boolean } = {},
   ) {
     const hostPort = connection.spec.hostPort;
-    const service = this.refusals.remembering(await this.paced(connection, signal, tally, credit), hostPort);
-    return workerDeploymentClient(this.drainage.checking(service, hostPort), address);
+    const paced = await this.paced(connection, signal, options.tally, options.credit);
+    const service = this.refusals.remembering(paced, hostPort);
+    return workerDeploymentClient(this.drainage.checking(service, hostPort, !options.change), address);
   }
 
   /** Closes the pooled client of a connection gone. */
