@@ -43,6 +43,8 @@ const { values } = parseArgs({
     // 0: no steady minute, nor the wait for the status to settle before it.
     'steady-seconds': { type: 'string', default: '60' },
     'timeout-minutes': { type: 'string', default: '30' },
+    // A flag of `twc run` beside its defaults, to see what it changes (`--twc-arg=--temporal-concurrency=32`); repeatable.
+    'twc-arg': { type: 'string', multiple: true, default: [] },
   },
 });
 const count = Number(values['worker-deployments']);
@@ -116,7 +118,8 @@ interface Phase {
 
 await createNamespace(environment, namespace);
 await createConnection(environment, namespace);
-const twc = await startTwc(environment, namespace, []);
+const twcArgs = values['twc-arg'];
+const twc = await startTwc(environment, namespace, twcArgs);
 const phases: Phase[] = [];
 let steady: { samples: Sample[]; writes: Map<string, number> } | undefined;
 let settleS = 0;
@@ -326,7 +329,7 @@ async function inBatches<T>(items: T[], each: (item: T) => Promise<unknown>, siz
 function report(peakMiB: number, others: string[]): void {
   const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
   console.log(
-    `scale: ${count} worker deployments in one namespace, one \`bin/twc run\` with its defaults (poll ${POLL_INTERVAL_S} s, read budget ${DEFAULT_READS_PER_SECOND}/s, half of it for backlog and pollers); Temporal's limits of 100 worker deployments and 1,200 concurrent polls a namespace raised (${Object.keys(TEMPORAL_LIMITS_RAISED).join(', ')})`,
+    `scale: ${count} worker deployments in one namespace, one \`bin/twc run\` with its defaults${twcArgs.length ? ` but ${twcArgs.join(' ')}` : ''} (poll ${POLL_INTERVAL_S} s, read budget ${DEFAULT_READS_PER_SECOND}/s, half of it for backlog and pollers); Temporal's limits of 100 worker deployments and 1,200 concurrent polls a namespace raised (${Object.keys(TEMPORAL_LIMITS_RAISED).join(', ')})`,
   );
   for (const p of phases) {
     const within = p.lags.filter((lag) => lag <= GOALS.currentWithinS).length;
