@@ -31,9 +31,9 @@ export const DEFAULT_CONCURRENCY = 32;
 
 /**
  * --temporal-concurrency: calls to Temporal in flight at once per Temporal namespace through each
- * frontend, reads and writes, from every reconcile and the backlog figures together. Well under a
- * namespace's rate limits (hundreds of calls a second by default): at a second or two a routing
- * change, 16 in flight make at most about ten a second.
+ * frontend, reads and writes, from every reconcile and the backlog figures together (routine
+ * ones at most half). Well under a namespace's rate limits (hundreds of calls a second by
+ * default): at a second or two a routing change, 16 in flight make at most about ten a second.
  */
 export const DEFAULT_TEMPORAL_CONCURRENCY = 16;
 

@@ -22,7 +22,7 @@ import { fencedBy } from './reconcile-deadline.ts';
 import { reconcile } from './reconciler.ts';
 import type { RolloutCosts } from './rollout-costs.ts';
 import type { ReadCredit } from '../temporal/read-budget.ts';
-import type { TemporalAccess } from './temporal-access.ts';
+import type { CallOptions, TemporalAccess } from './temporal-access.ts';
 import { keyOf } from './watches.ts';
 
 export interface DispatchOptions {
@@ -49,7 +49,7 @@ export function reconcileByKey({
     name: string,
     signal: AbortSignal,
     run: (deps: ReconcilerDependencies) => Promise<T>,
-    access: { tally?: CallTally; credit?: ReadCredit; change?: boolean } = {},
+    access: CallOptions = {},
   ): Promise<T> => {
     const child = log.child({ kind, object: `${namespace}/${name}`, reconcile: ++reconciles });
     try {

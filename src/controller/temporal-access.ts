@@ -39,6 +39,13 @@ export type TemporalAccessOptions = Pick<
   log: Logger;
 };
 
+/** Of one reconcile's calls: `tally` counts them, `credit` holds read tokens taken ahead, `change`: an event brought it. */
+export interface CallOptions {
+  tally?: CallTally;
+  credit?: ReadCredit;
+  change?: boolean;
+}
+
 export class TemporalAccess {
   readonly reads: TemporalReadBudget;
   private readonly slots: TemporalCallSlots;
@@ -95,12 +102,15 @@ export class TemporalAccess {
   async paced(
     connection: TemporalConnection,
     signal?: AbortSignal,
-    tally?: CallTally,
-    credit?: ReadCredit,
+    { tally, credit, change }: CallOptions = {},
   ): Promise<WorkflowService> {
     const hostPort = connection.spec.hostPort;
     const service = await this.connected(connection, signal);
-    const limited = this.slots.limited(tally ? tally.counting(service) : service, hostPort, signal, tally?.slotWaited);
+    const limited = this.slots.limited(tally ? tally.counting(service) : service, hostPort, {
+      ...(signal ? { signal } : {}),
+      ...(tally ? { waited: tally.slotWaited } : {}),
+      priority: change ? 'change' : 'routine',
+    });
     return this.reads.paced(limited, hostPort, tally?.tokenWaited, credit);
   }
 
@@ -113,10 +123,10 @@ export class TemporalAccess {
     connection: TemporalConnection,
     address: WorkerDeploymentAddress,
     signal: AbortSignal,
-    options: { tally?: CallTally; credit?: ReadCredit; change?: boolean } = {},
+    options: CallOptions = {},
   ) {
     const hostPort = connection.spec.hostPort;
-    const paced = await this.paced(connection, signal, options.tally, options.credit);
+    const paced = await this.paced(connection, signal, options);
     const service = this.refusals.remembering(paced, hostPort);
     return workerDeploymentClient(this.drainage.checking(service, hostPort, !options.change), address);
   }

@@ -33,15 +33,17 @@ test('calls of one namespace at one address go side by side up to the limit, the
     inFlight: (namespace, n) => inFlight.push(`${namespace} ${n}`),
   });
   const { service, reached, answer } = heldService();
-  const a = slots.limited(service, 'temporal:7233');
-  const b = slots.limited(service, 'temporal:7233');
+  const a = slots.limited(service, 'temporal:7233', { priority: 'change' });
+  const b = slots.limited(service, 'temporal:7233', { priority: 'change' });
   const calls = [
     a.setWorkerDeploymentCurrentVersion({ namespace: 'orders', deploymentName: 'one' }),
     b.setWorkerDeploymentCurrentVersion({ namespace: 'orders', deploymentName: 'two' }),
     a.describeWorkerDeployment({ namespace: 'orders', deploymentName: 'three' }),
     b.setWorkerDeploymentCurrentVersion({ namespace: 'orders', deploymentName: 'four' }),
     a.describeWorkerDeployment({ namespace: 'billing', deploymentName: 'five' }),
-    slots.limited(service, 'elsewhere:7233').describeWorkerDeployment({ namespace: 'orders', deploymentName: 'six' }),
+    slots
+      .limited(service, 'elsewhere:7233', { priority: 'change' })
+      .describeWorkerDeployment({ namespace: 'orders', deploymentName: 'six' }),
   ];
   await settle();
   assert.deepEqual(reached, [
@@ -69,12 +71,39 @@ test('calls of one namespace at one address go side by side up to the limit, the
   assert.deepEqual(inFlight.filter((l) => l.startsWith('orders')).at(-1), 'orders 0');
 });
 
+test("routine calls take at most half the slots, and a freed slot goes to a waiting change's call first", async () => {
+  const slots = new TemporalCallSlots({ perNamespace: 4 });
+  const { service, reached, answer } = heldService();
+  const routine = slots.limited(service, 'temporal:7233');
+  const change = slots.limited(service, 'temporal:7233', { priority: 'change' });
+  const call = (via: WorkflowService, name: string) =>
+    via.describeWorkerDeployment({ namespace: 'orders', deploymentName: name });
+  const calls = [call(routine, 'look-1'), call(routine, 'look-2'), call(routine, 'look-3'), call(change, 'change-1')];
+  await settle();
+  assert.deepEqual(
+    reached.map((r) => r.split(' ')[2]),
+    ['look-1', 'look-2', 'change-1'],
+    'two routine ones (half of four), the change beside them; the third routine one waits',
+  );
+  calls.push(call(change, 'change-2'), call(change, 'change-3'));
+  await settle();
+  assert.equal(reached.at(-1)?.split(' ')[2], 'change-2', 'the fourth slot, for a change');
+  answer('describeWorkerDeployment orders look-1');
+  await settle();
+  assert.equal(reached.at(-1)?.split(' ')[2], 'change-3', 'the freed slot goes to the change waiting, not the look');
+  answer('describeWorkerDeployment orders change-1');
+  await settle();
+  assert.equal(reached.at(-1)?.split(' ')[2], 'look-3', 'no change waits: the look, within its half');
+  for (const line of reached) answer(line);
+  await Promise.all(calls);
+});
+
 test("a reconcile's deadline ends its call's wait for a slot, and the slot queue goes on without it", async () => {
   const slots = new TemporalCallSlots({ perNamespace: 1 });
   const { service, reached, answer } = heldService();
   const first = slots.limited(service, 'temporal:7233').describeWorkerDeployment({ namespace: 'orders' });
   const deadline = new AbortController();
-  const cut = slots.limited(service, 'temporal:7233', deadline.signal).describeWorkerDeployment({
+  const cut = slots.limited(service, 'temporal:7233', { signal: deadline.signal }).describeWorkerDeployment({
     namespace: 'orders',
     deploymentName: 'cut',
   });
@@ -102,7 +131,7 @@ test("a reconcile's tally counts each call by method and its waits: for a read t
   // A call of someone else holds the one slot.
   const other = slots.limited(service, 'temporal:7233').setWorkerDeploymentCurrentVersion({ namespace: 'orders' });
   const paced = budget.paced(
-    slots.limited(tally.counting(service), 'temporal:7233', undefined, tally.slotWaited),
+    slots.limited(tally.counting(service), 'temporal:7233', { waited: tally.slotWaited }),
     'temporal:7233',
     tally.tokenWaited,
   );
