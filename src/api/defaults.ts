@@ -20,8 +20,22 @@ export const DEPLOYMENT_DEFAULTS = { minReadySeconds: 0, progressDeadlineSeconds
 /** --poll-interval. */
 export const DEFAULT_POLL_INTERVAL_MS = 10_000;
 
-/** --concurrency: worker deployments reconciled at once. */
-export const DEFAULT_CONCURRENCY = 4;
+/**
+ * --concurrency: worker deployments reconciled at once. A reconcile mostly waits: on Temporal (a
+ * routing change is an update of the Worker Deployment's own workflow, a second or two on the
+ * server), on its read tokens, on Kubernetes. Four slots of two seconds allowed about two rollouts
+ * a second at best; the calls to Temporal have a limit of their own (--temporal-concurrency), and
+ * the CPU a reconcile spends (a few milliseconds) stays bounded by this.
+ */
+export const DEFAULT_CONCURRENCY = 32;
+
+/**
+ * --temporal-concurrency: calls to Temporal in flight at once per Temporal namespace through each
+ * frontend, reads and writes, from every reconcile and the backlog figures together (routine
+ * ones at most half). Well under a namespace's rate limits (hundreds of calls a second by
+ * default): at a second or two a routing change, 16 in flight make at most about ten a second.
+ */
+export const DEFAULT_TEMPORAL_CONCURRENCY = 16;
 
 /** --max-ineligible-versions. */
 export const DEFAULT_MAX_INELIGIBLE_VERSIONS = 75;

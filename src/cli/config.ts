@@ -14,6 +14,7 @@ import {
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_POLLER_HISTORY_MS,
   DEFAULT_READS_PER_SECOND,
+  DEFAULT_TEMPORAL_CONCURRENCY,
   DEFAULT_RECONCILE_TIMEOUT_MS,
   DEFAULT_ROLLBACK_WINDOW_MS,
   LEADER_ELECTION_DEFAULTS,
@@ -232,6 +233,14 @@ export const SETTINGS = {
     description:
       "reads per second of one Temporal namespace through one frontend, shared by every worker deployment using it; keep it under the server's limit (see Operations)",
     parse: rate,
+  },
+  temporalConcurrency: {
+    value: '<n>',
+    env: 'TWC_TEMPORAL_CONCURRENCY',
+    default: String(DEFAULT_TEMPORAL_CONCURRENCY),
+    description:
+      'calls to Temporal in flight at once per Temporal namespace through one frontend, reads and writes of every worker deployment together (a read first waits for its token of --temporal-read-budget): reconciles of different worker deployments make their calls side by side up to this, apart from --concurrency',
+    parse: positive,
   },
   temporalReadTimeout: {
     value: '<duration>',

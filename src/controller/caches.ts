@@ -15,7 +15,7 @@ import { OwnWrites } from '../runtime/own-writes.ts';
 import { NamedWatches } from '../runtime/named-watches.ts';
 import { ConnectionCaches } from './connection-caches.ts';
 import { TemplateReads } from './template-reads.ts';
-import { type Watch, WATCHES, type WatchView } from './watches.ts';
+import { type Watch, WatchMemory, WATCHES, type WatchView } from './watches.ts';
 
 /** What else an event that queues a reconcile does: before its keys are queued, and after. */
 export interface EventHooks<T> {
@@ -62,8 +62,11 @@ export class Caches {
       readsClusterConnections: clusterConnections,
       readers: (kind, namespace, name) => this.templateReads.readers(kind, namespace, name),
     };
-    const informer = <T extends KubernetesObject>(row: Watch<T>, hook: EventHooks<T> = {}) => {
-      const remembered = new Map<string, string>();
+    const informer = <T extends KubernetesObject>(
+      row: Watch<T>,
+      hook: EventHooks<T> = {},
+      memory = new WatchMemory(row),
+    ) => {
       return new NamespacedInformers<T>({
         api,
         ...(namespaces && !row.clusterScoped ? { namespaces } : {}),
@@ -72,12 +75,7 @@ export class Caches {
         onEvent: (event, object) => {
           const reads = row.reads?.(event, object);
           if (reads && this.templateReads.set(reads)) this.watchTemplateReads();
-          // A row without memory remembers nothing: its key is always '', its `now` undefined.
-          const memoryKey = row.memory?.key(object) ?? '';
-          const keys = row.keys(event, object, remembered.get(memoryKey), view);
-          const now = row.memory?.of(event, object);
-          if (now === undefined) remembered.delete(memoryKey);
-          else remembered.set(memoryKey, now);
+          const keys = memory.keys(event, object, view);
           if (keys.length === 0) return;
           hook.before?.(event, object);
           for (const key of keys) enqueue(key);
@@ -105,8 +103,12 @@ export class Caches {
       clusterConnections ? informer(WATCHES.TemporalClusterConnection, hooks.connection) : undefined,
     );
     this.ownedResources = informer(WATCHES.TemporalWorkerOwnedResource, hooks.ownedResource);
-    this.deployments = informer(WATCHES.Deployment);
-    this.ownDeploymentWrites = new OwnDeploymentWrites((namespace) => this.deployments.list(namespace));
+    const deploymentMemory = new WatchMemory(WATCHES.Deployment);
+    this.deployments = informer(WATCHES.Deployment, {}, deploymentMemory);
+    this.ownDeploymentWrites = new OwnDeploymentWrites(
+      (namespace) => this.deployments.list(namespace),
+      (created) => deploymentMemory.wrote(created),
+    );
     this.pods = informer(WATCHES.Pod);
   }
 

@@ -27,6 +27,8 @@ export interface ControllerOptions {
   pollerHistoryMs?: number;
   /** Reads per second of each Temporal namespace through each frontend, shared by all reconciles (default: DEFAULT_READS_PER_SECOND). */
   temporalReadBudget?: number;
+  /** Calls to Temporal in flight at once per (frontend, Temporal namespace) (default: DEFAULT_TEMPORAL_CONCURRENCY). */
+  temporalConcurrency?: number;
   /** How long a call to Temporal may take (default: DEFAULT_CALL_TIMEOUTS). */
   temporalTimeouts?: CallTimeouts;
   /** How long one reconcile may take before its slot goes to the next (default: DEFAULT_RECONCILE_TIMEOUT_MS). */

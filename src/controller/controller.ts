@@ -21,6 +21,7 @@ import type { ControllerOptions } from './controller-options.ts';
 import { sharedDependencies } from './dependencies.ts';
 import { reconcileByKey } from './dispatch.ts';
 import { ofOwnedResource } from './owned-resources.ts';
+import { RolloutCosts } from './rollout-costs.ts';
 import { TemporalAccess } from './temporal-access.ts';
 import { temporalFigures, type TemporalFiguresReader } from './temporal-figures.ts';
 import { SpecChanges } from './worker-deployment-changes.ts';
@@ -35,12 +36,15 @@ export class Controller {
   private readonly copyRetries = new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 }));
   /** Per worker deployment, its backoff while Temporal rate-limits its reads. */
   private readonly temporalBackoff: Backoff<string>;
+  /** What each rollout costs, for the metrics. */
+  private readonly rollouts: RolloutCosts;
 
   constructor(options: ControllerOptions) {
     const metrics = options.metrics ?? new Metrics();
     const log = options.log ?? silentLogger;
     const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.temporalBackoff = new Backoff({ baseMs: pollIntervalMs, maxMs: 300_000, jitter: 0.2 });
+    this.rollouts = new RolloutCosts(metrics.countRollout);
     const api = (this.api = new KubernetesApi({
       access: options.access,
       count: metrics.countKubernetesRequest,
@@ -112,7 +116,7 @@ export class Controller {
         if (error instanceof ReconcileTimeoutError)
           log.warn({ object: key, retryInMs: Math.round(retryInMs) }, `${error.message}: its slot goes to the next`);
       },
-      reconcile: reconcileByKey({ caches, temporal, dependencies, log }),
+      reconcile: reconcileByKey({ caches, temporal, dependencies, log, rollouts: this.rollouts }),
     });
   }
 
@@ -122,6 +126,7 @@ export class Controller {
     const name = twd.metadata.name ?? '';
     this.caches.ownWrites.forget(namespace, name);
     this.temporalBackoff.reset(`${namespace}/${name}`);
+    this.rollouts.forget(`${namespace}/${name}`);
     for (const twor of this.caches.ownedResources.list(namespace))
       if (twor.spec.workerRef.name === name)
         this.copyRetries.forgetWhere(ofOwnedResource(namespace, twor.metadata.name ?? ''));

@@ -9,7 +9,8 @@ import { isBeingDeleted } from '../domain/finalizer.ts';
 import { Backoff } from '../runtime/backoff.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import type { Logger } from '../runtime/logger.ts';
-import type { ReconcileResult, WorkQueueOptions } from '../runtime/work-queue.ts';
+import type { Priority, ReconcileResult, WorkQueueOptions } from '../runtime/work-queue.ts';
+import { CallTally } from '../temporal/call-tally.ts';
 import { certificateSources, readCertificates } from '../temporal/certificates.ts';
 import { lookupSecrets, missingSecret, workerSecrets } from '../temporal/credentials.ts';
 import type { Caches } from './caches.ts';
@@ -19,7 +20,9 @@ import type { ReconcilerDependencies, SharedDependencies } from './dependencies.
 import { reconcileOwnedResource } from './owned-resource-release.ts';
 import { fencedBy } from './reconcile-deadline.ts';
 import { reconcile } from './reconciler.ts';
-import type { TemporalAccess } from './temporal-access.ts';
+import type { RolloutCosts } from './rollout-costs.ts';
+import type { ReadCredit } from '../temporal/read-budget.ts';
+import type { CallOptions, TemporalAccess } from './temporal-access.ts';
 import { keyOf } from './watches.ts';
 
 export interface DispatchOptions {
@@ -27,6 +30,8 @@ export interface DispatchOptions {
   temporal: TemporalAccess;
   dependencies: SharedDependencies;
   log: Logger;
+  /** Where each worker deployment's reconciles add up what its rollout costs; default: not counted. */
+  rollouts?: RolloutCosts;
 }
 
 export function reconcileByKey({
@@ -34,6 +39,7 @@ export function reconcileByKey({
   temporal,
   dependencies,
   log,
+  rollouts,
 }: DispatchOptions): WorkQueueOptions<string>['reconcile'] {
   let reconciles = 0;
   const connectionBackoff = new Backoff<string>({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 });
@@ -43,6 +49,7 @@ export function reconcileByKey({
     name: string,
     signal: AbortSignal,
     run: (deps: ReconcilerDependencies) => Promise<T>,
+    access: CallOptions = {},
   ): Promise<T> => {
     const child = log.child({ kind, object: `${namespace}/${name}`, reconcile: ++reconciles });
     try {
@@ -50,7 +57,7 @@ export function reconcileByKey({
         {
           ...dependencies,
           log: child,
-          temporal: (connection, address) => temporal.client(connection, address, signal),
+          temporal: (connection, address) => temporal.client(connection, address, signal, access),
         },
         signal,
       );
@@ -62,12 +69,15 @@ export function reconcileByKey({
       throw error;
     }
   };
-  /** How long a reconcile that only polls waits for its Temporal namespace's read budget; 0 to go now. */
-  const pollDelay = (namespace: string, name: string): number => {
+  /**
+   * How long a reconcile that only polls waits for its Temporal namespace's read budget, or the
+   * token it takes now for its first read (none without a connection: it reads nothing).
+   */
+  const pollTurn = (namespace: string, name: string): number | ReadCredit => {
     const twd = caches.workerDeployments.get(namespace, name);
     const connection = twd && caches.connections.usedBy(twd);
     return connection
-      ? temporal.reads.pollDelay(
+      ? temporal.reads.pollTurn(
           connection.spec.hostPort,
           twd.spec.workerOptions.temporalNamespace,
           dependencies.pollIntervalMs,
@@ -89,7 +99,50 @@ export function reconcileByKey({
       await lookupSecrets(sources, (namespace, secret) => caches.secrets.get(namespace, secret)),
     );
   };
-  return async (key, priority, signal) => {
+  /** A worker deployment's reconcile, its Temporal calls and waits added to its rollout's. */
+  const counted = async (
+    namespace: string,
+    name: string,
+    signal: AbortSignal,
+    waitedMs: number,
+    priority: Priority,
+    credit: ReadCredit | undefined,
+  ) => {
+    // A change's reconcile leaves the drainage records to routine looks: what it reads goes first.
+    const access = { change: priority === 'high', ...(credit ? { credit } : {}) };
+    if (!rollouts)
+      return logged(
+        KINDS.TemporalWorkerDeployment.kind,
+        namespace,
+        name,
+        signal,
+        (deps) => reconcile(deps, namespace, name),
+        access,
+      );
+    const tally = new CallTally();
+    let again = true;
+    try {
+      const result = await logged(
+        KINDS.TemporalWorkerDeployment.kind,
+        namespace,
+        name,
+        signal,
+        (deps) => reconcile(deps, namespace, name),
+        { ...access, tally },
+      );
+      again = result?.requeueAfterMs === 0;
+      return result;
+    } finally {
+      const { calls, tokenWaitMs, slotWaitMs, callMs } = tally;
+      rollouts.reconciled(
+        `${namespace}/${name}`,
+        dependencies.workerDeployment(namespace, name)?.status,
+        { calls, queueMs: waitedMs, tokenWaitMs, slotWaitMs, callMs },
+        again,
+      );
+    }
+  };
+  return async (key, priority, signal, waitedMs) => {
     const { kind, namespace, name } = keyOf(key);
     if (kind === 'ownedResource') {
       const twor = caches.ownedResources.get(namespace, name);
@@ -101,12 +154,10 @@ export function reconcileByKey({
       return undefined;
     }
     if (kind === 'workerDeployment') {
-      // A change, or what falls due, reads first; a routine look waits for a free read.
-      const wait = priority === 'high' ? 0 : pollDelay(namespace, name);
-      if (wait > 0) return { requeueAfterMs: wait };
-      return logged(KINDS.TemporalWorkerDeployment.kind, namespace, name, signal, (deps) =>
-        reconcile(deps, namespace, name),
-      );
+      // A change, or what falls due, reads first; a routine look waits for a free read, and takes it.
+      const turn = priority === 'high' ? 0 : pollTurn(namespace, name);
+      if (typeof turn === 'number' && turn > 0) return { requeueAfterMs: turn };
+      return counted(namespace, name, signal, waitedMs, priority, typeof turn === 'number' ? undefined : turn);
     }
     const object = caches.connections.get(namespace, name);
     if (!object) return undefined;

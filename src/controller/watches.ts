@@ -13,6 +13,7 @@ import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-r
 import { connectionNamespace, usesConnection } from '../domain/connection-ref.ts';
 import { LABELS } from '../domain/labels.ts';
 import { configurationReferences, readObjects } from '../k8s/configuration-references.ts';
+import { observeDeployment } from '../k8s/observed-deployment.ts';
 import { podProblems } from '../k8s/pod-problems.ts';
 import { poolPodTemplate } from '../k8s/pool-template.ts';
 import { secretCopyNames } from '../k8s/secret-copies.ts';
@@ -91,6 +92,43 @@ function holderReads(
   return { holder, keys, objects };
 }
 
+/**
+ * What the controller remembers of each object of one row between its events (Watch.memory), and
+ * so which keys each event queues: the informers' side of the watch table.
+ */
+export class WatchMemory<T extends KubernetesObject> {
+  private readonly row: Watch<T>;
+  private readonly remembered = new Map<string, string>();
+
+  constructor(row: Watch<T>) {
+    this.row = row;
+  }
+
+  /** The keys an event queues; what the row remembers of the object is then what the event showed. */
+  keys(event: InformerEvent, object: T, view: WatchView): string[] {
+    // A row without memory remembers nothing: its key is always '', its `now` undefined.
+    const memoryKey = this.row.memory?.key(object) ?? '';
+    const keys = this.row.keys(event, object, this.remembered.get(memoryKey), view);
+    const now = this.row.memory?.of(event, object);
+    if (now === undefined) this.remembered.delete(memoryKey);
+    else this.remembered.set(memoryKey, now);
+    return keys;
+  }
+
+  /**
+   * An object the controller itself just created, as the reconcile that created it decided with it:
+   * its informer event brings nothing that reconcile did not know. Kept only while the row remembers
+   * nothing of it (its event came first, or it already existed: a 409 counts as created).
+   */
+  wrote(object: T): void {
+    const memory = this.row.memory;
+    if (!memory) return;
+    const key = memory.key(object);
+    const now = memory.of('add', object);
+    if (now !== undefined && !this.remembered.has(key)) this.remembered.set(key, now);
+  }
+}
+
 /** The worker deployments using the connection `name` of `namespace` ('' for a cluster connection). */
 function usersOf(namespace: string, name: string | undefined, view: WatchView): string[] {
   return view
@@ -110,6 +148,14 @@ export function ownerOf(deployment: V1Deployment): string | undefined {
   return deployment.metadata?.ownerReferences?.find(
     (o) => o.kind === KINDS.TemporalWorkerDeployment.kind && o.controller,
   )?.name;
+}
+
+/**
+ * What a reconcile reads of a Deployment: its owner and what observeDeployment makes of it (build,
+ * pool, replicas, whether available and since when, stuck, the hashes drift is judged by).
+ */
+export function deploymentFacts(deployment: V1Deployment): string {
+  return JSON.stringify([ownerOf(deployment) ?? null, observeDeployment(deployment) ?? null]);
 }
 
 /** What a Pod says is wrong (see podProblems), undefined for nothing. */
@@ -180,11 +226,23 @@ export const WATCHES = {
       ...queueKeys('ownedResource', twor.metadata.namespace, twor.metadata.name),
     ],
   } satisfies Watch<TemporalWorkerOwnedResource>,
-  /** The builds' Deployments: the worker deployment that controls each. */
+  /**
+   * The builds' Deployments: the worker deployment that controls each, when what a reconcile reads
+   * of it changed (deploymentFacts): the Deployment controller's other status updates of a new
+   * build (its counts, its Progressing condition) each cost a reconcile, and with it a Temporal
+   * read, that could decide nothing new. The controller's own create counts as seen (WatchMemory.wrote).
+   */
   Deployment: {
     path: (scope) => `/apis/apps/v1${scope}/deployments`,
     labelSelector: LABELS.buildId,
-    keys: (_event, deployment) => queueKeys('workerDeployment', deployment.metadata?.namespace, ownerOf(deployment)),
+    memory: {
+      key: (deployment) => `${deployment.metadata?.namespace ?? ''}/${deployment.metadata?.name ?? ''}`,
+      of: (event, deployment) => (event === 'delete' ? undefined : deploymentFacts(deployment)),
+    },
+    keys: (event, deployment, before) =>
+      event !== 'delete' && before === deploymentFacts(deployment)
+        ? []
+        : queueKeys('workerDeployment', deployment.metadata?.namespace, ownerOf(deployment)),
     // Each build's own template: an old build reads what its template names, whatever the spec says now.
     reads: (event, deployment) => {
       const { namespace = '', name = '' } = deployment.metadata ?? {};

@@ -1,7 +1,8 @@
 // The controller's own scales and deletes of Deployments, until its informer shows them. A
 // reconcile that runs before the informer has the scale to zero it just wrote sees the build still
 // running, and may route traffic back to it: a failed canary going back to a build the sunset had
-// just scaled down (found by the simulator, seed 7031).
+// just scaled down (found by the simulator, seed 7031). Its creates are told on (the watch table's
+// memory takes them as seen).
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { ClusterClient } from './cluster-client.ts';
 
@@ -16,16 +17,25 @@ export class OwnDeploymentWrites {
   private readonly deleted = new Map<string, string>();
 
   private readonly cached: (namespace: string) => readonly V1Deployment[];
+  private readonly created: (deployment: V1Deployment) => void;
 
-  /** `cached`: the informer's Deployments of a namespace. */
-  constructor(cached: (namespace: string) => readonly V1Deployment[]) {
+  /** `cached`: the informer's Deployments of a namespace; `created` hears of each Deployment created (or found there: 409). */
+  constructor(
+    cached: (namespace: string) => readonly V1Deployment[],
+    created: (deployment: V1Deployment) => void = () => {},
+  ) {
     this.cached = cached;
+    this.created = created;
   }
 
   /** `cluster`, noting each scale and delete that succeeds. */
   noting(cluster: ClusterClient): ClusterClient {
     return {
       ...cluster,
+      createDeployment: async (deployment) => {
+        await cluster.createDeployment(deployment);
+        this.created(deployment);
+      },
       scaleDeployment: async (namespace, name, replicas) => {
         const before = this.find(namespace, name);
         await cluster.scaleDeployment(namespace, name, replicas);

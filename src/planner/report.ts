@@ -1,6 +1,7 @@
 // What the status says after a reconcile: the builds as Temporal and Kubernetes left them, the
 // conditions of the plan and of its execution, and when to look again. Pure.
 import type { Observation } from '../domain/observation.ts';
+import type { RoutingChange } from '../domain/routing-change.ts';
 import {
   type Condition,
   MANUAL_PROMOTION,
@@ -104,13 +105,25 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
       ...(madeRoomAt ? { madeRoomAt } : {}),
     };
   }
-  // After a routing change, look again at once: the status then gives Temporal's own account
-  // (the ramp's change time, drainage) rather than the controller's expectation.
-  const routed = execution.done.some((a) => a.action === 'route');
+  // After a routing change, look again at once while the next decision waits on Temporal's own
+  // account of it (a ramp's change time, which a step's pause counts from; a promotion's, which an
+  // analysis window starts at). A promotion that ends the rollout waits for nothing: the change
+  // carried the conflict token, so Temporal holds the planned state, and the next look comes when
+  // the plan says (its own times, currentSince and the old build's drainage, are written then).
+  const routed = execution.done.some((a) => a.action === 'route' && !endsRollout(a.change, observation));
   const requeueAfterMs = execution.failed?.requeueAfterMs ?? (routed ? 0 : plan.requeueAfterMs);
   const requeueFallsDue = !execution.failed && !routed && plan.requeueFallsDue;
   const warnings = [...(missing?.events ?? []), ...(pods?.events ?? []), ...(plan.certificates?.events ?? [])];
   return { versions, conditions, warnings, requeueAfterMs, requeueFallsDue };
+}
+
+/** A routing change that promotes the target of a rollout without analysis: nothing more to decide on it. */
+function endsRollout(change: RoutingChange, observation: Observation): boolean {
+  return (
+    change.action === 'setCurrent' &&
+    change.buildId === observation.buildId &&
+    !observation.workerDeployment.spec.rollout?.analysis
+  );
 }
 
 /** Ready and Progressing when nothing went wrong: current, waiting for people (Manual), or rolling out. */

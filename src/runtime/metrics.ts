@@ -4,6 +4,7 @@
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
 import { BACKLOG_FIGURES, type BuildBacklog } from '../domain/backlog.ts';
 import type { ReadCertificate } from '../domain/certificates.ts';
+import type { RolloutCost } from '../domain/rollout-cost.ts';
 import type { KubernetesRequestCounter } from './kube/api-client.ts';
 import type { ReconcileOutcome, WorkQueueObserver } from './work-queue.ts';
 
@@ -45,6 +46,12 @@ export class Metrics {
   private readonly secretCopyRevocations: Counter<'namespace' | 'connection' | 'result'>;
   private readonly copiesForbidden: Counter<'namespace' | 'kind' | 'verb'>;
   private readonly analysisVerdicts: Counter<'namespace' | 'worker_deployment' | 'verdict'>;
+  private readonly callSlotWait: Histogram<'temporal_namespace'>;
+  private readonly callsInFlight: Gauge<'temporal_namespace'>;
+  private readonly rollouts: Counter;
+  private readonly rolloutCalls: Counter<'method'>;
+  private readonly rolloutReconciles: Counter;
+  private readonly rolloutWait: Histogram<'on'>;
   /** Where the backlog gauges read their figures at each scrape, once observed. */
   private backlogSource: (() => readonly BuildBacklog[]) | undefined;
   /** The builds each worker deployment (`namespace/name`) has a series of pinnedWorkflows for. */
@@ -215,6 +222,44 @@ export class Metrics {
       labelNames: ['namespace', 'kind', 'verb'],
       registers,
     });
+    // From a millisecond to over 15 minutes: a call's wait for a slot, a rollout's for everything.
+    const waitBuckets = exponentialBuckets(0.001, 4, 10);
+    this.callSlotWait = new Histogram({
+      name: 'twc_temporal_call_slot_wait_seconds',
+      help: 'How long each call to Temporal waited for a slot of its Temporal namespace (--temporal-concurrency), after its read token',
+      labelNames: ['temporal_namespace'],
+      buckets: waitBuckets,
+      registers,
+    });
+    this.callsInFlight = new Gauge({
+      name: 'twc_temporal_calls_in_flight',
+      help: 'Calls to Temporal in flight, per Temporal namespace (at most --temporal-concurrency per frontend)',
+      labelNames: ['temporal_namespace'],
+      registers,
+    });
+    this.rollouts = new Counter({
+      name: 'twc_rollouts_total',
+      help: 'Rollouts completed: a new target made current, from the first reconcile that said it to the one that made it current',
+      registers,
+    });
+    this.rolloutCalls = new Counter({
+      name: 'twc_rollout_temporal_calls_total',
+      help: "Calls to Temporal the completed rollouts' reconciles made, by RPC method (each call once, not its retries)",
+      labelNames: ['method'],
+      registers,
+    });
+    this.rolloutReconciles = new Counter({
+      name: 'twc_rollout_reconciles_total',
+      help: 'Reconciles of the completed rollouts',
+      registers,
+    });
+    this.rolloutWait = new Histogram({
+      name: 'twc_rollout_wait_seconds',
+      help: "Per completed rollout, how long its reconciles waited: in the work queue (queue), for read tokens (read_token), for call slots (call_slot), on Temporal's answers (temporal)",
+      labelNames: ['on'],
+      buckets: waitBuckets,
+      registers,
+    });
     this.certificateFailures = new Counter({
       name: 'twc_webhook_certificate_failures_total',
       help: "Looks at the webhook's self-managed certificate that failed (each is retried with backoff)",
@@ -381,6 +426,27 @@ export class Metrics {
   /** Counts one call to Temporal cut off by its timeout (`read`, `write`) or by its reconcile's (`reconcile`). */
   readonly countTemporalTimeout = (method: string, by: string): void => {
     this.temporalCutOffs.inc({ method, by });
+  };
+
+  /** Observes one call's wait for a call slot of its Temporal namespace. */
+  readonly observeCallSlotWait = (temporalNamespace: string, ms: number): void => {
+    this.callSlotWait.observe({ temporal_namespace: temporalNamespace }, ms / 1000);
+  };
+
+  readonly setCallsInFlight = (temporalNamespace: string, calls: number): void => {
+    this.callsInFlight.set({ temporal_namespace: temporalNamespace }, calls);
+  };
+
+  /** Counts one completed rollout and what it spent (see controller/rollout-costs.ts). */
+  readonly countRollout = (cost: RolloutCost): void => {
+    this.rollouts.inc();
+    this.rolloutReconciles.inc(cost.reconciles);
+    for (const [method, n] of cost.calls)
+      this.rolloutCalls.inc({ method: method.charAt(0).toUpperCase() + method.slice(1) }, n);
+    this.rolloutWait.observe({ on: 'queue' }, cost.queueMs / 1000);
+    this.rolloutWait.observe({ on: 'read_token' }, cost.tokenWaitMs / 1000);
+    this.rolloutWait.observe({ on: 'call_slot' }, cost.slotWaitMs / 1000);
+    this.rolloutWait.observe({ on: 'temporal' }, cost.callMs / 1000);
   };
 
   /** Counts one attempt of a Temporal call, retries included: `code` is the gRPC status name, OK or NOT_FOUND. */

@@ -60,8 +60,11 @@ const unobserved: WorkQueueObserver = {
 };
 
 export interface WorkQueueOptions<K> {
-  /** `priority`: the lane the key was taken from; `signal` aborts when the reconcile runs past its timeout. */
-  reconcile: (key: K, priority: Priority, signal: AbortSignal) => Promise<ReconcileResult>;
+  /**
+   * `priority`: the lane the key was taken from; `signal` aborts when the reconcile runs past its
+   * timeout; `waitedMs`: how long the key waited to run.
+   */
+  reconcile: (key: K, priority: Priority, signal: AbortSignal, waitedMs: number) => Promise<ReconcileResult>;
   /** Reconciles running at once, of different keys. */
   concurrency: number;
   /**
@@ -211,13 +214,14 @@ export class WorkQueue<K> {
       this.queued.delete(key);
       this.processing.add(key);
       const now = timers.now();
-      observer.started(this.depth, this.processing.size, now - (this.waitingSince.get(key) ?? now), lane);
+      const waitedMs = now - (this.waitingSince.get(key) ?? now);
+      observer.started(this.depth, this.processing.size, waitedMs, lane);
       this.waitingSince.delete(key);
-      void this.run(key, lane);
+      void this.run(key, lane, waitedMs);
     }
   }
 
-  private async run(key: K, lane: Priority): Promise<void> {
+  private async run(key: K, lane: Priority, waitedMs: number): Promise<void> {
     const { timers, observer, timeoutMs } = this.options;
     const started = timers.now();
     let retryInMs: number | undefined;
@@ -225,7 +229,7 @@ export class WorkQueue<K> {
     let outcome: ReconcileOutcome;
     const deadline = new AbortController();
     // A reconcile that throws at once fails like one that rejects.
-    const reconciling = (async () => this.options.reconcile(key, lane, deadline.signal))();
+    const reconciling = (async () => this.options.reconcile(key, lane, deadline.signal, waitedMs))();
     const timer =
       timeoutMs === undefined
         ? undefined

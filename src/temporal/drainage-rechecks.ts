@@ -59,14 +59,19 @@ export class DrainageRechecks {
     this.timers = timers;
   }
 
-  /** The service of Temporal at `address`, whose deployment descriptions carry each due build's own drainage. */
-  checking(service: WorkflowService, address: string): WorkflowService {
+  /**
+   * The service of Temporal at `address`, whose deployment descriptions carry each due build's own
+   * drainage. `reads: false` (a reconcile a change brought, whose reads go ahead of routine looks):
+   * no record is read, the records already read still count, but one whose list line changed since
+   * is not believed (the list's Draining stands until a routine look reads the record again).
+   */
+  checking(service: WorkflowService, address: string, reads = true): WorkflowService {
     return aroundCalls<Parameters<WorkflowService['describeWorkerDeployment']>[0]>(
       service,
       (method) => method === 'describeWorkerDeployment',
       async (request, call) => {
         const response = (await call(request)) as DeploymentResponse;
-        await this.recheck(service, address, request, response);
+        await this.recheck(service, address, request, response, reads);
         return response;
       },
     );
@@ -77,6 +82,7 @@ export class DrainageRechecks {
     address: string,
     request: Parameters<WorkflowService['describeWorkerDeployment']>[0],
     response: DeploymentResponse,
+    reads: boolean,
   ): Promise<void> {
     const { namespace, deploymentName } = request;
     const key = JSON.stringify([address, namespace, deploymentName]);
@@ -91,7 +97,8 @@ export class DrainageRechecks {
       next.set(buildId, build);
       const listed = JSON.stringify(summary.drainageInfo ?? null);
       const news = build.drained !== undefined && build.listed !== listed;
-      if (news || recheckDue(build.since, build.readAt, now)) {
+      if (news && !reads) continue;
+      if (reads && (news || recheckDue(build.since, build.readAt, now))) {
         build.readAt = now;
         const own = await versionDrainage(service, namespace ?? '', deploymentName ?? '', buildId);
         const wasDrained = build.drained !== undefined;

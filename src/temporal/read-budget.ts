@@ -21,6 +21,11 @@ export const BUDGETED_READS: ReadonlySet<string> = new Set([
   'startBatchOperation',
 ]);
 
+/** Tokens taken ahead for a reconcile (see pollTurn): its first budgeted reads spend them instead of taking more. */
+export interface ReadCredit {
+  tokens: number;
+}
+
 export interface ReadBudgetOptions {
   /** Reads per second per (frontend, Temporal namespace); a second's worth may be taken at once. */
   perSecond: number;
@@ -41,13 +46,24 @@ export class TemporalReadBudget {
     this.random = options.random ?? Math.random;
   }
 
-  /** The service, whose budgeted reads wait for a token of their namespace at `address`. */
-  paced(service: WorkflowService, address: string): WorkflowService {
+  /**
+   * The service, whose budgeted reads wait for a token of their namespace at `address` (or spend
+   * one of `credit`'s, taken ahead of them); `waited` hears how long each waited.
+   */
+  paced(
+    service: WorkflowService,
+    address: string,
+    waited?: (ms: number) => void,
+    credit?: ReadCredit,
+  ): WorkflowService {
     return aroundCalls<{ namespace?: string | null }>(
       service,
       (method) => BUDGETED_READS.has(method),
       async (request, call) => {
-        await this.turn(address, request.namespace ?? '');
+        const prepaid = credit !== undefined && credit.tokens > 0;
+        if (prepaid) credit.tokens--;
+        const ms = prepaid ? 0 : await this.turn(address, request.namespace ?? '');
+        waited?.(ms);
         return call(request);
       },
     );
@@ -61,6 +77,17 @@ export class TemporalReadBudget {
   pollDelay(address: string, namespace: string, spreadMs: number): number {
     const wait = this.bucket(address, namespace).msUntilAvailable();
     return wait === 0 ? 0 : wait + this.random() * spreadMs;
+  }
+
+  /**
+   * pollDelay's answer, but when a token is there it is taken now, for the reconcile's first read
+   * (given as its credit to `paced`): reconciles that run side by side cannot all see the same free
+   * token and go, and borrow ahead of the changes.
+   */
+  pollTurn(address: string, namespace: string, spreadMs: number): number | ReadCredit {
+    const wait = this.pollDelay(address, namespace, spreadMs);
+    if (wait > 0) return wait;
+    return this.bucket(address, namespace).tryTake() ? { tokens: 1 } : this.pollDelay(address, namespace, spreadMs);
   }
 
   /**
@@ -80,9 +107,11 @@ export class TemporalReadBudget {
     return share.tryTake();
   }
 
-  private async turn(address: string, namespace: string): Promise<void> {
+  /** Resolves once this read's token is there, with how long that took. */
+  private async turn(address: string, namespace: string): Promise<number> {
     const wait = this.bucket(address, namespace).take();
     if (wait > 0) await new Promise<void>((resolve) => this.timers.setTimeout(resolve, wait));
+    return wait;
   }
 
   private bucket(address: string, namespace: string): TokenBucket {

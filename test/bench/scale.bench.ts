@@ -6,8 +6,10 @@
 // agent's poller host), so the builds register, list their task queues and count pollers as with
 // real workers. Prints, for each phase, how long until every build was Current and how long each
 // took from its Deployment becoming Available, Temporal reads and Kubernetes requests a second,
-// the controller's RSS and CPU, its queue and reconciles; then a steady minute. Prints the goals
-// beside the figures; asserts nothing.
+// the controller's RSS and CPU, its queue and reconciles, and what each completed rollout cost
+// (Temporal reads and writes by method, reconciles, its waits in the queue, for read tokens, for
+// call slots and on Temporal); then a steady minute. Prints the goals beside the figures; asserts
+// nothing.
 import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { Connection } from '@temporalio/client';
 import { parseArgs } from 'node:util';
@@ -41,6 +43,8 @@ const { values } = parseArgs({
     // 0: no steady minute, nor the wait for the status to settle before it.
     'steady-seconds': { type: 'string', default: '60' },
     'timeout-minutes': { type: 'string', default: '30' },
+    // A flag of `twc run` beside its defaults, to see what it changes (`--twc-arg=--temporal-concurrency=32`); repeatable.
+    'twc-arg': { type: 'string', multiple: true, default: [] },
   },
 });
 const count = Number(values['worker-deployments']);
@@ -48,7 +52,15 @@ const againCount = Math.round(count * Number(values.again));
 const steadySeconds = Number(values['steady-seconds']);
 const timeoutMs = Number(values['timeout-minutes']) * 60_000;
 const POLL_INTERVAL_S = 10; // twc run's default
-const GOALS = { currentWithinS: 2 * POLL_INTERVAL_S, readsPerSecond: DEFAULT_READS_PER_SECOND, rssMiB: 256 };
+const GOALS = {
+  currentWithinS: 2 * POLL_INTERVAL_S,
+  readsPerSecond: DEFAULT_READS_PER_SECOND,
+  rssMiB: 256,
+  /** Issue 40: what a rollout may cost, and how soon its build is Current once available. */
+  readsPerRollout: 2,
+  atOnce: { p50S: 10, maxS: 120 },
+  oneASecond: { p50S: 2, maxS: 20 },
+};
 const SAMPLE_EVERY_MS = 10_000;
 /**
  * Steady once no status was written for one and a half rounds of routine looks (each worker
@@ -91,6 +103,8 @@ interface Sample {
 }
 interface Phase {
   name: string;
+  /** How the changes came: all at once, or one a second (the creation of the worker deployments: neither). */
+  pace?: 'atOnce' | 'oneASecond';
   rollouts: number;
   allCurrentS: number;
   /** From each build's Deployment becoming Available to Temporal making it current, seconds, sorted. */
@@ -104,7 +118,8 @@ interface Phase {
 
 await createNamespace(environment, namespace);
 await createConnection(environment, namespace);
-const twc = await startTwc(environment, namespace, []);
+const twcArgs = values['twc-arg'];
+const twc = await startTwc(environment, namespace, twcArgs);
 const phases: Phase[] = [];
 let steady: { samples: Sample[]; writes: Map<string, number> } | undefined;
 let settleS = 0;
@@ -120,12 +135,17 @@ try {
       );
     }),
   );
-  phases.push(await phase('rollout', names, () => rollOut(names, 1)));
+  phases.push(await phase('rollout', names, () => rollOut(names, 1), 'atOnce'));
   const tenth = names.slice(0, againCount);
-  phases.push(await phase(`second rollout of ${againCount}, at once`, tenth, () => rollOut(tenth, 2)));
+  phases.push(await phase(`second rollout of ${againCount}, at once`, tenth, () => rollOut(tenth, 2), 'atOnce'));
   const another = names.slice(againCount, 2 * againCount);
   phases.push(
-    await phase(`second rollout of ${againCount} others, one a second`, another, () => rollOut(another, 2, 1000)),
+    await phase(
+      `second rollout of ${againCount} others, one a second`,
+      another,
+      () => rollOut(another, 2, 1000),
+      'oneASecond',
+    ),
   );
   // Steady: once the old builds' drainage has been reported (Temporal's grace of minutes, and a
   // read of each worker deployment at the budget's pace), no status changes. A first run measured
@@ -152,7 +172,12 @@ try {
 }
 
 /** Runs `change`, then waits until each of `rolled` has its new target Current, sampling the controller meanwhile. */
-async function phase(name: string, rolled: string[], change: () => Promise<void>): Promise<Phase> {
+async function phase(
+  name: string,
+  rolled: string[],
+  change: () => Promise<void>,
+  pace?: Phase['pace'],
+): Promise<Phase> {
   const before = await scrape(twc);
   const started = performance.now();
   const targets = new Map((await list()).map((twd) => [twd.metadata.name ?? '', twd.status?.targetVersion?.buildID]));
@@ -174,6 +199,7 @@ async function phase(name: string, rolled: string[], change: () => Promise<void>
   const measured = await lags(rolled);
   return {
     name,
+    ...(pace ? { pace } : {}),
     rollouts: rolled.length,
     allCurrentS,
     lags: measured,
@@ -303,7 +329,7 @@ async function inBatches<T>(items: T[], each: (item: T) => Promise<unknown>, siz
 function report(peakMiB: number, others: string[]): void {
   const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
   console.log(
-    `scale: ${count} worker deployments in one namespace, one \`bin/twc run\` with its defaults (poll ${POLL_INTERVAL_S} s, read budget ${DEFAULT_READS_PER_SECOND}/s, half of it for backlog and pollers); Temporal's limits of 100 worker deployments and 1,200 concurrent polls a namespace raised (${Object.keys(TEMPORAL_LIMITS_RAISED).join(', ')})`,
+    `scale: ${count} worker deployments in one namespace, one \`bin/twc run\` with its defaults${twcArgs.length ? ` but ${twcArgs.join(' ')}` : ''} (poll ${POLL_INTERVAL_S} s, read budget ${DEFAULT_READS_PER_SECOND}/s, half of it for backlog and pollers); Temporal's limits of 100 worker deployments and 1,200 concurrent polls a namespace raised (${Object.keys(TEMPORAL_LIMITS_RAISED).join(', ')})`,
   );
   for (const p of phases) {
     const within = p.lags.filter((lag) => lag <= GOALS.currentWithinS).length;
@@ -319,6 +345,14 @@ function report(peakMiB: number, others: string[]): void {
     console.log(
       `    controller CPU ${rates.cpu.mean.toFixed(2)} cores, at most ${rates.cpu.max.toFixed(2)}; RSS at most ${Math.max(...p.samples.map((s) => s.rssMiB)).toFixed(0)} MiB; queue depth at most ${Math.max(...p.samples.map((s) => s.depth))}`,
     );
+    const pace = p.pace && GOALS[p.pace];
+    if (pace) {
+      const [p50, max] = [quantile(p.lags, 0.5), quantile(p.lags, 1)];
+      console.log(
+        `    goals of issue 40 (${p.pace === 'atOnce' ? 'at once' : 'one a second'}): p50 ${p50.toFixed(1)} s (goal ≤ ${pace.p50S} s, ${verdict(p50 <= pace.p50S)}), max ${max.toFixed(1)} s (goal ≤ ${pace.maxS} s, ${verdict(max <= pace.maxS)})`,
+      );
+    }
+    printRolloutCosts(p);
     console.log(
       `    queue wait (its buckets are powers of ten, so means): changes and what falls due (high lane) ${mean(p, 'workqueue_queue_duration_seconds', 'priority="high"')}, routine looks (low) ${mean(p, 'workqueue_queue_duration_seconds', 'priority="low"')}; reconcile p50 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.5)}, p99 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.99)}`,
     );
@@ -335,6 +369,44 @@ function report(peakMiB: number, others: string[]): void {
   }
   console.log(
     `  controller peak RSS ${peakMiB.toFixed(0)} MiB (goal ≤ ${GOALS.rssMiB} MiB, ${verdict(peakMiB <= GOALS.rssMiB)}); peak RSS of the ${others.join(', the ')}`,
+  );
+}
+
+/**
+ * What each rollout completed in the phase cost, from the controller's own count
+ * (controller/rollout-costs.ts): Temporal reads and writes by method, reconciles, and the time its
+ * reconciles waited in the queue, for read tokens, for call slots and on Temporal's answers.
+ */
+function printRolloutCosts(p: Phase): void {
+  const grew = (series: string) => (p.after.get(series) ?? 0) - (p.before.get(series) ?? 0);
+  const rollouts = grew('twc_rollouts_total');
+  if (rollouts === 0) return console.log("    per rollout: none completed by the controller's count");
+  const reads = new Map<string, number>();
+  const writes = new Map<string, number>();
+  for (const series of p.after.keys()) {
+    const method = /^twc_rollout_temporal_calls_total\{method="([^"]*)"/.exec(series)?.[1];
+    if (!method) continue;
+    const into = BUDGETED_READS.has(method[0]!.toLowerCase() + method.slice(1)) ? reads : writes;
+    into.set(method, grew(series) / rollouts);
+  }
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  const list = (m: Map<string, number>) =>
+    [...m]
+      .filter(([, n]) => n > 0)
+      .sort(([, a], [, b]) => b - a)
+      .map(([method, n]) => `${method} ${n.toFixed(2)}`)
+      .join(', ') || 'none';
+  const perRollout = sum(reads);
+  console.log(
+    `    per rollout (${rollouts} completed): Temporal reads ${perRollout.toFixed(2)} (goal ≤ ${GOALS.readsPerRollout}, ${perRollout <= GOALS.readsPerRollout ? 'met' : 'NOT MET'}: ${list(reads)}); writes ${sum(writes).toFixed(2)} (${list(writes)}); reconciles ${(grew('twc_rollout_reconciles_total') / rollouts).toFixed(2)}`,
+  );
+  const wait = (on: string) => {
+    const series = (part: string) => `twc_rollout_wait_seconds_${part}{on="${on}"}`;
+    const count = grew(series('count'));
+    return count === 0 ? 'none' : `${(grew(series('sum')) / count).toFixed(2)} s`;
+  };
+  console.log(
+    `    per rollout, mean time its reconciles spent: in the queue ${wait('queue')}, for read tokens ${wait('read_token')}, for call slots ${wait('call_slot')}, on Temporal's answers ${wait('temporal')}; a call's wait for its slot: mean ${mean(p, 'twc_temporal_call_slot_wait_seconds', '')}`,
   );
 }
 
@@ -365,7 +437,8 @@ function mean(p: Phase, name: string, label: string): string {
       .filter(([series]) => series.startsWith(`${name}_${part}{`) && series.includes(label))
       .reduce((sum, [series, value]) => sum + value - (p.before.get(series) ?? 0), 0);
   const count = growth('count');
-  return count === 0 ? 'none' : `${(growth('sum') / count).toFixed(1)} s`;
+  const seconds = growth('sum') / count;
+  return count === 0 ? 'none' : `${seconds.toFixed(seconds < 1 ? 3 : 1)} s`;
 }
 
 /** A quantile of the histogram `name` over the phase. */

@@ -83,6 +83,8 @@ export interface World {
   copyAccount?: string;
   /** When refused copies are tried again, shared by reconciles run one after another; default: a schedule of its own. */
   copyRetries?: RetrySchedule<string>;
+  /** The recorded Kubernetes adapter as the controller wraps it (OwnDeploymentWrites.noting, say); default: as it is. */
+  cluster?: (recorded: ClusterClient) => ClusterClient;
 }
 
 function listedSecret(secret: V1Secret): ListedObject {
@@ -279,7 +281,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
   };
   const deps: ReconcilerDependencies = {
     ...config,
-    cluster,
+    cluster: world.cluster ? world.cluster(cluster) : cluster,
     workerDeployment: (namespace, name) =>
       namespace === NAMESPACE && name === world.workerDeployment.metadata.name
         ? (world.ownWrites?.newest(cachedWorkerDeployment) ?? cachedWorkerDeployment)

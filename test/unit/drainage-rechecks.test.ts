@@ -178,3 +178,27 @@ test('a deployment forgotten (deleted) keeps nothing: described again, it starts
   rechecks.forget('ns/orders');
   assert.equal(await describe(), 'Draining', 'seen draining for no time: not read, nothing remembered');
 });
+
+test("a change's describe reads no record: one read before still counts, one whose list line changed since is not believed, and the next routine look reads what is due", async () => {
+  const timers = new FakeTimers();
+  const rechecks = new DrainageRechecks(() => {}, timers);
+  const own = { again: DRAINED };
+  const listedAt = { again: 100_000 };
+  const { service, calls } = server({ again: DRAINING }, own, listedAt);
+  const describe = async (reads: boolean) =>
+    (await describeDeployment(rechecks.checking(service, 'temporal:7233', reads), 'default', 'ns/orders')).versions[0]
+      ?.status;
+  const records = () => calls.filter((c) => c !== 'describeWorkerDeployment').length;
+  await describe(true);
+  await timers.advance(FIRST_RECHECK_MS);
+  assert.equal(await describe(false), 'Draining', 'due, but a change does not read it');
+  assert.equal(records(), 0);
+  assert.equal(await describe(true), 'Drained', 'the routine look reads it');
+  assert.equal(await describe(false), 'Drained', 'read before: it counts');
+  own.again = DRAINING;
+  listedAt.again = 300_000;
+  assert.equal(await describe(false), 'Draining', 'the list line changed: not believed, not read');
+  assert.equal(records(), 1);
+  assert.equal(await describe(true), 'Draining', 'read at once by the next routine look');
+  assert.equal(records(), 2);
+});

@@ -79,6 +79,21 @@ const routeToV2: PlannedAction = {
   change: { action: 'setCurrent', buildId: 'v2', claimManager: false },
   reason: 'promote v2',
 };
+const rampV2: PlannedAction = {
+  action: 'route',
+  change: { action: 'setRamp', buildId: 'v2', percentage: 10, claimManager: false },
+  reason: 'ramp v2',
+};
+const clearRamp: PlannedAction = {
+  action: 'route',
+  change: { action: 'clearRamp', claimManager: false },
+  reason: 'abort',
+};
+const routeToV1: PlannedAction = {
+  action: 'route',
+  change: { action: 'setCurrent', buildId: 'v1', claimManager: false },
+  reason: 'v1',
+};
 const scaleV1: PlannedAction = {
   action: 'scale',
   deployment: 'orders-v1',
@@ -143,8 +158,14 @@ test('a requeue falls due as planned, unless an action failed or routing changed
     failed: { action: routeToV2, condition: failure, requeueAfterMs: 30_000 },
   });
   assert.deepEqual([failed.requeueAfterMs, failed.requeueFallsDue], [30_000, false]);
-  const routed = reportOutcome(observation(), { ...due, actions: [routeToV2] }, { done: [routeToV2] });
-  assert.deepEqual([routed.requeueAfterMs, routed.requeueFallsDue], [0, false]);
+  const ramped = reportOutcome(observation(), { ...due, actions: [rampV2] }, { done: [rampV2] });
+  assert.deepEqual([ramped.requeueAfterMs, ramped.requeueFallsDue], [0, false]);
+  const promoted = reportOutcome(observation(), { ...due, actions: [routeToV2] }, { done: [routeToV2] });
+  assert.deepEqual(
+    [promoted.requeueAfterMs, promoted.requeueFallsDue],
+    [4_000, true],
+    'the rollout is over: as planned',
+  );
 });
 
 test('a failure is said first, and its requeue time wins', () => {
@@ -162,13 +183,13 @@ test('a failure is said first, and its requeue time wins', () => {
   assert.equal(noTime.requeueAfterMs, 10_000, "without its own time, the plan's");
 });
 
-test('after a routing change, the status says the planned state and the reconcile looks again at once', () => {
+test('after a routing change, the status says the planned state; a promotion that ends the rollout is not looked at again at once', () => {
   const report = reportOutcome(
     observation(),
     plan({ actions: [scaleV1, routeToV2], routed: v2Current, requeueAfterMs: 5_000 }),
     { done: [scaleV1, routeToV2] },
   );
-  assert.equal(report.requeueAfterMs, 0);
+  assert.equal(report.requeueAfterMs, 5_000, "the plan's time: nothing waits on Temporal's account of the change");
   assert.deepEqual(report.conditions, targetCurrent);
   assert.equal(report.versions.targetVersion?.status, 'Current');
   assert.equal(report.versions.currentVersion?.buildID, 'v2');
@@ -182,6 +203,25 @@ test('after a routing change, the status says the planned state and the reconcil
       deactivatedAt: now.toISOString(),
     },
   ]);
+});
+
+test("after a routing change the next decision waits on Temporal's account of (a ramp, a promotion an analysis window starts at), the reconcile looks again at once", () => {
+  const ramped = reportOutcome(observation(), plan({ actions: [rampV2], requeueAfterMs: 5_000 }), { done: [rampV2] });
+  assert.equal(ramped.requeueAfterMs, 0, "the ramp's change time, which its pause counts from");
+  const cleared = reportOutcome(observation(), plan({ actions: [clearRamp], requeueAfterMs: 5_000 }), {
+    done: [clearRamp],
+  });
+  assert.equal(cleared.requeueAfterMs, 0);
+  const analysed = reportOutcome(
+    observation({}, { rollout: { strategy: 'AllAtOnce', analysis: { window: '5m', maxFailureRate: 0.1 } } }),
+    plan({ actions: [routeToV2], routed: v2Current, requeueAfterMs: 5_000 }),
+    { done: [routeToV2] },
+  );
+  assert.equal(analysed.requeueAfterMs, 0, 'the promotion time its analysis window starts at');
+  const rollback = reportOutcome(observation(), plan({ actions: [routeToV1], requeueAfterMs: 5_000 }), {
+    done: [routeToV1],
+  });
+  assert.equal(rollback.requeueAfterMs, 0, 'another build than the target promoted');
 });
 
 test('without a routing change done, the status says what was observed, whatever the plan expected', () => {

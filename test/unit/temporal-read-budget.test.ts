@@ -71,6 +71,30 @@ test('a poll waits while no token is free, spread by a random part of the spread
   assert.equal(budget.pollDelay('t:7233', 'orders', 10_000), 0);
 });
 
+test('a routine look takes its free token when it goes: looks side by side do not all see the same token and borrow ahead of the changes; its first read spends it', async () => {
+  const timers = new FakeTimers();
+  const budget = new TemporalReadBudget({ perSecond: 2, timers, random: () => 0 });
+  const { service, calls } = recordingService(timers);
+  const first = budget.pollTurn('t:7233', 'orders', 10_000);
+  const second = budget.pollTurn('t:7233', 'orders', 10_000);
+  assert.deepEqual([first, second], [{ tokens: 1 }, { tokens: 1 }], 'the burst of 2');
+  assert.equal(budget.pollTurn('t:7233', 'orders', 10_000), 500, 'none left: the third waits for the next');
+  const credit = first as { tokens: number };
+  const waits: number[] = [];
+  const look = budget.paced(service, 't:7233', (ms) => waits.push(ms), credit);
+  await look.describeWorkerDeployment({ namespace: 'orders' });
+  assert.deepEqual(
+    [credit.tokens, waits, calls],
+    [0, [0], ['0 describeWorkerDeployment orders']],
+    'spent, not taken again',
+  );
+  // A change's read meanwhile: the two tokens the looks took are gone, so it waits for the next.
+  const change = budget.paced(service, 't:7233').describeWorkerDeployment({ namespace: 'orders' });
+  await timers.advance(500);
+  await change;
+  assert.deepEqual(calls.at(-1), '500 describeWorkerDeployment orders');
+});
+
 test('the backlog reads get at most half the budget, and still take their turn of the whole', async () => {
   const timers = new FakeTimers();
   const budget = new TemporalReadBudget({ perSecond: 4, timers });

@@ -9,7 +9,7 @@ import type { TemporalClusterConnection, TemporalConnection } from '../../src/ap
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import { connectionNamespace } from '../../src/domain/connection-ref.ts';
 import { TemplateReads } from '../../src/controller/template-reads.ts';
-import { keyOf, queueKeys, WATCHES, type WatchView } from '../../src/controller/watches.ts';
+import { keyOf, queueKeys, WatchMemory, WATCHES, type WatchView } from '../../src/controller/watches.ts';
 import type { InformerEvent } from '../../src/runtime/informer.ts';
 import { connection, deployment, NAMESPACE, workerDeployment } from '../support/recorded-world.ts';
 
@@ -139,8 +139,56 @@ test("Deployment: the builds' Deployments, each queueing the worker deployment t
   };
   assert.equal(row.labelSelector, 'temporal.io/build-id');
   assert.equal(row.path('/namespaces/shop'), '/apis/apps/v1/namespaces/shop/deployments');
-  assert.deepEqual(row.keys('update', build), ['shop/orders']);
-  assert.deepEqual(row.keys('update', notControlled), []);
+  assert.deepEqual(row.keys('update', build, undefined), ['shop/orders']);
+  assert.deepEqual(row.keys('update', notControlled, undefined), []);
+});
+
+test("Deployment: an update only when what a reconcile reads of it changed; the controller's own create counts as seen", () => {
+  const memory = new WatchMemory(WATCHES.Deployment);
+  const view = {} as WatchView;
+  const created = deployment(orders, 'v2', { available: false });
+  const sent = {
+    ...created,
+    metadata: { ...created.metadata, uid: undefined, resourceVersion: undefined },
+    status: {},
+  };
+  memory.wrote(sent);
+  assert.deepEqual(memory.keys('add', { ...created, status: {} }, view), [], 'its own create: nothing new');
+  const counts = { ...created, status: { ...created.status, replicas: 2, unavailableReplicas: 2 } };
+  assert.deepEqual(memory.keys('update', counts, view), [], 'the counts of its status: nothing a reconcile reads');
+  const progressing = {
+    ...counts,
+    status: { ...counts.status, conditions: [{ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated' }] },
+  };
+  assert.deepEqual(memory.keys('update', progressing, view), [], 'progressing: nothing a reconcile reads');
+  const available = deployment(orders, 'v2', { available: true });
+  assert.deepEqual(memory.keys('update', available, view), ['shop/orders'], 'available');
+  assert.deepEqual(memory.keys('update', available, view), [], 'the same again');
+  const stuck = {
+    ...created,
+    status: {
+      ...created.status,
+      conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }],
+    },
+  };
+  assert.deepEqual(memory.keys('update', stuck, view), ['shop/orders'], 'no longer available, and stuck');
+  assert.deepEqual(
+    memory.keys('update', { ...stuck, spec: { ...stuck.spec!, replicas: 0 } }, view),
+    ['shop/orders'],
+    'scaled',
+  );
+  assert.deepEqual(memory.keys('delete', available, view), ['shop/orders'], 'deleted');
+  memory.wrote(available);
+  assert.deepEqual(
+    memory.keys('add', { ...available, status: {} }, view),
+    ['shop/orders'],
+    'found otherwise than created',
+  );
+  assert.deepEqual(
+    memory.keys('add', deployment(orders, 'v3'), view),
+    ['shop/orders'],
+    'one the controller did not create',
+  );
 });
 
 test('Pod: only when what it says is wrong changes', () => {

@@ -163,10 +163,12 @@ test('the observer sees each add, wait, reconcile and retry, timed on the queue 
     timers,
     backoff: { baseMs: 1000, maxMs: 1000 },
     // 'a' takes 50ms and succeeds, 'b' fails after 10ms.
-    reconcile: (key) =>
-      new Promise((resolve, reject) =>
+    reconcile: (key, _priority, _signal, waitedMs) => {
+      events.push(`reconcile ${key} after ${waitedMs}`);
+      return new Promise((resolve, reject) =>
         timers.setTimeout(() => (key === 'b' ? reject(new Error('down')) : resolve(undefined)), key === 'b' ? 10 : 50),
-      ),
+      );
+    },
     observer: {
       added: (depth) => events.push(`added depth=${depth}`),
       started: (depth, active, waitedMs) => events.push(`started depth=${depth} active=${active} waited=${waitedMs}`),
@@ -183,13 +185,16 @@ test('the observer sees each add, wait, reconcile and retry, timed on the queue 
   assert.deepEqual(events, [
     'added depth=1',
     'started depth=0 active=1 waited=0',
+    'reconcile a after 0',
     'added depth=1',
     'added depth=2', // 'a' again while running: waits until its reconcile ends
     'finished active=0 success in 50',
     'started depth=1 active=1 waited=50',
+    'reconcile b after 50',
     'retried',
     'finished active=0 error in 10',
     'started depth=0 active=1 waited=60',
+    'reconcile a after 60',
     'finished active=0 success in 50',
   ]);
   await queue.shutdown();

@@ -31,6 +31,7 @@ export function controllerOptions({ options, access, metrics, log }: RunContext)
     certificateExpiryWarningMs: options.certificateExpiryWarning,
     pollerHistoryMs: options.pollerHistory,
     temporalReadBudget: options.temporalReadBudget,
+    temporalConcurrency: options.temporalConcurrency,
     temporalTimeouts: { readMs: options.temporalReadTimeout, writeMs: options.temporalWriteTimeout },
     reconcileTimeoutMs: options.reconcileTimeout,
     ...(options.temporalConnectTo ? { temporalConnectTo: options.temporalConnectTo } : {}),
