@@ -62,6 +62,7 @@ export class Caches {
         ...(namespaces && !row.clusterScoped ? { namespaces } : {}),
         path: row.path,
         ...(row.labelSelector ? { labelSelector: row.labelSelector } : {}),
+        ...(row.keep ? { keep: (object: T) => row.keep?.(object) ?? object } : {}),
         onEvent: (event, object) => {
           // A row without memory remembers nothing: its key is always '', its `now` undefined.
           const memoryKey = row.memory?.key(object) ?? '';
