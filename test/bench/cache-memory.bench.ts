@@ -2,32 +2,20 @@
 // deployment, without the real environment. The controller's own Caches (controller/caches.ts:
 // its informers, their rows of the watch table, what they keep of each object) list N worker
 // deployments with their Deployments and Pods, as the API server sent them in a real run
-// (test/support/captured-objects.json), from a local HTTP server in this process; each count runs in a process of
-// its own with `bin/twc`'s V8 flags, which says its heap after a full GC and its peak RSS. Figures
-// per worker deployment are the differences from a process that listed none: the whole, then
-// each kind alone. Prints figures; asserts nothing.
-//
-// `--capture` makes test/support/captured-objects.json again from the local environment (run it under the lock:
-// `flock /tmp/twc-integration.lock node test/bench/cache-memory.bench.ts --capture`): `bin/twc
-// run` and one worker deployment of 2 replicas rolled out twice, as the scale run makes them
-// (AllAtOnce, Pods of the node agent that poll Temporal), then everything the controller lists,
-// whole (managedFields and all).
+// (test/support/captured-objects.json; `node test/bench/memory.bench.ts --capture` makes them
+// again), from a local HTTP server in this process; each count runs in a process of its own with
+// `bin/twc`'s V8 flags, which says its heap after a full GC and its peak RSS. Figures per worker
+// deployment are the differences from a process that listed none: the whole, then each kind
+// alone. Prints figures; asserts nothing.
 import { fork } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { CAPTURED, CAPTURED_OBJECTS, type CapturedObjects, KINDS, type Kind, NAMESPACE } from './captured-objects.ts';
 
-const FIXTURE = path.join(import.meta.dirname, '../support/captured-objects.json');
-/** The namespace of the captured objects, and of the worker deployment whose name each copy replaces. */
-const NAMESPACE = 'bench-memory';
-const CAPTURED = 'twdcap';
-/** What the controller lists, by the kinds of the watch table (controller/watches.ts). */
-const KINDS = ['TemporalWorkerDeployment', 'TemporalConnection', 'Deployment', 'Pod'] as const;
-type Kind = (typeof KINDS)[number];
-type Fixture = Record<Kind, unknown[]>;
 /** The V8 flags of bin/twc and the image, and a GC to call. */
 const NODE_FLAGS = ['--max-semi-space-size=1', '--optimize-for-size', '--expose-gc'];
 const COMPILE_CACHE = path.join(homedir(), '.cache/temporal-worker-controller/node-compile-cache');
@@ -35,14 +23,12 @@ const COMPILE_CACHE = path.join(homedir(), '.cache/temporal-worker-controller/no
 const { values } = parseArgs({
   options: {
     'worker-deployments': { type: 'string', default: '200,1000' },
-    capture: { type: 'boolean', default: false },
     // Internal: one measuring process.
     child: { type: 'string' },
   },
 });
 
-if (values.capture) await capture();
-else if (values.child) await measure(Number(values.child));
+if (values.child) await measure(Number(values.child));
 else await compare(values['worker-deployments'].split(',').map(Number));
 
 interface Case {
@@ -57,7 +43,7 @@ interface Figures {
 }
 
 async function compare(counts: number[]): Promise<void> {
-  const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Fixture;
+  const fixture = JSON.parse(readFileSync(CAPTURED_OBJECTS, 'utf8')) as CapturedObjects;
   const child = (kinds: Kind[], count: number) => measured(fixture, { kinds, count });
   {
     await child([...KINDS], 0); // a first start may fill Node's compile cache: not measured
@@ -88,7 +74,7 @@ async function compare(counts: number[]): Promise<void> {
 }
 
 /** Runs one measuring process (this file with --child) against a server of its case. */
-async function measured(fixture: Fixture, of: Case): Promise<Figures> {
+async function measured(fixture: CapturedObjects, of: Case): Promise<Figures> {
   const server = await serveLists(fixture, of);
   try {
     const port = (server.address() as AddressInfo).port;
@@ -109,7 +95,7 @@ async function measured(fixture: Fixture, of: Case): Promise<Figures> {
 }
 
 /** Lists `count` copies of the fixture's objects of each kind asked for, and watches that stay silent. */
-async function serveLists(fixture: Fixture, of: Case): Promise<http.Server> {
+async function serveLists(fixture: CapturedObjects, of: Case): Promise<http.Server> {
   // Each object's text, per kind: the connection once, the others once per worker deployment.
   const lists = new Map<Kind, string[]>(
     KINDS.map((kind) => {
@@ -196,99 +182,6 @@ async function measure(port: number): Promise<void> {
   const status = readFileSync('/proc/self/status', 'utf8');
   const peakRssBytes = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]) * 1024;
   process.send?.({ heapBytes, peakRssBytes } satisfies Figures, () => process.exit(0));
-}
-
-async function capture(): Promise<void> {
-  const [{ CustomObjectsApi, PatchStrategy, setHeaderOptions }, { CRD_DIR }, { startEnvironment }, objects] =
-    await Promise.all([
-      import('@kubernetes/client-node'),
-      import('../../scripts/generate.ts'),
-      import('../../dev/localenv/environment.ts'),
-      import('./objects.ts'),
-    ]);
-  const [{ POLL_ONLY }, { sampleWorkerTemplate }, { startTwc }, { until }, { GROUP, KINDS: CRDS, VERSION }] =
-    await Promise.all([
-      import('../../dev/node-agent/poller-host.ts'),
-      import('../support/sample-template.ts'),
-      import('./twc-process.ts'),
-      import('./poll.ts'),
-      import('../../src/api/kinds.ts'),
-    ]);
-  const { WATCHES } = await import('../../src/controller/watches.ts');
-  const { KubernetesApi } = await import('../../src/runtime/kube/api-client.ts');
-  const { kubeconfigAccess } = await import('../../src/runtime/kube/cluster-access.ts');
-  const environment = await startEnvironment({ crdDir: CRD_DIR, log: (line) => console.error(line) });
-  try {
-    await objects.createNamespace(environment, NAMESPACE);
-    await objects.createConnection(environment, NAMESPACE);
-    const twc = await startTwc(environment, NAMESPACE, []);
-    try {
-      const custom = environment.kubeconfig.makeApiClient(CustomObjectsApi);
-      const object = {
-        group: GROUP,
-        version: VERSION,
-        namespace: NAMESPACE,
-        plural: CRDS.TemporalWorkerDeployment.plural,
-      };
-      const template = (build: number) =>
-        sampleWorkerTemplate(CAPTURED, POLL_ONLY, [{ name: 'ROLLOUT', value: String(build) }]);
-      const current = async () => {
-        const twd = (await custom.getNamespacedCustomObject({ ...object, name: CAPTURED })) as {
-          metadata: { generation: number };
-          status?: {
-            observedGeneration?: number;
-            currentVersion?: { buildID?: string };
-            targetVersion?: { buildID?: string };
-          };
-        };
-        const status = twd.status;
-        return (
-          status?.observedGeneration === twd.metadata.generation &&
-          status.currentVersion?.buildID !== undefined &&
-          status.currentVersion.buildID === status.targetVersion?.buildID
-        );
-      };
-      await objects.createWorkerDeployment(environment, NAMESPACE, CAPTURED, {
-        replicas: 2,
-        rollout: { strategy: 'AllAtOnce' },
-        template: template(0),
-      });
-      await until(current, { intervalMs: 1000 });
-      for (const build of [1, 2]) {
-        await custom.patchNamespacedCustomObject(
-          { ...object, name: CAPTURED, body: { spec: { template: template(build) } } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        );
-        await until(current, { intervalMs: 1000 });
-      }
-      // A poll interval more: the old builds' Pods and Deployments as they settle.
-      await new Promise((resolve) => setTimeout(resolve, 10_000));
-    } finally {
-      await twc.stop();
-    }
-    const api = new KubernetesApi({ access: kubeconfigAccess({ file: environment.kubeconfigPath }) });
-    const scope = `/namespaces/${NAMESPACE}`;
-    const list = async (row: { path: (scope: string) => string; labelSelector?: string }) =>
-      (
-        await api.get<{ items: unknown[] }>(
-          row.path(scope),
-          row.labelSelector ? { labelSelector: row.labelSelector } : {},
-        )
-      ).items;
-    const fixture: Fixture = {
-      TemporalWorkerDeployment: await list(WATCHES.TemporalWorkerDeployment),
-      TemporalConnection: await list(WATCHES.TemporalConnection),
-      Deployment: await list(WATCHES.Deployment),
-      Pod: await list(WATCHES.Pod),
-    };
-    api.close();
-    const prettier = await import('prettier');
-    const options = { ...(await prettier.resolveConfig(FIXTURE)), filepath: FIXTURE };
-    writeFileSync(FIXTURE, await prettier.format(JSON.stringify(fixture, null, 2), options));
-    console.log(`wrote ${FIXTURE}: ${KINDS.map((kind) => `${fixture[kind].length} ${kind}`).join(', ')}`);
-  } finally {
-    await environment.stop();
-  }
 }
 
 function mib(bytes: number): string {
