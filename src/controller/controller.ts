@@ -16,6 +16,7 @@ import type { ControllerOptions } from './controller-options.ts';
 import { sharedDependencies } from './dependencies.ts';
 import { reconcileByKey } from './dispatch.ts';
 import type { FiguresCollector } from './figures-collector.ts';
+import { forgetAdmittedSpec } from './observe.ts';
 import { ofOwnedResource } from './owned-resources.ts';
 import { TemporalAccess } from './temporal-access.ts';
 import { backlogFigures, pollersSeen, type TemporalFigures, temporalFigures } from './temporal-figures.ts';
@@ -115,6 +116,7 @@ export class Controller {
     const namespace = twd.metadata.namespace ?? '';
     const name = twd.metadata.name ?? '';
     this.caches.ownWrites.forget(namespace, name);
+    forgetAdmittedSpec(namespace, name);
     this.temporalBackoff.reset(`${namespace}/${name}`);
     for (const twor of this.caches.ownedResources.list(namespace))
       if (twor.spec.workerRef.name === name)
