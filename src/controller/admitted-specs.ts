@@ -13,33 +13,44 @@ export interface AdmittedSpec {
   invalid: FieldError[];
 }
 
-/** Enough for every worker deployment of a large cluster; past it, the least recently used spec is worked out again. */
+/** Enough for every worker deployment of a large cluster; past it, the least recently used one's spec is worked out again. */
 const LIMIT = 4096;
 
 export class AdmittedSpecs {
-  private readonly known = new Map<string, AdmittedSpec>();
+  /**
+   * Per worker deployment (namespace/name), its last spec's text and that spec admitted: one spec
+   * each, as a spec replaced by a rollout is not read again (and the Deployments built from it,
+   * kept as long as it is, went with it: observe.ts).
+   */
+  private readonly known = new Map<string, { text: string; admitted: AdmittedSpec }>();
   private readonly limit: number;
 
   constructor(limit = LIMIT) {
     this.limit = limit;
   }
 
-  /** The spec of `object` (its status aside) admitted: from memory when the same name had the same spec. */
+  /** The spec of `object` (its status aside) admitted: from memory when the same worker deployment had the same spec last. */
   of(object: Omit<TemporalWorkerDeployment, 'status'>): AdmittedSpec {
-    // The name is the one part of the metadata admission judges; the spec, the text as stored.
-    const key = `${object.metadata.name ?? ''}\n${JSON.stringify(object.spec)}`;
+    const key = `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
+    const text = JSON.stringify(object.spec);
     const known = this.known.get(key);
-    if (known) {
-      // Most recently used last: the first key is the one to forget.
-      this.known.delete(key);
+    // Most recently used last: the first key is the one to forget.
+    this.known.delete(key);
+    if (known?.text === text) {
       this.known.set(key, known);
-      return known;
+      return known.admitted;
     }
+    // The name is the one part of the metadata admission judges.
     const defaulted = withDefaults(temporalWorkerDeployment, object);
     const admitted = { spec: deepFreeze(defaulted.spec), invalid: validate(temporalWorkerDeployment, defaulted) };
-    this.known.set(key, admitted);
+    this.known.set(key, { text, admitted });
     if (this.known.size > this.limit) this.known.delete(this.known.keys().next().value ?? '');
     return admitted;
+  }
+
+  /** A worker deployment gone. */
+  forget(namespace: string, name: string): void {
+    this.known.delete(`${namespace}/${name}`);
   }
 }
 

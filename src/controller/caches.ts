@@ -72,6 +72,7 @@ export class Caches {
         ...(namespaces && !row.clusterScoped ? { namespaces } : {}),
         path: row.path,
         ...(row.labelSelector ? { labelSelector: row.labelSelector } : {}),
+        ...(row.keep ? { keep: (object: T) => row.keep?.(object) ?? object } : {}),
         onEvent: (event, object) => {
           const reads = row.reads?.(event, object);
           if (reads && this.templateReads.set(reads)) this.watchTemplateReads();

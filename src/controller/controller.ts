@@ -20,6 +20,7 @@ import { Caches } from './caches.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { sharedDependencies } from './dependencies.ts';
 import { reconcileByKey } from './dispatch.ts';
+import { forgetAdmittedSpec } from './observe.ts';
 import { ofOwnedResource } from './owned-resources.ts';
 import { RolloutCosts } from './rollout-costs.ts';
 import { TemporalAccess } from './temporal-access.ts';
@@ -125,6 +126,7 @@ export class Controller {
     const namespace = twd.metadata.namespace ?? '';
     const name = twd.metadata.name ?? '';
     this.caches.ownWrites.forget(namespace, name);
+    forgetAdmittedSpec(namespace, name);
     this.temporalBackoff.reset(`${namespace}/${name}`);
     this.rollouts.forget(`${namespace}/${name}`);
     for (const twor of this.caches.ownedResources.list(namespace))

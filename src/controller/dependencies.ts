@@ -12,6 +12,7 @@ import {
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { ReadCertificate } from '../domain/certificates.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
+import { cachedWorkerDeployment } from '../k8s/cached-objects.ts';
 import { type ClusterClient, clusterClient } from '../k8s/cluster-client.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import type { PollersSeen } from '../domain/pollers.ts';
@@ -121,7 +122,8 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     setConnectionCertificates: metrics.setConnectionCertificates,
     pollersSeen: sources.pollersSeen,
     workerDeployment: (namespace, name) => caches.ownWrites.newest(caches.workerDeployments.get(namespace, name)),
-    wroteStatus: (replaced, stored) => caches.ownWrites.wrote(replaced, stored),
+    // Kept as the informer keeps the object: until it shows the write, this copy stands for it.
+    wroteStatus: (replaced, stored) => caches.ownWrites.wrote(replaced, cachedWorkerDeployment(stored)),
     workerDeployments: (namespace) => caches.workerDeployments.list(namespace),
     connection: (namespace, name) => caches.connections.get(namespace, name),
     watchesClusterConnections: caches.connections.readsClusterConnections,

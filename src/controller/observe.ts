@@ -240,6 +240,11 @@ async function observeSecretCopies(
 const admittedObjects = new WeakMap<TemporalWorkerDeployment, Admitted>();
 const admittedSpecs = new AdmittedSpecs();
 
+/** A worker deployment gone: its admitted spec (and the Deployments built from it) goes too. */
+export function forgetAdmittedSpec(namespace: string, name: string): void {
+  admittedSpecs.forget(namespace, name);
+}
+
 interface Admitted {
   /** With only the part of its status that fits the schema. */
   workerDeployment: TemporalWorkerDeployment;

@@ -12,6 +12,7 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import { connectionNamespace, usesConnection } from '../domain/connection-ref.ts';
 import { LABELS } from '../domain/labels.ts';
+import { cachedDeployment, cachedPod, cachedWorkerDeployment, withoutManagedFields } from '../k8s/cached-objects.ts';
 import { configurationReferences, readObjects } from '../k8s/configuration-references.ts';
 import { observeDeployment } from '../k8s/observed-deployment.ts';
 import { podProblems } from '../k8s/pod-problems.ts';
@@ -65,6 +66,8 @@ export interface Watch<T extends KubernetesObject> {
   /** Listed and watched once, whatever namespaces the controller watches. */
   clusterScoped?: true;
   labelSelector?: string;
+  /** What the cache keeps of each object (k8s/cached-objects.ts); default all of it. */
+  keep?(object: T): T;
   /**
    * What the controller remembers of each object between its events, under `key`; `of` an event,
    * undefined for nothing. `keys` is given what was remembered before the event.
@@ -170,6 +173,7 @@ export const WATCHES = {
   /** Every event but an update that changes nothing a reconcile acts on (see changeOf), as a status write. */
   TemporalWorkerDeployment: {
     path: ours(KINDS.TemporalWorkerDeployment.plural),
+    keep: (twd) => cachedWorkerDeployment(twd),
     memory: {
       key: (twd) => `${twd.metadata.namespace ?? ''}/${twd.metadata.name ?? ''}`,
       of: (event, twd) => (event === 'delete' ? undefined : changeOf(twd)),
@@ -208,6 +212,7 @@ export const WATCHES = {
   } satisfies Watch<TemporalWorkerDeployment>,
   TemporalConnection: {
     path: ours(KINDS.TemporalConnection.plural),
+    keep: (object) => withoutManagedFields(object),
     keys: (_event, connection, _before, view) => connectionKeys(connection, view),
     reselectsSecrets: () => true,
   } satisfies Watch<TemporalConnection>,
@@ -215,12 +220,14 @@ export const WATCHES = {
   TemporalClusterConnection: {
     path: () => `/apis/${GROUP}/${VERSION}/${KINDS.TemporalClusterConnection.plural}`,
     clusterScoped: true,
+    keep: (object) => withoutManagedFields(object),
     keys: (_event, connection, _before, view) => connectionKeys(connection, view),
     reselectsSecrets: () => true,
   } satisfies Watch<TemporalConnection>,
   /** The worker deployment it names, and its own copies. */
   TemporalWorkerOwnedResource: {
     path: ours(KINDS.TemporalWorkerOwnedResource.plural),
+    keep: (object) => withoutManagedFields(object),
     keys: (_event, twor) => [
       ...queueKeys('workerDeployment', twor.metadata.namespace, twor.spec.workerRef.name),
       ...queueKeys('ownedResource', twor.metadata.namespace, twor.metadata.name),
@@ -235,6 +242,7 @@ export const WATCHES = {
   Deployment: {
     path: (scope) => `/apis/apps/v1${scope}/deployments`,
     labelSelector: LABELS.buildId,
+    keep: cachedDeployment,
     memory: {
       key: (deployment) => `${deployment.metadata?.namespace ?? ''}/${deployment.metadata?.name ?? ''}`,
       of: (event, deployment) => (event === 'delete' ? undefined : deploymentFacts(deployment)),
@@ -261,6 +269,7 @@ export const WATCHES = {
   Pod: {
     path: (scope) => `/api/v1${scope}/pods`,
     labelSelector: `${LABELS.deploymentName},${LABELS.buildId}`,
+    keep: cachedPod,
     memory: { key: (pod) => pod.metadata?.uid ?? '', of: podTrouble },
     keys: (event, pod, before) =>
       podTrouble(event, pod) === before

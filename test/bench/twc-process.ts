@@ -1,7 +1,7 @@
 // `bin/twc run` as users run it, as a child process of a bench, and what /proc and its /metrics
 // say of it: CPU ticks, resident memory, each metric series.
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Environment } from '../../dev/localenv/environment.ts';
 import { freePort } from '../../dev/localenv/ports.ts';
@@ -32,6 +32,7 @@ export async function startTwc(
   // again with the TypeScript stripper loaded (about 30 MiB more at its peak). Measured here: a
   // start that finds the cache, as every start after the first does.
   execFileSync(TWC, ['--version']);
+  const snapshots = env.TWC_HEAP_SNAPSHOTS && path.resolve(env.TWC_HEAP_SNAPSHOTS);
   const [metricsPort, probePort, webhookPort] = [await freePort(), await freePort(), await freePort()];
   const child = spawn(
     TWC,
@@ -46,12 +47,23 @@ export async function startTwc(
       `--leader-election-namespace=${namespace}`,
       ...args,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'], env },
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: snapshots
+        ? {
+            ...env,
+            NODE_OPTIONS:
+              `${env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`.trim(),
+          }
+        : env,
+    },
   );
   let log = '';
   child.stderr.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-10_000)));
   const exited = new Promise((resolve) => child.on('exit', resolve));
+  let snapshotting: NodeJS.Timeout | undefined;
   const stop = async () => {
+    if (snapshotting) clearInterval(snapshotting);
     child.kill('SIGTERM');
     await exited;
   };
@@ -63,7 +75,38 @@ export async function startTwc(
     await stop();
     throw new Error(`twc run did not become ready\n${log}`, { cause: error });
   }
+  // Signalled only once ready: a SIGUSR2 before Node has set its handler would end the process.
+  if (snapshots) snapshotting = snapshotOnGrowth(child.pid ?? 0, snapshots);
   return { pid: child.pid ?? 0, metricsPort, signal: (signal) => child.kill(signal), stop };
+}
+
+/**
+ * TWC_HEAP_SNAPSHOTS=<dir> (opt-in, for finding what grows): the process writes a heap snapshot
+ * into <dir> (Node's --heapsnapshot-signal) each time its RSS has grown by 16 MiB since the last
+ * one, so the last snapshot is of its largest state. Writing one takes seconds and memory of its
+ * own: figures of such a run are not the product's.
+ */
+function snapshotOnGrowth(pid: number, dir: string): NodeJS.Timeout {
+  mkdirSync(dir, { recursive: true });
+  const written = () => readdirSync(dir).filter((file) => file.endsWith('.heapsnapshot')).length;
+  let next = 0;
+  let waiting: number | undefined;
+  return setInterval(() => {
+    try {
+      if (waiting !== undefined && written() === waiting) return;
+      const rss = memoryOf(pid).rssMiB;
+      if (waiting !== undefined) {
+        // The snapshot is written: the next one once the process has grown past what it took.
+        waiting = undefined;
+        next = rss + 16;
+      } else if (rss >= next) {
+        waiting = written();
+        process.kill(pid, 'SIGUSR2');
+      }
+    } catch {
+      // The process has ended.
+    }
+  }, 2000);
 }
 
 /** utime + stime of a process, in clock ticks. */

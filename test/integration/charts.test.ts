@@ -58,6 +58,15 @@ test('the default values and a file setting every value render as their golden f
   );
 });
 
+test("the controller's V8 heap limit is half its container's memory limit, and none where the limit is not in Mi or Gi", async () => {
+  const nodeOptions = async (...args: string[]) =>
+    /- name: NODE_OPTIONS\n\s+value: (.*)\n/.exec(await helm('template', 'twc', CHART, ...args))?.[1];
+  assert.equal(await nodeOptions(), '--max-old-space-size=96', 'the default 192Mi');
+  assert.equal(await nodeOptions('--set', 'resources.limits.memory=320Mi'), '--max-old-space-size=160');
+  assert.equal(await nodeOptions('--set', 'resources.limits.memory=1Gi'), '--max-old-space-size=512');
+  assert.equal(await nodeOptions('--set', 'resources.limits.memory=200M'), undefined);
+});
+
 test('the CRD chart installs the generated definitions as they are, kept on uninstall', async () => {
   const rendered = parseAllDocuments(await helm('template', 'crds', CRD_CHART)).map(
     (document) => document.toJS() as unknown,

@@ -121,3 +121,18 @@ true
   resources: [serviceaccounts]
   verbs: [impersonate]
 {{- end }}
+
+{{/*
+The V8 heap limit, in MiB, for the container's memory limit: half of it (resources.limits.memory
+in Mi or Gi; none otherwise). Node sizes its heap from the limit itself, but at more than the
+limit (259 MiB in a 192 MiB cgroup), so V8 would not collect harder before the OOM killer ends
+the container; the other half is Node's own memory (its binary, TLS, buffers: about 75 MiB).
+*/}}
+{{- define "twc.heapLimitMiB" -}}
+{{- $limit := toString (dig "limits" "memory" "" (.Values.resources | default dict)) -}}
+{{- if regexMatch "^[0-9]+Mi$" $limit -}}
+{{- div (trimSuffix "Mi" $limit | atoi) 2 -}}
+{{- else if regexMatch "^[0-9]+Gi$" $limit -}}
+{{- div (mul (trimSuffix "Gi" $limit | atoi) 1024) 2 -}}
+{{- end -}}
+{{- end }}
