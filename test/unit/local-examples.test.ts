@@ -1,11 +1,17 @@
 // What npm start's environment derives from examples/: the Temporal namespaces and the nodes their
 // worker deployments need.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { exampleConnectionAddress, exampleNodes, exampleTemporalNamespaces } from '../../dev/localenv/examples.ts';
+import { parseAllDocuments } from 'yaml';
+import {
+  EXAMPLES_DIR,
+  exampleConnectionAddress,
+  exampleNodes,
+  exampleTemporalNamespaces,
+} from '../../dev/localenv/examples.ts';
 
 function examples(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'twc-examples-'));
@@ -60,4 +66,24 @@ test('the shipped examples: a node for each pool of pools.yaml, the in-cluster a
     exampleNodes().map((n) => n.name),
     ['node-pool-on-demand', 'node-pool-spot'],
   );
+});
+
+test('the shipped examples give one name to one object: npm start applies them all into one namespace', () => {
+  // Two worker deployments of one name: the second patches the first while it is being deleted and
+  // vanishes with it (referenced-configuration.yaml's once took rollout-progressive.yaml's). The
+  // same object in two files, as a Secret two connections share, is harmless.
+  const seen = new Map<string, { file: string; object: unknown }>();
+  for (const file of readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.yaml'))) {
+    for (const document of parseAllDocuments(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'))) {
+      const object = document.toJS() as { kind?: string; metadata?: { name?: string; namespace?: string } } | null;
+      if (!object?.kind || !object.metadata?.name) continue;
+      // npm start applies into the default namespace; one that names it is the same object.
+      if (object.metadata.namespace === 'default') delete object.metadata.namespace;
+      const key = `${object.kind}/${object.metadata.namespace ?? 'default'}/${object.metadata.name}`;
+      const before = seen.get(key);
+      if (before) assert.deepEqual(object, before.object, `${key} of ${file} differs from the one in ${before.file}`);
+      seen.set(key, { file, object });
+    }
+  }
+  assert.ok(seen.size > 10, `the examples were read (${seen.size} objects)`);
 });
