@@ -10,42 +10,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
-import { parseAllDocuments, stringify } from 'yaml';
-import { CONTROLLER_CHART, helm } from '../support/helm.ts';
+import { stringify } from 'yaml';
+import { chartRules, type RenderedObject, renderChart as render } from '../support/prometheus.ts';
 import { ensureCommand } from '../support/system-packages.ts';
 
 const run = promisify(execFile);
 const PROMTOOL_TESTS = path.join(import.meta.dirname, '../fixtures/charts/alerts.promtool.yaml');
-
-interface Rule {
-  alert?: string;
-  expr: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-interface RuleGroups {
-  groups: { name: string; rules: Rule[] }[];
-}
-interface Rendered {
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
-  spec?: RuleGroups;
-  data?: Record<string, string>;
-}
-
-async function render(...values: string[]): Promise<Rendered[]> {
-  const sets = values.flatMap((value) => ['--set', value]);
-  return parseAllDocuments(await helm('template', 'twc', CONTROLLER_CHART, '--namespace', 'temporal-system', ...sets))
-    .map((document) => document.toJS() as Rendered | null)
-    .filter((object) => object !== null);
-}
-
-/** The rules of the chart's PrometheusRule, as a Prometheus rule file has them. */
-export async function chartRules(...values: string[]): Promise<RuleGroups> {
-  const rule = (await render('prometheusRule.enabled=true', ...values)).find((o) => o.kind === 'PrometheusRule');
-  assert.ok(rule?.spec, 'a PrometheusRule');
-  return rule.spec;
-}
 
 /** Runs promtool in `dir`: whether it passed, and what it said. */
 async function promtool(dir: string, ...args: string[]): Promise<{ passed: boolean; said: string }> {
@@ -68,7 +38,7 @@ function scratch(t: { after(fn: () => void): void }): string {
 ensureCommand('promtool', ['--version'], 'prometheus');
 
 test('the PrometheusRule and the dashboard are rendered only when enabled, where and as labelled', async () => {
-  const kinds = (objects: Rendered[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`);
+  const kinds = (objects: RenderedObject[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`);
   const plain = kinds(await render());
   assert.ok(!plain.includes('PrometheusRule/twc-temporal-worker-controller'), 'off by default');
   assert.ok(!plain.includes('ConfigMap/twc-temporal-worker-controller-dashboard'), 'off by default');
