@@ -4,9 +4,8 @@
 // naming it and the reason, and the alert goes once the connection exists.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { controlledNamespace } from '../support/controller.ts';
+import { controlledNamespace, createTemporalConnection } from '../support/controller.ts';
 import { eventually, sharedEnvironment, testNamespace } from '../support/environment.ts';
-import { create } from '../support/manifests.ts';
 import { chartRules, type PrometheusAlert, scrapingPrometheus } from '../support/prometheus.ts';
 
 test('a real Prometheus fires the stalled-rollout alert for a worker deployment without its connection', async (t) => {
@@ -40,15 +39,7 @@ test('a real Prometheus fires the stalled-rollout alert for a worker deployment 
   );
   assert.equal(alert.annotations.runbook_url, 'docs/operations.md#twcrolloutstalled');
 
-  await create(
-    {
-      apiVersion: 'temporal.io/v1alpha1',
-      kind: 'TemporalConnection',
-      metadata: { name: 'elsewhere' },
-      spec: { hostPort: sharedEnvironment().temporalAddress },
-    },
-    namespace,
-  );
+  await createTemporalConnection(namespace, { hostPort: sharedEnvironment().temporalAddress }, 'elsewhere');
   await eventually(
     'TWCRolloutStalled to go once the connection exists',
     async () => (stalledHere(await prometheus.alerts()).length === 0 ? true : undefined),
