@@ -28,8 +28,11 @@ export async function finalizeWorkerDeployment(
   deps: ReconcilerDependencies,
   stored: TemporalWorkerDeployment,
 ): Promise<ReconcileResult> {
-  if (!hasFinalizer(stored)) return undefined;
   const namespace = stored.metadata.namespace ?? '';
+  if (!hasFinalizer(stored)) {
+    deps.statusSaid?.(namespace, stored.metadata.name ?? '', undefined);
+    return undefined;
+  }
   deps.setPinnedWorkflows(namespace, stored.metadata.name ?? '', {});
   deps.setMissingConfiguration?.(namespace, stored.metadata.name ?? '', 0);
   deps.setBuildsWithoutPollers(namespace, stored.metadata.name ?? '', undefined);
@@ -82,7 +85,11 @@ async function carryOut(
   const warnings = plan.warning ? [{ type: 'Warning' as const, ...plan.warning }] : [];
   const execution = await executePlan(deps, context, plan.actions, warnings);
   const gone = execution.done.some((a) => a.action === 'removeFinalizer' && a.kind === 'TemporalWorkerDeployment');
-  if (gone) return undefined;
+  if (gone) {
+    const { metadata } = context.workerDeployment;
+    deps.statusSaid?.(metadata.namespace ?? '', metadata.name ?? '', undefined);
+    return undefined;
+  }
   const conditions = [...(execution.failed ? [execution.failed.condition] : []), ...plan.conditions];
   const allDone = execution.done.length === plan.actions.length;
   const requeueAfterMs = execution.failed?.requeueAfterMs ?? (allDone ? plan.requeueAfterMs : deps.pollIntervalMs);

@@ -22,6 +22,7 @@ import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import { statusFigures } from '../status/figures.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { EventRecorder, type RecordEvent } from './events.ts';
@@ -64,6 +65,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   setMissingConfiguration?(namespace: string, name: string, missing: number): void;
   /** A verdict of spec.rollout.analysis reached (see Metrics.countAnalysisVerdict). */
   countAnalysisVerdict(namespace: string, name: string, verdict: 'Passed' | 'Failed'): void;
+  /** The status each reconcile leaves, for the gauges of /metrics (see Metrics.setStatusFigures); absent where nothing is measured. */
+  statusSaid?(namespace: string, name: string, status: TemporalWorkerDeployment['status'] | undefined): void;
   /** The certificates of a connection's Secrets (see Metrics.setConnectionCertificates); absent where nothing is measured. */
   setConnectionCertificates?(namespace: string, name: string, certificates: readonly ReadCertificate[]): void;
   /** A cluster connection's copies revoked (see Metrics.countSecretCopyRevocation); absent from models without cluster connections. */
@@ -106,6 +109,10 @@ export interface DependencySources {
 
 export function sharedDependencies(sources: DependencySources): SharedDependencies {
   const { api, caches, metrics, options } = sources;
+  const limits = {
+    maxIneligibleVersions: options.maxIneligibleVersions ?? DEFAULT_MAX_INELIGIBLE_VERSIONS,
+    maxVersionsInDeployment: options.maxVersionsInDeployment ?? DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT,
+  };
   const events = new EventRecorder({
     api,
     instance: options.identity,
@@ -120,6 +127,8 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     countAnalysisVerdict: metrics.countAnalysisVerdict,
     countSecretCopyRevocation: metrics.countSecretCopyRevocation,
     setConnectionCertificates: metrics.setConnectionCertificates,
+    statusSaid: (namespace, name, status) =>
+      metrics.setStatusFigures(namespace, name, status && statusFigures(status, limits)),
     pollersSeen: sources.pollersSeen,
     workerDeployment: (namespace, name) => caches.ownWrites.newest(caches.workerDeployments.get(namespace, name)),
     // Kept as the informer keeps the object: until it shows the write, this copy stands for it.
@@ -138,8 +147,7 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     identity: options.identity,
     now: () => new Date(),
     pollIntervalMs: sources.pollIntervalMs,
-    maxIneligibleVersions: options.maxIneligibleVersions ?? DEFAULT_MAX_INELIGIBLE_VERSIONS,
-    maxVersionsInDeployment: options.maxVersionsInDeployment ?? DEFAULT_MAX_VERSIONS_IN_DEPLOYMENT,
+    ...limits,
     rollbackWindowMs: options.rollbackWindowMs ?? DEFAULT_ROLLBACK_WINDOW_MS,
     certificateExpiryWarningMs: options.certificateExpiryWarningMs ?? DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS,
     pollerHistoryMs: options.pollerHistoryMs ?? DEFAULT_POLLER_HISTORY_MS,

@@ -20,6 +20,8 @@ export interface StatusWriterDependencies {
   now(): Date;
   /** Told of every status written, with the resourceVersion it replaced (see runtime/own-writes.ts). */
   wroteStatus(replaced: string | undefined, stored: TemporalWorkerDeployment): void;
+  /** Told of the status each reconcile leaves (written, or already so), for the gauges of /metrics; undefined once the object is gone. */
+  statusSaid?(namespace: string, name: string, status: Status | undefined): void;
 }
 
 export async function writeStatus(
@@ -51,6 +53,7 @@ export async function writeStatus(
     if (written === 'conflict') return { requeueAfterMs: 0 };
     deps.wroteStatus(stored.metadata.resourceVersion, written);
   }
+  deps.statusSaid?.(stored.metadata.namespace ?? '', stored.metadata.name ?? '', status);
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
 }
 

@@ -4,9 +4,8 @@
 import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { controlledNamespace } from '../support/controller.ts';
+import { controlledNamespace, createTemporalConnection } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace } from '../support/environment.ts';
-import { create } from '../support/manifests.ts';
 
 test('a missing connection sets Stalled/ConnectionNotFound and keeps every Deployment and the known builds', async (t) => {
   const namespace = await testNamespace(t, 'noconn');
@@ -47,15 +46,7 @@ test('a missing connection sets Stalled/ConnectionNotFound and keeps every Deplo
     'no Deployment created or deleted meanwhile',
   );
 
-  await create(
-    {
-      apiVersion: 'temporal.io/v1alpha1',
-      kind: 'TemporalConnection',
-      metadata: { name: 'elsewhere' },
-      spec: { hostPort: sharedEnvironment().temporalAddress },
-    },
-    namespace,
-  );
+  await createTemporalConnection(namespace, { hostPort: sharedEnvironment().temporalAddress }, 'elsewhere');
   const resumed = await eventually(
     'the rollout to go on once the connection is back',
     async () => {

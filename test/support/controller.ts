@@ -156,12 +156,13 @@ export async function controlledNamespace(
   return { metrics, identity, stopController, startController, backlogFigures, ...workerDeployments(namespace) };
 }
 
-/** The TemporalConnection `temporal` in `namespace`, which the worker deployments here name. */
-export async function createTemporalConnection(namespace: string, spec: Record<string, unknown>): Promise<void> {
-  await create(
-    { apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name: 'temporal' }, spec },
-    namespace,
-  );
+/** The TemporalConnection `temporal` (or `name`) in `namespace`: the worker deployments here name `temporal`. */
+export async function createTemporalConnection(
+  namespace: string,
+  spec: Record<string, unknown>,
+  name = 'temporal',
+): Promise<void> {
+  await create({ apiVersion: 'temporal.io/v1alpha1', kind: 'TemporalConnection', metadata: { name }, spec }, namespace);
 }
 
 /** The worker deployments of `namespace`, polling a task queue of their own. */
