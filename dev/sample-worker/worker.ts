@@ -66,6 +66,7 @@ export function createSampleWorker(
           ...replayGateActivities({
             namespace: config.namespace,
             deploymentName: config.deploymentName,
+            buildId: config.buildId,
             client: async () =>
               new Client({
                 connection: await Connection.connect(clientConnectionOptions(config)),

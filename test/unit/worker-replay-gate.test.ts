@@ -5,7 +5,13 @@ import { ApplicationFailure, type Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { divergedEvent, replayGateActivities, sdkReason } from '../../packages/worker/src/index.ts';
+import { asyncLocalStorage, type Context } from '@temporalio/activity';
+import {
+  ACTIVITY_ON_ANOTHER_BUILD,
+  divergedEvent,
+  replayGateActivities,
+  sdkReason,
+} from '../../packages/worker/src/index.ts';
 import { replayedWorkflowsQuery } from '../../packages/worker/src/replay-gate.ts';
 import type { ReplayGateInput } from '../../packages/worker/src/workflow.ts';
 
@@ -68,6 +74,7 @@ async function queriesOf(input: ReplayGateInput): Promise<{ query: string; pageS
   const activities = replayGateActivities({
     namespace: 'default',
     deploymentName: 'ns/orders',
+    buildId: 'v2',
     client: () => Promise.resolve(client),
     workflowBundle: () => Promise.reject(new Error('nothing to replay: no bundle needed')),
   });
@@ -111,6 +118,7 @@ test('behaviours other than AutoUpgrade and Pinned, or none, fail the gate at on
     const activities = replayGateActivities({
       namespace: 'default',
       deploymentName: 'ns/orders',
+      buildId: 'v2',
       client: () => Promise.reject(new Error('no client should be made')),
       workflowBundle: () => Promise.reject(new Error('no bundle should be made')),
     });
@@ -121,4 +129,55 @@ test('behaviours other than AutoUpgrade and Pinned, or none, fail the gate at on
       return true;
     });
   }
+});
+
+/** The gate's activity run as a worker of `workerBuild` runs it, for a gate pinned to `gateBuild`. */
+async function gateOn(workerBuild: string, gateBuild: string): Promise<{ described: string[]; listed: number }> {
+  const seen = { described: [] as string[], listed: 0 };
+  const client = {
+    workflowService: {
+      describeWorkerDeployment: () =>
+        Promise.resolve({ workerDeploymentInfo: { routingConfig: { currentDeploymentVersion: { buildId: 'v1' } } } }),
+    },
+    workflow: {
+      getHandle: (workflowId: string, runId: string) => ({
+        describe: () => {
+          seen.described.push(`${workflowId}/${runId}`);
+          const version = { deploymentName: 'ns/orders', buildId: gateBuild };
+          return Promise.resolve({
+            raw: { workflowExecutionInfo: { versioningInfo: { versioningOverride: { pinned: { version } } } } },
+          });
+        },
+      }),
+      list: () => {
+        seen.listed++;
+        return (async function* () {})();
+      },
+    },
+    connection: { close: () => Promise.resolve() },
+  } as unknown as Client;
+  const activities = replayGateActivities({
+    namespace: 'default',
+    deploymentName: 'ns/orders',
+    buildId: workerBuild,
+    client: () => Promise.resolve(client),
+    workflowBundle: () => Promise.reject(new Error('nothing to replay: no bundle needed')),
+  });
+  const context = { info: { workflowExecution: { workflowId: 'gate-v2', runId: 'r1' } } } as unknown as Context;
+  await asyncLocalStorage.run(context, () => activities.replayRecentHistories({}));
+  return seen;
+}
+
+test("on a worker of the gate's own build, the gate replays; the gate's run is described first", async () => {
+  assert.deepEqual(await gateOn('v2', 'v2'), { described: ['gate-v2/r1'], listed: 2 });
+});
+
+test('on a worker of another build (the current one, whose code replays its own histories), the activity refuses, to be tried again', async () => {
+  await assert.rejects(gateOn('v1', 'v2'), (error: unknown) => {
+    assert.ok(error instanceof ApplicationFailure, String(error));
+    assert.equal(error.type, ACTIVITY_ON_ANOTHER_BUILD);
+    assert.equal(error.nonRetryable, false);
+    assert.match(error.message, /replay gate of build v2 had its activity run by a worker of build v1/);
+    return true;
+  });
 });

@@ -10,5 +10,11 @@ export {
   type WorkerEnvironment,
   WorkerEnvironmentError,
 } from './environment.ts';
-export { divergedEvent, replayGateActivities, type ReplayGateOptions, sdkReason } from './replay-gate.ts';
+export {
+  ACTIVITY_ON_ANOTHER_BUILD,
+  divergedEvent,
+  replayGateActivities,
+  type ReplayGateOptions,
+  sdkReason,
+} from './replay-gate.ts';
 export { runWorker, type RunWorkerOptions, versionedWorkerOptions } from './run-worker.ts';

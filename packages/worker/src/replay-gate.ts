@@ -1,6 +1,7 @@
 // The replay gate's activity: runs on the new build's worker, finds the current build's workflows
 // of the versioning behaviours asked (auto-upgrade ones by default) in visibility, fetches their
 // histories and replays them against this build's workflow code with the SDK's replayer.
+import { asyncLocalStorage } from '@temporalio/activity';
 import { ApplicationFailure, type Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { Worker, type WorkflowBundle } from '@temporalio/worker';
@@ -16,6 +17,8 @@ export interface ReplayGateOptions {
   /** The Temporal namespace and Worker Deployment name of this worker. */
   namespace: string;
   deploymentName: string;
+  /** This worker's build: the gate's activity replays only on a worker of the gate's own build. */
+  buildId: string;
   /** A client of that namespace, made for each gate run and closed after it. */
   client: () => Promise<Client>;
   /** This build's workflow code, as its worker runs it. */
@@ -42,12 +45,35 @@ export function replayGateActivities(options: ReplayGateOptions): ReplayGateActi
         );
       const client = await options.client();
       try {
+        await refuseAnotherBuild(client, options);
         return await replay(client, options, input, behaviors);
       } finally {
         await client.connection.close();
       }
     },
   };
+}
+
+/** The failure type of the gate's activity run by a worker of another build than the gate's (retried). */
+export const ACTIVITY_ON_ANOTHER_BUILD = 'ReplayGateActivityOnAnotherBuild';
+
+/**
+ * Replayed on a worker of another build, the histories would be checked against that build's code:
+ * the current build's worker replays its own histories cleanly and passes a breaking build. A dev
+ * server was seen to hand a just-registered build's gate activity to the current build's worker.
+ * Refused, the activity is tried again, by then (or within its attempts) on the gate's build.
+ */
+async function refuseAnotherBuild(client: Client, options: ReplayGateOptions): Promise<void> {
+  const gate = asyncLocalStorage.getStore()?.info.workflowExecution;
+  if (!gate) return;
+  const { raw } = await client.workflow.getHandle(gate.workflowId, gate.runId).describe();
+  const versioning = raw.workflowExecutionInfo?.versioningInfo;
+  const gateBuild = versioning?.versioningOverride?.pinned?.version?.buildId || versioning?.deploymentVersion?.buildId;
+  if (gateBuild && gateBuild !== options.buildId)
+    throw ApplicationFailure.retryable(
+      `the replay gate of build ${gateBuild} had its activity run by a worker of build ${options.buildId}, whose code it does not check: tried again`,
+      ACTIVITY_ON_ANOTHER_BUILD,
+    );
 }
 
 /**

@@ -82,6 +82,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
         ...replayGateActivities({
           namespace: environment.namespace,
           deploymentName: environment.deploymentName,
+          buildId: environment.buildId,
           client: async () =>
             new Client({
               connection: await Connection.connect(clientConnectionOptions(environment)),
