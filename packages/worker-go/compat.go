@@ -115,14 +115,12 @@ func SDKReason(message string) string {
 }
 
 var (
-	eventIDInMessage   = regexp.MustCompile(`(?i)\b(?:event[_ ]?id|eventid|id)[:= ]\s*(\d+)`)
-	eventTypeInMessage = regexp.MustCompile(`(?:history event is|replay command for|found) ([A-Z][A-Za-z]+):`)
+	eventIDInMessage = regexp.MustCompile(`(?i)event[_ ]?id[:= ]\s*(\d+)`)
 )
 
-// DivergedEvent is `<id> <EventType>` of the event the SDK's error names: by its id where it
-// gives one, else the first event of the history of the type it names after the last workflow
-// task the history completed before it (the Go SDK names events by type, not id). Empty when
-// the error names none.
+// DivergedEvent is `<id> <EventType>` of the event the SDK's error names by its id
+// (`scheduleEventID: 5`); empty when it names none (some of the Go SDK's errors name an event by
+// its type only).
 func DivergedEvent(message string, history *historypb.History) string {
 	if m := eventIDInMessage.FindStringSubmatch(message); m != nil {
 		id, _ := strconv.ParseInt(m[1], 10, 64)

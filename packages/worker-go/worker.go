@@ -84,7 +84,7 @@ func Run(ctx context.Context, options Options) error {
 		options.Client(&clientOpts)
 	}
 	// Signals are listened to from here on: a SIGTERM while connecting is a stop too.
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	ctx, stop := stopOnSignal(ctx)
 	defer stop()
 	c, err := client.DialContext(ctx, clientOpts)
 	if err != nil {
@@ -111,6 +111,11 @@ func Run(ctx context.Context, options Options) error {
 	})
 	logger.Info("worker starting", "deployment", env.DeploymentName, "buildId", env.BuildID, "taskQueue", env.TaskQueue)
 	return runUntilDone(ctx, w)
+}
+
+// stopOnSignal is ctx, done also on SIGTERM (Kubernetes stopping the Pod) or SIGINT.
+func stopOnSignal(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 }
 
 // runUntilDone runs the worker until ctx is done; worker.Run stops it then, which drains.

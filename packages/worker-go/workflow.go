@@ -41,7 +41,7 @@ type ReplayGateInput struct {
 	MaxAgeHours *float64 `json:"maxAgeHours,omitempty"`
 	// The versioning behaviours whose workflows are replayed (default [AutoUpgrade]): a pinned
 	// workflow never runs on another build. Add Pinned to hold pinned workflows to the new code too.
-	Behaviors []string `json:"behaviors,omitempty"`
+	Behaviors []string `json:"behaviors"`
 }
 
 // Divergence is a workflow whose history this build's code does not replay as it ran.
