@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
@@ -102,5 +103,25 @@ func TestSIGTERMStopsTheWorkerWhichDrainsBeforeRunReturns(t *testing.T) {
 	}
 	if waited := time.Since(sent); waited < 300*time.Millisecond {
 		t.Errorf("returned %v after SIGTERM, before the worker drained", waited)
+	}
+}
+
+func TestTheContinueAsNewRequestIsHeard(t *testing.T) {
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(quietLogger{})
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) (bool, error) {
+		asked := ListenForContinueAsNewRequest(ctx)
+		before := asked()
+		if err := workflow.Await(ctx, asked); err != nil {
+			return false, err
+		}
+		return !before && asked(), nil
+	}, workflow.RegisterOptions{Name: "waits"})
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(ContinueAsNewRequested, nil) }, time.Minute)
+	env.ExecuteWorkflow("waits")
+	var heard bool
+	if err := env.GetWorkflowResult(&heard); err != nil || !heard {
+		t.Fatalf("the request: %v %v", heard, err)
 	}
 }
