@@ -36,6 +36,9 @@ type ReplayGateOptions struct {
 	// Namespace and DeploymentName of this worker (Environment.Namespace, .DeploymentName).
 	Namespace      string
 	DeploymentName string
+	// BuildID of this worker (Environment.BuildID): the gate's activity checks that the gate it
+	// serves is pinned to it. Unchecked when empty.
+	BuildID string
 	// Workflows registers this build's workflows, as on the worker.
 	Workflows func(worker.WorkflowRegistry)
 	Logger    log.Logger
@@ -67,6 +70,7 @@ type run struct{ workflowID, runID, workflowType string }
 // gateSource is what the gate reads of Temporal.
 type gateSource interface {
 	currentBuildID(ctx context.Context, deploymentName string) (string, error)
+	pinnedBuildID(ctx context.Context, workflowID, runID string) (string, error)
 	list(ctx context.Context, query string, limit int) ([]run, error)
 	history(ctx context.Context, workflowID, runID string) (*historypb.History, error)
 }
@@ -90,6 +94,9 @@ func (g *replayGate) replayRecentHistories(ctx context.Context, input *ReplayGat
 		named, _ := json.Marshal(behaviors)
 		return nil, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("behaviors %s: name one or both of AutoUpgrade and Pinned", named), InvalidGateInput, nil)
+	}
+	if err := g.onTheGatesBuild(ctx); err != nil {
+		return nil, err
 	}
 	current, err := g.source.currentBuildID(ctx, g.options.DeploymentName)
 	if err != nil {
@@ -156,6 +163,32 @@ func (g *replayGate) replayRecentHistories(ctx context.Context, input *ReplayGat
 	return outcome, nil
 }
 
+// ActivityOnAnotherBuild is the failure type of the gate's activity run by a worker of another
+// build than the gate's (retried).
+const ActivityOnAnotherBuild = "ReplayGateActivityOnAnotherBuild"
+
+// onTheGatesBuild refuses to replay on a worker of another build than the gate's: replayed there,
+// the histories would be checked against that build's code. Seen on server 1.29.1: a gate pinned
+// to a build that had just registered had its activity run by the current build's worker, whose
+// code replays its own histories cleanly. Refused, the activity is retried, by then on the gate's
+// build.
+func (g *replayGate) onTheGatesBuild(ctx context.Context) error {
+	if g.options.BuildID == "" || !activity.IsActivity(ctx) {
+		return nil
+	}
+	run := activity.GetInfo(ctx).WorkflowExecution
+	pinned, err := g.source.pinnedBuildID(ctx, run.ID, run.RunID)
+	if err != nil {
+		return fmt.Errorf("describing the gate's workflow %s: %w", run.ID, err)
+	}
+	if pinned != "" && pinned != g.options.BuildID {
+		return temporal.NewApplicationError(
+			fmt.Sprintf("the replay gate of build %s had its activity run by a worker of build %s, whose code it does not check: tried again", pinned, g.options.BuildID),
+			ActivityOnAnotherBuild)
+	}
+	return nil
+}
+
 func allOf(values []string, ok func(string) bool) bool {
 	for _, v := range values {
 		if !ok(v) {
@@ -196,6 +229,18 @@ func (s *clientSource) currentBuildID(ctx context.Context, deploymentName string
 		return "", err
 	}
 	return described.GetWorkerDeploymentInfo().GetRoutingConfig().GetCurrentDeploymentVersion().GetBuildId(), nil
+}
+
+func (s *clientSource) pinnedBuildID(ctx context.Context, workflowID, runID string) (string, error) {
+	described, err := s.client.DescribeWorkflowExecution(ctx, workflowID, runID)
+	if err != nil {
+		return "", err
+	}
+	versioning := described.GetWorkflowExecutionInfo().GetVersioningInfo()
+	if build := versioning.GetVersioningOverride().GetPinned().GetVersion().GetBuildId(); build != "" {
+		return build, nil
+	}
+	return versioning.GetDeploymentVersion().GetBuildId(), nil
 }
 
 func (s *clientSource) list(ctx context.Context, query string, limit int) ([]run, error) {

@@ -94,6 +94,7 @@ func TestCompatibleChangesReplayAndBreakingOnesDoNotWithWhy(t *testing.T) {
 // fakeSource is Temporal as the gate reads it: a current build and the runs each query lists.
 type fakeSource struct {
 	current   string
+	pinned    string
 	runs      map[string][]run // by "running" or "closed"
 	histories map[string]*historypb.History
 	queries   []string
@@ -101,6 +102,10 @@ type fakeSource struct {
 }
 
 func (f *fakeSource) currentBuildID(context.Context, string) (string, error) { return f.current, nil }
+
+func (f *fakeSource) pinnedBuildID(context.Context, string, string) (string, error) {
+	return f.pinned, nil
+}
 
 func (f *fakeSource) list(_ context.Context, query string, limit int) ([]run, error) {
 	f.queries, f.limits = append(f.queries, query), append(f.limits, limit)
@@ -218,5 +223,28 @@ func TestTheGateRefusesUnknownBehaviours(t *testing.T) {
 			!strings.Contains(appErr.Message(), ": name one or both of AutoUpgrade and Pinned") {
 			t.Errorf("%v: %v", behaviors, err)
 		}
+	}
+}
+
+func TestTheGatesActivityRefusesToReplayOnAnotherBuildsWorker(t *testing.T) {
+	source := checkoutSource(t)
+	source.pinned = "v2"
+	env, gate := gateOn(t, source, checkoutWorkflows(checkoutV1))
+	gate.options.BuildID = "v1"
+	env.ExecuteWorkflow(ReplayGateWorkflow)
+	var appErr *temporal.ApplicationError
+	if err := env.GetWorkflowError(); !errors.As(err, &appErr) || appErr.Type() != ActivityOnAnotherBuild ||
+		appErr.Message() != "the replay gate of build v2 had its activity run by a worker of build v1, whose code it does not check: tried again" {
+		t.Fatalf("on another build's worker: %v", err)
+	}
+	if len(source.queries) != 0 {
+		t.Errorf("it read visibility: %q", source.queries)
+	}
+	source.pinned = "v1"
+	env, gate = gateOn(t, source, checkoutWorkflows(checkoutV1))
+	gate.options.BuildID = "v1"
+	env.ExecuteWorkflow(ReplayGateWorkflow)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("on its own build's worker: %v", err)
 	}
 }

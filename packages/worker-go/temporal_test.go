@@ -88,6 +88,7 @@ func runBuild(t *testing.T, address, namespace, deployment, taskQueue, build str
 			ShutdownGraceTime: 20 * time.Second,
 			Getenv:            func(name string) string { return env[name] },
 			Logger:            quietLogger{},
+			Worker:            func(o *worker.Options) { o.Identity = build },
 		})
 	}()
 	t.Cleanup(func() {
@@ -188,6 +189,16 @@ func TestAgainstTemporal(t *testing.T) {
 		}
 		var raw json.RawMessage
 		err = run.Get(ctx, &raw)
+		if history, err := (&clientSource{client: c}).history(ctx, run.GetID(), run.GetRunID()); err == nil {
+			for _, e := range history.GetEvents() {
+				if a := e.GetActivityTaskStartedEventAttributes(); a != nil {
+					t.Logf("gate of %s: its activity ran on worker %s (attempt %d)", build, a.GetIdentity(), a.GetAttempt())
+				}
+				if a := e.GetWorkflowTaskStartedEventAttributes(); a != nil {
+					t.Logf("gate of %s: a workflow task ran on worker %s", build, a.GetIdentity())
+				}
+			}
+		}
 		var appErr *temporal.ApplicationError
 		if errors.As(err, &appErr) {
 			return nil, appErr

@@ -106,6 +106,7 @@ func Run(ctx context.Context, options Options) error {
 		Client:         c,
 		Namespace:      env.Namespace,
 		DeploymentName: env.DeploymentName,
+		BuildID:        env.BuildID,
 		Workflows:      options.Workflows,
 		Logger:         logger,
 	})
