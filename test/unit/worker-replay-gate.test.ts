@@ -53,19 +53,33 @@ test('what the gate replays: the workflows of the behaviours asked whose last ta
   );
 });
 
-/** The gate's activity on a client whose visibility lists nothing: the queries it asks, in order. */
-async function queriesOf(input: ReplayGateInput): Promise<{ query: string; pageSize: number }[]> {
-  const lists: { query: string; pageSize: number }[] = [];
+/**
+ * The gate's activity on a client whose current build is v1 and whose visibility lists nothing,
+ * run as a worker of `workerBuild` runs it, for a gate pinned to `gateBuild`: the gate's runs it
+ * describes and the queries it lists, in order.
+ */
+async function gateOn(
+  input: ReplayGateInput,
+  { workerBuild = 'v2', gateBuild = 'v2' } = {},
+): Promise<{ described: string[]; lists: { query: string; pageSize: number }[] }> {
+  const seen = { described: [] as string[], lists: [] as { query: string; pageSize: number }[] };
   const client = {
     workflowService: {
       describeWorkerDeployment: () =>
-        Promise.resolve({
-          workerDeploymentInfo: { routingConfig: { currentDeploymentVersion: { buildId: 'v1' } } },
-        }),
+        Promise.resolve({ workerDeploymentInfo: { routingConfig: { currentDeploymentVersion: { buildId: 'v1' } } } }),
     },
     workflow: {
+      getHandle: (workflowId: string, runId: string) => ({
+        describe: () => {
+          seen.described.push(`${workflowId}/${runId}`);
+          const version = { deploymentName: 'ns/orders', buildId: gateBuild };
+          return Promise.resolve({
+            raw: { workflowExecutionInfo: { versioningInfo: { versioningOverride: { pinned: { version } } } } },
+          });
+        },
+      }),
       list: (options: { query: string; pageSize: number }) => {
-        lists.push(options);
+        seen.lists.push(options);
         return (async function* () {})();
       },
     },
@@ -74,17 +88,20 @@ async function queriesOf(input: ReplayGateInput): Promise<{ query: string; pageS
   const activities = replayGateActivities({
     namespace: 'default',
     deploymentName: 'ns/orders',
-    buildId: 'v2',
+    buildId: workerBuild,
     client: () => Promise.resolve(client),
     workflowBundle: () => Promise.reject(new Error('nothing to replay: no bundle needed')),
   });
-  assert.deepEqual(await activities.replayRecentHistories(input), {
+  const context = { info: { workflowExecution: { workflowId: 'gate-v2', runId: 'r1' } } } as unknown as Context;
+  assert.deepEqual(await asyncLocalStorage.run(context, () => activities.replayRecentHistories(input)), {
     currentBuildId: 'v1',
     replayed: 0,
     divergences: [],
   });
-  return lists;
+  return seen;
 }
+
+const queriesOf = async (input: ReplayGateInput) => (await gateOn(input)).lists;
 
 test('by default auto-upgrade workflows only, the running ones first, then those closed within maxAgeHours', async () => {
   const before = Date.now();
@@ -131,49 +148,13 @@ test('behaviours other than AutoUpgrade and Pinned, or none, fail the gate at on
   }
 });
 
-/** The gate's activity run as a worker of `workerBuild` runs it, for a gate pinned to `gateBuild`. */
-async function gateOn(workerBuild: string, gateBuild: string): Promise<{ described: string[]; listed: number }> {
-  const seen = { described: [] as string[], listed: 0 };
-  const client = {
-    workflowService: {
-      describeWorkerDeployment: () =>
-        Promise.resolve({ workerDeploymentInfo: { routingConfig: { currentDeploymentVersion: { buildId: 'v1' } } } }),
-    },
-    workflow: {
-      getHandle: (workflowId: string, runId: string) => ({
-        describe: () => {
-          seen.described.push(`${workflowId}/${runId}`);
-          const version = { deploymentName: 'ns/orders', buildId: gateBuild };
-          return Promise.resolve({
-            raw: { workflowExecutionInfo: { versioningInfo: { versioningOverride: { pinned: { version } } } } },
-          });
-        },
-      }),
-      list: () => {
-        seen.listed++;
-        return (async function* () {})();
-      },
-    },
-    connection: { close: () => Promise.resolve() },
-  } as unknown as Client;
-  const activities = replayGateActivities({
-    namespace: 'default',
-    deploymentName: 'ns/orders',
-    buildId: workerBuild,
-    client: () => Promise.resolve(client),
-    workflowBundle: () => Promise.reject(new Error('nothing to replay: no bundle needed')),
-  });
-  const context = { info: { workflowExecution: { workflowId: 'gate-v2', runId: 'r1' } } } as unknown as Context;
-  await asyncLocalStorage.run(context, () => activities.replayRecentHistories({}));
-  return seen;
-}
-
 test("on a worker of the gate's own build, the gate replays; the gate's run is described first", async () => {
-  assert.deepEqual(await gateOn('v2', 'v2'), { described: ['gate-v2/r1'], listed: 2 });
+  const { described, lists } = await gateOn({});
+  assert.deepEqual([described, lists.length], [['gate-v2/r1'], 2]);
 });
 
 test('on a worker of another build (the current one, whose code replays its own histories), the activity refuses, to be tried again', async () => {
-  await assert.rejects(gateOn('v1', 'v2'), (error: unknown) => {
+  await assert.rejects(gateOn({}, { workerBuild: 'v1', gateBuild: 'v2' }), (error: unknown) => {
     assert.ok(error instanceof ApplicationFailure, String(error));
     assert.equal(error.type, ACTIVITY_ON_ANOTHER_BUILD);
     assert.equal(error.nonRetryable, false);
