@@ -3,7 +3,7 @@
 // run as `twc run` with the chart's rights and Lease. As a Deployment's rolling update does, the
 // new replica starts and stands by, then the old one gets SIGTERM and hands the Lease over. The
 // rollout goes on from the step Temporal is at, its pause counted from when Temporal applied it.
-import { CoreV1Api } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -73,6 +73,14 @@ test('upgraded from version N mid-ramp, the controller goes on from the step Tem
     );
     return run;
   };
+  // A Deployment whose Pod template the new version wrote again would restart its workers.
+  const podTemplates = async () =>
+    new Map(
+      (await kubeConfig().makeApiClient(AppsV1Api).listNamespacedDeployment({ namespace })).items.map((d) => [
+        d.metadata?.name,
+        JSON.stringify(d.spec?.template),
+      ]),
+    );
   const leads = (version: string, run: TwcRun) =>
     eventually(`version ${version} to lead`, async () =>
       (await run.sample('leader_election_master_status', LEADING)) === 1 ? Date.now() : undefined,
@@ -103,6 +111,7 @@ test('upgraded from version N mid-ramp, the controller goes on from the step Tem
     const build = step1.status?.targetVersion?.buildID ?? '';
     const step1At = new Date(step1.status?.targetVersion?.rampLastModifiedAt ?? 0);
     const successor = await startController(next);
+    const templatesBefore = await podTemplates();
     await new Promise((resolve) => setTimeout(resolve, step1At.getTime() + HANDOVER_INTO_PAUSE_MS - Date.now()));
     assert.equal(await leader.terminate(), 0, 'the old version stops gracefully');
     const stoppedAt = Date.now();
@@ -149,6 +158,9 @@ test('upgraded from version N mid-ramp, the controller goes on from the step Tem
     const previous = done.status?.deprecatedVersions?.find((v) => v.buildID === previousBuild);
     assert.match(previous?.status ?? '', /^Drain(ing|ed)$/, 'the build it replaced drains');
     assert.equal((await ns.buildDeployments()).get(previousBuild)?.replicas, 1, 'and keeps its Pods');
+    const templatesAfter = await podTemplates();
+    for (const [name, template] of templatesBefore)
+      assert.equal(templatesAfter.get(name), template, `version ${next} left the Pod template of ${name} as it was`);
     return build;
   };
 
