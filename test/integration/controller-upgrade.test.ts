@@ -40,7 +40,7 @@ const LEADING = new RegExp(`name="${CONTROLLER_RELEASE.fullname}"`);
 const NEEDED = new Set(['Current', 'Ramping', 'Draining']);
 
 test('upgraded from version N mid-ramp, the controller goes on from the step Temporal is at and finishes; rolled back to N mid-ramp, N does the same', async (t) => {
-  const versionN = await checkoutOf(t, VERSION_N);
+  const versionN = await checkoutOf(VERSION_N);
   const namespace = await testNamespace(t, 'upgrade');
   await grantCopyAccount(namespace);
   await createTemporalConnection(namespace, { hostPort: sharedEnvironment().temporalAddress });
