@@ -135,6 +135,10 @@ test('upgraded from version N mid-ramp, the controller goes on from the step Tem
       },
       PAUSE_MS * 3,
     );
+    const since = (at: number) => `+${((at - step1At.getTime()) / 1000).toFixed(1)}s`;
+    t.diagnostic(
+      `to version ${next}: step 1 at ${step1At.toISOString()}, the old version stopped ${since(stoppedAt)}, version ${next} led ${since(tookOverAt)}; Temporal: ${seen.join(', ')}`,
+    );
     assert.deepEqual(scaledDownWhileNeeded, [], 'no build Temporal still needs was scaled to zero or deleted');
     // The server may describe no ramp for a moment while it applies a routing change (the events
     // below say the controller never cleared it): only the states it settled in count.
