@@ -33,8 +33,12 @@ const VERSION_N = '4e0ee40f1cc45f9dcf07fb0047295423ebd2160e';
 const PAUSE_MS = 30_000;
 const [STEP_1, STEP_2] = [10, 50];
 const STEPS = [STEP_1, STEP_2].map((rampPercentage) => ({ rampPercentage, pauseDuration: `${PAUSE_MS / 1000}s` }));
-/** How far into step 1's pause the old replica is stopped: far enough that a pause counted again from the handover would show. */
-const HANDOVER_INTO_PAUSE_MS = 10_000;
+/**
+ * How far into step 1's pause the old replica is stopped. A pause counted again from the handover
+ * would end this much later than one counted from Temporal's time; half of it is left for
+ * Temporal's answers and a loaded machine.
+ */
+const HANDOVER_INTO_PAUSE_MS = 20_000;
 const LEADING = new RegExp(`name="${CONTROLLER_RELEASE.fullname}"`);
 /** Temporal still sends workflows to a build in these states: its Deployment must keep its Pods. */
 const NEEDED = new Set(['Current', 'Ramping', 'Draining']);
@@ -150,8 +154,8 @@ test('upgraded from version N mid-ramp, the controller goes on from the step Tem
     assert.ok(step2At.getTime() >= stoppedAt - 1000, `step 2 by version ${next}: ${seen.join(', ')}`);
     assert.ok(step2At.getTime() - step1At.getTime() >= PAUSE_MS, 'step 1 lasted its pause');
     assert.ok(
-      step2At.getTime() < tookOverAt + PAUSE_MS,
-      `step 1's pause counted from when Temporal applied it (${step1At.toISOString()}), not from the handover (${new Date(tookOverAt).toISOString()}): step 2 at ${step2At.toISOString()}`,
+      step2At.getTime() - step1At.getTime() < PAUSE_MS + HANDOVER_INTO_PAUSE_MS / 2,
+      `step 1's pause counted from when Temporal applied it, not from the handover: step 2 ${since(step2At.getTime())}`,
     );
 
     const done = await ns.until(
