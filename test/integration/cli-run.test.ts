@@ -11,68 +11,32 @@ import { freePort } from '../../dev/localenv/ports.ts';
 import { eventually, kubeConfig, sharedEnvironment, testNamespace, uniqueName } from '../support/environment.ts';
 import { workerDeployments } from '../support/controller.ts';
 import { create } from '../support/manifests.ts';
+import { startTwcRun, type TwcRun } from '../support/twc-run.ts';
 
-interface Replica {
-  metricsPort: number;
+interface Replica extends TwcRun {
   webhookPort: number;
-  /** GET on one of its endpoints: status and body. */
-  get(endpoint: '/metrics' | '/healthz' | '/readyz'): Promise<{ status: number; body: string }>;
-  /** Sum of the samples of a metric whose labels match, e.g. sample('twc_temporal_requests_total', /method="DescribeWorkerDeployment"/). */
-  sample(name: string, labels?: RegExp): Promise<number>;
-  /** Sends SIGTERM; resolves with the exit code. */
-  terminate(): Promise<number | null>;
-  exited: Promise<number | null>;
-  output(): string;
   /** The fingerprint of the certificate its webhook serves. */
   webhookCertificate(): Promise<string>;
 }
 
 /** `twc run` in a child process, scoped to the test's namespace, with its Lease there too. */
 async function startReplica(t: TestContext, namespace: string, lease: string, flags: string[] = []): Promise<Replica> {
-  const [metricsPort, probePort, webhookPort] = [await freePort(), await freePort(), await freePort()];
-  // The command the README gives, which runs the pinned Node whatever `node` the machine has.
-  const child = spawn(
-    path.join(import.meta.dirname, '../../bin/twc'),
-    [
-      'run',
-      `--kubeconfig=${sharedEnvironment().kubeconfigPath}`,
-      `--identity=${uniqueName('twc-cli')}`,
-      `--namespace=${namespace}`,
-      '--poll-interval=1s',
-      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
-      `--health-probe-bind-address=127.0.0.1:${probePort}`,
-      `--leader-election-namespace=${namespace}`,
-      `--leader-election-id=${lease}`,
-      // The webhook as by default, its certificate self-managed in a Secret that the replicas share.
-      `--webhook-bind-address=127.0.0.1:${webhookPort}`,
-      `--webhook-namespace=${namespace}`,
-      ...flags,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  t.after(() => {
-    child.kill('SIGKILL');
-  });
-  const get = async (endpoint: string) => {
-    const response = await fetch(`http://127.0.0.1:${endpoint === '/metrics' ? metricsPort : probePort}${endpoint}`);
-    return { status: response.status, body: await response.text() };
-  };
+  const webhookPort = await freePort();
+  const replica = await startTwcRun(t, [
+    `--kubeconfig=${sharedEnvironment().kubeconfigPath}`,
+    `--identity=${uniqueName('twc-cli')}`,
+    `--namespace=${namespace}`,
+    '--poll-interval=1s',
+    `--leader-election-namespace=${namespace}`,
+    `--leader-election-id=${lease}`,
+    // The webhook as by default, its certificate self-managed in a Secret that the replicas share.
+    `--webhook-bind-address=127.0.0.1:${webhookPort}`,
+    `--webhook-namespace=${namespace}`,
+    ...flags,
+  ]);
   return {
-    metricsPort,
+    ...replica,
     webhookPort,
-    get,
-    sample: async (name, labels) => {
-      const lines = (await get('/metrics')).body
-        .split('\n')
-        .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
-      return lines
-        .filter((line) => !labels || labels.test(line))
-        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-    },
     webhookCertificate: () =>
       new Promise((resolve, reject) => {
         const socket = connect({ host: '127.0.0.1', port: webhookPort, rejectUnauthorized: false }, () => {
@@ -81,12 +45,6 @@ async function startReplica(t: TestContext, namespace: string, lease: string, fl
         });
         socket.on('error', reject);
       }),
-    terminate: () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-    exited,
-    output: () => output,
   };
 }
 
