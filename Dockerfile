@@ -1,18 +1,20 @@
 # The controller's image, for those who build with Docker. `npm run image` builds the same image
 # without a Docker engine (scripts/image/), reproducibly, and this file takes the same steps: Debian
 # bookworm's libc, C++ runtime, CA certificates and time zones unpacked by mmdebstrap (no shell,
-# no package manager), the pinned Node.js, the controller with its production dependencies, run
-# as 65532 with the CLI as entrypoint. Keep the two in step.
+# no package manager), the pinned Node.js, the CLI bundled with its production dependencies, run
+# as 65532 with the bundle as entrypoint. Keep the two in step.
 #
 #   docker build -t <registry>/temporal-worker-controller:0.1.0 .
 
-# The Node.js that package.json pins (the npm `node` package).
+# The Node.js that package.json pins (the npm `node` package); esbuild, a dev dependency, bundles
+# the CLI into /app (scripts/bundle.ts).
 FROM node:24.21.0-bookworm-slim AS app
-WORKDIR /app
+WORKDIR /build
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
-COPY bin ./bin
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY scripts ./scripts
 COPY src ./src
+RUN node scripts/bundle.ts /app
 
 FROM debian:bookworm-slim AS root-filesystem
 RUN apt-get update \
@@ -34,5 +36,5 @@ FROM scratch
 COPY --from=root-filesystem /root-filesystem/ /
 USER 65532:65532
 WORKDIR /app
-ENV PATH=/usr/local/bin:/usr/bin:/bin NODE_ENV=production NODE_COMPILE_CACHE=/tmp/node-compile-cache
-ENTRYPOINT ["/usr/local/bin/node", "--max-semi-space-size=1", "--optimize-for-size", "/app/src/cli/main.ts"]
+ENV PATH=/usr/local/bin:/usr/bin:/bin NODE_ENV=production
+ENTRYPOINT ["/usr/local/bin/node", "--max-semi-space-size=1", "--optimize-for-size", "/app/src/cli/main.js"]

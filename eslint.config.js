@@ -39,7 +39,7 @@ const floorRules = Object.entries(FLOORS).flatMap(([room, floor]) => {
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'tools/', '.stryker-tmp/', 'reports/'] },
+  { ignores: ['node_modules/', 'tools/', '.stryker-tmp/', 'reports/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

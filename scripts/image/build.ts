@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { BUNDLE_ENTRY } from '../bundle.ts';
 import { reproducibleTar, writeOciLayout } from './oci-layout.ts';
 import {
   APP_DIR,
@@ -20,19 +21,15 @@ import {
 
 const run = promisify(execFile);
 
-/** As bin/twc runs the CLI. */
-export const IMAGE_ENTRYPOINT = [
-  NODE_PATH,
-  '--max-semi-space-size=1',
-  '--optimize-for-size',
-  `${APP_DIR}/src/cli/main.ts`,
-];
-/** The compile cache goes to the one writable place (the chart's emptyDir at /tmp). */
-export const IMAGE_ENV = [
-  'PATH=/usr/local/bin:/usr/bin:/bin',
-  'NODE_ENV=production',
-  'NODE_COMPILE_CACHE=/tmp/node-compile-cache',
-];
+/**
+ * How `node` runs the CLI's bundle written into `bundleDir` (scripts/bundle.ts): with bin/twc's V8
+ * flags. The image's entrypoint, and how the benches start the controller.
+ */
+export function bundleCommand(node: string, bundleDir: string): string[] {
+  return [node, '--max-semi-space-size=1', '--optimize-for-size', path.posix.join(bundleDir, BUNDLE_ENTRY)];
+}
+export const IMAGE_ENTRYPOINT = bundleCommand(NODE_PATH, APP_DIR);
+export const IMAGE_ENV = ['PATH=/usr/local/bin:/usr/bin:/bin', 'NODE_ENV=production'];
 const REPO = path.resolve(import.meta.dirname, '../..');
 
 export interface BuiltImage {

@@ -1,10 +1,12 @@
 // The image's root file system, without a Docker engine: Debian's libc, C++ runtime, CA
 // certificates and time zones unpacked by mmdebstrap (no shell, no package manager), the pinned
-// Node.js, the controller with its production dependencies, and a user 65532 to run as.
+// Node.js, the controller's CLI bundled with its production dependencies (scripts/bundle.ts), and a
+// user 65532 to run as.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { bundleCli } from '../bundle.ts';
 
 const run = promisify(execFile);
 
@@ -12,8 +14,6 @@ export const DEBIAN_SUITE = 'bookworm';
 export const DEBIAN_PACKAGES = ['libc6', 'libstdc++6', 'libgcc-s1', 'ca-certificates', 'tzdata'];
 /** Tools the build runs, by the Debian package that has them. */
 const BUILD_TOOLS: Record<string, string> = { mmdebstrap: 'mmdebstrap', strip: 'binutils', tar: 'tar' };
-/** What the project copies into /app: the CLI and what it loads. */
-const APP_FILES = ['package.json', 'package-lock.json', 'bin', 'src'];
 
 export const APP_DIR = '/app';
 export const NODE_PATH = '/usr/local/bin/node';
@@ -63,12 +63,7 @@ export async function makeRootFilesystem(root: string, repo: string, epoch: numb
   cpSync(path.join(repo, 'node_modules/node/bin/node'), node);
   await run('strip', [node]); // its debug information is a sixth of it
 
-  const app = path.join(root, APP_DIR);
-  for (const file of APP_FILES) cpSync(path.join(repo, file), path.join(app, file), { recursive: true });
-  await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], {
-    cwd: app,
-    maxBuffer: 16 * 1024 * 1024,
-  }).catch((error: unknown) => {
-    throw new ImageBuildError('npm ci --omit=dev failed in the image', { cause: error });
+  await bundleCli(path.join(root, APP_DIR)).catch((error: unknown) => {
+    throw new ImageBuildError('esbuild could not bundle the CLI', { cause: error });
   });
 }

@@ -1,5 +1,6 @@
 // The image's bill of materials, CycloneDX 1.5 JSON: the npm packages that `npm ci --omit=dev`
-// installs into the image, read from package-lock.json, plus what the image adds around them
+// would install, read from package-lock.json (the image holds them bundled into the CLI, each as
+// far as the CLI imports it: scripts/bundle.ts), plus what the image adds around them
 // (Node.js and the Debian packages it unpacks). The same inputs make the same document: no clock,
 // no random serial number. (`npm sbom --omit dev --package-lock-only` left out production packages
 // that dev ones also need, @temporalio/proto among them: hence our own reading of the lock.)

@@ -48,7 +48,8 @@ export async function createLogger(options: LoggerOptions): Promise<Logger> {
   const destination = options.destination ?? pino.destination({ dest: 2, sync: true });
   if (options.format === 'json' || (options.format === 'auto' && !terminal))
     return jsonLogger(options.level, destination);
-  const { prettyFactory } = await import('pino-pretty');
+  // Through the default export (CommonJS's module.exports): the bundle's chunk of pino-pretty has no other.
+  const { prettyFactory } = (await import('pino-pretty')).default;
   // No field is printed apart (pino-pretty's default for `error`): one entry, one line.
   const prettify = prettyFactory({
     colorize: terminal,

@@ -1,17 +1,17 @@
-// `npm run bench`, part four: the footprint of the controller process as users run it: `bin/twc
-// run` as a child process with its DEFAULT flags (the webhook with its self-managed certificate,
-// backlog metrics and leader election on; 10 s poll, 5m poller history). One worker deployment of
-// the sample worker (2 replicas, AllAtOnce, the default sunset that keeps old builds' Pods an hour)
-// is rolled out five times, then left idle: Temporal reads a minute by method, CPU seconds a minute
-// (/proc/<pid>/stat over the window), RSS (VmRSS after it, VmHWM over the whole life: start,
-// rollouts, window); then 200 idle worker deployments made as in objects.ts, for the peak RSS.
-// Calls come from the process's own /metrics, scraped with name[] so that the scrape asks for no
-// backlog figures (a scrape of the backlog gauges makes every build's backlog read). The idle window
-// is, by default, one period of an idle worker deployment's pollers reads (half the poller history),
-// so that it holds one of them whatever its phase. Each figure is printed beside its goal (issue 40)
-// and the Go controller's, as measured on this environment. With --profile DIR, the windows are
-// also CPU-profiled and end with a heap snapshot (profile-hook.ts), which changes the figures:
-// profile and measure in separate runs. Prints figures; asserts nothing.
+// `npm run bench`, part four: the footprint of the controller process as users run it: `twc run` as
+// the image runs it (twc-process.ts), with its DEFAULT flags (the webhook with its self-managed
+// certificate, backlog metrics and leader election on; 10 s poll, 5m poller history). One worker
+// deployment of the sample worker (2 replicas, AllAtOnce, the default sunset that keeps old builds'
+// Pods an hour) is rolled out five times, then left idle: Temporal reads a minute by method, CPU
+// seconds a minute (/proc/<pid>/stat over the window), RSS (VmRSS after it, VmHWM over the whole
+// life: start, rollouts, window); then 200 idle worker deployments made as in objects.ts, for the
+// peak RSS. Calls come from the process's own /metrics, scraped with name[] so that the scrape asks
+// for no backlog figures (a scrape of the backlog gauges makes every build's backlog read). The
+// idle window is, by default, one period of an idle worker deployment's pollers reads (half the
+// poller history), so that it holds one of them whatever its phase. Each figure is printed beside
+// its goal (issue 40) and the Go controller's, as measured on this environment. With --profile DIR,
+// the windows are also CPU-profiled and end with a heap snapshot (profile-hook.ts), which changes
+// the figures: profile and measure in separate runs. Prints figures; asserts nothing.
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -124,7 +124,7 @@ const perMinute = (m: Map<string, number>, seconds: number) =>
     .join(', ') || 'none';
 const go = `Go controller, measured on ${GO.measured} on this environment (issue 40; it is not run here)`;
 console.log(
-  `controller footprint: \`bin/twc run\` with its default flags (webhook, backlog metrics and leader election on; poll interval ${POLL_INTERVAL_S} s, poller history ${DEFAULT_POLLER_HISTORY_MS / 60_000}m; compile cache warm)${profileDir ? ' (PROFILED: figures perturbed)' : ''}, ${((performance.now() - started) / 1000).toFixed(0)} s in all:`,
+  `controller footprint: \`twc run\` as the image runs it, with its default flags (webhook, backlog metrics and leader election on; poll interval ${POLL_INTERVAL_S} s, poller history ${DEFAULT_POLLER_HISTORY_MS / 60_000}m)${profileDir ? ' (PROFILED: figures perturbed)' : ''}, ${((performance.now() - started) / 1000).toFixed(0)} s in all:`,
 );
 if (afterRollouts) {
   const r = afterRollouts;

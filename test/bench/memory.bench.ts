@@ -1,9 +1,9 @@
 // `node test/bench/memory.bench.ts` (starts the local environment: run it under the lock): the
 // controller's memory as users run it, in the case issue 40 measured beside the Go controller.
-// `bin/twc run` with its defaults (leader election, the webhook, backlog metrics), one worker
-// deployment of 2 replicas (AllAtOnce; Pods of the node agent that only poll Temporal) rolled out
-// 5 times, then `--more` others (50) created at once with one Pod each. Prints the controller's
-// RSS and peak RSS after each step beside the goals. Prints figures; asserts nothing.
+// `twc run` as the image runs it (twc-process.ts) with its defaults (leader election, the webhook,
+// backlog metrics), one worker deployment of 2 replicas (AllAtOnce; Pods of the node agent that
+// only poll Temporal) rolled out 5 times, then `--more` others (50) created at once with one Pod
+// each. Prints the controller's RSS and peak RSS after each step beside the goals. Prints figures; asserts nothing.
 //
 // TWC_HEAP_SNAPSHOTS=<dir> has the controller write heap snapshots as it grows (twc-process.ts).
 // `--capture` writes, after the second rollout, what the controller lists
@@ -101,7 +101,7 @@ try {
 } finally {
   await environment.stop();
   console.log(
-    `controller memory, \`bin/twc run\` with its defaults (peak: VmHWM since its start):\n${lines.join('\n')}`,
+    `controller memory, \`twc run\` as the image runs it, with its defaults (peak: VmHWM since its start):\n${lines.join('\n')}`,
   );
 }
 

@@ -1,15 +1,15 @@
-// `npm run bench:scale`: how far one controller replica goes. `bin/twc run` with its defaults
-// (leader election, 10 s poll, read budget 20/s, backlog metrics) over 1,000 worker deployments
-// created at once, AllAtOnce, one Pod each; then every one of them rolled out once, then a tenth
-// of them once more all at once, and another tenth one a second (rollouts as teams make them, the
-// read budget holding). Each Pod is a real worker of its build to Temporal that only polls (the node
-// agent's poller host), so the builds register, list their task queues and count pollers as with
-// real workers. Prints, for each phase, how long until every build was Current and how long each
-// took from its Deployment becoming Available, Temporal reads and Kubernetes requests a second,
-// the controller's RSS and CPU, its queue and reconciles, and what each completed rollout cost
-// (Temporal reads and writes by method, reconciles, its waits in the queue, for read tokens, for
-// call slots and on Temporal); then a steady minute. Prints the goals beside the figures; asserts
-// nothing.
+// `npm run bench:scale`: how far one controller replica goes. `twc run` as the image runs it
+// (twc-process.ts), with its defaults (leader election, 10 s poll, read budget 20/s, backlog
+// metrics) over 1,000 worker deployments created at once, AllAtOnce, one Pod each; then every one
+// of them rolled out once, then a tenth of them once more all at once, and another tenth one a
+// second (rollouts as teams make them, the read budget holding). Each Pod is a real worker of its
+// build to Temporal that only polls (the node agent's poller host), so the builds register, list
+// their task queues and count pollers as with real workers. Prints, for each phase, how long until
+// every build was Current and how long each took from its Deployment becoming Available, Temporal
+// reads and Kubernetes requests a second, the controller's RSS and CPU, its queue and reconciles,
+// and what each completed rollout cost (Temporal reads and writes by method, reconciles, its waits
+// in the queue, for read tokens, for call slots and on Temporal); then a steady minute. Prints the
+// goals beside the figures; asserts nothing.
 import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { Connection } from '@temporalio/client';
 import { parseArgs } from 'node:util';
@@ -329,7 +329,7 @@ async function inBatches<T>(items: T[], each: (item: T) => Promise<unknown>, siz
 function report(peakMiB: number, others: string[]): void {
   const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
   console.log(
-    `scale: ${count} worker deployments in one namespace, one \`bin/twc run\` with its defaults${twcArgs.length ? ` but ${twcArgs.join(' ')}` : ''} (poll ${POLL_INTERVAL_S} s, read budget ${DEFAULT_READS_PER_SECOND}/s, half of it for backlog and pollers); Temporal's limits of 100 worker deployments and 1,200 concurrent polls a namespace raised (${Object.keys(TEMPORAL_LIMITS_RAISED).join(', ')})`,
+    `scale: ${count} worker deployments in one namespace, one \`twc run\` (the image's command) with its defaults${twcArgs.length ? ` but ${twcArgs.join(' ')}` : ''} (poll ${POLL_INTERVAL_S} s, read budget ${DEFAULT_READS_PER_SECOND}/s, half of it for backlog and pollers); Temporal's limits of 100 worker deployments and 1,200 concurrent polls a namespace raised (${Object.keys(TEMPORAL_LIMITS_RAISED).join(', ')})`,
   );
   for (const p of phases) {
     const within = p.lags.filter((lag) => lag <= GOALS.currentWithinS).length;

@@ -1,14 +1,34 @@
-// `bin/twc run` as users run it, as a child process of a bench, and what /proc and its /metrics
-// say of it: CPU ticks, resident memory, each metric series.
+// `twc run` as users run it, as a child process of a bench, and what /proc and its /metrics say of
+// it: CPU ticks, resident memory, each metric series.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Environment } from '../../dev/localenv/environment.ts';
 import { freePort } from '../../dev/localenv/ports.ts';
+import { bundleCli } from '../../scripts/bundle.ts';
+import { bundleCommand, IMAGE_ENV } from '../../scripts/image/build.ts';
 import { until } from './poll.ts';
 
 export const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-const TWC = path.join(import.meta.dirname, '../../bin/twc');
+/** The Node.js the image copies in (the npm `node` package). */
+const PINNED_NODE = path.join(import.meta.dirname, '../../node_modules/node/bin/node');
+/** The image's environment but its PATH (its programs are not this machine's). */
+const IMAGE_VARIABLES = Object.fromEntries(
+  IMAGE_ENV.map((entry) => entry.split('=', 2)).filter(([name]) => name !== 'PATH'),
+) as Record<string, string>;
+let bundled: Promise<string[]> | undefined;
+
+/** The image's command, on a bundle of the sources checked out made once a process. */
+function twcCommand(): Promise<string[]> {
+  bundled ??= (async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'twc-bench-bundle-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    await bundleCli(dir);
+    return bundleCommand(PINNED_NODE, dir);
+  })();
+  return bundled;
+}
 
 export interface TwcProcess {
   pid: number;
@@ -19,7 +39,8 @@ export interface TwcProcess {
 }
 
 /**
- * Starts `twc run` on `namespace` with its defaults but for its ports (the webhook on, with its
+ * Starts `twc run` as the image runs it (its entrypoint and environment, on a bundle of the sources
+ * checked out) on `namespace` with its defaults but for its ports (the webhook on, with its
  * self-managed certificate) and `args`, and resolves once it is ready (caches synced).
  */
 export async function startTwc(
@@ -28,15 +49,13 @@ export async function startTwc(
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<TwcProcess> {
-  // bin/twc keeps Node's compile cache: after a change of the sources, its first start compiles them
-  // again with the TypeScript stripper loaded (about 30 MiB more at its peak). Measured here: a
-  // start that finds the cache, as every start after the first does.
-  execFileSync(TWC, ['--version']);
+  const [node = '', ...nodeArgs] = await twcCommand();
   const snapshots = env.TWC_HEAP_SNAPSHOTS && path.resolve(env.TWC_HEAP_SNAPSHOTS);
   const [metricsPort, probePort, webhookPort] = [await freePort(), await freePort(), await freePort()];
   const child = spawn(
-    TWC,
+    node,
     [
+      ...nodeArgs,
       'run',
       `--kubeconfig=${environment.kubeconfigPath}`,
       `--namespace=${namespace}`,
@@ -49,13 +68,16 @@ export async function startTwc(
     ],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: snapshots
-        ? {
-            ...env,
-            NODE_OPTIONS:
-              `${env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`.trim(),
-          }
-        : env,
+      env: {
+        ...env,
+        ...IMAGE_VARIABLES,
+        ...(snapshots
+          ? {
+              NODE_OPTIONS:
+                `${env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`.trim(),
+            }
+          : {}),
+      },
     },
   );
   let log = '';

@@ -1,8 +1,7 @@
-// `npm run image`, for real: Debian's packages through mmdebstrap, the pinned Node.js, the
-// controller with its production dependencies. Built twice from the same commit (the second time
-// by `npm run release`), it has the same digest; its config runs the CLI as user 65532; and its
-// layer, unpacked and entered with chroot as that user with nothing of this machine's
-// environment, runs the controller's CLI. The release's charts and bill of materials are read back.
+// `npm run image`, for real: Debian's packages through mmdebstrap, the pinned Node.js, the CLI's
+// bundle. Built twice from the same commit (the second time by `npm run release`), it has the same
+// digest; its config runs the bundle as user 65532; and its layer, unpacked and entered with chroot
+// as that user with nothing of this machine's environment (no node_modules), runs the CLI. The release's charts and bill of materials are read back.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { buildImage, type BuiltImage } from '../../scripts/image/build.ts';
+import { buildImage, type BuiltImage, IMAGE_ENTRYPOINT } from '../../scripts/image/build.ts';
 import { release } from '../../scripts/release/release.ts';
 import { helm } from '../support/helm.ts';
 
@@ -48,7 +47,7 @@ test('the image: reproducible, run as 65532, and its layer runs the CLI under ch
     config: { User: string; Entrypoint: string[] };
   };
   assert.equal(config.config.User, '65532:65532');
-  assert.deepEqual(config.config.Entrypoint.slice(-1), ['/app/src/cli/main.ts']);
+  assert.deepEqual(config.config.Entrypoint, IMAGE_ENTRYPOINT);
 
   const root = mkdtempSync(path.join(tmpdir(), 'twc-image-root-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
@@ -58,7 +57,7 @@ test('the image: reproducible, run as 65532, and its layer runs the CLI under ch
     '-C',
     root,
   ]);
-  assert.ok(!existsSync(path.join(root, 'app/node_modules/@temporalio/worker')), 'no SDK worker in production');
+  assert.ok(!existsSync(path.join(root, 'app/node_modules')), 'no node_modules: the bundle holds what it runs');
   assert.ok(!existsSync(path.join(root, 'bin/sh')), 'no shell');
   // Nothing of this machine's environment goes in: the image's own config is all it has.
   const chroot = (await run('sh', ['-c', 'command -v chroot'])).stdout.trim();
