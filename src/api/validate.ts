@@ -37,6 +37,30 @@ export function validate(schema: TSchema, value: unknown, old?: unknown): FieldE
   return errors;
 }
 
+/**
+ * The fields of `value` that `schema` does not name, where it names its fields (a part kept whole,
+ * as a Pod template or a map is, has none). The API server prunes what the installed CRD does not
+ * know, so these reach the controller only when its CRD is newer than itself: a rollback of the
+ * controller, or a CRD upgraded first. Such a field may ask for more care than the controller
+ * would take without it.
+ */
+export function unknownFields(schema: TSchema, value: unknown, path: string): FieldError[] {
+  if (value === null || typeof value !== 'object' || schema['x-kubernetes-preserve-unknown-fields']) return [];
+  if (Array.isArray(value))
+    return schema.type === 'array'
+      ? value.flatMap((item, i) => unknownFields(schema.items as TSchema, item, `${path}[${i}]`))
+      : [];
+  if (schema.type !== 'object') return [];
+  const properties = (schema.properties ?? {}) as Record<string, TSchema>;
+  const values = schema.additionalProperties;
+  return Object.entries(value).flatMap(([key, item]) => {
+    const known = properties[key] ?? (typeof values === 'object' ? (values as TSchema) : undefined);
+    if (known) return unknownFields(known, item, `${path}.${key}`);
+    if (values === true || schema.patternProperties) return [];
+    return [{ field: `${path}.${key}`, message: "a field this controller does not know (a newer version's?)" }];
+  });
+}
+
 const checkers = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
 function checkerOf(schema: TSchema): TypeCheck<TSchema> {

@@ -4,7 +4,7 @@
 // again was a quarter of a reconcile's CPU (measured in the simulator).
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { temporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import { type FieldError, validate, withDefaults } from '../api/validate.ts';
+import { type FieldError, unknownFields, validate, withDefaults } from '../api/validate.ts';
 
 export interface AdmittedSpec {
   /** With the schema's defaults; frozen, as every reconcile of that spec shares it. */
@@ -42,7 +42,12 @@ export class AdmittedSpecs {
     }
     // The name is the one part of the metadata admission judges.
     const defaulted = withDefaults(temporalWorkerDeployment, object);
-    const admitted = { spec: deepFreeze(defaulted.spec), invalid: validate(temporalWorkerDeployment, defaulted) };
+    // A field it does not know is not ignored: it might hold back what the controller would do.
+    const invalid = [
+      ...validate(temporalWorkerDeployment, defaulted),
+      ...unknownFields(temporalWorkerDeployment.properties.spec, defaulted.spec, 'spec'),
+    ];
+    const admitted = { spec: deepFreeze(defaulted.spec), invalid };
     this.known.set(key, { text, admitted });
     if (this.known.size > this.limit) this.known.delete(this.known.keys().next().value ?? '');
     return admitted;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KINDS } from '../../src/api/kinds.ts';
 import { Type } from '@sinclair/typebox';
-import { fittingPart, validate, withDefaults } from '../../src/api/validate.ts';
+import { fittingPart, unknownFields, validate, withDefaults } from '../../src/api/validate.ts';
 import {
   invalidManifests,
   validConnection,
@@ -96,4 +96,23 @@ test('defaults fill a copy, never the value given, with or without defaults in t
   assert.deepEqual(copied, { b: { c: 1 } });
   assert.notEqual(copied.b, value.b, 'a copy, to be frozen apart from the cache');
   assert.deepEqual(value, { b: { c: 1 } });
+});
+
+test("the fields of a spec its schema does not name, where it names them: not inside a Pod template, nor a map's keys", () => {
+  const schema = Type.Object({
+    rollout: Type.Object({ steps: Type.Array(Type.Object({ rampPercentage: Type.Number() })) }),
+    labels: Type.Record(Type.String(), Type.String()),
+    template: Type.Object({}, { 'x-kubernetes-preserve-unknown-fields': true }),
+  });
+  const spec = {
+    rollout: { steps: [{ rampPercentage: 5, hold: true }], approval: 'x' },
+    labels: { team: 'payments' },
+    template: { spec: { newPodField: 1 } },
+    later: {},
+  };
+  assert.deepEqual(
+    unknownFields(schema, spec, 'spec').map((e) => e.field),
+    ['spec.rollout.steps[0].hold', 'spec.rollout.approval', 'spec.later'],
+  );
+  assert.deepEqual(unknownFields(schema, { rollout: { steps: [] } }, 'spec'), []);
 });

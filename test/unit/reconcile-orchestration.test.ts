@@ -846,6 +846,25 @@ test('a stored object that admission now refuses (a reserved env name): nothing 
   );
 });
 
+test('a spec field this controller does not know (a newer CRD, the controller rolled back): nothing runs but the status, which names it', async () => {
+  // Ignored, a newer version's field that holds a rollout back would let traffic move.
+  const world = rolloutWorld();
+  Object.assign(world.workerDeployment.spec, { rollout: { strategy: 'AllAtOnce', holdUntilApproved: true } });
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, ['k8s.replaceStatus orders@10']);
+  assert.deepEqual(run.events, ['Warning InvalidSpec']);
+  const stalled = run.status?.conditions?.find((c) => c.type === 'Stalled');
+  assert.deepEqual(
+    [stalled?.status, stalled?.reason, stalled?.message],
+    [
+      'True',
+      'InvalidSpec',
+      "spec.rollout.holdUntilApproved: a field this controller does not know (a newer version's?); " +
+        'the running builds are left as they are until the spec is fixed',
+    ],
+  );
+});
+
 test('a stored status an older controller wrote (no analysis.checkedAt) stops nothing: the reconcile goes on, says so once, and writes a status that fits', async () => {
   const baked = { strategy: 'AllAtOnce' as const, analysis: { window: '10m', maxFailureRate: 0.05 } };
   const world = {
