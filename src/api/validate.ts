@@ -52,9 +52,9 @@ export function unknownFields(schema: TSchema, value: unknown, path: string): Fi
       : [];
   if (schema.type !== 'object') return [];
   const properties = (schema.properties ?? {}) as Record<string, TSchema>;
-  const values = schema.additionalProperties;
+  const values = schema.additionalProperties as TSchema | boolean | undefined;
   return Object.entries(value).flatMap(([key, item]) => {
-    const known = properties[key] ?? (typeof values === 'object' ? (values as TSchema) : undefined);
+    const known = properties[key] ?? (typeof values === 'object' ? values : undefined);
     if (known) return unknownFields(known, item, `${path}.${key}`);
     if (values === true || schema.patternProperties) return [];
     return [{ field: `${path}.${key}`, message: "a field this controller does not know (a newer version's?)" }];
