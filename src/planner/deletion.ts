@@ -64,14 +64,32 @@ export function planDeletionWithoutConnection(where: {
   };
 }
 
+/**
+ * How long Temporal's report that a build which took traffic is drained must stand before the
+ * deletion believes it. The report and the count that confirms it both read visibility, which a
+ * loaded server can leave behind a running workflow for longer than Temporal's own grace period
+ * (a test environment's is a second): a CI run saw a draining build's Deployment deleted under its
+ * pinned workflow. The sunset of old builds waits its own delays after the report.
+ */
+export const DRAINED_REPORT_GRACE_MS = 30_000;
+
 export function planDeletion(observation: DeletionObservation, config: PlannerConfig): DeletionPlan {
-  const { temporal, deployments, temporalName } = observation;
+  const { temporal, deployments, temporalName, now } = observation;
   const force = observation.workerDeployment.metadata.annotations?.[FORCE_DELETE_ANNOTATION] === 'true';
   const busy = temporal.versions.filter((v) => mayHoldPinnedWorkflows(v)).map((v) => v.buildId);
   const stillRunning = workflowsToCount(observation).filter(
     (b) => !busy.includes(b) && observation.runningWorkflows[b] !== 0,
   );
-  const keep = new Set(force ? [] : [...busy, ...stillRunning]);
+  const justDrained = temporal.versions
+    .filter(
+      (v) =>
+        v.status === 'Drained' &&
+        v.everActive &&
+        v.drainedSince !== undefined &&
+        now.getTime() - v.drainedSince.getTime() < DRAINED_REPORT_GRACE_MS,
+    )
+    .map((v) => v.buildId);
+  const keep = new Set(force ? [] : [...busy, ...stillRunning, ...justDrained]);
   const holder =
     temporal.managerIdentity && temporal.managerIdentity !== config.identity ? temporal.managerIdentity : undefined;
   const actions: PlannedAction[] = [];
@@ -135,7 +153,7 @@ export function planDeletion(observation: DeletionObservation, config: PlannerCo
       : progressing(
           'True',
           'DeletionWaitsForDrainage',
-          `deletion waits for Temporal to report ${builds} drained: no running workflow is counted on ${kept.length === 1 ? 'it' : 'them'}, and Temporal confirms that after its visibility grace period`,
+          `deletion waits for Temporal to report ${builds} drained: no running workflow is counted on ${kept.length === 1 ? 'it' : 'them'}, and Temporal confirms that after its visibility grace period; a report is believed once it has stood ${DRAINED_REPORT_GRACE_MS / 1000} s`,
         );
   } else if (force && busy.length + stillRunning.length > 0) {
     warn = true;

@@ -5,7 +5,12 @@ import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-dep
 import { FORCE_DELETE_ANNOTATION } from '../../src/domain/annotations.ts';
 import type { DeletionObservation } from '../../src/domain/observation.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
-import { planDeletion, planDeletionWithoutConnection, workflowsToCount } from '../../src/planner/deletion.ts';
+import {
+  DRAINED_REPORT_GRACE_MS,
+  planDeletion,
+  planDeletionWithoutConnection,
+  workflowsToCount,
+} from '../../src/planner/deletion.ts';
 
 const config = {
   identity: 'twc',
@@ -191,7 +196,7 @@ test('current and ramping: the ramp is cleared in the same change that sends new
       status: 'True',
       reason: 'DeletionWaitsForDrainage',
       message:
-        'deletion waits for Temporal to report builds b1, b2 drained: no running workflow is counted on them, and Temporal confirms that after its visibility grace period',
+        'deletion waits for Temporal to report builds b1, b2 drained: no running workflow is counted on them, and Temporal confirms that after its visibility grace period; a report is believed once it has stood 30 s',
     },
   ]);
   assert.equal(plan.warning, undefined, 'no workflow counted: nothing for a person to do');
@@ -297,7 +302,7 @@ test('one build with none counted is named in the singular; a spec without annot
   assert.deepEqual(summary(plan), []);
   assert.equal(
     plan.conditions[0]?.message,
-    'deletion waits for Temporal to report build b1 drained: no running workflow is counted on it, and Temporal confirms that after its visibility grace period',
+    'deletion waits for Temporal to report build b1 drained: no running workflow is counted on it, and Temporal confirms that after its visibility grace period; a report is believed once it has stood 30 s',
   );
 });
 
@@ -376,4 +381,32 @@ test('A7: a build once current or ramping whose drainage Temporal has not report
     forced.actions.find((a) => a.action === 'delete' && a.buildId === 'v1')?.reason ?? '',
     /may still hold pinned workflows, but temporal.io\/force-delete is set/,
   );
+});
+
+test('a drained report on a build that took traffic is believed once it has stood 30 s: visibility may not show a running workflow yet', () => {
+  const drainedAgo = (ms: number) => ({
+    versions: [
+      {
+        buildId: 'b1',
+        status: 'Drained' as const,
+        everActive: true,
+        drainedSince: new Date(new Date('2026-11-23T12:00:00Z').getTime() - ms),
+      },
+    ],
+  });
+  const fresh = planDeletion(
+    observation(drainedAgo(DRAINED_REPORT_GRACE_MS - 1_000), ['b1'], { running: { b1: 0 } }),
+    config,
+  );
+  assert.deepEqual(summary(fresh), [], 'neither its Deployment nor its record goes');
+  assert.equal(fresh.conditions[0]?.reason, 'DeletionWaitsForDrainage');
+  assert.match(fresh.conditions[0]?.message ?? '', /a report is believed once it has stood 30 s$/);
+  assert.equal(fresh.requeueAfterMs, config.pollIntervalMs);
+  const stood = planDeletion(observation(drainedAgo(DRAINED_REPORT_GRACE_MS), ['b1'], { running: { b1: 0 } }), config);
+  assert.deepEqual(summary(stood), ['delete b1', 'deleteTemporalVersion b1']);
+  const forced = planDeletion(
+    observation(drainedAgo(1_000), ['b1'], { running: { b1: 0 }, annotations: { [FORCE_DELETE_ANNOTATION]: 'true' } }),
+    config,
+  );
+  assert.deepEqual(summary(forced), ['delete b1', 'deleteTemporalVersion b1'], 'the force annotation does not wait');
 });
