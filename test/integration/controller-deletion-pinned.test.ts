@@ -61,10 +61,15 @@ test('deleting a worker deployment keeps the build a pinned workflow runs on unt
     new RegExp(`^deletion waits for 1 running workflow on build ${v1} to finish: .*temporal.io/force-delete=true`),
   );
   assert.equal(condition(waiting, 'Ready')?.status, 'False');
-  await eventually("v2's Deployment to go once Temporal reports it drained", async () => {
-    const builds = await ns.buildDeployments();
-    return builds.has(v2) ? undefined : builds;
-  });
+  // Temporal's report stands 30 s before it is believed (DRAINED_REPORT_GRACE_MS).
+  await eventually(
+    "v2's Deployment to go once Temporal's report that it is drained has stood",
+    async () => {
+      const builds = await ns.buildDeployments();
+      return builds.has(v2) ? undefined : builds;
+    },
+    90_000,
+  );
   // Long past v2's drainage (the local server checks every second): v1 still has its Pod.
   await new Promise((resolve) => setTimeout(resolve, 5000));
   assert.deepEqual(
