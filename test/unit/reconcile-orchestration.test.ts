@@ -825,45 +825,38 @@ test("at the server's cap, the oldest drained build's record is deleted to make 
   assert.ok(run.status?.targetVersion?.madeRoomAt, 'the status remembers when room was made');
 });
 
-test('a stored object that admission now refuses (a reserved env name): nothing runs but the status, which says so', async () => {
-  const world = rolloutWorld();
-  Object.assign(world.workerDeployment.spec.template.spec.containers[0]!, {
-    env: [{ name: 'TEMPORAL_API_KEY', value: 'mine' }],
-  });
-  const run = await recordedReconcile(world);
-  assert.deepEqual(run.calls, ['k8s.replaceStatus orders@10']);
-  assert.deepEqual(run.events, ['Warning InvalidSpec']);
-  const stalled = run.status?.conditions?.find((c) => c.type === 'Stalled');
-  assert.deepEqual(
-    [stalled?.status, stalled?.reason, stalled?.message],
-    [
-      'True',
-      'InvalidSpec',
+// A spec admission would refuse now, stored before the rule, and a field this controller does not
+// know (a newer CRD, the controller rolled back: ignored, a newer version's field that holds a
+// rollout back would let traffic move). Either way nothing runs but the status, which names it.
+for (const { what, change, said } of [
+  {
+    what: 'a stored object that admission now refuses (a reserved env name)',
+    change: (spec: TemporalWorkerDeployment['spec']) =>
+      Object.assign(spec.template.spec.containers[0]!, { env: [{ name: 'TEMPORAL_API_KEY', value: 'mine' }] }),
+    said:
       'spec.template.spec.containers[0].env: container worker sets TEMPORAL_API_KEY, which only the controller sets ' +
-        '(from the TemporalConnection and the build): remove it from the template; ' +
-        'the running builds are left as they are until the spec is fixed',
-    ],
-  );
-});
-
-test('a spec field this controller does not know (a newer CRD, the controller rolled back): nothing runs but the status, which names it', async () => {
-  // Ignored, a newer version's field that holds a rollout back would let traffic move.
-  const world = rolloutWorld();
-  Object.assign(world.workerDeployment.spec, { rollout: { strategy: 'AllAtOnce', holdUntilApproved: true } });
-  const run = await recordedReconcile(world);
-  assert.deepEqual(run.calls, ['k8s.replaceStatus orders@10']);
-  assert.deepEqual(run.events, ['Warning InvalidSpec']);
-  const stalled = run.status?.conditions?.find((c) => c.type === 'Stalled');
-  assert.deepEqual(
-    [stalled?.status, stalled?.reason, stalled?.message],
-    [
-      'True',
-      'InvalidSpec',
-      "spec.rollout.holdUntilApproved: a field this controller does not know (a newer version's?); " +
-        'the running builds are left as they are until the spec is fixed',
-    ],
-  );
-});
+      '(from the TemporalConnection and the build): remove it from the template',
+  },
+  {
+    what: 'a spec field this controller does not know (a newer CRD, the controller rolled back)',
+    change: (spec: TemporalWorkerDeployment['spec']) =>
+      Object.assign(spec, { rollout: { strategy: 'AllAtOnce', holdUntilApproved: true } }),
+    said: "spec.rollout.holdUntilApproved: a field this controller does not know (a newer version's?)",
+  },
+]) {
+  test(`${what}: nothing runs but the status, which names it`, async () => {
+    const world = rolloutWorld();
+    change(world.workerDeployment.spec);
+    const run = await recordedReconcile(world);
+    assert.deepEqual(run.calls, ['k8s.replaceStatus orders@10']);
+    assert.deepEqual(run.events, ['Warning InvalidSpec']);
+    const stalled = run.status?.conditions?.find((c) => c.type === 'Stalled');
+    assert.deepEqual(
+      [stalled?.status, stalled?.reason, stalled?.message],
+      ['True', 'InvalidSpec', `${said}; the running builds are left as they are until the spec is fixed`],
+    );
+  });
+}
 
 test('a stored status an older controller wrote (no analysis.checkedAt) stops nothing: the reconcile goes on, says so once, and writes a status that fits', async () => {
   const baked = { strategy: 'AllAtOnce' as const, analysis: { window: '10m', maxFailureRate: 0.05 } };
