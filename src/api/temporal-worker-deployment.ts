@@ -3,6 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DEPLOYMENT_DEFAULTS, SUNSET_DEFAULTS } from './defaults.ts';
 import { podTemplate, pool } from './pod-template.ts';
+import { notifications } from './notifications.ts';
 import { rollout, rolloutSchema } from './rollout.ts';
 import { certificates, conditions } from './status.ts';
 import {
@@ -236,6 +237,7 @@ const spec = withRules(
           },
         ),
       ),
+      notifications: Type.Optional(notifications),
     },
     { description: 'The desired worker deployment.' },
   ),

@@ -20,6 +20,7 @@ import {
   LEADER_ELECTION_DEFAULTS,
 } from '../api/defaults.ts';
 import { durationSeconds, durationText, DURATION } from '../api/schema.ts';
+import { invalidDestinations } from '../domain/notification-destinations.ts';
 import { parseBindAddress } from '../runtime/http-server.ts';
 import { LOG_FORMATS, LOG_LEVELS } from '../runtime/logger.ts';
 import { DEFAULT_BANNED_KINDS } from '../webhook/owned-resource-admission.ts';
@@ -94,6 +95,14 @@ function connectTo(value: string): ReadonlyMap<string, string> {
     return [from, to] as const;
   });
   return new Map(pairs);
+}
+
+/** A comma-separated list, blanks left out. */
+function commaList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function boolean(value: string): boolean {
@@ -314,11 +323,20 @@ export const SETTINGS = {
     default: '',
     description:
       "the audiences a TemporalClusterConnection's serviceAccountToken may have the controller's own token issued for; a TemporalConnection never may (it names a ServiceAccount of its namespace), and no token the cluster's API server accepts is ever sent (TokenReview)",
-    parse: (value: string) =>
-      value
-        .split(',')
-        .map((audience) => audience.trim())
-        .filter((audience) => audience !== ''),
+    parse: commaList,
+  },
+  notificationDestinations: {
+    value: '<url prefix,...>',
+    env: 'TWC_NOTIFICATION_DESTINATIONS',
+    default: '',
+    description:
+      "the URL prefixes a TemporalWorkerDeployment's spec.notifications may send to (same scheme, host and port, path under the prefix's; redirects are not followed), such as `https://hooks.slack.com/services/`; empty: notifications are off, and a worker deployment that asks for them says `NotificationsRefused`. The controller's network position may reach what the namespaces' Pods cannot: allow only receivers meant for it",
+    parse: (value: string) => {
+      const prefixes = commaList(value);
+      const wrong = invalidDestinations(prefixes)[0];
+      if (wrong !== undefined) throw new InvalidArgumentError(`"${wrong}" is not an http or https URL`);
+      return prefixes;
+    },
   },
   temporalConnectTo: {
     value: '<host:port=host:port,...>',

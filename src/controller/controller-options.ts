@@ -59,6 +59,8 @@ export interface ControllerOptions {
   ownTokenAudiences?: readonly string[];
   /** The ServiceAccount owned resources' copies are written as where a twor names none (default: none). */
   ownedResourcesServiceAccount?: string;
+  /** URL prefixes spec.notifications may send to (--notification-destinations; default: none, notifications off). */
+  notificationDestinations?: readonly string[];
   /** Renew each such token this long after it was issued, instead of at 80% of its life (tests). */
   serviceAccountTokenRenewMs?: number;
 }

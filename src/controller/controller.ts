@@ -12,6 +12,8 @@ import {
 import type { BacklogAsk, BuildBacklog } from '../domain/backlog.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
 import { Backoff, RetrySchedule } from '../runtime/backoff.ts';
+import { Deliveries, httpSend } from '../runtime/deliveries.ts';
+import { realTimers } from '../runtime/timers.ts';
 import { KubernetesApi } from '../runtime/kube/api-client.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
@@ -20,6 +22,7 @@ import { Caches } from './caches.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { sharedDependencies } from './dependencies.ts';
 import { reconcileByKey } from './dispatch.ts';
+import { Notifier } from './notifications.ts';
 import { forgetAdmittedSpec } from './observe.ts';
 import { ofOwnedResource } from './owned-resources.ts';
 import { RolloutCosts } from './rollout-costs.ts';
@@ -39,6 +42,8 @@ export class Controller {
   private readonly temporalBackoff: Backoff<string>;
   /** What each rollout costs, for the metrics. */
   private readonly rollouts: RolloutCosts;
+  /** spec.notifications' webhook deliveries, sent in the background. */
+  private readonly deliveries: Deliveries;
 
   constructor(options: ControllerOptions) {
     const metrics = options.metrics ?? new Metrics();
@@ -96,7 +101,18 @@ export class Controller {
       : undefined;
     // A scrape of the gauges asks for every build's figures.
     if (this.figures) metrics.observeBacklog(() => this.backlogFigures({ by: 'scrape' }));
+    // Only the leader runs a Controller: deliveries stop with it (stop()), and a new leader's start empty.
+    this.deliveries = new Deliveries({ send: httpSend(), timers: realTimers, count: metrics.countNotification, log });
+    const notifier = new Notifier({
+      allowed: options.notificationDestinations ?? [],
+      secret: (namespace, name) => this.caches.secrets.get(namespace, name),
+      deliveries: this.deliveries,
+      countRefused: () => metrics.countNotification('refused'),
+      log,
+      now: () => new Date(),
+    });
     const dependencies = sharedDependencies({
+      notifier,
       api,
       caches,
       metrics,
@@ -152,6 +168,7 @@ export class Controller {
     this.figures?.stop();
     await this.caches.stop();
     await this.queue.shutdown();
+    this.deliveries.stop();
     await this.temporal.close();
     this.api.close();
   }

@@ -26,6 +26,7 @@ import { statusFigures } from '../status/figures.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { EventRecorder, type RecordEvent } from './events.ts';
+import type { Notifier } from './notifications.ts';
 import type { SpecChanges } from './worker-deployment-changes.ts';
 
 export interface ReconcilerDependencies extends PlannerConfig {
@@ -65,6 +66,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   setMissingConfiguration?(namespace: string, name: string, missing: number): void;
   /** A verdict of spec.rollout.analysis reached (see Metrics.countAnalysisVerdict). */
   countAnalysisVerdict(namespace: string, name: string, verdict: 'Passed' | 'Failed'): void;
+  /** Sends spec.notifications (see notifications.ts); absent where nothing is sent. */
+  notifier?: Pick<Notifier, 'notify' | 'conditions'>;
   /** The status each reconcile leaves, for the gauges of /metrics (see Metrics.setStatusFigures); absent where nothing is measured. */
   statusSaid?(namespace: string, name: string, status: TemporalWorkerDeployment['status'] | undefined): void;
   /** The certificates of a connection's Secrets (see Metrics.setConnectionCertificates); absent where nothing is measured. */
@@ -105,6 +108,7 @@ export interface DependencySources {
   temporalBackoff: Backoff<string>;
   specChanges: SpecChanges;
   pollersSeen: (namespace: string, name: string) => PollersSeen | undefined;
+  notifier?: Notifier;
 }
 
 export function sharedDependencies(sources: DependencySources): SharedDependencies {
@@ -130,6 +134,7 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     statusSaid: (namespace, name, status) =>
       metrics.setStatusFigures(namespace, name, status && statusFigures(status, limits)),
     pollersSeen: sources.pollersSeen,
+    ...(sources.notifier ? { notifier: sources.notifier } : {}),
     workerDeployment: (namespace, name) => caches.ownWrites.newest(caches.workerDeployments.get(namespace, name)),
     // Kept as the informer keeps the object: until it shows the write, this copy stands for it.
     wroteStatus: (replaced, stored) => caches.ownWrites.wrote(replaced, cachedWorkerDeployment(stored)),

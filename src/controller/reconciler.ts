@@ -86,7 +86,7 @@ export async function reconcile(
     deps,
     execution.stored,
     report.versions,
-    report.conditions,
+    [...report.conditions, ...((await deps.notifier?.conditions(observation.workerDeployment)) ?? [])],
     report.requeueAfterMs,
     report.warnings,
   );

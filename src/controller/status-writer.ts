@@ -10,6 +10,8 @@ import type { ReconcileResult } from '../runtime/work-queue.ts';
 import { blocking, type Condition, conditionSet, mergeConditions } from '../status/conditions.ts';
 import type { ClusterClient } from '../k8s/cluster-client.ts';
 import type { RecordEvent } from './events.ts';
+import { rolloutNotices } from '../status/rollout-notices.ts';
+import type { Notifier } from './notifications.ts';
 
 type Status = NonNullable<TemporalWorkerDeployment['status']>;
 export type VersionsStatus = Omit<Status, 'conditions' | 'observedGeneration'>;
@@ -22,6 +24,8 @@ export interface StatusWriterDependencies {
   wroteStatus(replaced: string | undefined, stored: TemporalWorkerDeployment): void;
   /** Told of the status each reconcile leaves (written, or already so), for the gauges of /metrics; undefined once the object is gone. */
   statusSaid?(namespace: string, name: string, status: Status | undefined): void;
+  /** Told of the rollout events each status written says happened (spec.notifications); absent where nothing is sent. */
+  notifier?: Pick<Notifier, 'notify'>;
 }
 
 export async function writeStatus(
@@ -52,6 +56,8 @@ export async function writeStatus(
     const written = await deps.cluster.replaceStatus({ ...stored, status });
     if (written === 'conflict') return { requeueAfterMs: 0 };
     deps.wroteStatus(stored.metadata.resourceVersion, written);
+    // After the write, not before: a write refused is decided again, and its events told then, once.
+    deps.notifier?.notify(written, rolloutNotices(stored.status, status));
   }
   deps.statusSaid?.(stored.metadata.namespace ?? '', stored.metadata.name ?? '', status);
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };

@@ -20,6 +20,7 @@ import { poolPodTemplate } from '../k8s/pool-template.ts';
 import { secretCopyNames } from '../k8s/secret-copies.ts';
 import type { InformerEvent, KubernetesObject } from '../runtime/informer.ts';
 import { referencedSecrets } from '../temporal/credentials.ts';
+import { notificationSecrets } from './notifications.ts';
 import type { HolderReads, ReadKind } from './template-reads.ts';
 import { callsForReconcile, changeOf } from './worker-deployment-changes.ts';
 
@@ -195,7 +196,9 @@ export const WATCHES = {
     // Only a worker deployment on a cluster connection has copies of its Secrets watched (checking
     // every one at each event would be quadratic at start-up).
     reselectsSecrets: (event, twd) =>
-      event !== 'update' && twd.spec.workerOptions.connectionRef.kind === 'TemporalClusterConnection',
+      event !== 'update' &&
+      (twd.spec.workerOptions.connectionRef.kind === 'TemporalClusterConnection' ||
+        notificationSecrets(twd).length > 0),
     // The spec's templates, before its build has a Deployment: with onConfigChange NewBuild they make its build ID.
     reads: (event, twd) => {
       const { namespace = '', name } = twd.metadata;
@@ -293,7 +296,11 @@ export const WATCHES = {
               : [];
           })
         : [];
-      return [...view.connections().flatMap((connection) => referencedSecrets(connection)), ...copies];
+      // A receiver's Secret, read at every reconcile of its worker deployment (controller/notifications.ts).
+      const receivers = view
+        .workerDeployments()
+        .flatMap((twd) => notificationSecrets(twd).map((name) => ({ namespace: twd.metadata.namespace ?? '', name })));
+      return [...view.connections().flatMap((connection) => referencedSecrets(connection)), ...copies, ...receivers];
     },
     keys: (namespace: string, name: string, view: WatchView): string[] => [
       ...view.readers('Secret', namespace, name),
@@ -303,6 +310,10 @@ export const WATCHES = {
           ? queueKeys('workerDeployment', namespace, twd.metadata.name)
           : [];
       }),
+      ...view
+        .workerDeployments(namespace)
+        .filter((twd) => notificationSecrets(twd).includes(name))
+        .flatMap((twd) => queueKeys('workerDeployment', namespace, twd.metadata.name)),
       ...view
         .connections()
         .filter((connection) =>

@@ -48,6 +48,7 @@ export class Metrics {
   private readonly tokenRefusals: Counter<'reason'>;
   private readonly secretCopyRevocations: Counter<'namespace' | 'connection' | 'result'>;
   private readonly copiesForbidden: Counter<'namespace' | 'kind' | 'verb'>;
+  private readonly notifications: Counter<'result'>;
   private readonly analysisVerdicts: Counter<'namespace' | 'worker_deployment' | 'verdict'>;
   private readonly callSlotWait: Histogram<'temporal_namespace'>;
   private readonly callsInFlight: Gauge<'temporal_namespace'>;
@@ -225,6 +226,12 @@ export class Metrics {
       name: 'twc_secret_copy_revocations_total',
       help: "Copies of a TemporalClusterConnection's Secrets in a namespace that may no longer use it: deleted, or failed (a credential left where that namespace's editors read it; tried again at the next poll)",
       labelNames: ['namespace', 'connection', 'result'],
+      registers,
+    });
+    this.notifications = new Counter({
+      name: 'twc_notifications_total',
+      help: 'Rollout notifications of spec.notifications, by how each ended: sent (a 2xx answer), failed (its tries spent), dropped (pushed out of a full queue, or waiting when leadership ended) or refused (its receiver not allowed, or its Secret unusable)',
+      labelNames: ['result'],
       registers,
     });
     this.copiesForbidden = new Counter({
@@ -459,6 +466,11 @@ export class Metrics {
   /** Counts one copy of a cluster connection's Secret deleted from a namespace that may no longer use it, or one try that failed. */
   readonly countSecretCopyRevocation = (namespace: string, connection: string, result: 'deleted' | 'failed'): void => {
     this.secretCopyRevocations.inc({ namespace, connection, result });
+  };
+
+  /** Counts one notification's end (see runtime/deliveries.ts). */
+  readonly countNotification = (result: 'sent' | 'failed' | 'dropped' | 'refused'): void => {
+    this.notifications.inc({ result });
   };
 
   /** Counts one write of an owned-resource copy that its ServiceAccount may not make. */

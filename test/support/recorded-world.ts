@@ -7,6 +7,7 @@ import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import type { ReconcilerDependencies } from '../../src/controller/dependencies.ts';
+import { Notifier } from '../../src/controller/notifications.ts';
 import { fencedBy } from '../../src/controller/reconcile-deadline.ts';
 import { reconcile } from '../../src/controller/reconciler.ts';
 import type { OwnWrites } from '../../src/runtime/own-writes.ts';
@@ -83,6 +84,8 @@ export interface World {
   copyAccount?: string;
   /** When refused copies are tried again, shared by reconciles run one after another; default: a schedule of its own. */
   copyRetries?: RetrySchedule<string>;
+  /** The controller's --notification-destinations: spec.notifications is carried out (default: not at all, as without a notifier). */
+  notificationDestinations?: string[];
   /** The recorded Kubernetes adapter as the controller wraps it (OwnDeploymentWrites.noting, say); default: as it is. */
   cluster?: (recorded: ClusterClient) => ClusterClient;
 }
@@ -125,6 +128,8 @@ export interface Recorded {
   secretCopyRevocations: string[];
   /** `Kind verb` of each copy write counted forbidden for the metric. */
   copiesForbidden: string[];
+  /** Each notification queued: `receiver kind buildID`. */
+  notifications: string[];
 }
 
 export const config = {
@@ -144,6 +149,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
   const secretCopyRevocations: string[] = [];
   const copiesForbidden: string[] = [];
   const eventMessages: string[] = [];
+  const notifications: string[] = [];
   let status: Recorded['status'];
   const ownedResourceStatuses: Recorded['ownedResourceStatuses'] = {};
   const failures = new Map(Object.entries(world.failures ?? {}));
@@ -279,8 +285,26 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
         ),
       ),
   };
+  const secret = (namespace: string, name: string) =>
+    Promise.resolve(world.secrets?.find((s) => s.metadata?.namespace === namespace && s.metadata.name === name));
+  const notifier = world.notificationDestinations
+    ? new Notifier({
+        allowed: world.notificationDestinations,
+        secret,
+        deliveries: {
+          enqueue: (receiver, delivery) => {
+            const { kind, buildID } = JSON.parse(delivery.body) as { kind: string; buildID: string };
+            notifications.push(`${receiver} ${kind} ${buildID}`);
+          },
+        },
+        countRefused: () => {},
+        log: silentLogger,
+        now: () => world.now,
+      })
+    : undefined;
   const deps: ReconcilerDependencies = {
     ...config,
+    ...(notifier ? { notifier } : {}),
     cluster: world.cluster ? world.cluster(cluster) : cluster,
     workerDeployment: (namespace, name) =>
       namespace === NAMESPACE && name === world.workerDeployment.metadata.name
@@ -295,8 +319,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     countCopyForbidden: (_namespace, kind, verb) => void copiesForbidden.push(`${kind} ${verb}`),
     deployments: () => world.deployments,
     pods: () => world.pods ?? [],
-    secret: (namespace, name) =>
-      Promise.resolve(world.secrets?.find((s) => s.metadata?.namespace === namespace && s.metadata.name === name)),
+    secret,
     configMap: (namespace, name) =>
       Promise.resolve(world.configMaps?.find((c) => c.metadata?.namespace === namespace && c.metadata.name === name)),
     temporal: () => Promise.resolve(temporal),
@@ -327,6 +350,8 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     NAMESPACE,
     world.workerDeployment.metadata.name ?? '',
   );
+  // The notifier reads its receivers' Secrets before it queues: what it queued is in once they are read.
+  if (notifier) await new Promise((resolve) => setImmediate(resolve));
   return {
     result,
     calls,
@@ -338,6 +363,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     buildsWithoutPollers,
     secretCopyRevocations,
     copiesForbidden,
+    notifications,
   };
 }
 

@@ -149,6 +149,52 @@ test('AllAtOnce: a registered, available target is promoted, and nothing else is
   );
 });
 
+test('spec.notifications: a reconcile that promotes a build queues a Promoted notification for the receivers that want it, once', async () => {
+  const hook = {
+    metadata: { name: 'ops-hook', namespace: NAMESPACE },
+    data: { url: Buffer.from('https://hooks.example.com/ops').toString('base64') },
+  };
+  const world = rolloutWorld({
+    buildId: 'v2',
+    notifications: [
+      { secretRef: { name: 'ops-hook' }, events: ['Promoted'] },
+      { secretRef: { name: 'ops-hook' }, events: ['Aborted'] },
+    ],
+  });
+  const before = {
+    targetVersion: { buildID: 'v2', status: 'Inactive' },
+    currentVersion: { buildID: 'v1', status: 'Current' },
+  };
+  world.workerDeployment = { ...world.workerDeployment, status: before };
+  const run = await recordedReconcile({ ...world, secrets: [hook], notificationDestinations: ['https://hooks.example.com/'] });
+  assert.deepEqual(run.events, ['Normal VersionPromoted']);
+  assert.deepEqual(run.notifications, [`${NAMESPACE}/ops-hook Promoted v2`]);
+  assert.equal(
+    run.status?.conditions?.some((c) => c.type === 'Degraded'),
+    false,
+    'an allowed receiver is no trouble',
+  );
+  // The next reconcile, on the status written, tells nothing again.
+  const again = await recordedReconcile({
+    ...world,
+    workerDeployment: { ...world.workerDeployment, status: run.status },
+    temporal: v2CurrentV1Draining,
+    secrets: [hook],
+    notificationDestinations: ['https://hooks.example.com/'],
+  });
+  assert.deepEqual(again.notifications, []);
+});
+
+test('spec.notifications refused (the controller allows no destination): the rollout goes on, Degraded names the field and the flag', async () => {
+  const world = rolloutWorld({ buildId: 'v2', notifications: [{ secretRef: { name: 'ops-hook' } }] });
+  const run = await recordedReconcile({ ...world, notificationDestinations: [] });
+  assert.deepEqual(run.events, ['Normal VersionPromoted']);
+  assert.deepEqual(run.notifications, []);
+  const degradedNow = run.status?.conditions?.find((c) => c.type === 'Degraded');
+  assert.equal(degradedNow?.reason, 'NotificationsRefused');
+  assert.match(degradedNow?.message ?? '', /spec\.notifications\[0\]\.secretRef: .*--notification-destinations/);
+});
+
 test('a build promoted while an older target ramps clears that ramp in the same change', async () => {
   const owner = workerDeployment({ buildId: 'v3' });
   const run = await recordedReconcile({

@@ -39,6 +39,7 @@ export function controllerOptions({ options, access, metrics, log }: RunContext)
     backlogMetrics: options.backlogMetrics,
     ...(options.serviceAccount ? { serviceAccount: options.serviceAccount } : {}),
     ownTokenAudiences: options.ownTokenAudiences,
+    notificationDestinations: options.notificationDestinations,
     ...(options.ownedResourcesServiceAccount
       ? { ownedResourcesServiceAccount: options.ownedResourcesServiceAccount }
       : {}),
