@@ -47,6 +47,7 @@ test('a delivery answered 2xx is sent once and counted sent', async () => {
 test('a 500 or no answer is tried again after 1 s, 2 s, 4 s: then it is sent', async () => {
   const w = world([500, new Error('ECONNREFUSED'), 503, 200]);
   w.deliveries.enqueue('shop/hook', delivery('a'));
+  await settle();
   await w.timers.advance(60_000);
   assert.deepEqual(
     w.sent.map((s) => s.at),
@@ -59,6 +60,7 @@ test('its tries spent, a delivery is given up, counted failed and logged; the ne
   const w = world([500, 500, 500, 200], { maxAttempts: 3 });
   w.deliveries.enqueue('shop/hook', delivery('a'));
   w.deliveries.enqueue('shop/hook', delivery('b'));
+  await settle();
   await w.timers.advance(60_000);
   assert.deepEqual(
     w.sent.map((s) => s.body),
