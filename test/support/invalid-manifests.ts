@@ -205,6 +205,24 @@ export const invalidManifests: InvalidManifest[] = [
     expect: 'spec.workerOptions.connectionRef.name',
   },
   {
+    title: 'a notification receiver without its Secret',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.notifications': [{ format: 'Slack' }] }),
+    expect: 'spec.notifications[0].secretRef',
+  },
+  {
+    title: 'a notification format that is not one',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.notifications': [{ secretRef: { name: 'hook' }, format: 'Teams' }] }),
+    expect: 'spec.notifications[0].format',
+  },
+  {
+    title: 'a rollout event kind that is not one',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({ 'spec.notifications': [{ secretRef: { name: 'hook' }, events: ['Promoted', 'Deployed'] }] }),
+    expect: 'spec.notifications[0].events[1]',
+  },
+  {
     title: 'a connection of a kind that is not one',
     kind: 'TemporalWorkerDeployment',
     manifest: twd({ 'spec.workerOptions.connectionRef.kind': 'Connection' }),

@@ -84,6 +84,7 @@ test('without flags or variables every setting has its default', () => {
       webhookCertLifetime: 90 * 24 * 3_600_000,
       webhookCertDir: '/tmp/k8s-webhook-server/serving-certs',
       ownTokenAudiences: [],
+      notificationDestinations: [],
       ownedResourceBannedKinds: ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Pod', 'Job', 'CronJob'],
       leaderElect: true,
       leaderElectionNamespace: undefined,
@@ -174,6 +175,15 @@ test('--temporal-connect-to maps host:port to host:port, several joined by comma
   assert.deepEqual(parse([], { TWC_TEMPORAL_CONNECT_TO: 'a:1=b:2' }).temporalConnectTo, new Map([['a:1', 'b:2']]));
   for (const bad of ['a:1', 'a=b:2', 'a:1=b:2=c:3', 'a:x=b:2'])
     assert.throws(() => parse([`--temporal-connect-to=${bad}`]), /is not host:port=host:port/, bad);
+});
+
+test('--notification-destinations takes URL prefixes joined by commas, and refuses what is no http(s) URL at startup', () => {
+  assert.deepEqual(
+    parse(['--notification-destinations=https://hooks.slack.com/services/, http://receiver.ops.svc:8080/']).notificationDestinations,
+    ['https://hooks.slack.com/services/', 'http://receiver.ops.svc:8080/'],
+  );
+  for (const bad of ['hooks.slack.com', 'file:///etc/passwd'])
+    assert.throws(() => parse([`--notification-destinations=${bad}`]), /is not an http or https URL/, bad);
 });
 
 test('--namespace takes one namespace or several, joined by commas, and refuses what is not a name', () => {
