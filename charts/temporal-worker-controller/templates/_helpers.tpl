@@ -102,9 +102,9 @@ true
 - apiGroups: ['']
   resources: [events]
   verbs: [create, patch{{ if .Values.dashboard.enabled }}, list, watch{{ end }}]
-# Connection credentials, gate inputs, notification receivers and what worker Pod templates read, each read by name (a
-# watch per Secret or ConfigMap named, by field selector: names are the users', so no
-# resourceNames can list them); with every namespace
+# Connection credentials, gate inputs, notification receivers and what worker Pod templates
+# read, each read by name (a watch per Secret or ConfigMap named, by field selector: names are
+# the users', so no resourceNames can list them); with every namespace
 # watched, the copies of a TemporalClusterConnection's Secrets that its Pods mount, in a worker
 # deployment's namespace its allowedNamespaces select: applied server-side, and deleted (by uid,
 # only those it owns) from a namespace that may no longer use the connection.
