@@ -50,15 +50,12 @@ const receiver = Type.Object(
       ),
     ),
     events: Type.Optional(
-      Type.Array(
-        Type.Union(NOTICE_KINDS.map((k) => Type.Literal(k))),
-        {
-          description: `Which rollout events are sent: ${NOTICE_KINDS.join(', ')}. Unset: all of them.`,
-          minItems: 1,
-          maxItems: NOTICE_KINDS.length,
-          'x-kubernetes-list-type': 'set',
-        },
-      ),
+      Type.Array(Type.Union(NOTICE_KINDS.map((k) => Type.Literal(k))), {
+        description: `Which rollout events are sent: ${NOTICE_KINDS.join(', ')}. Unset: all of them.`,
+        minItems: 1,
+        maxItems: NOTICE_KINDS.length,
+        'x-kubernetes-list-type': 'set',
+      }),
     ),
   },
   { description: 'A webhook told of rollout events.' },

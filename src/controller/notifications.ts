@@ -55,7 +55,9 @@ export class Notifier {
 
   /** A Degraded condition naming each receiver refused; none when all may be sent to. */
   async conditions(twd: TemporalWorkerDeployment): Promise<Condition[]> {
-    const refused = (await this.verdicts(twd)).flatMap(({ verdict }) => ('refused' in verdict ? [verdict.refused] : []));
+    const refused = (await this.verdicts(twd)).flatMap(({ verdict }) =>
+      'refused' in verdict ? [verdict.refused] : [],
+    );
     return refused.length === 0
       ? []
       : [degraded(NOTIFICATIONS_REFUSED, `no rollout event is sent to ${refused.join('; ')}`)];

@@ -48,7 +48,10 @@ export function slackPayload(notice: RolloutNotice, context: NoticeContext): { t
   const object = `${context.namespace}/${context.workerDeployment}`;
   // `text` stands alone where blocks are not shown (a phone's notification).
   const text = `${SLACK_TITLES[notice.kind]}: ${escaped(object)}: ${escaped(notice.message)}`;
-  const about = [`TemporalWorkerDeployment ${escaped(object)}`, ...(notice.buildId ? [`build ${escaped(notice.buildId)}`] : [])];
+  const about = [
+    `TemporalWorkerDeployment ${escaped(object)}`,
+    ...(notice.buildId ? [`build ${escaped(notice.buildId)}`] : []),
+  ];
   return {
     text,
     blocks: [

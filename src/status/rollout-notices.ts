@@ -33,7 +33,13 @@ function started(before: Status | undefined, after: Status): RolloutNotice[] {
   const target = after.targetVersion?.buildID;
   if (!target || target === before?.targetVersion?.buildID || target === after.currentVersion?.buildID) return [];
   const from = after.currentVersion?.buildID;
-  return [{ kind: 'Started', buildId: target, message: `rollout of build ${target} started${from ? `, replacing ${from}` : ''}` }];
+  return [
+    {
+      kind: 'Started',
+      buildId: target,
+      message: `rollout of build ${target} started${from ? `, replacing ${from}` : ''}`,
+    },
+  ];
 }
 
 function stepPassed(before: Status | undefined, after: Status): RolloutNotice[] {
@@ -88,7 +94,10 @@ function batchesFinished(before: Status | undefined, after: Status): RolloutNoti
     if (!batch || batch.state === 'Running') return [];
     const was = deprecated(before, build.buildID)?.pinnedWorkflows?.batch;
     if (was?.jobID === batch.jobID && was.state !== 'Running') return [];
-    const tally = batch.total === undefined ? '' : `: ${batch.completed ?? 0} of ${batch.total} workflows, ${batch.failed ?? 0} failed`;
+    const tally =
+      batch.total === undefined
+        ? ''
+        : `: ${batch.completed ?? 0} of ${batch.total} workflows, ${batch.failed ?? 0} failed`;
     return [
       {
         kind: 'BatchOperationFinished' as const,

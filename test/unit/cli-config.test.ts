@@ -179,7 +179,8 @@ test('--temporal-connect-to maps host:port to host:port, several joined by comma
 
 test('--notification-destinations takes URL prefixes joined by commas, and refuses what is no http(s) URL at startup', () => {
   assert.deepEqual(
-    parse(['--notification-destinations=https://hooks.slack.com/services/, http://receiver.ops.svc:8080/']).notificationDestinations,
+    parse(['--notification-destinations=https://hooks.slack.com/services/, http://receiver.ops.svc:8080/'])
+      .notificationDestinations,
     ['https://hooks.slack.com/services/', 'http://receiver.ops.svc:8080/'],
   );
   for (const bad of ['hooks.slack.com', 'file:///etc/passwd'])

@@ -32,7 +32,7 @@ function world(answers: (number | Error)[], options: { maxAttempts?: number; max
     jitter: 0,
     ...options,
   });
-  return { timers, sent, counted, warnings, deliveries, hold: (p: Promise<void>) => (held = p) };
+  return { timers, sent, counted, warnings, deliveries, hold: (p: Promise<void>): void => void (held = p) };
 }
 
 test('a delivery answered 2xx is sent once and counted sent', async () => {

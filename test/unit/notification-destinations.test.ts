@@ -12,18 +12,28 @@ test("the URL and the Authorization header are the Secret's own: nothing else ch
   assert.deepEqual(
     destinationOf(
       field,
-      { name: 'hook', data: { url: b64('https://hooks.example.com/services/T1/B2'), authorization: b64('Bearer s3cret\n') } },
+      {
+        name: 'hook',
+        data: { url: b64('https://hooks.example.com/services/T1/B2'), authorization: b64('Bearer s3cret\n') },
+      },
       allowed,
     ),
     { destination: { url: 'https://hooks.example.com/services/T1/B2', authorization: 'Bearer s3cret' } },
   );
-  assert.deepEqual(destinationOf(field, { name: 'hook', data: { url: b64('https://hooks.example.com/services/x') } }, allowed), {
-    destination: { url: 'https://hooks.example.com/services/x' },
-  });
+  assert.deepEqual(
+    destinationOf(field, { name: 'hook', data: { url: b64('https://hooks.example.com/services/x') } }, allowed),
+    {
+      destination: { url: 'https://hooks.example.com/services/x' },
+    },
+  );
 });
 
 test('no destination allowed: notifications are off, said naming the field and the flag', () => {
-  const verdict = destinationOf(field, { name: 'hook', data: { url: b64('https://hooks.example.com/services/x') } }, []);
+  const verdict = destinationOf(
+    field,
+    { name: 'hook', data: { url: b64('https://hooks.example.com/services/x') } },
+    [],
+  );
   assert.deepEqual(verdict, {
     refused:
       'spec.notifications[0].secretRef: notifications are off in this controller: its administrator allows no destination (--notification-destinations, chart value controller.notificationDestinations)',
@@ -37,7 +47,10 @@ test('a destination outside the allowed prefixes is refused, naming the host and
     allowed,
   );
   assert.ok('refused' in verdict);
-  assert.match(verdict.refused, /^spec\.notifications\[0\]\.secretRef: .*host 10\.0\.0\.1:8080.*--notification-destinations/);
+  assert.match(
+    verdict.refused,
+    /^spec\.notifications\[0\]\.secretRef: .*host 10\.0\.0\.1:8080.*--notification-destinations/,
+  );
   assert.doesNotMatch(verdict.refused, /token-abc|s3cret/);
 });
 

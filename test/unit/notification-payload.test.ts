@@ -21,10 +21,15 @@ test('Slack payload: text alone says it all, blocks add the object; markup is es
   const body = JSON.parse(notificationBody('Slack', notice, context)) as { text: string; blocks: unknown[] };
   assert.equal(body.text, ':x: Rollout aborted: shop/orders: RolloutAborted: &lt;abort&gt; &amp; rolled back');
   assert.deepEqual(body.blocks, [
-    { type: 'section', text: { type: 'mrkdwn', text: '*:x: Rollout aborted*\nRolloutAborted: &lt;abort&gt; &amp; rolled back' } },
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: '*:x: Rollout aborted*\nRolloutAborted: &lt;abort&gt; &amp; rolled back' },
+    },
     {
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: 'TemporalWorkerDeployment shop/orders · build v2 · 2026-11-27T12:00:00.000Z' }],
+      elements: [
+        { type: 'mrkdwn', text: 'TemporalWorkerDeployment shop/orders · build v2 · 2026-11-27T12:00:00.000Z' },
+      ],
     },
   ]);
 });

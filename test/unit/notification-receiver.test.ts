@@ -19,7 +19,10 @@ interface Received {
 }
 
 /** A receiver answering each request with the next status of `answers` (the last one repeats). */
-async function receiver(answers: number[], location?: string): Promise<{ server: Server; base: string; received: Received[] }> {
+async function receiver(
+  answers: number[],
+  location?: string,
+): Promise<{ server: Server; base: string; received: Received[] }> {
   const received: Received[] = [];
   const server = createServer((request, response) => {
     let body = '';
@@ -110,7 +113,7 @@ test('a Slack receiver gets {"text", "blocks"}', async (t) => {
   );
 });
 
-test('a redirect is not followed: the Secret\'s credential never reaches where the allowed prefixes do not', async (t) => {
+test("a redirect is not followed: the Secret's credential never reaches where the allowed prefixes do not", async (t) => {
   const elsewhere = await receiver([200]);
   t.after(() => elsewhere.server.close());
   const r = await receiver([302], `${elsewhere.base}/collect`);

@@ -166,7 +166,11 @@ test('spec.notifications: a reconcile that promotes a build queues a Promoted no
     currentVersion: { buildID: 'v1', status: 'Current' },
   };
   world.workerDeployment = { ...world.workerDeployment, status: before };
-  const run = await recordedReconcile({ ...world, secrets: [hook], notificationDestinations: ['https://hooks.example.com/'] });
+  const run = await recordedReconcile({
+    ...world,
+    secrets: [hook],
+    notificationDestinations: ['https://hooks.example.com/'],
+  });
   assert.deepEqual(run.events, ['Normal VersionPromoted']);
   assert.deepEqual(run.notifications, [`${NAMESPACE}/ops-hook Promoted v2`]);
   assert.equal(

@@ -34,17 +34,26 @@ const batch = (state: string, jobID = 'job-1'): Status => ({
     {
       buildID: 'v1',
       status: 'Draining',
-      pinnedWorkflows: { step: 'Cancel', batch: { jobID, operation: 'Cancel', state, total: 3, completed: 3, failed: 0 } },
+      pinnedWorkflows: {
+        step: 'Cancel',
+        batch: { jobID, operation: 'Cancel', state, total: 3, completed: 3, failed: 0 },
+      },
     },
   ],
 });
 
-const kinds = (before: Status | undefined, after: Status) => rolloutNotices(before, after).map((n) => `${n.kind} ${n.buildId}`);
+const kinds = (before: Status | undefined, after: Status) =>
+  rolloutNotices(before, after).map((n) => `${n.kind} ${n.buildId}`);
 
 const cases: [string, Status | undefined, Status, string[]][] = [
   ['nothing changed: nothing told', steady, steady, []],
   ['a new target: the rollout started', steady, rolling, ['Started v2']],
-  ['the first build of a new worker deployment', undefined, { targetVersion: { buildID: 'v1', status: 'NotRegistered' } }, ['Started v1']],
+  [
+    'the first build of a new worker deployment',
+    undefined,
+    { targetVersion: { buildID: 'v1', status: 'NotRegistered' } },
+    ['Started v1'],
+  ],
   ['the first ramp is a step starting, not one passed', rolling, ramping(10), []],
   ['a higher ramp: a step passed', ramping(10), ramping(50), ['StepPassed v2']],
   ['a ramp lowered is no step passed', ramping(50), ramping(10), []],
@@ -58,8 +67,18 @@ const cases: [string, Status | undefined, Status, string[]][] = [
   ['another stall reason: told', stalledBy('ManagedElsewhere'), stalledBy('RoutingChangeFailed'), ['Stalled v2']],
   ['a batch finished', batch('Running'), batch('Completed'), ['BatchOperationFinished v1']],
   ['a batch already said finished', batch('Completed'), batch('Completed'), []],
-  ['a new batch seen only once finished', batch('Completed', 'job-0'), batch('Failed', 'job-1'), ['BatchOperationFinished v1']],
-  ['an old build gone from the status: retired', promoted, { ...promoted, deprecatedVersions: [] }, ['OldBuildRetired v1']],
+  [
+    'a new batch seen only once finished',
+    batch('Completed', 'job-0'),
+    batch('Failed', 'job-1'),
+    ['BatchOperationFinished v1'],
+  ],
+  [
+    'an old build gone from the status: retired',
+    promoted,
+    { ...promoted, deprecatedVersions: [] },
+    ['OldBuildRetired v1'],
+  ],
 ];
 
 for (const [what, before, after, expected] of cases)
