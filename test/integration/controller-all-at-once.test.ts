@@ -1,23 +1,33 @@
 // The controller end to end on the real environment: a new build becomes current, the old one
 // drains, is scaled down and deleted, and its Temporal record goes; then each poll costs one
 // Temporal read and no Kubernetes call.
-import { AppsV1Api } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
 import type { Metrics } from '../../src/runtime/metrics.ts';
 import { controlledNamespace } from '../support/controller.ts';
 import { eventually, kubeConfig, sharedEnvironment, temporalService, testNamespace } from '../support/environment.ts';
+import { notificationReceiver } from '../support/notification-receiver.ts';
 
 test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1 drains, scales down and is deleted', async (t) => {
   const namespace = await testNamespace(t, 'allatonce');
   const apps = kubeConfig().makeApiClient(AppsV1Api);
-  const ns = await controlledNamespace(t, namespace);
+  // spec.notifications along the way: the rollout's events reach a receiver the controller allows.
+  const receiver = await notificationReceiver(t);
+  const ns = await controlledNamespace(t, namespace, { notificationDestinations: [`${receiver.base}/hooks/`] });
+  await kubeConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: 'rollout-hook' }, stringData: { url: `${receiver.base}/hooks/orders` } },
+    });
   await ns.createWorkerDeployment('orders', {
     replicas: 1,
     rollout: { strategy: 'AllAtOnce' },
     sunset: { scaledownDelay: '2s', deleteDelay: '2s' },
     template: ns.template('blue'),
+    notifications: [{ secretRef: { name: 'rollout-hook' }, events: ['Started', 'Promoted', 'OldBuildRetired'] }],
   });
 
   const first = await eventually(
@@ -81,6 +91,22 @@ test('AllAtOnce: v1 becomes current; a template change makes v2 current while v1
       return state.versions.some((v) => v.buildId === v1) ? undefined : true;
     },
     90_000,
+  );
+
+  const told = () =>
+    receiver.received.map((r) => {
+      const { kind, buildID } = JSON.parse(r.body) as { kind: string; buildID: string };
+      return `${kind} ${buildID}`;
+    });
+  await eventually(
+    "the receiver to be told of the first build's retirement",
+    () => Promise.resolve(told().includes(`OldBuildRetired ${v1}`) || undefined),
+    30_000,
+  );
+  assert.deepEqual(
+    told(),
+    [`Started ${v1}`, `Promoted ${v1}`, `Started ${v2}`, `Promoted ${v2}`, `OldBuildRetired ${v1}`],
+    'each event once, in order',
   );
 
   // Settled: reconciles keep running (every second here) but write nothing.

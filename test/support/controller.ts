@@ -50,6 +50,8 @@ export interface ControlledNamespaceOptions {
   serviceAccountTokenRenewMs?: number;
   /** The controller option of that name (default: the controller's default). */
   certificateExpiryWarningMs?: number;
+  /** The controller option of that name (default: none, notifications off). */
+  notificationDestinations?: string[];
 }
 
 /** One build's Deployment as the test sees it. */
@@ -135,6 +137,7 @@ export async function controlledNamespace(
       ...(options.backlogMetrics ? { backlogMetrics: true } : {}),
       ...(options.pollerHistoryMs === undefined ? {} : { pollerHistoryMs: options.pollerHistoryMs }),
       ...(options.clusterConnections ? { clusterConnections: true } : {}),
+      ...(options.notificationDestinations ? { notificationDestinations: options.notificationDestinations } : {}),
       // The chart's, which the controller runs as (controllerAccess): its tokens are what it may request.
       serviceAccount: { namespace: CONTROLLER_RELEASE.namespace, name: CONTROLLER_RELEASE.fullname },
       // The chart's default, which each test namespace grants (grantCopyAccount below).

@@ -1,8 +1,6 @@
 // Deliveries to a real HTTP receiver (node:http on 127.0.0.1): what arrives, a retry after a 500,
 // the Slack payload, only the Secret's own credential sent, and no redirect followed.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { V1Secret } from '@kubernetes/client-node';
 import { Notifier } from '../../src/controller/notifications.ts';
@@ -10,33 +8,8 @@ import { Deliveries, type DeliveryResult, httpSend } from '../../src/runtime/del
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { realTimers } from '../../src/runtime/timers.ts';
 import type { RolloutNotice } from '../../src/status/rollout-notices.ts';
+import { notificationReceiver } from '../support/notification-receiver.ts';
 import { workerDeployment } from '../support/recorded-world.ts';
-
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver answering each request with the next status of `answers` (the last one repeats). */
-async function receiver(
-  answers: number[],
-  location?: string,
-): Promise<{ server: Server; base: string; received: Received[] }> {
-  const received: Received[] = [];
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      received.push({ path: request.url ?? '', headers: request.headers, body });
-      const status = answers.length > 1 ? answers.shift()! : answers[0]!;
-      response.writeHead(status, location && status >= 300 && status < 400 ? { location } : {}).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, base: `http://127.0.0.1:${port}`, received };
-}
 
 function pipeline(base: string, url: string, format: 'Generic' | 'Slack') {
   const counted: DeliveryResult[] = [];
@@ -76,8 +49,7 @@ function pipeline(base: string, url: string, format: 'Generic' | 'Slack') {
 const promoted: RolloutNotice = { kind: 'Promoted', buildId: 'v2', message: 'build v2 is current' };
 
 test('a receiver that answers 500 first gets the notice again, and it is counted sent once', async (t) => {
-  const r = await receiver([500, 200]);
-  t.after(() => r.server.close());
+  const r = await notificationReceiver(t, [500, 200]);
   const p = pipeline(r.base, `${r.base}/hooks/ops`, 'Generic');
   p.notify(promoted);
   await p.done;
@@ -100,8 +72,7 @@ test('a receiver that answers 500 first gets the notice again, and it is counted
 });
 
 test('a Slack receiver gets {"text", "blocks"}', async (t) => {
-  const r = await receiver([200]);
-  t.after(() => r.server.close());
+  const r = await notificationReceiver(t, [200]);
   const p = pipeline(r.base, `${r.base}/hooks/slack`, 'Slack');
   p.notify({ kind: 'Aborted', buildId: 'v2', message: 'RolloutAborted: aborted by spec.rollout.abort' });
   await p.done;
@@ -114,10 +85,8 @@ test('a Slack receiver gets {"text", "blocks"}', async (t) => {
 });
 
 test("a redirect is not followed: the Secret's credential never reaches where the allowed prefixes do not", async (t) => {
-  const elsewhere = await receiver([200]);
-  t.after(() => elsewhere.server.close());
-  const r = await receiver([302], `${elsewhere.base}/collect`);
-  t.after(() => r.server.close());
+  const elsewhere = await notificationReceiver(t);
+  const r = await notificationReceiver(t, [302], `${elsewhere.base}/collect`);
   const p = pipeline(r.base, `${r.base}/hooks/ops`, 'Generic');
   p.notify(promoted);
   await p.done;
