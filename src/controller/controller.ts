@@ -101,7 +101,8 @@ export class Controller {
       : undefined;
     // A scrape of the gauges asks for every build's figures.
     if (this.figures) metrics.observeBacklog(() => this.backlogFigures({ by: 'scrape' }));
-    // Only the leader runs a Controller: deliveries stop with it (stop()), and a new leader's start empty.
+    // Only the leader reconciles, so only it queues; a leader that loses the Lease exits, and what
+    // it had queued goes with it: the next leader tells what it sees happen from then on.
     this.deliveries = new Deliveries({ send: httpSend(), timers: realTimers, count: metrics.countNotification, log });
     const notifier = new Notifier({
       allowed: options.notificationDestinations ?? [],

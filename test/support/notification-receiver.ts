@@ -17,7 +17,11 @@ export interface Receiver {
 }
 
 /** Closed when the test ends. A 3xx answer carries `location` when one is given. */
-export async function notificationReceiver(t: TestContext, answers: number[] = [200], location?: string): Promise<Receiver> {
+export async function notificationReceiver(
+  t: TestContext,
+  answers: number[] = [200],
+  location?: string,
+): Promise<Receiver> {
   const received: Received[] = [];
   const server = createServer((request, response) => {
     let body = '';
