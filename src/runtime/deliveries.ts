@@ -136,7 +136,10 @@ export class Deliveries {
       const status = await this.options.send(delivery);
       return status >= 200 && status < 300 ? undefined : new DeliveryError(`the receiver answered HTTP ${status}`);
     } catch (error) {
-      return new DeliveryError('the receiver could not be reached', { cause: error });
+      // Node's fetch says only "fetch failed": the why (ECONNREFUSED, a timeout) is in its cause.
+      const cause = error instanceof Error ? error.cause : undefined;
+      const code = (cause as { code?: unknown } | undefined)?.code ?? (error as { name?: unknown }).name;
+      return new DeliveryError(`the receiver could not be reached (${String(code)})`, { cause: error });
     }
   }
 }

@@ -14,7 +14,14 @@ function world(answers: (number | Error)[], options: { maxAttempts?: number; max
   const sent: { body: string; at: number }[] = [];
   const counted: DeliveryResult[] = [];
   const warnings: string[] = [];
-  const log = { ...silentLogger, warn: (_o: object, message: string) => void warnings.push(message) } as Logger;
+  const why: unknown[] = [];
+  const log = {
+    ...silentLogger,
+    warn: (fields: { error?: unknown }, message: string) => {
+      warnings.push(message);
+      why.push(fields.error);
+    },
+  } as Logger;
   let held: Promise<void> | undefined;
   const deliveries = new Deliveries({
     send: async (d) => {
@@ -32,7 +39,7 @@ function world(answers: (number | Error)[], options: { maxAttempts?: number; max
     jitter: 0,
     ...options,
   });
-  return { timers, sent, counted, warnings, deliveries, hold: (p: Promise<void>): void => void (held = p) };
+  return { timers, sent, counted, warnings, why, deliveries, hold: (p: Promise<void>): void => void (held = p) };
 }
 
 test('a delivery answered 2xx is sent once and counted sent', async () => {
@@ -109,4 +116,16 @@ test('stopped (leadership lost): what waits is dropped and counted, nothing more
   assert.deepEqual(w.counted, ['dropped', 'dropped']);
   w.deliveries.enqueue('shop/hook', delivery('c'));
   assert.deepEqual(w.counted, ['dropped', 'dropped', 'dropped']);
+});
+
+test("the log line of a delivery given up says why, from fetch's cause, and not the URL", async () => {
+  const w = world(
+    [new TypeError('fetch failed', { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) })],
+    {
+      maxAttempts: 1,
+    },
+  );
+  w.deliveries.enqueue('shop/hook', delivery('a'));
+  await settle();
+  assert.deepEqual(w.why, ['the receiver could not be reached (ECONNREFUSED)']);
 });
