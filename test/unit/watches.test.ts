@@ -248,6 +248,25 @@ test("Secret: those the connections name and the copies of the cluster connectio
   assert.deepEqual(WATCHES.Secret.keys('shop', 'unrelated', view), []);
 });
 
+test("Secret: a notification receiver's, watched by name; its change queues the worker deployment naming it", () => {
+  const notifying = workerDeployment(
+    { buildId: 'v1', notifications: [{ secretRef: { name: 'rollout-hook' } }] },
+    { name: 'payments', uid: 'uid-payments' },
+  );
+  const withReceiver: WatchView = {
+    ...view,
+    workerDeployments: (namespace) => [...view.workerDeployments(namespace), notifying],
+  };
+  assert.deepEqual(
+    WATCHES.Secret.watched(withReceiver).filter((s) => s.name === 'rollout-hook'),
+    [{ namespace: 'shop', name: 'rollout-hook' }],
+  );
+  assert.deepEqual(WATCHES.Secret.keys('shop', 'rollout-hook', withReceiver), ['shop/payments']);
+  const row = WATCHES.TemporalWorkerDeployment;
+  assert.equal(row.reselectsSecrets('add', notifying), true, 'a new worker deployment with receivers');
+  assert.equal(row.reselectsSecrets('delete', notifying), true);
+});
+
 test("ConfigMaps and Secrets the templates read: the spec's and each build's own, each change queueing the worker deployment whose templates read it", () => {
   const reads = new TemplateReads();
   const view = { ...cached(), readers: reads.readers.bind(reads) };
