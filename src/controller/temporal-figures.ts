@@ -167,10 +167,10 @@ export function temporalFigures(options: TemporalFiguresOptions): TemporalFigure
       if (value.kind === 'queues') return learn(learnt, value.build, value.queues, readAt.getTime());
       // A change of pollers is news for the status, which says how many workers each build has.
       if (samePollers(value, previous?.value)) return;
-      // Routine news but while a rollout waits: its target's workers may have just registered.
+      // Routine news but while a rollout waits: then it is its progress, its target's workers may have just registered.
       const waiting = rolloutWaits(caches.workerDeployments.get(value.namespace, value.workerDeployment));
       for (const key of queueKeys('workerDeployment', value.namespace, value.workerDeployment))
-        options.enqueue(key, waiting ? 'high' : 'low');
+        options.enqueue(key, waiting ? 'top' : 'low');
     },
     pollIntervalMs,
     log,

@@ -299,7 +299,11 @@ test("while a rollout waits, the pollers are read every third interval and a cha
   enqueued.length = 0;
   state.polling.add('v7');
   await during(3 * POLL_MS);
-  assert.deepEqual(enqueued, [[`${NAMESPACE}/${NAME}`, 'high']], "its workers' first polls bring a reconcile at once");
+  assert.deepEqual(
+    enqueued,
+    [[`${NAMESPACE}/${NAME}`, 'top']],
+    "its workers' first polls bring a reconcile at once, before other changes",
+  );
   state.registered.add('v7');
   const registered = await during(POLL_MS);
   assert.equal(registered['queues v7'], 1, 'listed: its queues are learnt');
