@@ -89,6 +89,7 @@ export async function startTwc(
         ...IMAGE_VARIABLES,
         NODE_OPTIONS: [
           chartNodeOptions(),
+          ...(env.NODE_OPTIONS ? [env.NODE_OPTIONS] : []),
           ...(snapshots ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${snapshots}`] : []),
         ].join(' '),
       },
