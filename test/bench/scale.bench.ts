@@ -354,7 +354,7 @@ function report(peakMiB: number, others: string[]): void {
     }
     printRolloutCosts(p);
     console.log(
-      `    queue wait (its buckets are powers of ten, so means): changes and what falls due (high lane) ${mean(p, 'workqueue_queue_duration_seconds', 'priority="high"')}, routine looks (low) ${mean(p, 'workqueue_queue_duration_seconds', 'priority="low"')}; reconcile p50 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.5)}, p99 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.99)}`,
+      `    queue wait (its buckets are powers of ten, so means): a rollout's progress (top lane) ${mean(p, 'workqueue_queue_duration_seconds', 'priority="top"')}, other changes and what falls due (high) ${mean(p, 'workqueue_queue_duration_seconds', 'priority="high"')}, routine looks (low) ${mean(p, 'workqueue_queue_duration_seconds', 'priority="low"')}; reconcile p50 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.5)}, p99 ${histogram(p, 'controller_runtime_reconcile_time_seconds', 0.99)}`,
     );
   }
   if (steady) {
