@@ -8,6 +8,7 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import type { InformerEvent, KubernetesObject } from '../runtime/informer.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
+import type { Priority } from '../runtime/work-queue.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { NamespacedInformers } from '../runtime/namespaced-informers.ts';
 import { OwnDeploymentWrites } from '../k8s/own-deployment-writes.ts';
@@ -29,7 +30,7 @@ export interface CachesOptions {
   namespaces?: readonly string[] | undefined;
   /** Read TemporalClusterConnections. */
   clusterConnections: boolean;
-  enqueue: (key: string) => void;
+  enqueue: (key: string, priority?: Priority) => void;
   hooks: {
     workerDeployment: EventHooks<TemporalWorkerDeployment>;
     connection: EventHooks<TemporalConnection>;
@@ -79,7 +80,7 @@ export class Caches {
           const keys = memory.keys(event, object, view);
           if (keys.length === 0) return;
           hook.before?.(event, object);
-          for (const key of keys) enqueue(key);
+          for (const key of keys) enqueue(key, row.priority);
           if (row.reselectsSecrets?.(event, object)) this.secrets.watchOnly(WATCHES.Secret.watched(view));
           hook.after?.(event, object);
         },

@@ -61,7 +61,7 @@ export class Controller {
       api,
       namespaces: options.namespaces,
       clusterConnections: options.clusterConnections ?? !options.namespaces,
-      enqueue: (key) => this.queue.add(key),
+      enqueue: (key, priority) => this.queue.add(key, priority),
       hooks: {
         workerDeployment: {
           before: (event, twd) => {

@@ -109,7 +109,7 @@ export function reconcileByKey({
     credit: ReadCredit | undefined,
   ) => {
     // A change's reconcile leaves the drainage records to routine looks: what it reads goes first.
-    const access = { change: priority === 'high', ...(credit ? { credit } : {}) };
+    const access = { change: priority !== 'low', ...(credit ? { credit } : {}) };
     if (!rollouts)
       return logged(
         KINDS.TemporalWorkerDeployment.kind,
@@ -155,7 +155,7 @@ export function reconcileByKey({
     }
     if (kind === 'workerDeployment') {
       // A change, or what falls due, reads first; a routine look waits for a free read, and takes it.
-      const turn = priority === 'high' ? 0 : pollTurn(namespace, name);
+      const turn = priority !== 'low' ? 0 : pollTurn(namespace, name);
       if (typeof turn === 'number' && turn > 0) return { requeueAfterMs: turn };
       return counted(namespace, name, signal, waitedMs, priority, typeof turn === 'number' ? undefined : turn);
     }

@@ -15,6 +15,7 @@ import { AUTOSCALER_KINDS } from '../domain/owned-resources.ts';
 import type { PolledQueueType, PollersSeen, TaskQueueRef } from '../domain/pollers.ts';
 import { sameJson } from '../domain/same-json.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
+import { observeDeployment } from '../k8s/observed-deployment.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { realTimers, type Timers } from '../runtime/timers.ts';
 import type { Priority } from '../runtime/work-queue.ts';
@@ -130,6 +131,21 @@ function rolloutWaits(twd: TemporalWorkerDeployment | undefined): boolean {
 }
 
 /**
+ * A rollout waits on Temporal to list its target: the target's Deployments are all available, so
+ * its workers' first polls are what it waits for. Before that, the Deployments' becoming available
+ * brings the reconcile; a change of pollers then would only cost a read, and queue its worker
+ * deployment ahead of rollouts whose builds are ready.
+ */
+function waitsOnRegistration(twd: TemporalWorkerDeployment | undefined, caches: FiguresCaches): boolean {
+  const target = twd?.status?.targetVersion?.buildID;
+  if (!twd || target === undefined || !rolloutWaits(twd)) return false;
+  const builds = caches.deployments
+    .list(twd.metadata.namespace)
+    .filter((d) => ownerOf(d) === twd.metadata.name && d.metadata?.labels?.[LABELS.buildId] === target);
+  return builds.length > 0 && builds.every((d) => observeDeployment(d)?.available);
+}
+
+/**
  * Whether the pollers were last read before a build's Deployments last became available and an
  * interval has passed since: a Pod that has just come (a rollout, a scale-up) has polled by then,
  * so the workers each build has are counted once it has settled, not at the next idle read.
@@ -167,10 +183,10 @@ export function temporalFigures(options: TemporalFiguresOptions): TemporalFigure
       if (value.kind === 'queues') return learn(learnt, value.build, value.queues, readAt.getTime());
       // A change of pollers is news for the status, which says how many workers each build has.
       if (samePollers(value, previous?.value)) return;
-      // Routine news but while a rollout waits: its target's workers may have just registered.
-      const waiting = rolloutWaits(caches.workerDeployments.get(value.namespace, value.workerDeployment));
+      // Routine news but while a rollout waits on its target's registration: then it is its progress.
+      const twd = caches.workerDeployments.get(value.namespace, value.workerDeployment);
       for (const key of queueKeys('workerDeployment', value.namespace, value.workerDeployment))
-        options.enqueue(key, waiting ? 'high' : 'low');
+        options.enqueue(key, waitsOnRegistration(twd, caches) ? 'top' : 'low');
     },
     pollIntervalMs,
     log,

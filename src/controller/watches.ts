@@ -19,6 +19,7 @@ import { podProblems } from '../k8s/pod-problems.ts';
 import { poolPodTemplate } from '../k8s/pool-template.ts';
 import { secretCopyNames } from '../k8s/secret-copies.ts';
 import type { InformerEvent, KubernetesObject } from '../runtime/informer.ts';
+import type { Priority } from '../runtime/work-queue.ts';
 import { referencedSecrets } from '../temporal/credentials.ts';
 import { notificationSecrets } from './notifications.ts';
 import type { HolderReads, ReadKind } from './template-reads.ts';
@@ -75,6 +76,8 @@ export interface Watch<T extends KubernetesObject> {
    */
   memory?: { key(object: T): string; of(event: InformerEvent, object: T): string | undefined };
   keys(event: InformerEvent, object: T, before: string | undefined, view: WatchView): string[];
+  /** The work queue's lane its keys wait in; default high. */
+  priority?: Priority;
   /** Whether the event changes which Secrets the Secret row selects. */
   reselectsSecrets?(event: InformerEvent, object: T): boolean;
   /** What the object's Pod templates read, at every event: those ConfigMaps and Secrets are watched. */
@@ -241,8 +244,11 @@ export const WATCHES = {
    * of it changed (deploymentFacts): the Deployment controller's other status updates of a new
    * build (its counts, its Progressing condition) each cost a reconcile, and with it a Temporal
    * read, that could decide nothing new. The controller's own create counts as seen (WatchMemory.wrote).
+   * What is left is a build's progress (available, scaled, stuck, gone), and goes first: a rollout
+   * whose build just became available finishes before other worker deployments' changes.
    */
   Deployment: {
+    priority: 'top',
     path: (scope) => `/apis/apps/v1${scope}/deployments`,
     labelSelector: LABELS.buildId,
     keep: cachedDeployment,

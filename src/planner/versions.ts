@@ -17,6 +17,13 @@ const NAMED = 5;
 
 /** Workers poll within seconds of starting: a target available this long but unregistered is refused by Temporal. */
 export const REGISTRATION_GRACE_MS = 30_000;
+/**
+ * Within the grace, a target available but not listed yet is looked at again this soon: its
+ * workers' polls register it within seconds, and a look due within a poll interval is a change's
+ * (the queue's high lane, a read before routine ones), where a routine look can wait long for a
+ * read on a busy budget.
+ */
+export const REGISTRATION_RECHECK_MS = 5_000;
 
 export interface VersionsInput {
   now: Date;
@@ -270,8 +277,10 @@ function registrationVerdict(input: VersionsInput, availableSince: Date): Regist
   const build = `build ${input.targetBuildId}`;
   const unregisteredFor = input.now.getTime() - availableSince.getTime();
   const ranFor = `has run for ${Math.round(unregisteredFor / 1000)}s without registering in Temporal`;
-  if (unregisteredFor < REGISTRATION_GRACE_MS)
-    return { recheckAt: new Date(availableSince.getTime() + REGISTRATION_GRACE_MS) };
+  if (unregisteredFor < REGISTRATION_GRACE_MS) {
+    const graceEnds = availableSince.getTime() + REGISTRATION_GRACE_MS;
+    return { recheckAt: new Date(Math.min(input.now.getTime() + REGISTRATION_RECHECK_MS, graceEnds)) };
+  }
   if (!input.temporalKnowsDeployment) {
     return {
       action: {

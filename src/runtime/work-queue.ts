@@ -2,8 +2,10 @@
 // is queued once however often it is added; a key is never reconciled twice at once (an add
 // during its reconcile runs it again afterwards); a failed key is retried after the longer of
 // its own exponential backoff and an overall token bucket, so an error storm stays bounded.
-// Keys wait in two lanes (as in controller-runtime's priority queue): an event, a retry or a
-// reconcile that asks to run again at once is high; a timed requeue is low unless its reconcile
+// Keys wait in three lanes (as in controller-runtime's priority queue): news of a rollout's
+// progress (its build's Deployment became available, its workers polled) is top, so that a
+// rollout under way finishes before the next one starts taking turns; any other event, a retry or
+// a reconcile that asks to run again at once is high; a timed requeue is low unless its reconcile
 // says otherwise, so a change does not wait behind every key that only comes to be looked at.
 // A reconcile has a timeout: one that hangs gives its slot back and its key is retried, so a
 // Temporal frontend that never answers does not stop every other key.
@@ -11,20 +13,27 @@ import { Backoff } from './backoff.ts';
 import { realTimers, type Timers } from './timers.ts';
 import { TokenBucket } from './token-bucket.ts';
 
-/** Which lane a waiting key is in: high ones are taken first. */
-export type Priority = 'high' | 'low';
+/** Which lane a waiting key is in: top ones are taken first, then high ones. */
+export type Priority = 'top' | 'high' | 'low';
+
+const RANK: Record<Priority, number> = { top: 2, high: 1, low: 0 };
+
+/** The higher of two lanes. */
+const higher = (a: Priority, b: Priority): Priority => (RANK[a] >= RANK[b] ? a : b);
 
 /**
  * What a reconcile asks for: run again after this long (a success, so backoff is reset), in the
- * given lane (by default low, but high for 0: again at once is unfinished work).
+ * given lane (by default low, but for 0 high or the lane it ran in if higher: again at once is
+ * unfinished work).
  */
 export type ReconcileResult = { requeueAfterMs?: number; priority?: Priority } | undefined;
 
 /**
- * Of five keys taken while both lanes wait, one is low: a steady flow of changes slows the
- * routine looks, it does not stop them.
+ * Of five keys taken while low ones and others wait, one is low: a steady flow of changes slows
+ * the routine looks, it does not stop them. Top keys go before high ones without such a share:
+ * each is a Deployment's or a build's own news, which a reconcile of its key consumes.
  */
-const HIGH_IN_A_ROW = 4;
+const CHANGES_IN_A_ROW = 4;
 
 /** The reason a reconcile's signal aborts with when it runs past its timeout. */
 export class ReconcileTimeoutError extends Error {
@@ -84,7 +93,7 @@ export interface WorkQueueOptions<K> {
 }
 
 export class WorkQueue<K> {
-  private readonly lanes: Record<Priority, K[]> = { high: [], low: [] };
+  private readonly lanes: Record<Priority, K[]> = { top: [], high: [], low: [] };
   /** The lane of each queued key. */
   private readonly queued = new Map<K, Priority>();
   private readonly processing = new Set<K>();
@@ -95,8 +104,8 @@ export class WorkQueue<K> {
   /** When each waiting key (queued or dirty) started waiting. */
   private readonly waitingSince = new Map<K, number>();
   private readonly delayed = new Map<K, { at: number; priority: Priority; handle: unknown }>();
-  /** High keys taken since the last low one while low ones waited. */
-  private highInARow = 0;
+  /** Top and high keys taken since the last low one while low ones waited. */
+  private changesInARow = 0;
   private readonly options: Required<Omit<WorkQueueOptions<K>, 'timeoutMs'>> & Pick<WorkQueueOptions<K>, 'timeoutMs'>;
   private readonly backoff: Backoff<K>;
   private readonly retryTokens: TokenBucket;
@@ -116,15 +125,15 @@ export class WorkQueue<K> {
     this.retryTokens = new TokenBucket(this.options.retryBucket, this.options.timers);
   }
 
-  /** Queues the key now, unless it is already waiting; a low key added high moves to the high lane. */
+  /** Queues the key now, unless it is already waiting; a key added in a higher lane than it waits in moves there. */
   add(key: K, priority: Priority = 'high'): void {
     if (this.stopping) return;
     const pending = this.delayed.get(key);
     this.cancelDelayed(key);
-    if (pending?.priority === 'high') priority = 'high';
+    if (pending) priority = higher(priority, pending.priority);
     const waiting = this.queued.get(key) ?? this.dirty.get(key);
     if (waiting !== undefined) {
-      if (waiting === 'low' && priority === 'high') this.raise(key);
+      if (RANK[priority] > RANK[waiting]) this.raise(key, waiting, priority);
       return;
     }
     this.waitingSince.set(key, this.options.timers.now());
@@ -134,7 +143,7 @@ export class WorkQueue<K> {
     this.pump();
   }
 
-  /** Queues the key after a delay; an earlier pending time wins, in the higher of the two lanes. */
+  /** Queues the key after a delay; an earlier pending time wins, in the higher of the two lanes asked for. */
   addAfter(key: K, ms: number, priority: Priority = 'high'): void {
     if (this.stopping) return;
     if (ms <= 0) return this.add(key, priority);
@@ -142,11 +151,11 @@ export class WorkQueue<K> {
     const at = timers.now() + ms;
     const pending = this.delayed.get(key);
     if (pending && pending.at <= at) {
-      if (priority === 'high') pending.priority = 'high';
+      pending.priority = higher(pending.priority, priority);
       return;
     }
     if (pending) timers.clearTimeout(pending.handle);
-    if (pending?.priority === 'high') priority = 'high';
+    if (pending) priority = higher(priority, pending.priority);
     const handle = timers.setTimeout(() => {
       const { priority: lane } = this.delayed.get(key) ?? { priority };
       this.delayed.delete(key);
@@ -164,8 +173,7 @@ export class WorkQueue<K> {
   async shutdown(): Promise<void> {
     this.stopping = true;
     for (const key of [...this.delayed.keys()]) this.cancelDelayed(key);
-    this.lanes.high.length = 0;
-    this.lanes.low.length = 0;
+    for (const lane of Object.values(this.lanes)) lane.length = 0;
     this.queued.clear();
     this.dirty.clear();
     this.waitingSince.clear();
@@ -182,26 +190,27 @@ export class WorkQueue<K> {
     this.lanes[priority].push(key);
   }
 
-  /** Moves a queued low key to the end of the high lane, or marks a dirty one high. */
-  private raise(key: K): void {
-    if (this.dirty.has(key)) return void this.dirty.set(key, 'high');
-    const low = this.lanes.low;
-    low.splice(low.indexOf(key), 1);
-    this.enqueue(key, 'high');
+  /** Moves a queued key from its lane to the end of a higher one, or marks a dirty one so. */
+  private raise(key: K, from: Priority, to: Priority): void {
+    if (this.dirty.has(key)) return void this.dirty.set(key, to);
+    const lane = this.lanes[from];
+    lane.splice(lane.indexOf(key), 1);
+    this.enqueue(key, to);
   }
 
-  /** The lane to take from next: high first, but low after HIGH_IN_A_ROW high ones while low ones waited. */
+  /** The lane to take from next: top, then high, but low after CHANGES_IN_A_ROW of those while low ones waited. */
   private nextLane(): Priority | undefined {
-    const { high, low } = this.lanes;
+    const { top, high, low } = this.lanes;
+    const change = top.length > 0 ? 'top' : high.length > 0 ? 'high' : undefined;
     if (low.length === 0) {
-      this.highInARow = 0;
-      return high.length > 0 ? 'high' : undefined;
+      this.changesInARow = 0;
+      return change;
     }
-    if (high.length > 0 && this.highInARow < HIGH_IN_A_ROW) {
-      this.highInARow++;
-      return 'high';
+    if (change && this.changesInARow < CHANGES_IN_A_ROW) {
+      this.changesInARow++;
+      return change;
     }
-    this.highInARow = 0;
+    this.changesInARow = 0;
     return 'low';
   }
 
@@ -241,7 +250,7 @@ export class WorkQueue<K> {
       const result = await Promise.race([reconciling, timedOut]);
       this.backoff.reset(key);
       retryInMs = result?.requeueAfterMs;
-      if (retryInMs !== undefined) retryLane = result?.priority ?? (retryInMs > 0 ? 'low' : 'high');
+      if (retryInMs !== undefined) retryLane = result?.priority ?? (retryInMs > 0 ? 'low' : higher(lane, 'high'));
       outcome = retryInMs === undefined ? 'success' : 'requeue_after';
     } catch (error) {
       retryInMs = this.retryDelay(key);

@@ -8,6 +8,7 @@ import type { Environment } from '../../dev/localenv/environment.ts';
 import { freePort } from '../../dev/localenv/ports.ts';
 import { bundleCli } from '../../scripts/bundle.ts';
 import { bundleCommand, IMAGE_ENV } from '../../scripts/image/build.ts';
+import { parse } from 'yaml';
 import { until } from './poll.ts';
 
 export const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
@@ -18,6 +19,21 @@ const IMAGE_VARIABLES = Object.fromEntries(
   IMAGE_ENV.map((entry) => entry.split('=', 2)).filter(([name]) => name !== 'PATH'),
 ) as Record<string, string>;
 let bundled: Promise<string[]> | undefined;
+
+/**
+ * The heap limit the chart gives V8 by default: half the container's default memory limit, as its
+ * Deployment template sets NODE_OPTIONS, so a bench's figures are those of the default install.
+ */
+export function chartNodeOptions(): string {
+  const values = parse(
+    readFileSync(path.join(import.meta.dirname, '../../charts/temporal-worker-controller/values.yaml'), 'utf8'),
+  ) as { resources: { limits: { memory: string } } };
+  const limit = /^(\d+)(Mi|Gi)$/.exec(values.resources.limits.memory);
+  if (!limit)
+    throw new Error(`the chart's resources.limits.memory is not in Mi or Gi: ${values.resources.limits.memory}`);
+  const mebibytes = Number(limit[1]) * (limit[2] === 'Gi' ? 1024 : 1);
+  return `--max-old-space-size=${mebibytes / 2}`;
+}
 
 /** The image's command, on a bundle of the sources checked out made once a process. */
 function twcCommand(): Promise<string[]> {
@@ -40,7 +56,7 @@ export interface TwcProcess {
 
 /**
  * Starts `twc run` as the image runs it (its entrypoint and environment, on a bundle of the sources
- * checked out) on `namespace` with its defaults but for its ports (the webhook on, with its
+ * checked out, with the chart's default heap limit) on `namespace` with its defaults but for its ports (the webhook on, with its
  * self-managed certificate) and `args`, and resolves once it is ready (caches synced).
  */
 export async function startTwc(
@@ -71,12 +87,11 @@ export async function startTwc(
       env: {
         ...env,
         ...IMAGE_VARIABLES,
-        ...(snapshots
-          ? {
-              NODE_OPTIONS:
-                `${env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`.trim(),
-            }
-          : {}),
+        NODE_OPTIONS: [
+          chartNodeOptions(),
+          ...(env.NODE_OPTIONS ? [env.NODE_OPTIONS] : []),
+          ...(snapshots ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${snapshots}`] : []),
+        ].join(' '),
       },
     },
   );

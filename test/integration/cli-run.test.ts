@@ -105,6 +105,8 @@ test('`twc run` leads and serves probes and counted metrics; on SIGTERM it relea
   const counted: [string, RegExp][] = [
     ['controller_runtime_reconcile_total', /controller="temporalworkerdeployment",result="(success|requeue_after)"/],
     ['workqueue_adds_total', /name="temporalworkerdeployment"/],
+    // The build's Deployment becoming available: a rollout's progress, queued in the top lane.
+    ['workqueue_queue_duration_seconds_count', /name="temporalworkerdeployment",priority="top"/],
     ['twc_kubernetes_requests_total', /verb="list",resource="temporalworkerdeployments",code="200"/],
     ['twc_kubernetes_requests_total', /verb="watch",resource="temporalworkerdeployments",code="200"/],
     ['twc_kubernetes_requests_total', /verb="create",resource="deployments",code="201"/],

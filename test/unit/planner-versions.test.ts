@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import {
   planVersions,
   REGISTRATION_GRACE_MS,
+  REGISTRATION_RECHECK_MS,
   sunsetDue,
   unusedBuildCountDue,
   type VersionAction,
@@ -485,13 +486,12 @@ test('version cap: making room names the count Temporal records and its cap', ()
   assert.match(room?.reason ?? '', /records 2 versions of this deployment, its cap of 2/);
 });
 
-test('version cap: within the grace, the plan asks to look again when it ends', () => {
-  const plan = planVersions(
-    atCap([drainedAt0('v0', 15), unregistered(0.25)], {
-      sunset: { scaledownDelay: '1h', deleteDelay: '24h', unusedBuildDeleteDelay: '1h' },
-    }),
-  );
-  assert.deepEqual(plan.recheckAt, new Date(ago(0.25).getTime() + REGISTRATION_GRACE_MS));
+test('within the grace, a target available but not listed is looked at again soon, and no later than the grace ends', () => {
+  const sunset = { scaledownDelay: '1h', deleteDelay: '24h', unusedBuildDeleteDelay: '1h' };
+  const soon = planVersions(atCap([drainedAt0('v0', 15), unregistered(0.25)], { sunset }));
+  assert.deepEqual(soon.recheckAt, new Date(now.getTime() + REGISTRATION_RECHECK_MS));
+  const graceEnding = planVersions(atCap([drainedAt0('v0', 15), unregistered(0.49)], { sunset }));
+  assert.deepEqual(graceEnding.recheckAt, new Date(ago(0.49).getTime() + REGISTRATION_GRACE_MS));
 });
 
 // Each rule again, at its edges: which build counts as active, which record goes with its

@@ -33,8 +33,18 @@ type BuildStatus = {
   taskQueues?: { name: string; type: 'workflow' | 'activity' }[];
 };
 
-function deployment(buildId: string, replicas = 1): V1Deployment {
+function deployment(buildId: string, replicas = 1, available = false): V1Deployment {
   return {
+    ...(available
+      ? {
+          status: {
+            replicas,
+            updatedReplicas: replicas,
+            availableReplicas: replicas,
+            conditions: [{ type: 'Available', status: 'True' }],
+          },
+        }
+      : {}),
     metadata: {
       namespace: NAMESPACE,
       name: `${NAME}-${buildId}`,
@@ -287,7 +297,7 @@ test("an owned autoscaler that names a backlog metric keeps its builds' figures 
   reader.stop();
 });
 
-test("while a rollout waits, the pollers are read every third interval and a change of them queues the worker deployment at once; the target's queues once Temporal lists it", async () => {
+test("while a rollout waits, the pollers are read every third interval; a change of them while its target's Pods start is routine news, once they are available it queues the worker deployment first; the target's queues once Temporal lists it", async () => {
   const { reader, during, state, enqueued } = world();
   reader.start();
   await during(MINUTE);
@@ -299,7 +309,25 @@ test("while a rollout waits, the pollers are read every third interval and a cha
   enqueued.length = 0;
   state.polling.add('v7');
   await during(3 * POLL_MS);
-  assert.deepEqual(enqueued, [[`${NAMESPACE}/${NAME}`, 'high']], "its workers' first polls bring a reconcile at once");
+  assert.deepEqual(
+    enqueued,
+    [[`${NAMESPACE}/${NAME}`, 'low']],
+    "its workers' first polls while its Deployment is not available: its becoming available brings the reconcile",
+  );
+  enqueued.length = 0;
+  state.deployments[state.deployments.length - 1] = deployment('v7', 1, true);
+  state.polling.delete('v7');
+  await during(3 * POLL_MS);
+  state.polling.add('v7');
+  await during(3 * POLL_MS);
+  assert.deepEqual(
+    enqueued,
+    [
+      [`${NAMESPACE}/${NAME}`, 'top'],
+      [`${NAMESPACE}/${NAME}`, 'top'],
+    ],
+    'its Deployment available, the rollout waits on Temporal to list its build: a change of its pollers goes first',
+  );
   state.registered.add('v7');
   const registered = await during(POLL_MS);
   assert.equal(registered['queues v7'], 1, 'listed: its queues are learnt');

@@ -127,7 +127,7 @@ test('TemporalWorkerOwnedResource: the worker deployment it names, then its own 
   assert.deepEqual(WATCHES.TemporalWorkerOwnedResource.keys('add', twor), ['shop/orders', 'owned:shop/hpa']);
 });
 
-test("Deployment: the builds' Deployments, each queueing the worker deployment that controls it", () => {
+test("Deployment: the builds' Deployments, each queueing the worker deployment that controls it, in the top lane (a build's progress)", () => {
   const row = WATCHES.Deployment;
   const build = deployment(orders, 'v1');
   const notControlled: V1Deployment = {
@@ -139,6 +139,7 @@ test("Deployment: the builds' Deployments, each queueing the worker deployment t
   };
   assert.equal(row.labelSelector, 'temporal.io/build-id');
   assert.equal(row.path('/namespaces/shop'), '/apis/apps/v1/namespaces/shop/deployments');
+  assert.equal(row.priority, 'top');
   assert.deepEqual(row.keys('update', build, undefined), ['shop/orders']);
   assert.deepEqual(row.keys('update', notControlled, undefined), []);
 });

@@ -258,6 +258,46 @@ test('while low keys wait, one is taken after every four high ones: changes slow
   await queue.shutdown();
 });
 
+test("a rollout's progress goes before other changes: top keys first, a waiting key added top moves up, low keys keep their share", async () => {
+  const timers = new FakeTimers();
+  const { queue, runs, release } = heldQueue(timers);
+  for (const key of ['low1', 'low2']) queue.addAfter(key, 10, 'low');
+  await timers.advance(10);
+  for (const key of ['spec1', 'spec2', 'spec3']) queue.add(key);
+  queue.add('available1', 'top');
+  queue.add('spec3', 'top');
+  queue.add('available2', 'top');
+  queue.add('available1', 'high');
+  queue.add('available3', 'top');
+  release();
+  await settle();
+  assert.deepEqual(runs, [
+    'blocker high',
+    'available1 top',
+    'spec3 top',
+    'available2 top',
+    'available3 top',
+    'low1 low',
+    'spec1 high',
+    'spec2 high',
+    'low2 low',
+  ]);
+  await queue.shutdown();
+});
+
+test('a top key added while it runs runs again top; a top reconcile that asks to run again at once stays top', async () => {
+  const timers = new FakeTimers();
+  const again = new Set(['unfinished']);
+  const { queue, runs, release } = heldQueue(timers, (key) => (again.delete(key) ? { requeueAfterMs: 0 } : undefined));
+  queue.add('unfinished', 'top');
+  queue.add('blocker', 'top');
+  queue.add('other');
+  release();
+  await settle();
+  assert.deepEqual(runs, ['blocker high', 'unfinished top', 'blocker top', 'unfinished top', 'other high']);
+  await queue.shutdown();
+});
+
 test('a timed requeue comes back low unless its reconcile asks for high; again at once is high', async () => {
   const timers = new FakeTimers();
   const asked: Record<string, ReconcileResult> = {
