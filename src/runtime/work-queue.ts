@@ -23,8 +23,9 @@ const higher = (a: Priority, b: Priority): Priority => (RANK[a] >= RANK[b] ? a :
 
 /**
  * What a reconcile asks for: run again after this long (a success, so backoff is reset), in the
- * given lane (by default low, but for 0 high or the lane it ran in if higher: again at once is
- * unfinished work).
+ * given lane (by default low, but high for 0: again at once is unfinished work). High stays top
+ * for a reconcile taken from the top lane: a rollout's progress goes on first (a build available
+ * that Temporal is about to list, looked at again in seconds).
  */
 export type ReconcileResult = { requeueAfterMs?: number; priority?: Priority } | undefined;
 
@@ -250,7 +251,10 @@ export class WorkQueue<K> {
       const result = await Promise.race([reconciling, timedOut]);
       this.backoff.reset(key);
       retryInMs = result?.requeueAfterMs;
-      if (retryInMs !== undefined) retryLane = result?.priority ?? (retryInMs > 0 ? 'low' : higher(lane, 'high'));
+      if (retryInMs !== undefined) {
+        const asked = result?.priority ?? (retryInMs > 0 ? 'low' : 'high');
+        retryLane = asked === 'high' ? higher(lane, asked) : asked;
+      }
       outcome = retryInMs === undefined ? 'success' : 'requeue_after';
     } catch (error) {
       retryInMs = this.retryDelay(key);

@@ -285,16 +285,35 @@ test("a rollout's progress goes before other changes: top keys first, a waiting 
   await queue.shutdown();
 });
 
-test('a top key added while it runs runs again top; a top reconcile that asks to run again at once stays top', async () => {
+test('a top key added while it runs runs again top; a top reconcile that asks to run again at once, or high later, stays top', async () => {
   const timers = new FakeTimers();
-  const again = new Set(['unfinished']);
-  const { queue, runs, release } = heldQueue(timers, (key) => (again.delete(key) ? { requeueAfterMs: 0 } : undefined));
-  queue.add('unfinished', 'top');
+  const asked: Record<string, ReconcileResult> = {
+    unfinished: { requeueAfterMs: 0 },
+    due: { requeueAfterMs: 5, priority: 'high' },
+    routine: { requeueAfterMs: 5 },
+  };
+  const once = new Set<string>();
+  const { queue, runs, release } = heldQueue(timers, (key) =>
+    once.has(key) ? undefined : (once.add(key), asked[key]),
+  );
+  for (const key of Object.keys(asked)) queue.add(key, 'top');
   queue.add('blocker', 'top');
   queue.add('other');
   release();
   await settle();
-  assert.deepEqual(runs, ['blocker high', 'unfinished top', 'blocker top', 'unfinished top', 'other high']);
+  await timers.advance(5);
+  await settle();
+  assert.deepEqual(runs, [
+    'blocker high',
+    'unfinished top',
+    'due top',
+    'routine top',
+    'blocker top',
+    'unfinished top',
+    'other high',
+    'due top',
+    'routine low',
+  ]);
   await queue.shutdown();
 });
 
