@@ -42,9 +42,13 @@ async function warnings(namespace: string, reason: string): Promise<string[]> {
     .map((e) => e.message ?? '');
 }
 
-async function temporalDeploymentGone(client: Client, namespace: string): Promise<true | undefined> {
+/** True once Temporal lists no Worker Deployment of `orders`; until then, what it lists, said if the wait times out. */
+async function temporalDeploymentGone(client: Client, namespace: string): Promise<true> {
   const state = await temporalOperator(client, temporalDeploymentName(namespace, 'orders')).describe();
-  return state.exists ? undefined : true;
+  if (!state.exists) return true;
+  throw new Error(
+    `Temporal still lists it: current ${state.currentBuildId ?? 'none'}, versions ${JSON.stringify(state.versions)}`,
+  );
 }
 
 test('deleting a worker deployment keeps the build a pinned workflow runs on until it finishes, and says so', async (t) => {
