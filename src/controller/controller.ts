@@ -22,6 +22,7 @@ import { Caches } from './caches.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { sharedDependencies } from './dependencies.ts';
 import { reconcileByKey } from './dispatch.ts';
+import { LastDescribed } from './last-described.ts';
 import { Notifier } from './notifications.ts';
 import { forgetAdmittedSpec } from './observe.ts';
 import { ofOwnedResource } from './owned-resources.ts';
@@ -40,6 +41,7 @@ export class Controller {
   private readonly copyRetries = new RetrySchedule<string>(new Backoff({ baseMs: 5_000, maxMs: 300_000, jitter: 0.2 }));
   /** Per worker deployment, its backoff while Temporal rate-limits its reads. */
   private readonly temporalBackoff: Backoff<string>;
+  private readonly lastDescribed = new LastDescribed();
   /** What each rollout costs, for the metrics. */
   private readonly rollouts: RolloutCosts;
   /** spec.notifications' webhook deliveries, sent in the background. */
@@ -121,6 +123,7 @@ export class Controller {
       pollIntervalMs,
       copyRetries: this.copyRetries,
       temporalBackoff: this.temporalBackoff,
+      lastDescribed: this.lastDescribed,
       specChanges,
       pollersSeen: (namespace, name) => this.figures?.pollers(namespace, name),
     });
@@ -145,6 +148,7 @@ export class Controller {
     this.caches.ownWrites.forget(namespace, name);
     forgetAdmittedSpec(namespace, name);
     this.temporalBackoff.reset(`${namespace}/${name}`);
+    this.lastDescribed.forget(`${namespace}/${name}`);
     this.rollouts.forget(`${namespace}/${name}`);
     for (const twor of this.caches.ownedResources.list(namespace))
       if (twor.spec.workerRef.name === name)

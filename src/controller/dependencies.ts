@@ -26,6 +26,7 @@ import { statusFigures } from '../status/figures.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { EventRecorder, type RecordEvent } from './events.ts';
+import type { LastDescribed } from './last-described.ts';
 import type { Notifier } from './notifications.ts';
 import type { SpecChanges } from './worker-deployment-changes.ts';
 
@@ -81,6 +82,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   now(): Date;
   /** Per `namespace/name`: how long to wait after Temporal rate-limited a reconcile. */
   temporalBackoff: Backoff<string>;
+  /** Per `namespace/name`: what Temporal last said of its Worker Deployment, in this process. */
+  lastDescribed: LastDescribed;
   /** `changed` resolves when the informer next sees the worker deployment's spec change; `stop` when no longer waited for. */
   specChange(namespace: string, name: string): { changed: Promise<void>; stop(): void };
 }
@@ -106,6 +109,7 @@ export interface DependencySources {
   pollIntervalMs: number;
   copyRetries: RetrySchedule<string>;
   temporalBackoff: Backoff<string>;
+  lastDescribed: LastDescribed;
   specChanges: SpecChanges;
   pollersSeen: (namespace: string, name: string) => PollersSeen | undefined;
   notifier?: Notifier;
@@ -157,6 +161,7 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     certificateExpiryWarningMs: options.certificateExpiryWarningMs ?? DEFAULT_CERTIFICATE_EXPIRY_WARNING_MS,
     pollerHistoryMs: options.pollerHistoryMs ?? DEFAULT_POLLER_HISTORY_MS,
     temporalBackoff: sources.temporalBackoff,
+    lastDescribed: sources.lastDescribed,
     specChange: (namespace, name) => sources.specChanges.wait(namespace, name),
   };
 }

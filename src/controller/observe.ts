@@ -58,6 +58,7 @@ import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../tempora
 import { AdmittedSpecs, deepFreeze } from './admitted-specs.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { ownedResourceFacts } from './owned-resources.ts';
+import type { DescribedAt } from './last-described.ts';
 import { temporalTrouble } from './temporal-trouble.ts';
 
 export type Observed =
@@ -337,35 +338,24 @@ export function withDeployments(facts: KubernetesFacts, live: V1Deployment[]): K
   return { ...facts, wanted, live, deployments, replacements };
 }
 
-/** The second stage: Temporal's description, read once, and only what the planner asks for besides. */
-export async function observeTemporal(deps: ReconcilerDependencies, facts: KubernetesFacts): Promise<Observed> {
+/** Where the worker deployment's Worker Deployment is: its connection's server, its Temporal namespace, its name there. */
+export function addressOf(deps: ReconcilerDependencies, facts: KubernetesFacts): DescribedAt {
+  return {
+    hostPort: facts.connection.spec.hostPort,
+    namespace: facts.workerDeployment.spec.workerOptions.temporalNamespace,
+    deploymentName: facts.temporalName,
+    identity: deps.identity,
+  };
+}
+
+/** What the planner decides on, with `state` as Temporal's description, but the reads it may ask for besides (readsNeeded). */
+export function observationOn(
+  deps: ReconcilerDependencies,
+  facts: KubernetesFacts,
+  state: TemporalDeploymentState,
+): Observation {
   const { workerDeployment, connection, buildId, temporalName } = facts;
   const namespace = workerDeployment.metadata.namespace ?? '';
-  const key = `${namespace}/${workerDeployment.metadata.name ?? ''}`;
-  const spec = workerDeployment.spec;
-  const failed = (failure: ReadFailure, requeueAfterMs?: number): Observed => ({
-    failed: {
-      workerDeployment,
-      connection,
-      failure,
-      ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
-      ...(facts.certificates ? { certificates: facts.certificates } : {}),
-    },
-  });
-  /** Temporal out of reach, over its limit or refusing the credentials: say so and stop. */
-  const troubled = (error: unknown, what: string): Observed | undefined => {
-    const trouble = temporalTrouble(deps, key, error, what, connection);
-    return trouble && failed(trouble.failure, trouble.requeueAfterMs);
-  };
-
-  const described = await describeInTemporal(deps, key, connection, {
-    namespace: spec.workerOptions.temporalNamespace,
-    deploymentName: temporalName,
-    identity: deps.identity,
-  });
-  if ('failure' in described) return failed(described.failure, described.requeueAfterMs);
-  const { temporal, state } = described;
-
   const observation: Observation = {
     now: deps.now(),
     workerDeployment,
@@ -387,6 +377,33 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
   };
   const pollers = deps.pollersSeen(namespace, workerDeployment.metadata.name ?? '');
   if (pollers) observation.pollers = pollers;
+  return observation;
+}
+
+/** The second stage: Temporal's description, read once, and only what the planner asks for besides. */
+export async function observeTemporal(deps: ReconcilerDependencies, facts: KubernetesFacts): Promise<Observed> {
+  const { workerDeployment, connection, buildId, temporalName } = facts;
+  const namespace = workerDeployment.metadata.namespace ?? '';
+  const key = `${namespace}/${workerDeployment.metadata.name ?? ''}`;
+  const failed = (failure: ReadFailure, requeueAfterMs?: number): Observed => ({
+    failed: {
+      workerDeployment,
+      connection,
+      failure,
+      ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
+      ...(facts.certificates ? { certificates: facts.certificates } : {}),
+    },
+  });
+  /** Temporal out of reach, over its limit or refusing the credentials: say so and stop. */
+  const troubled = (error: unknown, what: string): Observed | undefined => {
+    const trouble = temporalTrouble(deps, key, error, what, connection);
+    return trouble && failed(trouble.failure, trouble.requeueAfterMs);
+  };
+
+  const described = await describeInTemporal(deps, key, connection, addressOf(deps, facts));
+  if ('failure' in described) return failed(described.failure, described.requeueAfterMs);
+  const { temporal, state } = described;
+  const observation = observationOn(deps, facts, state);
 
   const needs = readsNeeded(observation, deps);
   if (needs.ladder.count.length > 0 || needs.ladder.batches.length > 0) {

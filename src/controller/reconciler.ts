@@ -5,20 +5,30 @@
 // it out in order, stopping at the first failure (execute.ts, the one executor of both phases),
 // and write the status once, guarded by the resourceVersion it was decided on (status-writer.ts).
 // A worker deployment being deleted goes through deletion.ts instead.
-import type { FailedObservation } from '../domain/observation.ts';
+import type { FailedObservation, Observation } from '../domain/observation.ts';
+import { LABELS } from '../k8s/names.ts';
+import type { WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import type { CertificateVerdict } from '../status/certificates.ts';
 import { workerDeploymentCertificates } from '../planner/certificates.ts';
 import { planKubernetesPhase } from '../planner/kubernetes-phase.ts';
-import { planReconcile } from '../planner/plan.ts';
+import { type Plan, planReconcile, readsNeeded, readsNothingMore } from '../planner/plan.ts';
 import { planCutShort } from '../planner/revocation.ts';
 import type { ReconcileResult } from '../runtime/work-queue.ts';
-import { reportOutcome } from '../planner/report.ts';
+import { reportOutcome, stateAfter } from '../planner/report.ts';
 import { isBeingDeleted } from '../domain/finalizer.ts';
 import { finalizeWorkerDeployment } from './deletion.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { executePlan } from './execute.ts';
 import { observeRevocation } from './secret-copy-revocation.ts';
-import { type KubernetesFacts, type Observed, observeKubernetes, observeTemporal, withDeployments } from './observe.ts';
+import {
+  addressOf,
+  type KubernetesFacts,
+  type Observed,
+  observationOn,
+  observeKubernetes,
+  observeTemporal,
+  withDeployments,
+} from './observe.ts';
 import { lastKnownVersions, type VersionsStatus, writeStatus } from './status-writer.ts';
 
 export async function reconcile(
@@ -28,8 +38,11 @@ export async function reconcile(
 ): Promise<ReconcileResult> {
   const cached = deps.workerDeployment(namespace, name);
   if (!cached) return undefined;
-  if (isBeingDeleted(cached)) return finalizeWorkerDeployment(deps, cached);
   const key = `${namespace}/${name}`;
+  if (isBeingDeleted(cached)) {
+    deps.lastDescribed.forget(key);
+    return finalizeWorkerDeployment(deps, cached);
+  }
 
   const seen = await observeKubernetes(deps, cached);
   if (seen.failed) return cutShort(deps, key, seen.failed);
@@ -60,22 +73,33 @@ export async function reconcile(
   }
   const created = kubernetesDone.done.flatMap((a) => (a.action === 'create' ? [a.deployment] : []));
   if (created.length > 0) facts = withDeployments(facts, [...facts.live, ...created]);
-  const observed = await observeUnlessSpecChanges(deps, namespace, name, facts);
-  if (observed === 'superseded') return { requeueAfterMs: 0 };
-  if (observed.failed) return cutShort(deps, key, observed.failed);
   // The spec changed while Temporal was read (which can take seconds): a plan for the old spec is
   // dropped before it does anything, and the change, waiting for this reconcile, runs at once.
   const superseded = () => deps.workerDeployment(namespace, name)?.metadata.generation !== cached.metadata.generation;
-  if (superseded()) return { requeueAfterMs: 0 };
+  const newTarget = created.some((d) => d.metadata?.labels?.[LABELS.buildId] === facts.buildId);
+  let decided = newTarget ? onLastDescribed(deps, key, facts) : undefined;
+  let temporal: WorkerDeploymentClient | undefined;
+  if (!decided) {
+    const observed = await observeUnlessSpecChanges(deps, namespace, name, facts);
+    if (observed === 'superseded') return { requeueAfterMs: 0 };
+    if (observed.failed) {
+      deps.lastDescribed.forget(key);
+      return cutShort(deps, key, observed.failed);
+    }
+    if (superseded()) return { requeueAfterMs: 0 };
+    temporal = observed.temporal;
+    decided = { observation: observed.observation, plan: planReconcile(observed.observation, deps) };
+  }
 
-  const { observation, temporal } = observed;
-  const plan = planReconcile(observation, deps);
+  const { observation, plan } = decided;
   const execution = await executePlan(
     buildLog(deps, observation.buildId),
     { key, workerDeployment: observation.workerDeployment, connection: observation.connection, temporal, superseded },
     plan.actions,
     plan.notes,
   );
+  if (execution.failed) deps.lastDescribed.forget(key);
+  else deps.lastDescribed.remember(key, addressOf(deps, facts), stateAfter(observation, plan, execution));
   const report = reportOutcome(observation, plan, execution);
   deps.setPinnedWorkflows(namespace, name, runningCounts(plan));
   deps.setMissingConfiguration?.(namespace, name, observation.missingConfiguration?.length ?? 0);
@@ -130,6 +154,32 @@ async function cutShort(
     failed.requeueAfterMs,
     plan.certificates?.events,
   );
+}
+
+/**
+ * The plan on what Temporal last said, when the reconcile has just created the target build's
+ * Deployments: nothing Temporal does for that build can wait on this reconcile, as its Pods must
+ * run first, and their Deployments becoming available brings the reconcile that reads. Only where
+ * that plan does nothing and asks nothing more of Temporal: nothing is done on a description read
+ * before, and what was due on it was done then. What Temporal changed since is seen at that next
+ * reconcile, as it would be at the next routine look.
+ */
+function onLastDescribed(
+  deps: ReconcilerDependencies,
+  key: string,
+  facts: KubernetesFacts,
+): { observation: Observation; plan: Plan } | undefined {
+  const state = deps.lastDescribed.recall(key, addressOf(deps, facts));
+  if (!state) return undefined;
+  const observation = observationOn(deps, facts, state);
+  if (!readsNothingMore(readsNeeded(observation, deps))) return undefined;
+  const plan = planReconcile(observation, deps);
+  if (plan.actions.length > 0) return undefined;
+  deps.log.debug(
+    { build: facts.buildId },
+    "planned on Temporal's last description: the build's Deployments were just created",
+  );
+  return { observation, plan };
 }
 
 /** The status's certificates as a verdict leaves them; as they were without one (the Secrets not read). */

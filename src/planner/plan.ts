@@ -118,6 +118,17 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
   };
 }
 
+/** Whether the plan asks Temporal for nothing beyond the Worker Deployment's description. */
+export function readsNothingMore(needs: ReadsNeeded): boolean {
+  const { ladder } = needs;
+  return (
+    !needs.unversionedPollers &&
+    !needs.gateStage &&
+    !needs.analysis &&
+    ladder.count.length + ladder.batches.length + ladder.listed.length === 0
+  );
+}
+
 /**
  * The task queues the target's gates run on (see gateTaskQueues): the observer reads their runs,
  * the planner judges them. None until every Deployment the spec makes (each pool's) is available

@@ -37,8 +37,7 @@ export interface Report {
 
 export function reportOutcome(observation: Observation, plan: Plan, execution: Execution): Report {
   const { now, buildId, workerDeployment, deployments } = observation;
-  // Nothing read again: a routing change made with the conflict token leaves exactly the planned state.
-  const temporal = execution.done.some((a) => a.action === 'route') ? plan.routed : observation.temporal;
+  const temporal = stateAfter(observation, plan, execution);
   const conditions: Condition[] = [];
   if (execution.failed) conditions.push(execution.failed.condition);
   conditions.push(...plan.conditions);
@@ -115,6 +114,11 @@ export function reportOutcome(observation: Observation, plan: Plan, execution: E
   const requeueFallsDue = !execution.failed && !routed && plan.requeueFallsDue;
   const warnings = [...(missing?.events ?? []), ...(pods?.events ?? []), ...(plan.certificates?.events ?? [])];
   return { versions, conditions, warnings, requeueAfterMs, requeueFallsDue };
+}
+
+/** Temporal's state after the execution, not read again: a routing change made with the conflict token leaves exactly the planned state. */
+export function stateAfter(observation: Observation, plan: Plan, execution: Execution): Observation['temporal'] {
+  return execution.done.some((a) => a.action === 'route') ? plan.routed : observation.temporal;
 }
 
 /** A routing change that promotes the target of a rollout without analysis: nothing more to decide on it. */

@@ -6,6 +6,7 @@
 // models do from another, what each build does from the build's ID.
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { ReconcilerDependencies } from '../../src/controller/dependencies.ts';
+import { LastDescribed } from '../../src/controller/last-described.ts';
 import { reconcile } from '../../src/controller/reconciler.ts';
 import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
@@ -156,6 +157,7 @@ export class Simulation {
       recordEvent: () => Promise.resolve(),
       now: () => new Date(this.clock.now),
       temporalBackoff: new Backoff({ baseMs: config.pollIntervalMs, maxMs: 300_000 }),
+      lastDescribed: new LastDescribed(),
       specChange: () => {
         let listener = (): void => {};
         const changed = new Promise<void>((resolve) => (listener = resolve));

@@ -7,6 +7,7 @@ import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../../src/api/temporal-worker-owned-resource.ts';
 import type { ReconcilerDependencies } from '../../src/controller/dependencies.ts';
+import { LastDescribed } from '../../src/controller/last-described.ts';
 import { Notifier } from '../../src/controller/notifications.ts';
 import { fencedBy } from '../../src/controller/reconcile-deadline.ts';
 import { reconcile } from '../../src/controller/reconciler.ts';
@@ -68,6 +69,8 @@ export interface World {
   calls?: string[];
   /** The controller's record of its own status writes, shared by reconciles run one after another; default: none kept. */
   ownWrites?: OwnWrites<TemporalWorkerDeployment>;
+  /** What Temporal last said of the Worker Deployment, shared by reconciles run one after another; default: nothing remembered. */
+  lastDescribed?: LastDescribed;
   /** The builds' task queues and pollers the controller last read (see FiguresCollector); default: not read. */
   pollers?: PollersSeen;
   /** The TemporalWorkerOwnedResources of the namespace; default: none. */
@@ -338,6 +341,7 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     },
     now: () => world.now,
     temporalBackoff: new Backoff({ baseMs: 10_000, maxMs: 300_000 }),
+    lastDescribed: world.lastDescribed ?? new LastDescribed(),
     specChange: () => {
       let listener = (): void => {};
       const changed = new Promise<void>((resolve) => (listener = resolve));

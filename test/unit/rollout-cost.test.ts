@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { LastDescribed } from '../../src/controller/last-described.ts';
 import { WatchMemory, WATCHES, type WatchView } from '../../src/controller/watches.ts';
 import { OwnDeploymentWrites } from '../../src/k8s/own-deployment-writes.ts';
 import { changeOf } from '../../src/controller/worker-deployment-changes.ts';
@@ -67,7 +68,7 @@ function v2Deployment(owner: TemporalWorkerDeployment, step: 'created' | 'starti
  * reconcile (and one more at once while a reconcile asks for it); every call is recorded, each
  * reconcile's under a line that says what brought it.
  */
-async function rollOut(): Promise<string[]> {
+async function rollOut(lastDescribed?: LastDescribed): Promise<string[]> {
   const ownWrites = new OwnWrites<TemporalWorkerDeployment>();
   const calls: string[] = [];
   let temporal = v1Only;
@@ -90,6 +91,7 @@ async function rollOut(): Promise<string[]> {
     ownWrites,
     calls,
     cluster: (recorded) => writes.noting(recorded),
+    ...(lastDescribed ? { lastDescribed } : {}),
   });
   // Settled on v1: what the status says before the change.
   const settled = await recordedReconcile({ ...world(), calls: [] });
@@ -130,6 +132,20 @@ async function rollOut(): Promise<string[]> {
 }
 
 test('an AllAtOnce rollout of one worker deployment, from the spec change to its build Current: every call', async () => {
+  const calls = await rollOut(new LastDescribed());
+  assert.deepEqual(calls, [
+    '-- reconcile: the spec changed',
+    'k8s.createDeployment orders-v2',
+    'k8s.replaceStatus orders@12',
+    '-- reconcile: Deployment orders-v2 status: available',
+    'temporal.describe',
+    'temporal.changeRouting setCurrent v2',
+    'k8s.replaceStatus orders@13',
+  ]);
+  assert.equal(calls.filter((c) => c === 'temporal.describe').length, 1, 'Temporal reads');
+});
+
+test('a rollout whose spec change comes first in this process (nothing described yet) reads Temporal at the change too', async () => {
   const calls = await rollOut();
   assert.deepEqual(calls, [
     '-- reconcile: the spec changed',
@@ -141,5 +157,59 @@ test('an AllAtOnce rollout of one worker deployment, from the spec change to its
     'temporal.changeRouting setCurrent v2',
     'k8s.replaceStatus orders@13',
   ]);
-  assert.equal(calls.filter((c) => c === 'temporal.describe').length, 2, 'Temporal reads');
+});
+
+/**
+ * v1 settled, Temporal saying `state`, then the spec changed to v2: the change's reconcile, with
+ * what the settling reconcile remembered (`remembered`) or, as after a restart, nothing.
+ */
+async function specChange(
+  state: TemporalDeploymentState,
+  remembered: boolean,
+  options: { old?: V1Deployment[]; v1Replicas?: number } = {},
+) {
+  const lastDescribed = new LastDescribed();
+  const v1 = workerDeployment({ buildId: 'v1' });
+  const replicas = options.v1Replicas === undefined ? {} : { replicas: options.v1Replicas };
+  const deployments = [deployment(v1, 'v1', { since: minutesAgo(60), ...replicas }), ...(options.old ?? [])];
+  const base = { now, connection: connection(), deployments, temporal: state };
+  const settled = await recordedReconcile({ ...base, workerDeployment: v1, lastDescribed });
+  const changed = workerDeployment({ buildId: 'v2' }, { generation: 2, resourceVersion: '12' }, settled.status);
+  return recordedReconcile({
+    ...base,
+    workerDeployment: changed,
+    lastDescribed: remembered ? lastDescribed : new LastDescribed(),
+  });
+}
+
+test("the spec change's reconcile on Temporal's last description writes what a read of the same state writes", async () => {
+  const recalled = await specChange(v1Only, true);
+  const read = await specChange(v1Only, false);
+  assert.deepEqual(recalled.calls, ['k8s.createDeployment orders-v2', 'k8s.replaceStatus orders@12']);
+  assert.deepEqual(read.calls, ['k8s.createDeployment orders-v2', 'temporal.describe', 'k8s.replaceStatus orders@12']);
+  assert.deepEqual(recalled.status, read.status);
+  assert.deepEqual(recalled.result, read.result);
+  assert.equal(recalled.status?.targetVersion?.buildID, 'v2');
+});
+
+test('a spec change reads Temporal when the plan on its last description has something to do', async () => {
+  const change = await specChange(v1Only, true, { v1Replicas: 7 });
+  assert.deepEqual(change.calls.slice(0, 2), ['k8s.createDeployment orders-v2', 'temporal.describe']);
+});
+
+test('a spec change reads Temporal when the plan on its last description asks Temporal for more', async () => {
+  const v0: TemporalDeploymentState = {
+    ...v1Only,
+    versions: [
+      { buildId: 'v0', status: 'Drained', everActive: true, drainedSince: minutesAgo(180) },
+      ...v1Only.versions,
+    ],
+  };
+  const old = deployment(workerDeployment({ buildId: 'v1' }), 'v0', { since: minutesAgo(300) });
+  const change = await specChange(v0, true, { old: [old] });
+  assert.deepEqual(change.calls.slice(0, 3), [
+    'k8s.createDeployment orders-v2',
+    'temporal.describe',
+    'temporal.countRunningWorkflows v0',
+  ]);
 });

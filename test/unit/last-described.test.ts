@@ -1,0 +1,31 @@
+// What Temporal last said of a Worker Deployment is recalled only for that Worker Deployment: the
+// same worker deployment moved to another server, Temporal namespace or name is another one.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type DescribedAt, LastDescribed } from '../../src/controller/last-described.ts';
+import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
+
+const at: DescribedAt = {
+  hostPort: 'temporal:7233',
+  namespace: 'default',
+  deploymentName: 'shop/orders',
+  identity: 'twc',
+};
+const state: TemporalDeploymentState = { exists: true, currentBuildId: 'v1', versions: [] };
+
+test('a description is recalled where it was read, by another identity too', () => {
+  const last = new LastDescribed();
+  last.remember('shop/orders', at, state);
+  assert.equal(last.recall('shop/orders', { ...at, identity: 'twc-2' }), state);
+});
+
+test('nothing is recalled for another server, Temporal namespace or Worker Deployment name, nor once forgotten', () => {
+  const last = new LastDescribed();
+  last.remember('shop/orders', at, state);
+  assert.equal(last.recall('shop/orders', { ...at, hostPort: 'temporal-2:7233' }), undefined);
+  assert.equal(last.recall('shop/orders', { ...at, namespace: 'other' }), undefined);
+  assert.equal(last.recall('shop/orders', { ...at, deploymentName: 'shop/orders-2' }), undefined);
+  assert.equal(last.recall('shop/payments', at), undefined);
+  last.forget('shop/orders');
+  assert.equal(last.recall('shop/orders', at), undefined);
+});
