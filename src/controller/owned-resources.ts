@@ -32,6 +32,7 @@ import { type Condition, nextStatus, stalled } from '../status/conditions.ts';
 import type { RecordEvent } from './events.ts';
 import { deleteCopies } from './copy-deletion.ts';
 import { addFinalizer } from './finalizers.ts';
+import { byCodeUnits } from '../domain/text-order.ts';
 
 /** What rendering the copies reads. */
 export interface OwnedResourceSources {
@@ -366,7 +367,7 @@ async function writeCopiesStatus(
   /** A kind whose copies could not be deleted yet: remembered, so that the next reconcile tries again. */
   left: { apiVersion: string; kind: string } | undefined,
 ): Promise<void> {
-  versions.sort((a, b) => `${a.buildID}/${a.pool ?? ''}`.localeCompare(`${b.buildID}/${b.pool ?? ''}`));
+  versions.sort((a, b) => byCodeUnits(`${a.buildID}/${a.pool ?? ''}`, `${b.buildID}/${b.pool ?? ''}`));
   const failed = versions.filter((v) => !v.applied);
   const forbidden = failed.filter((v) => v.forbiddenTo);
   const said: Condition = forbidden.length

@@ -12,7 +12,7 @@ import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-r
 import { type BacklogAsk, type BuildBacklog, namesBacklogFigure, type TaskQueueFigures } from '../domain/backlog.ts';
 import { LABELS } from '../domain/labels.ts';
 import { AUTOSCALER_KINDS } from '../domain/owned-resources.ts';
-import type { PolledQueueType, PollersSeen, TaskQueueRef } from '../domain/pollers.ts';
+import { type PolledQueueType, type PollersSeen, sortedTaskQueues, type TaskQueueRef } from '../domain/pollers.ts';
 import { sameJson } from '../domain/same-json.ts';
 import { temporalDeploymentName } from '../k8s/names.ts';
 import { observeDeployment } from '../k8s/observed-deployment.ts';
@@ -222,15 +222,9 @@ export function temporalFigures(options: TemporalFiguresOptions): TemporalFigure
 
 /** Keeps what a read listed of a build's queues, in one order whatever Temporal's (a change is news, an order is not). */
 function learn(learnt: Map<string, LearntQueues>, key: string, read: readonly TaskQueueRef[], at: number): void {
-  const queues = sortedQueues(read);
+  const queues = sortedTaskQueues(read);
   const before = learnt.get(key);
   learnt.set(key, { queues, at, confirmed: queues.length > 0 && sameJson(before?.queues, queues) });
-}
-
-function sortedQueues(queues: readonly TaskQueueRef[]): TaskQueueRef[] {
-  return queues
-    .map(({ name, type }) => ({ name, type }))
-    .sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
 }
 
 /** Whether a build's queues are to be read now (on their own: a build whose backlog is read has them with it). */
@@ -327,7 +321,7 @@ function figuresSources(
     // An owned autoscaler's copy reads the build's figures for as long as it is there.
     if (shared.autoscaled.has(buildId)) demand.ask([key]);
     const remembered = learnt.has(key) ? [] : rememberedQueues(twd, buildId);
-    if (remembered.length > 0) learnt.set(key, { queues: sortedQueues(remembered), at: now, confirmed: true });
+    if (remembered.length > 0) learnt.set(key, { queues: sortedTaskQueues(remembered), at: now, confirmed: true });
     if (demand.wanted(key)) {
       const pools = Object.fromEntries(
         (twd.spec.pools ?? []).flatMap((pool) => (pool.taskQueue ? [[pool.taskQueue, pool.name]] : [])),
@@ -397,10 +391,7 @@ function pollersSource({
       namespace,
       workerDeployment,
       taskQueues,
-      ...(await readPollers(
-        await target(),
-        [...queues.values()].sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name)),
-      )),
+      ...(await readPollers(await target(), sortedTaskQueues(queues.values()))),
     }),
   };
 }

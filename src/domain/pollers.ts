@@ -2,6 +2,7 @@
 // task queues Temporal lists for each build, and which builds it remembers polling each queue, for
 // the status and for judging a build whose Pods are Ready but whose workers poll nothing.
 import type { TaskQueueKind } from './backlog.ts';
+import { byCodeUnits } from './text-order.ts';
 
 /** One task queue of a build, as Temporal lists the queues of the build's version. */
 export interface TaskQueueRef {
@@ -29,4 +30,11 @@ export interface PollersSeen {
   taskQueues: Record<string, TaskQueueRef[]>;
   /** The queues whose pollers were read. */
   polled: PolledQueue[];
+}
+
+/** By type, then name, without other fields: what is said of them does not change with the order Temporal lists them in. */
+export function sortedTaskQueues<Q extends TaskQueueRef>(queues: Iterable<Q>): Pick<Q, 'name' | 'type'>[] {
+  return [...queues]
+    .map(({ name, type }) => ({ name, type }))
+    .sort((a, b) => byCodeUnits(a.type, b.type) || byCodeUnits(a.name, b.name));
 }

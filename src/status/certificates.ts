@@ -6,6 +6,7 @@
 import { MAX_REMEMBERED_CERTIFICATES } from '../api/status.ts';
 import type { CertificateRecord, CertificateState, ReadCertificate } from '../domain/certificates.ts';
 import { type Condition, stalled } from './conditions.ts';
+import { byCodeUnits } from '../domain/text-order.ts';
 
 /** The condition's type, and its reason within the lead time. */
 export const CERTIFICATE_EXPIRING = 'CertificateExpiring';
@@ -50,7 +51,7 @@ export function judgeCertificates(
 ): CertificateVerdict {
   if (read.length === 0) return { conditions: [], records: [], events: [] };
   const judged = [...read]
-    .sort((a, b) => a.notAfter.getTime() - b.notAfter.getTime() || identity(a).localeCompare(identity(b)))
+    .sort((a, b) => a.notAfter.getTime() - b.notAfter.getTime() || byCodeUnits(identity(a), identity(b)))
     .map((certificate) => ({ certificate, state: certificateState(certificate.notAfter, now, warningMs) }));
   const expired = judged.filter((j) => j.state === 'Expired').map((j) => j.certificate);
   const expiring = judged.filter((j) => j.state === 'Expiring').map((j) => j.certificate);

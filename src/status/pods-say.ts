@@ -2,6 +2,7 @@
 // one Warning event per distinct problem, and the kubectl command that shows exactly those Pods. Pure.
 import { LABELS } from '../domain/labels.ts';
 import type { PodProblem } from '../domain/snapshot.ts';
+import { byCodeUnits } from '../domain/text-order.ts';
 
 export interface PodsSay {
   /** Each distinct problem once, naming a Pod that has it. */
@@ -20,7 +21,7 @@ export function podsSay(problems: PodProblem[], buildId: string): PodsSay | unde
     byProblem.set(key, [...(byProblem.get(key) ?? []), p]);
   }
   if (byProblem.size === 0) return undefined;
-  const groups = [...byProblem.values()].map((pods) => pods.sort((a, b) => a.pod.localeCompare(b.pod)));
+  const groups = [...byProblem.values()].map((pods) => pods.sort((a, b) => byCodeUnits(a.pod, b.pod)));
   const described = groups.map((pods) => {
     const first = pods[0] as PodProblem;
     const more = pods.length > 1 ? ` (and ${pods.length - 1} more Pods)` : '';

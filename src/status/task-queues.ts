@@ -3,7 +3,7 @@
 // remembered, as a build scaled to zero is read no more. An empty list (a version whose queues
 // Temporal has not recorded yet) says nothing. Pure.
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
-import type { TaskQueueRef } from '../domain/pollers.ts';
+import { sortedTaskQueues, type TaskQueueRef } from '../domain/pollers.ts';
 import type { BuildTaskQueues } from '../domain/snapshot.ts';
 
 export function knownTaskQueues(
@@ -13,7 +13,7 @@ export function knownTaskQueues(
 ): Record<string, TaskQueueRef[]> {
   const known: Record<string, TaskQueueRef[]> = {};
   const say = (buildId: string, queues: readonly TaskQueueRef[] | undefined) => {
-    if (queues?.length && !known[buildId]) known[buildId] = sorted(queues);
+    if (queues?.length && !known[buildId]) known[buildId] = sortedTaskQueues(queues);
   };
   for (const [buildId, queues] of Object.entries(read ?? {})) say(buildId, queues);
   if (target)
@@ -24,11 +24,4 @@ export function knownTaskQueues(
   for (const v of [previous?.targetVersion, previous?.currentVersion, ...(previous?.deprecatedVersions ?? [])])
     if (v) say(v.buildID, v.taskQueues);
   return known;
-}
-
-/** By type, then name: the status does not change with the order Temporal lists them in. */
-function sorted(queues: readonly TaskQueueRef[]): TaskQueueRef[] {
-  return queues
-    .map(({ name, type }) => ({ name, type }))
-    .sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
 }

@@ -6,6 +6,7 @@ import { DEFAULT_STRATEGY } from '../../api/defaults.ts';
 import type { TemporalWorkerDeployment } from '../../api/temporal-worker-deployment.ts';
 import type { TemporalWorkerOwnedResource } from '../../api/temporal-worker-owned-resource.ts';
 import { LABELS } from '../../domain/labels.ts';
+import { byCodeUnits } from '../../domain/text-order.ts';
 
 export interface StatusInput {
   workerDeployment: TemporalWorkerDeployment;
@@ -193,7 +194,7 @@ export function statusView(input: StatusInput): WorkerDeploymentView {
       });
     }
   }
-  for (const view of builds.values()) view.deployments.sort((a, b) => a.name.localeCompare(b.name));
+  for (const view of builds.values()) view.deployments.sort((a, b) => byCodeUnits(a.name, b.name));
   for (const view of builds.values()) {
     const id = view.buildID;
     const target = status?.targetVersion?.buildID === id ? status.targetVersion : undefined;
@@ -218,7 +219,7 @@ export function statusView(input: StatusInput): WorkerDeploymentView {
         ...(lastSeen ? { lastSeen } : {}),
       };
     })
-    .sort((a, b) => (b.lastSeen ?? '').localeCompare(a.lastSeen ?? ''))
+    .sort((a, b) => byCodeUnits(b.lastSeen ?? '', a.lastSeen ?? ''))
     .slice(0, EVENTS_SHOWN);
 
   return {
@@ -258,7 +259,7 @@ function phasesOf(view: BuildView, times: PhaseTimes): PhaseView[] {
     ...(times.currentSince ? [{ state: 'Current' as const, from: times.currentSince }] : []),
     ...(times.deactivatedAt ? [{ state: 'Draining' as const, from: times.deactivatedAt }] : []),
     ...(view.drainedSince ? [{ state: 'Drained' as const, from: view.drainedSince }] : []),
-  ].sort((a, b) => a.from.localeCompare(b.from));
+  ].sort((a, b) => byCodeUnits(a.from, b.from));
   const first = marks[0];
   if (view.createdAt && (!first || view.createdAt < first.from)) {
     marks.unshift({ state: stateBefore(view, times), from: view.createdAt });
@@ -277,7 +278,7 @@ function stateBefore(view: BuildView, times: { rampHistory?: unknown; currentSin
 /** The target first, then the current build, then older builds from the newest. */
 function byRole(a: BuildView, b: BuildView): number {
   const rank = (v: BuildView) => (v.roles.includes('target') ? 0 : v.roles.includes('current') ? 1 : 2);
-  return rank(a) - rank(b) || (b.createdAt ?? '').localeCompare(a.createdAt ?? '');
+  return rank(a) - rank(b) || byCodeUnits(b.createdAt ?? '', a.createdAt ?? '');
 }
 
 function eventTime(event: CoreV1Event): string | undefined {

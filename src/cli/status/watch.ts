@@ -12,6 +12,7 @@ import type { KubernetesObject } from '../../runtime/informer.ts';
 import { NamespacedInformers } from '../../runtime/namespaced-informers.ts';
 import { type CommandScope, commandCluster } from '../kube-context.ts';
 import { statusView, type WorkerDeploymentView } from './view.ts';
+import { byCodeUnits } from '../../domain/text-order.ts';
 
 /** What may not be read: the message names the path and the API server's answer. */
 export class WatchError extends Error {
@@ -89,7 +90,7 @@ export class WorkerDeploymentWatch {
   views(): WorkerDeploymentView[] {
     return [...this.workerDeployments.list()]
       .sort((a, b) =>
-        `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`),
+        byCodeUnits(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`),
       )
       .map((twd) => {
         const namespace = twd.metadata.namespace ?? '';
