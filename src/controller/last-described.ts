@@ -14,7 +14,11 @@ export class LastDescribed {
   private readonly states = new Map<string, { at: string; state: TemporalDeploymentState }>();
 
   remember(key: string, at: DescribedAt, state: TemporalDeploymentState): void {
-    this.states.set(key, { at: placeOf(at), state });
+    // Without its conflict token: nothing is changed on a state recalled, and the token, a view
+    // into the answer it came in, would keep that whole answer in memory.
+    const kept = { ...state };
+    delete kept.conflictToken;
+    this.states.set(key, { at: placeOf(at), state: kept });
   }
 
   /** The state last remembered for `key`, if read at the same place. */

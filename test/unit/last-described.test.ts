@@ -13,10 +13,10 @@ const at: DescribedAt = {
 };
 const state: TemporalDeploymentState = { exists: true, currentBuildId: 'v1', versions: [] };
 
-test('a description is recalled where it was read, by another identity too', () => {
+test('a description is recalled where it was read, by another identity too, without its conflict token', () => {
   const last = new LastDescribed();
-  last.remember('shop/orders', at, state);
-  assert.equal(last.recall('shop/orders', { ...at, identity: 'twc-2' }), state);
+  last.remember('shop/orders', at, { ...state, conflictToken: new Uint8Array(64 * 1024).subarray(0, 8) });
+  assert.deepEqual(last.recall('shop/orders', { ...at, identity: 'twc-2' }), state);
 });
 
 test('nothing is recalled for another server, Temporal namespace or Worker Deployment name, nor once forgotten', () => {
