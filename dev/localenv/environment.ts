@@ -104,10 +104,15 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
           ...(port ? { port } : {}),
         },
       );
-    const [kubernetes, temporal] = await Promise.all([
+    // Both settle before either failure is thrown: the other may still be starting processes,
+    // which the stop below must see to end them.
+    const [started, launched] = await Promise.allSettled([
       startKubernetes(dir, binaries).then((k) => (components.push(...k.components), k)),
       launchTemporal().then((t) => (components.push(t.component), t)),
     ]);
+    if (started.status === 'rejected') throw started.reason;
+    if (launched.status === 'rejected') throw launched.reason;
+    const [kubernetes, temporal] = [started.value, launched.value];
     const kubeconfig = new KubeConfig();
     kubeconfig.loadFromFile(kubernetes.kubeconfigPath);
     if (options.crdDir) await installCrds(kubeconfig, options.crdDir);
