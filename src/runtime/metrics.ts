@@ -7,13 +7,12 @@ import type { ReadCertificate } from '../domain/certificates.ts';
 import type { RolloutCost } from '../domain/rollout-cost.ts';
 import type { StatusFigures } from '../domain/status-figures.ts';
 import type { KubernetesRequestCounter } from './kube/api-client.ts';
+import { StatusGauges } from './status-gauges.ts';
 import type { ReconcileOutcome, WorkQueueObserver } from './work-queue.ts';
 
 const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'requeue_after', 'error'];
 
 type ConnectionCertificateLabel = 'namespace' | 'connection' | 'secret' | 'key' | 'subject' | 'serial_number';
-
-type WorkerDeploymentLabel = 'namespace' | 'worker_deployment';
 
 type BacklogLabel = 'namespace' | 'worker_deployment' | 'build_id' | 'task_queue' | 'task_queue_type';
 const BACKLOG_LABELS: BacklogLabel[] = ['namespace', 'worker_deployment', 'build_id', 'task_queue', 'task_queue_type'];
@@ -60,14 +59,7 @@ export class Metrics {
   private backlogSource: (() => readonly BuildBacklog[]) | undefined;
   /** The builds each worker deployment (`namespace/name`) has a series of pinnedWorkflows for. */
   private readonly pinnedWorkflowBuilds = new Map<string, string[]>();
-  private readonly workerDeploymentConditions: Gauge<WorkerDeploymentLabel | 'type' | 'reason'>;
-  private readonly workerDeploymentBuilds: Gauge<WorkerDeploymentLabel | 'state'>;
-  private readonly rampPercentage: Gauge<WorkerDeploymentLabel | 'build_id'>;
-  private readonly versions: Gauge<WorkerDeploymentLabel | 'counted'>;
-  private readonly versionsLimit: Gauge<WorkerDeploymentLabel | 'counted'>;
-  private readonly ladderSteps: Gauge<WorkerDeploymentLabel | 'build_id' | 'step'>;
-  /** The series of the status gauges each worker deployment (`namespace/name`) has, to take away when they change. */
-  private readonly statusSeries = new Map<string, { gauge: Gauge<string>; labels: Record<string, string> }[]>();
+  private readonly statusGauges: StatusGauges;
 
   constructor(registry = new Registry()) {
     this.registry = registry;
@@ -283,42 +275,7 @@ export class Metrics {
       help: "Looks at the webhook's self-managed certificate that failed (each is retried with backoff)",
       registers,
     });
-    this.workerDeploymentConditions = new Gauge({
-      name: 'twc_worker_deployment_condition',
-      help: "Each condition of a worker deployment's status as last written, with its reason: 1 while True, 0 while False or Unknown",
-      labelNames: ['namespace', 'worker_deployment', 'type', 'reason'],
-      registers,
-    });
-    this.workerDeploymentBuilds = new Gauge({
-      name: 'twc_worker_deployment_builds',
-      help: "Builds a worker deployment's status lists, by state (NotRegistered, Inactive, Ramping, Current, Draining, Drained)",
-      labelNames: ['namespace', 'worker_deployment', 'state'],
-      registers,
-    });
-    this.rampPercentage = new Gauge({
-      name: 'twc_worker_deployment_ramp_percentage',
-      help: 'Share of new workflows routed to the target build while it ramps; no series otherwise',
-      labelNames: ['namespace', 'worker_deployment', 'build_id'],
-      registers,
-    });
-    this.versions = new Gauge({
-      name: 'twc_worker_deployment_versions',
-      help: 'Versions of a worker deployment counted against a limit: temporal, the versions Temporal records (limit --temporal-max-versions-in-deployment); ineligible, older builds that took traffic and are not yet drained and scaled to zero (limit --max-ineligible-versions)',
-      labelNames: ['namespace', 'worker_deployment', 'counted'],
-      registers,
-    });
-    this.versionsLimit = new Gauge({
-      name: 'twc_worker_deployment_versions_limit',
-      help: 'The limit twc_worker_deployment_versions of the same labels is held to',
-      labelNames: ['namespace', 'worker_deployment', 'counted'],
-      registers,
-    });
-    this.ladderSteps = new Gauge({
-      name: 'twc_pinned_workflows_ladder_step',
-      help: 'The step of spec.sunset.pinnedWorkflows an old build has reached (Waiting, Signal, Cancel, Terminate): 1',
-      labelNames: ['namespace', 'worker_deployment', 'build_id', 'step'],
-      registers,
-    });
+    this.statusGauges = new StatusGauges(registry);
   }
 
   /** Feeds controller-runtime's reconcile metrics and the workqueue metrics from one controller's queue. */
@@ -513,51 +470,8 @@ export class Metrics {
     this.temporalRequests.inc({ method, code });
   };
 
-  /**
-   * The gauges of one worker deployment's status as last written (see status/figures.ts),
-   * replacing its earlier series: a condition's old reason, a build gone, a ramp ended has none
-   * any more; undefined (the object gone) takes them all away.
-   */
+  /** The gauges of one worker deployment's status as last written; undefined (the object gone) takes them away. */
   readonly setStatusFigures = (namespace: string, name: string, figures: StatusFigures | undefined): void => {
-    const key = `${namespace}/${name}`;
-    for (const { gauge, labels } of this.statusSeries.get(key) ?? []) gauge.remove(labels);
-    this.statusSeries.delete(key);
-    if (!figures) return;
-    const owner = { namespace, worker_deployment: name };
-    const series: { gauge: Gauge<string>; labels: Record<string, string>; value: number }[] = [
-      ...figures.conditions.map((c) => ({
-        gauge: this.workerDeploymentConditions,
-        labels: { ...owner, type: c.type, reason: c.reason },
-        value: c.true ? 1 : 0,
-      })),
-      ...Object.entries(figures.builds).map(([state, count]) => ({
-        gauge: this.workerDeploymentBuilds,
-        labels: { ...owner, state },
-        value: count,
-      })),
-      ...(figures.ramp
-        ? [
-            {
-              gauge: this.rampPercentage,
-              labels: { ...owner, build_id: figures.ramp.buildId },
-              value: figures.ramp.percentage,
-            },
-          ]
-        : []),
-      ...figures.versions.flatMap((v) => [
-        { gauge: this.versions, labels: { ...owner, counted: v.counted }, value: v.count },
-        { gauge: this.versionsLimit, labels: { ...owner, counted: v.counted }, value: v.limit },
-      ]),
-      ...figures.ladder.map((l) => ({
-        gauge: this.ladderSteps,
-        labels: { ...owner, build_id: l.buildId, step: l.step },
-        value: 1,
-      })),
-    ];
-    for (const { gauge, labels, value } of series) gauge.set(labels, value);
-    this.statusSeries.set(
-      key,
-      series.map(({ gauge, labels }) => ({ gauge, labels })),
-    );
+    this.statusGauges.set(namespace, name, figures);
   };
 }
