@@ -67,6 +67,7 @@ export class Caches {
       row: Watch<T>,
       hook: EventHooks<T> = {},
       memory = new WatchMemory(row),
+      seen?: (object: T) => void,
     ) => {
       return new NamespacedInformers<T>({
         api,
@@ -75,6 +76,7 @@ export class Caches {
         ...(row.labelSelector ? { labelSelector: row.labelSelector } : {}),
         ...(row.keep ? { keep: (object: T) => row.keep?.(object) ?? object } : {}),
         onEvent: (event, object) => {
+          if (event !== 'delete') seen?.(object);
           const reads = row.reads?.(event, object);
           if (reads && this.templateReads.set(reads)) this.watchTemplateReads();
           const keys = memory.keys(event, object, view);
@@ -99,7 +101,9 @@ export class Caches {
       onChange: (namespace, name) => WATCHES.ConfigMap.keys(namespace, name, view).forEach((key) => enqueue(key)),
       log,
     });
-    this.workerDeployments = informer(WATCHES.TemporalWorkerDeployment, hooks.workerDeployment);
+    this.workerDeployments = informer(WATCHES.TemporalWorkerDeployment, hooks.workerDeployment, undefined, (twd) =>
+      this.ownWrites.seen(twd),
+    );
     this.connections = new ConnectionCaches(
       informer(WATCHES.TemporalConnection, hooks.connection),
       clusterConnections ? informer(WATCHES.TemporalClusterConnection, hooks.connection) : undefined,

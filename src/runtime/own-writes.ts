@@ -28,13 +28,18 @@ export class OwnWrites<T extends Versioned> {
   /** The cached object, or what the controller wrote over it while the cache still holds a version its writes replaced. */
   newest(cached: T | undefined): T | undefined {
     if (!cached) return cached;
+    this.seen(cached);
+    return this.written.get(keyOf(cached))?.stored ?? cached;
+  }
+
+  /**
+   * The informer shows `cached`: once it is no version the writes replaced, the cache caught up
+   * with them or moved past them, and they are let go (a thousand worker deployments that all
+   * wrote a status would otherwise each hold it until their next reconcile).
+   */
+  seen(cached: T): void {
     const key = keyOf(cached);
-    const own = this.written.get(key);
-    if (!own) return cached;
-    if (own.replaced.has(cached.metadata.resourceVersion ?? '')) return own.stored;
-    // The cache caught up with the write, or moved past it.
-    this.written.delete(key);
-    return cached;
+    if (this.written.get(key)?.replaced.has(cached.metadata.resourceVersion ?? '') === false) this.written.delete(key);
   }
 
   forget(namespace: string, name: string): void {

@@ -210,7 +210,7 @@ export class Simulation {
     this.quietMs = disturbed ? 0 : this.quietMs + step.advanceMs;
     this.kubernetes.progress();
     this.temporal.progress(step.advanceMs);
-    if (this.staleSteps === 0) this.kubernetes.refreshCache(true);
+    if (this.staleSteps === 0) this.informerDelivers(true);
     this.kubernetes.calls.length = 0;
     for (let i = 0; i <= EXTRA_RECONCILES && !this.done; i++) {
       const fired = this.faultsFired;
@@ -224,9 +224,15 @@ export class Simulation {
       this.invariants.reconciled(this.faultsFired === fired && this.staleSteps === 0);
       if (result?.requeueAfterMs !== 0) break;
       // Decided again at once: on what the informer holds by then.
-      if (this.staleSteps === 0) this.kubernetes.refreshCache(true);
+      if (this.staleSteps === 0) this.informerDelivers(true);
     }
     this.invariants.afterStep({ steps: this.quietSteps, ms: this.quietMs });
+  }
+
+  /** The informer delivers what is stored, and the process sees it as caches.ts has it see it. */
+  private informerDelivers(deployments: boolean): void {
+    this.kubernetes.refreshCache(deployments);
+    if (this.kubernetes.cached) this.process.ownWrites.seen(this.kubernetes.cached);
   }
 
   /** The calls the controller made in the last step, in order. */
@@ -277,7 +283,7 @@ export class Simulation {
         // A new process lists from the API server: its informers start from what is stored.
         this.process = this.start();
         this.staleSteps = 0;
-        this.kubernetes.refreshCache(true);
+        this.informerDelivers(true);
         return;
     }
   }
@@ -288,7 +294,7 @@ export class Simulation {
     if (!action) return;
     this.during = undefined;
     this.applyUser(action);
-    if (this.staleSteps === 0) this.kubernetes.refreshCache(false);
+    if (this.staleSteps === 0) this.informerDelivers(false);
     // Told of the change, the reconcile must act on no older spec from here on: judged by the new one.
     this.invariants.reconciling(this.kubernetes.cached?.spec);
     for (const listener of this.specListeners) listener();

@@ -57,3 +57,14 @@ test('writes that follow one another faster than the informer: the last stands i
   const older = at('20');
   assert.equal(writes.newest(older), older, 'a write over another version starts a new chain');
 });
+
+test('the informer showing a later version lets the writes go without a reconcile asking', () => {
+  const writes = new OwnWrites<Stored>();
+  const written = at('11', { gateFailure: 'step-2' });
+  writes.wrote('10', written);
+  writes.seen(at('10'));
+  assert.equal(writes.newest(at('10')), written, 'a version the write replaced: kept');
+  writes.seen(at('11'));
+  const stale = at('10');
+  assert.equal(writes.newest(stale), stale, 'shown the write: let go');
+});
