@@ -2,6 +2,7 @@
 // worked out once per spec rather than once per reconcile. Every reconcile writes a status, so the
 // informer hands the next one a new object with the same spec: defaulting and validating that spec
 // again was a quarter of a reconcile's CPU (measured in the simulator).
+import { hash } from 'node:crypto';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { temporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { type FieldError, unknownFields, validate, withDefaults } from '../api/validate.ts';
@@ -18,11 +19,12 @@ const LIMIT = 4096;
 
 export class AdmittedSpecs {
   /**
-   * Per worker deployment (namespace/name), its last spec's text and that spec admitted: one spec
-   * each, as a spec replaced by a rollout is not read again (and the Deployments built from it,
-   * kept as long as it is, went with it: observe.ts).
+   * Per worker deployment (namespace/name), a digest of its last spec's text and that spec
+   * admitted: one spec each, as a spec replaced by a rollout is not read again (and the Deployments
+   * built from it, kept as long as it is, went with it: observe.ts). A digest, as the text was
+   * most of what this kept.
    */
-  private readonly known = new Map<string, { text: string; admitted: AdmittedSpec }>();
+  private readonly known = new Map<string, { digest: string; admitted: AdmittedSpec }>();
   private readonly limit: number;
 
   constructor(limit = LIMIT) {
@@ -32,11 +34,11 @@ export class AdmittedSpecs {
   /** The spec of `object` (its status aside) admitted: from memory when the same worker deployment had the same spec last. */
   of(object: Omit<TemporalWorkerDeployment, 'status'>): AdmittedSpec {
     const key = `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
-    const text = JSON.stringify(object.spec);
+    const digest = hash('sha256', JSON.stringify(object.spec), 'base64');
     const known = this.known.get(key);
     // Most recently used last: the first key is the one to forget.
     this.known.delete(key);
-    if (known?.text === text) {
+    if (known?.digest === digest) {
       this.known.set(key, known);
       return known.admitted;
     }
@@ -48,7 +50,7 @@ export class AdmittedSpecs {
       ...unknownFields(temporalWorkerDeployment.properties.spec, defaulted.spec, 'spec'),
     ];
     const admitted = { spec: deepFreeze(defaulted.spec), invalid };
-    this.known.set(key, { text, admitted });
+    this.known.set(key, { digest, admitted });
     if (this.known.size > this.limit) this.known.delete(this.known.keys().next().value ?? '');
     return admitted;
   }

@@ -8,11 +8,19 @@
 // - A worker deployment's annotations only as far as the controller acts on them: kubectl's
 //   last-applied-configuration repeats the whole spec. Its status is written through the status
 //   subresource, which takes nothing of the metadata, and its finalizers by a patch of their own.
-// - A Deployment whole but for its managedFields: an old build's is replaced from its cached spec,
-//   annotations and labels (deployment-drift.ts).
+// - A Deployment's metadata and spec whole but for its managedFields: an old build's is replaced
+//   from them (deployment-drift.ts). Of its status only what says whether it is available and why
+//   it is stuck (observed-deployment.ts): a write to the Deployment takes nothing of the status.
 // - Of a Pod only what says why it cannot run (pod-problems.ts) and whose it is: neither its spec
 //   nor most of its status is read, and a Pod is the largest object the controller caches.
-import type { V1ContainerStatus, V1Deployment, V1ObjectMeta, V1Pod, V1PodCondition } from '@kubernetes/client-node';
+import type {
+  V1ContainerStatus,
+  V1Deployment,
+  V1DeploymentCondition,
+  V1ObjectMeta,
+  V1Pod,
+  V1PodCondition,
+} from '@kubernetes/client-node';
 import { ACTED_ON_ANNOTATIONS } from '../domain/annotations.ts';
 
 interface WithMetadata {
@@ -35,9 +43,28 @@ export function cachedWorkerDeployment<T extends { metadata: V1ObjectMeta }>(twd
   return { ...twd, metadata: { ...metadata, ...(kept.length > 0 ? { annotations: Object.fromEntries(kept) } : {}) } };
 }
 
-/** A Deployment as cached: all of it but its managedFields. */
+/** A Deployment as cached: all of it but its managedFields and the status no reader reads. */
 export function cachedDeployment(deployment: V1Deployment): V1Deployment {
-  return withoutManagedFields(deployment);
+  const kept = withoutManagedFields(deployment);
+  if (!deployment.status) return kept;
+  const { observedGeneration, replicas, updatedReplicas, availableReplicas, conditions } = deployment.status;
+  const read = conditions?.filter((c) => c.type === 'Available' || c.type === 'Progressing').map(deploymentConditionOf);
+  return {
+    ...kept,
+    status: defined({
+      observedGeneration,
+      replicas,
+      updatedReplicas,
+      availableReplicas,
+      conditions: read?.length ? read : undefined,
+    }),
+  };
+}
+
+/** Since when it has been available; why it stopped progressing (when it has). */
+function deploymentConditionOf({ type, status, lastTransitionTime, reason, message }: V1DeploymentCondition) {
+  if (type === 'Available') return defined({ type, status, lastTransitionTime }) as V1DeploymentCondition;
+  return (status === 'False' ? defined({ type, status, reason, message }) : { type, status }) as V1DeploymentCondition;
 }
 
 /** A Pod as cached: whose it is (its labels, uid, deletion) and what its status says of its containers and scheduling. */

@@ -167,20 +167,78 @@ test("a Pod as cached is its name, namespace, uid, resourceVersion, labels and d
   assert.ok(JSON.stringify(kept).length * 4 < JSON.stringify(runningPod).length);
 });
 
-test('a Deployment as cached is the whole Deployment but its managedFields: observed, owned and replaced the same', () => {
+const [availableDeployment] = captured.Deployment;
+/** The captured Deployment with other conditions, as the Deployment controller reports a rollout under way or stuck. */
+const deploymentWith = (status: V1Deployment['status']): V1Deployment => ({
+  ...structuredClone(availableDeployment!),
+  status: { ...structuredClone(availableDeployment!.status), ...status },
+});
+const condition = (type: string, status: string, reason: string, message: string) => ({
+  type,
+  status,
+  reason,
+  message,
+  lastUpdateTime: new Date('2026-11-27T05:52:00Z'),
+  lastTransitionTime: new Date('2026-11-27T05:51:00Z'),
+});
+const deploymentsInEachState: [string, V1Deployment][] = [
+  ...captured.Deployment.map((d, i): [string, V1Deployment] => [`captured ${i}`, d]),
+  [
+    'rolling',
+    deploymentWith({
+      availableReplicas: 1,
+      readyReplicas: 1,
+      conditions: [
+        condition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'),
+        condition('Progressing', 'True', 'ReplicaSetUpdated', 'ReplicaSet "x" is progressing.'),
+      ],
+    }),
+  ],
+  [
+    'stuck',
+    deploymentWith({
+      availableReplicas: 0,
+      unavailableReplicas: 2,
+      conditions: [
+        condition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'),
+        condition('Progressing', 'False', 'ProgressDeadlineExceeded', 'ReplicaSet "x" has timed out progressing.'),
+        condition('ReplicaFailure', 'True', 'FailedCreate', 'pods "x" is forbidden: exceeded quota'),
+      ],
+    }),
+  ],
+  ['not yet seen by the Deployment controller', deploymentWith({ observedGeneration: 0, conditions: undefined })],
+];
+
+test('a Deployment as cached: its metadata but managedFields and its spec whole, of its status what is read; observed, owned and replaced the same', () => {
   const connection = { hostPort: 'temporal.example:7233' };
-  for (const deployment of captured.Deployment) {
+  for (const [state, deployment] of deploymentsInEachState) {
     const kept = keepDeployment(deployment);
-    assert.equal(kept.metadata?.managedFields, undefined);
     const { managedFields, ...metadata } = deployment.metadata ?? {};
     assert.ok(managedFields);
-    assert.deepEqual(kept, { ...deployment, metadata });
-    assert.deepEqual(observeDeployment(kept), observeDeployment(deployment));
-    assert.equal(ownerOf(kept), ownerOf(deployment));
+    assert.deepEqual(kept.metadata, metadata, state);
+    assert.deepEqual(kept.spec, deployment.spec, state);
+    assert.deepEqual(observeDeployment(kept), observeDeployment(deployment), state);
+    assert.equal(ownerOf(kept), ownerOf(deployment), state);
     assert.deepEqual(replacementOf(kept, undefined, connection), replacementOf(deployment, undefined, connection));
-    assert.equal(deploymentFacts(kept), deploymentFacts(deployment), 'what its events are judged by');
+    assert.equal(deploymentFacts(kept), deploymentFacts(deployment), `${state}: what its events are judged by`);
     assert.deepEqual(WATCHES.Deployment.reads('update', kept), WATCHES.Deployment.reads('update', deployment));
   }
+  const stuck = keepDeployment(deploymentsInEachState.find(([state]) => state === 'stuck')![1]);
+  assert.deepEqual(stuck.status, {
+    observedGeneration: 1,
+    replicas: 2,
+    updatedReplicas: 2,
+    availableReplicas: 0,
+    conditions: [
+      { type: 'Available', status: 'False', lastTransitionTime: new Date('2026-11-27T05:51:00Z') },
+      {
+        type: 'Progressing',
+        status: 'False',
+        reason: 'ProgressDeadlineExceeded',
+        message: 'ReplicaSet "x" has timed out progressing.',
+      },
+    ],
+  });
 });
 
 test('a worker deployment as cached: spec, status and metadata but managedFields, and of its annotations those the controller acts on', () => {
