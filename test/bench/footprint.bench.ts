@@ -39,6 +39,7 @@ import {
   scrape,
   startTwc,
   TEMPORAL_CALLS,
+  threadTicks,
   TICKS_PER_SECOND,
   type TwcProcess,
 } from './twc-process.ts';
@@ -77,6 +78,8 @@ const SCRAPED = ['twc_temporal_requests_total', 'twc_kubernetes_requests_total']
 
 interface Figures {
   cpuSecondsPerMinute: number;
+  /** Where that CPU went, in seconds a minute. */
+  cpuByThread: { mainUser: number; mainKernel: number; v8: number; other: number };
   peakMiB: number;
   endMiB: number;
   kubernetesWrites: Map<string, number>;
@@ -139,7 +142,7 @@ if (afterRollouts) {
     `    Temporal reads a minute: ${readsPerMinute.toFixed(1)} (goal ≤ ${GOALS.readsPerMinute}, ${verdict(readsPerMinute <= GOALS.readsPerMinute)}; ${go}: ${GO.readsPerMinute}), by method: ${perMinute(r.temporalCalls, windowSeconds)}`,
   );
   console.log(
-    `    controller CPU: ${r.cpuSecondsPerMinute.toFixed(3)} s a minute (goal ≤ ${GOALS.cpuSecondsPerMinute}, ${verdict(r.cpuSecondsPerMinute <= GOALS.cpuSecondsPerMinute)}; Go controller ${GO.cpuSecondsPerMinute.toFixed(2)})`,
+    `    controller CPU: ${r.cpuSecondsPerMinute.toFixed(3)} s a minute (goal ≤ ${GOALS.cpuSecondsPerMinute}, ${verdict(r.cpuSecondsPerMinute <= GOALS.cpuSecondsPerMinute)}; Go controller ${GO.cpuSecondsPerMinute.toFixed(2)}); of which the JavaScript thread ${r.cpuByThread.mainUser.toFixed(3)} s in user space and ${r.cpuByThread.mainKernel.toFixed(3)} s in the kernel, V8's helper threads ${r.cpuByThread.v8.toFixed(3)} s, others ${r.cpuByThread.other.toFixed(3)} s`,
   );
   console.log(
     `    RSS after the window ${mib(r.endMiB)} (Go controller after the rollouts ${GO.afterRolloutsMiB} MiB); peak RSS ${mib(r.peakMiB)} (goal ≤ ${GOALS.oneMiB} MiB, ${verdict(r.peakMiB <= GOALS.oneMiB)})`,
@@ -235,14 +238,23 @@ async function idle(twc: Twc, seconds: number): Promise<Figures> {
   await new Promise((resolve) => setTimeout(resolve, 9 * POLL_INTERVAL_S * 1000));
   const before = await scrape(twc, SCRAPED);
   const cpuBefore = cpuTicks(twc.pid);
+  const threadsBefore = threadTicks(twc.pid);
   await twc.profile?.();
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   const cpuAfter = cpuTicks(twc.pid);
+  const threadsAfter = threadTicks(twc.pid);
+  const perMinuteOf = (ticks: number) => (ticks / TICKS_PER_SECOND / seconds) * 60;
   const memory = memoryOf(twc.pid);
   const after = await scrape(twc, SCRAPED);
   await twc.profile?.();
   return {
-    cpuSecondsPerMinute: ((cpuAfter - cpuBefore) / TICKS_PER_SECOND / seconds) * 60,
+    cpuSecondsPerMinute: perMinuteOf(cpuAfter - cpuBefore),
+    cpuByThread: {
+      mainUser: perMinuteOf(threadsAfter.main.user - threadsBefore.main.user),
+      mainKernel: perMinuteOf(threadsAfter.main.kernel - threadsBefore.main.kernel),
+      v8: perMinuteOf(threadsAfter.v8 - threadsBefore.v8),
+      other: perMinuteOf(threadsAfter.other - threadsBefore.other),
+    },
     peakMiB: memory.peakMiB,
     endMiB: memory.rssMiB,
     kubernetesWrites: growth(before, after, KUBERNETES_WRITES, (l) => `${l.verb} ${l.resource}`),
