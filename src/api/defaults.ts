@@ -82,9 +82,10 @@ export const DEFAULT_CALL_TIMEOUTS: Readonly<{ readMs: number; writeMs: number }
  */
 export const DEFAULT_RECONCILE_TIMEOUT_MS = 120_000;
 
-/** --leader-elect-lease-duration, --leader-elect-renew-deadline and --leader-elect-retry-period. */
+/** --leader-elect-lease-duration, --leader-elect-renew-deadline, --leader-elect-renew-period and --leader-elect-retry-period. */
 export const LEADER_ELECTION_DEFAULTS = {
   leaseDurationMs: 15_000,
   renewDeadlineMs: 10_000,
+  renewPeriodMs: 5_000,
   retryPeriodMs: 2_000,
 } as const;

@@ -506,11 +506,18 @@ export const SETTINGS = {
       'how long the leader keeps trying to renew before it stops reconciling and exits; shorter than the lease duration',
     parse: duration,
   },
+  leaderElectRenewPeriod: {
+    value: '<duration>',
+    env: 'TWC_LEADER_ELECT_RENEW_PERIOD',
+    default: durationText(LEADER_ELECTION_DEFAULTS.renewPeriodMs),
+    description: 'how often the leader renews the Lease; shorter than the renew deadline',
+    parse: duration,
+  },
   leaderElectRetryPeriod: {
     value: '<duration>',
     env: 'TWC_LEADER_ELECT_RETRY_PERIOD',
     default: durationText(LEADER_ELECTION_DEFAULTS.retryPeriodMs),
-    description: 'how often the Lease is tried, to take or to renew it',
+    description: 'how often a standby tries to take the Lease, and the leader tries again a failed renewal',
     parse: duration,
   },
   kubeApiQps: {

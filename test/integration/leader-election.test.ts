@@ -55,7 +55,7 @@ test('two candidates on one Lease: one leads, and when it releases the Lease the
   const namespace = await testNamespace(t, 'lease');
   const name = uniqueName('lease');
   // A long lease: taking over on release must not wait for it.
-  const timings = { leaseDurationMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: 250 };
+  const timings = { leaseDurationMs: 30_000, renewDeadlineMs: 20_000, renewPeriodMs: 250, retryPeriodMs: 250 };
   const a = candidate(t, namespace, name, timings);
   const b = candidate(t, namespace, name, timings);
   const [leader, other] = await until(
@@ -80,7 +80,7 @@ test('two candidates on one Lease: one leads, and when it releases the Lease the
 test('when the leader stops renewing, it stops leading at its renew deadline, and the other leads after the lease duration', async (t) => {
   const namespace = await testNamespace(t, 'lease');
   const name = uniqueName('lease');
-  const timings = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 250 };
+  const timings = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, renewPeriodMs: 250, retryPeriodMs: 250 };
   const real = leaseApi(kubernetesApi(t));
   let cutOff = false;
   // The first candidate's API calls fail once cut off, as in a crash or a partition.
@@ -115,7 +115,12 @@ test('when the leader stops renewing, it stops leading at its renew deadline, an
 test('a leader whose Lease another holder wrote itself into stops leading at its next renewal', async (t) => {
   const namespace = await testNamespace(t, 'lease');
   const name = uniqueName('lease');
-  const a = candidate(t, namespace, name, { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 250 });
+  const a = candidate(t, namespace, name, {
+    leaseDurationMs: 15_000,
+    renewDeadlineMs: 10_000,
+    renewPeriodMs: 250,
+    retryPeriodMs: 250,
+  });
   await until('the candidate to lead', () => a.elector.isLeader || undefined, 10_000);
   const api = kubeConfig().makeApiClient(CoordinationV1Api);
   // Written the way another controller would: on the resourceVersion just read, retried on conflict.

@@ -40,6 +40,7 @@ const SET_BY_THE_CHART: Record<string, string> = {
   leaderElectionId: 'the release name',
   leaderElectLeaseDuration: 'leaderElection.leaseDuration',
   leaderElectRenewDeadline: 'leaderElection.renewDeadline',
+  leaderElectRenewPeriod: 'leaderElection.renewPeriod',
   leaderElectRetryPeriod: 'leaderElection.retryPeriod',
 };
 /** Where the chart's default differs from the controller's, and why. */

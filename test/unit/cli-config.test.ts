@@ -13,6 +13,7 @@ import {
   TABLE_END,
   withSettingsTable,
 } from '../../src/cli/config.ts';
+import { settingsConflict } from '../../src/cli/run/settings.ts';
 
 /** `twc run`'s options parsed from these arguments, with only these TWC_ variables set. */
 function parse(args: string[], env: Record<string, string> = {}): Config {
@@ -91,6 +92,7 @@ test('without flags or variables every setting has its default', () => {
       leaderElectionId: 'temporal-worker-controller',
       leaderElectLeaseDuration: 15_000,
       leaderElectRenewDeadline: 10_000,
+      leaderElectRenewPeriod: 5_000,
       leaderElectRetryPeriod: 2_000,
       kubeApiQps: 20,
       kubeApiBurst: 30,
@@ -152,12 +154,22 @@ test('the help shows each default as it is written and its variable, in one brac
 
 test('lease timings and the Kubernetes request rate are settings, durations as written', () => {
   const config = parse(
-    ['--leader-elect-lease-duration=1m', '--leader-elect-renew-deadline=40s', '--kube-api-qps=5.5'],
+    [
+      '--leader-elect-lease-duration=1m',
+      '--leader-elect-renew-deadline=40s',
+      '--leader-elect-renew-period=15s',
+      '--kube-api-qps=5.5',
+    ],
     { TWC_LEADER_ELECT_RETRY_PERIOD: '5s', TWC_KUBE_API_BURST: '8' },
   );
   assert.deepEqual(
-    [config.leaderElectLeaseDuration, config.leaderElectRenewDeadline, config.leaderElectRetryPeriod],
-    [60_000, 40_000, 5_000],
+    [
+      config.leaderElectLeaseDuration,
+      config.leaderElectRenewDeadline,
+      config.leaderElectRenewPeriod,
+      config.leaderElectRetryPeriod,
+    ],
+    [60_000, 40_000, 15_000, 5_000],
   );
   assert.deepEqual([config.kubeApiQps, config.kubeApiBurst], [5.5, 8]);
   assert.throws(() => parse(['--kube-api-burst=0']), /"0" is not a positive whole number/);
@@ -191,4 +203,20 @@ test('--namespace takes one namespace or several, joined by commas, and refuses 
   assert.deepEqual(parse(['--namespace=orders']).namespace, ['orders']);
   assert.deepEqual(parse(['--namespace=orders, billing']).namespace, ['orders', 'billing']);
   assert.throws(() => parse(['--namespace=orders,Billing']), /"Billing" is not a namespace name/);
+});
+
+test('twc run refuses timings that cannot work together, naming both flags', () => {
+  assert.equal(settingsConflict(parse([])), undefined, 'the defaults');
+  const refusals: [string[], RegExp][] = [
+    [
+      ['--leader-elect-lease-duration=10s'],
+      /--leader-elect-renew-deadline \(10s\) must be shorter than --leader-elect-lease-duration \(10s\)/,
+    ],
+    [
+      ['--leader-elect-renew-period=10s'],
+      /--leader-elect-renew-period \(10s\) must be shorter than --leader-elect-renew-deadline \(10s\)/,
+    ],
+    [['--reconcile-timeout=10s'], /--reconcile-timeout \(10s\) must be longer than --temporal-read-timeout/],
+  ];
+  for (const [args, refusal] of refusals) assert.match(settingsConflict(parse(args)) ?? '', refusal, args.join(' '));
 });

@@ -63,7 +63,7 @@ interface Candidate {
   events: string[];
 }
 
-/** client-go's timings: lease 15s, renew deadline 10s, retry every 2s. */
+/** The defaults: lease 15s, renew deadline 10s, renew every 5s, retry every 2s. */
 function candidate(api: FakeLeaseApi, timers: FakeTimers, identity: string): Candidate {
   const events: string[] = [];
   const elector = new LeaderElector({
@@ -78,7 +78,7 @@ function candidate(api: FakeLeaseApi, timers: FakeTimers, identity: string): Can
   return { elector, events };
 }
 
-test('a candidate takes a Lease that does not exist, and renews it every retry period', async () => {
+test('a candidate takes a Lease that does not exist, and renews it every renew period', async () => {
   const [api, timers] = [new FakeLeaseApi(), new FakeTimers()];
   const a = candidate(api, timers, 'a');
   a.elector.start();
@@ -89,11 +89,11 @@ test('a candidate takes a Lease that does not exist, and renews it every retry p
   assert.equal(api.lease?.spec?.leaseDurationSeconds, 15);
   assert.equal(api.lease?.spec?.leaseTransitions, 0);
   const acquired = api.lease?.spec?.acquireTime;
-  await timers.advance(6_000);
-  assert.equal(api.writes, 4, 'created, then renewed at 2s, 4s and 6s');
+  await timers.advance(15_000);
+  assert.equal(api.writes, 4, 'created, then renewed at 5s, 10s and 15s');
   assert.equal(
     String(api.lease?.spec?.renewTime),
-    new Date(6_000).toISOString().replace('Z', '000Z'),
+    new Date(15_000).toISOString().replace('Z', '000Z'),
     'renewTime in microseconds',
   );
   assert.equal(api.lease?.spec?.acquireTime, acquired, 'a renewal keeps the acquire time');
@@ -134,14 +134,14 @@ test('a Lease whose holder stopped renewing is taken one lease duration after th
   await b.elector.stop();
 });
 
-test('a leader that finds another holder in the Lease stops leading at once', async () => {
+test('a leader that finds another holder in the Lease at its next renewal stops leading at once', async () => {
   const [api, timers] = [new FakeLeaseApi(), new FakeTimers()];
   const a = candidate(api, timers, 'a');
   a.elector.start();
   await timers.advance(1_000);
   api.holdAs('usurper');
-  await timers.advance(1_000);
-  assert.deepEqual(a.events, ['started at 0', 'stopped at 2000: the lease is now held by usurper']);
+  await timers.advance(4_000);
+  assert.deepEqual(a.events, ['started at 0', 'stopped at 5000: the lease is now held by usurper']);
   assert.equal(a.elector.isLeader, false);
   const writes = api.writes;
   await timers.advance(60_000);
@@ -155,12 +155,12 @@ for (const failure of ['error', 'hang'] as const) {
     const [api, timers] = [new FakeLeaseApi(), new FakeTimers()];
     const a = candidate(api, timers, 'a');
     a.elector.start();
-    await timers.advance(4_000); // last renewal at 4s
+    await timers.advance(5_000); // last renewal at 5s
     api.failure = failure;
     await timers.advance(9_999);
     assert.deepEqual(a.events, ['started at 0']);
     await timers.advance(1);
-    assert.deepEqual(a.events, ['started at 0', 'stopped at 14000: the lease was not renewed within 10s']);
+    assert.deepEqual(a.events, ['started at 0', 'stopped at 15000: the lease was not renewed within 10s']);
   });
 }
 
@@ -169,13 +169,28 @@ test('failed renewals are retried: leadership survives them while the renew dead
   const a = candidate(api, timers, 'a');
   a.elector.start();
   await timers.advance(0);
-  api.failure = 'error'; // the tries at 2s, 4s and 6s fail
-  await timers.advance(7_000);
-  api.failure = undefined; // the one at 8s succeeds, 2s before the deadline
-  await timers.advance(3_000);
+  api.failure = 'error'; // the renewal at 5s fails, and so does its retry at 7s
+  await timers.advance(8_000);
+  assert.equal(api.writes, 1);
+  api.failure = undefined; // the retry at 9s succeeds, 1s before the deadline
+  await timers.advance(1_000);
+  assert.equal(api.writes, 2, 'retried after the retry period, not the renew period');
   assert.equal(a.elector.isLeader, true);
   assert.deepEqual(a.events, ['started at 0']);
+  await timers.advance(4_999);
+  assert.equal(api.writes, 2);
+  await timers.advance(1);
+  assert.equal(api.writes, 3, 'renewed again a renew period after the success');
   await timers.advance(30_000);
   assert.deepEqual(a.events, ['started at 0'], 'the deadline counts from the last renewal');
   await a.elector.stop();
+});
+
+test('a renew period not shorter than the renew deadline is refused', () => {
+  const options = { api: new FakeLeaseApi(), namespace: 'ns', name: 'lease', identity: 'a' };
+  const callbacks = { onStartedLeading: () => {}, onStoppedLeading: () => {} };
+  assert.throws(
+    () => new LeaderElector({ ...options, ...callbacks, renewPeriodMs: 10_000 }),
+    /the renew period must be shorter than the renew deadline/,
+  );
 });

@@ -26,6 +26,7 @@ export function leadership({ options, access, metrics, log }: RunContext, lead: 
     identity: `${process.env.POD_NAME ?? hostname()}_${randomBytes(4).toString('hex')}`,
     leaseDurationMs: options.leaderElectLeaseDuration,
     renewDeadlineMs: options.leaderElectRenewDeadline,
+    renewPeriodMs: options.leaderElectRenewPeriod,
     retryPeriodMs: options.leaderElectRetryPeriod,
     onStartedLeading: () => {
       metrics.setLeader(lease, true);

@@ -8,6 +8,8 @@ import type { RunContext } from './context.ts';
 export function settingsConflict(options: Config): string | undefined {
   if (options.leaderElectRenewDeadline >= options.leaderElectLeaseDuration)
     return `--leader-elect-renew-deadline (${options.leaderElectRenewDeadline / 1000}s) must be shorter than --leader-elect-lease-duration (${options.leaderElectLeaseDuration / 1000}s)`;
+  if (options.leaderElectRenewPeriod >= options.leaderElectRenewDeadline)
+    return `--leader-elect-renew-period (${options.leaderElectRenewPeriod / 1000}s) must be shorter than --leader-elect-renew-deadline (${options.leaderElectRenewDeadline / 1000}s)`;
   const sameAddress = (a: BindAddress | false, b: BindAddress | false) =>
     a && b && a.port === b.port && (a.host ?? '') === (b.host ?? '');
   if (options.metricsSecure && sameAddress(options.metricsBindAddress, options.healthProbeBindAddress))
