@@ -42,6 +42,12 @@ test('helm lint --strict passes on both charts', async () => {
   assert.match(output, /2 chart\(s\) linted, 0 chart\(s\) failed/);
 });
 
+test('values kept from a chart before leaderElection.renewPeriod (helm upgrade --reuse-values) leave that flag to its default', async () => {
+  const rendered = await helm('template', 'twc', CHART, '--set', 'leaderElection.renewPeriod=null');
+  assert.match(rendered, /- --leader-elect-renew-deadline=10s\n/);
+  assert.doesNotMatch(rendered, /--leader-elect-renew-period/);
+});
+
 test('the default values and a file setting every value render as their golden files', async () => {
   matchesGolden(await helm('template', 'twc', CHART, '--namespace', 'temporal-system'), 'default.golden.yaml');
   matchesGolden(
