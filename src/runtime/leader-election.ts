@@ -2,9 +2,10 @@
 // takes the Lease when it is free, released or expired, the leader renews it, and every write
 // carries the resourceVersion it read, so two candidates never both win. One departure: the leader
 // renews every renew period (5s) rather than every retry period (2s), and tries again a failed
-// renewal after the retry period. The lease lasts as long for others, a standby still notices a
-// lost leader as soon, and the leader still gives up at the same deadline: only the writes, each
-// an etcd write and most of an idle controller's CPU, are fewer. Expiry
+// renewal after the retry period. The lease lasts as long for others, a killed leader is replaced
+// no later (a standby counts from when it first saw the last renewal), and the leader still gives
+// up at the same deadline: only the writes, each an etcd write and most of an idle controller's
+// CPU, are fewer. Expiry
 // is judged on the candidate's own clock, from when it first saw the current record, so clocks
 // need not agree across nodes. A leader that cannot renew within the renew deadline (shorter than
 // the lease duration), or sees another holder, stops leading before anyone else can start.
