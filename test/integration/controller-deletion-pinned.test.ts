@@ -76,10 +76,12 @@ test('deleting a worker deployment keeps the build a pinned workflow runs on unt
   );
   // Long past v2's drainage (the local server checks every second): v1 still has its Pod.
   await new Promise((resolve) => setTimeout(resolve, 5000));
+  const kept = (await ns.buildDeployments()).get(v1);
+  assert.ok(kept, "the draining build keeps its Deployment while its pinned workflow runs: v1's is gone");
   assert.deepEqual(
-    (await ns.buildDeployments()).get(v1)?.availableReplicas,
+    kept.availableReplicas,
     1,
-    'the draining build keeps its Pod while its pinned workflow runs',
+    'the draining build keeps its Pod while its pinned workflow runs: its Deployment has no available Pod',
   );
   const said = await warnings(namespace, 'DeletionWaitsForWorkflows');
   assert.equal(said.length, 1, `one Warning event, not one per reconcile: ${JSON.stringify(said)}`);
