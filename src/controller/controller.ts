@@ -148,7 +148,7 @@ export class Controller {
     this.caches.ownWrites.forget(namespace, name);
     forgetAdmittedSpec(namespace, name);
     this.temporalBackoff.reset(`${namespace}/${name}`);
-    this.lastDescribed.forget(`${namespace}/${name}`);
+    this.lastDescribed.drop(`${namespace}/${name}`);
     this.rollouts.forget(`${namespace}/${name}`);
     for (const twor of this.caches.ownedResources.list(namespace))
       if (twor.spec.workerRef.name === name)

@@ -21,7 +21,7 @@ import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { connectionNamespace } from '../domain/connection-ref.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { type ExecutionContext, executePlan } from './execute.ts';
-import { describeInTemporal, ownedDeployments } from './observe.ts';
+import { describeInTemporal, notFoundAnswer, ownedDeployments } from './observe.ts';
 import { lastKnownVersions, writeStatus } from './status-writer.ts';
 
 export async function finalizeWorkerDeployment(
@@ -47,11 +47,8 @@ export async function finalizeWorkerDeployment(
     return carryOut(deps, { key, workerDeployment: stored }, plan);
   }
 
-  const described = await describeInTemporal(deps, key, connection, {
-    namespace: temporalNamespace,
-    deploymentName: temporalName,
-    identity: deps.identity,
-  });
+  const address = { namespace: temporalNamespace, deploymentName: temporalName, identity: deps.identity };
+  const described = await describeInTemporal(deps, key, connection, address);
   if ('failure' in described) {
     const condition = readFailureCondition(described.failure);
     const cannot = {
@@ -65,6 +62,7 @@ export async function finalizeWorkerDeployment(
     .map(observeDeployment)
     .filter((d): d is ObservedDeployment => d !== undefined);
   const runningWorkflows = await countWorkflows(deps, temporal, workflowsToCount({ temporal: state, deployments }));
+  const notFound = notFoundAnswer(deps, key, { ...address, hostPort: connection.spec.hostPort }, state, stored);
   const observation: DeletionObservation = {
     now: deps.now(),
     workerDeployment: stored,
@@ -72,6 +70,7 @@ export async function finalizeWorkerDeployment(
     deployments,
     temporal: state,
     runningWorkflows,
+    ...(notFound ? { notFound } : {}),
   };
 
   return carryOut(deps, { key, workerDeployment: stored, connection, temporal }, planDeletion(observation, deps));

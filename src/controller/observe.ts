@@ -25,6 +25,7 @@ import type {
 } from '../domain/observation.ts';
 import type { ReadCertificate } from '../domain/certificates.ts';
 import type { ReadFailure } from '../domain/read-failure.ts';
+import { type NotFoundAnswer, notFoundDoubtedUntil, registeredBuilds } from '../domain/temporal-not-found.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../domain/snapshot.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { buildIdOf } from '../k8s/build-id.ts';
@@ -400,9 +401,17 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
     return trouble && failed(trouble.failure, trouble.requeueAfterMs);
   };
 
-  const described = await describeInTemporal(deps, key, connection, addressOf(deps, facts));
+  const address = addressOf(deps, facts);
+  const described = await describeInTemporal(deps, key, connection, address);
   if ('failure' in described) return failed(described.failure, described.requeueAfterMs);
   const { temporal, state } = described;
+  const notFound = notFoundAnswer(deps, key, address, state, workerDeployment);
+  const doubtedUntil = notFound && notFoundDoubtedUntil(notFound, deps.now());
+  if (notFound && doubtedUntil)
+    return failed(
+      { kind: 'TemporalDeploymentNotFound', temporalName, ...notFound },
+      Math.min(deps.pollIntervalMs, doubtedUntil.getTime() - deps.now().getTime()),
+    );
   const observation = observationOn(deps, facts, state);
 
   const needs = readsNeeded(observation, deps);
@@ -538,6 +547,25 @@ export async function describeInTemporal(
           requeueAfterMs: deps.pollIntervalMs,
         };
   }
+}
+
+/** What a not-found answer is weighed with (see domain/temporal-not-found.ts); undefined when Temporal found it. */
+export function notFoundAnswer(
+  deps: ReconcilerDependencies,
+  key: string,
+  address: DescribedAt,
+  state: TemporalDeploymentState,
+  workerDeployment: TemporalWorkerDeployment,
+): NotFoundAnswer | undefined {
+  if (state.exists) {
+    deps.lastDescribed.found(key);
+    return undefined;
+  }
+  return {
+    registered: registeredBuilds(workerDeployment),
+    justDescribed: deps.lastDescribed.recall(key, address)?.exists === true,
+    since: deps.lastDescribed.notFoundSince(key, address, deps.now()),
+  };
 }
 
 /** The Kubernetes Deployments a worker deployment owns, from the cache. */

@@ -84,6 +84,9 @@ export async function reconcile(
     if (observed === 'superseded') return { requeueAfterMs: 0 };
     if (observed.failed) {
       deps.lastDescribed.forget(key);
+      const { failure } = observed.failed;
+      if (failure.kind === 'TemporalDeploymentNotFound' && failure.justDescribed)
+        return notFoundAfterChange(deps, facts.temporalName);
       return cutShort(deps, key, observed.failed);
     }
     if (superseded()) return { requeueAfterMs: 0 };
@@ -154,6 +157,23 @@ async function cutShort(
     failed.requeueAfterMs,
     plan.certificates?.events,
   );
+}
+
+/** How soon a Worker Deployment that answered not found right after it was described is asked again. */
+export const NOT_FOUND_RECHECK_MS = 1000;
+
+/**
+ * Temporal's Worker Deployment answers not found for a moment after each change it makes (see
+ * domain/temporal-not-found.ts). Right after a description that found it, that moment is waited
+ * out without a word: nothing is written, and it is asked again in a second. Answered so again,
+ * the status says it until the answer is believed.
+ */
+function notFoundAfterChange(deps: ReconcilerDependencies, temporalName: string): ReconcileResult {
+  deps.log.info(
+    { recheckMs: NOT_FOUND_RECHECK_MS },
+    `Temporal answered that Worker Deployment ${temporalName} does not exist, right after it described it: asked again before that is believed`,
+  );
+  return { requeueAfterMs: NOT_FOUND_RECHECK_MS };
 }
 
 /**

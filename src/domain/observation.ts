@@ -6,6 +6,7 @@ import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment
 import type { ReadCertificate } from './certificates.ts';
 import type { PollersSeen } from './pollers.ts';
 import type { ReadFailure } from './read-failure.ts';
+import type { NotFoundAnswer } from './temporal-not-found.ts';
 import type { ServiceAccountRef } from './token-policy.ts';
 import type {
   BatchProgress,
@@ -143,6 +144,8 @@ export interface DeletionObservation {
   temporal: TemporalDeploymentState;
   /** Workflows still running per build (see workflowsToCount); undefined where the count could not be read. */
   runningWorkflows: Record<string, number | undefined>;
+  /** When Temporal answered that the Worker Deployment does not exist: what that answer is weighed with. */
+  notFound?: NotFoundAnswer;
 }
 
 /** A copy of a cluster connection's Secret, as the worker Pods need it, and how the one in place compares. */

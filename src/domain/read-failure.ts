@@ -2,6 +2,7 @@
 // happened, status/read-failures.ts says it to people. Temporal's own troubles (over its rate limit,
 // busy, out of reach, refusing the credentials) are also how a Temporal action can fail.
 import type { TemporalConnection } from '../api/temporal-connection.ts';
+import type { NotFoundAnswer } from './temporal-not-found.ts';
 
 export type TemporalTrouble =
   'TemporalRateLimited' | 'TemporalBusy' | 'TemporalUnreachable' | 'TemporalCredentialsRefused';
@@ -14,6 +15,8 @@ export type ReadFailure =
   /** The connection's Secret is missing or unusable: `reason` says which (SecretNotFound, InvalidSecret). */
   | { kind: 'ConnectionCredentials'; reason: string; connection: TemporalConnection; message: string }
   | { kind: 'TemporalNamespaceNotFound'; what: string; detail: string }
+  /** Temporal answered that the Worker Deployment does not exist, not believed yet (see domain/temporal-not-found.ts). */
+  | ({ kind: 'TemporalDeploymentNotFound'; temporalName: string } & NotFoundAnswer)
   | {
       kind: 'Temporal';
       trouble: TemporalTrouble;

@@ -3,10 +3,13 @@
 // still run keeps its Deployments until Temporal reports it drained and none is counted running
 // there (Temporal's drained comes from visibility, which can lag); every other build goes with
 // its version record; once nothing is left, Temporal's Worker Deployment goes, then the finalizers.
-// The force annotation skips the wait, and says what that strands. Pure.
+// Temporal's answer that its Worker Deployment does not exist is believed once it has stood a while
+// where the status lists builds it registered (see domain/temporal-not-found.ts): their Deployments
+// wait. The force annotation skips every wait, and says what that strands. Pure.
 import { FORCE_DELETE_ANNOTATION } from '../domain/annotations.ts';
 import type { DeletionObservation } from '../domain/observation.ts';
 import { mayHoldPinnedWorkflows } from '../domain/pinned-workflows.ts';
+import { NOT_FOUND_GRACE_MS, notFoundDoubtedUntil } from '../domain/temporal-not-found.ts';
 import type { TemporalVersion } from '../domain/snapshot.ts';
 import { runningWorkflowsQuery } from '../domain/visibility.ts';
 import { type Condition, progressing, stalled } from '../status/conditions.ts';
@@ -25,15 +28,20 @@ export interface DeletionPlan {
 
 /**
  * The builds whose running workflows the deletion counts: those Temporal may still dispatch pinned
- * workflows to, and the drained ones it is about to delete the Deployments of. Temporal can call a
- * build drained while a workflow pinned to it runs (it counts them in visibility, which may lag
- * the workflow's first task): a count that finds one keeps the build.
+ * workflows to, the drained ones it is about to delete the Deployments of, and those with a
+ * Deployment it does not list. Temporal can call a build drained while a workflow pinned to it
+ * runs (it counts them in visibility, which may lag the workflow's first task), and can leave out
+ * a build it knows (see domain/temporal-not-found.ts): a count that finds one keeps the build.
  */
 export function workflowsToCount(observation: Pick<DeletionObservation, 'temporal' | 'deployments'>): string[] {
   const deployed = new Set(observation.deployments.map((d) => d.buildId));
-  return observation.temporal.versions
-    .filter((v) => mayHoldPinnedWorkflows(v) || (v.status === 'Drained' && deployed.has(v.buildId)))
-    .map((v) => v.buildId);
+  const listed = new Set(observation.temporal.versions.map((v) => v.buildId));
+  return [
+    ...observation.temporal.versions
+      .filter((v) => mayHoldPinnedWorkflows(v) || (v.status === 'Drained' && deployed.has(v.buildId)))
+      .map((v) => v.buildId),
+    ...[...deployed].filter((b) => !listed.has(b)),
+  ];
 }
 
 /**
@@ -89,7 +97,12 @@ export function planDeletion(observation: DeletionObservation, config: PlannerCo
         now.getTime() - v.drainedSince.getTime() < DRAINED_REPORT_GRACE_MS,
     )
     .map((v) => v.buildId);
-  const keep = new Set(force ? [] : [...busy, ...stillRunning, ...justDrained]);
+  const registered = observation.notFound?.registered ?? [];
+  const doubtedUntil = observation.notFound && !force ? notFoundDoubtedUntil(observation.notFound, now) : undefined;
+  const doubted = doubtedUntil
+    ? [...new Set(deployments.map((d) => d.buildId))].filter((b) => registered.includes(b))
+    : [];
+  const keep = new Set(force ? [] : [...busy, ...stillRunning, ...justDrained, ...doubted]);
   const holder =
     temporal.managerIdentity && temporal.managerIdentity !== config.identity ? temporal.managerIdentity : undefined;
   const actions: PlannedAction[] = [];
@@ -124,7 +137,7 @@ export function planDeletion(observation: DeletionObservation, config: PlannerCo
       action: 'delete',
       buildId: d.buildId,
       deployment: d.name,
-      reason: `the worker deployment is being deleted and build ${d.buildId} ${leavesBecause(versionOf(d.buildId), force)}`,
+      reason: `the worker deployment is being deleted and build ${d.buildId} ${leavesBecause(versionOf(d.buildId), force, registered.includes(d.buildId))}`,
     });
   const records = temporal.versions.filter((v) => !keep.has(v.buildId));
   for (const v of records)
@@ -142,19 +155,26 @@ export function planDeletion(observation: DeletionObservation, config: PlannerCo
     // build with none goes by itself once Temporal confirms it, after its visibility grace period.
     const waiting = [...keep].filter((b) => observation.runningWorkflows[b] !== 0);
     warn = waiting.length > 0;
-    const kept = warn ? waiting : [...keep];
+    const kept = warn ? waiting : doubted.length > 0 ? doubted : [...keep];
     const builds = `build${kept.length === 1 ? '' : 's'} ${kept.join(', ')}`;
+    const them = kept.length === 1 ? 'it' : 'them';
     said = warn
       ? progressing(
           'True',
           'DeletionWaitsForWorkflows',
-          `deletion waits for ${workflowsOn(observation, kept)} to finish: the Deployments of ${builds} stay until none runs there and Temporal reports ${kept.length === 1 ? 'it' : 'them'} drained. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "${runningWorkflowsQuery(temporalName, kept)}"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
+          `deletion waits for ${workflowsOn(observation, kept)} to finish: the Deployments of ${builds} stay until none runs there and Temporal reports ${them} drained. Let the workflows finish, cancel or terminate them (\`temporal workflow terminate --query "${runningWorkflowsQuery(temporalName, kept)}"\`), or annotate the worker deployment ${FORCE_DELETE_ANNOTATION}=true to delete it now and strand them`,
         )
-      : progressing(
-          'True',
-          'DeletionWaitsForDrainage',
-          `deletion waits for Temporal to report ${builds} drained: no running workflow is counted on ${kept.length === 1 ? 'it' : 'them'}, and Temporal confirms that after its visibility grace period; a report is believed once it has stood ${DRAINED_REPORT_GRACE_MS / 1000} s`,
-        );
+      : doubted.length > 0
+        ? progressing(
+            'True',
+            'DeletionWaitsForTemporal',
+            `deletion waits for Temporal to list ${builds}: it has answered since ${observation.notFound?.since.toISOString() ?? ''} that Worker Deployment ${temporalName} does not exist, though it registered ${them} (see the status), as it does for a moment after each change it makes. The Deployments of ${builds} stay until it lists ${them} again or its answer has stood ${NOT_FOUND_GRACE_MS / 1000} s`,
+          )
+        : progressing(
+            'True',
+            'DeletionWaitsForDrainage',
+            `deletion waits for Temporal to report ${builds} drained: no running workflow is counted on ${them}, and Temporal confirms that after its visibility grace period; a report is believed once it has stood ${DRAINED_REPORT_GRACE_MS / 1000} s`,
+          );
   } else if (force && busy.length + stillRunning.length > 0) {
     warn = true;
     said = progressing(
@@ -174,6 +194,11 @@ export function planDeletion(observation: DeletionObservation, config: PlannerCo
       actions.push({
         action: 'deleteTemporalDeployment',
         reason: `deleted Worker Deployment ${temporalName} from Temporal: it has no version left`,
+      });
+    else if (registered.length > 0)
+      actions.push({
+        action: 'deleteTemporalDeployment',
+        reason: `deleted Worker Deployment ${temporalName} from Temporal, which answered that it does not exist but registered builds of this worker deployment: the answer may have come while it changed`,
       });
     actions.push(
       {
@@ -199,11 +224,18 @@ export function planDeletion(observation: DeletionObservation, config: PlannerCo
       ? { warning: { reason: said.reason, message: said.message } }
       : {}),
     // Records deleted, the Worker Deployment can go at once; drainage and pollers are the poll's to see.
-    requeueAfterMs: records.length > 0 && keep.size === 0 ? 0 : config.pollIntervalMs,
+    requeueAfterMs:
+      records.length > 0 && keep.size === 0
+        ? 0
+        : Math.min(config.pollIntervalMs, doubtedUntil ? doubtedUntil.getTime() - now.getTime() : Infinity),
   };
 }
 
-function leavesBecause(version: TemporalVersion | undefined, force: boolean): string {
+function leavesBecause(version: TemporalVersion | undefined, force: boolean, registered = false): string {
+  if (!version && registered)
+    return force
+      ? `is not listed by Temporal, and ${FORCE_DELETE_ANNOTATION} is set`
+      : 'is no longer listed by Temporal, and no workflow is counted running there';
   if (!version) return 'never registered with Temporal';
   if (force && mayHoldPinnedWorkflows(version))
     return `${version.status === 'Inactive' ? 'may still hold pinned workflows' : `is ${version.status}`}, but ${FORCE_DELETE_ANNOTATION} is set`;

@@ -5,6 +5,7 @@
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import { connectionKindOf, connectionLabel } from '../domain/connection-ref.ts';
 import type { ReadFailure } from '../domain/read-failure.ts';
+import { NOT_FOUND_GRACE_MS } from '../domain/temporal-not-found.ts';
 import { MUTUAL_TLS_KEYS } from '../domain/secret-keys.ts';
 import { type Condition, progressing, stalled } from './conditions.ts';
 
@@ -29,6 +30,17 @@ export function readFailureCondition(failure: ReadFailure): Condition {
     }
     case 'TemporalNamespaceNotFound':
       return stalled('TemporalNamespaceNotFound', `${failure.what}: ${failure.detail}`);
+    case 'TemporalDeploymentNotFound': {
+      const { registered, temporalName, since } = failure;
+      const had = registered.length
+        ? `though it registered build${registered.length === 1 ? '' : 's'} ${registered.join(', ')} (see the status)`
+        : 'though it answered with it just before';
+      return progressing(
+        'False',
+        'TemporalDeploymentNotFound',
+        `Temporal has answered since ${since.toISOString()} that Worker Deployment ${temporalName} does not exist, ${had}: it answers so for a moment after each change it makes, so the answer is believed once it has stood ${NOT_FOUND_GRACE_MS / 1000} s; meanwhile the controller asks again and scales down and deletes nothing`,
+      );
+    }
     case 'Temporal':
       switch (failure.trouble) {
         case 'TemporalRateLimited':

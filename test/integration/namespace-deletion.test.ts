@@ -29,13 +29,21 @@ test('deleting a namespace removes its contents and then the namespace (namespac
   });
 
   await core.deleteNamespace({ name: namespace });
-  await eventually('the namespace to be gone', async () => {
-    try {
-      await core.readNamespace({ name: namespace });
-      return undefined;
-    } catch (error) {
-      assert.equal((error as { code?: number }).code, 404, String(error));
-      return true;
-    }
-  });
+  // Until it is gone, its conditions say what the namespace controller waits on (an aggregated API
+  // it cannot discover, content it cannot delete), and a timeout repeats them.
+  await eventually(
+    'the namespace to be gone',
+    async () => {
+      let stuck: string;
+      try {
+        const conditions = (await core.readNamespace({ name: namespace })).status?.conditions ?? [];
+        stuck = JSON.stringify(conditions.filter((c) => c.status === 'True').map((c) => `${c.type}: ${c.message}`));
+      } catch (error) {
+        assert.equal((error as { code?: number }).code, 404, String(error));
+        return true;
+      }
+      throw new Error(`still there, its conditions say ${stuck}`);
+    },
+    90_000,
+  );
 });

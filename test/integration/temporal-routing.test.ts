@@ -1,32 +1,42 @@
 // Routing changes against the real server: the manager identity is claimed when the plan says so,
 // every change carries the conflict token, a change decided on stale state is refused, and so is
-// one made while another identity manages the deployment.
+// one made while another identity manages the deployment. Its Worker Deployment answers not found
+// for a moment after each change (its workflow continues as new): each read waits that out.
 import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
 import { changeRouting, type RoutingTarget } from '../../src/temporal/routing.ts';
-import { eventually, kubeConfig, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
+import {
+  eventually,
+  kubeConfig,
+  sharedEnvironment,
+  temporalService,
+  testNamespace,
+  uniqueName,
+} from '../support/environment.ts';
 import { runSampleBuilds } from '../support/sample-deployment.ts';
 
 test('changeRouting claims the manager identity when asked, carries the conflict token and cannot override another manager', async (t) => {
   const namespace = await testNamespace(t, 'routing');
   const apps = kubeConfig().makeApiClient(AppsV1Api);
-  const client = await temporalClient(t);
   const deploymentName = uniqueName('routing');
   const taskQueue = uniqueName('routing-queue');
   const target: RoutingTarget = {
-    service: client.workflowService,
-    namespace: client.options.namespace,
+    service: temporalService(t),
+    namespace: sharedEnvironment().temporalNamespace,
     deploymentName,
     identity: `twc-test-${uniqueName('install')}`,
   };
-  const describe = () => describeDeployment(target.service, target.namespace, deploymentName);
+  const describeWhen = (what: string, done: (state: TemporalDeploymentState) => boolean) =>
+    eventually(what, async () => {
+      const state = await describeDeployment(target.service, target.namespace, deploymentName);
+      return state.exists && done(state) ? state : undefined;
+    });
+  const describe = () => describeWhen('Temporal to describe the Worker Deployment', () => true);
   await runSampleBuilds(apps, namespace, deploymentName, taskQueue, ['v1', 'v2']);
-  const registered = await eventually('both builds to register', async () => {
-    const state = await describe();
-    return state.versions.length === 2 ? state : undefined;
-  });
+  const registered = await describeWhen('both builds to register', (state) => state.versions.length === 2);
   assert.equal(registered.managerIdentity, undefined);
 
   const token = (state: { conflictToken?: Uint8Array }) =>

@@ -6,6 +6,7 @@
 // reconciler reads them as it would in production (src/temporal/call-failures.ts).
 import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
 import { TemporalConnectError } from '../../src/temporal/client-pool.ts';
+import { NOT_FOUND_GRACE_MS } from '../../src/domain/temporal-not-found.ts';
 import type { Prng } from './prng.ts';
 import type { UserAction } from './user-actions.ts';
 import { exhausted } from './temporal-errors.ts';
@@ -23,6 +24,12 @@ export type Fault =
   | { fault: 'foreignManager'; steps: number }
   /** Another client changes the Worker Deployment between the controller's read and its write. */
   | { fault: 'meddle' }
+  /**
+   * The next change Temporal makes (within some steps) leaves the Worker Deployment answering not
+   * found for some seconds, as Temporal's does while its workflow continues as new after each
+   * change; shorter than the controller's NOT_FOUND_GRACE_MS, which is the bet that it is a moment.
+   */
+  | { fault: 'betweenRuns'; seconds: number }
   /** A user's change lands while a reconcile reads Temporal: the informer tells the reconcile, which gives way. */
   | { fault: 'duringReconcile'; action: UserAction }
   | { fault: 'restart' };
@@ -42,6 +49,8 @@ const TEMPORAL_METHODS = [
 ];
 /** A one-shot fault whose call does not come within this many steps is disarmed: faults stop. */
 export const ONE_SHOT_STEPS = 3;
+/** A change armed to be followed by not-found answers is looked for this many steps: changes come less often than calls. */
+export const BETWEEN_RUNS_ARMED_STEPS = 12;
 const WRITES_WITH_EFFECT = ['changeRouting', 'startGate', 'startBatch', 'stopBatch', 'deleteVersionRecord'];
 const KUBERNETES_WRITES = [
   'createDeployment',
@@ -62,6 +71,7 @@ export function randomFault(rng: Prng): Fault {
     podCrash: 3,
     foreignManager: 1,
     meddle: 2,
+    betweenRuns: 2,
     restart: 3,
   });
   switch (kind) {
@@ -81,6 +91,8 @@ export function randomFault(rng: Prng): Fault {
       return { fault: 'podCrash', pick: rng.int(0, 1000) };
     case 'foreignManager':
       return { fault: 'foreignManager', steps: rng.int(1, 5) };
+    case 'betweenRuns':
+      return { fault: 'betweenRuns', seconds: rng.int(1, NOT_FOUND_GRACE_MS / 1000 - 1) };
     default:
       return { fault: kind };
   }
@@ -94,6 +106,10 @@ export class TemporalFaultState implements TemporalFaults {
   rateLimitBusy = false;
   /** Steps during which the next description is followed by someone else's change. */
   meddleSteps = 0;
+  /** Until when (the simulation's clock) the Worker Deployment answers not found. */
+  betweenRunsUntil = 0;
+  /** The seconds the next change leaves it answering not found, and the steps left before that is disarmed. */
+  betweenRunsArmed: { seconds: number; steps: number } | undefined;
   /** Per method: whether it fails after taking effect, and the steps left before the fault is disarmed unfired. */
   readonly failNext = new Map<string, { applied: boolean; steps: number }>();
   /** Told of every fault that fired. */
@@ -105,6 +121,7 @@ export class TemporalFaultState implements TemporalFaults {
     if (this.rateLimitSteps > 0) this.rateLimitSteps--;
     if (this.meddleSteps > 0) this.meddleSteps--;
     for (const [method, armed] of this.failNext) if (--armed.steps <= 0) this.failNext.delete(method);
+    if (this.betweenRunsArmed && --this.betweenRunsArmed.steps <= 0) this.betweenRunsArmed = undefined;
   }
 
   /** Arms a one-shot failure of a method's next call, for a few steps. */
@@ -112,8 +129,15 @@ export class TemporalFaultState implements TemporalFaults {
     this.failNext.set(method, { applied, steps: ONE_SHOT_STEPS });
   }
 
-  active(): boolean {
-    return this.outageSteps > 0 || this.rateLimitSteps > 0 || this.meddleSteps > 0 || this.failNext.size > 0;
+  active(now: number): boolean {
+    return (
+      this.outageSteps > 0 ||
+      this.rateLimitSteps > 0 ||
+      this.meddleSteps > 0 ||
+      this.betweenRunsUntil > now ||
+      this.betweenRunsArmed !== undefined ||
+      this.failNext.size > 0
+    );
   }
 
   /** Before a client is handed out: a connection that cannot be made. */
@@ -127,6 +151,19 @@ export class TemporalFaultState implements TemporalFaults {
   meddles(): boolean {
     if (this.meddleSteps === 0) return false;
     this.meddleSteps = 0;
+    this.onFault();
+    return true;
+  }
+
+  /** Temporal changed the Worker Deployment at `now`. */
+  changed(now: number): void {
+    if (!this.betweenRunsArmed) return;
+    this.betweenRunsUntil = now + this.betweenRunsArmed.seconds * 1000;
+    this.betweenRunsArmed = undefined;
+  }
+
+  betweenRuns(now: number): boolean {
+    if (this.betweenRunsUntil <= now) return false;
     this.onFault();
     return true;
   }

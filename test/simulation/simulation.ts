@@ -14,7 +14,7 @@ import { OwnDeploymentWrites } from '../../src/k8s/own-deployment-writes.ts';
 import { OwnWrites } from '../../src/runtime/own-writes.ts';
 import { config, NAMESPACE, workerDeployment } from '../support/recorded-world.ts';
 import { Builds } from './builds.ts';
-import { type Fault, ONE_SHOT_STEPS, randomFault, TemporalFaultState } from './faults.ts';
+import { BETWEEN_RUNS_ARMED_STEPS, type Fault, ONE_SHOT_STEPS, randomFault, TemporalFaultState } from './faults.ts';
 import { Invariants, type Violation } from './invariants.ts';
 import { type Clock, KubernetesModel } from './kubernetes-model.ts';
 import { Prng } from './prng.ts';
@@ -205,7 +205,10 @@ export class Simulation {
     }
     if (step.event) this.apply(step.event);
     const disturbed =
-      step.event !== undefined || this.temporalFaults.active() || this.staleSteps > 0 || this.foreignManagerSteps > 0;
+      step.event !== undefined ||
+      this.temporalFaults.active(this.clock.now) ||
+      this.staleSteps > 0 ||
+      this.foreignManagerSteps > 0;
     this.quietSteps = disturbed ? 0 : this.quietSteps + 1;
     this.quietMs = disturbed ? 0 : this.quietMs + step.advanceMs;
     this.kubernetes.progress();
@@ -278,6 +281,9 @@ export class Simulation {
         return;
       case 'meddle':
         this.temporalFaults.meddleSteps = ONE_SHOT_STEPS;
+        return;
+      case 'betweenRuns':
+        this.temporalFaults.betweenRunsArmed = { seconds: event.seconds, steps: BETWEEN_RUNS_ARMED_STEPS };
         return;
       case 'restart':
         // A new process lists from the API server: its informers start from what is stored.

@@ -137,6 +137,10 @@ export interface TemporalFaults {
   check(method: string, applied: boolean): void;
   /** Someone else changes the Worker Deployment right after this description: its conflict token goes stale. */
   meddles(): boolean;
+  /** Temporal changed the Worker Deployment at `now` (its workflow continues as new). */
+  changed(now: number): void;
+  /** The Worker Deployment answers not found at `now`, as it does between the runs of its workflow. */
+  betweenRuns(now: number): boolean;
 }
 
 export interface Routing {
@@ -465,7 +469,7 @@ export class TemporalModel {
   describe(): TemporalDeploymentState {
     this.call('describe', 'describe');
     this.hooks.described();
-    if (!this.exists) return { exists: false, versions: [] };
+    if (!this.exists || this.faults.betweenRuns(this.clock.now)) return { exists: false, versions: [] };
     const versions = [...this.versions.values()].map((v): TemporalVersion => {
       const status =
         v.buildId === this.current
@@ -536,6 +540,7 @@ export class TemporalModel {
       const before = this.routing();
       apply();
       this.token++;
+      this.faults.changed(this.clock.now);
       this.lastModifier = identity;
       token = this.describeToken();
       this.hooks.routed(before, this.routing());
@@ -715,6 +720,7 @@ export class TemporalModel {
         waitingFor: `Temporal keeps the record of build ${buildId} while it remembers its pollers`,
       };
     this.versions.delete(buildId);
+    this.faults.changed(this.clock.now);
     this.answered('deleteVersionRecord');
     return { deleted: true };
   }

@@ -29,3 +29,23 @@ test('nothing is recalled for another server, Temporal namespace or Worker Deplo
   last.forget('shop/orders');
   assert.equal(last.recall('shop/orders', at), undefined);
 });
+
+test('a run of not-found answers is dated from its first, at one place, until an answer finds the Worker Deployment', () => {
+  const last = new LastDescribed();
+  const t0 = new Date('2026-11-28T00:00:00Z');
+  const t1 = new Date('2026-11-28T00:00:10Z');
+  assert.deepEqual(last.notFoundSince('shop/orders', at, t0), t0);
+  last.forget('shop/orders');
+  assert.deepEqual(last.notFoundSince('shop/orders', at, t1), t0, 'a failed read does not end the run');
+  assert.deepEqual(
+    last.notFoundSince('shop/orders', { ...at, namespace: 'other' }, t1),
+    t1,
+    'another place starts its own',
+  );
+  last.found('shop/orders');
+  assert.deepEqual(last.notFoundSince('shop/orders', at, t1), t1, 'found, a new run starts');
+  last.remember('shop/orders', at, state);
+  last.drop('shop/orders');
+  assert.equal(last.recall('shop/orders', at), undefined);
+  assert.deepEqual(last.notFoundSince('shop/orders', at, t0), t0, 'the worker deployment gone, nothing is kept');
+});

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { FORCE_DELETE_ANNOTATION } from '../../src/domain/annotations.ts';
 import type { DeletionObservation } from '../../src/domain/observation.ts';
+import { NOT_FOUND_GRACE_MS, registeredBuilds } from '../../src/domain/temporal-not-found.ts';
 import type { ObservedDeployment, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import {
   DRAINED_REPORT_GRACE_MS,
@@ -29,25 +30,38 @@ function observation(
     annotations?: Record<string, string>;
     progressing?: string;
     running?: Record<string, number | undefined>;
+    /** The builds the status lists, each with the status it says Temporal gave it. */
+    listed?: Record<string, string>;
+    /** Since when Temporal has answered not found, when it does; default: now. */
+    notFoundSince?: Date;
   } = {},
 ): DeletionObservation {
   const workerDeployment = {
     metadata: { name: 'orders', namespace: 'shop', ...(more.annotations ? { annotations: more.annotations } : {}) },
     spec: {},
-    ...(more.progressing
-      ? {
-          status: {
+    status: {
+      ...(more.progressing
+        ? {
             conditions: [
               { type: 'Progressing', status: 'True', reason: 'X', message: more.progressing, lastTransitionTime: '' },
             ],
-          },
-        }
-      : {}),
+          }
+        : {}),
+      ...(more.listed
+        ? { deprecatedVersions: Object.entries(more.listed).map(([buildID, status]) => ({ buildID, status })) }
+        : {}),
+    },
   } as unknown as TemporalWorkerDeployment;
+  const now = new Date('2026-11-23T12:00:00Z');
+  const notFound =
+    temporal.exists === false
+      ? { registered: registeredBuilds(workerDeployment), justDescribed: false, since: more.notFoundSince ?? now }
+      : undefined;
   return {
-    now: new Date('2026-11-23T12:00:00Z'),
+    now,
     workerDeployment,
     temporalName: 'shop/orders',
+    ...(notFound ? { notFound } : {}),
     deployments: deployments.map((buildId): ObservedDeployment => ({
       name: `orders-${buildId}`,
       buildId,
@@ -69,8 +83,15 @@ const summary = (plan: ReturnType<typeof planDeletion>) =>
           : a.action,
   );
 
-test('a build Temporal never listed goes at once, with why', () => {
-  const plan = planDeletion(observation({ exists: false }, ['b1']), config);
+test('a build Temporal never listed goes once a count finds no workflow on it, with why', () => {
+  assert.deepEqual(workflowsToCount(observation({ exists: false }, ['b1'])), ['b1']);
+  assert.deepEqual(summary(planDeletion(observation({ exists: false }, ['b1']), config)), [], 'not counted: kept');
+  assert.deepEqual(
+    summary(planDeletion(observation({ exists: false }, ['b1'], { running: { b1: 1 } }), config)),
+    [],
+    'one counted: kept',
+  );
+  const plan = planDeletion(observation({ exists: false }, ['b1'], { running: { b1: 0 } }), config);
   assert.deepEqual(summary(plan), ['delete b1']);
   assert.equal(
     plan.actions[0]?.reason,
@@ -409,4 +430,92 @@ test('a drained report on a build that took traffic is believed once it has stoo
     config,
   );
   assert.deepEqual(summary(forced), ['delete b1', 'deleteTemporalVersion b1'], 'the force annotation does not wait');
+});
+
+test('Temporal answers that its Worker Deployment does not exist while builds it registered keep Deployments: they stay until the answer has stood 30 s, and it says why', () => {
+  // Its Worker Deployment's workflow continues as new after every change, and a query meeting the
+  // run just closed is answered not found: the CI run of fc88786 lost a draining build's Deployment so.
+  const listed = { v1: 'Draining', v2: 'Drained', v3: 'NotRegistered' };
+  const since = new Date('2026-11-23T11:59:50Z');
+  const plan = planDeletion(
+    observation({ exists: false }, ['v1', 'v2', 'v3'], {
+      listed,
+      running: { v1: 0, v2: 0, v3: 0 },
+      notFoundSince: since,
+    }),
+    config,
+  );
+  assert.deepEqual(summary(plan), ['delete v3'], 'only the build Temporal never registered goes');
+  assert.equal(
+    plan.actions[0]?.reason,
+    'the worker deployment is being deleted and build v3 never registered with Temporal',
+  );
+  assert.deepEqual(plan.conditions, [
+    {
+      type: 'Progressing',
+      status: 'True',
+      reason: 'DeletionWaitsForTemporal',
+      message:
+        'deletion waits for Temporal to list builds v1, v2: it has answered since 2026-11-23T11:59:50.000Z that Worker Deployment shop/orders does not exist, though it registered them (see the status), as it does for a moment after each change it makes. The Deployments of builds v1, v2 stay until it lists them again or its answer has stood 30 s',
+    },
+  ]);
+  assert.equal(plan.warning, undefined, 'a moment of Temporal is no Warning');
+  assert.equal(plan.requeueAfterMs, config.pollIntervalMs);
+  const nearly = planDeletion(
+    observation({ exists: false }, ['v1'], {
+      listed,
+      running: { v1: 0 },
+      notFoundSince: new Date(Date.parse('2026-11-23T12:00:00Z') - NOT_FOUND_GRACE_MS + 2_000),
+    }),
+    config,
+  );
+  assert.equal(nearly.requeueAfterMs, 2_000, 'looked at again when the answer is believed');
+
+  const counted = planDeletion(observation({ exists: false }, ['v1'], { listed, running: { v1: 2 } }), config);
+  assert.equal(counted.conditions[0]?.reason, 'DeletionWaitsForWorkflows', 'workflows counted are said first');
+
+  const stood = planDeletion(
+    observation({ exists: false }, ['v1'], {
+      listed,
+      running: { v1: 0 },
+      notFoundSince: new Date(Date.parse('2026-11-23T12:00:00Z') - NOT_FOUND_GRACE_MS),
+    }),
+    config,
+  );
+  assert.deepEqual(summary(stood), ['delete v1'], 'an answer that has stood is believed');
+  assert.equal(
+    stood.actions[0]?.reason,
+    'the worker deployment is being deleted and build v1 is no longer listed by Temporal, and no workflow is counted running there',
+  );
+  const stoodButRunning = planDeletion(
+    observation({ exists: false }, ['v1'], { listed, notFoundSince: new Date(0) }),
+    config,
+  );
+  assert.deepEqual(summary(stoodButRunning), [], 'believed, it is still counted: not counted, it stays');
+
+  const forced = planDeletion(
+    observation({ exists: false }, ['v1'], { listed, annotations: { [FORCE_DELETE_ANNOTATION]: 'true' } }),
+    config,
+  );
+  assert.deepEqual(summary(forced), ['delete v1']);
+  assert.equal(
+    forced.actions[0]?.reason,
+    'the worker deployment is being deleted and build v1 is not listed by Temporal, and temporal.io/force-delete is set',
+  );
+
+  const listedAgain = planDeletion(observation({ versions: [] }, ['v1'], { listed, running: { v1: 0 } }), config);
+  assert.deepEqual(summary(listedAgain), ['delete v1'], 'an answer that lists the Worker Deployment is believed');
+});
+
+test('nothing left, and Temporal answers not found though it registered builds: its Worker Deployment is deleted all the same, before the finalizers', () => {
+  const plan = planDeletion(observation({ exists: false }, [], { listed: { v1: 'Drained' } }), config);
+  assert.deepEqual(summary(plan), [
+    'deleteTemporalDeployment',
+    'removeFinalizer TemporalConnection',
+    'removeFinalizer TemporalWorkerDeployment',
+  ]);
+  assert.equal(
+    plan.actions[0]?.reason,
+    'deleted Worker Deployment shop/orders from Temporal, which answered that it does not exist but registered builds of this worker deployment: the answer may have come while it changed',
+  );
 });

@@ -19,6 +19,8 @@ import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
 import { OwnWrites } from '../../src/runtime/own-writes.ts';
 import { WorkQueue } from '../../src/runtime/work-queue.ts';
 import { FakeTimers, settle } from '../support/fake-timers.ts';
+import { LastDescribed } from '../../src/controller/last-described.ts';
+import { NOT_FOUND_RECHECK_MS } from '../../src/controller/reconciler.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { KINDS } from '../../src/api/kinds.ts';
 import { validate } from '../../src/api/validate.ts';
@@ -1000,6 +1002,50 @@ test('Temporal unreachable: nothing is written but the status, which keeps what 
   assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
   assert.equal(run.status?.conditions?.find((c) => c.type === 'Progressing')?.reason, 'TemporalUnreachable');
   assert.deepEqual(run.result, { requeueAfterMs: 10_000 });
+});
+
+test('Temporal answers not found right after it described the Worker Deployment (its workflow continuing as new): nothing is written, it is asked again in a second, and then believed', async () => {
+  const lastDescribed = new LastDescribed();
+  const world = rolloutWorld({ buildId: 'v1' }, { ...v1Current, versions: v1Current.versions.slice(0, 1) });
+  const steady = { ...world, deployments: world.deployments.slice(0, 1), lastDescribed };
+  assert.deepEqual((await recordedReconcile(steady)).calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+
+  const betweenRuns = await recordedReconcile({ ...steady, temporal: { exists: false, versions: [] } });
+  assert.deepEqual(betweenRuns.calls, ['temporal.describe'], 'no status saying every build unregistered');
+  assert.deepEqual(betweenRuns.events, []);
+  assert.deepEqual(betweenRuns.result, { requeueAfterMs: NOT_FOUND_RECHECK_MS });
+
+  const again = await recordedReconcile({ ...steady, temporal: { exists: false, versions: [] } });
+  assert.deepEqual(again.calls, ['temporal.describe', 'k8s.replaceStatus orders@10'], 'asked again, it is believed');
+  assert.equal(again.status?.targetVersion?.status, 'NotRegistered');
+});
+
+test('Temporal answers not found though the status lists builds it registered: nothing is planned on it until the answer has stood 30 s, the status keeps them and says why', async () => {
+  const owner = workerDeployment({ buildId: 'v1' }, {}, { currentVersion: { buildID: 'v1', status: 'Current' } });
+  const lastDescribed = new LastDescribed();
+  const world: World = {
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [deployment(owner, 'v1', { since: minutesAgo(60) })],
+    temporal: { exists: false, versions: [] },
+    lastDescribed,
+  };
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.deepEqual([run.status?.currentVersion?.buildID, run.status?.currentVersion?.status], ['v1', 'Current']);
+  const progressingNow = run.status?.conditions?.find((c) => c.type === 'Progressing');
+  assert.deepEqual([progressingNow?.status, progressingNow?.reason], ['False', 'TemporalDeploymentNotFound']);
+  assert.equal(
+    progressingNow?.message,
+    `Temporal has answered since ${now.toISOString()} that Worker Deployment ${temporalName} does not exist, though it registered build v1 (see the status): it answers so for a moment after each change it makes, so the answer is believed once it has stood 30 s; meanwhile the controller asks again and scales down and deletes nothing`,
+  );
+  assert.deepEqual(run.result, { requeueAfterMs: 10_000 });
+
+  const later = await recordedReconcile({ ...world, now: new Date(now.getTime() + 25_000) });
+  assert.deepEqual(later.result, { requeueAfterMs: 5_000 }, 'looked at again when the answer is believed');
+  const stood = await recordedReconcile({ ...world, now: new Date(now.getTime() + 30_000) });
+  assert.equal(stood.status?.targetVersion?.status, 'NotRegistered', 'believed once it has stood');
 });
 
 /** The spec moves on to v3 (a new generation) from the first call starting with `after` on. */
