@@ -14,9 +14,15 @@ export interface TemporalOperator {
   releaseManager(): Promise<void>;
   /** Sets the current build; '' routes new workflows to unversioned workers. */
   setCurrent(buildId: string): Promise<void>;
-  /** As the controller reads it, through its own channel. */
+  /**
+   * As the controller reads it, through its own channel. Temporal's Worker Deployment answers not
+   * found for a moment after each change it makes: an answer that it does not exist is taken once
+   * it has stood 3 s.
+   */
   describe(): Promise<TemporalDeploymentState>;
 }
+
+const NOT_FOUND_STANDS_MS = 3000;
 
 export function temporalOperator(
   client: Client,
@@ -36,7 +42,12 @@ export function temporalOperator(
     describe: async () => {
       const channel = new TemporalChannel({ address: (client.connection as Connection).options.address });
       try {
-        return await describeDeployment(channel.service, namespace, deploymentName);
+        const deadline = Date.now() + NOT_FOUND_STANDS_MS;
+        for (;;) {
+          const state = await describeDeployment(channel.service, namespace, deploymentName);
+          if (state.exists || Date.now() >= deadline) return state;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
       } finally {
         channel.close();
       }
