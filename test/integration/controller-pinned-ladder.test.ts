@@ -126,7 +126,10 @@ test('signalAfter: each workflow on the old build is signalled once; one continu
   // Counted from when the build stopped being current: the server's time once it reports one (the
   // controller's own until then, which `deactivatedAt` may still be, a few milliseconds apart).
   const since = new Date(oldBuild(waiting, v1)?.deactivatedAt ?? 0);
-  assert.ok(Math.abs(since.getTime() - deactivatedAt.getTime()) < 1000, 'the same deactivation');
+  assert.ok(
+    Math.abs(since.getTime() - deactivatedAt.getTime()) < 1000,
+    `the same deactivation: ${deactivatedAt.toISOString()}, then ${since.toISOString()}; Temporal's not-found answers the controller logged: ${lines.filter((l) => l.includes('does not exist')).join('\n')}`,
+  );
   assert.partialDeepStrictEqual(oldBuild(waiting, v1)?.pinnedWorkflows, {
     step: 'Waiting',
     nextStepAt: new Date(since.getTime() + 20_000).toISOString(),
