@@ -3,7 +3,8 @@
 // certificate, backlog metrics and leader election on; 10 s poll, 5m poller history). One worker
 // deployment of the sample worker (2 replicas, AllAtOnce, the default sunset that keeps old builds'
 // Pods an hour) is rolled out five times, then left idle: Temporal reads a minute by method, CPU
-// seconds a minute (/proc/<pid>/stat over the window), RSS (VmRSS after it, VmHWM over the whole
+// seconds a minute (/proc/<pid>/stat over the window) and how often its JavaScript thread woke,
+// beside what one wake of an idle Node.js costs on this machine (wake-cost.ts), RSS (VmRSS after it, VmHWM over the whole
 // life: start, rollouts, window); then 200 idle worker deployments made as in objects.ts, for the
 // peak RSS. Calls come from the process's own /metrics, scraped with name[] so that the scrape asks
 // for no backlog figures (a scrape of the backlog gauges makes every build's backlog read). The
@@ -30,6 +31,7 @@ import {
   idleWorkerDeployments,
 } from './objects.ts';
 import { until } from './poll.ts';
+import { wakeCostMs } from './wake-cost.ts';
 import {
   cpuTicks,
   growth,
@@ -39,6 +41,7 @@ import {
   scrape,
   startTwc,
   TEMPORAL_CALLS,
+  mainThreadWakes,
   threadTicks,
   TICKS_PER_SECOND,
   type TwcProcess,
@@ -80,6 +83,8 @@ interface Figures {
   cpuSecondsPerMinute: number;
   /** Where that CPU went, in seconds a minute. */
   cpuByThread: { mainUser: number; mainKernel: number; v8: number; other: number };
+  /** How often the JavaScript thread slept and woke, a minute. */
+  wakesPerMinute: number;
   peakMiB: number;
   endMiB: number;
   kubernetesWrites: Map<string, number>;
@@ -93,7 +98,7 @@ const environment = await startEnvironment({
   log: (line) => console.error(line),
 });
 const started = performance.now();
-let afterRollouts: (Figures & { rolloutSeconds: number }) | undefined;
+let afterRollouts: (Figures & { rolloutSeconds: number; wakeMs: number }) | undefined;
 let manyFigures: Figures | undefined;
 try {
   if (profileDir) mkdirSync(profileDir, { recursive: true });
@@ -103,7 +108,9 @@ try {
     const rolloutsStarted = performance.now();
     await rollOut(namespace);
     const rolloutSeconds = (performance.now() - rolloutsStarted) / 1000;
-    return { ...(await idle(twc, windowSeconds)), rolloutSeconds };
+    const figures = await idle(twc, windowSeconds);
+    // Right after the window, with everything around as it was then.
+    return { ...figures, rolloutSeconds, wakeMs: wakeCostMs() };
   });
   if (many > 0) {
     const manyNamespace = `bench-footprint-${many}`;
@@ -143,6 +150,9 @@ if (afterRollouts) {
   );
   console.log(
     `    controller CPU: ${r.cpuSecondsPerMinute.toFixed(3)} s a minute (goal ≤ ${GOALS.cpuSecondsPerMinute}, ${verdict(r.cpuSecondsPerMinute <= GOALS.cpuSecondsPerMinute)}; Go controller ${GO.cpuSecondsPerMinute.toFixed(2)}); of which the JavaScript thread ${r.cpuByThread.mainUser.toFixed(3)} s in user space and ${r.cpuByThread.mainKernel.toFixed(3)} s in the kernel, V8's helper threads ${r.cpuByThread.v8.toFixed(3)} s, others ${r.cpuByThread.other.toFixed(3)} s`,
+  );
+  console.log(
+    `    the JavaScript thread woke ${r.wakesPerMinute.toFixed(0)} times a minute; a wake of an idle Node.js from a timer costs ${r.wakeMs.toFixed(2)} ms of CPU on this machine (test/bench/wake-cost.ts), so ${((r.wakesPerMinute * r.wakeMs) / 1000).toFixed(3)} s a minute are wakes before any work`,
   );
   console.log(
     `    RSS after the window ${mib(r.endMiB)} (Go controller after the rollouts ${GO.afterRolloutsMiB} MiB); peak RSS ${mib(r.peakMiB)} (goal ≤ ${GOALS.oneMiB} MiB, ${verdict(r.peakMiB <= GOALS.oneMiB)})`,
@@ -239,10 +249,12 @@ async function idle(twc: Twc, seconds: number): Promise<Figures> {
   const before = await scrape(twc, SCRAPED);
   const cpuBefore = cpuTicks(twc.pid);
   const threadsBefore = threadTicks(twc.pid);
+  const wakesBefore = mainThreadWakes(twc.pid);
   await twc.profile?.();
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   const cpuAfter = cpuTicks(twc.pid);
   const threadsAfter = threadTicks(twc.pid);
+  const wakes = mainThreadWakes(twc.pid) - wakesBefore;
   const perMinuteOf = (ticks: number) => (ticks / TICKS_PER_SECOND / seconds) * 60;
   const memory = memoryOf(twc.pid);
   const after = await scrape(twc, SCRAPED);
@@ -255,6 +267,7 @@ async function idle(twc: Twc, seconds: number): Promise<Figures> {
       v8: perMinuteOf(threadsAfter.v8 - threadsBefore.v8),
       other: perMinuteOf(threadsAfter.other - threadsBefore.other),
     },
+    wakesPerMinute: (wakes / seconds) * 60,
     peakMiB: memory.peakMiB,
     endMiB: memory.rssMiB,
     kubernetesWrites: growth(before, after, KUBERNETES_WRITES, (l) => `${l.verb} ${l.resource}`),

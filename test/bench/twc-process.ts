@@ -13,7 +13,7 @@ import { until } from './poll.ts';
 
 export const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 /** The Node.js the image copies in (the npm `node` package). */
-const PINNED_NODE = path.join(import.meta.dirname, '../../node_modules/node/bin/node');
+export const PINNED_NODE = path.join(import.meta.dirname, '../../node_modules/node/bin/node');
 /** The image's environment but its PATH (its programs are not this machine's). */
 const IMAGE_VARIABLES = Object.fromEntries(
   IMAGE_ENV.map((entry) => entry.split('=', 2)).filter(([name]) => name !== 'PATH'),
@@ -159,6 +159,14 @@ export interface ThreadTicks {
   v8: number;
   /** Every other thread: libuv's pool, the inspector's, Node's platform. */
   other: number;
+}
+
+/** How often a process's JavaScript thread has gone to sleep (and woken) since it started: its voluntary context switches. */
+export function mainThreadWakes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+  const switches = /^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status);
+  if (!switches) throw new Error(`/proc/${pid}/task/${pid}/status has no voluntary_ctxt_switches`);
+  return Number(switches[1]);
 }
 
 /** utime and stime of each thread of a process, in clock ticks, by what the thread does. */
