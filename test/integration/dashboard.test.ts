@@ -87,7 +87,9 @@ test('the dashboard shows a Progressive rollout live in Chromium, one worker dep
   assert.equal(await inPage<boolean>('window.sameDocument === true'), true, 'no reload');
   await page.screenshot({ path: path.join(REPORTS, 'overview-ramping.png') });
 
-  await page.click(`${card} h2 a`);
+  // The page redraws every 5 s and on each update, replacing its nodes: a click from outside can
+  // land between finding the link and pressing it, so the link is clicked from within the page.
+  await inPage(`document.querySelector(${JSON.stringify(`${card} h2 a`)}).click()`);
   await page.waitForSelector('table.conditions', { timeout: 10_000 });
   const conditions = await inPage<string[]>(
     "[...document.querySelectorAll('table.conditions tr')].map((row) => row.children[0].textContent)",
