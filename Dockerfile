@@ -37,4 +37,4 @@ COPY --from=root-filesystem /root-filesystem/ /
 USER 65532:65532
 WORKDIR /app
 ENV PATH=/usr/local/bin:/usr/bin:/bin NODE_ENV=production MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
-ENTRYPOINT ["/usr/local/bin/node", "--max-semi-space-size=1", "--optimize-for-size", "/app/src/cli/main.js"]
+ENTRYPOINT ["/usr/local/bin/node", "--max-semi-space-size=1", "--optimize-for-size", "--no-maglev", "/app/src/cli/main.js"]

@@ -15,9 +15,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CAPTURED, CAPTURED_OBJECTS, type CapturedObjects, KINDS, type Kind, NAMESPACE } from './captured-objects.ts';
+import { NODE_FLAGS } from '../../scripts/image/build.ts';
 
 /** The V8 flags of bin/twc and the image, and a GC to call. */
-const NODE_FLAGS = ['--max-semi-space-size=1', '--optimize-for-size', '--expose-gc'];
+const BENCH_NODE_FLAGS = [...NODE_FLAGS, '--expose-gc'];
 const COMPILE_CACHE = path.join(homedir(), '.cache/temporal-worker-controller/node-compile-cache');
 
 const { values } = parseArgs({
@@ -80,7 +81,7 @@ async function measured(fixture: CapturedObjects, of: Case): Promise<Figures> {
     const port = (server.address() as AddressInfo).port;
     return await new Promise((resolve, reject) => {
       const child = fork(import.meta.filename, ['--child', String(port)], {
-        execArgv: NODE_FLAGS,
+        execArgv: BENCH_NODE_FLAGS,
         // As bin/twc runs it: with Node's compile cache, so without the TypeScript stripper.
         env: { ...process.env, NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE },
       });

@@ -1,11 +1,12 @@
 // The Dockerfile builds, for those with Docker, the image `npm run image` builds without one: the
 // same Debian packages, Node.js, user, environment and entrypoint. (No Docker engine runs here to
-// build it; this keeps the two from drifting apart.)
+// build it; this keeps the two from drifting apart.) bin/twc, a shell script, runs the sources with
+// the same V8 flags.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { IMAGE_ENTRYPOINT, IMAGE_ENV } from '../../scripts/image/build.ts';
+import { IMAGE_ENTRYPOINT, IMAGE_ENV, NODE_FLAGS } from '../../scripts/image/build.ts';
 import { DEBIAN_PACKAGES, DEBIAN_SUITE, USER_ID } from '../../scripts/image/root-filesystem.ts';
 
 const ROOT = path.join(import.meta.dirname, '../..');
@@ -30,4 +31,11 @@ test('the same user, environment and entrypoint', () => {
   assert.deepEqual(instruction('USER'), [`${USER_ID}:${USER_ID}`]);
   assert.deepEqual(instruction('ENV')[0]?.split(' '), IMAGE_ENV);
   assert.deepEqual(JSON.parse(instruction('ENTRYPOINT')[0] ?? '[]'), IMAGE_ENTRYPOINT);
+});
+
+test("bin/twc runs the sources with the image's V8 flags", () => {
+  const exec = /^exec "\$node" (.+) "\$here\/\.\.\/src\/cli\/main\.ts" "\$@"$/m.exec(
+    readFileSync(path.join(ROOT, 'bin/twc'), 'utf8'),
+  );
+  assert.deepEqual(exec?.[1]?.split(' '), NODE_FLAGS);
 });
