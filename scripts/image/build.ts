@@ -25,8 +25,8 @@ const run = promisify(execFile);
  * V8's flags for the controller, as bin/twc and the image run it: 1 MiB semi-spaces and V8's
  * size-over-speed choices (the controller allocates little at a time; the default young
  * generation was a third of its memory), and no Maglev, V8's middle compiler, which at idle kept
- * compiling the code that runs every few seconds on its helper threads: a quarter of an idle
- * minute's CPU (docs/operations.md#footprint).
+ * compiling, on its helper threads, the code that runs every few seconds
+ * (docs/operations.md#where-the-idle-minute-goes).
  */
 export const NODE_FLAGS = ['--max-semi-space-size=1', '--optimize-for-size', '--no-maglev'];
 
