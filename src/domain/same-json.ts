@@ -1,22 +1,38 @@
 // Whether two values would be written as the same JSON, whatever the order of their keys: how a
 // status about to be written is compared with the one stored (the API server returns keys in its
 // own order, not ours). Walks both values once, where serialising each canonically cost a tenth
-// of a reconcile.
+// of a reconcile. Plain loops rather than keys().filter().every(): every reconcile runs it on the
+// whole status, and at idle those arrays and closures were a twelfth of what the controller
+// allocated (heap sampling over the footprint bench's idle window).
 
 export function sameJson(a: unknown, b: unknown): boolean {
-  const [x, y] = [asJson(a), asJson(b)];
+  const x = asJson(a);
+  const y = asJson(b);
   if (x === y) return true;
   if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
-  if (Array.isArray(x) || Array.isArray(y)) {
-    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
-    // JSON writes null for an item it cannot write (undefined, a function).
-    return x.every((item, i) => sameJson(item ?? null, y[i] ?? null));
+  const xIsArray = Array.isArray(x);
+  if (xIsArray !== Array.isArray(y)) return false;
+  return xIsArray
+    ? sameItems(x, y as unknown[])
+    : sameProperties(x as Record<string, unknown>, y as Record<string, unknown>);
+}
+
+function sameItems(x: unknown[], y: unknown[]): boolean {
+  if (x.length !== y.length) return false;
+  // JSON writes null for an item it cannot write (undefined, a function).
+  for (let i = 0; i < x.length; i++) if (!sameJson(x[i] ?? null, y[i] ?? null)) return false;
+  return true;
+}
+
+function sameProperties(x: Record<string, unknown>, y: Record<string, unknown>): boolean {
+  let written = 0;
+  for (const key in x) {
+    if (!Object.hasOwn(x, key) || asJson(x[key]) === undefined) continue;
+    written++;
+    if (!Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
   }
-  const keys = (o: object) => Object.keys(o).filter((k) => asJson((o as Record<string, unknown>)[k]) !== undefined);
-  const [xs, ys] = [keys(x), keys(y)];
-  if (xs.length !== ys.length) return false;
-  const yo = y as Record<string, unknown>;
-  return xs.every((k) => Object.hasOwn(yo, k) && sameJson((x as Record<string, unknown>)[k], yo[k]));
+  for (const key in y) if (Object.hasOwn(y, key) && asJson(y[key]) !== undefined) written--;
+  return written === 0;
 }
 
 /** The value as JSON.stringify sees it: through toJSON (a Date), without what it leaves out. */
