@@ -2,7 +2,9 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import {
   clientConnectionOptions,
+  replayCheckActivities,
   replayGateActivities,
+  type ReplayGateOptions,
   versionedWorkerOptions,
 } from '../../packages/worker/src/index.ts';
 import { createActivities } from './activities.ts';
@@ -49,6 +51,17 @@ export function createSampleWorker(
   identity: string,
   hosting: HostingOptions,
 ): Promise<Worker> {
+  const checks: ReplayGateOptions = {
+    namespace: config.namespace,
+    deploymentName: config.deploymentName,
+    buildId: config.buildId,
+    client: async () =>
+      new Client({
+        connection: await Connection.connect(clientConnectionOptions(config)),
+        namespace: config.namespace,
+      }),
+    workflowBundle: () => Promise.resolve(shared.workflowBundle),
+  };
   return Worker.create({
     connection: shared.connection,
     workflowBundle: shared.workflowBundle,
@@ -63,17 +76,8 @@ export function createSampleWorker(
             behaviour: config.behaviour,
             identity,
           }),
-          ...replayGateActivities({
-            namespace: config.namespace,
-            deploymentName: config.deploymentName,
-            buildId: config.buildId,
-            client: async () =>
-              new Client({
-                connection: await Connection.connect(clientConnectionOptions(config)),
-                namespace: config.namespace,
-              }),
-            workflowBundle: () => Promise.resolve(shared.workflowBundle),
-          }),
+          ...replayGateActivities(checks),
+          ...replayCheckActivities(checks),
         },
     ...versionedWorkerOptions(config),
     workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 2 },

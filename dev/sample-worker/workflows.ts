@@ -14,8 +14,8 @@ import {
 import { listenForContinueAsNewRequest } from '../../packages/worker/src/workflow.ts';
 import type { SampleActivities, WorkerIdentity } from './activities.ts';
 
-/** The worker library's gate: replays the current build's recent workflows on this build's code. */
-export { replayGate } from '../../packages/worker/src/workflow.ts';
+/** The worker library's gate (replays the current build's recent workflows on this build's code) and its replay check (replays the runs it is given). */
+export { replayCheck, replayGate } from '../../packages/worker/src/workflow.ts';
 
 const { describeWorker, work } = proxyActivities<SampleActivities>({ startToCloseTimeout: '30 seconds' });
 

@@ -1,9 +1,8 @@
 package twcworker
 
 // The compatibility check: given histories, which replay on this build's workflow code and which
-// do not, and why. The replay gate runs it on the current build's recent histories; the check
-// workflow of issue 41, item 1 (moving pinned workflows onto a compatible build) is to run it on
-// the pinned workflows of an old build.
+// do not, and why. The replay gate runs it on the current build's recent histories, the replay
+// check (replay_check.go) on the runs it is given.
 
 import (
 	"fmt"

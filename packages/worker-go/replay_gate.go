@@ -8,6 +8,7 @@ package twcworker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -67,11 +69,13 @@ func registerReplayGateWorkflow(r worker.WorkflowRegistry) {
 // run is a workflow run found in visibility.
 type run struct{ workflowID, runID, workflowType string }
 
-// gateSource is what the gate reads of Temporal.
+// gateSource is what the replay gate and the replay check read of Temporal.
 type gateSource interface {
 	currentBuildID(ctx context.Context, deploymentName string) (string, error)
 	pinnedBuildID(ctx context.Context, workflowID, runID string) (string, error)
 	list(ctx context.Context, query string, limit int) ([]run, error)
+	// describe is the run's workflow type and history size; found is false when Temporal no longer has it.
+	describe(ctx context.Context, workflowID, runID string) (workflowType string, historyBytes int64, found bool, err error)
 	history(ctx context.Context, workflowID, runID string) (*historypb.History, error)
 }
 
@@ -163,27 +167,32 @@ func (g *replayGate) replayRecentHistories(ctx context.Context, input *ReplayGat
 	return outcome, nil
 }
 
-// ActivityOnAnotherBuild is the failure type of the gate's activity run by a worker of another
-// build than the gate's (retried).
+// ActivityOnAnotherBuild is the failure type of a check's activity (the replay gate's, the
+// replay check's) run by a worker of another build than the check's (retried).
 const ActivityOnAnotherBuild = "ReplayGateActivityOnAnotherBuild"
 
-// onTheGatesBuild refuses to replay on a worker of another build than the gate's: replayed there,
-// the histories would be checked against that build's code. Seen on server 1.29.1: a gate pinned
-// to a build that had just registered had its activity run by the current build's worker, whose
-// code replays its own histories cleanly. Refused, the activity is retried, by then on the gate's
-// build.
+// onTheGatesBuild refuses to replay on a worker of another build than the gate's.
 func (g *replayGate) onTheGatesBuild(ctx context.Context) error {
-	if g.options.BuildID == "" || !activity.IsActivity(ctx) {
+	return refuseAnotherBuild(ctx, g.source, g.options.BuildID, "the replay gate")
+}
+
+// refuseAnotherBuild refuses to replay on a worker of another build than the check's (`check`
+// names it): replayed there, the histories would be checked against that build's code. Seen on
+// server 1.29.1: a gate pinned to a build that had just registered had its activity run by the
+// current build's worker, whose code replays its own histories cleanly. Refused, the activity is
+// retried, by then on the check's build.
+func refuseAnotherBuild(ctx context.Context, source gateSource, buildID, check string) error {
+	if buildID == "" || !activity.IsActivity(ctx) {
 		return nil
 	}
 	run := activity.GetInfo(ctx).WorkflowExecution
-	pinned, err := g.source.pinnedBuildID(ctx, run.ID, run.RunID)
+	pinned, err := source.pinnedBuildID(ctx, run.ID, run.RunID)
 	if err != nil {
-		return fmt.Errorf("describing the gate's workflow %s: %w", run.ID, err)
+		return fmt.Errorf("describing the workflow %s of %s: %w", run.ID, check, err)
 	}
-	if pinned != "" && pinned != g.options.BuildID {
+	if pinned != "" && pinned != buildID {
 		return temporal.NewApplicationError(
-			fmt.Sprintf("the replay gate of build %s had its activity run by a worker of build %s, whose code it does not check: tried again", pinned, g.options.BuildID),
+			fmt.Sprintf("%s of build %s had its activity run by a worker of build %s, whose code it does not check: tried again", check, pinned, buildID),
 			ActivityOnAnotherBuild)
 	}
 	return nil
@@ -241,6 +250,19 @@ func (s *clientSource) pinnedBuildID(ctx context.Context, workflowID, runID stri
 		return build, nil
 	}
 	return versioning.GetDeploymentVersion().GetBuildId(), nil
+}
+
+func (s *clientSource) describe(ctx context.Context, workflowID, runID string) (string, int64, bool, error) {
+	described, err := s.client.DescribeWorkflowExecution(ctx, workflowID, runID)
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return "", 0, false, nil
+	}
+	if err != nil {
+		return "", 0, false, err
+	}
+	info := described.GetWorkflowExecutionInfo()
+	return info.GetType().GetName(), info.GetHistorySizeBytes(), true, nil
 }
 
 func (s *clientSource) list(ctx context.Context, query string, limit int) ([]run, error) {

@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/proto"
 )
 
 func recorded(t *testing.T, name string) WorkflowHistory {
@@ -99,6 +100,7 @@ type fakeSource struct {
 	histories map[string]*historypb.History
 	queries   []string
 	limits    []int
+	described []string
 }
 
 func (f *fakeSource) currentBuildID(context.Context, string) (string, error) { return f.current, nil }
@@ -118,6 +120,12 @@ func (f *fakeSource) list(_ context.Context, query string, limit int) ([]run, er
 		runs = runs[:limit]
 	}
 	return runs, nil
+}
+
+func (f *fakeSource) describe(_ context.Context, workflowID, _ string) (string, int64, bool, error) {
+	f.described = append(f.described, workflowID)
+	h, ok := f.histories[workflowID]
+	return workflowTypeOf(h), int64(proto.Size(h)), ok, nil
 }
 
 func (f *fakeSource) history(_ context.Context, workflowID, _ string) (*historypb.History, error) {

@@ -102,14 +102,16 @@ func Run(ctx context.Context, options Options) error {
 	if options.Activities != nil {
 		options.Activities(w)
 	}
-	RegisterReplayGate(w, ReplayGateOptions{
+	checks := ReplayGateOptions{
 		Client:         c,
 		Namespace:      env.Namespace,
 		DeploymentName: env.DeploymentName,
 		BuildID:        env.BuildID,
 		Workflows:      options.Workflows,
 		Logger:         logger,
-	})
+	}
+	RegisterReplayGate(w, checks)
+	RegisterReplayCheck(w, checks)
 	logger.Info("worker starting", "deployment", env.DeploymentName, "buildId", env.BuildID, "taskQueue", env.TaskQueue)
 	return runUntilDone(ctx, w)
 }

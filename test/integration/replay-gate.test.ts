@@ -3,11 +3,13 @@
 // workflow (which would move to it) is stopped before any traffic moves; one that breaks only the
 // pinned workflows (which stay where they are) passes by default and is promoted, and its pinned
 // workflows finish on their own build; widened to pinned workflows by its input, the gate fails it.
+// And the library's replay check, run on the promoted build, says which runs of the old one it replays.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import type { RunReport } from '../../dev/sample-worker/workflows.ts';
-import type { ReplayOutcome } from '../../packages/worker/src/workflow.ts';
+import type { ReplayCheckInput, ReplayCheckOutcome, ReplayOutcome } from '../../packages/worker/src/workflow.ts';
 import { condition, controlledNamespace, rolledOut, type WorkerDeployments } from '../support/controller.ts';
 import { eventually, sharedEnvironment, temporalClient, testNamespace, uniqueName } from '../support/environment.ts';
 import { autoUpgradeWorkflow, pinnedWorkflow } from '../support/pinned-workflow.ts';
@@ -136,6 +138,48 @@ test('the replay gate replays auto-upgrade workflows: it stops a change that bre
   });
   const outcome = (await client.workflow.getHandle(gateRun.workflowId, gateRun.runId).result()) as ReplayOutcome;
   assert.deepEqual(outcome, { currentBuildId: v1, replayed: 2, divergences: [] }, 'the two auto-upgrade workflows');
+
+  // The replay check pinned to v2 says of each run it is given whether v2's code replays it: not
+  // the pinned one of v1 (the change breaks it), the auto-upgrade one yes, a run Temporal does not
+  // have skipped.
+  const gone = { workflowId: uniqueName('gone'), runId: randomUUID() };
+  const [pinnedRun, autoUpgradeRun] = await Promise.all([pinned.describe(), autoUpgrade.describe()]);
+  const check = await client.workflow.execute<(input: ReplayCheckInput) => Promise<ReplayCheckOutcome>>('replayCheck', {
+    taskQueue: ns.taskQueue,
+    workflowId: uniqueName('replay-check'),
+    args: [
+      {
+        workflows: [
+          { workflowId: pinned.workflowId, runId: pinnedRun.runId },
+          { workflowId: autoUpgrade.workflowId, runId: autoUpgradeRun.runId },
+          gone,
+        ],
+      },
+    ],
+    versioningOverride: { pinnedTo: { deploymentName: temporalName, buildId: v2 } },
+  });
+  const [notReplayed, replayed, skipped] = check.results;
+  t.diagnostic(JSON.stringify(notReplayed));
+  // Where it diverged and why, in the SDK's words; the event only where the SDK's error names it.
+  assert.deepEqual(
+    { ...notReplayed, event: undefined, message: undefined },
+    {
+      workflowId: pinned.workflowId,
+      runId: pinnedRun.runId,
+      workflowType: 'pinnedUntilSignalled',
+      replays: false,
+      event: undefined,
+      message: undefined,
+    },
+  );
+  assert.match(notReplayed?.message ?? '', /^\[TMPRL1100\] Nondeterminism error/);
+  assert.deepEqual(replayed, {
+    workflowId: autoUpgrade.workflowId,
+    runId: autoUpgradeRun.runId,
+    workflowType: 'autoUpgradeUntilSignalled',
+    replays: true,
+  });
+  assert.deepEqual(skipped, { ...gone, replays: false, skipped: 'Temporal no longer has this run' });
 
   // And it was safe: the pinned workflow finishes on v1's code; the auto-upgrade one moves to v2 and finishes there.
   await pinned.signal('finish');

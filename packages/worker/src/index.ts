@@ -1,5 +1,7 @@
 // A TypeScript worker as the Temporal Worker Controller runs it. Workflow code imports
-// `@temporal-worker-controller/worker/workflow` instead (the signal and the replay gate workflow).
+// `@temporal-worker-controller/worker/workflow` instead (the signal, the replay gate and the
+// replay check workflows).
+export { replayCheckActivities, MAX_CHECKED_WORKFLOWS } from './replay-check.ts';
 export { followApiKeyFile, type ApiKeyHolder } from './api-key-file.ts';
 export { watchFiles } from './file-watch.ts';
 export { clientConnectionOptions, nativeConnectionOptions } from './connection.ts';

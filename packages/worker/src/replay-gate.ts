@@ -45,7 +45,7 @@ export function replayGateActivities(options: ReplayGateOptions): ReplayGateActi
         );
       const client = await options.client();
       try {
-        await refuseAnotherBuild(client, options);
+        await refuseAnotherBuild(client, options.buildId, 'the replay gate');
         return await replay(client, options, input, behaviors);
       } finally {
         await client.connection.close();
@@ -54,7 +54,7 @@ export function replayGateActivities(options: ReplayGateOptions): ReplayGateActi
   };
 }
 
-/** The failure type of the gate's activity run by a worker of another build than the gate's (retried). */
+/** The failure type of a check's activity (the replay gate's, the replay check's) run by a worker of another build than the check's (retried). */
 export const ACTIVITY_ON_ANOTHER_BUILD = 'ReplayGateActivityOnAnotherBuild';
 
 /**
@@ -63,15 +63,15 @@ export const ACTIVITY_ON_ANOTHER_BUILD = 'ReplayGateActivityOnAnotherBuild';
  * server was seen to hand a just-registered build's gate activity to the current build's worker.
  * Refused, the activity is tried again, by then (or within its attempts) on the gate's build.
  */
-async function refuseAnotherBuild(client: Client, options: ReplayGateOptions): Promise<void> {
+export async function refuseAnotherBuild(client: Client, buildId: string, check: string): Promise<void> {
   const gate = asyncLocalStorage.getStore()?.info.workflowExecution;
   if (!gate) return;
   const { raw } = await client.workflow.getHandle(gate.workflowId, gate.runId).describe();
   const versioning = raw.workflowExecutionInfo?.versioningInfo;
   const gateBuild = versioning?.versioningOverride?.pinned?.version?.buildId || versioning?.deploymentVersion?.buildId;
-  if (gateBuild && gateBuild !== options.buildId)
+  if (gateBuild && gateBuild !== buildId)
     throw ApplicationFailure.retryable(
-      `the replay gate of build ${gateBuild} had its activity run by a worker of build ${options.buildId}, whose code it does not check: tried again`,
+      `${check} of build ${gateBuild} had its activity run by a worker of build ${buildId}, whose code it does not check: tried again`,
       ACTIVITY_ON_ANOTHER_BUILD,
     );
 }
@@ -131,9 +131,30 @@ async function replay(
       history: await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory(),
     })),
   );
+  const divergences = await divergencesOf(
+    await options.workflowBundle(),
+    `replay gate of ${options.deploymentName}`,
+    histories,
+  );
+  return { currentBuildId, replayed: histories.length, divergences };
+}
+
+interface ReplayedHistory {
+  workflowId: string;
+  runId: string;
+  workflowType: string;
+  history: History;
+}
+
+/** Replays the histories on the bundle's code: those that do not replay as they ran, each with why. */
+export async function divergencesOf(
+  workflowBundle: WorkflowBundle,
+  replayName: string,
+  histories: ReplayedHistory[],
+): Promise<Divergence[]> {
   const divergences: Divergence[] = [];
   const replayed = Worker.runReplayHistories(
-    { workflowBundle: await options.workflowBundle(), replayName: `replay gate of ${options.deploymentName}` },
+    { workflowBundle, replayName },
     histories.map(({ workflowId, history }) => ({ workflowId, history })),
   );
   for await (const result of replayed) {
@@ -148,7 +169,7 @@ async function replay(
       message: sdkReason(result.error.message),
     });
   }
-  return { currentBuildId, replayed: histories.length, divergences };
+  return divergences;
 }
 
 /** The core SDK's own words (`[TMPRL1100] Nondeterminism error: ...`) out of the replayer's wrapping, where they are. */
@@ -156,7 +177,7 @@ export function sdkReason(message: string): string {
   return /\[TMPRL\d+\][^"]*/.exec(message)?.[0] ?? message;
 }
 
-type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
+export type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
 
 /** `<id> <EventType>` of the event an SDK error names by its id, where it does. */
 export function divergedEvent(message: string, history: History | undefined): string | undefined {

@@ -1,6 +1,7 @@
 // One versioned worker from the injected environment, for the life of its container: connected
 // with the credentials the controller mounts, its API key followed as it is renewed, restarted on
-// fresh TLS files when they are rotated, drained on SIGTERM, with the replay gate's activity.
+// fresh TLS files when they are rotated, drained on SIGTERM, with the activities of the replay gate
+// and of the replay check.
 import { Client, Connection } from '@temporalio/client';
 import {
   bundleWorkflowCode,
@@ -13,7 +14,8 @@ import { followApiKeyFile } from './api-key-file.ts';
 import { clientConnectionOptions, nativeConnectionOptions } from './connection.ts';
 import { readWorkerEnvironment, type WorkerEnvironment } from './environment.ts';
 import { watchFiles } from './file-watch.ts';
-import { replayGateActivities } from './replay-gate.ts';
+import { replayCheckActivities } from './replay-check.ts';
+import { replayGateActivities, type ReplayGateOptions } from './replay-gate.ts';
 
 export type VersioningBehavior = 'PINNED' | 'AUTO_UPGRADE';
 
@@ -75,21 +77,23 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
           options.filesCheckIntervalMs,
         )
       : () => {};
+    const checks: ReplayGateOptions = {
+      namespace: environment.namespace,
+      deploymentName: environment.deploymentName,
+      buildId: environment.buildId,
+      client: async () =>
+        new Client({
+          connection: await Connection.connect(clientConnectionOptions(environment)),
+          namespace: environment.namespace,
+        }),
+      workflowBundle: () => Promise.resolve(workflowBundle),
+    };
     const worker = await Worker.create({
       connection,
       workflowBundle,
       activities: {
-        ...replayGateActivities({
-          namespace: environment.namespace,
-          deploymentName: environment.deploymentName,
-          buildId: environment.buildId,
-          client: async () =>
-            new Client({
-              connection: await Connection.connect(clientConnectionOptions(environment)),
-              namespace: environment.namespace,
-            }),
-          workflowBundle: () => Promise.resolve(workflowBundle),
-        }),
+        ...replayGateActivities(checks),
+        ...replayCheckActivities(checks),
         ...options.activities,
       },
       ...versionedWorkerOptions(environment, options.defaultVersioningBehavior),

@@ -1,5 +1,6 @@
 // Workflow-side helpers, imported by workflow code (so only @temporalio/workflow here): the signal
-// the controller sends to workflows pinned to an old build, and the replay gate workflow.
+// the controller sends to workflows pinned to an old build, the replay gate workflow, and the
+// replay check that says which workflows of an older build replay on this one.
 import {
   ApplicationFailure,
   defineSignal,
@@ -86,3 +87,50 @@ export async function replayGate(input: ReplayGateInput = {}): Promise<ReplayOut
   return outcome;
 }
 setWorkflowOptions({ versioningBehavior: 'PINNED' }, replayGate);
+
+export interface ReplayCheckInput {
+  /** The runs to replay on this build's code (at most 1,000): pinned workflows of an older build, say. */
+  workflows: { workflowId: string; runId: string }[];
+  /** A history larger than this is not replayed, and said skipped (default 10 MiB). */
+  maxHistoryBytes?: number;
+}
+
+/** What the check found of one run. */
+export interface ReplayCheckResult {
+  workflowId: string;
+  runId: string;
+  /** Absent when the run was not found. */
+  workflowType?: string;
+  /** Whether its history replays cleanly on this build's code: this build can carry it on. */
+  replays: boolean;
+  /** The first event that diverged, as `<id> <type>`, where the SDK's error names it. */
+  event?: string;
+  /** Why it does not replay, in the SDK's words. */
+  message?: string;
+  /** Why it was not replayed (gone from Temporal, too large); such a run does not replay. */
+  skipped?: string;
+}
+
+export interface ReplayCheckOutcome {
+  /** One per run asked, in order. */
+  results: ReplayCheckResult[];
+}
+
+/** The activity the worker registers for the check (see replayCheckActivities). */
+export interface ReplayCheckActivities {
+  replayHistories(input: ReplayCheckInput): Promise<ReplayCheckOutcome>;
+}
+
+/**
+ * Says which of the given runs this build's code replays as they ran, and of the others the first
+ * event that diverged and why. Run it pinned to the build that would take them over, and move only
+ * those that replay. It does not fail on a divergence: the outcome is the answer.
+ */
+export async function replayCheck(input: ReplayCheckInput): Promise<ReplayCheckOutcome> {
+  const { replayHistories } = proxyActivities<ReplayCheckActivities>({
+    startToCloseTimeout: '10 minutes',
+    retry: { maximumAttempts: 3 },
+  });
+  return await replayHistories(input);
+}
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, replayCheck);
