@@ -87,6 +87,11 @@ const healthPorts = { 'chaos-a': await freePort(), 'chaos-b': await freePort() }
 const metricsPorts = { 'chaos-a': await freePort(), 'chaos-b': await freePort() };
 let controllerRuns = 0;
 let stopping = false;
+// The invariant checker's loop, stopped and awaited before the Temporal connection closes: a call of
+// it still retrying then would throw from the SDK's retry timer and end the process before the
+// run's own error, if any, is told.
+let checking = true;
+let checker: Promise<void> = Promise.resolve();
 /** A replica that exits of itself (as on losing the Lease) is started again, as the kubelet restarts a container. */
 const startController = (replica: Replica): Component => {
   const component = new Component({
@@ -210,10 +215,12 @@ const converged = async (since: number): Promise<true | string> => {
       return `${name}: status of generation ${twd.status?.observedGeneration} for ${twd.metadata.generation}`;
     const unreachable = twd.status?.conditions?.find((c) => c.reason === 'TemporalUnreachable');
     if (unreachable) return `${name}: ${unreachable.type} TemporalUnreachable: ${unreachable.message}`;
-    const described = await temporal.workflowService.describeWorkerDeployment({
-      namespace: environment.temporalNamespace,
-      deploymentName: temporalDeploymentName(namespace, name),
-    });
+    const described = await afterFaults(`describing ${name} in Temporal`, () =>
+      temporal.workflowService.describeWorkerDeployment({
+        namespace: environment.temporalNamespace,
+        deploymentName: temporalDeploymentName(namespace, name),
+      }),
+    );
     const current = described.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId ?? undefined;
     if (current !== twd.status?.currentVersion?.buildID)
       return `${name}: status says current ${twd.status?.currentVersion?.buildID}, Temporal ${current}`;
@@ -312,8 +319,7 @@ try {
     }
   };
 
-  let checking = true;
-  const checker = (async () => {
+  checker = (async () => {
     while (checking) {
       await watch.check().catch(() => report.checksMissed++);
       // Once a second: the run's own reads of Temporal must not crowd the controller's out.
@@ -333,7 +339,7 @@ try {
   const settleStart = Date.now();
   // Long enough for a worker deployment rate-limited by Temporal to come back (its delay doubles up to 5 minutes).
   while (Date.now() - settleStart < 360_000) {
-    const twds = await Promise.all(names.map(read));
+    const twds = await afterFaults('reading the worker deployments', () => Promise.all(names.map(read)));
     if (
       twds.every(done) &&
       twds.every((t) => t.status?.currentVersion?.buildID !== pinned.get(t.metadata.name ?? '')?.at(-2)?.buildId)
@@ -342,16 +348,18 @@ try {
     await drive(false).catch(() => {});
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-  const last = await Promise.all(names.map(read));
+  const last = await afterFaults('reading the worker deployments', () => Promise.all(names.map(read)));
   const stuck = last.filter((twd) => !done(twd)).map((twd) => twd.metadata.name ?? '');
   // The status says what Temporal says.
   const diverged: string[] = [];
   for (const twd of last) {
     const name = twd.metadata.name ?? '';
-    const described = await temporal.workflowService.describeWorkerDeployment({
-      namespace: environment.temporalNamespace,
-      deploymentName: temporalDeploymentName(namespace, name),
-    });
+    const described = await afterFaults(`describing ${name} in Temporal`, () =>
+      temporal.workflowService.describeWorkerDeployment({
+        namespace: environment.temporalNamespace,
+        deploymentName: temporalDeploymentName(namespace, name),
+      }),
+    );
     const current = described.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId ?? undefined;
     if (current !== twd.status?.currentVersion?.buildID)
       diverged.push(
@@ -361,10 +369,14 @@ try {
   // Each build with replicas has its PodDisruptionBudget.
   const budgets = new Set(
     (
-      await environment.kubeconfig.makeApiClient(PolicyV1Api).listNamespacedPodDisruptionBudget({ namespace })
+      await afterFaults('listing the PodDisruptionBudgets', () =>
+        environment.kubeconfig.makeApiClient(PolicyV1Api).listNamespacedPodDisruptionBudget({ namespace }),
+      )
     ).items.map((pdb) => pdb.metadata?.name),
   );
-  const unrendered = (await apps.listNamespacedDeployment({ namespace })).items
+  const unrendered = (
+    await afterFaults('listing the Deployments', () => apps.listNamespacedDeployment({ namespace }))
+  ).items
     .filter((d) => (d.spec?.replicas ?? 1) > 0)
     .map((d) => {
       const labels = d.metadata?.labels ?? {};
@@ -426,14 +438,34 @@ try {
   );
   process.exitCode = breaches.length === 0 ? 0 : 1;
   if (breaches.length > 0) console.log(`the logs are kept in ${environment.dir}`);
+} catch (error) {
+  console.log(`the chaos run failed (seed ${seed}); the logs are kept in ${environment.dir}:`, error);
+  process.exitCode = 1;
 } finally {
   stopping = true;
+  checking = false;
+  await checker;
   await Promise.all([...controllers.values()].map((c) => c.stop()));
   await proxy.cut();
   await apiProxy.cut();
   await temporal.connection.close();
   await environment.stop();
   if (process.exitCode === 0) await rm(environment.dir, { recursive: true, force: true });
+}
+
+/**
+ * A read of the checks after the faults, tried again for half a minute: what was restarted or cut
+ * off last may still be coming back, and a run must not fail on that rather than on the promise.
+ */
+async function afterFaults<T>(what: string, read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= 30) throw new Error(`${what} failed 30 times after the faults`, { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }
 
 async function inject(fault: Fault): Promise<void> {
