@@ -66,10 +66,16 @@ const pinnedWorkflows = withRules(
           maxLength: 1000,
         }),
       ),
+      moveToCurrent: Type.Optional(
+        Type.Boolean({
+          description:
+            "Moves the workflows running on the build onto the current build where the current build's code replays their histories: once a rollout has ended (nothing ramping, no analysis window open), the worker library's replayCheck workflow, pinned to the current build, replays each on its task queue, and those that replay get a pinned versioning override onto the current build, as one batch operation. The others stay and are named in the build's status (pinnedWorkflows.move); the steps above wait while a move runs. The build then drains and retires on its usual delays.",
+        }),
+      ),
     },
     {
       description:
-        'What is done to workflows still running on a build that is no longer current nor ramping (nor the target), counted from when it stopped being either; each step is optional, and without any the workflows run on undisturbed.',
+        'What is done to workflows still running on a build that is no longer current nor ramping (nor the target), counted from when it stopped being either; each step is optional, and without any (nor moveToCurrent) the workflows run on undisturbed.',
     },
   ),
   ladderOrder('signalAfter', 'cancelAfter'),
@@ -260,7 +266,7 @@ const spec = withRules(
 const batchOperation = Type.Object(
   {
     jobID: Type.String({ description: "The batch operation's job ID in Temporal." }),
-    operation: Type.String({ description: 'Signal, Cancel or Terminate.' }),
+    operation: Type.String({ description: 'Signal, Cancel, Terminate or Move.' }),
     state: Type.String({ description: 'Running, Completed or Failed, as Temporal last reported it.' }),
     startTime: Type.Optional(Type.String({ format: 'date-time', description: 'When Temporal started it.' })),
     closeTime: Type.Optional(Type.String({ format: 'date-time', description: 'When it ended.' })),
@@ -269,6 +275,56 @@ const batchOperation = Type.Object(
     failed: Type.Optional(Type.Integer({ description: 'Workflows it failed to act on.', minimum: 0 })),
   },
   { description: 'The batch operation of the step reached.' },
+);
+
+const pinnedWorkflowsMove = Type.Object(
+  {
+    to: Type.String({ description: 'The build the workflows are moved onto: the current build when the round began.' }),
+    round: Type.Integer({ description: 'The round of checks and moves onto that build, from 1.', minimum: 1 }),
+    phase: Type.String({
+      description:
+        'Checking (the replay checks run), Moving (the batch operation moves those that replay), Done, or Failed (see message; tried again 10 minutes after it ended).',
+    }),
+    startedAt: Type.String({ format: 'date-time', description: 'When the round began.' }),
+    endedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the round ended.' })),
+    checks: Type.Array(
+      Type.Object(
+        {
+          taskQueue: Type.String({ description: 'The task queue the check ran on: that of the workflows it checked.' }),
+          workflowID: Type.String({ description: "The check workflow's ID." }),
+        },
+        { description: 'One replay check, pinned to the build moved onto.' },
+      ),
+      { description: "The round's replay checks, one per task queue of the workflows checked." },
+    ),
+    checked: Type.Integer({ description: 'Workflows the round checked.', minimum: 0 }),
+    batch: Type.Optional(batchOperation),
+    notMoved: Type.Optional(
+      Type.Integer({
+        description:
+          'Workflows of the round left where they are: their history does not replay on the build moved onto, the check skipped them (gone, too large), or no worker of that build polls their task queue.',
+        minimum: 0,
+      }),
+    ),
+    notMovedWorkflows: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            workflowID: Type.String({ description: 'Workflow ID.' }),
+            runID: Type.String({ description: 'Run ID.' }),
+            reason: Type.String({ description: 'Why it was not moved.' }),
+          },
+          { description: 'A workflow left where it is.' },
+        ),
+        { description: 'The first of them (at most 10), each with why.' },
+      ),
+    ),
+    message: Type.Optional(Type.String({ description: 'Why the round failed or stopped.' })),
+  },
+  {
+    description:
+      'The last round of spec.sunset.pinnedWorkflows.moveToCurrent on the build: its replay checks, the batch that moved the workflows that replay, and those left.',
+  },
 );
 
 const pinnedWorkflowsStatus = Type.Object(
@@ -282,6 +338,7 @@ const pinnedWorkflowsStatus = Type.Object(
     }),
     nextStepAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the next step is reached.' })),
     batch: Type.Optional(batchOperation),
+    move: Type.Optional(pinnedWorkflowsMove),
   },
   { description: 'The workflows still running on the build and what spec.sunset.pinnedWorkflows did to them.' },
 );

@@ -30,6 +30,10 @@ export function doneMessage(
       return action.reason;
     case 'startBatch':
       return `started ${action.operation} batch ${action.jobId}: ${action.reason}`;
+    case 'startReplayCheck':
+      return `started replay check ${action.workflowId}: ${action.reason}`;
+    case 'startMoveBatch':
+      return `started Move batch ${action.jobId}: ${action.reason}`;
     case 'stopBatch':
       return `stopped batch ${action.jobId}: ${action.reason}`;
   }

@@ -16,7 +16,7 @@ import { cachedWorkerDeployment } from '../k8s/cached-objects.ts';
 import { type ClusterClient, clusterClient } from '../k8s/cluster-client.ts';
 import type { TemporalWorkerOwnedResource } from '../api/temporal-worker-owned-resource.ts';
 import type { PollersSeen } from '../domain/pollers.ts';
-import type { PlannerConfig } from '../planner/plan.ts';
+import type { Plan, PlannerConfig } from '../planner/plan.ts';
 import type { Backoff, RetrySchedule } from '../runtime/backoff.ts';
 import type { KubernetesApi } from '../runtime/kube/api-client.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -67,6 +67,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   setMissingConfiguration?(namespace: string, name: string, missing: number): void;
   /** A verdict of spec.rollout.analysis reached (see Metrics.countAnalysisVerdict). */
   countAnalysisVerdict(namespace: string, name: string, verdict: 'Passed' | 'Failed'): void;
+  /** Rounds of moves of pinned workflows that ended (see Metrics.countPinnedWorkflowMoves); absent where nothing is measured. */
+  countPinnedWorkflowMoves?(namespace: string, name: string, outcomes: NonNullable<Plan['moveOutcomes']>): void;
   /** Sends spec.notifications (see notifications.ts); absent where nothing is sent. */
   notifier?: Pick<Notifier, 'notify' | 'conditions'>;
   /** The status each reconcile leaves, for the gauges of /metrics (see Metrics.setStatusFigures); absent where nothing is measured. */
@@ -133,6 +135,7 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     setMissingConfiguration: metrics.setMissingConfiguration,
     setBuildsWithoutPollers: metrics.setBuildsWithoutPollers,
     countAnalysisVerdict: metrics.countAnalysisVerdict,
+    countPinnedWorkflowMoves: metrics.countPinnedWorkflowMoves,
     countSecretCopyRevocation: metrics.countSecretCopyRevocation,
     setConnectionCertificates: metrics.setConnectionCertificates,
     statusSaid: (namespace, name, status) =>

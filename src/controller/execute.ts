@@ -199,6 +199,20 @@ async function carryOut(
       });
     case 'stopBatch':
       return temporalOf(context).stopBatch(action.jobId, action.reason);
+    case 'startReplayCheck':
+      return temporalOf(context).startReplayCheck(action.onto, {
+        workflowId: action.workflowId,
+        taskQueue: action.taskQueue,
+        runs: action.runs,
+      });
+    case 'startMoveBatch':
+      return temporalOf(context).startBatch({
+        jobId: action.jobId,
+        operation: 'Move',
+        executions: action.executions,
+        onto: action.onto,
+        reason: action.batchReason,
+      });
   }
 }
 
@@ -224,6 +238,8 @@ const EVENTS = {
   deleteTemporalDeployment: 'TemporalCleanedUp',
   startBatch: 'BatchOperationStarted',
   stopBatch: 'BatchOperationStopped',
+  startReplayCheck: 'ReplayCheckStarted',
+  startMoveBatch: 'PinnedWorkflowsMoveStarted',
   applySecretCopy: 'SecretCopied',
   deleteSecretCopy: 'SecretCopyDeleted',
 } as const;
@@ -345,8 +361,10 @@ function failureOf(
         }
       );
     }
-    case 'startBatch': {
-      const what = `cannot start the ${action.operation} batch ${action.jobId} (${action.reason})`;
+    case 'startBatch':
+    case 'startMoveBatch': {
+      const operation = action.action === 'startBatch' ? action.operation : 'Move';
+      const what = `cannot start the ${operation} batch ${action.jobId} (${action.reason})`;
       if (isConcurrentBatchLimit(error))
         return {
           condition: progressing(
@@ -359,6 +377,14 @@ function failureOf(
       return (
         trouble(what) ?? {
           condition: progressing('False', 'BatchOperationStartFailed', `${what}: ${errorMessage(error)}`),
+        }
+      );
+    }
+    case 'startReplayCheck': {
+      const what = `cannot start replay check ${action.workflowId} (${action.reason})`;
+      return (
+        trouble(what) ?? {
+          condition: progressing('False', 'ReplayCheckStartFailed', `${what}: ${errorMessage(error)}`),
         }
       );
     }

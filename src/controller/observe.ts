@@ -47,6 +47,8 @@ import { type WorkerConnection, workerConnection } from '../k8s/worker-connectio
 import { gateWorkflowId } from '../planner/gates.ts';
 import type { KubernetesPhaseFacts } from '../planner/kubernetes-phase.ts';
 import { batchJobIdPrefix, batchOperationOf, type LadderReads } from '../planner/pinned-workflows.ts';
+import { MOVE_ROUND_RUNS, type MoveReads } from '../planner/pinned-moves.ts';
+import type { MoveObservation } from '../domain/pinned-move.ts';
 import { gateQueues, readsNeeded } from '../planner/plan.ts';
 import { clusterConnectionUse } from '../domain/cluster-connection-use.ts';
 import { connectionNamespace, type SecretLookup } from '../domain/connection-ref.ts';
@@ -429,6 +431,23 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
       observation.pinned = pinned;
     }
   }
+  const { moves } = needs;
+  if (moves.list.length + moves.checks.length + moves.batches.length > 0) {
+    const read = await readMoves(temporal, moves, observation.pinned?.running ?? {});
+    if ('stopped' in read) {
+      const stopped = troubled(read.stopped.error, read.stopped.what);
+      if (stopped) return stopped;
+      // Nothing is decided on half an answer: a round waits for the next reconcile.
+      observation.moves = {
+        runs: {},
+        checks: {},
+        batches: {},
+        failure: `${read.stopped.what}: ${errorMessage(read.stopped.error)}`,
+      };
+    } else {
+      observation.moves = read;
+    }
+  }
   if (needs.analysis) {
     const { buildIds, since, workflowTypes } = needs.analysis;
     const counts: Record<string, OutcomeCounts> = {};
@@ -476,6 +495,37 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
     }
   }
   return { observation: { ...observation, target }, temporal };
+}
+
+/**
+ * What the moves asked for, or the read that failed: each build's running pinned workflows, listed
+ * only when more run than its round would leave (as just counted), each check, each batch.
+ */
+async function readMoves(
+  temporal: WorkerDeploymentClient,
+  reads: MoveReads,
+  running: Record<string, number | undefined>,
+): Promise<MoveObservation | { stopped: { error: unknown; what: string } }> {
+  const moves: MoveObservation = { runs: {}, checks: {}, batches: {} };
+  let what = '';
+  try {
+    for (const { buildId, above } of reads.list) {
+      if ((running[buildId] ?? 0) <= above) continue;
+      what = `cannot list the pinned workflows running on build ${buildId}`;
+      moves.runs[buildId] = await temporal.listPinnedRuns(buildId, MOVE_ROUND_RUNS);
+    }
+    for (const workflowId of reads.checks) {
+      what = `cannot read replay check ${workflowId}`;
+      moves.checks[workflowId] = (await temporal.readReplayCheck(workflowId)) ?? null;
+    }
+    for (const { jobId, operation } of reads.batches) {
+      what = `cannot read batch operation ${jobId}`;
+      moves.batches[jobId] = (await temporal.describeBatch(jobId, operation)) ?? null;
+    }
+  } catch (error) {
+    return { stopped: { error, what } };
+  }
+  return moves;
 }
 
 /** The counts and batches the pinned-workflow ladder asked for, or the read that failed. */

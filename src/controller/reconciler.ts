@@ -108,6 +108,7 @@ export async function reconcile(
   deps.setMissingConfiguration?.(namespace, name, observation.missingConfiguration?.length ?? 0);
   deps.setBuildsWithoutPollers(namespace, name, plan.buildsWithoutPollers);
   if (plan.analysisReached) deps.countAnalysisVerdict(namespace, name, plan.analysisReached);
+  if (plan.moveOutcomes) deps.countPinnedWorkflowMoves?.(namespace, name, plan.moveOutcomes);
   if (execution.failed?.requeueAfterMs === undefined) deps.temporalBackoff.reset(key);
   const written = await writeStatus(
     deps,

@@ -4,6 +4,7 @@ import type { V1Deployment, V1Secret } from '@kubernetes/client-node';
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { ReadCertificate } from './certificates.ts';
+import type { MoveObservation } from './pinned-move.ts';
 import type { PollersSeen } from './pollers.ts';
 import type { ReadFailure } from './read-failure.ts';
 import type { NotFoundAnswer } from './temporal-not-found.ts';
@@ -49,6 +50,8 @@ export interface Observation {
   target?: TargetObservation;
   /** What the pinned-workflow ladder asked to read (see readsNeeded). */
   pinned?: LadderObservation;
+  /** What the moves of pinned workflows asked to read (see readsNeeded). */
+  moves?: MoveObservation;
   /** The counts spec.rollout.analysis asked for (see readsNeeded). */
   analysis?: AnalysisObservation;
 }

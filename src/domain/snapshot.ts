@@ -96,8 +96,11 @@ export interface BuildTaskQueues {
   activity: string[];
 }
 
-/** What a batch operation does to every workflow its query finds. */
-export type BatchOperationKind = 'Signal' | 'Cancel' | 'Terminate';
+/** The steps of the pinned-workflow ladder, each a batch operation on every workflow its query finds. */
+export type LadderOperation = 'Signal' | 'Cancel' | 'Terminate';
+
+/** The ladder's steps, and the move of workflows that replay onto the current build. */
+export type BatchOperationKind = LadderOperation | 'Move';
 
 export type BatchOperationState = 'Running' | 'Completed' | 'Failed';
 

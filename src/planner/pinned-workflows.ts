@@ -11,8 +11,8 @@ import { durationSeconds } from '../api/schema.ts';
 import { CONTINUE_AS_NEW_SIGNAL, type PinnedWorkflowsLadder } from '../api/temporal-worker-deployment.ts';
 import { count } from '../domain/count.ts';
 import type { LadderObservation } from '../domain/observation.ts';
-import type { LadderMemory, LadderStatus } from '../domain/ladder.ts';
-import type { BatchOperationKind, BatchProgress } from '../domain/snapshot.ts';
+import type { LadderMemory, LadderStatus, LadderStep } from '../domain/ladder.ts';
+import type { BatchOperationKind, BatchProgress, LadderOperation } from '../domain/snapshot.ts';
 import { specHash } from '../api/spec-hash.ts';
 import { runningWorkflowsQuery } from '../domain/visibility.ts';
 
@@ -24,6 +24,8 @@ export interface LadderBuild {
   /** When it stopped being current or ramping (see deactivationTimes). */
   deactivatedAt: Date;
   memory?: LadderMemory;
+  /** A round of moves runs on it, or just ended: no step starts (see planner/pinned-moves.ts). */
+  heldByMove?: boolean;
 }
 
 export interface LadderContext {
@@ -59,7 +61,7 @@ export type LadderAction =
   | {
       action: 'startBatch';
       buildId: string;
-      operation: BatchOperationKind;
+      operation: LadderOperation;
       jobId: string;
       /** The visibility query of the workflows it acts on. */
       query: string;
@@ -84,7 +86,7 @@ export interface LadderPlan {
 export function batchJobId(
   temporalName: string,
   buildId: string,
-  operation: BatchOperationKind,
+  operation: LadderOperation,
   ladder: PinnedWorkflowsLadder,
 ): string {
   return `${batchJobIdPrefix(temporalName, buildId)}${operation.toLowerCase()}/${stepHash(ladder, operation)}`;
@@ -95,14 +97,15 @@ export function batchJobIdPrefix(temporalName: string, buildId: string): string 
   return `temporal-worker-controller/pinned-workflows/${temporalName}/${buildId}/`;
 }
 
-/** The operation a job ID of the ladder names (see batchJobId). */
+/** The operation a job ID under the build's prefix names (see batchJobId, and moveJobId in pinned-moves.ts). */
 export function batchOperationOf(jobId: string): BatchOperationKind | undefined {
   const segment = jobId.split('/').at(-2);
-  return (Object.keys(DELAY_FIELDS) as BatchOperationKind[]).find((operation) => operation.toLowerCase() === segment);
+  const operations: BatchOperationKind[] = [...(Object.keys(DELAY_FIELDS) as LadderOperation[]), 'Move'];
+  return operations.find((operation) => operation.toLowerCase() === segment);
 }
 
 /** What one step does: its delay, and what it sends (the signal) or records (the reason). */
-function stepHash(ladder: PinnedWorkflowsLadder, operation: BatchOperationKind): string {
+function stepHash(ladder: PinnedWorkflowsLadder, operation: LadderOperation): string {
   const delay = ladder[DELAY_FIELDS[operation]];
   return specHash(
     operation === 'Signal'
@@ -112,13 +115,23 @@ function stepHash(ladder: PinnedWorkflowsLadder, operation: BatchOperationKind):
 }
 
 /** The steps the ladder sets, in order, each with the time it is reached. */
-function schedule(ladder: PinnedWorkflowsLadder, deactivatedAt: Date): { operation: BatchOperationKind; at: Date }[] {
-  return (Object.keys(DELAY_FIELDS) as BatchOperationKind[]).flatMap((operation) => {
+function schedule(ladder: PinnedWorkflowsLadder, deactivatedAt: Date): { operation: LadderOperation; at: Date }[] {
+  return (Object.keys(DELAY_FIELDS) as LadderOperation[]).flatMap((operation) => {
     const delay = ladder[DELAY_FIELDS[operation]];
     return delay === undefined
       ? []
       : [{ operation, at: new Date(deactivatedAt.getTime() + durationSeconds(delay) * 1000) }];
   });
+}
+
+/** The ladder's step a batch is of: a move's (found on a build active again) is none. */
+function stepOf(operation: BatchOperationKind): LadderStep {
+  return operation === 'Move' ? 'Waiting' : operation;
+}
+
+/** Whether the ladder counts and acts on old builds: it has a step, or moves workflows. */
+function acts(ladder: PinnedWorkflowsLadder | undefined): ladder is PinnedWorkflowsLadder {
+  return ladder !== undefined && (schedule(ladder, new Date(0)).length > 0 || ladder.moveToCurrent === true);
 }
 
 function progressOf(ladder: PinnedWorkflowsLadder, build: LadderBuild, now: Date) {
@@ -137,7 +150,7 @@ export function ladderReads(context: LadderContext): LadderReads {
   ];
   // Listed too: visibility may lag a batch just started, a job ID of the ladder as it is does not.
   const listed = context.suspect === undefined ? [] : [context.suspect];
-  if (!ladder || schedule(ladder, context.now).length === 0) return { count: [], batches: reactivated, listed };
+  if (!acts(ladder)) return { count: [], batches: reactivated, listed };
   const batches = context.builds.flatMap((build) => {
     const { reached } = progressOf(ladder, build, context.now);
     if (!reached) return [];
@@ -172,10 +185,10 @@ export function planLadder(context: LadderContext, observed: LadderObservation):
       jobId: batch.jobId,
       reason: `build ${buildId} is current, ramping or the target again: its ladder stops, and its running ${batch.operation} batch is stopped`,
     });
-    plan.status[buildId] = { step: batch.operation, batch: read ?? batch };
+    plan.status[buildId] = { step: stepOf(batch.operation), batch: read ?? batch };
   }
   if (context.suspect !== undefined) stopSuspected(context, context.suspect, observed, plan);
-  if (!ladder || schedule(ladder, now).length === 0) return plan;
+  if (!acts(ladder)) return plan;
   if (observed.failure)
     plan.notes.push({ type: 'Warning', reason: 'PinnedWorkflowsUnread', message: observed.failure });
   for (const build of context.builds) {
@@ -195,7 +208,7 @@ export function planLadder(context: LadderContext, observed: LadderObservation):
       } else if (read) {
         batch = read;
         if (read.state !== 'Running') plan.notes.push(finished(buildId, read));
-      } else if (read === null && !observed.failure && counted !== undefined && counted > 0) {
+      } else if (read === null && !observed.failure && counted !== undefined && counted > 0 && !build.heldByMove) {
         // The status says it runs once it started (see report.ts).
         plan.actions.push(start(context, ladder, build, reached, jobId, counted));
       }
@@ -224,7 +237,7 @@ function stopSuspected(context: LadderContext, buildId: string, observed: Ladder
       reason: `build ${buildId} is the target again and its ${read.operation} batch ${jobId}, which the status does not remember, still runs: it is stopped`,
     });
     // One batch is remembered per build: any other is stopped by this plan all the same.
-    plan.status[buildId] ??= { step: read.operation, batch: read };
+    plan.status[buildId] ??= { step: stepOf(read.operation), batch: read };
   }
 }
 
@@ -232,7 +245,7 @@ function start(
   context: LadderContext,
   ladder: PinnedWorkflowsLadder,
   build: LadderBuild,
-  reached: { operation: BatchOperationKind },
+  reached: { operation: LadderOperation },
   jobId: string,
   running: number,
 ): LadderAction {

@@ -29,6 +29,15 @@ import {
 } from './routing.ts';
 import { deactivationTimes, ladderMemories } from '../status/pinned-workflows.ts';
 import { type LadderContext, ladderReads, type LadderReads, planLadder } from './pinned-workflows.ts';
+import {
+  type MoveBuild,
+  type MoveContext,
+  type MovePlan,
+  moveReads,
+  type MoveReads,
+  planMoves,
+  roundUnderWay,
+} from './pinned-moves.ts';
 import { planVersions, REGISTRATION_GRACE_MS, type Sunset, sunsetDue, unusedBuildCountDue } from './versions.ts';
 import { type AnalysisMemory, analysisReads, type AnalysisReads, planAnalysis } from './analysis.ts';
 import { poolQueues, situation } from './situation.ts';
@@ -65,8 +74,10 @@ export interface Plan {
   buildsWithoutPollers?: number;
   /** What the status remembers of the target's gates. */
   gates: GateMemory;
-  /** The pinned-workflow ladder of each old build (see planner/pinned-workflows.ts). */
+  /** The pinned-workflow ladder of each old build, with its moves (see planner/pinned-workflows.ts, pinned-moves.ts). */
   ladder: Record<string, LadderStatus>;
+  /** What the rounds of moves that ended moved and left, for the metric; absent: none ended. */
+  moveOutcomes?: MovePlan['outcomes'];
   /** What the status remembers of the analysis of the target's step, if it has one. */
   analysis?: AnalysisMemory;
   /** Builds that failed a gate or an analysis (see planner/failed-builds.ts). */
@@ -90,20 +101,30 @@ export interface ReadsNeeded {
   gateStage?: GateStage;
   /** What the pinned-workflow ladder must count and read. */
   ladder: LadderReads;
+  /** What the moves of pinned workflows must list and read. */
+  moves: MoveReads;
   /** The counts spec.rollout.analysis judges the target's step by. */
   analysis?: AnalysisReads;
 }
 
 export function readsNeeded(observation: Omit<Observation, 'target'>, config: PlannerConfig): ReadsNeeded {
-  const { versions, target, gate, rollout, analysis } = situation(observation, config);
+  const { versions, target, gate, rollout, analysis, failedBefore } = situation(observation, config);
   const read = gateToRead(gate);
-  const laddered = ladderReads(ladderContext(observation, versions, observation.temporal));
+  const { temporal, buildId } = observation;
+  const laddering = ladderContext(observation, versions, temporal);
+  const laddered = ladderReads(laddering);
+  const settled = temporal.currentBuildId === buildId && !temporal.rampingBuildId && !failedBefore.has(buildId);
+  const taskQueues = knownTaskQueues(observation.workerDeployment.status, observation.pollers?.taskQueues);
+  const moves = moveReads(
+    moveContext(observation, laddering, temporal, settled && analysisReads(analysis) === undefined, taskQueues),
+  );
   // A build whose scale-down or deletion falls due is counted first (see planVersions).
   const sunset = sunsetOf(observation.workerDeployment.spec);
   const timing = { now: observation.now, sunset };
   const superseded = versions.filter((v) => v.buildId !== observation.buildId);
   const due = superseded.filter((v) => sunsetDue(v, timing) || unusedBuildCountDue(v, timing)).map((v) => v.buildId);
-  const ladder = { ...laddered, count: [...new Set([...laddered.count, ...due])] };
+  const counted = [...laddered.count, ...due, ...moves.list.map((l) => l.buildId)];
+  const ladder = { ...laddered, count: [...new Set(counted)] };
   const registered = target !== undefined && target.status !== 'NotRegistered';
   const counts = analysisReads(analysis);
   return {
@@ -115,17 +136,19 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
     }),
     ...(registered && read ? { gateStage: read } : {}),
     ladder,
+    moves,
   };
 }
 
 /** Whether the plan asks Temporal for nothing beyond the Worker Deployment's description. */
 export function readsNothingMore(needs: ReadsNeeded): boolean {
-  const { ladder } = needs;
+  const { ladder, moves } = needs;
   return (
     !needs.unversionedPollers &&
     !needs.gateStage &&
     !needs.analysis &&
-    ladder.count.length + ladder.batches.length + ladder.listed.length === 0
+    ladder.count.length + ladder.batches.length + ladder.listed.length === 0 &&
+    moves.list.length + moves.checks.length + moves.batches.length === 0
   );
 }
 
@@ -243,10 +266,32 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     ...(previousTarget?.madeRoomAt ? { madeRoomAt: new Date(previousTarget.madeRoomAt) } : {}),
     pinnedRunning: observation.pinned?.running ?? {},
   });
+  const taskQueues = knownTaskQueues(
+    workerDeployment.status,
+    observation.pollers?.taskQueues,
+    observedGate ? { buildId, taskQueues: observedGate.taskQueues } : undefined,
+  );
+  // Moves first: a round they start holds the ladder's steps on its build in this same plan.
+  const laddering = ladderContext(observation, routedVersions, routed);
+  const settled =
+    routed.currentBuildId === buildId &&
+    !routed.rampingBuildId &&
+    !failedBefore.has(buildId) &&
+    analysisReads(analysis) === undefined &&
+    analysisPlan.state === 'passed';
+  const moves = planMoves(
+    moveContext(observation, laddering, routed, settled, taskQueues),
+    observation.moves ?? { runs: {}, checks: {}, batches: {} },
+  );
   const ladder = planLadder(
-    ladderContext(observation, routedVersions, routed),
+    {
+      ...laddering,
+      builds: laddering.builds.map((b) => (moves.holdsLadder.has(b.buildId) ? { ...b, heldByMove: true } : b)),
+    },
     observation.pinned ?? { running: {}, batches: {} },
   );
+  for (const [b, move] of Object.entries(moves.status))
+    ladder.status[b] = { ...(ladder.status[b] ?? { step: 'Waiting' }), move };
 
   if (gateDecision.failure) conditions.push(stalled(gateDecision.failure.reason, gateDecision.failure.message));
   if (gateDecision.foreign) conditions.push(stalled('GateRunForeign', gateDecision.foreign));
@@ -256,16 +301,11 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
   for (const a of versionsPlan.actions) if (a.action === 'blocked') conditions.push(stalled(a.condition, a.reason));
   if (analysisPlan.state === 'failed') conditions.push(stalled('AnalysisFailed', analysisPlan.reason));
   if (analysisPlan.note) notes.push(analysisPlan.note);
-  notes.push(...ladder.notes);
+  notes.push(...ladder.notes, ...moves.notes);
   if (heldElsewhere && holder)
     conditions.push(
       stalled('ManagedElsewhere', `${routing.reason}: ${managedElsewhere(observation.temporalName, holder)}`),
     );
-  const taskQueues = knownTaskQueues(
-    workerDeployment.status,
-    observation.pollers?.taskQueues,
-    observedGate ? { buildId, taskQueues: observedGate.taskQueues } : undefined,
-  );
   const silent = silentQueues({
     now,
     pollerHistoryMs: config.pollerHistoryMs,
@@ -287,6 +327,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     ...secretCopyActions(observation),
     ...kubernetesActions(versionsPlan.actions, observation),
     ...ladder.actions.filter((a) => a.action === 'stopBatch'),
+    ...moves.actions.filter((a) => a.action === 'stopBatch'),
     ...abandonedGates(workerDeployment.status?.targetVersion, buildId).map((g) => ({
       action: 'terminateGate' as const,
       buildId: g.buildId,
@@ -324,8 +365,14 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     ...(routes ? [{ action: 'route' as const, change, reason: routeReason(routing, change) }] : []),
     ...versionsPlan.actions.filter((a) => a.action === 'deleteTemporalVersion'),
     ...ladder.actions.filter((a) => a.action === 'startBatch'),
+    ...moves.actions.filter((a) => a.action !== 'stopBatch'),
   ];
-  const recheck = [versionsPlan.recheckAt, routing.action === 'wait' ? routing.recheckAt : undefined, ladder.recheckAt]
+  const recheck = [
+    versionsPlan.recheckAt,
+    routing.action === 'wait' ? routing.recheckAt : undefined,
+    ladder.recheckAt,
+    moves.recheckAt,
+  ]
     .filter((d): d is Date => d !== undefined)
     .map((d) => Math.max(0, d.getTime() - now.getTime()));
   return {
@@ -336,6 +383,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     ...(silent ? { buildsWithoutPollers: new Set(silent.map((q) => q.buildId)).size } : {}),
     gates: gateDecision.memory,
     ladder: ladder.status,
+    ...(Object.values(moves.outcomes).some((n) => n > 0) ? { moveOutcomes: moves.outcomes } : {}),
     ...(analysisPlan.memory ? { analysis: analysisPlan.memory } : {}),
     ...(analysisPlan.reached ? { analysisReached: analysisPlan.reached } : {}),
     failedBuilds: failedBuildsAfter({
@@ -435,8 +483,8 @@ function ladderContext(
   const builds = versions.flatMap((v) => {
     const deactivatedAt = deactivated[v.buildId];
     const memory = memories[v.buildId];
-    // A build drained by its batch (its workflows moved on) keeps its ladder until the batch's end is read.
-    const mayRunPinned = mayHoldPinnedWorkflows(v) || memory?.batch?.state === 'Running';
+    // A build drained by its batch or its round of moves (its workflows moved on) keeps its ladder until their end is read.
+    const mayRunPinned = mayHoldPinnedWorkflows(v) || memory?.batch?.state === 'Running' || roundUnderWay(memory?.move);
     if (active(v.buildId) || !mayRunPinned || !deactivatedAt || v.deployments.length === 0) return [];
     return [{ buildId: v.buildId, deactivatedAt, ...(memory ? { memory } : {}) }];
   });
@@ -457,6 +505,44 @@ function ladderContext(
     builds,
     reactivated,
     ...(suspect ? { suspect: buildId } : {}),
+  };
+}
+
+/**
+ * The builds the moves act on: the ladder's, each with its last round and its count, and any other
+ * whose round is under way (active again, or without workers: the round stops). They move onto the
+ * target once it is `settled` current, on the workflow task queues its workers poll.
+ */
+function moveContext(
+  observation: Omit<Observation, 'target'>,
+  laddering: LadderContext,
+  routing: TemporalDeploymentState,
+  settled: boolean,
+  taskQueues: Record<string, TaskQueueRef[]>,
+): MoveContext {
+  const { now, buildId, workerDeployment } = observation;
+  const laddered = new Set(laddering.builds.map((b) => b.buildId));
+  const builds: MoveBuild[] = laddering.builds.map((b) => {
+    const running = observation.pinned?.running[b.buildId];
+    return {
+      buildId: b.buildId,
+      laddered: true,
+      ...(b.memory?.move ? { memory: b.memory.move } : {}),
+      ...(running === undefined ? {} : { running }),
+      ladderBatchRunning: b.memory?.batch?.state === 'Running',
+    };
+  });
+  for (const [b, memory] of Object.entries(ladderMemories(workerDeployment.status)))
+    if (!laddered.has(b) && memory.move && roundUnderWay(memory.move))
+      builds.push({ buildId: b, laddered: false, memory: memory.move, ladderBatchRunning: false });
+  const queues = (taskQueues[buildId] ?? []).filter((q) => q.type === 'workflow').map((q) => q.name);
+  return {
+    now,
+    enabled: workerDeployment.spec.sunset?.pinnedWorkflows?.moveToCurrent === true,
+    temporalName: observation.temporalName,
+    ...(routing.currentBuildId ? { currentBuildId: routing.currentBuildId } : {}),
+    ...(settled && queues.length > 0 ? { onto: { buildId, workflowTaskQueues: queues } } : {}),
+    builds,
   };
 }
 

@@ -5,6 +5,7 @@ import type { RoutingChange } from '../domain/routing-change.ts';
 import type { Condition } from '../status/conditions.ts';
 import type { GateStart, RememberedGateRun } from './gates.ts';
 import type { OwnedResourceAction } from './owned-resources.ts';
+import type { MoveAction } from './pinned-moves.ts';
 import type { LadderAction } from './pinned-workflows.ts';
 import type { VersionAction } from './versions.ts';
 
@@ -35,6 +36,7 @@ export type PlannedAction =
   | { action: 'startGate'; buildId: string; start: GateStart; reason: string }
   | { action: 'route'; change: RoutingChange; reason: string }
   | LadderAction
+  | Exclude<MoveAction, { action: 'stopBatch' }>
   /** `skipDrainage`: only when the worker deployment is deleted and its force annotation set. */
   | (KubernetesAction<'deleteTemporalVersion'> & { skipDrainage?: true })
   | { action: 'deleteTemporalDeployment'; reason: string }

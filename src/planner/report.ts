@@ -170,10 +170,13 @@ function summary(observation: Observation, plan: Plan, joined: JoinedVersion[], 
   ];
 }
 
-/** The ladder of each old build, with the batches started by this execution. */
+/** The ladder of each old build, with the batches, replay checks and moves started by this execution. */
 function withStartedBatches(plan: Plan, execution: Execution, now: Date): Plan['ladder'] {
   const ladder = { ...plan.ladder };
   for (const a of execution.done) {
+    // A round is remembered as far as its starts went: the last one done says what it left.
+    if (a.action === 'startReplayCheck' || a.action === 'startMoveBatch')
+      ladder[a.buildId] = { ...(ladder[a.buildId] ?? { step: 'Waiting' }), move: a.move };
     const entry = a.action === 'startBatch' ? ladder[a.buildId] : undefined;
     if (a.action !== 'startBatch' || !entry) continue;
     const batch = { jobId: a.jobId, operation: a.operation, state: 'Running' as const, startTime: now };

@@ -49,6 +49,8 @@ export class Metrics {
   private readonly copiesForbidden: Counter<'namespace' | 'kind' | 'verb'>;
   private readonly notifications: Counter<'result'>;
   private readonly analysisVerdicts: Counter<'namespace' | 'worker_deployment' | 'verdict'>;
+  private readonly pinnedWorkflowMoves: Counter<'namespace' | 'worker_deployment' | 'result'>;
+  private readonly failedMoveRounds: Counter<'namespace' | 'worker_deployment'>;
   private readonly callSlotWait: Histogram<'temporal_namespace'>;
   private readonly callsInFlight: Gauge<'temporal_namespace'>;
   private readonly rollouts: Counter;
@@ -200,6 +202,18 @@ export class Metrics {
       name: 'twc_analysis_verdicts_total',
       help: 'Steps judged by spec.rollout.analysis, by verdict (Passed, Failed)',
       labelNames: ['namespace', 'worker_deployment', 'verdict'],
+      registers,
+    });
+    this.pinnedWorkflowMoves = new Counter({
+      name: 'twc_pinned_workflows_moved_total',
+      help: 'Pinned workflows of rounds of spec.sunset.pinnedWorkflows.moveToCurrent that ended, by result (Moved onto the current build, or NotMoved: did not replay, skipped, no worker, or refused by Temporal)',
+      labelNames: ['namespace', 'worker_deployment', 'result'],
+      registers,
+    });
+    this.failedMoveRounds = new Counter({
+      name: 'twc_pinned_workflow_move_rounds_failed_total',
+      help: 'Rounds of spec.sunset.pinnedWorkflows.moveToCurrent that failed (a replay check or the move batch failed or is gone); each is tried again 10 minutes later',
+      labelNames: ['namespace', 'worker_deployment'],
       registers,
     });
     this.drainageCorrections = new Counter({
@@ -408,6 +422,18 @@ export class Metrics {
   /** Counts one step of a worker deployment judged by its analysis. */
   readonly countAnalysisVerdict = (namespace: string, name: string, verdict: 'Passed' | 'Failed'): void => {
     this.analysisVerdicts.inc({ namespace, worker_deployment: name, verdict });
+  };
+
+  /** Counts what the rounds of moves that ended moved and left, and those that failed. */
+  readonly countPinnedWorkflowMoves = (
+    namespace: string,
+    name: string,
+    outcomes: { moved: number; notMoved: number; failedRounds: number },
+  ): void => {
+    const labels = { namespace, worker_deployment: name };
+    if (outcomes.moved > 0) this.pinnedWorkflowMoves.inc({ ...labels, result: 'Moved' }, outcomes.moved);
+    if (outcomes.notMoved > 0) this.pinnedWorkflowMoves.inc({ ...labels, result: 'NotMoved' }, outcomes.notMoved);
+    if (outcomes.failedRounds > 0) this.failedMoveRounds.inc(labels, outcomes.failedRounds);
   };
 
   /** Counts one build whose drainage the list of its Worker Deployment (`temporal_deployment`) had wrong. */

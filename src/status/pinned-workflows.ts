@@ -1,8 +1,9 @@
 // The status's side of the pinned-workflow ladder: when each old build stopped being current or
-// ramping, what the status remembers of each build's ladder, and how the ladder is written back.
+// ramping, what the status remembers of each build's ladder and moves, and how both are written back.
 // Pure.
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type { LadderMemory, LadderStatus } from '../domain/ladder.ts';
+import type { MoveMemory, MovePhase } from '../domain/pinned-move.ts';
 import type {
   BatchOperationKind,
   BatchOperationState,
@@ -13,6 +14,8 @@ import type {
 type Status = NonNullable<TemporalWorkerDeployment['status']>;
 type DeprecatedVersion = NonNullable<Status['deprecatedVersions']>[number];
 export type PinnedWorkflowsStatus = NonNullable<DeprecatedVersion['pinnedWorkflows']>;
+type StoredBatch = NonNullable<PinnedWorkflowsStatus['batch']>;
+type StoredMove = NonNullable<PinnedWorkflowsStatus['move']>;
 
 /**
  * When each build that Temporal lists, and that is neither current nor ramping, stopped being
@@ -52,27 +55,51 @@ export function ladderMemories(previous: TemporalWorkerDeployment['status']): Re
     if (!v || memories[v.buildID]) continue;
     const stored = v.pinnedWorkflows;
     if (!stored) continue;
-    const batch = stored.batch;
     memories[v.buildID] = {
       ...(stored.running === undefined ? {} : { running: stored.running }),
       ...(stored.countedAt ? { countedAt: new Date(stored.countedAt) } : {}),
-      ...(batch
-        ? {
-            batch: {
-              jobId: batch.jobID,
-              operation: batch.operation as BatchOperationKind,
-              state: batch.state as BatchOperationState,
-              ...(batch.startTime ? { startTime: new Date(batch.startTime) } : {}),
-              ...(batch.closeTime ? { closeTime: new Date(batch.closeTime) } : {}),
-              total: batch.total ?? 0,
-              completed: batch.completed ?? 0,
-              failed: batch.failed ?? 0,
-            },
-          }
-        : {}),
+      ...(stored.batch ? { batch: batchMemory(stored.batch) } : {}),
+      ...(stored.move ? { move: moveMemory(stored.move) } : {}),
     };
   }
   return memories;
+}
+
+function batchMemory(batch: StoredBatch): BatchProgress {
+  return {
+    jobId: batch.jobID,
+    operation: batch.operation as BatchOperationKind,
+    state: batch.state as BatchOperationState,
+    ...(batch.startTime ? { startTime: new Date(batch.startTime) } : {}),
+    ...(batch.closeTime ? { closeTime: new Date(batch.closeTime) } : {}),
+    total: batch.total ?? 0,
+    completed: batch.completed ?? 0,
+    failed: batch.failed ?? 0,
+  };
+}
+
+function moveMemory(move: StoredMove): MoveMemory {
+  return {
+    to: move.to,
+    round: move.round,
+    phase: move.phase as MovePhase,
+    startedAt: new Date(move.startedAt),
+    ...(move.endedAt ? { endedAt: new Date(move.endedAt) } : {}),
+    checks: move.checks.map((c) => ({ taskQueue: c.taskQueue, workflowId: c.workflowID })),
+    checked: move.checked,
+    ...(move.batch ? { batch: batchMemory(move.batch) } : {}),
+    ...(move.notMoved === undefined ? {} : { notMoved: move.notMoved }),
+    ...(move.notMovedWorkflows
+      ? {
+          notMovedRuns: move.notMovedWorkflows.map((r) => ({
+            workflowId: r.workflowID,
+            runId: r.runID,
+            reason: r.reason,
+          })),
+        }
+      : {}),
+    ...(move.message ? { message: move.message } : {}),
+  };
 }
 
 export function pinnedWorkflowsStatus(ladder: LadderStatus): PinnedWorkflowsStatus {
@@ -82,10 +109,35 @@ export function pinnedWorkflowsStatus(ladder: LadderStatus): PinnedWorkflowsStat
     ...(ladder.countedAt ? { countedAt: ladder.countedAt.toISOString() } : {}),
     ...(ladder.nextStepAt ? { nextStepAt: ladder.nextStepAt.toISOString() } : {}),
     ...(ladder.batch ? { batch: batchStatus(ladder.batch) } : {}),
+    ...(ladder.move ? { move: moveStatus(ladder.move) } : {}),
   };
 }
 
-function batchStatus(batch: BatchProgress): NonNullable<PinnedWorkflowsStatus['batch']> {
+function moveStatus(move: MoveMemory): StoredMove {
+  return {
+    to: move.to,
+    round: move.round,
+    phase: move.phase,
+    startedAt: move.startedAt.toISOString(),
+    ...(move.endedAt ? { endedAt: move.endedAt.toISOString() } : {}),
+    checks: move.checks.map((c) => ({ taskQueue: c.taskQueue, workflowID: c.workflowId })),
+    checked: move.checked,
+    ...(move.batch ? { batch: batchStatus(move.batch) } : {}),
+    ...(move.notMoved === undefined ? {} : { notMoved: move.notMoved }),
+    ...(move.notMovedRuns
+      ? {
+          notMovedWorkflows: move.notMovedRuns.map((r) => ({
+            workflowID: r.workflowId,
+            runID: r.runId,
+            reason: r.reason,
+          })),
+        }
+      : {}),
+    ...(move.message ? { message: move.message } : {}),
+  };
+}
+
+function batchStatus(batch: BatchProgress): StoredBatch {
   return {
     jobID: batch.jobId,
     operation: batch.operation,

@@ -15,7 +15,9 @@ import { describeDeployment } from './deployment-state.ts';
 import { type GateStart, readGate, startGate, terminateGate } from './gate-workflows.ts';
 import type { WorkflowService } from './protocol.ts';
 import { changeRouting } from './routing.ts';
-import { countRunningWorkflows } from './running-workflows.ts';
+import { countRunningWorkflows, listPinnedRuns } from './running-workflows.ts';
+import { readReplayCheck, type ReplayCheckStart, startReplayCheck } from './replay-checks.ts';
+import type { CheckRun, PinnedRun } from '../domain/pinned-move.ts';
 import { countOutcomes } from './workflow-outcomes.ts';
 import type { OutcomeCounts } from '../domain/observation.ts';
 import { buildTaskQueues, unversionedPollersOnAll } from './task-queues.ts';
@@ -35,8 +37,14 @@ export interface WorkerDeploymentClient {
   /** `skipDrainage`: even if pinned workflows may still run on it. */
   deleteVersionRecord(buildId: string, options?: { skipDrainage?: boolean }): Promise<VersionRecordDeletion>;
   changeRouting(change: RoutingChange): Promise<void>;
-  /** The workflows still running on a build, as visibility counts them. */
+  /** The pinned workflows still running on a build, as visibility counts them. */
   countRunningWorkflows(buildId: string): Promise<number>;
+  /** Up to `limit` of them, as visibility lists them. */
+  listPinnedRuns(buildId: string, limit: number): Promise<PinnedRun[]>;
+  /** Starts the worker library's replay check pinned to build `onto`. */
+  startReplayCheck(onto: string, check: ReplayCheckStart): Promise<void>;
+  /** The latest run of a replay check, with its results once completed; undefined when none was started. */
+  readReplayCheck(workflowId: string): Promise<CheckRun | undefined>;
   /** The workflows a build closed since `since` (of `workflowTypes` only, when given), and how many failed. */
   countOutcomes(buildId: string, since: Date, workflowTypes?: string[]): Promise<OutcomeCounts>;
   /** The Worker Deployment itself, once it has no version left. */
@@ -74,6 +82,9 @@ export function workerDeploymentClient(
     deleteVersionRecord: (buildId, options) => deleteVersionRecord(target, buildId, options),
     changeRouting: (change) => changeRouting(target, change),
     countRunningWorkflows: (buildId) => countRunningWorkflows(target, buildId),
+    listPinnedRuns: (buildId, limit) => listPinnedRuns(target, buildId, limit),
+    startReplayCheck: (onto, check) => startReplayCheck(target, onto, check),
+    readReplayCheck: (workflowId) => readReplayCheck(target, workflowId),
     countOutcomes: (buildId, since, workflowTypes) => countOutcomes(target, buildId, since, workflowTypes),
     deleteDeployment: () => deleteWorkerDeployment(target),
     startBatch: (start) => startBatch(target, start),

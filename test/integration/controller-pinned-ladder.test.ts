@@ -367,8 +367,14 @@ test("a batch the ladder's status lost is found by the real server's list of the
   // list saw it on a loaded machine. At one a second it runs for half a minute.
   const { client } = await ownTemporal(t, { 'worker.batcherRPS': 1 });
   const namespace = client.options.namespace;
-  const target = { service: client.workflowService, namespace, identity: 'ladder-list-test' };
   const suffix = `${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}`;
+  const temporalName = `listed/${suffix}`;
+  const target = {
+    service: client.workflowService,
+    namespace,
+    deploymentName: temporalName,
+    identity: 'ladder-list-test',
+  };
   const workflowType = `ListedBatchTarget-${suffix}`;
   // Workflows no worker polls stay running, each signalled in its turn.
   const workflows = await Promise.all(
@@ -383,7 +389,6 @@ test("a batch the ladder's status lost is found by the real server's list of the
       ? true
       : undefined,
   );
-  const temporalName = `listed/${suffix}`;
   const jobId = batchJobId(temporalName, 'v1', 'Signal', { signalAfter: '1m' });
   await client.workflowService.startBatchOperation({
     namespace,

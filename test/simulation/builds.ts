@@ -21,6 +21,7 @@ export class Builds implements BuildBehaviour, BuildPods {
   private readonly seed: number;
   private readonly traits = new Map<string, BuildTraits>();
   private readonly gates = new Map<string, GateTraits>();
+  private readonly replaying = new Map<string, boolean>();
 
   constructor(seed: number) {
     this.seed = seed;
@@ -42,6 +43,17 @@ export class Builds implements BuildBehaviour, BuildPods {
 
   failureRate(buildId: string): number {
     return this.of(buildId).failureRate;
+  }
+
+  /** A build's code replays most workflow types' histories from other builds; which ones is fixed per build. */
+  replays(buildId: string, workflowType: string): boolean {
+    const key = `${buildId}/${workflowType}`;
+    let replays = this.replaying.get(key);
+    if (replays === undefined) {
+      replays = new Prng(this.seed ^ hash(`replays/${key}`)).chance(0.7);
+      this.replaying.set(key, replays);
+    }
+    return replays;
   }
 
   gate(buildId: string, workflowType: string): GateTraits {

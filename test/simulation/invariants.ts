@@ -5,7 +5,9 @@
 //   promote, and a rollback to a build current within the rollback window, aside);
 // - no Deployment of a build that holds a running pinned workflow scaled to 0 or deleted (forced
 //   deletion aside), nor of a build that is current or ramping;
-// - no batch on a current, ramping or target build, nor touching a non-pinned workflow;
+// - no batch on a current, ramping or target build, nor touching a non-pinned workflow; no step of
+//   the ladder touching a workflow no longer on its build (moved away);
+// - no workflow moved onto a build whose code does not replay it, nor onto a build not current;
 // - a build that failed an analysis, or that the user aborted, never takes traffic again without a
 //   new template or an explicit promote of it while the spec still has an analysis; one that failed
 //   a gate is never made current while the spec still has that gate (a user who takes them out or
@@ -30,6 +32,9 @@ export type InvariantName =
   | 'pinned-workflows-stranded'
   | 'batch-on-active-build'
   | 'batch-on-non-pinned-workflow'
+  | 'ladder-on-moved-workflow'
+  | 'moved-without-replay'
+  | 'moved-onto-inactive-build'
   | 'duplicate-deployment'
   | 'liveness';
 
@@ -86,6 +91,8 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
   private readonly activeSince = new Map<string, number>();
   /** The last step a reconcile ran that met no injected fault and read an informer up to date. */
   private lastCleanReconcile = -1;
+  /** Per build once current and no longer: from which step on. */
+  private readonly notCurrentSince = new Map<string, number>();
   /** When each build was last current, in the model. */
   private readonly lastCurrentAt = new Map<string, number>();
 
@@ -187,7 +194,11 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
 
   routed(before: Routing, after: Routing): void {
     const now = this.context.temporal.clock.now;
-    if (before.current && before.current !== after.current) this.lastCurrentAt.set(before.current, now);
+    if (before.current && before.current !== after.current) {
+      this.lastCurrentAt.set(before.current, now);
+      this.notCurrentSince.set(before.current, this.step);
+    }
+    if (after.current) this.notCurrentSince.delete(after.current);
     const gains: string[] = [];
     if (after.current && after.current !== before.current) gains.push(after.current);
     if (
@@ -330,6 +341,11 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
   }
 
   batchStarted(batch: Batch): void {
+    if (batch.onto !== undefined && batch.onto !== this.context.temporal.current)
+      this.fail(
+        'moved-onto-inactive-build',
+        `Move batch ${batch.jobId} started onto build ${batch.onto}, which is not current (${this.context.temporal.current ?? 'none'} is)`,
+      );
     for (const build of batch.builds)
       if (this.active(build))
         this.fail(
@@ -339,6 +355,12 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
   }
 
   batchTouched(batch: Batch, workflow: Workflow): void {
+    if (batch.onto !== undefined) this.moved(batch, batch.onto, workflow);
+    else if (workflow.build === undefined || !batch.builds.includes(workflow.build))
+      this.fail(
+        'ladder-on-moved-workflow',
+        `${batch.operation} batch ${batch.jobId} of build ${batch.builds.join(', ')} acted on workflow ${workflow.id}, which runs on build ${workflow.build ?? 'unversioned'}${workflow.moved ? ` (moved there at ${new Date(workflow.moved.at).toISOString()})` : ''}`,
+      );
     if (workflow.behavior !== 'Pinned')
       this.fail(
         'batch-on-non-pinned-workflow',
@@ -353,6 +375,22 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
           `${batch.operation} batch ${batch.jobId} still acts on workflow ${workflow.id} of build ${build}, ${this.role(build)} since step ${since}`,
         );
     }
+  }
+
+  private moved(batch: Batch, onto: string, workflow: Workflow): void {
+    const { builds, temporal } = this.context;
+    if (workflow.build !== onto && !builds.replays(onto, workflow.type))
+      this.fail(
+        'moved-without-replay',
+        `Move batch ${batch.jobId} moved workflow ${workflow.id} (${workflow.type}) from build ${workflow.build ?? 'unversioned'} onto build ${onto}, whose code does not replay it`,
+      );
+    // The controller had a clean look since the build stopped being current: it should have stopped the batch.
+    const since = this.notCurrentSince.get(onto);
+    if (onto !== temporal.current && since !== undefined && since < this.lastCleanReconcile)
+      this.fail(
+        'moved-onto-inactive-build',
+        `Move batch ${batch.jobId} still moves workflow ${workflow.id} onto build ${onto}, not current since step ${since}`,
+      );
   }
 
   private role(build: string): string {

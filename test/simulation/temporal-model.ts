@@ -2,8 +2,9 @@
 // a build's Pods are ready and poll, routing (current, ramping and its percentage, the conflict
 // token, the manager identity), drainage reported with a lag (Draining, then Drained once no
 // pinned workflow has run there for a while, as visibility saw it), pinned and auto-upgrade
-// workflows, gate workflows that pass, fail or hang, batch operations acting on exactly the
-// workflows their query matches, and visibility that lags the workflows. The controller reaches
+// workflows, gate workflows that pass, fail or hang, the worker library's replay check (a gate
+// that says which runs a build's code replays), batch operations acting on exactly the workflows
+// their query matches (a move, on the runs it names), and visibility that lags the workflows. The controller reaches
 // it only through WorkerDeploymentClient; every call may meet an injected fault (faults.ts).
 import { TemporalCallError, GrpcStatus } from '../../src/temporal/call-status.ts';
 import type {
@@ -15,10 +16,18 @@ import type {
   TemporalVersion,
 } from '../../src/domain/snapshot.ts';
 import type { OutcomeCounts } from '../../src/domain/observation.ts';
+import {
+  type CheckRun,
+  type PinnedRun,
+  REPLAY_CHECK_WORKFLOW,
+  type ReplayCheckResult,
+} from '../../src/domain/pinned-move.ts';
+import type { BatchStart } from '../../src/temporal/batch-operations.ts';
+import type { ReplayCheckStart } from '../../src/temporal/replay-checks.ts';
 import { closedWorkflowsQuery, runningBatchesQuery, runningWorkflowsQuery } from '../../src/domain/visibility.ts';
 import type { RoutingChange } from '../../src/domain/routing-change.ts';
 import type { WorkerDeploymentClient } from '../../src/temporal/worker-deployment-client.ts';
-import type { Clock } from './kubernetes-model.ts';
+import { type Clock, DEFAULT_QUEUE } from './kubernetes-model.ts';
 import type { Prng } from './prng.ts';
 import { exhausted } from './temporal-errors.ts';
 import { matches, parseQuery, type Query, type Row, valuesCompared } from './visibility-query.ts';
@@ -50,6 +59,8 @@ export interface BuildBehaviour {
   /** Share of its workflows that fail. */
   failureRate(buildId: string): number;
   gate(buildId: string, workflowType: string): GateTraits;
+  /** Whether the build's code replays the histories of that workflow type made on other builds. */
+  replays(buildId: string, workflowType: string): boolean;
 }
 
 /** Whether a build's workers poll (a queue): from the Kubernetes model. */
@@ -62,6 +73,8 @@ export interface Workflow {
   id: string;
   runId: string;
   type: string;
+  /** Its task queue: a replay check of it runs there. */
+  queue: string;
   behavior: Behavior;
   /** The build of its last workflow task (its pinned build, for a pinned workflow); undefined: unversioned. */
   build: string | undefined;
@@ -82,7 +95,11 @@ export interface Workflow {
     workedMs: number;
     attempts: number;
     message?: string;
+    /** A replay check's results, once it completed. */
+    results?: ReplayCheckResult[];
   };
+  /** Moved by a Move batch: onto which build, when. */
+  moved?: { onto: string; at: number };
   /** What visibility shows, as of `changedAt + lag`. */
   visible?: Row;
   changedAt: number;
@@ -109,7 +126,11 @@ export interface Batch {
   jobId: string;
   operation: BatchOperationKind;
   signalName?: string;
-  query: Query;
+  /** What a ladder batch acts on; a move acts on `executions`. */
+  query?: Query;
+  /** A move's runs, and the build it pins them to. */
+  executions?: { workflowId: string; runId: string }[];
+  onto?: string;
   /** The builds its query names. */
   builds: string[];
   state: 'Running' | 'Completed' | 'Failed';
@@ -268,6 +289,7 @@ export class TemporalModel {
   }
 
   private start(options: { type: string; behavior: Behavior; build: string | undefined }): Workflow {
+    const queues = options.build === undefined ? [] : this.workers.queuesPolled(options.build).sort();
     const now = this.clock.now;
     const length = this.rng.weighted({ short: 6, medium: 3, long: 1 });
     const durationMs =
@@ -281,6 +303,7 @@ export class TemporalModel {
       id,
       runId: `${id}-run`,
       type: options.type,
+      queue: queues.length > 0 ? this.rng.pick(queues) : DEFAULT_QUEUE,
       behavior: options.behavior,
       build: options.build,
       status: 'Running',
@@ -337,8 +360,10 @@ export class TemporalModel {
     if (gate.traits.outcome === 'hang') return;
     gate.workedMs += elapsedMs;
     if (gate.workedMs < gate.traits.workMs) return;
-    if (gate.traits.outcome === 'pass') this.close(w, 'Completed');
-    else {
+    if (gate.traits.outcome === 'pass') {
+      if (w.type === REPLAY_CHECK_WORKFLOW) gate.results = this.replayed(w.build, gate.input);
+      this.close(w, 'Completed');
+    } else {
       gate.message = 'failed: the gate found the build unfit';
       this.close(w, 'Failed');
     }
@@ -376,11 +401,43 @@ export class TemporalModel {
     };
   }
 
+  /** What a replay check pinned to `buildId` says of the runs it was given, as it completes. */
+  private replayed(buildId: string, input: unknown): ReplayCheckResult[] {
+    const runs = (input as { workflows?: { workflowId: string; runId: string }[] } | undefined)?.workflows ?? [];
+    return runs.map(({ workflowId, runId }) => {
+      const w = this.workflows.find((x) => x.id === workflowId && x.runId === runId && !x.gate);
+      if (!w || w.status !== 'Running') return { workflowId, runId, replays: false, skipped: 'the run is gone' };
+      return w.build === buildId || this.builds.replays(buildId, w.type)
+        ? { workflowId, runId, replays: true }
+        : {
+            workflowId,
+            runId,
+            replays: false,
+            event: 5,
+            message: `[TMPRL1100] ${w.type} diverges on build ${buildId}`,
+          };
+    });
+  }
+
+  /** The runs a batch has yet to act on: a ladder's, as visibility shows them; a move's, by their IDs. */
+  private todo(batch: Batch): Workflow[] {
+    const { query, executions } = batch;
+    if (executions)
+      return this.workflows.filter(
+        (w) =>
+          w.status === 'Running' &&
+          !w.gate &&
+          !batch.touched.has(w) &&
+          executions.some((e) => e.workflowId === w.id && e.runId === w.runId),
+      );
+    return this.workflows.filter(
+      (w) => w.status === 'Running' && w.visible && !batch.touched.has(w) && !!query && matches(query.where, w.visible),
+    );
+  }
+
   private runBatch(batch: Batch): void {
     const now = this.clock.now;
-    const todo = this.workflows.filter(
-      (w) => w.status === 'Running' && w.visible && !batch.touched.has(w) && matches(batch.query.where, w.visible),
-    );
+    const todo = this.todo(batch);
     for (const w of todo.slice(0, BATCH_RATE)) {
       batch.touched.add(w);
       this.hooks.batchTouched(batch, w);
@@ -396,8 +453,14 @@ export class TemporalModel {
           // The signal asks the workflow to continue as new onto the current build; a gate ignores it.
           if (!w.gate) this.change(w, { continueAsNewRequested: true });
           break;
+        case 'Move':
+          // A pinned versioning override: its next task runs on the build it names.
+          if (batch.onto) this.change(w, { build: batch.onto, moved: { onto: batch.onto, at: now } });
+          break;
       }
     }
+    // Runs named that closed before the move reached them are its failures.
+    if (batch.executions && todo.length <= BATCH_RATE) batch.failed = batch.executions.length - batch.touched.size;
     if (todo.length <= BATCH_RATE) {
       batch.state = 'Completed';
       batch.closeTime = now;
@@ -671,6 +734,7 @@ export class TemporalModel {
       id: gate.workflowId,
       runId,
       type: gate.workflowType,
+      queue: gate.taskQueue,
       behavior: 'Pinned',
       build: buildId,
       status: 'Running',
@@ -758,20 +822,21 @@ export class TemporalModel {
     return counts;
   }
 
-  startBatch(start: { jobId: string; operation: BatchOperationKind; query: string; signalName?: string }): void {
-    this.call('startBatch', `startBatch ${start.operation} ${start.jobId} where ${start.query}`);
+  startBatch(start: BatchStart): void {
+    const what = start.operation === 'Move' ? `onto ${start.onto}` : `where ${start.query}`;
+    this.call('startBatch', `startBatch ${start.operation} ${start.jobId} ${what}`);
     if (this.batches.has(start.jobId)) return this.answered('startBatch');
     const running = [...this.batches.values()].filter((b) => b.state === 'Running').length;
     if (running >= MAX_BATCHES) throw exhausted('StartBatchOperation', 'concurrentBatches');
-    const query = parseQuery(start.query);
+    const acts =
+      start.operation === 'Move'
+        ? { executions: start.executions, onto: start.onto, builds: this.buildsOf(start.executions) }
+        : this.ladderTargets(start.query);
     const batch: Batch = {
       jobId: start.jobId,
       operation: start.operation,
-      ...(start.signalName ? { signalName: start.signalName } : {}),
-      query,
-      builds: valuesCompared(query.where, 'TemporalWorkerDeploymentVersion').map((v) =>
-        v.slice(v.lastIndexOf(':') + 1),
-      ),
+      ...(start.operation !== 'Move' && start.signalName ? { signalName: start.signalName } : {}),
+      ...acts,
       state: 'Running',
       startTime: this.clock.now,
       touched: new Set(),
@@ -782,17 +847,25 @@ export class TemporalModel {
     this.answered('startBatch');
   }
 
+  private ladderTargets(text: string): Pick<Batch, 'query' | 'builds'> {
+    const query = parseQuery(text);
+    const versions = valuesCompared(query.where, 'TemporalWorkerDeploymentVersion');
+    return { query, builds: versions.map((v) => v.slice(v.lastIndexOf(':') + 1)) };
+  }
+
+  /** The builds the runs named are on now. */
+  private buildsOf(executions: { workflowId: string; runId: string }[]): string[] {
+    const builds = this.workflows.flatMap((w) =>
+      w.build !== undefined && executions.some((e) => e.workflowId === w.id && e.runId === w.runId) ? [w.build] : [],
+    );
+    return [...new Set(builds)];
+  }
+
   describeBatch(jobId: string, operation: BatchOperationKind): BatchProgress | undefined {
     this.call('describeBatch', `describeBatch ${jobId}`);
     const batch = this.batches.get(jobId);
     if (!batch) return undefined;
-    const remaining =
-      batch.state === 'Running'
-        ? this.workflows.filter(
-            (w) =>
-              w.status === 'Running' && w.visible && !batch.touched.has(w) && matches(batch.query.where, w.visible),
-          ).length
-        : 0;
+    const remaining = batch.state === 'Running' ? this.todo(batch).length : 0;
     return {
       jobId,
       operation,
@@ -821,6 +894,31 @@ export class TemporalModel {
       };
       return matches(query.where, row) ? [batch.jobId] : [];
     });
+  }
+
+  /** The workflows visibility lists as running pinned on the build, up to `limit`. */
+  listPinnedRuns(buildId: string, limit: number): PinnedRun[] {
+    this.call('listPinnedRuns', `listPinnedRuns ${buildId}`);
+    const query = parseQuery(runningWorkflowsQuery(this.temporalName, [buildId]));
+    return this.workflows
+      .filter((w) => w.visible && matches(query.where, w.visible))
+      .slice(0, limit)
+      .map((w) => ({ workflowId: w.id, runId: w.runId, taskQueue: w.queue }));
+  }
+
+  startReplayCheck(onto: string, check: ReplayCheckStart): void {
+    this.startGate(onto, {
+      workflowId: check.workflowId,
+      workflowType: REPLAY_CHECK_WORKFLOW,
+      taskQueue: check.taskQueue,
+      input: { workflows: check.runs },
+    });
+  }
+
+  readReplayCheck(workflowId: string): CheckRun | undefined {
+    const run = this.readGate(workflowId);
+    const results = this.latestRun(workflowId)?.gate?.results;
+    return run?.status === 'Completed' ? { ...run, results: results ?? [] } : run;
   }
 
   stopBatch(jobId: string): void {
@@ -857,6 +955,9 @@ export class TemporalModel {
       describeBatch: (jobId, operation) => run(() => this.describeBatch(jobId, operation)),
       stopBatch: (jobId) => run(() => this.stopBatch(jobId)),
       listRunningBatches: (prefix) => run(() => this.listRunningBatches(prefix)),
+      listPinnedRuns: (buildId, limit) => run(() => this.listPinnedRuns(buildId, limit)),
+      startReplayCheck: (onto, check) => run(() => this.startReplayCheck(onto, check)),
+      readReplayCheck: (id) => run(() => this.readReplayCheck(id)),
     };
   }
 }

@@ -88,6 +88,7 @@ function ladder(rng: Prng): Ladder {
   if (rng.chance(0.6)) out.signalAfter = delays[start];
   if (rng.chance(0.6)) out.cancelAfter = delays[start + 1];
   if (rng.chance(0.6) || (!out.signalAfter && !out.cancelAfter)) out.terminateAfter = delays[start + 2];
+  if (rng.chance(0.5)) out.moveToCurrent = true;
   return out;
 }
 

@@ -14,6 +14,7 @@ import { reconcile } from '../../src/controller/reconciler.ts';
 import type { OwnWrites } from '../../src/runtime/own-writes.ts';
 import type { BatchProgress, BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import type { OutcomeCounts } from '../../src/domain/observation.ts';
+import type { CheckRun, PinnedRun } from '../../src/domain/pinned-move.ts';
 import type { PollersSeen } from '../../src/domain/pollers.ts';
 import type { ServiceAccountRef } from '../../src/domain/token-policy.ts';
 import type { ClusterClient, ListedObject } from '../../src/k8s/cluster-client.ts';
@@ -57,6 +58,10 @@ export interface World {
   outcomes?: Record<string, OutcomeCounts>;
   /** The batch operations Temporal knows, by job ID. */
   batches?: Record<string, BatchProgress>;
+  /** Per build: its running pinned workflows as visibility lists them. */
+  pinnedRuns?: Record<string, PinnedRun[]>;
+  /** Per workflow ID: a replay check's latest run. */
+  replayChecks?: Record<string, CheckRun>;
   /** The worker deployment as the cache holds it from the first call whose line starts with `after` on (a change meanwhile, which the informer reports). */
   changed?: { after: string; workerDeployment: TemporalWorkerDeployment };
   /** Temporal never answers describe. */
@@ -275,9 +280,23 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     startBatch: (start) =>
       Promise.resolve(
         call(
-          `temporal.startBatch ${start.operation}${start.signalName ? ` ${start.signalName}` : ''} ${start.jobId} where ${start.query}`,
+          start.operation === 'Move'
+            ? `temporal.startBatch Move ${start.jobId} onto ${start.onto}: ${start.executions.map((e) => e.workflowId).join(',')}`
+            : `temporal.startBatch ${start.operation}${start.signalName ? ` ${start.signalName}` : ''} ${start.jobId} where ${start.query}`,
         ),
       ),
+    listPinnedRuns: (buildId, limit) =>
+      Promise.resolve(call(`temporal.listPinnedRuns ${buildId} (${limit})`)).then(
+        () => world.pinnedRuns?.[buildId] ?? [],
+      ),
+    startReplayCheck: (onto, check) =>
+      Promise.resolve(
+        call(
+          `temporal.startReplayCheck ${check.workflowId} on ${check.taskQueue} pinned to ${onto}: ${check.runs.map((r) => r.workflowId).join(',')}`,
+        ),
+      ),
+    readReplayCheck: (id) =>
+      Promise.resolve(call(`temporal.readReplayCheck ${id}`)).then(() => world.replayChecks?.[id]),
     describeBatch: (jobId) =>
       Promise.resolve(call(`temporal.describeBatch ${jobId}`)).then(() => world.batches?.[jobId]),
     stopBatch: (jobId) => Promise.resolve(call(`temporal.stopBatch ${jobId}`)),

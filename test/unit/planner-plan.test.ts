@@ -113,6 +113,7 @@ test("reads: a gate's runs are read only once the target is registered and a gat
     unversionedPollers: false,
     gateStage: { name: 'rollout', gate: smoke },
     ladder: { count: [], batches: [], listed: [] },
+    moves: { list: [], checks: [], batches: [] },
   });
   const unregistered = reads({ spec: gated, temporal: { versions: [version('v1', 'Current')] } });
   assert.equal('gateStage' in unregistered, false, 'no gate runs on a build Temporal does not list');
