@@ -461,7 +461,7 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
       observation.analysis = { failure: `${what}: ${errorMessage(error)}` };
     }
   }
-  if (!needs.unversionedPollers && !needs.gateStage) return { observation, temporal };
+  if (!needs.unversionedPollers && !needs.gateStage && !needs.targetTaskQueues) return { observation, temporal };
   const target: TargetObservation = { taskQueues: { workflow: [], activity: [] } };
   try {
     target.taskQueues = await temporal.taskQueues(buildId);

@@ -103,6 +103,8 @@ export interface ReadsNeeded {
   ladder: LadderReads;
   /** What the moves of pinned workflows must list and read. */
   moves: MoveReads;
+  /** The target's task queues, which a round of moves onto it needs and no one recorded yet. */
+  targetTaskQueues?: boolean;
   /** The counts spec.rollout.analysis judges the target's step by. */
   analysis?: AnalysisReads;
 }
@@ -115,9 +117,16 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
   const laddered = ladderReads(laddering);
   const settled = temporal.currentBuildId === buildId && !temporal.rampingBuildId && !failedBefore.has(buildId);
   const taskQueues = knownTaskQueues(observation.workerDeployment.status, observation.pollers?.taskQueues);
-  const moves = moveReads(
-    moveContext(observation, laddering, temporal, settled && analysisReads(analysis) === undefined, taskQueues),
+  const moving = moveContext(
+    observation,
+    laddering,
+    temporal,
+    settled && analysisReads(analysis) === undefined,
+    taskQueues,
   );
+  const moves = moveReads(moving);
+  const queuesUnknown = !(taskQueues[buildId] ?? []).some((q) => q.type === 'workflow');
+  const movesWaitOnQueues = moving.enabled && settled && queuesUnknown && moving.builds.some((b) => b.laddered);
   // A build whose scale-down or deletion falls due is counted first (see planVersions).
   const sunset = sunsetOf(observation.workerDeployment.spec);
   const timing = { now: observation.now, sunset };
@@ -137,6 +146,7 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
     ...(registered && read ? { gateStage: read } : {}),
     ladder,
     moves,
+    ...(movesWaitOnQueues ? { targetTaskQueues: true } : {}),
   };
 }
 
@@ -146,6 +156,7 @@ export function readsNothingMore(needs: ReadsNeeded): boolean {
   return (
     !needs.unversionedPollers &&
     !needs.gateStage &&
+    !needs.targetTaskQueues &&
     !needs.analysis &&
     ladder.count.length + ladder.batches.length + ladder.listed.length === 0 &&
     moves.list.length + moves.checks.length + moves.batches.length === 0

@@ -10,8 +10,8 @@ import { applyToObject } from './user-actions.ts';
 /** Read anew each time: an assertion on the field narrows its type for the rest of a test. */
 const broken = (sim: Simulation): string | undefined => sim.invariants.violation?.invariant;
 
-async function steady(): Promise<Simulation> {
-  const sim = new Simulation(12);
+async function steady(seed = 12): Promise<Simulation> {
+  const sim = new Simulation(seed);
   for (let i = 0; i < 6; i++) await sim.step({ advanceMs: 60_000 });
   assert.equal(sim.temporal.current, 'v1', 'the controller made v1 current');
   assert.equal(sim.invariants.violation, undefined);
@@ -109,6 +109,63 @@ test('a batch that touches an auto-upgrade workflow is caught', async () => {
   sim.clock.now += 30_000;
   sim.temporal.progress(30_000);
   assert.equal(broken(sim), 'batch-on-non-pinned-workflow');
+});
+
+/** v2 current and the target, v1 an old build with its pinned workflows. */
+async function superseded(seed: number): Promise<Simulation> {
+  const sim = await steady(seed);
+  await withV2(sim);
+  await setCurrent(sim, 'v2');
+  sim.kubernetes.update(
+    (o) => applyToObject({ user: 'template', build: 'v2' }, o, new Date(sim.clock.now)).object,
+    true,
+  );
+  // As a reconcile of the new spec would: the checks now know v1 as an old build.
+  sim.invariants.reconciling(sim.kubernetes.stored?.spec);
+  sim.invariants.afterStep({ steps: 0, ms: 0 });
+  return sim;
+}
+
+test('moving a pinned workflow onto a build whose code does not replay it is caught', async () => {
+  const sim = await superseded(12);
+  const breaking = sim.temporal.pinnedRunning('v1').find((w) => !sim.builds.replays('v2', w.type));
+  assert.ok(breaking, "seed 12 runs a pinned workflow on v1 whose type v2's code does not replay");
+  await sim.temporal.client('twc-test').startBatch({
+    jobId: 'move',
+    operation: 'Move',
+    executions: [{ workflowId: breaking.id, runId: breaking.runId }],
+    onto: 'v2',
+    reason: 'test',
+  });
+  sim.temporal.progress(10_000);
+  assert.equal(broken(sim), 'moved-without-replay');
+});
+
+test('a step of the ladder acting on a pinned workflow moved off its build is caught', async () => {
+  const sim = await superseded(7);
+  const moving = sim.temporal.pinnedRunning('v1').find((w) => sim.builds.replays('v2', w.type));
+  assert.ok(moving, "seed 7 runs a pinned workflow on v1 whose type v2's code replays");
+  const client = sim.temporal.client('twc-test');
+  await client.startBatch({
+    jobId: 'move',
+    operation: 'Move',
+    executions: [{ workflowId: moving.id, runId: moving.runId }],
+    onto: 'v2',
+    reason: 'test',
+  });
+  sim.temporal.progress(1_000);
+  assert.equal(moving.build, 'v2');
+  assert.equal(sim.invariants.violation, undefined, 'a move onto the current build it replays on is no break');
+  // Visibility still shows it on v1: a Terminate started at once reaches it.
+  await client.startBatch({
+    jobId: 'terminate',
+    operation: 'Terminate',
+    query:
+      "(TemporalWorkerDeploymentVersion = 'shop/orders:v1') AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'",
+    reason: 'test',
+  });
+  sim.temporal.progress(1_000);
+  assert.equal(broken(sim), 'ladder-on-moved-workflow');
 });
 
 test('a seed runs the same twice, and its steps replay to the same end', async () => {

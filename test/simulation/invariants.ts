@@ -355,16 +355,16 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
   }
 
   batchTouched(batch: Batch, workflow: Workflow): void {
-    if (batch.onto !== undefined) this.moved(batch, batch.onto, workflow);
-    else if (workflow.build === undefined || !batch.builds.includes(workflow.build))
-      this.fail(
-        'ladder-on-moved-workflow',
-        `${batch.operation} batch ${batch.jobId} of build ${batch.builds.join(', ')} acted on workflow ${workflow.id}, which runs on build ${workflow.build ?? 'unversioned'}${workflow.moved ? ` (moved there at ${new Date(workflow.moved.at).toISOString()})` : ''}`,
-      );
     if (workflow.behavior !== 'Pinned')
       this.fail(
         'batch-on-non-pinned-workflow',
         `${batch.operation} batch ${batch.jobId} acted on ${workflow.behavior} workflow ${workflow.id} (last task on build ${workflow.build ?? 'unversioned'})`,
+      );
+    else if (batch.onto !== undefined) this.moved(batch, batch.onto, workflow);
+    else if (workflow.build === undefined || !batch.builds.includes(workflow.build))
+      this.fail(
+        'ladder-on-moved-workflow',
+        `${batch.operation} batch ${batch.jobId} of build ${batch.builds.join(', ')} acted on workflow ${workflow.id}, which runs on build ${workflow.build ?? 'unversioned'}${workflow.moved ? ` (moved there at ${new Date(workflow.moved.at).toISOString()})` : ''}`,
       );
     for (const build of batch.builds) {
       const since = this.activeSince.get(build);
