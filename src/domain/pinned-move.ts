@@ -19,8 +19,8 @@ export interface ReplayCheckResult {
   workflowId: string;
   runId: string;
   replays: boolean;
-  /** Where a run that does not replay diverged, and how. */
-  event?: number;
+  /** Where a run that does not replay diverged (`<event id> <event type>`), and how. */
+  event?: string;
   message?: string;
   /** Why a run was not replayed (gone, history too large). */
   skipped?: string;

@@ -60,7 +60,7 @@ function resultsOf(data: Uint8Array | null | undefined): ReplayCheckResult[] | u
             workflowId: r.workflowId,
             runId: r.runId,
             replays: r.replays === true,
-            ...(typeof r.event === 'number' ? { event: r.event } : {}),
+            ...(typeof r.event === 'string' ? { event: r.event } : {}),
             ...(typeof r.message === 'string' ? { message: r.message } : {}),
             ...(typeof r.skipped === 'string' ? { skipped: r.skipped } : {}),
           },

@@ -91,7 +91,7 @@ test('moveToCurrent moves the pinned workflows the current build replays, and th
   assert.equal(notMoved?.notMovedWorkflows?.[0]?.workflowID, onV2.workflowId);
   assert.match(
     notMoved?.notMovedWorkflows?.[0]?.reason ?? '',
-    new RegExp(`^does not replay on build ${v3}.*\\[TMPRL1100\\] Nondeterminism error`),
+    new RegExp(`^does not replay on build ${v3} at event \\d+ \\w+: \\[TMPRL1100\\] Nondeterminism error`),
   );
   assert.equal(await pinnedTo(onV2), undefined, 'no override: it stays pinned to v2');
   await onV2.signal('finish');

@@ -413,7 +413,7 @@ export class TemporalModel {
             workflowId,
             runId,
             replays: false,
-            event: 5,
+            event: '5 ActivityTaskScheduled',
             message: `[TMPRL1100] ${w.type} diverges on build ${buildId}`,
           };
     });

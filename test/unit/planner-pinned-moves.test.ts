@@ -128,7 +128,13 @@ test('only the runs the check found to replay are moved, by their IDs, under the
     checks: {
       [checkId('orders')]: completedCheck([
         { workflowId: 'a', runId: 'a-run', replays: true },
-        { workflowId: 'b', runId: 'b-run', replays: false, event: 5, message: '[TMPRL1100] nondeterminism' },
+        {
+          workflowId: 'b',
+          runId: 'b-run',
+          replays: false,
+          event: '5 ActivityTaskScheduled',
+          message: '[TMPRL1100] nondeterminism',
+        },
         { workflowId: 'c', runId: 'c-run', replays: false, skipped: 'history of 12 MiB, over maxHistoryBytes' },
       ]),
     },
@@ -139,7 +145,11 @@ test('only the runs the check found to replay are moved, by their IDs, under the
   if (start?.action !== 'startMoveBatch') return;
   assert.deepEqual([start.jobId, start.onto, start.executions], [jobId(), 'v2', [{ workflowId: 'a', runId: 'a-run' }]]);
   assert.deepEqual(start.move.notMovedRuns, [
-    { workflowId: 'b', runId: 'b-run', reason: 'does not replay on build v2 at event 5: [TMPRL1100] nondeterminism' },
+    {
+      workflowId: 'b',
+      runId: 'b-run',
+      reason: 'does not replay on build v2 at event 5 ActivityTaskScheduled: [TMPRL1100] nondeterminism',
+    },
     { workflowId: 'c', runId: 'c-run', reason: 'not checked: history of 12 MiB, over maxHistoryBytes' },
   ]);
   assert.equal(start.move.phase, 'Moving');

@@ -107,7 +107,13 @@ test('the next reconcile moves exactly the runs that replay, and the status name
         status: 'Completed',
         results: [
           { workflowId: 'a', runId: 'a-run', replays: true },
-          { workflowId: 'b', runId: 'b-run', replays: false, event: 5, message: '[TMPRL1100] nondeterminism' },
+          {
+            workflowId: 'b',
+            runId: 'b-run',
+            replays: false,
+            event: '5 ActivityTaskScheduled',
+            message: '[TMPRL1100] nondeterminism',
+          },
           { workflowId: 'c', runId: 'c-run', replays: true },
         ],
       },
@@ -126,7 +132,11 @@ test('the next reconcile moves exactly the runs that replay, and the status name
   assert.equal(move?.phase, 'Moving');
   assert.equal(move?.batch?.jobID, job);
   assert.deepEqual(move?.notMovedWorkflows, [
-    { workflowID: 'b', runID: 'b-run', reason: 'does not replay on build v2 at event 5: [TMPRL1100] nondeterminism' },
+    {
+      workflowID: 'b',
+      runID: 'b-run',
+      reason: 'does not replay on build v2 at event 5 ActivityTaskScheduled: [TMPRL1100] nondeterminism',
+    },
   ]);
   assert.ok(
     run.events.some((e) => e.includes('PinnedWorkflowsMoveStarted')),

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import type { MoveMemory } from '../../src/domain/pinned-move.ts';
 import type { BatchProgress, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import { deactivationTimes, ladderMemories, pinnedWorkflowsStatus } from '../../src/status/pinned-workflows.ts';
 
@@ -112,4 +113,63 @@ test("each build's ladder goes into the status and comes back as it went, whole 
     failed: 0,
   });
   assert.deepEqual(ladderMemories(undefined), {});
+});
+
+test("each build's last round of moves goes into the status and comes back as it went, whole or in part", () => {
+  const batch: BatchProgress = {
+    jobId: 'move-1',
+    operation: 'Move',
+    state: 'Completed',
+    startTime: earlier,
+    closeTime: now,
+    total: 2,
+    completed: 2,
+    failed: 0,
+  };
+  const whole: MoveMemory = {
+    to: 'v4',
+    round: 2,
+    phase: 'Done',
+    startedAt: earlier,
+    endedAt: now,
+    checks: [{ taskQueue: 'orders', workflowId: 'check-1' }],
+    checked: 3,
+    batch,
+    notMoved: 1,
+    notMovedRuns: [{ workflowId: 'b', runId: 'b-run', reason: 'does not replay on build v4' }],
+  };
+  const written = pinnedWorkflowsStatus({ step: 'Waiting', move: whole });
+  assert.deepEqual(written.move, {
+    to: 'v4',
+    round: 2,
+    phase: 'Done',
+    startedAt: earlier.toISOString(),
+    endedAt: now.toISOString(),
+    checks: [{ taskQueue: 'orders', workflowID: 'check-1' }],
+    checked: 3,
+    batch: {
+      jobID: 'move-1',
+      operation: 'Move',
+      state: 'Completed',
+      startTime: earlier.toISOString(),
+      closeTime: now.toISOString(),
+      total: 2,
+      completed: 2,
+      failed: 0,
+    },
+    notMoved: 1,
+    notMovedWorkflows: [{ workflowID: 'b', runID: 'b-run', reason: 'does not replay on build v4' }],
+  });
+  const failed: MoveMemory = { ...whole, phase: 'Failed', message: 'stopped: build v4 is no longer current' };
+  delete failed.batch;
+  delete failed.notMoved;
+  delete failed.notMovedRuns;
+  for (const move of [whole, failed]) {
+    const status = {
+      deprecatedVersions: [
+        { buildID: 'v1', status: 'Draining', pinnedWorkflows: pinnedWorkflowsStatus({ step: 'Waiting', move }) },
+      ],
+    };
+    assert.deepEqual(ladderMemories(status), { v1: { move } });
+  }
 });
