@@ -135,7 +135,7 @@ const analysis = withRules(
 );
 
 /** A build ID, as the status names it. */
-const buildIdRef = (description: string) =>
+export const buildIdRef = (description: string) =>
   Type.String({ description, pattern: '^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$', maxLength: 255 });
 
 export function rolloutSchema(description: string) {
@@ -171,6 +171,12 @@ export function rolloutSchema(description: string) {
           buildIdRef(
             "This build's rollout is aborted (twc abort): its ramp is cleared and it takes no new workflows until the template names another build.",
           ),
+        ),
+        onAbort: Type.Optional(
+          Type.Union([Type.Literal('Stay'), Type.Literal('MoveToPrevious')], {
+            description:
+              "What becomes of the pinned workflows that started on a build whose rollout was aborted (twc abort, a failed gate or analysis) once the build current before takes all new workflows again: Stay (the default) leaves them on the aborted build; MoveToPrevious moves those the current build's code replays onto it, in rounds as spec.sunset.pinnedWorkflows.moveToCurrent does, and names the rest in the build's status.",
+          }),
         ),
       },
       { description },

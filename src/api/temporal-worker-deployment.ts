@@ -4,7 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { DEPLOYMENT_DEFAULTS, SUNSET_DEFAULTS } from './defaults.ts';
 import { podTemplate, pool } from './pod-template.ts';
 import { notifications } from './notifications.ts';
-import { rollout, rolloutSchema } from './rollout.ts';
+import { buildIdRef, rollout, rolloutSchema } from './rollout.ts';
 import { certificates, conditions } from './status.ts';
 import {
   DNS_LABEL,
@@ -65,6 +65,11 @@ const pinnedWorkflows = withRules(
           minLength: 1,
           maxLength: 1000,
         }),
+      ),
+      moveFrom: Type.Optional(
+        buildIdRef(
+          "Moves the pinned workflows of this build that the current build's code replays onto the current build, as moveToCurrent does, whether moveToCurrent is set or not (twc move): for a build no longer current nor ramping, or the target of an aborted rollout.",
+        ),
       ),
       moveToCurrent: Type.Optional(
         Type.Boolean({

@@ -14,7 +14,7 @@ import { createLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { commandOptions, type Config, HELP_CONFIGURATION } from './config.ts';
 import type { DashboardOptions } from './dashboard-command.ts';
-import type { ControlOptions } from './rollout-control-command.ts';
+import type { ControlOptions, MoveOptions } from './rollout-control-command.ts';
 import { type Control, CONTROLS } from './rollout-controls.ts';
 import { startDashboard } from './run/dashboard.ts';
 import { serveEndpoints } from './run/endpoints.ts';
@@ -182,5 +182,24 @@ for (const control of CONTROLS) {
     }
   });
 }
+
+program
+  .command('move')
+  .argument('<name>', 'the worker deployment')
+  .description(
+    "move the pinned workflows of a build that the current build's code replays onto the current build, and name the rest (spec.sunset.pinnedWorkflows.moveFrom): for an old build, or the target of an aborted rollout",
+  )
+  .requiredOption('--from <id>', 'the build whose pinned workflows move')
+  .option('--to <id>', 'the build they move onto: refused unless it is the current build')
+  .option('-n, --namespace <name>', "the namespace (default: the kubeconfig context's, else default)")
+  .option('--kubeconfig <file>', 'the cluster (default: as kubectl finds it)')
+  .action(async (name: string, options: MoveOptions) => {
+    const { runMove } = await import('./rollout-control-command.ts');
+    try {
+      process.stdout.write(`${await runMove(name, options)}\n`);
+    } catch (error) {
+      program.error(`twc move: ${errorMessage(error)}`);
+    }
+  });
 
 await program.parseAsync();

@@ -1,10 +1,11 @@
-// Runs `twc pause|resume|promote|abort NAME`: reads the worker deployment, decides with
-// rollout-controls.ts, and writes the patch only if the object is still as read.
+// Runs `twc pause|resume|promote|abort|move NAME`: reads the worker deployment, decides with
+// rollout-controls.ts or move-control.ts, and writes the patch only if the object is still as read.
 import { GROUP, KINDS, VERSION } from '../api/kinds.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { errorMessage, httpStatus } from '../runtime/kube/api-errors.ts';
 import { commandCluster } from './kube-context.ts';
-import { type Control, rolloutControl } from './rollout-controls.ts';
+import { moveControl } from './move-control.ts';
+import { type Control, type ControlDecision, rolloutControl } from './rollout-controls.ts';
 
 export interface ControlOptions {
   namespace?: string;
@@ -12,12 +13,33 @@ export interface ControlOptions {
   kubeconfig?: string;
 }
 
+export interface MoveOptions extends Omit<ControlOptions, 'build'> {
+  from: string;
+  to?: string;
+}
+
 export class ControlRefused extends Error {
   override name = 'ControlRefused';
 }
 
 /** Resolves with what was done; rejects with ControlRefused (or the API's error) otherwise. */
-export async function runRolloutControl(control: Control, name: string, options: ControlOptions): Promise<string> {
+export function runRolloutControl(control: Control, name: string, options: ControlOptions): Promise<string> {
+  return runControl(name, options, (twd) =>
+    rolloutControl(control, twd, options.build === undefined ? {} : { build: options.build }),
+  );
+}
+
+export function runMove(name: string, options: MoveOptions): Promise<string> {
+  return runControl(name, options, (twd) =>
+    moveControl(twd, { from: options.from, ...(options.to === undefined ? {} : { to: options.to }) }),
+  );
+}
+
+async function runControl(
+  name: string,
+  options: Omit<ControlOptions, 'build'>,
+  decide: (twd: TemporalWorkerDeployment) => ControlDecision,
+): Promise<string> {
   const cluster = commandCluster(options);
   const { api } = cluster;
   const namespace = cluster.namespace ?? 'default';
@@ -30,7 +52,7 @@ export async function runRolloutControl(control: Control, name: string, options:
             cause: error,
           });
     });
-    const decision = rolloutControl(control, twd, options.build === undefined ? {} : { build: options.build });
+    const decision = decide(twd);
     if ('refusal' in decision) throw new ControlRefused(decision.refusal);
     await api.mergePatch(path, decision.patch).catch((error: unknown) => {
       throw httpStatus(error) === 409

@@ -1,14 +1,17 @@
-// spec.sunset.pinnedWorkflows.moveToCurrent: the workflows still running pinned to an old build are
-// moved onto the current build when its code replays their histories, so the old build can drain
-// and retire long before they end. A move goes in rounds on each old build: up to a page of its
+// Moving pinned workflows onto the current build when its code replays their histories: an old
+// build's (spec.sunset.pinnedWorkflows.moveToCurrent), so it can drain and retire long before they
+// end; an aborted rollout's build's (spec.rollout.onAbort: MoveToPrevious), so they leave the bad
+// code; or one build's on request (spec.sunset.pinnedWorkflows.moveFrom, twc move). A move goes in
+// rounds on each build asked for: up to a page of its
 // running pinned workflows is listed, the worker library's replayCheck workflow, pinned to the
 // current build, replays them on their task queue (one check per queue), and those that replay
 // get a pinned versioning override onto the current build, as one batch operation on exactly
 // those runs. The others stay and are named. A round that moved some is followed by another while
 // more run than it left; one that moved none ends the moves onto that build; a failed one is tried
-// again after a while. Rounds start only once a rollout has ended (the current build is the
-// target, nothing ramps, no analysis window is open), and a round under way stops when its build
-// is active again or the build it moves onto is no longer current. The ladder waits on a build
+// again after a while. Rounds start only once a rollout has ended (the current build is the target,
+// nothing ramps, no analysis window is open) or was aborted (nothing ramps), and a round under way
+// stops when its build is current, ramping or an unaborted target again, when the build it moves
+// onto is no longer current, or when nothing asks for it any more. The ladder waits on a build
 // while its round runs, and a moment after (visibility shows a move a little late), so a workflow
 // moved is never signalled, cancelled nor terminated by the old build's steps; a round waits for
 // a ladder batch on its build to end. IDs are derived from (Worker Deployment, build, the build
@@ -41,8 +44,10 @@ const NAMED_RUNS = 10;
 
 export interface MoveBuild {
   buildId: string;
-  /** An old build the ladder acts on; false: active again, or without workers, so its round stops. */
-  laddered: boolean;
+  /** Its workflows may move: an old build the ladder acts on, or the target of an aborted rollout. False: its round stops. */
+  source: boolean;
+  /** The field that asks for its moves, in words; undefined: none does. */
+  askedBy?: string;
   memory?: MoveMemory;
   /** Its running pinned workflows as just counted; undefined: not counted. */
   running?: number;
@@ -52,13 +57,11 @@ export interface MoveBuild {
 
 export interface MoveContext {
   now: Date;
-  /** spec.sunset.pinnedWorkflows.moveToCurrent. */
-  enabled: boolean;
   /** The Worker Deployment's name in Temporal. */
   temporalName: string;
   /** The current build, as this plan leaves routing. */
   currentBuildId?: string;
-  /** The build rounds move onto, when one may start: the current build of a rollout that has ended, and the workflow task queues its workers poll. */
+  /** The build rounds move onto, when one may start: the current build once a rollout ended or was aborted, and the workflow task queues its workers poll. */
   onto?: { buildId: string; workflowTaskQueues: string[] };
   builds: MoveBuild[];
 }
@@ -133,8 +136,9 @@ export function roundUnderWay(m: MoveMemory | undefined): boolean {
 
 /** Why a round under way on the build stops now, if it does. */
 function stopsBecause(context: MoveContext, build: MoveBuild, m: MoveMemory): string | undefined {
-  if (!context.enabled) return 'spec.sunset.pinnedWorkflows.moveToCurrent is no longer set';
-  if (!build.laddered) return `build ${build.buildId} is current, ramping or the target again, or has no workers left`;
+  if (!build.source)
+    return `build ${build.buildId} is current, ramping or the target of a rollout again, or has no workers left`;
+  if (!build.askedBy) return `nothing asks any more for the moves of build ${build.buildId}`;
   if (m.to !== context.currentBuildId) return `build ${m.to} is no longer current`;
   return undefined;
 }
@@ -143,15 +147,15 @@ function stopsBecause(context: MoveContext, build: MoveBuild, m: MoveMemory): st
 function nextRound(context: MoveContext, build: MoveBuild): { round: number; above: number } | undefined {
   const { onto, now } = context;
   const m = build.memory;
-  if (!context.enabled || !onto || !build.laddered || onto.buildId === build.buildId || build.ladderBatchRunning)
+  if (!build.askedBy || !onto || !build.source || onto.buildId === build.buildId || build.ladderBatchRunning)
     return undefined;
+  // Until visibility shows the last round's moves, its runs would be listed on the build again.
+  if (m?.endedAt && now.getTime() < m.endedAt.getTime() + MOVE_SETTLE_MS) return undefined;
   if (!m || m.to !== onto.buildId) return { round: 1, above: 0 };
   if (m.phase === 'Failed')
     return now.getTime() >= (m.endedAt?.getTime() ?? 0) + MOVE_RETRY_MS ? { round: m.round + 1, above: 0 } : undefined;
   // A round that moved none ends the moves onto that build: the same workflows would be listed again.
-  const settled = now.getTime() >= (m.endedAt?.getTime() ?? 0) + MOVE_SETTLE_MS;
-  if (m.phase === 'Done' && (m.batch?.completed ?? 0) > 0 && settled)
-    return { round: m.round + 1, above: m.notMoved ?? 0 };
+  if (m.phase === 'Done' && (m.batch?.completed ?? 0) > 0) return { round: m.round + 1, above: m.notMoved ?? 0 };
   return undefined;
 }
 
@@ -287,7 +291,7 @@ function checking(
     onto: m.to,
     jobId,
     executions: replaying.map(({ workflowId, runId }) => ({ workflowId, runId })),
-    batchReason: `spec.sunset.pinnedWorkflows.moveToCurrent of Worker Deployment ${context.temporalName}: round ${m.round} moves the pinned workflows of build ${build.buildId} whose histories replay on build ${m.to} onto it`,
+    batchReason: `${build.askedBy ?? 'a move'} of Worker Deployment ${context.temporalName}: round ${m.round} moves the pinned workflows of build ${build.buildId} whose histories replay on build ${m.to} onto it`,
     move: {
       ...withLeft,
       phase: 'Moving',
@@ -392,7 +396,7 @@ function startRound(
       taskQueue,
       runs: queued.map(({ workflowId: id, runId }) => ({ workflowId: id, runId })),
       move,
-      reason: `round ${round} of spec.sunset.pinnedWorkflows.moveToCurrent: checking whether build ${onto.buildId}'s code replays the ${count(queued.length, 'pinned workflow')} of build ${build.buildId} on task queue ${taskQueue} (replay check ${workflowId}, pinned to build ${onto.buildId})`,
+      reason: `round ${round} of ${build.askedBy ?? 'a move'}: checking whether build ${onto.buildId}'s code replays the ${count(queued.length, 'pinned workflow')} of build ${build.buildId} on task queue ${taskQueue} (replay check ${workflowId}, pinned to build ${onto.buildId})`,
     });
   }
   // Until a check starts, the round is not remembered: the status keeps what it was.

@@ -115,18 +115,13 @@ export function readsNeeded(observation: Omit<Observation, 'target'>, config: Pl
   const { temporal, buildId } = observation;
   const laddering = ladderContext(observation, versions, temporal);
   const laddered = ladderReads(laddering);
-  const settled = temporal.currentBuildId === buildId && !temporal.rampingBuildId && !failedBefore.has(buildId);
+  const ended = temporal.currentBuildId === buildId && analysisReads(analysis) === undefined;
   const taskQueues = knownTaskQueues(observation.workerDeployment.status, observation.pollers?.taskQueues);
-  const moving = moveContext(
-    observation,
-    laddering,
-    temporal,
-    settled && analysisReads(analysis) === undefined,
-    taskQueues,
-  );
+  const moving = moveContext(observation, laddering, temporal, ended, failedBefore, taskQueues);
   const moves = moveReads(moving);
+  // A round onto the target just promoted waits for its queues, which no gate may have read.
   const queuesUnknown = !(taskQueues[buildId] ?? []).some((q) => q.type === 'workflow');
-  const movesWaitOnQueues = moving.enabled && settled && queuesUnknown && moving.builds.some((b) => b.laddered);
+  const movesWaitOnQueues = ended && queuesUnknown && moving.builds.some((b) => b.source && b.askedBy);
   // A build whose scale-down or deletion falls due is counted first (see planVersions).
   const sunset = sunsetOf(observation.workerDeployment.spec);
   const timing = { now: observation.now, sunset };
@@ -284,14 +279,10 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
   );
   // Moves first: a round they start holds the ladder's steps on its build in this same plan.
   const laddering = ladderContext(observation, routedVersions, routed);
-  const settled =
-    routed.currentBuildId === buildId &&
-    !routed.rampingBuildId &&
-    !failedBefore.has(buildId) &&
-    analysisReads(analysis) === undefined &&
-    analysisPlan.state === 'passed';
+  const ended =
+    routed.currentBuildId === buildId && analysisReads(analysis) === undefined && analysisPlan.state === 'passed';
   const moves = planMoves(
-    moveContext(observation, laddering, routed, settled, taskQueues),
+    moveContext(observation, laddering, routed, ended, failedBefore, taskQueues),
     observation.moves ?? { runs: {}, checks: {}, batches: {} },
   );
   const ladder = planLadder(
@@ -520,39 +511,65 @@ function ladderContext(
 }
 
 /**
- * The builds the moves act on: the ladder's, each with its last round and its count, and any other
- * whose round is under way (active again, or without workers: the round stops). They move onto the
- * target once it is `settled` current, on the workflow task queues its workers poll.
+ * The builds the moves act on, each with the field that asks for its moves, its last round and its
+ * count: the ladder's old builds, the target of an aborted rollout (twc abort, a failed gate or
+ * analysis) once nothing ramps, and any other whose round is under way (active again, or without
+ * workers: the round stops). They move onto the current build once the rollout has `ended` (the
+ * target current, its analysis done) or was aborted, on the workflow task queues its workers poll.
  */
 function moveContext(
   observation: Omit<Observation, 'target'>,
   laddering: LadderContext,
   routing: TemporalDeploymentState,
-  settled: boolean,
+  ended: boolean,
+  failedBefore: Set<string>,
   taskQueues: Record<string, TaskQueueRef[]>,
 ): MoveContext {
   const { now, buildId, workerDeployment } = observation;
-  const laddered = new Set(laddering.builds.map((b) => b.buildId));
-  const builds: MoveBuild[] = laddering.builds.map((b) => {
-    const running = observation.pinned?.running[b.buildId];
+  const { spec } = workerDeployment;
+  const pinned = spec.sunset?.pinnedWorkflows;
+  const rollout = spec.rollout ?? spec.cutover;
+  const { currentBuildId, rampingBuildId } = routing;
+  const aborted =
+    currentBuildId !== buildId &&
+    rampingBuildId !== buildId &&
+    (rollout?.abort === buildId || failedBefore.has(buildId)) &&
+    routing.versions.some((v) => v.buildId === buildId);
+  const askedBy = (b: string): string | undefined => {
+    if (pinned?.moveFrom === b) return 'spec.sunset.pinnedWorkflows.moveFrom';
+    if (b === buildId)
+      return rollout?.onAbort === 'MoveToPrevious' ? 'spec.rollout.onAbort: MoveToPrevious' : undefined;
+    return pinned?.moveToCurrent ? 'spec.sunset.pinnedWorkflows.moveToCurrent' : undefined;
+  };
+  const memories = ladderMemories(workerDeployment.status);
+  const source = (b: string, ladderBatchRunning: boolean): MoveBuild => {
+    const running = observation.pinned?.running[b];
+    const asked = askedBy(b);
+    const memory = memories[b]?.move;
     return {
-      buildId: b.buildId,
-      laddered: true,
-      ...(b.memory?.move ? { memory: b.memory.move } : {}),
+      buildId: b,
+      source: true,
+      ...(asked ? { askedBy: asked } : {}),
+      ...(memory ? { memory } : {}),
       ...(running === undefined ? {} : { running }),
-      ladderBatchRunning: b.memory?.batch?.state === 'Running',
+      ladderBatchRunning,
     };
-  });
-  for (const [b, memory] of Object.entries(ladderMemories(workerDeployment.status)))
-    if (!laddered.has(b) && memory.move && roundUnderWay(memory.move))
-      builds.push({ buildId: b, laddered: false, memory: memory.move, ladderBatchRunning: false });
-  const queues = (taskQueues[buildId] ?? []).filter((q) => q.type === 'workflow').map((q) => q.name);
+  };
+  const builds = laddering.builds.map((b) => source(b.buildId, b.memory?.batch?.state === 'Running'));
+  if (aborted) builds.push(source(buildId, false));
+  const sources = new Set(builds.map((b) => b.buildId));
+  for (const [b, memory] of Object.entries(memories))
+    if (!sources.has(b) && memory.move && roundUnderWay(memory.move))
+      builds.push({ buildId: b, source: false, memory: memory.move, ladderBatchRunning: false });
+  const settled = currentBuildId !== undefined && !rampingBuildId && !failedBefore.has(currentBuildId);
+  const queues = (taskQueues[currentBuildId ?? ''] ?? []).filter((q) => q.type === 'workflow').map((q) => q.name);
   return {
     now,
-    enabled: workerDeployment.spec.sunset?.pinnedWorkflows?.moveToCurrent === true,
     temporalName: observation.temporalName,
-    ...(routing.currentBuildId ? { currentBuildId: routing.currentBuildId } : {}),
-    ...(settled && queues.length > 0 ? { onto: { buildId, workflowTaskQueues: queues } } : {}),
+    ...(currentBuildId ? { currentBuildId } : {}),
+    ...(currentBuildId && settled && (ended || aborted) && queues.length > 0
+      ? { onto: { buildId: currentBuildId, workflowTaskQueues: queues } }
+      : {}),
     builds,
   };
 }

@@ -5,8 +5,9 @@
 //   promote, and a rollback to a build current within the rollback window, aside);
 // - no Deployment of a build that holds a running pinned workflow scaled to 0 or deleted (forced
 //   deletion aside), nor of a build that is current or ramping;
-// - no batch on a current, ramping or target build, nor touching a non-pinned workflow; no step of
-//   the ladder touching a workflow no longer on its build (moved away);
+// - no batch on a current, ramping or target build (but a move off an aborted target), nor
+//   touching a non-pinned workflow; no step of the ladder touching a workflow no longer on its
+//   build (moved away);
 // - no workflow moved onto a build whose code does not replay it, nor onto a build not current;
 // - a build that failed an analysis, or that the user aborted, never takes traffic again without a
 //   new template or an explicit promote of it while the spec still has an analysis; one that failed
@@ -20,6 +21,7 @@ import type { Rollout } from '../../src/api/rollout.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { LABELS } from '../../src/domain/labels.ts';
 import { FORCE_DELETE_ANNOTATION } from '../../src/domain/annotations.ts';
+import { REPLAY_CHECK_WORKFLOW } from '../../src/domain/pinned-move.ts';
 import type { Builds } from './builds.ts';
 import { DEFAULT_QUEUE, type KubernetesHooks, type KubernetesModel, type ModelDeployment } from './kubernetes-model.ts';
 import type { Batch, Routing, TemporalHooks, TemporalModel, Workflow } from './temporal-model.ts';
@@ -175,7 +177,8 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
 
   gateEnded(workflow: Workflow): void {
     const build = workflow.build;
-    if (!build || !workflow.gate) return;
+    // A replay check judges runs to move, not the build: it neither fails nor clears a gate.
+    if (!build || !workflow.gate || workflow.type === REPLAY_CHECK_WORKFLOW) return;
     if (workflow.status === 'Completed') {
       // A gate that passed since clears a gate's failure, never an analysis's.
       if (this.failed.get(build)?.gate !== undefined) this.failed.delete(build);
@@ -347,11 +350,22 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
         `Move batch ${batch.jobId} started onto build ${batch.onto}, which is not current (${this.context.temporal.current ?? 'none'} is)`,
       );
     for (const build of batch.builds)
-      if (this.active(build))
+      if (this.active(build) && !(batch.onto !== undefined && this.abortedTarget(build)))
         this.fail(
           'batch-on-active-build',
           `${batch.operation} batch ${batch.jobId} started on build ${build}, ${this.role(build)}`,
         );
+  }
+
+  /**
+   * The target of a rollout aborted (by the spec, or a failure the status records), neither current
+   * nor ramping: its pinned workflows may move off it (spec.rollout.onAbort, twc move).
+   */
+  private abortedTarget(build: string): boolean {
+    const { temporal, kubernetes } = this.context;
+    if (build !== this.target() || build === temporal.current || build === temporal.ramping) return false;
+    const failed = (kubernetes.stored?.status?.failedBuilds ?? []).some((f) => f.buildID === build);
+    return this.spec()?.rollout?.abort === build || failed;
   }
 
   batchTouched(batch: Batch, workflow: Workflow): void {
@@ -367,6 +381,7 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
         `${batch.operation} batch ${batch.jobId} of build ${batch.builds.join(', ')} acted on workflow ${workflow.id}, which runs on build ${workflow.build ?? 'unversioned'}${workflow.moved ? ` (moved there at ${new Date(workflow.moved.at).toISOString()})` : ''}`,
       );
     for (const build of batch.builds) {
+      if (batch.onto !== undefined && this.abortedTarget(build)) continue;
       const since = this.activeSince.get(build);
       // The controller had a clean look since the build became active: it should have stopped the batch.
       if (since !== undefined && since < this.lastCleanReconcile)

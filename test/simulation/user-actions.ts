@@ -1,8 +1,8 @@
 // What users do to a worker deployment, drawn at random and written down as plain data, so a
 // replay applies exactly the same change: a new template (a new build, or an earlier one again),
 // strategy, steps, pause, resume, promote, abort, pools, gates, analysis, the pinned-workflow
-// ladder, sunset delays, replicas, the connection, deletion (forced or not) and the retry-gate
-// annotation. A change the API server would refuse (src/api/validate.ts) is not made; a spec
+// ladder, moves of pinned workflows (onAbort, twc move), sunset delays, replicas, the connection,
+// deletion (forced or not) and the retry-gate annotation. A change the API server would refuse (src/api/validate.ts) is not made; a spec
 // change bumps metadata.generation, an annotation does not.
 import canonicalize from 'canonicalize';
 import { KINDS } from '../../src/api/kinds.ts';
@@ -34,6 +34,9 @@ export type UserAction =
   | { user: 'stepGate'; step: number; gate: Gate | null }
   | { user: 'analysis'; analysis: Analysis | null }
   | { user: 'ladder'; ladder: Ladder | null }
+  | { user: 'onAbort'; onAbort: 'Stay' | 'MoveToPrevious' | null }
+  /** twc move: spec.sunset.pinnedWorkflows.moveFrom. */
+  | { user: 'move'; from: string | null }
   | { user: 'sunset'; scaledownDelay: string; deleteDelay: string }
   | { user: 'replicas'; replicas: number | null }
   | { user: 'connection'; hostPort: string }
@@ -110,6 +113,8 @@ export function randomUserAction(rng: Prng, context: UserContext): UserAction {
     stepGate: 3,
     analysis: 6,
     ladder: 6,
+    onAbort: 3,
+    move: 3,
     sunset: 5,
     replicas: 5,
     connection: 2,
@@ -143,6 +148,10 @@ export function randomUserAction(rng: Prng, context: UserContext): UserAction {
       };
     case 'ladder':
       return { user: 'ladder', ladder: rng.chance(0.25) ? null : ladder(rng) };
+    case 'onAbort':
+      return { user: 'onAbort', onAbort: rng.pick(['Stay', 'MoveToPrevious', null] as const) };
+    case 'move':
+      return { user: 'move', from: builds.length > 0 && rng.chance(0.8) ? rng.pick(builds) : null };
     case 'sunset':
       return {
         user: 'sunset',
@@ -266,6 +275,18 @@ function specAfter(action: UserAction, spec: Spec): Spec | undefined {
       if (action.ladder) sunset.pinnedWorkflows = action.ladder;
       else delete sunset.pinnedWorkflows;
       return { ...spec, sunset };
+    }
+    case 'onAbort':
+      return withRollout(spec, (r) => {
+        if (action.onAbort) r.onAbort = action.onAbort;
+        else delete r.onAbort;
+        return r;
+      });
+    case 'move': {
+      const pinnedWorkflows = { ...spec.sunset?.pinnedWorkflows };
+      if (action.from) pinnedWorkflows.moveFrom = action.from;
+      else delete pinnedWorkflows.moveFrom;
+      return { ...spec, sunset: { ...spec.sunset, pinnedWorkflows } };
     }
     case 'sunset':
       return {

@@ -22,15 +22,15 @@ const now = new Date('2026-11-28T12:00:00Z');
 const later = (ms: number) => new Date(now.getTime() + ms);
 const checkId = (queue: string, round = 1) => replayCheckWorkflowId(temporalName, 'v1', 'v2', round, queue);
 const jobId = (round = 1) => moveJobId(temporalName, 'v1', 'v2', round);
+const askedBy = 'spec.sunset.pinnedWorkflows.moveToCurrent';
 
 function context(build: Partial<MoveBuild> = {}, more: Partial<MoveContext> = {}): MoveContext {
   return {
     now,
-    enabled: true,
     temporalName,
     currentBuildId: 'v2',
     onto: { buildId: 'v2', workflowTaskQueues: ['orders', 'payments'] },
-    builds: [{ buildId: 'v1', laddered: true, running: 3, ladderBatchRunning: false, ...build }],
+    builds: [{ buildId: 'v1', source: true, askedBy, running: 3, ladderBatchRunning: false, ...build }],
     ...more,
   };
 }
@@ -70,7 +70,7 @@ test('IDs: the move batch sits under the ladder prefix of its build and says Mov
 
 test('nothing is read, started or said without moveToCurrent, without a settled current build, or on a build the ladder is busy with', () => {
   for (const c of [
-    context({}, { enabled: false }),
+    context({ askedBy: undefined }),
     context({}, { onto: undefined }),
     context({ ladderBatchRunning: true }),
     context({ buildId: 'v2' }),
@@ -234,14 +234,17 @@ test('a move batch that completes ends the round, says what moved, and the next 
   assert.equal(planMoves(settled, listed(run('b'))).holdsLadder.has('v1'), false);
 });
 
-test('a round that moved nothing ends the moves onto that build; a new current build starts them again', () => {
+test('a round that moved nothing ends the moves onto that build; a new current build starts them again, once visibility settled', () => {
   const none = checking({ phase: 'Done', endedAt: now, notMoved: 3 });
   assert.deepEqual(moveReads(context({ memory: none }, { now: later(MOVE_RETRY_MS) })).list, []);
-  const v3 = context(
-    { memory: none },
-    { now: later(1000), currentBuildId: 'v3', onto: { buildId: 'v3', workflowTaskQueues: ['orders'] } },
-  );
-  assert.deepEqual(moveReads(v3).list, [{ buildId: 'v1', above: 0 }]);
+  const onV3 = (at: Date) =>
+    context(
+      { memory: none },
+      { now: at, currentBuildId: 'v3', onto: { buildId: 'v3', workflowTaskQueues: ['orders'] } },
+    );
+  // The last round's moves may not show yet: its runs would be listed here again.
+  assert.deepEqual(moveReads(onV3(later(MOVE_SETTLE_MS - 1))).list, []);
+  assert.deepEqual(moveReads(onV3(later(MOVE_SETTLE_MS))).list, [{ buildId: 'v1', above: 0 }]);
 });
 
 test('a round under way stops when its build is active again, the build it moves onto is no longer current, or the spec drops the move', () => {
@@ -255,9 +258,9 @@ test('a round under way stops when its build is active again, the build it moves
   };
   const moving = checking({ phase: 'Moving', batch });
   for (const c of [
-    context({ memory: moving, laddered: false }),
+    context({ memory: moving, source: false }),
     context({ memory: moving }, { currentBuildId: 'v1', onto: undefined }),
-    context({ memory: moving }, { enabled: false }),
+    context({ memory: moving, askedBy: undefined }),
   ]) {
     const plan = planMoves(c, { ...nothingRead, batches: { [jobId()]: batch } });
     assert.deepEqual(
@@ -269,7 +272,7 @@ test('a round under way stops when its build is active again, the build it moves
   }
   // A batch that completed just before is a round done, not stopped.
   const done = { ...batch, state: 'Completed' as const, completed: 2 };
-  const plan = planMoves(context({ memory: moving, laddered: false }), {
+  const plan = planMoves(context({ memory: moving, source: false }), {
     ...nothingRead,
     batches: { [jobId()]: done },
   });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { MOVE_ROUND_RUNS, moveJobId, replayCheckWorkflowId } from '../../src/planner/pinned-moves.ts';
-import { batchJobId } from '../../src/planner/pinned-workflows.ts';
+import { batchJobId, batchJobIdPrefix } from '../../src/planner/pinned-workflows.ts';
 import {
   connection,
   deployment,
@@ -24,6 +24,7 @@ const temporalName = `${NAMESPACE}/orders`;
 const ladder = { signalAfter: '1m', moveToCurrent: true };
 const checkId = replayCheckWorkflowId(temporalName, 'v1', 'v2', 1, TASK_QUEUE);
 const signalJob = batchJobId(temporalName, 'v1', 'Signal', ladder);
+const progressive = { strategy: 'Progressive' as const, steps: [{ rampPercentage: 10, pauseDuration: '5m' }] };
 const temporalCalls = (calls: string[]) => calls.filter((c) => c.startsWith('temporal.'));
 
 /** v2 current and the target since 4 minutes, v1 draining with three pinned workflows. */
@@ -142,4 +143,53 @@ test('the next reconcile moves exactly the runs that replay, and the status name
     run.events.some((e) => e.includes('PinnedWorkflowsMoveStarted')),
     `an event says the move started:\n${run.events.join('\n')}`,
   );
+});
+
+test("after an abort, onAbort: MoveToPrevious moves the aborted build's pinned workflows that the current build replays", async () => {
+  const owner = workerDeployment(
+    { buildId: 'v2', rollout: { ...progressive, abort: 'v2', onAbort: 'MoveToPrevious' } },
+    {},
+    {
+      targetVersion: { buildID: 'v2', status: 'Inactive' },
+      currentVersion: { buildID: 'v1', status: 'Current', taskQueues: [{ name: TASK_QUEUE, type: 'workflow' }] },
+    },
+  );
+  const aborted: World = {
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { since: minutesAgo(120) }),
+      deployment(owner, 'v2', { since: minutesAgo(20) }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v1',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v1', status: 'Current', everActive: true },
+        { buildId: 'v2', status: 'Draining', everActive: true, deactivatedAt: minutesAgo(2) },
+      ],
+    },
+    runningWorkflows: { v2: 1 },
+    pinnedRuns: { v2: [{ workflowId: 'a', runId: 'a-run', taskQueue: TASK_QUEUE }] },
+  };
+  const run = await recordedReconcile(aborted);
+  const check = replayCheckWorkflowId(temporalName, 'v2', 'v1', 1, TASK_QUEUE);
+  const listed = `temporal.listRunningBatches ${batchJobIdPrefix(temporalName, 'v2')}`;
+  assert.deepEqual(temporalCalls(run.calls), [
+    'temporal.describe',
+    'temporal.countRunningWorkflows v2',
+    // The target once active is looked at for batches its status may have lost (see the ladder).
+    listed,
+    `temporal.listPinnedRuns v2 (${MOVE_ROUND_RUNS})`,
+    `temporal.startReplayCheck ${check} on ${TASK_QUEUE} pinned to v1: a`,
+  ]);
+  assert.equal(run.status?.targetVersion?.pinnedWorkflows?.move?.to, 'v1');
+  // Without onAbort (Stay, the default), nothing of v2's is read or moved.
+  const stay = {
+    ...aborted,
+    workerDeployment: { ...owner, spec: { ...owner.spec, rollout: { ...progressive, abort: 'v2' } } },
+  };
+  assert.deepEqual(temporalCalls((await recordedReconcile(stay)).calls), ['temporal.describe']);
 });
