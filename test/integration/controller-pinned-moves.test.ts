@@ -98,3 +98,49 @@ test('moveToCurrent moves the pinned workflows the current build replays, and th
   const report = (await onV2.result()) as RunReport;
   assert.deepEqual([report.startedOn.buildId, report.finishedOn.buildId], [v2, v2]);
 });
+
+test('onAbort: MoveToPrevious moves the pinned workflows that started on an aborted build onto the build current before, where they finish', async (t) => {
+  const namespace = await testNamespace(t, 'moves-abort');
+  const client = await temporalClient(t);
+  const ns = await controlledNamespace(t, namespace);
+  const deploymentName = temporalDeploymentName(namespace, 'orders');
+  const rollout = { strategy: 'Progressive', steps: [{ rampPercentage: 50, pauseDuration: '1h' }] };
+  await ns.createWorkerDeployment('orders', {
+    replicas: 1,
+    rollout: { ...rollout, onAbort: 'MoveToPrevious' },
+    template: ns.template('blue'),
+  });
+  const first = await ns.until('orders', 'v1 to be current', rolledOut);
+  const v1 = first.status?.currentVersion?.buildID ?? '';
+  await ns.patchSpec('orders', { template: ns.template('green') });
+  const ramping = await ns.until('orders', 'v2 to ramp', (twd) => twd.status?.targetVersion?.rampPercentage === 50);
+  const v2 = ramping.status?.targetVersion?.buildID ?? '';
+  // A workflow that started on the ramping build (pinned there, as half of the new ones are).
+  const onV2 = await client.workflow.start('pinnedUntilSignalled', {
+    args: [{}],
+    taskQueue: ns.taskQueue,
+    workflowId: `on-v2-${namespace}`,
+    versioningOverride: { pinnedTo: { deploymentName, buildId: v2 } },
+  });
+  await eventually('the workflow to run on v2', async () =>
+    (await onV2.describe()).raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId === v2
+      ? true
+      : undefined,
+  );
+
+  await ns.patchSpec('orders', { rollout: { abort: v2 } });
+  const moved = await ns.until(
+    'orders',
+    "the aborted build's pinned workflow moved onto v1",
+    (twd) => twd.status?.targetVersion?.pinnedWorkflows?.move?.phase === 'Done',
+    180_000,
+  );
+  const move = moved.status?.targetVersion?.pinnedWorkflows?.move;
+  t.diagnostic(JSON.stringify(move));
+  assert.deepEqual([move?.to, move?.checked, move?.batch?.completed], [v1, 1, 1]);
+  assert.equal(moved.status?.currentVersion?.buildID, v1);
+  assert.equal(await pinnedTo(onV2), v1);
+  await onV2.signal('finish');
+  const report = (await onV2.result()) as RunReport;
+  assert.deepEqual([report.startedOn.buildId, report.finishedOn.buildId], [v2, v1]);
+});
