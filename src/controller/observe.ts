@@ -433,7 +433,7 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
   }
   const { moves } = needs;
   if (moves.list.length + moves.checks.length + moves.batches.length > 0) {
-    const read = await readMoves(temporal, moves, observation.pinned?.running ?? {});
+    const read = await readMoves(temporal, moves, observation.pinned ?? { running: {}, batches: {} });
     if ('stopped' in read) {
       const stopped = troubled(read.stopped.error, read.stopped.what);
       if (stopped) return stopped;
@@ -499,13 +499,15 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
 
 /**
  * What the moves asked for, or the read that failed: each build's running pinned workflows, listed
- * only when more run than its round would leave (as just counted), each check, each batch.
+ * only when more run than its round would leave (as the ladder's reads just counted), each check,
+ * each batch (unless the ladder's reads just read it).
  */
 async function readMoves(
   temporal: WorkerDeploymentClient,
   reads: MoveReads,
-  running: Record<string, number | undefined>,
+  ladder: Pick<LadderObservation, 'running' | 'batches'>,
 ): Promise<MoveObservation | { stopped: { error: unknown; what: string } }> {
+  const { running } = ladder;
   const moves: MoveObservation = { runs: {}, checks: {}, batches: {} };
   let what = '';
   try {
@@ -520,7 +522,11 @@ async function readMoves(
     }
     for (const { jobId, operation } of reads.batches) {
       what = `cannot read batch operation ${jobId}`;
-      moves.batches[jobId] = (await temporal.describeBatch(jobId, operation)) ?? null;
+      // One the ladder's reads found listed on the build was just read.
+      moves.batches[jobId] =
+        jobId in ladder.batches
+          ? (ladder.batches[jobId] ?? null)
+          : ((await temporal.describeBatch(jobId, operation)) ?? null);
     }
   } catch (error) {
     return { stopped: { error, what } };

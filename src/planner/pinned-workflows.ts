@@ -45,6 +45,8 @@ export interface LadderContext {
    * and any still running is stopped, as this plan may route to it.
    */
   suspect?: string;
+  /** The batch of a round of moves under way on the suspect build: the moves' own, which they stop when they must. */
+  suspectMoving?: string;
 }
 
 /** What the planner must read of Temporal before it decides. */
@@ -228,6 +230,7 @@ export function planLadder(context: LadderContext, observed: LadderObservation):
 function stopSuspected(context: LadderContext, buildId: string, observed: LadderObservation, plan: LadderPlan): void {
   const found = new Set([...suspectedBatches(context).map((b) => b.jobId), ...(observed.listed ?? [])]);
   for (const jobId of found) {
+    if (jobId === context.suspectMoving) continue;
     const read = observed.batches[jobId];
     if (read?.state !== 'Running') continue;
     plan.actions.push({

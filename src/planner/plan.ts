@@ -500,6 +500,8 @@ function ladderContext(
   const target = temporal.versions.find((v) => v.buildId === buildId);
   const routed = temporal.currentBuildId === buildId || temporal.rampingBuildId === buildId;
   const suspect = target?.everActive && !routed && !memories[buildId]?.batch;
+  const move = memories[buildId]?.move;
+  const moving = roundUnderWay(move) ? move?.batch?.jobId : undefined;
   return {
     now,
     ladder: workerDeployment.spec.sunset?.pinnedWorkflows,
@@ -507,6 +509,7 @@ function ladderContext(
     builds,
     reactivated,
     ...(suspect ? { suspect: buildId } : {}),
+    ...(suspect && moving ? { suspectMoving: moving } : {}),
   };
 }
 

@@ -193,3 +193,72 @@ test("after an abort, onAbort: MoveToPrevious moves the aborted build's pinned w
   };
   assert.deepEqual(temporalCalls((await recordedReconcile(stay)).calls), ['temporal.describe']);
 });
+
+test('the move batch of a round under way on an aborted target is its own: the look for batches the status lost leaves it running', async () => {
+  const job = moveJobId(temporalName, 'v2', 'v1', 1);
+  const check = replayCheckWorkflowId(temporalName, 'v2', 'v1', 1, TASK_QUEUE);
+  const batch = {
+    jobId: job,
+    operation: 'Move' as const,
+    state: 'Running' as const,
+    total: 1,
+    completed: 0,
+    failed: 0,
+  };
+  const owner = workerDeployment(
+    {
+      buildId: 'v2',
+      rollout: { ...progressive, abort: 'v2', onAbort: 'MoveToPrevious' },
+      // A ladder: the target once active is looked at for its batches the status may have lost.
+      sunset: { pinnedWorkflows: { signalAfter: '1h' } },
+    },
+    {},
+    {
+      targetVersion: {
+        buildID: 'v2',
+        status: 'Inactive',
+        pinnedWorkflows: {
+          step: 'Waiting',
+          move: {
+            to: 'v1',
+            round: 1,
+            phase: 'Moving',
+            startedAt: minutesAgo(1).toISOString(),
+            checks: [{ taskQueue: TASK_QUEUE, workflowID: check }],
+            checked: 1,
+            notMoved: 0,
+            batch: { jobID: job, operation: 'Move', state: 'Running', total: 1, completed: 0, failed: 0 },
+          },
+        },
+      },
+      currentVersion: { buildID: 'v1', status: 'Current', taskQueues: [{ name: TASK_QUEUE, type: 'workflow' }] },
+    },
+  );
+  const run = await recordedReconcile({
+    now,
+    workerDeployment: owner,
+    connection: connection(),
+    deployments: [
+      deployment(owner, 'v1', { since: minutesAgo(120) }),
+      deployment(owner, 'v2', { since: minutesAgo(20) }),
+    ],
+    temporal: {
+      exists: true,
+      currentBuildId: 'v1',
+      managerIdentity: IDENTITY,
+      versions: [
+        { buildId: 'v1', status: 'Current', everActive: true },
+        { buildId: 'v2', status: 'Draining', everActive: true, deactivatedAt: minutesAgo(2) },
+      ],
+    },
+    runningWorkflows: { v2: 1 },
+    batches: { [job]: batch },
+  });
+  assert.deepEqual(temporalCalls(run.calls), [
+    'temporal.describe',
+    `temporal.listRunningBatches ${batchJobIdPrefix(temporalName, 'v2')}`,
+    `temporal.describeBatch ${batchJobId(temporalName, 'v2', 'Signal', { signalAfter: '1h' })}`,
+    `temporal.describeBatch ${job}`,
+  ]);
+  assert.equal(run.status?.targetVersion?.pinnedWorkflows?.move?.phase, 'Moving');
+});
