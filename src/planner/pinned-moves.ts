@@ -229,7 +229,7 @@ function stopped(context: MoveContext, build: MoveBuild, m: MoveMemory, why: str
       action: 'stopBatch',
       buildId: build.buildId,
       jobId: m.batch.jobId,
-      reason: `${why}: the move of build ${build.buildId}'s pinned workflows onto it stops`,
+      reason: `${why}: the move of build ${build.buildId}'s pinned workflows onto build ${m.to} stops`,
     });
   plan.notes.push({
     reason: 'PinnedWorkflowsMoveStopped',

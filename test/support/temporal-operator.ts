@@ -4,6 +4,7 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { TemporalDeploymentState } from '../../src/domain/snapshot.ts';
 import { TemporalChannel } from '../../src/temporal/channel.ts';
+import { troubleOf } from '../../src/temporal/call-failures.ts';
 import { describeDeployment } from '../../src/temporal/deployment-state.ts';
 
 export interface TemporalOperator {
@@ -17,7 +18,8 @@ export interface TemporalOperator {
   /**
    * As the controller reads it, through its own channel. Temporal's Worker Deployment answers not
    * found for a moment after each change it makes: an answer that it does not exist is taken once
-   * it has stood 3 s.
+   * it has stood 3 s. Its workflow, busy with the controller's queries, may refuse one
+   * (`TemporalBusy`): read again, for as long.
    */
   describe(): Promise<TemporalDeploymentState>;
 }
@@ -44,8 +46,11 @@ export function temporalOperator(
       try {
         const deadline = Date.now() + NOT_FOUND_STANDS_MS;
         for (;;) {
-          const state = await describeDeployment(channel.service, namespace, deploymentName);
-          if (state.exists || Date.now() >= deadline) return state;
+          const state = await describeDeployment(channel.service, namespace, deploymentName).catch((error: unknown) => {
+            if (troubleOf(error) === 'TemporalBusy' && Date.now() < deadline) return undefined;
+            throw error;
+          });
+          if (state && (state.exists || Date.now() >= deadline)) return state;
           await new Promise((resolve) => setTimeout(resolve, 250));
         }
       } finally {
