@@ -145,16 +145,9 @@ test('the next reconcile moves exactly the runs that replay, and the status name
   );
 });
 
-test("after an abort, onAbort: MoveToPrevious moves the aborted build's pinned workflows that the current build replays", async () => {
-  const owner = workerDeployment(
-    { buildId: 'v2', rollout: { ...progressive, abort: 'v2', onAbort: 'MoveToPrevious' } },
-    {},
-    {
-      targetVersion: { buildID: 'v2', status: 'Inactive' },
-      currentVersion: { buildID: 'v1', status: 'Current', taskQueues: [{ name: TASK_QUEUE, type: 'workflow' }] },
-    },
-  );
-  const aborted: World = {
+/** v2's rollout aborted (as `owner` says), v1 current again, one pinned workflow still running on v2. */
+function abortedWorld(owner: TemporalWorkerDeployment, more: Partial<World>): World {
+  return {
     now,
     workerDeployment: owner,
     connection: connection(),
@@ -172,8 +165,22 @@ test("after an abort, onAbort: MoveToPrevious moves the aborted build's pinned w
       ],
     },
     runningWorkflows: { v2: 1 },
-    pinnedRuns: { v2: [{ workflowId: 'a', runId: 'a-run', taskQueue: TASK_QUEUE }] },
+    ...more,
   };
+}
+
+test("after an abort, onAbort: MoveToPrevious moves the aborted build's pinned workflows that the current build replays", async () => {
+  const owner = workerDeployment(
+    { buildId: 'v2', rollout: { ...progressive, abort: 'v2', onAbort: 'MoveToPrevious' } },
+    {},
+    {
+      targetVersion: { buildID: 'v2', status: 'Inactive' },
+      currentVersion: { buildID: 'v1', status: 'Current', taskQueues: [{ name: TASK_QUEUE, type: 'workflow' }] },
+    },
+  );
+  const aborted = abortedWorld(owner, {
+    pinnedRuns: { v2: [{ workflowId: 'a', runId: 'a-run', taskQueue: TASK_QUEUE }] },
+  });
   const run = await recordedReconcile(aborted);
   const check = replayCheckWorkflowId(temporalName, 'v2', 'v1', 1, TASK_QUEUE);
   const listed = `temporal.listRunningBatches ${batchJobIdPrefix(temporalName, 'v2')}`;
@@ -234,26 +241,7 @@ test('the move batch of a round under way on an aborted target is its own: the l
       currentVersion: { buildID: 'v1', status: 'Current', taskQueues: [{ name: TASK_QUEUE, type: 'workflow' }] },
     },
   );
-  const run = await recordedReconcile({
-    now,
-    workerDeployment: owner,
-    connection: connection(),
-    deployments: [
-      deployment(owner, 'v1', { since: minutesAgo(120) }),
-      deployment(owner, 'v2', { since: minutesAgo(20) }),
-    ],
-    temporal: {
-      exists: true,
-      currentBuildId: 'v1',
-      managerIdentity: IDENTITY,
-      versions: [
-        { buildId: 'v1', status: 'Current', everActive: true },
-        { buildId: 'v2', status: 'Draining', everActive: true, deactivatedAt: minutesAgo(2) },
-      ],
-    },
-    runningWorkflows: { v2: 1 },
-    batches: { [job]: batch },
-  });
+  const run = await recordedReconcile(abortedWorld(owner, { batches: { [job]: batch } }));
   assert.deepEqual(temporalCalls(run.calls), [
     'temporal.describe',
     `temporal.listRunningBatches ${batchJobIdPrefix(temporalName, 'v2')}`,
