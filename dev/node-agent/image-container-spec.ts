@@ -64,9 +64,13 @@ export function containerProcess(
   };
 }
 
-/** Whether the kubelet would mount the service account's token, CA and namespace. */
+/**
+ * Whether the kubelet would mount the service account's token, CA and namespace. Only for a Pod
+ * that names its service account: admission, which names `default` elsewhere, is off here
+ * (service-account-volume.ts), and the API server binds a token only to a Pod that names its account.
+ */
 export function mountsServiceAccount(pod: V1Pod, container: V1Container): boolean {
-  if (pod.spec?.automountServiceAccountToken === false) return false;
+  if (pod.spec?.automountServiceAccountToken === false || !pod.spec?.serviceAccountName) return false;
   return !(container.volumeMounts ?? []).some((mount) => mount.mountPath === SERVICE_ACCOUNT_PATH);
 }
 

@@ -42,7 +42,8 @@ type Compatibility struct {
 func (c Compatibility) Replays() bool { return c.Divergence == nil }
 
 // CheckCompatibility replays each history against the workflows `register` registers (the same
-// function the worker registers its workflows with; the library's own replay gate is added) and
+// function the worker registers its workflows with; the library's own replay gate and replay
+// check are added, since their pinned runs are among a build's workflows) and
 // says, for each, whether it replays and, if not, the first event that diverged and the SDK's
 // reason. A history that names a workflow type this build does not register does not replay.
 // logger may be nil (the replayer is quiet then).
@@ -55,6 +56,7 @@ func CheckCompatibility(histories []WorkflowHistory, register func(worker.Workfl
 		register(replayer)
 	}
 	registerReplayGateWorkflow(replayer)
+	registerReplayCheckWorkflow(replayer)
 	if logger == nil {
 		logger = quietLogger{}
 	}

@@ -15,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -89,6 +92,54 @@ func TestCompatibleChangesReplayAndBreakingOnesDoNotWithWhy(t *testing.T) {
 	results, _ = CheckCompatibility([]WorkflowHistory{{WorkflowID: "empty", History: &historypb.History{}}, histories[0]}, checkoutWorkflows(checkoutV1), nil)
 	if results[0].Replays() || !results[1].Replays() {
 		t.Errorf("an empty history then a good one: %+v", results)
+	}
+}
+
+// The start of a run of workflowType: its first task scheduled the activity activityType.
+func started(workflowType, activityType string) *historypb.History {
+	events := []*historypb.HistoryEvent{
+		{EventId: 1, EventType: enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, Attributes: &historypb.HistoryEvent_WorkflowExecutionStartedEventAttributes{
+			WorkflowExecutionStartedEventAttributes: &historypb.WorkflowExecutionStartedEventAttributes{
+				WorkflowType: &commonpb.WorkflowType{Name: workflowType},
+				TaskQueue:    &taskqueuepb.TaskQueue{Name: "orders"},
+			},
+		}},
+		{EventId: 2, EventType: enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, Attributes: &historypb.HistoryEvent_WorkflowTaskScheduledEventAttributes{
+			WorkflowTaskScheduledEventAttributes: &historypb.WorkflowTaskScheduledEventAttributes{TaskQueue: &taskqueuepb.TaskQueue{Name: "orders"}},
+		}},
+		{EventId: 3, EventType: enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED, Attributes: &historypb.HistoryEvent_WorkflowTaskStartedEventAttributes{
+			WorkflowTaskStartedEventAttributes: &historypb.WorkflowTaskStartedEventAttributes{ScheduledEventId: 2},
+		}},
+		{EventId: 4, EventType: enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, Attributes: &historypb.HistoryEvent_WorkflowTaskCompletedEventAttributes{
+			WorkflowTaskCompletedEventAttributes: &historypb.WorkflowTaskCompletedEventAttributes{ScheduledEventId: 2, StartedEventId: 3},
+		}},
+		{EventId: 5, EventType: enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, Attributes: &historypb.HistoryEvent_ActivityTaskScheduledEventAttributes{
+			ActivityTaskScheduledEventAttributes: &historypb.ActivityTaskScheduledEventAttributes{
+				ActivityId:                   "5",
+				ActivityType:                 &commonpb.ActivityType{Name: activityType},
+				TaskQueue:                    &taskqueuepb.TaskQueue{Name: "orders"},
+				WorkflowTaskCompletedEventId: 4,
+			},
+		}},
+	}
+	return &historypb.History{Events: events}
+}
+
+// A build's pinned workflows include the runs of the controller's replay gate and replay check
+// on it: every build replays them, whatever its own workflows.
+func TestTheLibrarysOwnWorkflowsReplayOnAnyBuild(t *testing.T) {
+	histories := []WorkflowHistory{
+		{WorkflowID: "gate", History: started(ReplayGateWorkflow, ReplayGateActivity)},
+		{WorkflowID: "check", History: started(ReplayCheckWorkflow, ReplayCheckActivity)},
+	}
+	results, err := CheckCompatibility(histories, checkoutWorkflows(checkoutV1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if !r.Replays() {
+			t.Errorf("%s (%s) does not replay: %+v", r.WorkflowID, r.WorkflowType, r.Divergence)
+		}
 	}
 }
 

@@ -108,6 +108,8 @@ export interface MovePlan {
   status: Record<string, MoveMemory>;
   /** Builds whose ladder waits: a round runs on them or just ended. */
   holdsLadder: Set<string>;
+  /** Builds with a round under way (or started by this plan): their Deployments stay until it ends. */
+  underWay: Set<string>;
   notes: { type?: 'Warning'; reason: string; message: string }[];
   /** Runs that a round just ended moved and left, for the metric. */
   outcomes: { moved: number; notMoved: number; failedRounds: number };
@@ -177,6 +179,7 @@ export function planMoves(context: MoveContext, observed: MoveObservation): Move
     actions: [],
     status: {},
     holdsLadder: new Set(),
+    underWay: new Set(),
     notes: [],
     outcomes: { moved: 0, notMoved: 0, failedRounds: 0 },
   };
@@ -196,7 +199,9 @@ export function planMoves(context: MoveContext, observed: MoveObservation): Move
     if (after) plan.status[build.buildId] = after;
     const settling = after?.endedAt && context.now.getTime() < after.endedAt.getTime() + MOVE_SETTLE_MS;
     const started = plan.actions.some((a) => a.buildId === build.buildId && a.action !== 'stopBatch');
-    if (roundUnderWay(after) || started || settling) plan.holdsLadder.add(build.buildId);
+    const underWay = roundUnderWay(after) || started;
+    if (underWay) plan.underWay.add(build.buildId);
+    if (underWay || settling) plan.holdsLadder.add(build.buildId);
     if (settling && after?.endedAt) recheck(plan, new Date(after.endedAt.getTime() + MOVE_SETTLE_MS));
     if (after?.phase === 'Failed' && after.to === context.onto?.buildId && nextRound(context, build) === undefined)
       recheck(plan, new Date((after.endedAt?.getTime() ?? 0) + MOVE_RETRY_MS));

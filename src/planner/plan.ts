@@ -242,6 +242,19 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
   // routes to is active (never scaled down, deleted, nor laddered), one it routes away from drains.
   const routed = routes ? routedState(temporal, routing, config.identity) : temporal;
   const routedVersions = asRouted(versions, routed);
+  const taskQueues = knownTaskQueues(
+    workerDeployment.status,
+    observation.pollers?.taskQueues,
+    observedGate ? { buildId, taskQueues: observedGate.taskQueues } : undefined,
+  );
+  // Moves first: a round they start holds the ladder's steps and the sunset of its build in this same plan.
+  const laddering = ladderContext(observation, routedVersions, routed);
+  const ended =
+    routed.currentBuildId === buildId && analysisReads(analysis) === undefined && analysisPlan.state === 'passed';
+  const moves = planMoves(
+    moveContext(observation, laddering, routed, ended, failedBefore, taskQueues),
+    observation.moves ?? { runs: {}, checks: {}, batches: {} },
+  );
   const versionsPlan = planVersions({
     now,
     targetBuildId: buildId,
@@ -262,20 +275,8 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     maxVersionsInDeployment: config.maxVersionsInDeployment,
     ...(previousTarget?.madeRoomAt ? { madeRoomAt: new Date(previousTarget.madeRoomAt) } : {}),
     pinnedRunning: observation.pinned?.running ?? {},
+    moving: moves.underWay,
   });
-  const taskQueues = knownTaskQueues(
-    workerDeployment.status,
-    observation.pollers?.taskQueues,
-    observedGate ? { buildId, taskQueues: observedGate.taskQueues } : undefined,
-  );
-  // Moves first: a round they start holds the ladder's steps on its build in this same plan.
-  const laddering = ladderContext(observation, routedVersions, routed);
-  const ended =
-    routed.currentBuildId === buildId && analysisReads(analysis) === undefined && analysisPlan.state === 'passed';
-  const moves = planMoves(
-    moveContext(observation, laddering, routed, ended, failedBefore, taskQueues),
-    observation.moves ?? { runs: {}, checks: {}, batches: {} },
-  );
   const ladder = planLadder(
     {
       ...laddering,

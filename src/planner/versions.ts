@@ -48,6 +48,11 @@ export interface VersionsInput {
    * with one counted keeps its Deployments; undefined where the count could not be read.
    */
   pinnedRunning?: Record<string, number | undefined>;
+  /**
+   * Builds whose pinned workflows a round of moves is checking or moving (pinned-moves.ts): kept
+   * until the round ends, so that it reads and reports what it moved and what it left.
+   */
+  moving?: ReadonlySet<string>;
 }
 
 export type VersionAction =
@@ -169,7 +174,9 @@ export function planVersions(input: VersionsInput): VersionsPlan {
       continue;
     }
     const counted = input.pinnedRunning?.[version.buildId];
-    const retired = !mayHoldPinnedWorkflows(version, counted) && version.status !== 'NotRegistered';
+    const mayHold = mayHoldPinnedWorkflows(version, counted);
+    if (!mayHold && input.moving?.has(version.buildId)) continue; // as it is until the round ends
+    const retired = !mayHold && version.status !== 'NotRegistered';
     if (retired && version.deployments.length === 0) {
       actions.push({
         action: 'deleteTemporalVersion',

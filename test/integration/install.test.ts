@@ -38,6 +38,7 @@ import { grantCopyAccount } from '../support/controller-rbac.ts';
 import { createOwnedResource } from '../support/owned-resources.ts';
 import { controllerRequests } from '../support/audit-log.ts';
 import { kstatus } from '../support/kstatus.ts';
+import { podLogs } from '../support/pod-logs.ts';
 
 const run = promisify(execFile);
 const { version } = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8')) as {
@@ -126,14 +127,6 @@ async function uninstall(release: string, namespace: string): Promise<void> {
 }
 
 /** The output of every container the node agent ran in `namespace`, for a failure's message. */
-function podLogs(namespace: string): string {
-  const dir = sharedEnvironment().podLogDir;
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.name.startsWith(`${namespace}_`))
-    .map((entry) => `--- ${entry.name}\n${readFileSync(path.join(dir, entry.name), 'utf8').slice(-4000)}`)
-    .join('\n');
-}
-
 /** The process of the controller container of `pod`: the node agent sets HOSTNAME to the Pod's name. */
 function containerPid(pod: string): number {
   for (const entry of readdirSync('/proc')) {

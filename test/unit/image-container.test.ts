@@ -71,12 +71,14 @@ test("the user: the container's securityContext, then the Pod's, then the image'
   });
 });
 
-test('the service account is mounted unless the Pod opts out or the container mounts that path itself', () => {
+test('the service account is mounted unless the Pod names none or opts out, or the container mounts that path itself', () => {
   const container: V1Container = { name: 'c' };
-  assert.equal(mountsServiceAccount(pod(), container), true);
-  assert.equal(mountsServiceAccount(pod({ automountServiceAccountToken: false }), container), false);
+  const named = { serviceAccountName: 'worker' };
+  assert.equal(mountsServiceAccount(pod(named), container), true);
+  assert.equal(mountsServiceAccount(pod(), container), false, 'no admission here names one');
+  assert.equal(mountsServiceAccount(pod({ ...named, automountServiceAccountToken: false }), container), false);
   assert.equal(
-    mountsServiceAccount(pod(), { name: 'c', volumeMounts: [{ name: 'own', mountPath: SERVICE_ACCOUNT_PATH }] }),
+    mountsServiceAccount(pod(named), { name: 'c', volumeMounts: [{ name: 'own', mountPath: SERVICE_ACCOUNT_PATH }] }),
     false,
   );
 });

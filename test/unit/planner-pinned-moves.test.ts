@@ -107,9 +107,10 @@ test('a round lists the build, then starts one check per task queue pinned to th
     notMoved: 1,
     notMovedRuns: [{ workflowId: 'c', runId: 'c-run', reason: 'no worker of build v2 polls task queue legacy' }],
   });
-  // Until a start is carried out, the status keeps what it had (nothing) and the ladder waits.
+  // Until a start is carried out, the status keeps what it had (nothing); the ladder and the build's sunset wait.
   assert.deepEqual(plan.status, {});
   assert.ok(plan.holdsLadder.has('v1'));
+  assert.deepEqual([...plan.underWay], ['v1']);
 });
 
 test('a round whose runs no worker of the current build serves ends at once, moving nothing', () => {
@@ -214,8 +215,11 @@ test('a move batch that completes ends the round, says what moved, and the next 
   const m = checking({ phase: 'Moving', batch, notMoved: 1 });
   assert.deepEqual(moveReads(context({ memory: m })).batches, [{ jobId: jobId(), operation: 'Move' }]);
   const done = { ...batch, state: 'Completed' as const, completed: 2 };
+  const waiting = planMoves(context({ memory: m }), { ...nothingRead, batches: { [jobId()]: batch } });
+  assert.deepEqual([...waiting.underWay], ['v1'], "the build's sunset waits for the batch's end");
   const plan = planMoves(context({ memory: m }), { ...nothingRead, batches: { [jobId()]: done } });
   assert.equal(plan.status.v1?.phase, 'Done');
+  assert.deepEqual([...plan.underWay], [], 'ended: the build retires on its own delays');
   assert.deepEqual(plan.outcomes, { moved: 2, notMoved: 1, failedRounds: 0 });
   assert.match(
     plan.notes[0]?.message ?? '',

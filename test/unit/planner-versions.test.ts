@@ -144,6 +144,27 @@ const cases: [string, VersionsInput, string[]][] = [
     [],
   ],
   [
+    'drained past both delays, visibility counting none, but a round of moves is under way on it: kept until the round ends',
+    input(
+      [
+        current,
+        version('v2', 'Drained', {
+          everActive: true,
+          drainedSince: ago(25 * HOUR),
+          deployments: [{ name: 'w-v2', replicas: 2 }],
+        }),
+        version('v1', 'Drained', {
+          everActive: true,
+          drainedSince: ago(25 * HOUR),
+          deployments: [{ name: 'w-v1', replicas: 0 }],
+        }),
+        version('v0', 'Inactive', { supersededAt: ago(2 * HOUR) }),
+      ],
+      { pinnedRunning: { v2: 0, v1: 0, v0: 0 }, moving: new Set(['v2', 'v1', 'v0']) },
+    ),
+    [],
+  ],
+  [
     'drained and already at 0, but visibility counts a pinned workflow running: scaled back up',
     input(
       [
