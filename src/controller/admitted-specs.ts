@@ -21,7 +21,7 @@ export class AdmittedSpecs {
   /**
    * Per worker deployment (namespace/name), a digest of its last spec's text and that spec
    * admitted: one spec each, as a spec replaced by a rollout is not read again (and the Deployments
-   * built from it, kept as long as it is, went with it: observe.ts). A digest, as the text was
+   * built from it, kept as long as it is, went with it: observe-kubernetes.ts). A digest, as the text was
    * most of what this kept.
    */
   private readonly known = new Map<string, { digest: string; admitted: AdmittedSpec }>();

@@ -24,7 +24,7 @@ import { sharedDependencies } from './dependencies.ts';
 import { reconcileByKey } from './dispatch.ts';
 import { LastDescribed } from './last-described.ts';
 import { Notifier } from './notifications.ts';
-import { forgetAdmittedSpec } from './observe.ts';
+import { forgetAdmittedSpec } from './observe-kubernetes.ts';
 import { ofOwnedResource } from './owned-resources.ts';
 import { RolloutCosts } from './rollout-costs.ts';
 import { TemporalAccess } from './temporal-access.ts';

@@ -21,7 +21,8 @@ import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { connectionNamespace } from '../domain/connection-ref.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { type ExecutionContext, executePlan } from './execute.ts';
-import { describeInTemporal, notFoundAnswer, ownedDeployments } from './observe.ts';
+import { ownedDeployments } from './observe-kubernetes.ts';
+import { describeInTemporal, notFoundAnswer } from './observe-temporal.ts';
 import { lastKnownVersions, writeStatus } from './status-writer.ts';
 
 export async function finalizeWorkerDeployment(

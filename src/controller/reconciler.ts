@@ -1,5 +1,5 @@
 // One reconcile of one TemporalWorkerDeployment, in stages and one write: observe what Kubernetes
-// says (observe.ts) and carry out the plan's first phase, which needs nothing else: the new build's
+// says (observe-kubernetes.ts) and carry out the plan's first phase, which needs nothing else: the new build's
 // Deployments and the owned resources' copies (planner/kubernetes-phase.ts), before Temporal's
 // slower reads; then observe Temporal, decide the rest in one pure plan (planner/plan.ts), carry
 // it out in order, stopping at the first failure (execute.ts, the one executor of both phases),
@@ -20,15 +20,8 @@ import { finalizeWorkerDeployment } from './deletion.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import { executePlan } from './execute.ts';
 import { observeRevocation } from './secret-copy-revocation.ts';
-import {
-  addressOf,
-  type KubernetesFacts,
-  type Observed,
-  observationOn,
-  observeKubernetes,
-  observeTemporal,
-  withDeployments,
-} from './observe.ts';
+import { type KubernetesFacts, observeKubernetes, withDeployments } from './observe-kubernetes.ts';
+import { addressOf, type Observed, observationOn, observeTemporal } from './observe-temporal.ts';
 import { lastKnownVersions, type VersionsStatus, writeStatus } from './status-writer.ts';
 
 export async function reconcile(
