@@ -12,7 +12,7 @@ import { writeOciLayout } from '../../scripts/image/oci-layout.ts';
 const run = promisify(execFile);
 
 /** Where the binary is in the image, and the image's entrypoint. */
-export const SAMPLE_WORKER_GO_BINARY = '/usr/local/bin/sample-worker-go';
+const SAMPLE_WORKER_GO_BINARY = '/usr/local/bin/sample-worker-go';
 const USER_ID = 65532;
 
 export class SampleImageBuildError extends Error {
