@@ -3,6 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ANALYSIS_DEFAULTS, DEFAULT_STRATEGY } from './defaults.ts';
 import { duration, durationSeconds, freeform, keyRef, withRules } from './schema.ts';
+import { PLACEHOLDER_CEL, QUERY_VARIABLES, unknownPlaceholders } from './metric-query.ts';
 
 /** The shortest pause of a Progressive step: at least one metrics scrape (15-30s) must land in it for anyone to judge the step. */
 export const MIN_PAUSE = '30s';
@@ -65,6 +66,68 @@ const step = Type.Object(
 
 const rate = (description: string) => Type.Number({ description, minimum: 0, maximum: 1 });
 
+export const MAX_ANALYSIS_METRICS = 10;
+
+const prometheus = Type.Object(
+  {
+    name: Type.String({
+      description:
+        "One of the Prometheus-compatible endpoints the controller's administrator allows (--analysis-prometheus, chart value controller.analysisPrometheus): the address is theirs, never the spec's.",
+      minLength: 1,
+      maxLength: 63,
+      pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+    }),
+    bearerTokenSecretRef: Type.Optional(
+      Type.Object(keyRef('Secret').properties, {
+        description:
+          "The bearer token sent with every query, from a Secret of the worker deployment's namespace (the tenant's own credentials: the controller never sends one of its own). Required by an endpoint the administrator marks for tenant credentials (--analysis-prometheus-tenant-auth).",
+      }),
+    ),
+  },
+  { description: 'Where spec.rollout.analysis.metrics are queried.' },
+);
+
+const metric = withRules(
+  Type.Object(
+    {
+      name: Type.String({
+        description: 'Names the metric in the status, events and messages.',
+        minLength: 1,
+        maxLength: 63,
+        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+      }),
+      query: Type.String({
+        description: `A PromQL instant query whose answer is one number: a scalar or a vector of one series (aggregate with sum() or the like); no series, or NaN, is no sample (see tooFewSamples). It may use ${QUERY_VARIABLES.map((v) => `{{ .${v} }}`).join(', ')}: the ramping build's ID, its Temporal worker deployment's name, the Kubernetes namespace, and the time since the step's ramp as a duration (rate(x[{{ .Window }}])).`,
+        minLength: 1,
+        maxLength: 2000,
+      }),
+      min: Type.Optional(Type.Number({ description: 'The lowest answer that passes.' })),
+      max: Type.Optional(Type.Number({ description: 'The highest answer that passes.' })),
+    },
+    {
+      description:
+        "A query judged at every look during the window: an answer out of range fails the step at once; every answer in range at the window's end passes it.",
+    },
+  ),
+  {
+    cel: 'has(self.min) || has(self.max)',
+    message: 'set min, max or both: there is nothing to judge the answer by',
+    check: (self) => self.min !== undefined || self.max !== undefined,
+  },
+  {
+    cel: '!has(self.min) || !has(self.max) || self.min <= self.max',
+    message: 'min must not be above max',
+    fieldPath: '.min',
+    check: (self) => self.min === undefined || self.max === undefined || self.min <= self.max,
+  },
+  {
+    cel: PLACEHOLDER_CEL,
+    message: `query may use only ${QUERY_VARIABLES.map((v) => `{{ .${v} }}`).join(', ')}`,
+    fieldPath: '.query',
+    check: (self) => unknownPlaceholders(self.query).length === 0,
+  },
+);
+
 const analysis = withRules(
   Type.Object(
     {
@@ -102,6 +165,22 @@ const analysis = withRules(
       maxWait: Type.Optional(
         duration(`How long tooFewSamples: Wait waits past the window; default ${ANALYSIS_DEFAULTS.maxWait}.`),
       ),
+      prometheus: Type.Optional(prometheus),
+      metrics: Type.Optional(
+        withRules(
+          Type.Array(metric, {
+            description:
+              "Prometheus queries judged beside (or instead of) the failure rate, each against its min and max; needs prometheus. No sample by the window's end is judged as tooFewSamples says.",
+            minItems: 1,
+            maxItems: MAX_ANALYSIS_METRICS,
+          }),
+          {
+            cel: 'self.all(m, self.exists_one(n, n.name == m.name))',
+            message: 'each metric needs a name of its own',
+            check: (self) => new Set(self.map((m) => m.name)).size === self.length,
+          },
+        ),
+      ),
       onFailure: Type.Optional(
         Type.Union([Type.Literal('Abort'), Type.Literal('Pause')], {
           description:
@@ -112,13 +191,20 @@ const analysis = withRules(
     },
     {
       description:
-        "Judges each step of a Progressive rollout, or the time after an AllAtOnce promotion, by the workflows the new build closed: its failure rate, absolute or (Progressive) against the current build's.",
+        "Judges each step of a Progressive rollout, or the time after an AllAtOnce promotion, by the workflows the new build closed (its failure rate, absolute or, Progressive, against the current build's) and by Prometheus queries.",
     },
   ),
   {
-    cel: 'has(self.maxFailureRate) || has(self.maxFailureRateIncrease)',
-    message: 'set maxFailureRate, maxFailureRateIncrease or both: there is nothing to judge by',
-    check: (self) => self.maxFailureRate !== undefined || self.maxFailureRateIncrease !== undefined,
+    cel: 'has(self.maxFailureRate) || has(self.maxFailureRateIncrease) || has(self.metrics)',
+    message: 'set maxFailureRate, maxFailureRateIncrease, metrics or more than one: there is nothing to judge by',
+    check: (self) =>
+      self.maxFailureRate !== undefined || self.maxFailureRateIncrease !== undefined || self.metrics !== undefined,
+  },
+  {
+    cel: 'has(self.metrics) == has(self.prometheus)',
+    message: 'metrics are queried on prometheus: set both or neither',
+    fieldPath: '.prometheus',
+    check: (self) => (self.metrics === undefined) === (self.prometheus === undefined),
   },
   {
     cel: '!has(self.maxFailureRateIncrease) || !has(self.minSamples) || self.minSamples > 0',

@@ -4,7 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { DEPLOYMENT_DEFAULTS, SUNSET_DEFAULTS } from './defaults.ts';
 import { podTemplate, pool } from './pod-template.ts';
 import { notifications } from './notifications.ts';
-import { buildIdRef, rollout, rolloutSchema } from './rollout.ts';
+import { buildIdRef, MAX_ANALYSIS_METRICS, rollout, rolloutSchema } from './rollout.ts';
 import { certificates, conditions } from './status.ts';
 import {
   DNS_LABEL,
@@ -486,22 +486,38 @@ const status = Type.Object(
                   format: 'date-time',
                   description: "When the window began: the step's ramp.",
                 }),
-                closed: Type.Integer({
-                  description: 'Workflows the ramping build closed in the window.',
-                  format: 'int64',
-                }),
-                failed: Type.Integer({
-                  description: 'Of those, the ones that failed, timed out or were terminated.',
-                  format: 'int64',
-                }),
+                closed: Type.Optional(
+                  Type.Integer({
+                    description:
+                      'Workflows the ramping build closed in the window (counted with maxFailureRate or maxFailureRateIncrease).',
+                    format: 'int64',
+                  }),
+                ),
+                failed: Type.Optional(
+                  Type.Integer({
+                    description: 'Of those, the ones that failed, timed out or were terminated.',
+                    format: 'int64',
+                  }),
+                ),
                 currentClosed: Type.Optional(
                   Type.Integer({ description: 'Workflows the current build closed in the window.', format: 'int64' }),
                 ),
                 currentFailed: Type.Optional(
                   Type.Integer({ description: 'Of those, the ones that failed.', format: 'int64' }),
                 ),
-                message: Type.String({ description: 'The verdict in words, with the rates.' }),
-                checkedAt: Type.String({ format: 'date-time', description: 'When the counts were read.' }),
+                metrics: Type.Optional(
+                  Type.Array(
+                    Type.Object({
+                      name: Type.String({ description: 'The metric of spec.rollout.analysis.metrics.' }),
+                      value: Type.Optional(
+                        Type.Number({ description: 'Its answer; absent when it had no sample or was infinite.' }),
+                      ),
+                    }),
+                    { description: "The metrics' answers at the last look.", maxItems: MAX_ANALYSIS_METRICS },
+                  ),
+                ),
+                message: Type.String({ description: 'The verdict in words, with the rates and the answers.' }),
+                checkedAt: Type.String({ format: 'date-time', description: 'When the counts and metrics were read.' }),
                 specHash: Type.Optional(
                   Type.String({
                     description:

@@ -21,6 +21,7 @@ import {
 } from '../api/defaults.ts';
 import { durationSeconds, durationText, DURATION } from '../api/schema.ts';
 import { invalidDestinations } from '../domain/notification-destinations.ts';
+import { parseEndpoints } from '../domain/analysis-prometheus.ts';
 import { parseBindAddress } from '../runtime/http-server.ts';
 import { LOG_FORMATS, LOG_LEVELS } from '../runtime/logger.ts';
 import { DEFAULT_BANNED_KINDS } from '../webhook/owned-resource-admission.ts';
@@ -337,6 +338,28 @@ export const SETTINGS = {
       if (wrong !== undefined) throw new InvalidArgumentError(`"${wrong}" is not an http or https URL`);
       return prefixes;
     },
+  },
+  analysisPrometheus: {
+    value: '<name=url,...>',
+    env: 'TWC_ANALYSIS_PROMETHEUS',
+    default: '',
+    description:
+      "the Prometheus-compatible endpoints spec.rollout.analysis.metrics may query, each by a name a worker deployment's spec.rollout.analysis.prometheus.name gives (the spec never gives an address), such as `main=http://prometheus.monitoring:9090`; queries go to `<url>/api/v1/query`, redirects are not followed, and the controller sends no credential of its own; empty: metric analysis is off, and a rollout that asks for it waits, saying so",
+    parse: (value: string) => {
+      try {
+        return parseEndpoints(commaList(value));
+      } catch (error) {
+        throw new InvalidArgumentError((error as Error).message);
+      }
+    },
+  },
+  analysisPrometheusTenantAuth: {
+    value: '<name,...>',
+    env: 'TWC_ANALYSIS_PROMETHEUS_TENANT_AUTH',
+    default: '',
+    description:
+      "the endpoints of --analysis-prometheus that take a query only with the worker deployment's own bearer token (spec.rollout.analysis.prometheus.bearerTokenSecretRef, a Secret of its namespace): a multi-tenant front such as prom-label-proxy, Mimir or Thanos then answers each namespace what its own token may read",
+    parse: commaList,
   },
   temporalConnectTo: {
     value: '<host:port=host:port,...>',

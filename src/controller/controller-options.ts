@@ -7,6 +7,7 @@ import type { Metrics } from '../runtime/metrics.ts';
 import type { TokenRate } from '../runtime/token-bucket.ts';
 import type { CallTimeouts } from '../temporal/channel.ts';
 import type { ServiceAccountRef } from '../k8s/service-account-tokens.ts';
+import type { PrometheusEndpoint } from '../domain/analysis-prometheus.ts';
 
 export interface ControllerOptions {
   /** How to reach the Kubernetes API (a kubeconfig, or the cluster the controller runs in). */
@@ -61,6 +62,8 @@ export interface ControllerOptions {
   ownedResourcesServiceAccount?: string;
   /** URL prefixes spec.notifications may send to (--notification-destinations; default: none, notifications off). */
   notificationDestinations?: readonly string[];
+  /** The Prometheus endpoints spec.rollout.analysis.metrics may query (--analysis-prometheus; default: none, metric analysis off). */
+  analysisPrometheus?: readonly PrometheusEndpoint[];
   /** Renew each such token this long after it was issued, instead of at 80% of its life (tests). */
   serviceAccountTokenRenewMs?: number;
 }

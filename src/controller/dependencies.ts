@@ -23,6 +23,7 @@ import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
 import { statusFigures } from '../status/figures.ts';
+import { analysisMetricsReader, type ReadAnalysisMetrics } from './analysis-metrics.ts';
 import type { Caches } from './caches.ts';
 import type { ControllerOptions } from './controller-options.ts';
 import { EventRecorder, type RecordEvent } from './events.ts';
@@ -65,6 +66,8 @@ export interface ReconcilerDependencies extends PlannerConfig {
   setPinnedWorkflows(namespace: string, name: string, running: Record<string, number>): void;
   /** The objects the target build's Pods read that are missing (see Metrics.setMissingConfiguration); absent from models. */
   setMissingConfiguration?(namespace: string, name: string, missing: number): void;
+  /** Reads spec.rollout.analysis.metrics (analysis-metrics.ts); absent: no endpoint is allowed, metric analysis is off. */
+  analysisMetrics?: ReadAnalysisMetrics;
   /** A verdict of spec.rollout.analysis reached (see Metrics.countAnalysisVerdict). */
   countAnalysisVerdict(namespace: string, name: string, verdict: 'Passed' | 'Failed'): void;
   /** Rounds of moves of pinned workflows that ended (see Metrics.countPinnedWorkflowMoves); absent where nothing is measured. */
@@ -107,6 +110,7 @@ export interface DependencySources {
     | 'rollbackWindowMs'
     | 'certificateExpiryWarningMs'
     | 'pollerHistoryMs'
+    | 'analysisPrometheus'
   >;
   pollIntervalMs: number;
   copyRetries: RetrySchedule<string>;
@@ -135,6 +139,11 @@ export function sharedDependencies(sources: DependencySources): SharedDependenci
     setMissingConfiguration: metrics.setMissingConfiguration,
     setBuildsWithoutPollers: metrics.setBuildsWithoutPollers,
     countAnalysisVerdict: metrics.countAnalysisVerdict,
+    analysisMetrics: analysisMetricsReader({
+      endpoints: options.analysisPrometheus ?? [],
+      secret: (namespace, name) => caches.secrets.get(namespace, name),
+      count: metrics.countAnalysisQuery,
+    }),
     countPinnedWorkflowMoves: metrics.countPinnedWorkflowMoves,
     countSecretCopyRevocation: metrics.countSecretCopyRevocation,
     setConnectionCertificates: metrics.setConnectionCertificates,

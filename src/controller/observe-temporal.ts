@@ -1,8 +1,9 @@
 // The second stage of a reconcile's observation: Temporal's description of the Worker Deployment
 // (read once), and, only when the planner asks, the workflows running on old builds and their
-// batch operations (the pinned-workflow ladder and the moves), and the target's task queues,
-// pollers and gate runs; then one plain Observation of both stages. A read that fails is reported
-// as exactly that, and nothing is decided on half an answer.
+// batch operations (the pinned-workflow ladder and the moves), the target's task queues, pollers
+// and gate runs, and what its analysis judges by (Temporal's counts, the Prometheus queries); then
+// one plain Observation of both stages. A read that fails is reported as exactly that, and nothing
+// is decided on half an answer.
 import type { TemporalConnection } from '../api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import type {
@@ -26,6 +27,7 @@ import { gateQueues, readsNeeded } from '../planner/plan.ts';
 import { CredentialsError } from '../temporal/credentials.ts';
 import { TemporalNamespaceNotFoundError } from '../temporal/deployment-state.ts';
 import type { WorkerDeploymentAddress, WorkerDeploymentClient } from '../temporal/worker-deployment-client.ts';
+import { analysisMetricsReader } from './analysis-metrics.ts';
 import type { ReconcilerDependencies } from './dependencies.ts';
 import type { DescribedAt } from './last-described.ts';
 import { temporalTrouble } from './temporal-trouble.ts';
@@ -141,7 +143,7 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
     }
   }
   if (needs.analysis) {
-    const { buildIds, since, workflowTypes } = needs.analysis;
+    const { buildIds, since, workflowTypes, metrics } = needs.analysis;
     const counts: Record<string, OutcomeCounts> = {};
     try {
       for (const b of buildIds) counts[b] = await temporal.countOutcomes(b, since, workflowTypes);
@@ -151,6 +153,13 @@ export async function observeTemporal(deps: ReconcilerDependencies, facts: Kuber
       const stopped = troubled(error, what);
       if (stopped) return stopped;
       observation.analysis = { failure: `${what}: ${errorMessage(error)}` };
+    }
+    if (metrics && 'counts' in observation.analysis) {
+      // Without a reader (models), as with no endpoint allowed: refused.
+      const reader =
+        deps.analysisMetrics ?? analysisMetricsReader({ endpoints: [], secret: (ns, name) => deps.secret(ns, name) });
+      const read = await reader(namespace, metrics);
+      observation.analysis = 'failure' in read ? read : { counts, metrics: read.answers };
     }
   }
   if (!needs.unversionedPollers && !needs.gateStage && !needs.targetTaskQueues) return { observation, temporal };

@@ -70,8 +70,15 @@ export interface OutcomeCounts {
   failed: number;
 }
 
-/** The counts spec.rollout.analysis asked for, by build, or why they could not be read. */
-export type AnalysisObservation = { counts: Record<string, OutcomeCounts> } | { failure: string };
+/** A metric query's answer: its number, or why there is none (no series, NaN). */
+export type MetricAnswer = { value: number } | { noSample: string };
+
+/**
+ * What spec.rollout.analysis asked for: the counts by build and the metrics' answers by name, or
+ * why they could not be read (nothing is judged on half an answer).
+ */
+export type AnalysisObservation =
+  { counts: Record<string, OutcomeCounts>; metrics?: Record<string, MetricAnswer> } | { failure: string };
 
 /** The counts and batches of the pinned-workflow ladder. */
 export interface LadderObservation {

@@ -1,19 +1,21 @@
-// spec.rollout.analysis: whether the ramping build's workflows say it is fit to go on, by the
-// failure rate of the workflows it closed in a step's window, against an absolute limit and/or
-// the current build's rate over the same window. Pure: the counts and `now` come in; the reads to
-// make, then a verdict with its reason and what the status remembers, go out.
+// spec.rollout.analysis: whether the ramping build is fit to go on, by the failure rate of the
+// workflows it closed in a step's window (against an absolute limit and/or the current build's rate
+// over the same window) and by the answers of Prometheus queries (each against its range). Pure: the
+// counts, the answers and `now` come in; the reads to make, then a verdict with its reason and what
+// the status remembers, go out.
 //
-// A failure is final as soon as the counts show it (enough samples and over a limit), even before
-// the window ends: a build failing 30 % of its workflows is not left to fail more of them. A pass
-// waits for the window's end. A failure holds the rollout of its build whatever else of the spec
+// A failure is final as soon as the counts or an answer show it (enough samples and over a limit,
+// an answer out of range), even before the window ends: a build failing 30 % of its workflows is
+// not left to fail more of them. A pass waits for the window's end, every part judged. A failure holds the rollout of its build whatever else of the spec
 // changes (a pause, a replica count): only a change of the analysis itself (judged again), a new
 // template or spec.rollout.promote naming the build lifts it (see status failedBuilds for the
 // rollback shortcut).
 import { ANALYSIS_DEFAULTS } from '../api/defaults.ts';
+import { promDuration, renderQuery } from '../api/metric-query.ts';
 import { durationSeconds } from '../api/schema.ts';
 import type { Rollout, TemporalWorkerDeployment } from '../api/temporal-worker-deployment.ts';
 import { specHash } from '../api/spec-hash.ts';
-import type { AnalysisObservation, OutcomeCounts } from '../domain/observation.ts';
+import type { AnalysisObservation, MetricAnswer, OutcomeCounts } from '../domain/observation.ts';
 
 /** What the spec asks of an analysis (spec.rollout.analysis, durations already in seconds). */
 export interface AnalysisPolicy {
@@ -42,6 +44,15 @@ export interface AnalysisInput {
   current?: OutcomeCounts;
   /** The build judged, in words: the ramping build, unless said otherwise. */
   subject?: string;
+  /** spec.rollout.analysis.metrics with their answers (none without). */
+  metrics?: MetricReading[];
+}
+
+export interface MetricReading {
+  name: string;
+  min?: number | undefined;
+  max?: number | undefined;
+  answer: MetricAnswer;
 }
 
 export type AnalysisVerdict =
@@ -62,30 +73,49 @@ export function judgeAnalysis({
   pauseSeconds,
   ramping,
   current,
+  metrics = [],
 }: AnalysisInput): AnalysisVerdict {
   const windowEnd = analysisWindowEnd(policy, windowStart, pauseSeconds);
-  const rate = failureRate(ramping);
-  const counted = `${ramping.failed} of ${ramping.closed} workflows closed on ${subject} failed (${percent(rate)})`;
-  if (ramping.closed >= policy.minSamples) {
-    if (policy.maxFailureRate !== undefined && rate > policy.maxFailureRate)
-      return { state: 'failed', reason: `${counted}, above maxFailureRate ${percent(policy.maxFailureRate)}` };
-    if (policy.maxFailureRateIncrease !== undefined) {
-      const baseline = failureRate(current ?? { closed: 0, failed: 0 });
-      if (rate - baseline > policy.maxFailureRateIncrease)
-        return {
-          state: 'failed',
-          reason: `${counted}, against ${percent(baseline)} on the current build (${current?.failed ?? 0} of ${current?.closed ?? 0}): more than maxFailureRateIncrease ${percent(policy.maxFailureRateIncrease)} worse`,
-        };
+  const judged: string[] = [];
+  const lacking: string[] = [];
+  if (policy.maxFailureRate !== undefined || policy.maxFailureRateIncrease !== undefined) {
+    const rate = failureRate(ramping);
+    const counted = `${ramping.failed} of ${ramping.closed} workflows closed on ${subject} failed (${percent(rate)})`;
+    if (ramping.closed >= policy.minSamples) {
+      if (policy.maxFailureRate !== undefined && rate > policy.maxFailureRate)
+        return { state: 'failed', reason: `${counted}, above maxFailureRate ${percent(policy.maxFailureRate)}` };
+      if (policy.maxFailureRateIncrease !== undefined) {
+        const baseline = failureRate(current ?? { closed: 0, failed: 0 });
+        if (rate - baseline > policy.maxFailureRateIncrease)
+          return {
+            state: 'failed',
+            reason: `${counted}, against ${percent(baseline)} on the current build (${current?.failed ?? 0} of ${current?.closed ?? 0}): more than maxFailureRateIncrease ${percent(policy.maxFailureRateIncrease)} worse`,
+          };
+      }
+      judged.push(counted);
+    } else lacking.push(`${counted}: fewer than minSamples (${policy.minSamples})`);
+  }
+  for (const metric of metrics) {
+    if ('noSample' in metric.answer) {
+      lacking.push(`metric ${metric.name} has no sample (${metric.answer.noSample})`);
+      continue;
     }
+    const said = `metric ${metric.name} is ${numberText(metric.answer.value)}`;
+    const outside = outOfRange(metric.answer.value, metric);
+    if (outside) return { state: 'failed', reason: `${said}, ${outside}` };
+    judged.push(said);
+  }
+  if (lacking.length === 0) {
+    const all = judged.join('; ');
     if (now < windowEnd)
       return {
         state: 'pending',
-        reason: `${counted}; the window ends at ${windowEnd.toISOString()}`,
+        reason: `${all}; the window ends at ${windowEnd.toISOString()}`,
         recheckAt: windowEnd,
       };
-    return { state: 'passed', reason: `${counted}, within the limits` };
+    return { state: 'passed', reason: `${all}, within the limits` };
   }
-  const few = `${counted}: fewer than minSamples (${policy.minSamples})`;
+  const few = [...judged, ...lacking].join('; ');
   if (now < windowEnd)
     return {
       state: 'pending',
@@ -111,6 +141,19 @@ export function judgeAnalysis({
       };
     }
   }
+}
+
+/** Why a metric's answer fails its range; undefined when it passes. */
+function outOfRange(value: number, { min, max }: { min?: number | undefined; max?: number | undefined }) {
+  if (max !== undefined && value > max) return `above max ${numberText(max)}`;
+  if (min !== undefined && value < min) return `below min ${numberText(min)}`;
+  return undefined;
+}
+
+/** A number as people read it: four significant digits, infinities as PromQL writes them. */
+function numberText(value: number): string {
+  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : '-Inf';
+  return String(Number(value.toPrecision(4)));
 }
 
 function failureRate({ closed, failed }: OutcomeCounts): number {
@@ -143,6 +186,9 @@ export function analysisPolicy(analysis: RolloutAnalysis): AnalysisPolicy {
 export interface AnalysisContext {
   now: Date;
   analysis: RolloutAnalysis | undefined;
+  /** The worker deployment's Kubernetes namespace and its Worker Deployment's name in Temporal, for the queries. */
+  namespace: string;
+  temporalName: string;
   generation: number;
   targetBuildId: string;
   currentBuildId?: string | undefined;
@@ -161,11 +207,23 @@ export interface AnalysisContext {
   promoted?: boolean;
 }
 
-/** The counts the verdict needs: the target's, and the current build's for a relative limit. */
+/**
+ * What the verdict needs: the counts of the target (and of the current build for a relative limit),
+ * none without a failure-rate limit; and the metrics' queries, made for this build and this look.
+ */
 export interface AnalysisReads {
   buildIds: string[];
   since: Date;
   workflowTypes?: string[];
+  metrics?: MetricReads;
+}
+
+export interface MetricReads {
+  prometheus: NonNullable<RolloutAnalysis['prometheus']>;
+  /** Each metric's query with its variables filled in. */
+  queries: { name: string; query: string }[];
+  /** The instant the queries are evaluated at: this reconcile's `now`. */
+  at: Date;
 }
 
 export interface AnalysisPlan {
@@ -197,11 +255,29 @@ function settled({ previous, step, analysis }: AnalysisContext): AnalysisMemory 
 export function analysisReads(context: AnalysisContext): AnalysisReads | undefined {
   const { analysis, step, targetBuildId, currentBuildId } = context;
   if (!analysis || !step || context.promoted || settled(context)) return undefined;
+  const rates = analysis.maxFailureRate !== undefined || analysis.maxFailureRateIncrease !== undefined;
   const relative = analysis.maxFailureRateIncrease !== undefined && currentBuildId !== undefined;
+  const metrics = analysis.metrics && analysis.prometheus ? metricReads(context, analysis.prometheus) : undefined;
   return {
-    buildIds: relative ? [targetBuildId, currentBuildId] : [targetBuildId],
+    buildIds: !rates ? [] : relative ? [targetBuildId, currentBuildId] : [targetBuildId],
     since: step.windowStart,
     ...(analysis.workflowTypes?.length ? { workflowTypes: analysis.workflowTypes } : {}),
+    ...(metrics ? { metrics } : {}),
+  };
+}
+
+function metricReads(context: AnalysisContext, prometheus: MetricReads['prometheus']): MetricReads {
+  const { now, step, targetBuildId, namespace, temporalName } = context;
+  const variables = {
+    BuildID: targetBuildId,
+    DeploymentName: temporalName,
+    Namespace: namespace,
+    Window: promDuration((now.getTime() - (step?.windowStart ?? now).getTime()) / 1000),
+  };
+  return {
+    prometheus,
+    queries: (context.analysis?.metrics ?? []).map((m) => ({ name: m.name, query: renderQuery(m.query, variables) })),
+    at: now,
   };
 }
 
@@ -229,6 +305,13 @@ export function planAnalysis(context: AnalysisContext, observed: AnalysisObserva
     return { state: 'pending', reason: `the analysis of ${stepName} waits: ${observed.failure}`, onFailure };
   const ramping = observed.counts[targetBuildId] ?? { closed: 0, failed: 0 };
   const current = currentBuildId === undefined ? undefined : observed.counts[currentBuildId];
+  const counted = analysis.maxFailureRate !== undefined || analysis.maxFailureRateIncrease !== undefined;
+  const metrics = (analysis.metrics ?? []).map(({ name, min, max }) => ({
+    name,
+    min,
+    max,
+    answer: observed.metrics?.[name] ?? { noSample: 'not read' },
+  }));
   const verdict = judgeAnalysis({
     now,
     policy: analysisPolicy(analysis),
@@ -237,6 +320,7 @@ export function planAnalysis(context: AnalysisContext, observed: AnalysisObserva
     ramping,
     ...(current ? { current } : {}),
     ...(step.bake ? { subject: 'the promoted build' } : {}),
+    metrics,
   });
   const state = verdict.state === 'passed' ? 'Passed' : verdict.state === 'failed' ? 'Failed' : 'Pending';
   const message = `analysis of ${stepName}: ${verdict.reason}`;
@@ -245,9 +329,15 @@ export function planAnalysis(context: AnalysisContext, observed: AnalysisObserva
     step: step.index + 1,
     verdict: state,
     windowStart: step.windowStart.toISOString(),
-    closed: ramping.closed,
-    failed: ramping.failed,
+    ...(counted ? { closed: ramping.closed, failed: ramping.failed } : {}),
     ...(current ? { currentClosed: current.closed, currentFailed: current.failed } : {}),
+    ...(metrics.length > 0
+      ? {
+          metrics: metrics.map(({ name, answer }) =>
+            'value' in answer && Number.isFinite(answer.value) ? { name, value: answer.value } : { name },
+          ),
+        }
+      : {}),
     message,
     checkedAt: now.toISOString(),
     specHash: specHash(analysis),

@@ -76,6 +76,8 @@ export function situation(observation: Omit<Observation, 'target'>, config: { ro
     analysis: {
       now,
       analysis: rollout.analysis,
+      namespace: workerDeployment.metadata.namespace ?? '',
+      temporalName: observation.temporalName,
       generation: workerDeployment.metadata.generation ?? 0,
       targetBuildId: buildId,
       currentBuildId: temporal.currentBuildId,

@@ -49,6 +49,7 @@ export class Metrics {
   private readonly copiesForbidden: Counter<'namespace' | 'kind' | 'verb'>;
   private readonly notifications: Counter<'result'>;
   private readonly analysisVerdicts: Counter<'namespace' | 'worker_deployment' | 'verdict'>;
+  private readonly analysisQueries: Counter<'namespace' | 'result'>;
   private readonly pinnedWorkflowMoves: Counter<'namespace' | 'worker_deployment' | 'result'>;
   private readonly failedMoveRounds: Counter<'namespace' | 'worker_deployment'>;
   private readonly callSlotWait: Histogram<'temporal_namespace'>;
@@ -202,6 +203,12 @@ export class Metrics {
       name: 'twc_analysis_verdicts_total',
       help: 'Steps judged by spec.rollout.analysis, by verdict (Passed, Failed)',
       labelNames: ['namespace', 'worker_deployment', 'verdict'],
+      registers,
+    });
+    this.analysisQueries = new Counter({
+      name: 'twc_analysis_queries_total',
+      help: 'Queries of spec.rollout.analysis.metrics, by result (answered, no_sample, failed: the endpoint did not answer one number, refused: the spec names an endpoint the controller does not allow or lacks the token it requires)',
+      labelNames: ['namespace', 'result'],
       registers,
     });
     this.pinnedWorkflowMoves = new Counter({
@@ -422,6 +429,10 @@ export class Metrics {
   /** Counts one step of a worker deployment judged by its analysis. */
   readonly countAnalysisVerdict = (namespace: string, name: string, verdict: 'Passed' | 'Failed'): void => {
     this.analysisVerdicts.inc({ namespace, worker_deployment: name, verdict });
+  };
+
+  readonly countAnalysisQuery = (namespace: string, result: 'answered' | 'no_sample' | 'failed' | 'refused'): void => {
+    this.analysisQueries.inc({ namespace, result });
   };
 
   /** Counts what the rounds of moves that ended moved and left, and those that failed. */

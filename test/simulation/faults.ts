@@ -41,6 +41,7 @@ const TEMPORAL_METHODS = [
   'readGate',
   'countRunningWorkflows',
   'countOutcomes',
+  'prometheusQuery',
   'startBatch',
   'describeBatch',
   'stopBatch',

@@ -382,7 +382,8 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
       );
     for (const build of batch.builds) {
       if (batch.onto !== undefined && this.abortedTarget(build)) continue;
-      const since = this.activeSince.get(build);
+      // Active now, not only at the last step's end: a new template may have just taken the target role away.
+      const since = this.active(build) ? this.activeSince.get(build) : undefined;
       // The controller had a clean look since the build became active: it should have stopped the batch.
       if (since !== undefined && since < this.lastCleanReconcile)
         this.fail(

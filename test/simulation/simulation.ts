@@ -6,6 +6,7 @@
 // models do from another, what each build does from the build's ID.
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { ReconcilerDependencies } from '../../src/controller/dependencies.ts';
+import { analysisMetricsReader } from '../../src/controller/analysis-metrics.ts';
 import { LastDescribed } from '../../src/controller/last-described.ts';
 import { reconcile } from '../../src/controller/reconciler.ts';
 import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
@@ -20,6 +21,9 @@ import { type Clock, KubernetesModel } from './kubernetes-model.ts';
 import { Prng } from './prng.ts';
 import { TemporalModel } from './temporal-model.ts';
 import { applyToObject, randomUserAction, type UserAction } from './user-actions.ts';
+
+/** The one Prometheus endpoint the simulated controller allows, which spec.rollout.analysis.prometheus names. */
+const PROMETHEUS = { name: 'main', url: 'http://prometheus.sim', tenantAuth: false };
 
 export interface Step {
   /** Time that passes before the step's event. */
@@ -153,6 +157,11 @@ export class Simulation {
       setBuildsWithoutPollers: () => {},
       pollersSeen: () => undefined,
       countAnalysisVerdict: () => {},
+      analysisMetrics: analysisMetricsReader({
+        endpoints: [PROMETHEUS],
+        secret: () => Promise.resolve(undefined),
+        query: ({ query }) => this.temporal.prometheus()(query),
+      }),
       wroteStatus: (replaced, stored) => ownWrites.wrote(replaced, stored),
       recordEvent: () => Promise.resolve(),
       now: () => new Date(this.clock.now),

@@ -15,7 +15,7 @@ import type {
   TemporalDeploymentState,
   TemporalVersion,
 } from '../../src/domain/snapshot.ts';
-import type { OutcomeCounts } from '../../src/domain/observation.ts';
+import type { MetricAnswer, OutcomeCounts } from '../../src/domain/observation.ts';
 import {
   type CheckRun,
   type PinnedRun,
@@ -809,6 +809,23 @@ export class TemporalModel {
 
   countOutcomes(buildId: string, since: Date, workflowTypes?: string[]): OutcomeCounts {
     this.call('countOutcomes', `countOutcomes ${buildId} since ${since.toISOString()}`);
+    return this.outcomes(buildId, since, workflowTypes);
+  }
+
+  /**
+   * Prometheus beside Temporal, for spec.rollout.analysis.metrics: the simulated workers export
+   * the share of their workflows that failed, so a query `failure_ratio{build="<id>"}[<n>s]` answers
+   * that share over the build's workflows closed in the last n seconds, and no series when none closed.
+   */
+  prometheusQuery(query: string): MetricAnswer {
+    this.call('prometheusQuery', `prometheusQuery ${query}`);
+    const build = /build="([^"]+)"/.exec(query)?.[1] ?? '';
+    const seconds = Number(/\[(\d+)s\]/.exec(query)?.[1] ?? '0');
+    const { closed, failed } = this.outcomes(build, new Date(this.clock.now - seconds * 1000));
+    return closed === 0 ? { noSample: 'no series' } : { value: failed / closed };
+  }
+
+  private outcomes(buildId: string, since: Date, workflowTypes?: string[]): OutcomeCounts {
     const query = parseQuery(closedWorkflowsQuery(this.temporalName, buildId, since, workflowTypes));
     const counts: OutcomeCounts = { closed: 0, failed: 0 };
     for (const w of this.workflows) {
@@ -929,6 +946,11 @@ export class TemporalModel {
       batch.closeTime = this.clock.now;
     }
     this.answered('stopBatch');
+  }
+
+  /** The Prometheus adapter's instant query, as prometheusQuery answers it, failing as Temporal's calls do under a fault. */
+  prometheus(): (query: string) => Promise<MetricAnswer> {
+    return async (query) => Promise.resolve(this.prometheusQuery(query));
   }
 
   client(identity: string): WorkerDeploymentClient {

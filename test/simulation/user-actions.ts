@@ -74,10 +74,25 @@ function steps(rng: Prng): NonNullable<Rollout['steps']> {
 
 function analysis(rng: Prng, strategy: Rollout['strategy']): Analysis {
   const tooFewSamples = rng.pick(['Wait', 'Pass', 'Fail'] as const);
+  // Prometheus's failure ratio beside the failure rate, or instead of it (temporal-model.ts answers it).
+  const metrics = rng.chance(0.4);
+  const rate = !metrics || rng.chance(0.5);
   return {
     ...(strategy === 'AllAtOnce' || rng.chance(0.5) ? { window: rng.pick(['1m', '5m', '10m']) } : {}),
     minSamples: rng.pick([0, 3, 10]),
-    maxFailureRate: rng.pick([0.1, 0.3]),
+    ...(rate ? { maxFailureRate: rng.pick([0.1, 0.3]) } : {}),
+    ...(metrics
+      ? {
+          prometheus: { name: 'main' },
+          metrics: [
+            {
+              name: 'failures',
+              query: 'failure_ratio{build="{{ .BuildID }}"}[{{ .Window }}]',
+              max: rng.pick([0.1, 0.3]),
+            },
+          ],
+        }
+      : {}),
     tooFewSamples,
     ...(tooFewSamples === 'Wait' && rng.chance(0.5) ? { maxWait: '2m' } : {}),
     ...(rng.chance(0.3) ? { onFailure: 'Pause' as const } : {}),

@@ -12,6 +12,7 @@ export const FLOORS: Readonly<Record<string, number>> = {
   planner: 4,
   k8s: 4,
   temporal: 5,
+  prometheus: 5,
   webhook: 5,
   controller: 6,
   'external-metrics': 6,

@@ -488,7 +488,90 @@ export const invalidManifests: InvalidManifest[] = [
     kind: 'TemporalWorkerDeployment',
     manifest: twd({ 'spec.rollout': { ...progressive(steps([10, '1m'])), analysis: { minSamples: 5 } } }),
     expect: 'spec.rollout.analysis',
-    says: 'set maxFailureRate, maxFailureRateIncrease or both',
+    says: 'set maxFailureRate, maxFailureRateIncrease, metrics or more than one',
+  },
+  {
+    title: 'metrics without an endpoint to query',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.rollout': {
+        ...progressive(steps([10, '1m'])),
+        analysis: { metrics: [{ name: 'errors', query: 'sum(rate(errors[1m]))', max: 1 }] },
+      },
+    }),
+    expect: 'spec.rollout.analysis.prometheus',
+    says: 'metrics are queried on prometheus: set both or neither',
+  },
+  {
+    title: 'a metric with no range',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.rollout': {
+        ...progressive(steps([10, '1m'])),
+        analysis: { prometheus: { name: 'main' }, metrics: [{ name: 'errors', query: 'sum(errors)' }] },
+      },
+    }),
+    expect: 'spec.rollout.analysis.metrics[0]',
+    says: 'set min, max or both',
+  },
+  {
+    title: 'a metric whose min is above its max',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.rollout': {
+        ...progressive(steps([10, '1m'])),
+        analysis: { prometheus: { name: 'main' }, metrics: [{ name: 'errors', query: 'sum(errors)', min: 2, max: 1 }] },
+      },
+    }),
+    expect: 'spec.rollout.analysis.metrics[0].min',
+    says: 'min must not be above max',
+  },
+  {
+    title: 'a metric query with a variable that does not exist',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.rollout': {
+        ...progressive(steps([10, '1m'])),
+        analysis: {
+          prometheus: { name: 'main' },
+          metrics: [{ name: 'errors', query: 'sum(errors{build="{{ .BuildID }}",pod="{{ .PodName }}"})', max: 1 }],
+        },
+      },
+    }),
+    expect: 'spec.rollout.analysis.metrics[0].query',
+    says: 'query may use only {{ .BuildID }}',
+  },
+  {
+    title: 'two metrics of one name',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.rollout': {
+        ...progressive(steps([10, '1m'])),
+        analysis: {
+          prometheus: { name: 'main' },
+          metrics: [
+            { name: 'errors', query: 'sum(errors)', max: 1 },
+            { name: 'errors', query: 'sum(failures)', max: 1 },
+          ],
+        },
+      },
+    }),
+    expect: 'spec.rollout.analysis.metrics',
+    says: 'each metric needs a name of its own',
+  },
+  {
+    title: 'a Prometheus endpoint named by an address',
+    kind: 'TemporalWorkerDeployment',
+    manifest: twd({
+      'spec.rollout': {
+        ...progressive(steps([10, '1m'])),
+        analysis: {
+          prometheus: { name: 'http://10.0.0.1:9090' },
+          metrics: [{ name: 'errors', query: 'sum(errors)', max: 1 }],
+        },
+      },
+    }),
+    expect: 'spec.rollout.analysis.prometheus.name',
   },
   {
     title: 'a failure rate above 1',

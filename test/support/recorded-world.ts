@@ -13,7 +13,9 @@ import { fencedBy } from '../../src/controller/reconcile-deadline.ts';
 import { reconcile } from '../../src/controller/reconciler.ts';
 import type { OwnWrites } from '../../src/runtime/own-writes.ts';
 import type { BatchProgress, BuildTaskQueues, GateRun, TemporalDeploymentState } from '../../src/domain/snapshot.ts';
-import type { OutcomeCounts } from '../../src/domain/observation.ts';
+import type { MetricAnswer, OutcomeCounts } from '../../src/domain/observation.ts';
+import type { PrometheusEndpoint } from '../../src/domain/analysis-prometheus.ts';
+import { analysisMetricsReader } from '../../src/controller/analysis-metrics.ts';
 import type { CheckRun, PinnedRun } from '../../src/domain/pinned-move.ts';
 import type { PollersSeen } from '../../src/domain/pollers.ts';
 import type { ServiceAccountRef } from '../../src/domain/token-policy.ts';
@@ -94,6 +96,10 @@ export interface World {
   copyRetries?: RetrySchedule<string>;
   /** The controller's --notification-destinations: spec.notifications is carried out (default: not at all, as without a notifier). */
   notificationDestinations?: string[];
+  /** The Prometheus endpoints the controller allows (--analysis-prometheus); default: none. */
+  analysisPrometheus?: PrometheusEndpoint[];
+  /** Each Prometheus query's answer, by its text as sent; no series when unsaid. */
+  metricAnswers?: Record<string, MetricAnswer>;
   /** The recorded Kubernetes adapter as the controller wraps it (OwnDeploymentWrites.noting, say); default: as it is. */
   cluster?: (recorded: ClusterClient) => ClusterClient;
 }
@@ -350,6 +356,14 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     setBuildsWithoutPollers: (_namespace, _name, count) => void buildsWithoutPollers.push(count),
     pollersSeen: () => world.pollers,
     countAnalysisVerdict: (_namespace, _name, verdict) => void analysisVerdicts.push(verdict),
+    analysisMetrics: analysisMetricsReader({
+      endpoints: world.analysisPrometheus ?? [],
+      secret,
+      query: ({ url, query, bearerToken }) =>
+        Promise.resolve(
+          call(`prometheus.query ${url} ${query}${bearerToken ? ` with bearer ${bearerToken}` : ''}`),
+        ).then(() => world.metricAnswers?.[query] ?? { noSample: 'no series' }),
+    }),
     countSecretCopyRevocation: (namespace, connection, result) =>
       void secretCopyRevocations.push(`${namespace} ${connection} ${result}`),
     wroteStatus: (replaced, stored) => world.ownWrites?.wrote(replaced, stored),

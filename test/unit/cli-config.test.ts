@@ -86,6 +86,8 @@ test('without flags or variables every setting has its default', () => {
       webhookCertDir: '/tmp/k8s-webhook-server/serving-certs',
       ownTokenAudiences: [],
       notificationDestinations: [],
+      analysisPrometheus: [],
+      analysisPrometheusTenantAuth: [],
       ownedResourceBannedKinds: ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Pod', 'Job', 'CronJob'],
       leaderElect: true,
       leaderElectionNamespace: undefined,
@@ -199,13 +201,34 @@ test('--notification-destinations takes URL prefixes joined by commas, and refus
     assert.throws(() => parse([`--notification-destinations=${bad}`]), /is not an http or https URL/, bad);
 });
 
+test('--analysis-prometheus takes name=url pairs joined by commas, and refuses at startup what is not one', () => {
+  assert.deepEqual(
+    parse(['--analysis-prometheus=main=http://prometheus.monitoring:9090/, mimir=https://mimir.example/prometheus'])
+      .analysisPrometheus,
+    [
+      { name: 'main', url: 'http://prometheus.monitoring:9090', tenantAuth: false },
+      { name: 'mimir', url: 'https://mimir.example/prometheus', tenantAuth: false },
+    ],
+  );
+  assert.deepEqual(parse(['--analysis-prometheus-tenant-auth=mimir']).analysisPrometheusTenantAuth, ['mimir']);
+  const refusals: [string, RegExp][] = [
+    ['http://prometheus:9090', /is not name=url/],
+    ['Main=http://prometheus:9090', /is not name=url/],
+    ['main=prometheus:9090', /is not http or https/],
+    ['main=file:///etc/passwd', /is not http or https/],
+    ['main=http://user:secret@prometheus:9090', /no credentials, query or fragment/],
+    ['main=http://a:9090,main=http://b:9090', /endpoint main is named twice/],
+  ];
+  for (const [bad, says] of refusals) assert.throws(() => parse([`--analysis-prometheus=${bad}`]), says, bad);
+});
+
 test('--namespace takes one namespace or several, joined by commas, and refuses what is not a name', () => {
   assert.deepEqual(parse(['--namespace=orders']).namespace, ['orders']);
   assert.deepEqual(parse(['--namespace=orders, billing']).namespace, ['orders', 'billing']);
   assert.throws(() => parse(['--namespace=orders,Billing']), /"Billing" is not a namespace name/);
 });
 
-test('twc run refuses timings that cannot work together, naming both flags', () => {
+test('twc run refuses settings that cannot work together, naming both flags', () => {
   assert.equal(settingsConflict(parse([])), undefined, 'the defaults');
   const refusals: [string[], RegExp][] = [
     [
@@ -217,6 +240,10 @@ test('twc run refuses timings that cannot work together, naming both flags', () 
       /--leader-elect-renew-period \(10s\) must be shorter than --leader-elect-renew-deadline \(10s\)/,
     ],
     [['--reconcile-timeout=10s'], /--reconcile-timeout \(10s\) must be longer than --temporal-read-timeout/],
+    [
+      ['--analysis-prometheus=main=http://p:9090', '--analysis-prometheus-tenant-auth=mimir'],
+      /--analysis-prometheus-tenant-auth names mimir, which --analysis-prometheus does not/,
+    ],
   ];
   for (const [args, refusal] of refusals) assert.match(settingsConflict(parse(args)) ?? '', refusal, args.join(' '));
 });

@@ -84,6 +84,8 @@ test('minSamples 0 with nothing closed passes at the window end', () => {
 const context = (changes: Partial<AnalysisContext> = {}): AnalysisContext => ({
   now: at(120),
   analysis: { maxFailureRate: 0.05, minSamples: 10, maxFailureRateIncrease: 0.1 },
+  namespace: 'shop',
+  temporalName: 'shop/orders',
   generation: 3,
   targetBuildId: 'v2',
   currentBuildId: 'v1',
@@ -223,4 +225,116 @@ test('the plan of an analysis: none standing passes, unread waits, a pending ver
   assert.deepEqual(early.recheckAt, at(120), 'the window ends with the pause');
   assert.partialDeepStrictEqual(early.memory, { closed: 0, failed: 0, verdict: 'Pending' });
   assert.equal('currentClosed' in (early.memory ?? {}), false, 'no count of the current build: none said');
+});
+
+const byMetrics: AnalysisPolicy = { minSamples: 10, tooFewSamples: 'Wait', maxWaitSeconds: 60 };
+const latency = (answer: { value: number } | { noSample: string }) => ({ name: 'latency', max: 2, answer });
+const successes = (answer: { value: number } | { noSample: string }) => ({ name: 'successes', min: 0.99, answer });
+
+test('metrics: an answer out of range fails at once, whichever bound; answers in range pass at the window end; no workflows counted without a rate limit', () => {
+  const none = { closed: 0, failed: 0 };
+  assert.deepEqual(
+    judge(30, none, { policy: byMetrics, metrics: [latency({ value: 1.5 }), successes({ value: 0.95123 })] }),
+    { state: 'failed', reason: 'metric successes is 0.9512, below min 0.99' },
+    'the reason names the answer out of range',
+  );
+  assert.deepEqual(judge(30, none, { policy: byMetrics, metrics: [latency({ value: Infinity })] }), {
+    state: 'failed',
+    reason: 'metric latency is +Inf, above max 2',
+  });
+  assert.deepEqual(judge(30, none, { policy: byMetrics, metrics: [latency({ value: 2 }), successes({ value: 1 })] }), {
+    state: 'pending',
+    reason: 'metric latency is 2; metric successes is 1; the window ends at 2026-11-25T10:02:00.000Z',
+    recheckAt: at(120),
+  });
+  assert.deepEqual(judge(120, none, { policy: byMetrics, metrics: [latency({ value: 0.3 })] }), {
+    state: 'passed',
+    reason: 'metric latency is 0.3, within the limits',
+  });
+});
+
+test('metrics beside a rate limit: either failing fails; both must be judged to pass', () => {
+  const metrics = [latency({ value: 3 })];
+  assert.equal(
+    judge(30, { closed: 2, failed: 0 }, { metrics }).state,
+    'failed',
+    'too few workflows do not hold back a failed answer',
+  );
+  assert.match(String(judge(30, { closed: 20, failed: 6 }, { metrics }).reason), /above maxFailureRate 5%$/);
+  assert.deepEqual(judge(120, { closed: 20, failed: 0 }, { metrics: [latency({ value: 1 })] }), {
+    state: 'passed',
+    reason: '0 of 20 workflows closed on the ramping build failed (0%); metric latency is 1, within the limits',
+  });
+  assert.equal(
+    judge(120, { closed: 3, failed: 0 }, { metrics: [latency({ value: 1 })] }).state,
+    'pending',
+    'an answer in range does not make up for too few workflows',
+  );
+});
+
+test('metrics: no sample is judged as tooFewSamples says, by the window end', () => {
+  const metrics = [latency({ noSample: 'no series' }), successes({ value: 1 })];
+  assert.deepEqual(judge(60, { closed: 0, failed: 0 }, { policy: byMetrics, metrics }), {
+    state: 'pending',
+    reason:
+      'metric successes is 1; metric latency has no sample (no series) so far; the window ends at 2026-11-25T10:02:00.000Z',
+    recheckAt: at(120),
+  });
+  assert.equal(judge(150, { closed: 0, failed: 0 }, { policy: byMetrics, metrics }).state, 'pending', 'Wait');
+  assert.equal(judge(180, { closed: 0, failed: 0 }, { policy: byMetrics, metrics }).state, 'failed', 'past maxWait');
+  const passing = { ...byMetrics, tooFewSamples: 'Pass' as const };
+  assert.match(
+    String(judge(120, { closed: 0, failed: 0 }, { policy: passing, metrics }).reason),
+    /metric latency has no sample \(no series\) by the window's end, which passes \(tooFewSamples: Pass\)$/,
+  );
+});
+
+const metricAnalysis = {
+  prometheus: { name: 'main', bearerTokenSecretRef: { name: 'prom', key: 'token' } },
+  metrics: [
+    {
+      name: 'errors',
+      query: 'sum(rate(failures{build="{{ .BuildID }}",ns="{{.Namespace}}"}[{{ .Window }}]))',
+      max: 0.1,
+    },
+    { name: 'seen', query: 'count(up{deployment="{{ .DeploymentName }}"})', min: 1 },
+  ],
+};
+
+test('metric reads: each query made for the target build, its namespace, its Worker Deployment and the window so far; no workflows counted without a rate limit', () => {
+  assert.deepEqual(analysisReads(context({ now: at(95.7), analysis: metricAnalysis })), {
+    buildIds: [],
+    since: windowStart,
+    metrics: {
+      prometheus: metricAnalysis.prometheus,
+      queries: [
+        { name: 'errors', query: 'sum(rate(failures{build="v2",ns="shop"}[95s]))' },
+        { name: 'seen', query: 'count(up{deployment="shop/orders"})' },
+      ],
+      at: at(95.7),
+    },
+  });
+  const reads = analysisReads(context({ now: at(-3), analysis: { ...metricAnalysis, maxFailureRate: 0.1 } }));
+  assert.deepEqual(reads?.buildIds, ['v2']);
+  assert.match(reads?.metrics?.queries[0]?.query ?? '', /\[1s\]/, 'a window not begun on this clock is one second');
+});
+
+test('a metric verdict is remembered with each answer; one without a finite value is named without one; no counts without a rate limit', () => {
+  const plan = planAnalysis(context({ now: at(30), analysis: metricAnalysis }), {
+    counts: {},
+    metrics: { errors: { value: 0.25 }, seen: { noSample: 'NaN' } },
+  });
+  assert.equal(plan.state, 'failed');
+  assert.deepEqual(plan.memory, {
+    generation: 3,
+    step: 1,
+    verdict: 'Failed',
+    windowStart: windowStart.toISOString(),
+    metrics: [{ name: 'errors', value: 0.25 }, { name: 'seen' }],
+    message: 'analysis of step 1 of build v2: metric errors is 0.25, above max 0.1',
+    checkedAt: at(30).toISOString(),
+    specHash: specHash(metricAnalysis),
+  });
+  const unread = planAnalysis(context({ now: at(130), analysis: metricAnalysis }), { counts: {}, metrics: {} });
+  assert.match(unread.reason, /metric errors has no sample \(not read\)/);
 });

@@ -436,6 +436,91 @@ test('analysis: a build over the limit inside its pause has its ramp removed; th
   assert.deepEqual(after.analysisVerdicts, [], 'the verdict is counted once');
 });
 
+const byMetrics = {
+  ...progressive,
+  analysis: {
+    prometheus: { name: 'main' },
+    metrics: [{ name: 'errors', query: 'sum(rate(failures{build="{{ .BuildID }}"}[{{ .Window }}]))', max: 0.1 }],
+  },
+};
+const main = { name: 'main', url: 'http://prometheus.monitoring:9090', tenantAuth: false };
+
+test('metric analysis: an answer over its max inside the pause removes the ramp, read with no count of workflows; the status keeps the answer', async () => {
+  const world = {
+    ...rolloutWorld({ buildId: 'v2', rollout: byMetrics }, ramping(10, 2)),
+    analysisPrometheus: [main],
+    metricAnswers: { 'sum(rate(failures{build="v2"}[120s]))': { value: 0.3 } },
+  };
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'prometheus.query http://prometheus.monitoring:9090 sum(rate(failures{build="v2"}[120s]))',
+    'temporal.changeRouting clearRamp',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.events, ['Normal RampCleared', 'Warning AnalysisFailed']);
+  assert.deepEqual(run.analysisVerdicts, ['Failed']);
+  assert.partialDeepStrictEqual(run.status?.targetVersion?.analysis, {
+    verdict: 'Failed',
+    metrics: [{ name: 'errors', value: 0.3 }],
+    message: 'analysis of step 1 of build v2: metric errors is 0.3, above max 0.1',
+  });
+  assert.equal(run.status?.targetVersion?.analysis?.closed, undefined, 'no workflows counted');
+});
+
+test('metric analysis: an endpoint the controller does not allow holds the step, past its pause, and says so; nothing is queried', async () => {
+  const world = {
+    ...rolloutWorld({ buildId: 'v2', rollout: byMetrics }, ramping(10, 6)),
+    analysisPrometheus: [{ ...main, name: 'other' }],
+  };
+  const run = await recordedReconcile(world);
+  assert.deepEqual(run.calls, ['temporal.describe', 'k8s.replaceStatus orders@10'], 'no query, no ramp');
+  assert.deepEqual(run.analysisVerdicts, []);
+  const progressing = run.status?.conditions?.find((c) => c.type === 'Progressing');
+  assert.match(
+    progressing?.message ?? '',
+    /spec\.rollout\.analysis\.prometheus\.name: "main" is not a Prometheus endpoint this controller allows \(--analysis-prometheus: other\)/,
+  );
+});
+
+test("metric analysis: a tenant-auth endpoint is queried with the worker deployment's own token, and refused without one", async () => {
+  const tenant = { ...main, tenantAuth: true };
+  const withToken = {
+    ...byMetrics,
+    analysis: {
+      ...byMetrics.analysis,
+      prometheus: { name: 'main', bearerTokenSecretRef: { name: 'prom', key: 'token' } },
+    },
+  };
+  const run = await recordedReconcile({
+    ...rolloutWorld({ buildId: 'v2', rollout: withToken }, ramping(10, 6)),
+    analysisPrometheus: [tenant],
+    secrets: [
+      {
+        metadata: { namespace: NAMESPACE, name: 'prom' },
+        data: { token: Buffer.from('tenant-token\n').toString('base64') },
+      },
+    ],
+    metricAnswers: { 'sum(rate(failures{build="v2"}[360s]))': { value: 0.01 } },
+  });
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'prometheus.query http://prometheus.monitoring:9090 sum(rate(failures{build="v2"}[360s])) with bearer tenant-token',
+    'temporal.changeRouting setRamp v2 50%',
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(run.events, ['Normal AnalysisPassed', 'Normal VersionRamped']);
+  const refused = await recordedReconcile({
+    ...rolloutWorld({ buildId: 'v2', rollout: byMetrics }, ramping(10, 6)),
+    analysisPrometheus: [tenant],
+  });
+  assert.deepEqual(refused.calls, ['temporal.describe', 'k8s.replaceStatus orders@10']);
+  assert.match(
+    refused.status?.conditions?.find((c) => c.type === 'Progressing')?.message ?? '',
+    /bearerTokenSecretRef: endpoint main takes queries only with the worker deployment's own token/,
+  );
+});
+
 test('analysis after an AllAtOnce promotion: counted since Temporal promoted it; a failure makes the build current before current again; a rollback is not judged', async () => {
   const baked = { strategy: 'AllAtOnce' as const, analysis: { window: '10m', maxFailureRate: 0.05 } };
   const promoted: TemporalDeploymentState = { ...v2CurrentV1Draining, currentChangedAt: minutesAgo(3) };

@@ -14,6 +14,11 @@ export function settingsConflict(options: Config): string | undefined {
     a && b && a.port === b.port && (a.host ?? '') === (b.host ?? '');
   if (options.metricsSecure && sameAddress(options.metricsBindAddress, options.healthProbeBindAddress))
     return '--metrics-secure serves /metrics over HTTPS, which the probes on the same --health-probe-bind-address cannot share: give --metrics-bind-address an address of its own';
+  const unknown = options.analysisPrometheusTenantAuth.find(
+    (n) => !options.analysisPrometheus.some((e) => e.name === n),
+  );
+  if (unknown !== undefined)
+    return `--analysis-prometheus-tenant-auth names ${unknown}, which --analysis-prometheus does not`;
   const longestCall = Math.max(options.temporalReadTimeout, options.temporalWriteTimeout);
   if (options.reconcileTimeout <= longestCall)
     return `--reconcile-timeout (${options.reconcileTimeout / 1000}s) must be longer than --temporal-read-timeout and --temporal-write-timeout (${longestCall / 1000}s)`;
@@ -42,6 +47,10 @@ export function controllerOptions({ options, access, metrics, log }: RunContext)
     ...(options.serviceAccount ? { serviceAccount: options.serviceAccount } : {}),
     ownTokenAudiences: options.ownTokenAudiences,
     notificationDestinations: options.notificationDestinations,
+    analysisPrometheus: options.analysisPrometheus.map((endpoint) => ({
+      ...endpoint,
+      tenantAuth: options.analysisPrometheusTenantAuth.includes(endpoint.name),
+    })),
     ...(options.ownedResourcesServiceAccount
       ? { ownedResourcesServiceAccount: options.ownedResourcesServiceAccount }
       : {}),
