@@ -6,10 +6,10 @@
 //
 // A failure is final as soon as the counts or an answer show it (enough samples and over a limit,
 // an answer out of range), even before the window ends: a build failing 30 % of its workflows is
-// not left to fail more of them. A pass waits for the window's end, every part judged. A failure holds the rollout of its build whatever else of the spec
-// changes (a pause, a replica count): only a change of the analysis itself (judged again), a new
-// template or spec.rollout.promote naming the build lifts it (see status failedBuilds for the
-// rollback shortcut).
+// not left to fail more of them. A pass waits for the window's end, every part judged. A failure
+// holds the rollout of its build whatever else of the spec changes (a pause, a replica count):
+// only a change of the analysis itself (judged again), a new template or spec.rollout.promote
+// naming the build lifts it (see status failedBuilds for the rollback shortcut).
 import { ANALYSIS_DEFAULTS } from '../api/defaults.ts';
 import { promDuration, renderQuery } from '../api/metric-query.ts';
 import { durationSeconds } from '../api/schema.ts';

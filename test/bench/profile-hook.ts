@@ -1,7 +1,8 @@
 // Loaded into `twc run` by the footprint bench with --profile (NODE_OPTIONS=--import): the first
-// SIGUSR2 starts a CPU profile, the second stops it and writes it, then a heap snapshot, into
-// TWC_PROFILE_DIR as TWC_PROFILE_NAME.cpuprofile and .heapsnapshot (renamed into place when
-// complete). Only the window between the signals is profiled, not the start.
+// SIGUSR2 starts a CPU profile and samples allocations, the second stops both and writes them, then
+// a heap snapshot, into TWC_PROFILE_DIR as TWC_PROFILE_NAME.cpuprofile, .heapprofile (every
+// allocation sampled, collected since or not: what makes the collector run) and .heapsnapshot
+// (renamed into place when complete). Only the window between the signals is profiled, not the start.
 import { renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
@@ -22,12 +23,23 @@ async function toggle(): Promise<void> {
     profiling = true;
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
+    await session.post('HeapProfiler.enable');
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
     return;
   }
   const { profile } = await session.post('Profiler.stop');
+  const { profile: allocations } = await session.post('HeapProfiler.stopSampling');
   const file = (ext: string) => path.join(dir, `${name}.${ext}`);
-  writeFileSync(`${file('cpuprofile')}.part`, JSON.stringify(profile));
-  renameSync(`${file('cpuprofile')}.part`, file('cpuprofile'));
+  const write = (ext: string, value: unknown) => {
+    writeFileSync(`${file(ext)}.part`, JSON.stringify(value));
+    renameSync(`${file(ext)}.part`, file(ext));
+  };
+  write('cpuprofile', profile);
+  write('heapprofile', allocations);
   writeHeapSnapshot(`${file('heapsnapshot')}.part`);
   renameSync(`${file('heapsnapshot')}.part`, file('heapsnapshot'));
 }
