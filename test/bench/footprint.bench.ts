@@ -11,8 +11,9 @@
 // idle window is, by default, one period of an idle worker deployment's pollers reads (half the
 // poller history), so that it holds one of them whatever its phase. Each figure is printed beside
 // its goal (issue 40) and the Go controller's, as measured on this environment. With --profile DIR,
-// the windows are also CPU-profiled and end with a heap snapshot (profile-hook.ts), which changes
-// the figures: profile and measure in separate runs. Prints figures; asserts nothing.
+// the windows are also CPU-profiled, their allocations sampled, and end with a heap snapshot
+// (profile-hook.ts), which changes the figures: profile and measure in separate runs. Prints
+// figures; asserts nothing.
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
