@@ -31,6 +31,7 @@ export async function globalSetup(): Promise<void> {
     imageStore: environment.imageStore,
     podLogDir: environment.podLogDir,
     auditLogPath: environment.auditLogPath,
+    workerMetricsAddress: environment.workerMetricsAddress ?? '',
   };
   process.env[SHARED_ENVIRONMENT_VARIABLE] = JSON.stringify(shared);
   console.error(`[environment] ready in ${((Date.now() - started) / 1000).toFixed(1)}s (logs in ${environment.dir})`);

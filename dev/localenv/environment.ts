@@ -8,6 +8,7 @@ import { ensureBinaries, type Binaries, type Log, newerTemporal } from './binari
 import type { LocalNode } from '../node-agent/placement.ts';
 import { installCrds } from './crds.ts';
 import { startKubernetes } from './kubernetes.ts';
+import { freePort } from './ports.ts';
 import { Component } from './process.ts';
 import { LOCAL_DYNAMIC_CONFIG, startTemporal } from './temporal.ts';
 
@@ -58,6 +59,8 @@ export interface Environment {
   binaries: Binaries;
   /** The Temporal CLI whose dev server runs here, for commands against it. */
   temporalBinary: string;
+  /** Where the node agent serves its hosted workers' SDK metrics (`host:port`, path /metrics), when it runs. */
+  workerMetricsAddress?: string;
   /**
    * The node agent's image store: an image loaded here (`loadImage`) runs as a real process in
    * the Pods that name it, with its output in `podLogDir` (needs root; see image-container.ts).
@@ -116,11 +119,16 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     const kubeconfig = new KubeConfig();
     kubeconfig.loadFromFile(kubernetes.kubeconfigPath);
     if (options.crdDir) await installCrds(kubeconfig, options.crdDir);
+    let workerMetricsAddress: string | undefined;
     if (options.nodeAgent ?? true) {
       const nodes = [{ name: NODE_NAME, labels: {}, taints: [] }, ...(options.extraNodes ?? [])];
       const services = options.temporalServiceAddress ? { [options.temporalServiceAddress]: temporal.address } : {};
+      workerMetricsAddress = `127.0.0.1:${await freePort()}`;
       components.push(
-        await startNodeAgent(dir, kubernetes.kubeconfigPath, nodes, services, options.tokenRenewAfterSeconds),
+        await startNodeAgent(dir, kubernetes.kubeconfigPath, nodes, services, {
+          tokenRenewAfterSeconds: options.tokenRenewAfterSeconds,
+          sdkMetrics: workerMetricsAddress,
+        }),
       );
     }
     return {
@@ -133,6 +141,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       ...(temporal.uiUrl ? { temporalUiUrl: temporal.uiUrl } : {}),
       binaries,
       temporalBinary: options.newerTemporal ? binaries.temporalNext : binaries.temporal,
+      ...(workerMetricsAddress ? { workerMetricsAddress } : {}),
       imageStore: path.join(dir, IMAGE_STORE),
       podLogDir: path.join(dir, POD_LOG_DIR),
       processes: components.map((c) => ({ name: c.name, pid: c.child.pid })),
@@ -167,7 +176,7 @@ async function startNodeAgent(
   kubeconfigPath: string,
   nodes: LocalNode[],
   serviceAddresses: Record<string, string>,
-  tokenRenewAfterSeconds: number | undefined,
+  { tokenRenewAfterSeconds, sdkMetrics }: { tokenRenewAfterSeconds: number | undefined; sdkMetrics: string },
 ): Promise<Component> {
   const agent = new Component({
     name: 'node agent',
@@ -180,6 +189,7 @@ async function startNodeAgent(
       `--image-store=${path.join(dir, IMAGE_STORE)}`,
       `--pod-log-dir=${path.join(dir, POD_LOG_DIR)}`,
       ...(tokenRenewAfterSeconds ? [`--token-renew-after=${tokenRenewAfterSeconds}`] : []),
+      `--sdk-metrics=${sdkMetrics}`,
     ],
     logFile: path.join(dir, 'node-agent.log'),
     ipc: true,

@@ -1,9 +1,10 @@
 // The node agent as a process of its own:
 // `node dev/node-agent/main.ts --kubeconfig F [--nodes JSON] [--service-addresses JSON]
-// [--image-store DIR --pod-log-dir DIR] [--token-renew-after SECONDS]`, the nodes a list of
-// {name, labels?, taints?} (default: one node, local-node), the service addresses an object from
-// the host:port a Pod dials to the local host:port that serves it, the image store the images
-// Pods may run as processes, the renewal of projected tokens sooner than a kubelet's (tests).
+// [--image-store DIR --pod-log-dir DIR] [--token-renew-after SECONDS] [--sdk-metrics HOST:PORT]`,
+// the nodes a list of {name, labels?, taints?} (default: one node, local-node), the service
+// addresses an object from the host:port a Pod dials to the local host:port that serves it, the
+// image store the images Pods may run as processes, the renewal of projected tokens sooner than a
+// kubelet's (tests), where the hosted workers' SDK metrics are served for Prometheus.
 // Started by the environment with an IPC channel; it tells the parent when it is ready and
 // exits when the parent goes away, so no worker outlives the environment.
 import { KubeConfig } from '@kubernetes/client-node';
@@ -20,11 +21,12 @@ const { values } = parseArgs({
     'image-store': { type: 'string' },
     'pod-log-dir': { type: 'string' },
     'token-renew-after': { type: 'string' },
+    'sdk-metrics': { type: 'string' },
   },
 });
 if (!values.kubeconfig) {
   console.error(
-    'usage: node dev/node-agent/main.ts --kubeconfig FILE [--nodes JSON] [--service-addresses JSON] [--image-store DIR] [--pod-log-dir DIR] [--token-renew-after SECONDS]',
+    'usage: node dev/node-agent/main.ts --kubeconfig FILE [--nodes JSON] [--service-addresses JSON] [--image-store DIR] [--pod-log-dir DIR] [--token-renew-after SECONDS] [--sdk-metrics HOST:PORT]',
   );
   process.exit(2);
 }
@@ -33,8 +35,18 @@ const nodes = (JSON.parse(values.nodes) as Partial<LocalNode>[]).map((node) => (
   labels: node.labels ?? {},
   taints: node.taints ?? [],
 }));
-// Dozens of workers share this process; their routine state changes would drown the log.
-Runtime.install({ logger: new DefaultLogger('WARN') });
+// Dozens of workers share this process; their routine state changes would drown the log. They
+// share its SDK metrics too: what tells one build's from another's is the workflows' own tags.
+Runtime.install({
+  logger: new DefaultLogger('WARN'),
+  ...(values['sdk-metrics']
+    ? {
+        telemetryOptions: {
+          metrics: { prometheus: { bindAddress: values['sdk-metrics'], countersTotalSuffix: true } },
+        },
+      }
+    : {}),
+});
 
 const kubeconfig = new KubeConfig();
 kubeconfig.loadFromFile(values.kubeconfig);

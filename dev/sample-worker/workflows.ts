@@ -6,6 +6,7 @@ import {
   condition,
   defineSignal,
   makeContinueAsNewFunc,
+  metricMeter,
   proxyActivities,
   setHandler,
   setWorkflowOptions,
@@ -124,7 +125,12 @@ const FAILING_SHARE = /^fail-(\d{1,3})$/;
 export async function order(number: number): Promise<WorkerIdentity> {
   const worker = await describeWorker();
   const percent = Number(FAILING_SHARE.exec(worker.behaviour)?.[1] ?? 0);
-  if (number % 100 < percent)
+  const failed = number % 100 < percent;
+  // Through the SDK's own metrics, tagged with the build: what a metric analysis queries.
+  metricMeter
+    .createCounter('sample_orders', 'orders', 'Orders closed, by build and outcome')
+    .add(1, { deployment: worker.deploymentName, build_id: worker.buildId, outcome: failed ? 'failed' : 'completed' });
+  if (failed)
     throw ApplicationFailure.nonRetryable(
       `order ${number} failed on build ${worker.buildId} (SAMPLE_BEHAVIOUR=${worker.behaviour})`,
       'OrderFailed',

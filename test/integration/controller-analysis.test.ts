@@ -3,60 +3,12 @@
 // whose behaviour is `fail-<percent>`; the controller counts the ramping build's closed orders in
 // Temporal's visibility and judges each step by them.
 import { CoreV1Api } from '@kubernetes/client-node';
-import type { Client } from '@temporalio/client';
 import assert from 'node:assert/strict';
-import { type TestContext, test } from 'node:test';
+import { test } from 'node:test';
 import { temporalDeploymentName } from '../../src/k8s/names.ts';
-import { condition, controlledNamespace, rolledOut } from '../support/controller.ts';
-import { kubeConfig, temporalClient, testNamespace } from '../support/environment.ts';
-
-/** Starts an order every 100 ms on `queue` (none without one), unpinned: routing decides the build. */
-function ordersUntilStopped(client: Client, queue: string | undefined): { stop: () => Promise<number> } {
-  let stopped = false;
-  let started = 0;
-  const loop = (async () => {
-    while (!stopped && queue !== undefined) {
-      // Spread over 0..99, so that a fail-30 build fails 30 % of whatever share it gets.
-      const number = (started * 37) % 100;
-      await client.workflow.start('order', {
-        taskQueue: queue,
-        workflowId: `order-${queue}-${started}`,
-        args: [number],
-      });
-      started++;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await loop;
-      return started;
-    },
-  };
-}
-
-/**
- * The worker deployment `orders` of a new namespace, current at a build of behaviour `first`, then
- * given a build of behaviour `next` and `rollout`; with `orders`, orders are started from just
- * before the change until the test stops them.
- */
-async function rolledOutTo(
-  t: TestContext,
-  prefix: string,
-  change: { first: string; next: string; rollout: object; orders?: boolean },
-) {
-  const namespace = await testNamespace(t, prefix);
-  const client = await temporalClient(t);
-  const ns = await controlledNamespace(t, namespace);
-  await ns.createWorkerDeployment('orders', { replicas: 1, template: ns.template(change.first) });
-  const v1 =
-    (await ns.until('orders', 'the first build to be current', rolledOut)).status?.currentVersion?.buildID ?? '';
-  const orders = ordersUntilStopped(client, change.orders === false ? undefined : ns.taskQueue);
-  t.after(() => orders.stop());
-  await ns.patchSpec('orders', { template: ns.template(change.next), rollout: change.rollout });
-  return { namespace, client, ns, v1, orders };
-}
+import { condition, rolledOut } from '../support/controller.ts';
+import { kubeConfig } from '../support/environment.ts';
+import { ordersUntilStopped, rolledOutTo } from '../support/orders.ts';
 
 test('a build failing 30% of its orders against a 5% limit is aborted at its first step: ramp removed, counts in status, one Warning event', async (t) => {
   const { namespace, client, ns, v1, orders } = await rolledOutTo(t, 'analysis-fail', {

@@ -1,5 +1,6 @@
 // A controller for one test: scoped to the test's namespace, with a TemporalConnection to the
 // shared dev server, and helpers to edit and read the test's worker deployment.
+import type { PrometheusEndpoint } from '../../src/domain/analysis-prometheus.ts';
 import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Client } from '@temporalio/client';
 import type { TestContext } from 'node:test';
@@ -52,6 +53,8 @@ export interface ControlledNamespaceOptions {
   certificateExpiryWarningMs?: number;
   /** The controller option of that name (default: none, notifications off). */
   notificationDestinations?: string[];
+  /** The Prometheus endpoints metric analysis may query (--analysis-prometheus). */
+  analysisPrometheus?: PrometheusEndpoint[];
 }
 
 /** One build's Deployment as the test sees it. */
@@ -138,6 +141,7 @@ export async function controlledNamespace(
       ...(options.pollerHistoryMs === undefined ? {} : { pollerHistoryMs: options.pollerHistoryMs }),
       ...(options.clusterConnections ? { clusterConnections: true } : {}),
       ...(options.notificationDestinations ? { notificationDestinations: options.notificationDestinations } : {}),
+      ...(options.analysisPrometheus ? { analysisPrometheus: options.analysisPrometheus } : {}),
       // The chart's, which the controller runs as (controllerAccess): its tokens are what it may request.
       serviceAccount: { namespace: CONTROLLER_RELEASE.namespace, name: CONTROLLER_RELEASE.fullname },
       // The chart's default, which each test namespace grants (grantCopyAccount below).

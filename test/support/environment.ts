@@ -26,6 +26,8 @@ export interface SharedEnvironment {
   podLogDir: string;
   /** The API server's record of every service account's requests. */
   auditLogPath: string;
+  /** Where the hosted sample workers' SDK metrics are served (`host:port`, path /metrics), for Prometheus. */
+  workerMetricsAddress: string;
 }
 
 export function sharedEnvironment(): SharedEnvironment {

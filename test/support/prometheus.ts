@@ -1,5 +1,6 @@
 // The chart's alert rules as helm renders them, and a real Prometheus (Debian's prometheus
-// package, installed when missing) that scrapes a test's controller and evaluates them.
+// package, installed when missing) that scrapes a test's controller and evaluates them, or scrapes
+// the sample workers' SDK metrics for a metric analysis to query.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -56,8 +57,12 @@ export interface PrometheusAlert {
 }
 
 export interface Prometheus {
+  /** Its HTTP API's base URL. */
+  url: string;
   /** The alerts pending or firing, as its API lists them. */
   alerts(): Promise<PrometheusAlert[]>;
+  /** An instant query's answer, as its API gives it (for a test's diagnostics). */
+  query(text: string): Promise<unknown>;
 }
 
 /**
@@ -65,7 +70,6 @@ export interface Prometheus {
  * `rules` every second; both stop after the test.
  */
 export async function scrapingPrometheus(t: TestContext, registry: Registry, rules: RuleGroups): Promise<Prometheus> {
-  ensureCommand('prometheus', ['--version'], 'prometheus');
   const metrics = createServer((_request, response) => {
     registry.metrics().then(
       (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
@@ -74,15 +78,19 @@ export async function scrapingPrometheus(t: TestContext, registry: Registry, rul
   });
   await new Promise<void>((resolve) => metrics.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => metrics.close(() => resolve())));
-  const target = `127.0.0.1:${(metrics.address() as AddressInfo).port}`;
+  return startPrometheus(t, `127.0.0.1:${(metrics.address() as AddressInfo).port}`, rules);
+}
 
+/** A Prometheus that scrapes `target` (`host:port`, path /metrics) every second, and evaluates `rules` if given; stopped after the test. */
+export async function startPrometheus(t: TestContext, target: string, rules?: RuleGroups): Promise<Prometheus> {
+  ensureCommand('prometheus', ['--version'], 'prometheus');
   const dir = mkdtempSync(path.join(tmpdir(), 'twc-prometheus-'));
-  writeFileSync(path.join(dir, 'rules.yaml'), stringify(rules));
+  if (rules) writeFileSync(path.join(dir, 'rules.yaml'), stringify(rules));
   writeFileSync(
     path.join(dir, 'prometheus.yml'),
     stringify({
       global: { scrape_interval: '1s', evaluation_interval: '1s' },
-      rule_files: ['rules.yaml'],
+      ...(rules ? { rule_files: ['rules.yaml'] } : {}),
       // As the chart's ServiceMonitor: the worker deployments' own namespace label is kept.
       scrape_configs: [{ job_name: 'twc', honor_labels: true, static_configs: [{ targets: [target] }] }],
     }),
@@ -107,11 +115,14 @@ export async function scrapingPrometheus(t: TestContext, registry: Registry, rul
     }
     rmSync(dir, { recursive: true, force: true });
   });
-  const alerts = async (): Promise<PrometheusAlert[]> => {
+  const api = async (request: string): Promise<unknown> => {
     if (server.exitCode !== null) throw new Error(`prometheus exited (${server.exitCode}): ${log}`);
-    const response = await fetch(`http://${address}/api/v1/alerts`);
-    const body = (await response.json()) as { data: { alerts: PrometheusAlert[] } };
-    return body.data.alerts;
+    const response = await fetch(`http://${address}/api/v1/${request}`);
+    return ((await response.json()) as { data: unknown }).data;
   };
-  return { alerts };
+  return {
+    url: `http://${address}`,
+    alerts: async () => ((await api('alerts')) as { alerts: PrometheusAlert[] }).alerts,
+    query: (text) => api(`query?query=${encodeURIComponent(text)}`),
+  };
 }
