@@ -77,6 +77,11 @@ const twor = (changes: Record<string, unknown>): Json => edit(validOwnedResource
 const steps = (...ramps: [number, string][]): Json[] =>
   ramps.map(([rampPercentage, pauseDuration]) => ({ rampPercentage, pauseDuration }));
 const progressive = (stepList: Json[]): Json => ({ strategy: 'Progressive', steps: stepList });
+/** A Progressive rollout judged by Prometheus queries on endpoint `main`, with `analysis` over it. */
+const metricAnalysis = (analysis: Json): Json =>
+  twd({
+    'spec.rollout': { ...progressive(steps([10, '1m'])), analysis: { prometheus: { name: 'main' }, ...analysis } },
+  });
 
 export const invalidManifests: InvalidManifest[] = [
   // TemporalWorkerDeployment: names
@@ -505,38 +510,22 @@ export const invalidManifests: InvalidManifest[] = [
   {
     title: 'a metric with no range',
     kind: 'TemporalWorkerDeployment',
-    manifest: twd({
-      'spec.rollout': {
-        ...progressive(steps([10, '1m'])),
-        analysis: { prometheus: { name: 'main' }, metrics: [{ name: 'errors', query: 'sum(errors)' }] },
-      },
-    }),
+    manifest: metricAnalysis({ metrics: [{ name: 'errors', query: 'sum(errors)' }] }),
     expect: 'spec.rollout.analysis.metrics[0]',
     says: 'set min, max or both',
   },
   {
     title: 'a metric whose min is above its max',
     kind: 'TemporalWorkerDeployment',
-    manifest: twd({
-      'spec.rollout': {
-        ...progressive(steps([10, '1m'])),
-        analysis: { prometheus: { name: 'main' }, metrics: [{ name: 'errors', query: 'sum(errors)', min: 2, max: 1 }] },
-      },
-    }),
+    manifest: metricAnalysis({ metrics: [{ name: 'errors', query: 'sum(errors)', min: 2, max: 1 }] }),
     expect: 'spec.rollout.analysis.metrics[0].min',
     says: 'min must not be above max',
   },
   {
     title: 'a metric query with a variable that does not exist',
     kind: 'TemporalWorkerDeployment',
-    manifest: twd({
-      'spec.rollout': {
-        ...progressive(steps([10, '1m'])),
-        analysis: {
-          prometheus: { name: 'main' },
-          metrics: [{ name: 'errors', query: 'sum(errors{build="{{ .BuildID }}",pod="{{ .PodName }}"})', max: 1 }],
-        },
-      },
+    manifest: metricAnalysis({
+      metrics: [{ name: 'errors', query: 'sum(errors{build="{{ .BuildID }}",pod="{{ .PodName }}"})', max: 1 }],
     }),
     expect: 'spec.rollout.analysis.metrics[0].query',
     says: 'query may use only {{ .BuildID }}',
@@ -544,17 +533,11 @@ export const invalidManifests: InvalidManifest[] = [
   {
     title: 'two metrics of one name',
     kind: 'TemporalWorkerDeployment',
-    manifest: twd({
-      'spec.rollout': {
-        ...progressive(steps([10, '1m'])),
-        analysis: {
-          prometheus: { name: 'main' },
-          metrics: [
-            { name: 'errors', query: 'sum(errors)', max: 1 },
-            { name: 'errors', query: 'sum(failures)', max: 1 },
-          ],
-        },
-      },
+    manifest: metricAnalysis({
+      metrics: [
+        { name: 'errors', query: 'sum(errors)', max: 1 },
+        { name: 'errors', query: 'sum(failures)', max: 1 },
+      ],
     }),
     expect: 'spec.rollout.analysis.metrics',
     says: 'each metric needs a name of its own',
@@ -562,14 +545,9 @@ export const invalidManifests: InvalidManifest[] = [
   {
     title: 'a Prometheus endpoint named by an address',
     kind: 'TemporalWorkerDeployment',
-    manifest: twd({
-      'spec.rollout': {
-        ...progressive(steps([10, '1m'])),
-        analysis: {
-          prometheus: { name: 'http://10.0.0.1:9090' },
-          metrics: [{ name: 'errors', query: 'sum(errors)', max: 1 }],
-        },
-      },
+    manifest: metricAnalysis({
+      prometheus: { name: 'http://10.0.0.1:9090' },
+      metrics: [{ name: 'errors', query: 'sum(errors)', max: 1 }],
     }),
     expect: 'spec.rollout.analysis.prometheus.name',
   },
