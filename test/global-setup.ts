@@ -2,6 +2,7 @@
 // processes, which inherit the environment variable set here.
 import { CRD_DIR } from '../scripts/generate.ts';
 import { startEnvironment, type Environment } from '../dev/localenv/environment.ts';
+import { LOCAL_DYNAMIC_CONFIG } from '../dev/localenv/temporal.ts';
 import { SHARED_ENVIRONMENT_VARIABLE, type SharedEnvironment } from './support/environment.ts';
 import { installControllerRbac } from './support/controller-rbac.ts';
 import { ensureCommand } from './support/system-packages.ts';
@@ -19,6 +20,9 @@ export async function globalSetup(): Promise<void> {
     crdDir: CRD_DIR,
     // Worker Pods' projected tokens rotate within a rollout (controller-connection-tokens.test.ts).
     tokenRenewAfterSeconds: 3,
+    // Every test file makes Worker Deployments in this one Temporal namespace and none is deleted
+    // from Temporal: past Temporal's 100 a namespace, the last files' builds would never register.
+    temporalDynamicConfig: { ...LOCAL_DYNAMIC_CONFIG, 'matching.maxDeployments': 1000 },
     log: (line) => console.error(`[environment] ${line}`),
   });
   const shared: SharedEnvironment = {
