@@ -35,19 +35,21 @@ export function analysisMetricsReader({
   count = () => {},
 }: AnalysisMetricsSources): ReadAnalysisMetrics {
   return async (namespace, reads) => {
-    const verdict = endpointFor(reads.prometheus, endpoints);
-    if ('refused' in verdict) {
+    // Every query of a read refused before any is sent, each counted so.
+    const refused = (failure: string): MetricsRead => {
       reads.queries.forEach(() => count(namespace, 'refused'));
-      return { failure: verdict.refused };
-    }
+      return { failure };
+    };
+    const verdict = endpointFor(reads.prometheus, endpoints);
+    if ('refused' in verdict) return refused(verdict.refused);
     let bearerToken: string | undefined;
     if (verdict.token) {
       const { name, key } = verdict.token;
       const field = 'spec.rollout.analysis.prometheus.bearerTokenSecretRef';
       const found = await secret(namespace, name);
-      if (!found) return { failure: `${field}: Secret ${namespace}/${name} does not exist` };
+      if (!found) return refused(`${field}: Secret ${namespace}/${name} does not exist`);
       const data = found.data?.[key];
-      if (data === undefined) return { failure: `${field}: Secret ${namespace}/${name} has no key ${key}` };
+      if (data === undefined) return refused(`${field}: Secret ${namespace}/${name} has no key ${key}`);
       bearerToken = Buffer.from(data, 'base64').toString('utf8').trim();
     }
     const { url } = verdict.endpoint;
