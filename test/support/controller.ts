@@ -9,6 +9,7 @@ import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-dep
 import { Controller } from '../../src/controller/controller.ts';
 import type { BacklogAsk, BuildBacklog } from '../../src/domain/backlog.ts';
 import { LABELS } from '../../src/k8s/names.ts';
+import { errorMessage } from '../../src/runtime/kube/api-errors.ts';
 import { jsonLogger } from '../../src/runtime/logger.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import type { WorkerIdentity } from '../../dev/sample-worker/activities.ts';
@@ -202,15 +203,27 @@ export function workerDeployments(namespace: string): WorkerDeployments {
       );
     },
     read,
-    until: (name, what, check, timeoutMs = 90_000) =>
-      eventually(
-        what,
-        async () => {
-          const twd = await read(name);
-          return check(twd) ? twd : undefined;
-        },
-        timeoutMs,
-      ),
+    until: async (name, what, check, timeoutMs = 90_000) => {
+      let last: TemporalWorkerDeployment | undefined;
+      try {
+        return await eventually(
+          what,
+          async () => {
+            last = await read(name);
+            return check(last) ? last : undefined;
+          },
+          timeoutMs,
+        );
+      } catch (error) {
+        // What the controller last said is most of what a failure in CI has to go on.
+        const progressing = last && condition(last, 'Progressing');
+        if (!progressing) throw error;
+        throw new Error(
+          `${errorMessage(error)}; ${name} last said Progressing ${progressing.reason}: ${progressing.message}`,
+          { cause: error },
+        );
+      }
+    },
     buildDeployments: async () =>
       new Map(
         (await apps.listNamespacedDeployment({ namespace })).items.map((d) => [
