@@ -45,6 +45,8 @@ const { values } = parseArgs({
     'timeout-minutes': { type: 'string', default: '30' },
     // A flag of `twc run` beside its defaults, to see what it changes (`--twc-arg=--temporal-concurrency=32`); repeatable.
     'twc-arg': { type: 'string', multiple: true, default: [] },
+    // Where to keep the controller's log (JSON lines), to follow the slowest rollout in it.
+    'controller-log': { type: 'string' },
   },
 });
 const count = Number(values['worker-deployments']);
@@ -112,6 +114,8 @@ interface Phase {
   allCurrentS: number;
   /** From each build's Deployment becoming Available to Temporal making it current, seconds, sorted. */
   lags: number[];
+  /** The worker deployment whose build took longest, to look up in the controller's log. */
+  slowest?: string;
   /** Builds whose Deployment's Available time or Temporal's change time could not be read. */
   unmeasured: number;
   samples: Sample[];
@@ -122,10 +126,12 @@ interface Phase {
 await createNamespace(environment, namespace);
 await createConnection(environment, namespace);
 const twcArgs = values['twc-arg'];
-const twc = await startTwc(environment, namespace, twcArgs);
+const twc = await startTwc(environment, namespace, twcArgs, process.env, values['controller-log']);
 const phases: Phase[] = [];
-let steady: { samples: Sample[]; writes: Map<string, number> } | undefined;
+let steady: { samples: Sample[]; writes: Map<string, number>; changed: Map<string, number> } | undefined;
 let settleS = 0;
+/** What the status writes while settling changed: leaf paths of the status, by how many worker deployments. */
+let settlingChanges = new Map<string, number>();
 try {
   phases.push(
     await phase('create', names, async () => {
@@ -155,12 +161,18 @@ try {
   // right after the last phase saw 244 status writes in that minute, all of it this settling.
   if (steadySeconds > 0) {
     const settling = performance.now();
-    await settled();
+    let statuses = await statusesNow();
+    settlingChanges = await settled(async () => {
+      const [changes, now] = await statusChanges(statuses);
+      statuses = now;
+      return changes;
+    });
     settleS = (performance.now() - settling) / 1000;
     const before = await scrape(twc);
     const samples = await sampling(() => new Promise((resolve) => setTimeout(resolve, steadySeconds * 1000)));
     const writes = growth(before, await scrape(twc), KUBERNETES_WRITES, (l) => `${l.verb} ${l.resource}`);
-    steady = { samples, writes: new Map([...writes].filter(([key]) => !key.endsWith(' leases'))) };
+    const [changed] = await statusChanges(statuses);
+    steady = { samples, writes: new Map([...writes].filter(([key]) => !key.endsWith(' leases'))), changed };
   }
 } finally {
   const peakMiB = memoryOf(twc.pid).peakMiB;
@@ -200,12 +212,14 @@ async function phase(
   const allCurrentS = (performance.now() - started) / 1000;
   const after = await scrape(twc);
   const measured = await lags(rolled);
+  const slowest = measured.at(-1)?.name;
   return {
     name,
     ...(pace ? { pace } : {}),
     rollouts: rolled.length,
     allCurrentS,
-    lags: measured,
+    lags: measured.map(({ lag }) => lag),
+    ...(slowest ? { slowest } : {}),
     unmeasured: rolled.length - measured.length,
     samples,
     before,
@@ -213,8 +227,13 @@ async function phase(
   };
 }
 
-/** Resolves once no status was written for SETTLED_AFTER_S (or after 15 minutes). */
-async function settled(): Promise<void> {
+/**
+ * Resolves once no status was written for SETTLED_AFTER_S (or after 15 minutes), with what
+ * `look` found changed in the statuses meanwhile (looked at every 30 s).
+ */
+async function settled(look: () => Promise<Map<string, number>>): Promise<Map<string, number>> {
+  const changes = new Map<string, number>();
+  let lookedAt = performance.now();
   const writes = async () =>
     [...growth(new Map(), await scrape(twc), KUBERNETES_WRITES, (l) => l.resource ?? '')]
       .filter(([resource]) => resource !== 'leases')
@@ -227,7 +246,51 @@ async function settled(): Promise<void> {
     const now = await writes();
     if (now !== last) quietSince = performance.now();
     last = now;
+    if (performance.now() - lookedAt >= 30_000) {
+      lookedAt = performance.now();
+      for (const [path, n] of await look()) changes.set(path, (changes.get(path) ?? 0) + n);
+    }
   }
+  for (const [path, n] of await look()) changes.set(path, (changes.get(path) ?? 0) + n);
+  return changes;
+}
+
+/** Each worker deployment's status, as JSON, by name. */
+async function statusesNow(): Promise<Map<string, string>> {
+  return new Map((await list()).map((twd) => [twd.metadata.name ?? '', JSON.stringify(twd.status ?? {})]));
+}
+
+/** The statuses' leaf paths changed since `before` (list positions as `[]`), by how many worker deployments; and the statuses now. */
+async function statusChanges(before: Map<string, string>): Promise<[Map<string, number>, Map<string, string>]> {
+  const now = await statusesNow();
+  const changes = new Map<string, number>();
+  for (const [name, status] of now) {
+    const was = before.get(name);
+    if (was === status) continue;
+    for (const path of new Set(changedLeaves(was === undefined ? {} : JSON.parse(was), JSON.parse(status), 'status')))
+      changes.set(path, (changes.get(path) ?? 0) + 1);
+  }
+  return [changes, now];
+}
+
+function changedLeaves(a: unknown, b: unknown, at: string): string[] {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+  if (!isObject(a) || !isObject(b)) return JSON.stringify(a) === JSON.stringify(b) ? [] : [at];
+  const list = Array.isArray(a) || Array.isArray(b);
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].flatMap((key) =>
+    changedLeaves(a[key], b[key], list ? `${at}[]` : `${at}.${key}`),
+  );
+}
+
+/** The most changed paths first, as `path N`. */
+function changesText(changes: Map<string, number>): string {
+  return (
+    [...changes]
+      .sort(([, a], [, b]) => b - a)
+      .slice(0, 12)
+      .map(([path, n]) => `${path} ${n}`)
+      .join(', ') || 'none'
+  );
 }
 
 function done(twd: TemporalWorkerDeployment): boolean {
@@ -256,7 +319,7 @@ async function rollOut(rolled: string[], build: number, everyMs?: number): Promi
  * For each worker deployment, seconds from its current build's Deployment becoming Available
  * (Kubernetes' condition) to Temporal making it current (Temporal's routing change time).
  */
-async function lags(rolled: string[]): Promise<number[]> {
+async function lags(rolled: string[]): Promise<{ name: string; lag: number }[]> {
   const deployments = (await apps.listNamespacedDeployment({ namespace })).items;
   const availableAt = new Map<string, number>();
   for (const d of deployments) {
@@ -268,7 +331,7 @@ async function lags(rolled: string[]): Promise<number[]> {
         new Date(available.lastTransitionTime).getTime(),
       );
   }
-  const result: number[] = [];
+  const result: { name: string; lag: number }[] = [];
   const measure = async (name: string) => {
     const described = await temporal.workflowService
       .describeWorkerDeployment({
@@ -280,10 +343,10 @@ async function lags(rolled: string[]): Promise<number[]> {
     const from = availableAt.get(`${name}/${routing?.currentDeploymentVersion?.buildId ?? ''}`);
     const changed = routing?.currentVersionChangedTime;
     if (from !== undefined && changed?.seconds)
-      result.push(Number(changed.seconds) + (changed.nanos ?? 0) / 1e9 - from / 1000);
+      result.push({ name, lag: Number(changed.seconds) + (changed.nanos ?? 0) / 1e9 - from / 1000 });
   };
   await inBatches(rolled, measure, 5);
-  return result.sort((a, b) => a - b);
+  return result.sort((a, b) => a.lag - b.lag);
 }
 
 /** Samples the controller every 10 s while `during` runs. */
@@ -354,7 +417,7 @@ function report(peakMiB: number, others: string[]): void {
     const rates = ratesOf(p.samples);
     console.log(`  ${p.name}: ${p.rollouts} builds Current ${p.allCurrentS.toFixed(0)} s after the change began`);
     console.log(
-      `    from Deployment Available to Current: p50 ${quantile(p.lags, 0.5).toFixed(1)} s, p90 ${quantile(p.lags, 0.9).toFixed(1)} s, max ${quantile(p.lags, 1).toFixed(1)} s; within ${GOALS.currentWithinS} s: ${within} of ${p.rollouts}${unmeasured} (goal: all, ${verdict(within === p.rollouts)})`,
+      `    from Deployment Available to Current: p50 ${quantile(p.lags, 0.5).toFixed(1)} s, p90 ${quantile(p.lags, 0.9).toFixed(1)} s, max ${quantile(p.lags, 1).toFixed(1)} s${p.slowest ? ` (${p.slowest})` : ''}; within ${GOALS.currentWithinS} s: ${within} of ${p.rollouts}${unmeasured} (goal: all, ${verdict(within === p.rollouts)})`,
     );
     console.log(
       `    Temporal reads ${rates.reads.mean.toFixed(1)}/s, at most ${rates.reads.max.toFixed(1)}/s over 10 s (goal ≤ ${GOALS.readsPerSecond} over the phase, ${verdict(rates.reads.mean <= GOALS.readsPerSecond * 1.02)}; the bucket's burst can lift a 10 s window above it); Kubernetes requests ${rates.kubernetes.mean.toFixed(1)}/s, at most ${rates.kubernetes.max.toFixed(1)}/s`,
@@ -380,10 +443,10 @@ function report(peakMiB: number, others: string[]): void {
     const rates = ratesOf(steady.samples);
     const writes = [...steady.writes.values()].reduce((sum, n) => sum + n, 0);
     console.log(
-      `  steady for ${steadySeconds} s, once no status was written for ${SETTLED_AFTER_S.toFixed(0)} s (${settleS.toFixed(0)} s after the last phase):`,
+      `  steady for ${steadySeconds} s, once no status was written for ${SETTLED_AFTER_S.toFixed(0)} s (${settleS.toFixed(0)} s after the last phase; what the statuses changed meanwhile, by worker deployments: ${changesText(settlingChanges)}):`,
     );
     console.log(
-      `    Kubernetes writes ${writes}${writes ? ` (${[...steady.writes].map(([k, n]) => `${k} ${n}`).join(', ')})` : ''} besides the Lease renewals (goal 0, ${verdict(writes === 0)}); Temporal reads ${rates.reads.mean.toFixed(1)}/s, at most ${rates.reads.max.toFixed(1)}/s; CPU ${rates.cpu.mean.toFixed(2)} cores`,
+      `    Kubernetes writes ${writes}${writes ? ` (${[...steady.writes].map(([k, n]) => `${k} ${n}`).join(', ')})` : ''} besides the Lease renewals (goal 0, ${verdict(writes === 0)}${writes ? `; the statuses changed ${changesText(steady.changed)}` : ''}); Temporal reads ${rates.reads.mean.toFixed(1)}/s, at most ${rates.reads.max.toFixed(1)}/s; CPU ${rates.cpu.mean.toFixed(2)} cores`,
     );
   }
   console.log(

@@ -1,7 +1,7 @@
 // `twc run` as users run it, as a child process of a bench, and what /proc and its /metrics say of
 // it: CPU ticks, resident memory, each metric series.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Environment } from '../../dev/localenv/environment.ts';
@@ -64,10 +64,13 @@ export async function startTwc(
   namespace: string,
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
+  /** A file to write its log to (JSON lines, on its stderr); otherwise only the last of it is kept, for an error. */
+  logFile?: string,
 ): Promise<TwcProcess> {
   const [node = '', ...nodeArgs] = await twcCommand();
   const snapshots = env.TWC_HEAP_SNAPSHOTS && path.resolve(env.TWC_HEAP_SNAPSHOTS);
   const [metricsPort, probePort, webhookPort] = [await freePort(), await freePort(), await freePort()];
+  const log = logFile === undefined ? undefined : openSync(logFile, 'w');
   const child = spawn(
     node,
     [
@@ -83,7 +86,7 @@ export async function startTwc(
       ...args,
     ],
     {
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'ignore', log ?? 'pipe'],
       env: {
         ...env,
         ...IMAGE_VARIABLES,
@@ -95,8 +98,9 @@ export async function startTwc(
       },
     },
   );
-  let log = '';
-  child.stderr.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-10_000)));
+  if (log !== undefined) closeSync(log);
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-10_000)));
   const exited = new Promise((resolve) => child.on('exit', resolve));
   let snapshotting: NodeJS.Timeout | undefined;
   const stop = async () => {
@@ -110,7 +114,10 @@ export async function startTwc(
     });
   } catch (error) {
     await stop();
-    throw new Error(`twc run did not become ready\n${log}`, { cause: error });
+    throw new Error(
+      `twc run did not become ready\n${logFile === undefined ? errors : readFileSync(logFile, 'utf8').slice(-10_000)}`,
+      { cause: error },
+    );
   }
   // Signalled only once ready: a SIGUSR2 before Node has set its handler would end the process.
   if (snapshots) snapshotting = snapshotOnGrowth(child.pid ?? 0, snapshots);
