@@ -114,8 +114,8 @@ interface Phase {
   allCurrentS: number;
   /** From each build's Deployment becoming Available to Temporal making it current, seconds, sorted. */
   lags: number[];
-  /** The worker deployment whose build took longest, to look up in the controller's log. */
-  slowest?: string;
+  /** The build that took longest, to look up in the controller's log: its worker deployment, and when it registered in Temporal (seconds after Available). */
+  slowest?: { name: string; registeredS: number | undefined };
   /** Builds whose Deployment's Available time or Temporal's change time could not be read. */
   unmeasured: number;
   samples: Sample[];
@@ -212,14 +212,14 @@ async function phase(
   const allCurrentS = (performance.now() - started) / 1000;
   const after = await scrape(twc);
   const measured = await lags(rolled);
-  const slowest = measured.at(-1)?.name;
+  const slowest = measured.at(-1);
   return {
     name,
     ...(pace ? { pace } : {}),
     rollouts: rolled.length,
     allCurrentS,
     lags: measured.map(({ lag }) => lag),
-    ...(slowest ? { slowest } : {}),
+    ...(slowest ? { slowest: { name: slowest.name, registeredS: slowest.registeredS } } : {}),
     unmeasured: rolled.length - measured.length,
     samples,
     before,
@@ -282,6 +282,15 @@ function changedLeaves(a: unknown, b: unknown, at: string): string[] {
   );
 }
 
+function slowestText({ slowest }: Phase): string {
+  if (!slowest) return '';
+  const registered =
+    slowest.registeredS === undefined
+      ? ''
+      : `, registered in Temporal ${slowest.registeredS.toFixed(1)} s after Available`;
+  return ` (${slowest.name}${registered})`;
+}
+
 /** The most changed paths first, as `path N`. */
 function changesText(changes: Map<string, number>): string {
   return (
@@ -319,7 +328,7 @@ async function rollOut(rolled: string[], build: number, everyMs?: number): Promi
  * For each worker deployment, seconds from its current build's Deployment becoming Available
  * (Kubernetes' condition) to Temporal making it current (Temporal's routing change time).
  */
-async function lags(rolled: string[]): Promise<{ name: string; lag: number }[]> {
+async function lags(rolled: string[]): Promise<{ name: string; lag: number; registeredS: number | undefined }[]> {
   const deployments = (await apps.listNamespacedDeployment({ namespace })).items;
   const availableAt = new Map<string, number>();
   for (const d of deployments) {
@@ -331,7 +340,9 @@ async function lags(rolled: string[]): Promise<{ name: string; lag: number }[]> 
         new Date(available.lastTransitionTime).getTime(),
       );
   }
-  const result: { name: string; lag: number }[] = [];
+  const result: { name: string; lag: number; registeredS: number | undefined }[] = [];
+  const seconds = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+    t?.seconds ? Number(t.seconds) + (t.nanos ?? 0) / 1e9 : undefined;
   const measure = async (name: string) => {
     const described = await temporal.workflowService
       .describeWorkerDeployment({
@@ -340,10 +351,19 @@ async function lags(rolled: string[]): Promise<{ name: string; lag: number }[]> 
       })
       .catch(() => undefined);
     const routing = described?.workerDeploymentInfo?.routingConfig;
-    const from = availableAt.get(`${name}/${routing?.currentDeploymentVersion?.buildId ?? ''}`);
-    const changed = routing?.currentVersionChangedTime;
-    if (from !== undefined && changed?.seconds)
-      result.push({ name, lag: Number(changed.seconds) + (changed.nanos ?? 0) / 1e9 - from / 1000 });
+    const buildId = routing?.currentDeploymentVersion?.buildId ?? '';
+    const from = availableAt.get(`${name}/${buildId}`);
+    const changed = seconds(routing?.currentVersionChangedTime);
+    const created = seconds(
+      described?.workerDeploymentInfo?.versionSummaries?.find((v) => v.deploymentVersion?.buildId === buildId)
+        ?.createTime,
+    );
+    if (from !== undefined && changed !== undefined)
+      result.push({
+        name,
+        lag: changed - from / 1000,
+        registeredS: created === undefined ? undefined : created - from / 1000,
+      });
   };
   await inBatches(rolled, measure, 5);
   return result.sort((a, b) => a.lag - b.lag);
@@ -417,7 +437,7 @@ function report(peakMiB: number, others: string[]): void {
     const rates = ratesOf(p.samples);
     console.log(`  ${p.name}: ${p.rollouts} builds Current ${p.allCurrentS.toFixed(0)} s after the change began`);
     console.log(
-      `    from Deployment Available to Current: p50 ${quantile(p.lags, 0.5).toFixed(1)} s, p90 ${quantile(p.lags, 0.9).toFixed(1)} s, max ${quantile(p.lags, 1).toFixed(1)} s${p.slowest ? ` (${p.slowest})` : ''}; within ${GOALS.currentWithinS} s: ${within} of ${p.rollouts}${unmeasured} (goal: all, ${verdict(within === p.rollouts)})`,
+      `    from Deployment Available to Current: p50 ${quantile(p.lags, 0.5).toFixed(1)} s, p90 ${quantile(p.lags, 0.9).toFixed(1)} s, max ${quantile(p.lags, 1).toFixed(1)} s${slowestText(p)}; within ${GOALS.currentWithinS} s: ${within} of ${p.rollouts}${unmeasured} (goal: all, ${verdict(within === p.rollouts)})`,
     );
     console.log(
       `    Temporal reads ${rates.reads.mean.toFixed(1)}/s, at most ${rates.reads.max.toFixed(1)}/s over 10 s (goal ≤ ${GOALS.readsPerSecond} over the phase, ${verdict(rates.reads.mean <= GOALS.readsPerSecond * 1.02)}; the bucket's burst can lift a 10 s window above it); Kubernetes requests ${rates.kubernetes.mean.toFixed(1)}/s, at most ${rates.kubernetes.max.toFixed(1)}/s`,

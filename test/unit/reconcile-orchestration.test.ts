@@ -1089,7 +1089,7 @@ test('Temporal unreachable: nothing is written but the status, which keeps what 
   assert.deepEqual(run.result, { requeueAfterMs: 10_000 });
 });
 
-test('Temporal answers not found right after it described the Worker Deployment (its workflow continuing as new): nothing is written, it is asked again in a second, and then believed', async () => {
+test('Temporal answers not found right after it described the Worker Deployment (its workflow continuing as new): nothing is written, it is asked again in a second, as a look that falls due, and then believed', async () => {
   const lastDescribed = new LastDescribed();
   const world = rolloutWorld({ buildId: 'v1' }, { ...v1Current, versions: v1Current.versions.slice(0, 1) });
   const steady = { ...world, deployments: world.deployments.slice(0, 1), lastDescribed };
@@ -1098,7 +1098,11 @@ test('Temporal answers not found right after it described the Worker Deployment 
   const betweenRuns = await recordedReconcile({ ...steady, temporal: { exists: false, versions: [] } });
   assert.deepEqual(betweenRuns.calls, ['temporal.describe'], 'no status saying every build unregistered');
   assert.deepEqual(betweenRuns.events, []);
-  assert.deepEqual(betweenRuns.result, { requeueAfterMs: NOT_FOUND_RECHECK_MS });
+  assert.deepEqual(
+    betweenRuns.result,
+    { requeueAfterMs: NOT_FOUND_RECHECK_MS, priority: 'high' },
+    'not a routine look, which waits for a free read token',
+  );
 
   const again = await recordedReconcile({ ...steady, temporal: { exists: false, versions: [] } });
   assert.deepEqual(again.calls, ['temporal.describe', 'k8s.replaceStatus orders@10'], 'asked again, it is believed');
