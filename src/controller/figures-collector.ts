@@ -1,6 +1,7 @@
 // Reads figures from Temporal on a schedule of their own, apart from the reconciles: each build's
 // backlog, each worker deployment's pollers. Every source is read at most once per its interval
-// (the poll interval unless it says), the one that waited most of its intervals first, and only
+// (the poll interval unless it says), those a rollout waits on first, then the one that waited
+// most of its intervals, and only
 // with a token of the share of its Temporal namespace's read budget
 // in hand: past what the share allows, figures get older rather than reads going over it. Figures
 // older than a few intervals are not served as fresh, so an autoscaler sees no figure (and holds
@@ -18,6 +19,8 @@ export interface FiguresSource<T> {
   read: () => Promise<T>;
   /** Read at most this often (default: once per poll interval); when reads are short, that much less often than others. */
   everyMs?: number;
+  /** Read before the other sources due, however long they waited: what a rollout waits on. */
+  first?: boolean;
 }
 
 export interface Figures<T> {
@@ -106,7 +109,7 @@ export class FiguresCollector<T> {
     const due = sources
       .map((source) => ({ source, entry: this.entries.get(source.key) }))
       .filter((candidate) => !candidate.entry?.reading && waited(candidate) >= 1)
-      .sort((a, b) => waited(b) - waited(a));
+      .sort((a, b) => Number(b.source.first ?? false) - Number(a.source.first ?? false) || waited(b) - waited(a));
     let refused = false;
     for (const { source } of due)
       if (source.takeRead()) this.read(source, now);

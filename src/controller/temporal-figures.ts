@@ -308,11 +308,17 @@ function figuresSources(
     });
     let shared = perWorkerDeployment.get(pollersKey(namespace, owner));
     if (!shared) {
+      const behind = pollersBehind(twd, readAt(pollersKey(namespace, owner)), now, pollIntervalMs);
       // Temporal remembers pollers for minutes: idle, twice within that is enough for NoPollers.
-      const idle = !rolloutWaits(twd) && !pollersBehind(twd, readAt(pollersKey(namespace, owner)), now, pollIntervalMs);
+      const idle = !rolloutWaits(twd) && !behind;
       const everyMs = Math.max(WAITING_INTERVALS * pollIntervalMs, idle ? Math.round(pollerHistoryMs / 2) : 0);
+      // A build just available, or a target Temporal has yet to list, goes before the backlogs a
+      // scrape asks for: among 1,000 those kept a new build's workers uncounted for minutes. Both
+      // last a read or two (a ramp, which lasts, does not: its backlogs feed autoscalers).
+      const first =
+        behind || (twd.status?.targetVersion?.status === 'NotRegistered' && waitsOnRegistration(twd, caches));
       shared = {
-        pollers: pollersSource({ namespace, workerDeployment: owner, takeRead, target, everyMs }),
+        pollers: pollersSource({ namespace, workerDeployment: owner, takeRead, target, everyMs, first }),
         autoscaled: autoscaledOnBacklog(caches, twd),
         stateOf: buildStates(twd.status),
       };
@@ -371,18 +377,21 @@ function pollersSource({
   takeRead,
   target,
   everyMs,
+  first,
 }: {
   namespace: string;
   workerDeployment: string;
   takeRead: () => boolean;
   target: () => Promise<TaskQueueTarget>;
   everyMs: number;
+  first: boolean;
 }): PollersSource {
   const queues: PollersSource['queues'] = new Map();
   const taskQueues: PollersSource['taskQueues'] = {};
   return {
     key: pollersKey(namespace, workerDeployment),
     everyMs,
+    ...(first ? { first } : {}),
     queues,
     taskQueues,
     takeRead,

@@ -192,3 +192,39 @@ test('a source read less often than every interval waits that much longer for it
   assert.ok(Math.abs(share - 0.25) < 0.02, `the pollers' share of the reads: ${share}`);
   collector.stop();
 });
+
+test('a source a rollout waits on is read before the others due, however long they waited', async () => {
+  const timers = new FakeTimers();
+  const reads: string[] = [];
+  let tokens = 0;
+  let rolloutWaits = false;
+  const source = (key: string, everyMs?: number): FiguresSource<string> => ({
+    key,
+    takeRead: () => (tokens >= 1 ? (tokens--, true) : false),
+    read: () => (reads.push(key), Promise.resolve(key)),
+    ...(everyMs ? { everyMs } : {}),
+    ...(key === 'pollers' && rolloutWaits ? { first: true } : {}),
+  });
+  const backlogs = ['a', 'b', 'c', 'd', 'e', 'f'].map((key) => source(key));
+  const collector = new FiguresCollector({
+    sources: () => [...backlogs, source('pollers', 3 * POLL_MS)],
+    pollIntervalMs: POLL_MS,
+    log: silentLogger,
+    timers,
+  });
+  // One read an interval for six backlogs due every interval and pollers due every third.
+  const pollersRead = async (intervals: number) => {
+    const from = reads.length;
+    for (let i = 0; i < intervals; i++) {
+      tokens = 1;
+      await timers.advance(POLL_MS);
+    }
+    return reads.slice(from).filter((r) => r === 'pollers').length;
+  };
+  collector.start();
+  await pollersRead(30);
+  assert.ok((await pollersRead(18)) <= 1, 'in turn: once its wait is as many of its intervals as theirs, six');
+  rolloutWaits = true;
+  assert.equal(await pollersRead(18), 6, 'first: every third interval, as soon as it is due');
+  collector.stop();
+});

@@ -83,7 +83,7 @@ function autoscaler(name: string, metric: string, buildIds: string[]): TemporalW
  * a Temporal that lists a workflow and an activity queue for every registered build, and pollers
  * of every build but those in `silent`.
  */
-function world() {
+function world({ readsPerSecond = 20 } = {}) {
   const timers = new FakeTimers();
   const calls: string[] = [];
   const enqueued: [string, Priority][] = [];
@@ -167,7 +167,7 @@ function world() {
       connections: { usedBy: () => connection },
     },
     temporal: {
-      reads: new TemporalReadBudget({ perSecond: 20, timers }),
+      reads: new TemporalReadBudget({ perSecond: readsPerSecond, timers }),
       paced: () => Promise.resolve(service),
     },
     pollIntervalMs: POLL_MS,
@@ -394,5 +394,47 @@ test("once a build's Deployments have all become available (a rollout, a scale-u
   assert.equal(readsOf(settling, 'pollers'), 2, 'one read of the two queues, an interval after it');
   assert.equal(readsOf(await during(100_000), 'pollers'), 0, 'then idle again');
   assert.equal(readsOf(await during(20_000), 'pollers'), 2, '150 s after that read');
+  reader.stop();
+});
+
+/** A backlog share of one read a poll interval, and a scrape every interval asking for every build. */
+function scrapedWorld() {
+  const w = world({ readsPerSecond: 0.2 });
+  const scraped = async (ms: number) => {
+    const counts: Record<string, number> = {};
+    for (let t = 0; t < ms; t += POLL_MS) {
+      w.reader.backlog({ by: 'scrape' });
+      for (const [call, n] of Object.entries(await w.during(POLL_MS))) counts[call] = (counts[call] ?? 0) + n;
+    }
+    return counts;
+  };
+  return { ...w, scraped };
+}
+
+test("a build just available has its workers counted before the backlogs a scrape asks for, however long those waited; the scrape's reads go on after", async () => {
+  const { reader, scraped, state, timers } = scrapedWorld();
+  reader.start();
+  await scraped(10 * MINUTE);
+  // Just after a read of the pollers, v6's Deployments become available.
+  while (readsOf(await scraped(POLL_MS), 'pollers') === 0);
+  state.healthySince.v6 = timers.now();
+  const settling = await scraped(5 * POLL_MS);
+  assert.equal(readsOf(settling, 'pollers'), 2, 'read within 50 s, as soon as 30 s have passed since the last');
+  assert.ok(readsOf(settling, 'backlog') >= 3, `the backlogs had the other tokens: ${readsOf(settling, 'backlog')}`);
+  reader.stop();
+});
+
+test('a target available that Temporal has yet to list has its pollers read before the backlogs a scrape asks for; a ramp waits its turn', async () => {
+  const { reader, scraped, state } = scrapedWorld();
+  reader.start();
+  await scraped(10 * MINUTE);
+  state.deployments.push(deployment('v7', 1, true));
+  state.target = 'v7';
+  // Each read of the pollers is two calls, one per queue.
+  assert.equal(readsOf(await scraped(3 * MINUTE), 'pollers'), 12, 'every third interval, first');
+  state.registered.add('v7');
+  await scraped(MINUTE);
+  const ramping = readsOf(await scraped(3 * MINUTE), 'pollers');
+  assert.ok(ramping <= 4, `listed, the rollout (a ramp, say) no longer goes first: ${ramping}`);
   reader.stop();
 });
