@@ -102,8 +102,8 @@ export class FiguresCollector<T> {
     const sources = this.options.sources();
     const listed = new Set(sources.map(({ key }) => key));
     for (const key of this.entries.keys()) if (!listed.has(key)) this.entries.delete(key);
-    // The source that waited most of its own intervals first: when reads are short, each is
-    // delayed in proportion, a source of a longer interval read that much less often.
+    // Those marked first, then the source that waited most of its own intervals: when reads are
+    // short, each is delayed in proportion, a source of a longer interval read that much less often.
     const waited = ({ source, entry }: { source: FiguresSource<T>; entry: Entry<T> | undefined }) =>
       entry ? (now - entry.attemptedAt) / (source.everyMs ?? this.options.pollIntervalMs) : Infinity;
     const due = sources
