@@ -349,7 +349,14 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   const last = await afterFaults('reading the worker deployments', () => Promise.all(names.map(read)));
-  const stuck = last.filter((twd) => !done(twd)).map((twd) => twd.metadata.name ?? '');
+  // With what each still said it waited on: all a failed run in CI has to go on.
+  const stuck = last
+    .filter((twd) => !done(twd))
+    .map((twd) => {
+      const progressing = twd.status?.conditions?.find((c) => c.type === 'Progressing');
+      const waits = progressing ? `; Progressing ${progressing.reason}: ${progressing.message}` : '';
+      return `${twd.metadata.name ?? ''} (target ${twd.status?.targetVersion?.buildID}, current ${twd.status?.currentVersion?.buildID}${waits})`;
+    });
   // The status says what Temporal says.
   const diverged: string[] = [];
   for (const twd of last) {
