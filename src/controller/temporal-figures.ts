@@ -315,8 +315,8 @@ function figuresSources(
       // A build just available, or a target Temporal has yet to list, goes before the backlogs a
       // scrape asks for: among 1,000 those kept a new build's workers uncounted for minutes. Both
       // last a read or two (a ramp, which lasts, does not: its backlogs feed autoscalers).
-      const first =
-        behind || (twd.status?.targetVersion?.status === 'NotRegistered' && waitsOnRegistration(twd, caches));
+      const targetVersion = twd.status?.targetVersion;
+      const first = behind || (targetVersion?.status === 'NotRegistered' && targetVersion.healthySince !== undefined);
       shared = {
         pollers: pollersSource({ namespace, workerDeployment: owner, takeRead, target, everyMs, first }),
         autoscaled: autoscaledOnBacklog(caches, twd),

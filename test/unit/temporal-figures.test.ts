@@ -425,11 +425,12 @@ test("a build just available has its workers counted before the backlogs a scrap
 });
 
 test('a target available that Temporal has yet to list has its pollers read before the backlogs a scrape asks for; a ramp waits its turn', async () => {
-  const { reader, scraped, state } = scrapedWorld();
+  const { reader, scraped, state, timers } = scrapedWorld();
   reader.start();
   await scraped(10 * MINUTE);
   state.deployments.push(deployment('v7', 1, true));
   state.target = 'v7';
+  state.healthySince.v7 = timers.now();
   // Each read of the pollers is two calls, one per queue.
   assert.equal(readsOf(await scraped(3 * MINUTE), 'pollers'), 12, 'every third interval, first');
   state.registered.add('v7');
