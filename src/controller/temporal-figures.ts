@@ -312,9 +312,9 @@ function figuresSources(
       // Temporal remembers pollers for minutes: idle, twice within that is enough for NoPollers.
       const idle = !rolloutWaits(twd) && !behind;
       const everyMs = Math.max(WAITING_INTERVALS * pollIntervalMs, idle ? Math.round(pollerHistoryMs / 2) : 0);
-      // A build just available, or a target Temporal has yet to list, goes before the backlogs a
-      // scrape asks for: among 1,000 those kept a new build's workers uncounted for minutes. Both
-      // last a read or two (a ramp, which lasts, does not: its backlogs feed autoscalers).
+      // A build just available (one read), or an available target Temporal has yet to list (until
+      // it does), goes before the backlogs a scrape asks for: among 1,000 those kept a new build's
+      // workers uncounted for minutes. A ramp, which lasts, does not: its backlogs feed autoscalers.
       const targetVersion = twd.status?.targetVersion;
       const first = behind || (targetVersion?.status === 'NotRegistered' && targetVersion.healthySince !== undefined);
       shared = {
