@@ -14,6 +14,7 @@ import { statusName } from '../temporal/call-status.ts';
 import type { CallTally } from '../temporal/call-tally.ts';
 import { TemporalClientPool } from '../temporal/client-pool.ts';
 import { DrainageRechecks } from '../temporal/drainage-rechecks.ts';
+import { NamespacesFound } from '../temporal/namespaces-found.ts';
 import type { WorkflowService } from '../temporal/protocol.ts';
 import { type ReadCredit, TemporalReadBudget } from '../temporal/read-budget.ts';
 import { PollerRefusals } from '../temporal/version-records.ts';
@@ -51,6 +52,7 @@ export class TemporalAccess {
   private readonly slots: TemporalCallSlots;
   readonly drainage: DrainageRechecks;
   private readonly refusals: PollerRefusals;
+  private readonly namespaces: NamespacesFound;
   private readonly clients: TemporalClientPool;
 
   constructor(options: TemporalAccessOptions) {
@@ -80,6 +82,8 @@ export class TemporalAccess {
     });
     // A refused deletion is asked again at the next poll, not at every event.
     this.refusals = new PollerRefusals(options.pollIntervalMs);
+    // A namespace deleted is said within a poll interval; a missing one, at each read.
+    this.namespaces = new NamespacesFound(options.pollIntervalMs);
     this.drainage = new DrainageRechecks((deploymentName, buildId) => {
       metrics.countDrainageCorrection(deploymentName);
       log.warn(
@@ -127,7 +131,7 @@ export class TemporalAccess {
   ) {
     const hostPort = connection.spec.hostPort;
     const paced = await this.paced(connection, signal, options);
-    const service = this.refusals.remembering(paced, hostPort);
+    const service = this.namespaces.remembering(this.refusals.remembering(paced, hostPort), hostPort);
     return workerDeploymentClient(this.drainage.checking(service, hostPort, !options.change), address);
   }
 

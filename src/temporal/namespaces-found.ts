@@ -1,0 +1,39 @@
+// Temporal namespaces found lately, by server. A Worker Deployment that Temporal does not list is
+// told apart from a missing namespace by describing the namespace (deployment-state.ts): a thousand
+// worker deployments created at once in one namespace asked it a thousand times, a third of their
+// reads. A namespace found is believed found for `rememberMs`; one missing is asked about each time.
+import { realTimers, type Timers } from '../runtime/timers.ts';
+import type { WorkflowService } from './protocol.ts';
+import { aroundCalls } from './service-calls.ts';
+
+type DescribeNamespaceRequest = Parameters<WorkflowService['describeNamespace']>[0];
+
+export class NamespacesFound {
+  private readonly rememberMs: number;
+  private readonly timers: Timers;
+  /** By server address and namespace: when the server last described it, and its answer. */
+  private readonly found = new Map<string, { at: number; answer: unknown }>();
+
+  constructor(rememberMs: number, timers: Timers = realTimers) {
+    this.rememberMs = rememberMs;
+    this.timers = timers;
+  }
+
+  /** The service of Temporal at `address`, whose descriptions of namespaces go through this memory. */
+  remembering(service: WorkflowService, address: string): WorkflowService {
+    return aroundCalls<DescribeNamespaceRequest>(
+      service,
+      (method) => method === 'describeNamespace',
+      async (request, call) => {
+        const key = JSON.stringify([address, request.namespace]);
+        const now = this.timers.now();
+        for (const [k, { at }] of this.found) if (now - at >= this.rememberMs) this.found.delete(k);
+        const earlier = this.found.get(key);
+        if (earlier) return earlier.answer;
+        const answer = await call(request);
+        this.found.set(key, { at: this.timers.now(), answer });
+        return answer;
+      },
+    );
+  }
+}

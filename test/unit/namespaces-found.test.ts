@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
+import { describeDeployment, TemporalNamespaceNotFoundError } from '../../src/temporal/deployment-state.ts';
+import { NamespacesFound } from '../../src/temporal/namespaces-found.ts';
+import type { WorkflowService } from '../../src/temporal/protocol.ts';
+import { FakeTimers } from '../support/fake-timers.ts';
+
+/** A server that lists no Worker Deployment and has the namespaces `existing`; every call recorded. */
+function server(existing: string[]) {
+  const sent: string[] = [];
+  const notFound = (method: string, what: string) =>
+    Promise.reject(new TemporalCallError(method, { code: GrpcStatus.NOT_FOUND, details: `${what} not found` }));
+  const service = {
+    describeWorkerDeployment: ({ namespace, deploymentName }: { namespace: string; deploymentName: string }) => {
+      sent.push(`DescribeWorkerDeployment ${namespace}/${deploymentName}`);
+      return notFound('DescribeWorkerDeployment', deploymentName);
+    },
+    describeNamespace: ({ namespace }: { namespace: string }) => {
+      sent.push(`DescribeNamespace ${namespace}`);
+      return existing.includes(namespace)
+        ? Promise.resolve({ namespaceInfo: { name: namespace } })
+        : notFound('DescribeNamespace', namespace);
+    },
+  } as unknown as WorkflowService;
+  return { service, sent };
+}
+
+test('Worker Deployments no worker has polled yet, in a namespace found lately: the namespace is described once', async () => {
+  const timers = new FakeTimers();
+  const found = new NamespacesFound(10_000, timers);
+  const { service, sent } = server(['default']);
+  const at = (address: string) => found.remembering(service, address);
+  for (const name of ['a', 'b'])
+    assert.deepEqual(await describeDeployment(at('temporal:7233'), 'default', name), { exists: false, versions: [] });
+  await timers.advance(9_999);
+  await describeDeployment(at('temporal:7233'), 'default', 'c');
+  await describeDeployment(at('elsewhere:7233'), 'default', 'a');
+  await timers.advance(1);
+  await describeDeployment(at('temporal:7233'), 'default', 'd');
+  assert.deepEqual(sent, [
+    'DescribeWorkerDeployment default/a',
+    'DescribeNamespace default',
+    'DescribeWorkerDeployment default/b',
+    'DescribeWorkerDeployment default/c',
+    'DescribeWorkerDeployment default/a',
+    'DescribeNamespace default',
+    'DescribeWorkerDeployment default/d',
+    'DescribeNamespace default',
+  ]);
+});
+
+test('a namespace missing is asked about each time: once created, it is found at the next read', async () => {
+  const found = new NamespacesFound(10_000, new FakeTimers());
+  const existing: string[] = [];
+  const { service, sent } = server(existing);
+  const remembering = found.remembering(service, 'temporal:7233');
+  for (let i = 0; i < 2; i++)
+    await assert.rejects(describeDeployment(remembering, 'orders', 'a'), TemporalNamespaceNotFoundError);
+  existing.push('orders');
+  assert.equal((await describeDeployment(remembering, 'orders', 'a')).exists, false);
+  assert.equal(sent.filter((s) => s === 'DescribeNamespace orders').length, 3);
+});
