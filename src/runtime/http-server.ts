@@ -6,10 +6,12 @@ import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { BearerAccess } from './bearer-access.ts';
+import { exposition } from './exposition.ts';
 
 export interface Response {
   status: number;
-  body: string;
+  /** The whole body, or its parts in order, each written once the client has taken the one before. */
+  body: string | AsyncIterable<string>;
   contentType?: string;
 }
 
@@ -62,8 +64,10 @@ export async function serve(
         return route(url?.searchParams ?? new URLSearchParams());
       })
       .then(
-        ({ status, body, contentType }) =>
-          response.writeHead(status, { 'Content-Type': contentType ?? 'text/plain; charset=utf-8' }).end(body),
+        ({ status, body, contentType }) => {
+          response.writeHead(status, { 'Content-Type': contentType ?? 'text/plain; charset=utf-8' });
+          return typeof body === 'string' ? void response.end(body) : writeParts(response, body);
+        },
         (error: unknown) => response.writeHead(500).end(`${error instanceof Error ? error.message : String(error)}\n`),
       );
   };
@@ -82,6 +86,29 @@ export async function serve(
   };
 }
 
+/** Writes `parts` as the client takes them; one that fails after the status was sent cuts the response off. */
+async function writeParts(response: ServerResponse, parts: AsyncIterable<string>): Promise<void> {
+  try {
+    for await (const part of parts) {
+      if (response.destroyed) return;
+      if (!response.write(part)) await drainedOrClosed(response);
+    }
+    response.end();
+  } catch (error) {
+    response.destroy(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+function drainedOrClosed(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done).off('close', done);
+      resolve();
+    };
+    response.on('drain', done).on('close', done);
+  });
+}
+
 /** Answering at all proves the process is alive and its event loop turns. */
 export const healthz: Route = () => ({ status: 200, body: 'ok\n' });
 
@@ -96,14 +123,16 @@ export function readyz(notReadyBecause: () => string | undefined): Route {
 /**
  * Every metric, or with `name[]` in the query (as Prometheus's own clients take it) only the
  * metrics named: the others are not collected, so a scrape that names no backlog gauge does not
- * ask for the backlog figures (controller/backlog-demand.ts).
+ * ask for the backlog figures (controller/backlog-demand.ts). Written in parts as the client takes
+ * them (exposition.ts).
  */
 export function metrics(registry: Registry): Route {
-  return async (query) => {
-    const names = query.getAll('name[]');
-    if (names.length === 0) return { status: 200, body: await registry.metrics(), contentType: registry.contentType };
-    const named = [...new Set(names)].filter((name) => registry.getSingleMetric(name));
-    const texts = await Promise.all(named.map((name) => registry.getSingleMetricAsString(name)));
-    return { status: 200, body: texts.map((text) => `${text}\n`).join('\n'), contentType: registry.contentType };
+  return (query) => {
+    const asked = query.getAll('name[]');
+    const names =
+      asked.length === 0
+        ? registry.getMetricsAsArray().map((metric) => metric.name)
+        : [...new Set(asked)].filter((name) => registry.getSingleMetric(name));
+    return { status: 200, body: exposition(registry, names), contentType: registry.contentType };
   };
 }

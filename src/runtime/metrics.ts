@@ -1,7 +1,7 @@
 // The controller's Prometheus metrics, under controller-runtime's names where it has one, on a
 // registry of their own so that tests and benchmarks read their own counts; and the counters and
 // work queue observers that feed them.
-import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, exponentialBuckets, Gauge, type GaugeConfiguration, Histogram, Registry } from 'prom-client';
 import { BACKLOG_FIGURES, type BuildBacklog } from '../domain/backlog.ts';
 import type { ReadCertificate } from '../domain/certificates.ts';
 import type { RolloutCost } from '../domain/rollout-cost.ts';
@@ -13,6 +13,23 @@ import type { ReconcileOutcome, WorkQueueObserver } from './work-queue.ts';
 const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'requeue_after', 'error'];
 
 type ConnectionCertificateLabel = 'namespace' | 'connection' | 'secret' | 'key' | 'subject' | 'serial_number';
+
+/**
+ * A gauge whose series are made at each scrape from `series`: set one by one, as a collect() does,
+ * each also keeps a key made of its labels until the next scrape, thousands of them at once.
+ */
+class ScrapedGauge<T extends string> extends Gauge<T> {
+  private readonly series: () => Awaited<ReturnType<Gauge<T>['get']>>['values'];
+
+  constructor(configuration: GaugeConfiguration<T>, series: () => Awaited<ReturnType<Gauge<T>['get']>>['values']) {
+    super(configuration);
+    this.series = series;
+  }
+
+  override async get(): Promise<Awaited<ReturnType<Gauge<T>['get']>>> {
+    return { ...(await super.get()), values: this.series() };
+  }
+}
 
 type BacklogLabel = 'namespace' | 'worker_deployment' | 'build_id' | 'task_queue' | 'task_queue_type';
 const BACKLOG_LABELS: BacklogLabel[] = ['namespace', 'worker_deployment', 'build_id', 'task_queue', 'task_queue_type'];
@@ -403,27 +420,22 @@ export class Metrics {
     if (registered) return;
     const source = () => this.backlogSource?.() ?? [];
     for (const { name, help, figure } of BACKLOG_FIGURES)
-      new Gauge<BacklogLabel>({
-        name: `twc_temporal_${name}`,
-        help,
-        labelNames: BACKLOG_LABELS,
-        registers: [this.registry],
-        collect() {
-          this.reset();
-          for (const build of source())
-            for (const queue of build.queues)
-              this.set(
-                {
-                  namespace: build.namespace,
-                  worker_deployment: build.workerDeployment,
-                  build_id: build.buildId,
-                  task_queue: queue.taskQueue,
-                  task_queue_type: queue.type,
-                },
-                figure(queue),
-              );
-        },
-      });
+      new ScrapedGauge<BacklogLabel>(
+        { name: `twc_temporal_${name}`, help, labelNames: BACKLOG_LABELS, registers: [this.registry] },
+        () =>
+          source().flatMap((build) =>
+            build.queues.map((queue) => ({
+              labels: {
+                namespace: build.namespace,
+                worker_deployment: build.workerDeployment,
+                build_id: build.buildId,
+                task_queue: queue.taskQueue,
+                task_queue_type: queue.type,
+              },
+              value: figure(queue),
+            })),
+          ),
+      );
   }
 
   /** Counts one step of a worker deployment judged by its analysis. */

@@ -76,6 +76,43 @@ test('/metrics with name[] serves only the metrics named, and collects no other'
   assert.equal(await scrape('?name[]=twc_none'), '', 'nothing named that exists: nothing');
 });
 
+test('a whole scrape is the text prom-client makes, collected and written a metric at a time', async (t) => {
+  const registry = new Registry();
+  const collected: string[] = [];
+  for (const name of ['twc_a_total', 'twc_b_total', 'twc_c_total'])
+    new Counter({ name, help: name, registers: [registry], collect: () => void collected.push(name) }).inc(2);
+  const route = metrics(registry);
+  const { body } = await route(new URLSearchParams());
+  assert.notEqual(typeof body, 'string');
+  let begun = 0;
+  for await (const part of body) {
+    if (part.trimStart().startsWith('# HELP')) begun++;
+    assert.equal(collected.length, begun, 'each metric collected as its turn comes');
+  }
+  assert.equal(begun, 3);
+  const server = await serve({ host: '127.0.0.1', port: 0 }, { '/metrics': route });
+  t.after(() => server.close());
+  const scraped = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+  assert.equal(scraped, await registry.metrics());
+});
+
+test('a metric whose collection fails cuts the scrape off: the client sees it broken, not short', async (t) => {
+  const registry = new Registry();
+  new Counter({ name: 'twc_a_total', help: 'a', registers: [registry] }).inc();
+  new Counter({
+    name: 'twc_broken_total',
+    help: 'its collection throws',
+    registers: [registry],
+    collect: () => {
+      throw new Error('cannot collect');
+    },
+  });
+  const server = await serve({ host: '127.0.0.1', port: 0 }, { '/metrics': metrics(registry), '/healthz': healthz });
+  t.after(() => server.close());
+  await assert.rejects(async () => (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text());
+  assert.equal((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status, 200, 'the server goes on');
+});
+
 test('a taken port fails the start', async (t) => {
   const first = await serve({ host: '127.0.0.1', port: 0 }, {});
   t.after(() => first.close());
