@@ -15,7 +15,7 @@ export const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { en
 /** The Node.js the image copies in (the npm `node` package). */
 export const PINNED_NODE = path.join(import.meta.dirname, '../../node_modules/node/bin/node');
 /** The image's environment but its PATH (its programs are not this machine's). */
-const IMAGE_VARIABLES = Object.fromEntries(
+export const IMAGE_VARIABLES = Object.fromEntries(
   IMAGE_ENV.map((entry) => entry.split('=', 2)).filter(([name]) => name !== 'PATH'),
 ) as Record<string, string>;
 let bundled: Promise<string[]> | undefined;
