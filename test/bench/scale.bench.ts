@@ -119,6 +119,8 @@ interface Phase {
   /** Builds whose Deployment's Available time or Temporal's change time could not be read. */
   unmeasured: number;
   samples: Sample[];
+  /** The controller's peak RSS (VmHWM) once the phase ended: the run's peak so far, between samples too. */
+  peakMiB: number;
   before: Map<string, number>;
   after: Map<string, number>;
 }
@@ -130,6 +132,7 @@ const twc = await startTwc(environment, namespace, twcArgs, process.env, values[
 const phases: Phase[] = [];
 let steady: { samples: Sample[]; writes: Map<string, number>; changed: Map<string, number> } | undefined;
 let settleS = 0;
+let settledPeakMiB = 0;
 /** What the status writes while settling changed: leaf paths of the status, by how many worker deployments. */
 let settlingChanges = new Map<string, number>();
 try {
@@ -168,6 +171,7 @@ try {
       return changes;
     });
     settleS = (performance.now() - settling) / 1000;
+    settledPeakMiB = memoryOf(twc.pid).peakMiB;
     const before = await scrape(twc);
     const samples = await sampling(() => new Promise((resolve) => setTimeout(resolve, steadySeconds * 1000)));
     const writes = growth(before, await scrape(twc), KUBERNETES_WRITES, (l) => `${l.verb} ${l.resource}`);
@@ -222,6 +226,7 @@ async function phase(
     ...(slowest ? { slowest: { name: slowest.name, registeredS: slowest.registeredS } } : {}),
     unmeasured: rolled.length - measured.length,
     samples,
+    peakMiB: memoryOf(twc.pid).peakMiB,
     before,
     after,
   };
@@ -445,7 +450,7 @@ function report(peakMiB: number, others: string[]): void {
     const largest = p.samples.reduce((a, b) => (b.rssMiB > a.rssMiB ? b : a));
     const { totalMiB, usedMiB, externalMiB } = largest.heap;
     console.log(
-      `    controller CPU ${rates.cpu.mean.toFixed(2)} cores, at most ${rates.cpu.max.toFixed(2)}; RSS at most ${largest.rssMiB.toFixed(0)} MiB (then V8's heap ${totalMiB.toFixed(0)} MiB, ${usedMiB.toFixed(0)} used; external ${externalMiB.toFixed(0)} MiB); queue depth at most ${Math.max(...p.samples.map((s) => s.depth))}`,
+      `    controller CPU ${rates.cpu.mean.toFixed(2)} cores, at most ${rates.cpu.max.toFixed(2)}; RSS at most ${largest.rssMiB.toFixed(0)} MiB sampled every ${SAMPLE_EVERY_MS / 1000} s (then V8's heap ${totalMiB.toFixed(0)} MiB, ${usedMiB.toFixed(0)} used; external ${externalMiB.toFixed(0)} MiB), peak RSS of the run so far ${p.peakMiB.toFixed(0)} MiB; queue depth at most ${Math.max(...p.samples.map((s) => s.depth))}`,
     );
     const pace = p.pace && GOALS[p.pace];
     if (pace) {
@@ -463,7 +468,7 @@ function report(peakMiB: number, others: string[]): void {
     const rates = ratesOf(steady.samples);
     const writes = [...steady.writes.values()].reduce((sum, n) => sum + n, 0);
     console.log(
-      `  steady for ${steadySeconds} s, once no status was written for ${SETTLED_AFTER_S.toFixed(0)} s (${settleS.toFixed(0)} s after the last phase; what the statuses changed meanwhile, by worker deployments: ${changesText(settlingChanges)}):`,
+      `  steady for ${steadySeconds} s, once no status was written for ${SETTLED_AFTER_S.toFixed(0)} s (${settleS.toFixed(0)} s after the last phase, peak RSS of the run then ${settledPeakMiB.toFixed(0)} MiB; what the statuses changed meanwhile, by worker deployments: ${changesText(settlingChanges)}):`,
     );
     console.log(
       `    Kubernetes writes ${writes}${writes ? ` (${[...steady.writes].map(([k, n]) => `${k} ${n}`).join(', ')})` : ''} besides the Lease renewals (goal 0, ${verdict(writes === 0)}${writes ? `; the statuses changed ${changesText(steady.changed)}` : ''}); Temporal reads ${rates.reads.mean.toFixed(1)}/s, at most ${rates.reads.max.toFixed(1)}/s; CPU ${rates.cpu.mean.toFixed(2)} cores`,
