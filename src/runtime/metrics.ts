@@ -1,35 +1,19 @@
 // The controller's Prometheus metrics, under controller-runtime's names where it has one, on a
 // registry of their own so that tests and benchmarks read their own counts; and the counters and
 // work queue observers that feed them.
-import { Counter, exponentialBuckets, Gauge, type GaugeConfiguration, Histogram, Registry } from 'prom-client';
+import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
 import { BACKLOG_FIGURES, type BuildBacklog } from '../domain/backlog.ts';
 import type { ReadCertificate } from '../domain/certificates.ts';
 import type { RolloutCost } from '../domain/rollout-cost.ts';
 import type { StatusFigures } from '../domain/status-figures.ts';
 import type { KubernetesRequestCounter } from './kube/api-client.ts';
+import { ScrapedGauge } from './scraped-gauge.ts';
 import { StatusGauges } from './status-gauges.ts';
 import type { ReconcileOutcome, WorkQueueObserver } from './work-queue.ts';
 
 const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'requeue_after', 'error'];
 
 type ConnectionCertificateLabel = 'namespace' | 'connection' | 'secret' | 'key' | 'subject' | 'serial_number';
-
-/**
- * A gauge whose series are made at each scrape from `series`: set one by one, as a collect() does,
- * each also keeps a key made of its labels until the next scrape, thousands of them at once.
- */
-class ScrapedGauge<T extends string> extends Gauge<T> {
-  private readonly series: () => Awaited<ReturnType<Gauge<T>['get']>>['values'];
-
-  constructor(configuration: GaugeConfiguration<T>, series: () => Awaited<ReturnType<Gauge<T>['get']>>['values']) {
-    super(configuration);
-    this.series = series;
-  }
-
-  override async get(): Promise<Awaited<ReturnType<Gauge<T>['get']>>> {
-    return { ...(await super.get()), values: this.series() };
-  }
-}
 
 type BacklogLabel = 'namespace' | 'worker_deployment' | 'build_id' | 'task_queue' | 'task_queue_type';
 const BACKLOG_LABELS: BacklogLabel[] = ['namespace', 'worker_deployment', 'build_id', 'task_queue', 'task_queue_type'];
