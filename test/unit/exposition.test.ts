@@ -73,7 +73,7 @@ test('labels and help are escaped, and odd values written, as prom-client writes
   }).observe({ k: 'x' }, 2);
   assert.equal((await parts(registry)).join(''), await registry.metrics());
   assert.equal(
-    (await parts(registry, ['twc_plain_total', 'twc_none', 'twc_odd'])).join(''),
+    (await parts(registry, ['twc_none', 'twc_plain_total', 'twc_odd'])).join(''),
     [
       '# HELP twc_plain_total no labels\n# TYPE twc_plain_total counter\ntwc_plain_total 1.5\n',
       '\n# HELP twc_odd a help\\nwith \\\\ a newline\n# TYPE twc_odd gauge\n',
