@@ -32,6 +32,8 @@ export interface ControlledNamespaceOptions {
   maxVersionsInDeployment?: number;
   /** The controller option of that name (default: the controller's default). */
   temporalReadBudget?: number;
+  /** The controller option of that name (default: 1 s, to keep tests short). */
+  pollIntervalMs?: number;
   /** A Temporal frontend other than the shared dev server, for the TemporalConnection. */
   temporalAddress?: string;
   /** The whole TemporalConnection spec, credentials included (default: the frontend above, plaintext). */
@@ -97,7 +99,7 @@ export interface ControlledNamespace extends WorkerDeployments {
   backlogFigures(asked?: BacklogAsk): BuildBacklog[];
   /** Starts a new controller with the same identity and options, but for these changes. */
   startController(
-    changes?: Pick<ControlledNamespaceOptions, 'temporalReadBudget' | 'certificateExpiryWarningMs'>,
+    changes?: Pick<ControlledNamespaceOptions, 'temporalReadBudget' | 'pollIntervalMs' | 'certificateExpiryWarningMs'>,
   ): Promise<void>;
 }
 
@@ -116,7 +118,7 @@ export async function controlledNamespace(
   // One registry across restarts: a test reads what every controller it ran has done.
   const metrics = new Metrics();
   const startController = async (
-    changes: Pick<ControlledNamespaceOptions, 'temporalReadBudget' | 'certificateExpiryWarningMs'> = {},
+    changes: Pick<ControlledNamespaceOptions, 'temporalReadBudget' | 'pollIntervalMs' | 'certificateExpiryWarningMs'> = {},
   ): Promise<void> => {
     options = { ...options, ...changes };
     // TWC_TEST_CONTROLLER_LOG=1 shows what the controller says, when a test needs explaining.
@@ -130,7 +132,7 @@ export async function controlledNamespace(
       access: controllerAccess(),
       identity,
       namespaces: [namespace],
-      pollIntervalMs: 1000,
+      pollIntervalMs: options.pollIntervalMs ?? 1000,
       ...(options.maxIneligibleVersions === undefined ? {} : { maxIneligibleVersions: options.maxIneligibleVersions }),
       ...(options.maxVersionsInDeployment === undefined
         ? {}
