@@ -2,6 +2,8 @@
 // told apart from a missing namespace by describing the namespace (deployment-state.ts): a thousand
 // worker deployments created at once in one namespace asked it a thousand times, a third of their
 // reads. A namespace found is believed found for `rememberMs`; one missing is asked about each time.
+// Those who ask while a description is under way share its answer: when the memory lapsed in the
+// middle of the thousand, each reconcile running then asked again.
 import { realTimers, type Timers } from '../runtime/timers.ts';
 import type { WorkflowService } from './protocol.ts';
 import { aroundCalls } from './service-calls.ts';
@@ -13,6 +15,8 @@ export class NamespacesFound {
   private readonly timers: Timers;
   /** By server address and namespace: when the server last described it, and its answer. */
   private readonly found = new Map<string, { at: number; answer: unknown }>();
+  /** By the same key: the description under way. */
+  private readonly asking = new Map<string, Promise<unknown>>();
 
   constructor(rememberMs: number, timers: Timers = realTimers) {
     this.rememberMs = rememberMs;
@@ -30,7 +34,11 @@ export class NamespacesFound {
         for (const [k, { at }] of this.found) if (now - at >= this.rememberMs) this.found.delete(k);
         const earlier = this.found.get(key);
         if (earlier) return earlier.answer;
-        const answer = await call(request);
+        const underWay = this.asking.get(key);
+        if (underWay) return underWay;
+        const asked = call(request).finally(() => this.asking.delete(key));
+        this.asking.set(key, asked);
+        const answer = await asked;
         this.found.set(key, { at: this.timers.now(), answer });
         return answer;
       },

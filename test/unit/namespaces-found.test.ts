@@ -61,3 +61,22 @@ test('a namespace missing is asked about each time: once created, it is found at
   assert.equal((await describeDeployment(remembering, 'orders', 'a')).exists, false);
   assert.equal(sent.filter((s) => s === 'DescribeNamespace orders').length, 3);
 });
+
+test('reads that find no Worker Deployment at the same moment share one description of the namespace, found or missing', async () => {
+  const found = new NamespacesFound(10_000, new FakeTimers());
+  const { service, sent } = server(['default']);
+  const remembering = found.remembering(service, 'temporal:7233');
+  const states = await Promise.all(['a', 'b', 'c'].map((name) => describeDeployment(remembering, 'default', name)));
+  assert.deepEqual(states, Array(3).fill({ exists: false, versions: [] }));
+  const missing = await Promise.allSettled(['a', 'b'].map((name) => describeDeployment(remembering, 'orders', name)));
+  assert.ok(missing.every((m) => m.status === 'rejected' && m.reason instanceof TemporalNamespaceNotFoundError));
+  assert.deepEqual(sent, [
+    'DescribeWorkerDeployment default/a',
+    'DescribeWorkerDeployment default/b',
+    'DescribeWorkerDeployment default/c',
+    'DescribeNamespace default',
+    'DescribeWorkerDeployment orders/a',
+    'DescribeWorkerDeployment orders/b',
+    'DescribeNamespace orders',
+  ]);
+});
