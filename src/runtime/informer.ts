@@ -5,7 +5,13 @@
 // Watches stay open while nothing changes: the API server ends each after 5 to 10 minutes
 // (spread, so that informers do not come back together) and sends a bookmark about once a
 // minute, which moves the resourceVersion on; a connection silent for twice that is given up.
-import { errorMessage, httpStatus, KubernetesApiError, type KubernetesStatus } from './kube/api-errors.ts';
+import {
+  errorMessage,
+  httpStatus,
+  KubernetesApiError,
+  type KubernetesStatus,
+  KubernetesUnreachableError,
+} from './kube/api-errors.ts';
 import type { KubernetesApi, Query, WatchEvent, WatchStream } from './kube/api-client.ts';
 import type { Logger } from './logger.ts';
 
@@ -111,11 +117,20 @@ export class SelfHealingInformer<T extends KubernetesObject> {
         if (this.stopped) return;
         const delay = this.delayMs;
         this.delayMs = Math.min(delay * 2, this.options.backoff?.maxMs ?? 30_000);
+        // A connection lost or silent loses no event: a watch from the last resourceVersion sends
+        // what came since, or 410 when the server no longer has it. A relist reads and holds every
+        // object again (2,000 Deployments, to learn that none changed).
+        const resumable = error instanceof KubernetesUnreachableError && this.resourceVersion !== undefined;
         this.options.log?.warn(
-          { path: this.options.path, error: errorMessage(error), retryInMs: delay },
-          'watch failed; listing again',
+          {
+            path: this.options.path,
+            error: errorMessage(error),
+            retryInMs: delay,
+            ...(resumable ? { resourceVersion: this.resourceVersion } : {}),
+          },
+          resumable ? 'watch failed; watching again from where it was' : 'watch failed; listing again',
         );
-        this.resourceVersion = undefined;
+        if (!resumable) this.resourceVersion = undefined;
         await this.sleep(delay);
       }
     }
@@ -162,7 +177,13 @@ export class SelfHealingInformer<T extends KubernetesObject> {
         items: T[];
       }>(this.options.path, { ...this.selectors(), limit: LIST_PAGE, continue: next });
       if (this.stopped) return undefined;
-      for (const object of page.items) items.push(keep(object));
+      // An object unchanged since the cache took it stays the one cached: a relist then holds one
+      // page anew at a time, not a second copy of every object until it ends.
+      for (const object of page.items) {
+        const cached = this.get(namespaceOf(object), nameOf(object));
+        const unchanged = cached && cached.metadata?.resourceVersion === object.metadata?.resourceVersion;
+        items.push(unchanged ? cached : keep(object));
+      }
       next = page.metadata?.continue || undefined;
       if (!next) return { items, resourceVersion: page.metadata?.resourceVersion ?? '' };
     }

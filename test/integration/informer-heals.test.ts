@@ -9,7 +9,7 @@ import { jsonLogger } from '../../src/runtime/logger.ts';
 import { clusterAccess, eventually, kubeConfig, testNamespace } from '../support/environment.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 
-test('after the connection is cut and restored, the informer lists again and sees what changed meanwhile', async (t) => {
+test('after the connection is cut and restored, the informer watches again from where it was and sees what changed meanwhile', async (t) => {
   const namespace = await testNamespace(t, 'informer');
   const direct = clusterAccess();
   const server = new URL(direct.server);

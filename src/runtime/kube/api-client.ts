@@ -130,7 +130,7 @@ export class KubernetesApi {
     this.count('watch', resource, String(code));
     if (code !== 200)
       throw new KubernetesApiError('GET', url.pathname, code, parseStatus(await readAll(response, REQUEST_TIMEOUT_MS)));
-    return streamEvents(response, onEvent, silenceLimitMs);
+    return streamEvents(response, onEvent, silenceLimitMs, url.pathname);
   }
 
   /** Closes the kept-alive connections. */
@@ -230,18 +230,26 @@ function readAll(response: IncomingMessage, silenceLimitMs: number): Promise<str
   });
 }
 
-/** Watch events are JSON objects, one per line. */
+/**
+ * Watch events are JSON objects, one per line. A connection that closes or falls silent rejects
+ * with KubernetesUnreachableError (what was received holds, and a watch from it may go on); an
+ * event that cannot be read or applied, with its own error.
+ */
 function streamEvents(
   response: IncomingMessage,
   onEvent: (event: WatchEvent) => void,
   silenceLimitMs: number,
+  path: string,
 ): WatchStream {
   let aborted = false;
+  let unreadable: unknown;
+  const unreachable = (reason: string | Error) =>
+    new KubernetesUnreachableError('GET', path, { cause: typeof reason === 'string' ? new Error(reason) : reason });
   const ended = new Promise<void>((resolve, reject) => {
     let pending = '';
     response.setEncoding('utf8');
     response.setTimeout(silenceLimitMs, () =>
-      response.destroy(new Error(`the watch received nothing for ${silenceLimitMs / 1000}s`)),
+      response.destroy(unreachable(`the watch received nothing for ${silenceLimitMs / 1000}s`)),
     );
     response.on('data', (chunk: string) => {
       const lines = (pending + chunk).split('\n');
@@ -251,14 +259,19 @@ function streamEvents(
         try {
           onEvent(JSON.parse(line) as WatchEvent);
         } catch (error) {
+          unreadable = error;
           response.destroy(error as Error);
           return;
         }
       }
     });
     response.on('end', () => resolve());
-    response.on('close', () => (aborted ? resolve() : reject(new Error('the watch connection closed'))));
-    response.on('error', (error) => (aborted ? resolve() : reject(error)));
+    response.on('close', () => (aborted ? resolve() : reject(unreachable('the watch connection closed'))));
+    response.on('error', (error) =>
+      aborted
+        ? resolve()
+        : reject(error === unreadable || error instanceof KubernetesUnreachableError ? error : unreachable(error)),
+    );
   });
   return {
     ended,
