@@ -20,7 +20,7 @@ import { type ConnectionReleaseDependencies, releaseConnection } from './connect
 import { deleteCopies } from './copy-deletion.ts';
 import { notDeleted } from '../planner/revocation.ts';
 import { type OwnedResourceDependencies, syncOwnedResource } from './owned-resources.ts';
-import { addFinalizer, removeFinalizer } from './finalizers.ts';
+import { addFinalizer, addSharedFinalizer, removeFinalizer } from './finalizers.ts';
 import { GateInputError, gateInput } from './gate-input.ts';
 import { errorMessage } from '../runtime/kube/api-errors.ts';
 import { type TemporalTrouble, temporalTrouble, type TroubleDependencies } from './temporal-trouble.ts';
@@ -119,7 +119,7 @@ async function carryOut(
   const namespace = context.workerDeployment.metadata.namespace ?? '';
   switch (action.action) {
     case 'addFinalizer':
-      await addFinalizer(
+      await addSharedFinalizer(
         deps.cluster,
         connectionPlural(connectionOf(context).metadata.namespace),
         connectionOf(context),

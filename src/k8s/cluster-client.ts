@@ -44,9 +44,16 @@ export interface KeyRef {
   key: string;
 }
 
+/** What says whether a finalizer written meanwhile by another changes anything: its spec's generation, its deletion. */
+export interface StoredFinalizable extends Finalizable {
+  metadata: Finalizable['metadata'] & { generation?: number; deletionTimestamp?: unknown };
+}
+
 export interface ClusterClient {
   /** Writes the finalizers with the object's resourceVersion; resolves with the new resourceVersion. */
   setFinalizers(plural: string, object: Finalizable, finalizers: string[]): Promise<string | undefined>;
+  /** The object of the kind as stored now, read past the cache; undefined when it is gone. */
+  readStored(plural: string, object: Finalizable): Promise<StoredFinalizable | undefined>;
   /** Already there (an earlier create not yet in the cache) counts as done. */
   createDeployment(deployment: V1Deployment): Promise<void>;
   /** Carries the resourceVersion of the object it replaces: a stale one is refused with 409. */
@@ -166,6 +173,14 @@ export function clusterClient(api: KubernetesApi): ClusterClient {
         impersonate: as && serviceAccountUser(as),
       });
       return (list.items ?? []).map((item) => ({ apiVersion, kind, metadata: item.metadata }));
+    },
+    async readStored(plural, object) {
+      const { namespace = '', name = '' } = object.metadata;
+      // A list of the one object: the chart grants list and watch on the kinds, not get.
+      const listed = await api.get<{ items: StoredFinalizable[] }>(custom(namespace, plural), {
+        fieldSelector: `metadata.name=${name}`,
+      });
+      return listed.items[0];
     },
     async readKey(namespace, { kind, name, key }) {
       let object: { data?: Record<string, string>; binaryData?: Record<string, string> };

@@ -1,8 +1,8 @@
 // A plan's Kubernetes actions carried out against the real API server: in the order given, each
 // idempotent, and a failure stops the rest and is reported with the API server's own words.
-import { AppsV1Api } from '@kubernetes/client-node';
+import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import type { TemporalConnection } from '../../src/api/temporal-connection.ts';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import { executePlan, type ExecutorDependencies } from '../../src/controller/execute.ts';
@@ -14,6 +14,22 @@ import { Backoff, RetrySchedule } from '../../src/runtime/backoff.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { eventually, kubeConfig, kubernetesApi, sharedEnvironment, testNamespace } from '../support/environment.ts';
 import { create } from '../support/manifests.ts';
+
+/** The executor's dependencies on the real API server; `events` holds the reason of each event recorded. */
+function executorDependencies(t: TestContext): { deps: ExecutorDependencies; events: string[] } {
+  const events: string[] = [];
+  const deps: ExecutorDependencies = {
+    cluster: clusterClient(kubernetesApi(t)),
+    recordEvent: (_about, event) => Promise.resolve(void events.push(event.reason)),
+    log: silentLogger,
+    workerDeployments: () => [],
+    now: () => new Date(),
+    pollIntervalMs: 10_000,
+    temporalBackoff: new Backoff({ baseMs: 1000, maxMs: 1000 }),
+    copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 1000, maxMs: 1000 })),
+  };
+  return { deps, events };
+}
 
 test('Kubernetes actions run in the order given, are idempotent, and a failure stops the rest', async (t) => {
   const namespace = await testNamespace(t, 'executor');
@@ -35,17 +51,7 @@ test('Kubernetes actions run in the order given, are idempotent, and a failure s
     },
     namespace,
   )) as unknown as TemporalWorkerDeployment;
-  const events: string[] = [];
-  const deps: ExecutorDependencies = {
-    cluster: clusterClient(kubernetesApi(t)),
-    recordEvent: (_about, event) => Promise.resolve(void events.push(event.reason)),
-    log: silentLogger,
-    workerDeployments: () => [],
-    now: () => new Date(),
-    pollIntervalMs: 10_000,
-    temporalBackoff: new Backoff({ baseMs: 1000, maxMs: 1000 }),
-    copyRetries: new RetrySchedule<string>(new Backoff({ baseMs: 1000, maxMs: 1000 })),
-  };
+  const { deps, events } = executorDependencies(t);
   const connection = {
     metadata: { name: 'temporal', namespace },
     spec: { hostPort: 'unused:7233' },
@@ -155,4 +161,64 @@ test('Kubernetes actions run in the order given, are idempotent, and a failure s
     'DeploymentCreated',
     'DeploymentScaled',
   ]);
+});
+
+test("worker deployments that put the connection's finalizer on from the same stale read all go on; after a change of its spec, one is refused", async (t) => {
+  const namespace = await testNamespace(t, 'executor-finalizer');
+  const { deps } = executorDependencies(t);
+  const workerDeployment = (await create(
+    {
+      apiVersion: 'temporal.io/v1alpha1',
+      kind: 'TemporalWorkerDeployment',
+      metadata: { name: 'orders' },
+      spec: {
+        workerOptions: { connectionRef: { name: 'temporal' }, temporalNamespace: 'default' },
+        template: { spec: { containers: [{ name: 'worker', image: 'w:1' }] } },
+      },
+    },
+    namespace,
+  )) as unknown as TemporalWorkerDeployment;
+  const stale = (await create(
+    {
+      apiVersion: 'temporal.io/v1alpha1',
+      kind: 'TemporalConnection',
+      metadata: { name: 'temporal' },
+      spec: { hostPort: 'temporal:7233' },
+    },
+    namespace,
+  )) as unknown as TemporalConnection;
+  const addFinalizer: PlannedAction = { action: 'addFinalizer', kind: 'TemporalConnection', reason: 'in use' };
+  const putOn = () =>
+    executePlan(deps, { key: `${namespace}/orders`, workerDeployment, connection: stale }, [addFinalizer]);
+  const stored = () =>
+    kubeConfig().makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+      group: 'temporal.io',
+      version: 'v1alpha1',
+      namespace,
+      plural: 'temporalconnections',
+      name: 'temporal',
+    }) as Promise<TemporalConnection>;
+
+  const racing = await Promise.all([putOn(), putOn(), putOn()]);
+  assert.deepEqual(
+    racing.map((r) => r.failed?.condition.reason),
+    [undefined, undefined, undefined],
+  );
+  assert.deepEqual((await stored()).metadata.finalizers, ['temporal.io/delete-protection']);
+
+  await kubeConfig()
+    .makeApiClient(CustomObjectsApi)
+    .patchNamespacedCustomObject(
+      {
+        group: 'temporal.io',
+        version: 'v1alpha1',
+        namespace,
+        plural: 'temporalconnections',
+        name: 'temporal',
+        body: { spec: { hostPort: 'temporal.elsewhere:7233' } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  const afterChange = await putOn();
+  assert.equal(afterChange.failed?.condition.reason, 'Conflict', 'planned on a spec that is no longer');
 });

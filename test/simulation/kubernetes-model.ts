@@ -297,6 +297,10 @@ export class KubernetesModel {
         this.stored = { ...stored, metadata: { ...stored.metadata, finalizers, resourceVersion } };
         return Promise.resolve(resourceVersion);
       },
+      readStored: (plural) => {
+        log(`k8s.readStored ${plural}`);
+        return Promise.resolve(plural === 'temporalconnections' ? this.connection : this.stored);
+      },
       createDeployment: (deployment) => {
         const name = deployment.metadata?.name ?? '';
         log(`k8s.createDeployment ${name}`);

@@ -39,6 +39,8 @@ export interface World {
   now: Date;
   workerDeployment: TemporalWorkerDeployment;
   connection: TemporalConnection;
+  /** The connection as the API server holds it, read past the cache (readStored); default: as cached. */
+  storedConnection?: TemporalConnection;
   deployments: V1Deployment[];
   /** The Pods of those Deployments; default: none. */
   pods?: V1Pod[];
@@ -186,6 +188,10 @@ export async function recordedReconcile(world: World): Promise<Recorded> {
     setFinalizers: (plural, object, finalizers) => {
       call(`k8s.setFinalizers ${plural}/${object.metadata.name} [${finalizers.join(',')}]`);
       return Promise.resolve(String(++resourceVersion));
+    },
+    readStored: (plural, object) => {
+      call(`k8s.readStored ${plural}/${object.metadata.name}`);
+      return Promise.resolve(plural.endsWith('connections') ? (world.storedConnection ?? world.connection) : undefined);
     },
     createDeployment: (d) => Promise.resolve(call(`k8s.createDeployment ${d.metadata?.name}`)),
     replaceDeployment: (d) => Promise.resolve(call(`k8s.replaceDeployment ${d.metadata?.name}`)),

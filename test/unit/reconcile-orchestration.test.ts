@@ -116,21 +116,62 @@ test('first build: the finalizers go on, its Deployment is created, the status i
   assert.equal(run.status?.targetVersion?.status, 'NotRegistered');
 });
 
-test('first build: the connection written meanwhile (409) is no failure: no Warning, decided again at once', async () => {
+const modified = () =>
+  new KubernetesApiError('PATCH', '/x', 409, { kind: 'Status', message: 'the object has been modified' });
+const connectionFinalizerRefused = { 'k8s.setFinalizers temporalconnections': modified() };
+
+test("first build: the connection's finalizer refused (409) because another worker deployment's reconcile put it on: the connection as stored says so, and the reconcile goes on", async () => {
   const run = await recordedReconcile({
     ...firstBuildWorld(),
-    failures: {
-      'k8s.setFinalizers temporalconnections': new KubernetesApiError('PATCH', '/x', 409, {
-        kind: 'Status',
-        message: 'the object has been modified',
-      }),
-    },
+    storedConnection: connection(['temporal.io/delete-protection']),
+    failures: connectionFinalizerRefused,
   });
-  assert.deepEqual(run.events, [], 'no Warning for a race the next reconcile settles');
-  assert.deepEqual(run.result, { requeueAfterMs: 0 });
-  const progressingNow = run.status?.conditions?.find((c) => c.type === 'Progressing');
-  assert.deepEqual([progressingNow?.status, progressingNow?.reason], ['True', 'Conflict']);
+  assert.deepEqual(run.calls, [
+    'temporal.describe',
+    'k8s.setFinalizers temporalworkerdeployments/orders [temporal.io/delete-protection]',
+    'k8s.setFinalizers temporalconnections/temporal [temporal.io/delete-protection]',
+    'k8s.readStored temporalconnections/temporal',
+    'k8s.createDeployment orders-v1',
+    'k8s.replaceStatus orders@11',
+  ]);
+  assert.deepEqual(run.events, ['Normal DeploymentCreated']);
 });
+
+test("first build: the connection's finalizer refused (409) by another change of its metadata: written again on the connection as stored", async () => {
+  const stored = connection([]);
+  stored.metadata = { ...stored.metadata, resourceVersion: '42', annotations: { team: 'payments' } };
+  const run = await recordedReconcile({
+    ...firstBuildWorld(),
+    storedConnection: stored,
+    failures: connectionFinalizerRefused,
+  });
+  assert.deepEqual(run.calls.slice(2, 5), [
+    'k8s.setFinalizers temporalconnections/temporal [temporal.io/delete-protection]',
+    'k8s.readStored temporalconnections/temporal',
+    'k8s.setFinalizers temporalconnections/temporal [temporal.io/delete-protection]',
+  ]);
+  assert.ok(run.calls.includes('k8s.createDeployment orders-v1'));
+});
+
+for (const [what, change] of [
+  ['its spec changed meanwhile (a new generation)', { generation: 2 }],
+  ['it is being deleted', { deletionTimestamp: '2026-11-26T12:00:00Z' }],
+] as const)
+  test(`first build: the connection's finalizer refused (409) and ${what}: no failure, no Warning, decided again at once on what the cache then holds`, async () => {
+    const stored = connection(['temporal.io/delete-protection']);
+    stored.metadata = { ...stored.metadata, ...change };
+    const run = await recordedReconcile({
+      ...firstBuildWorld(),
+      storedConnection: stored,
+      failures: connectionFinalizerRefused,
+    });
+    assert.equal(run.calls.at(-2), 'k8s.readStored temporalconnections/temporal');
+    assert.ok(!run.calls.includes('k8s.createDeployment orders-v1'), 'nothing made on a plan the change may undo');
+    assert.deepEqual(run.events, [], 'no Warning for a race the next reconcile settles');
+    assert.deepEqual(run.result, { requeueAfterMs: 0 });
+    const progressingNow = run.status?.conditions?.find((c) => c.type === 'Progressing');
+    assert.deepEqual([progressingNow?.status, progressingNow?.reason], ['True', 'Conflict']);
+  });
 
 test('AllAtOnce: a registered, available target is promoted, and nothing else is read', async () => {
   const run = await recordedReconcile(rolloutWorld());
