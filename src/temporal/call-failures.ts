@@ -71,11 +71,32 @@ const REFUSED_CERTIFICATE_ALERT =
 
 /** The cause Temporal puts in the status details of a RESOURCE_EXHAUSTED answer, if any. */
 function resourceExhaustedCause(bytes: Buffer | undefined): number | undefined {
+  const failure = detailOf(bytes, 'ResourceExhaustedFailure');
+  try {
+    return failure?.value ? messages.ResourceExhaustedFailure.decode(failure.value).cause : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a NOT_FOUND answer says is missing, by the failure Temporal puts in its status details: the
+ * namespace (NamespaceNotFoundFailure) or what the call named (NotFoundFailure); undefined when
+ * it carries neither (an older server, a proxy that drops the details).
+ */
+export function missingOf(error: unknown): 'namespace' | 'named' | undefined {
+  if (!(error instanceof TemporalCallError) || error.code !== GrpcStatus.NOT_FOUND) return undefined;
+  if (detailOf(error.statusDetails, 'NamespaceNotFoundFailure')) return 'namespace';
+  if (detailOf(error.statusDetails, 'NotFoundFailure')) return 'named';
+  return undefined;
+}
+
+/** The detail of a google.rpc.Status that is Temporal's failure `type`, if the status has one. */
+function detailOf(bytes: Buffer | undefined, type: string) {
   if (!bytes) return undefined;
   try {
     const details = messages.Status.decode(bytes).details ?? [];
-    const failure = details.find((d) => d.type_url?.endsWith('/temporal.api.errordetails.v1.ResourceExhaustedFailure'));
-    return failure?.value ? messages.ResourceExhaustedFailure.decode(failure.value).cause : undefined;
+    return details.find((d) => d.type_url?.endsWith(`/temporal.api.errordetails.v1.${type}`));
   } catch {
     return undefined;
   }

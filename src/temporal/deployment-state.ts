@@ -2,6 +2,7 @@
 // it lists with their status and drainage, and the conflict token every routing change must carry.
 import { optionalTsToDate } from '@temporalio/common/lib/time.js';
 import type { TemporalDeploymentState, TemporalVersion } from '../domain/snapshot.ts';
+import { missingOf } from './call-failures.ts';
 import { GrpcStatus, TemporalCallError } from './call-status.ts';
 import { enums, type WorkflowService } from './protocol.ts';
 
@@ -31,12 +32,17 @@ export async function describeDeployment(
   } catch (error) {
     if (!isNotFound(error)) throw error;
     // Expected until the first worker of the deployment polls, unless the namespace is what is
-    // missing: one more read, only while the deployment is unknown, tells the two apart.
-    try {
-      await service.describeNamespace({ namespace });
-    } catch (namespaceError) {
-      if (isNotFound(namespaceError)) throw new TemporalNamespaceNotFoundError(namespace, { cause: namespaceError });
-      throw namespaceError;
+    // missing. Temporal's answer says which; where it does not, one more read, only while the
+    // deployment is unknown, tells the two apart.
+    const missing = missingOf(error);
+    if (missing === 'namespace') throw new TemporalNamespaceNotFoundError(namespace, { cause: error });
+    if (missing === undefined) {
+      try {
+        await service.describeNamespace({ namespace });
+      } catch (namespaceError) {
+        if (isNotFound(namespaceError)) throw new TemporalNamespaceNotFoundError(namespace, { cause: namespaceError });
+        throw namespaceError;
+      }
     }
     return { exists: false, versions: [] };
   }

@@ -1,9 +1,10 @@
 // Temporal namespaces found lately, by server. A Worker Deployment that Temporal does not list is
-// told apart from a missing namespace by describing the namespace (deployment-state.ts): a thousand
-// worker deployments created at once in one namespace asked it a thousand times, a third of their
-// reads. A namespace found is believed found for `rememberMs`; one missing is asked about each time.
-// Those who ask while a description is under way share its answer: when the memory lapsed in the
-// middle of the thousand, each reconcile running then asked again.
+// told apart from a missing namespace, where Temporal's answer does not say which, by describing
+// the namespace (deployment-state.ts): a thousand worker deployments created at once in one
+// namespace asked it a thousand times, a third of their reads. A namespace found is believed found
+// for `rememberMs`; one missing is asked about each time. Those who ask while a description is
+// under way share its answer: when the memory lapsed in the middle of the thousand, each reconcile
+// running then asked again.
 import { realTimers, type Timers } from '../runtime/timers.ts';
 import type { WorkflowService } from './protocol.ts';
 import { aroundCalls } from './service-calls.ts';

@@ -2,7 +2,8 @@
 import { AppsV1Api } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeDeployment } from '../../src/temporal/deployment-state.ts';
+import { describeDeployment, TemporalNamespaceNotFoundError } from '../../src/temporal/deployment-state.ts';
+import { aroundCalls } from '../../src/temporal/service-calls.ts';
 import {
   eventually,
   kubeConfig,
@@ -24,7 +25,24 @@ test('describeDeployment follows a build from registered to current, ramping, dr
   const controllerService = temporalService(t);
   const describe = () => describeDeployment(controllerService, temporalNamespace, deploymentName);
 
-  assert.deepEqual(await describe(), { exists: false, versions: [] }, 'unknown until a worker polls');
+  // Temporal's NOT_FOUND says what is missing: no second read to tell a namespace from a deployment.
+  const calls: string[] = [];
+  const recorded = aroundCalls(
+    controllerService,
+    () => true,
+    (request, call) => call(request),
+    (method) => calls.push(method),
+  );
+  assert.deepEqual(
+    await describeDeployment(recorded, temporalNamespace, deploymentName),
+    { exists: false, versions: [] },
+    'unknown until a worker polls',
+  );
+  await assert.rejects(
+    describeDeployment(recorded, uniqueName('no-such-namespace'), deploymentName),
+    TemporalNamespaceNotFoundError,
+  );
+  assert.deepEqual(calls, ['describeWorkerDeployment', 'describeWorkerDeployment']);
 
   await runSampleBuilds(apps, namespace, deploymentName, taskQueue, ['v1', 'v2']);
   const registered = await eventually('both builds to register', async () => {

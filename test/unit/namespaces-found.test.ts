@@ -1,20 +1,47 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import proto from '@temporalio/proto';
 import { GrpcStatus, TemporalCallError } from '../../src/temporal/call-status.ts';
 import { describeDeployment, TemporalNamespaceNotFoundError } from '../../src/temporal/deployment-state.ts';
 import { NamespacesFound } from '../../src/temporal/namespaces-found.ts';
 import type { WorkflowService } from '../../src/temporal/protocol.ts';
 import { FakeTimers } from '../support/fake-timers.ts';
 
-/** A server that lists no Worker Deployment and has the namespaces `existing`; every call recorded. */
-function server(existing: string[]) {
+/** A NOT_FOUND answer, with Temporal's failure of that type in its details when one is given. */
+function notFound(method: string, what: string, failure?: string): Promise<never> {
+  const statusDetails = failure
+    ? Buffer.from(
+        proto.google.rpc.Status.encode({
+          code: GrpcStatus.NOT_FOUND,
+          details: [
+            { type_url: `type.googleapis.com/temporal.api.errordetails.v1.${failure}`, value: Buffer.alloc(0) },
+          ],
+        }).finish(),
+      )
+    : undefined;
+  const status = {
+    code: GrpcStatus.NOT_FOUND,
+    details: `${what} not found`,
+    ...(statusDetails ? { statusDetails } : {}),
+  };
+  return Promise.reject(new TemporalCallError(method, status));
+}
+
+/**
+ * A server that lists no Worker Deployment and has the namespaces `existing`; every call recorded.
+ * With `typed`, its answers say what is missing, as Temporal's do.
+ */
+function server(existing: string[], typed = false) {
   const sent: string[] = [];
-  const notFound = (method: string, what: string) =>
-    Promise.reject(new TemporalCallError(method, { code: GrpcStatus.NOT_FOUND, details: `${what} not found` }));
   const service = {
     describeWorkerDeployment: ({ namespace, deploymentName }: { namespace: string; deploymentName: string }) => {
       sent.push(`DescribeWorkerDeployment ${namespace}/${deploymentName}`);
-      return notFound('DescribeWorkerDeployment', deploymentName);
+      const failure = !typed
+        ? undefined
+        : existing.includes(namespace)
+          ? 'NotFoundFailure'
+          : 'NamespaceNotFoundFailure';
+      return notFound('DescribeWorkerDeployment', deploymentName, failure);
     },
     describeNamespace: ({ namespace }: { namespace: string }) => {
       sent.push(`DescribeNamespace ${namespace}`);
@@ -79,4 +106,11 @@ test('reads that find no Worker Deployment at the same moment share one descript
     'DescribeWorkerDeployment orders/b',
     'DescribeNamespace orders',
   ]);
+});
+
+test('a NOT_FOUND that says what is missing, as Temporal says it, is believed: no namespace described', async () => {
+  const { service, sent } = server(['default'], true);
+  assert.deepEqual(await describeDeployment(service, 'default', 'a'), { exists: false, versions: [] });
+  await assert.rejects(describeDeployment(service, 'orders', 'a'), TemporalNamespaceNotFoundError);
+  assert.deepEqual(sent, ['DescribeWorkerDeployment default/a', 'DescribeWorkerDeployment orders/a']);
 });
