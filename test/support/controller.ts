@@ -118,7 +118,10 @@ export async function controlledNamespace(
   // One registry across restarts: a test reads what every controller it ran has done.
   const metrics = new Metrics();
   const startController = async (
-    changes: Pick<ControlledNamespaceOptions, 'temporalReadBudget' | 'pollIntervalMs' | 'certificateExpiryWarningMs'> = {},
+    changes: Pick<
+      ControlledNamespaceOptions,
+      'temporalReadBudget' | 'pollIntervalMs' | 'certificateExpiryWarningMs'
+    > = {},
   ): Promise<void> => {
     options = { ...options, ...changes };
     // TWC_TEST_CONTROLLER_LOG=1 shows what the controller says, when a test needs explaining.

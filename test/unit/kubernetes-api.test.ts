@@ -217,7 +217,10 @@ test('a watch that receives nothing within its silence limit fails as unreachabl
     response.write('\n');
   });
   const silent = await api.watch('/api/v1/pods', {}, () => {}, 100);
-  await assert.rejects(silent.ended, (error) => error instanceof KubernetesUnreachableError && /the watch received nothing for 0.1s/.test(error.message));
+  await assert.rejects(
+    silent.ended,
+    (error) => error instanceof KubernetesUnreachableError && /the watch received nothing for 0.1s/.test(error.message),
+  );
   const aborted = await api.watch('/api/v1/pods', {}, () => {}, 60_000);
   aborted.abort();
   await aborted.ended;
