@@ -26,10 +26,10 @@ export async function addFinalizer<T extends Finalizable>(
  * refusal matters: with its spec as planned on and not being deleted, only the finalizer is
  * (still) to be written. Rejects with the refusal otherwise, or when a second write is refused.
  */
-export async function addSharedFinalizer<T extends StoredFinalizable>(
+export async function addSharedFinalizer(
   cluster: ClusterClient,
   plural: string,
-  object: T,
+  object: StoredFinalizable,
 ): Promise<Finalizable> {
   try {
     return await addFinalizer(cluster, plural, object);
