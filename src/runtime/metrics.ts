@@ -2,13 +2,14 @@
 // registry of their own so that tests and benchmarks read their own counts; and the counters and
 // work queue observers that feed them.
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
-import { BACKLOG_FIGURES, type BuildBacklog } from '../domain/backlog.ts';
+import { BACKLOG_FIGURES, type BuildBacklog, type TaskQueueFigures } from '../domain/backlog.ts';
 import type { ReadCertificate } from '../domain/certificates.ts';
 import type { RolloutCost } from '../domain/rollout-cost.ts';
 import type { StatusFigures } from '../domain/status-figures.ts';
+import { labelsText, seriesLine } from './exposition.ts';
 import type { KubernetesRequestCounter } from './kube/api-client.ts';
-import { ScrapedGauge } from './scraped-gauge.ts';
 import { StatusGauges } from './status-gauges.ts';
+import { WrittenGauge } from './written-gauge.ts';
 import type { ReconcileOutcome, WorkQueueObserver } from './work-queue.ts';
 
 const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'requeue_after', 'error'];
@@ -17,6 +18,28 @@ type ConnectionCertificateLabel = 'namespace' | 'connection' | 'secret' | 'key' 
 
 type BacklogLabel = 'namespace' | 'worker_deployment' | 'build_id' | 'task_queue' | 'task_queue_type';
 const BACKLOG_LABELS: BacklogLabel[] = ['namespace', 'worker_deployment', 'build_id', 'task_queue', 'task_queue_type'];
+
+/**
+ * A queue's labels on the backlog gauges, written once for the gauges of a scrape and the scrapes
+ * until its figures are read again (which makes new ones).
+ */
+const backlogLabels = (() => {
+  const written = new WeakMap<TaskQueueFigures, string>();
+  return (build: BuildBacklog, queue: TaskQueueFigures): string => {
+    let text = written.get(queue);
+    if (text === undefined) {
+      text = labelsText({
+        namespace: build.namespace,
+        worker_deployment: build.workerDeployment,
+        build_id: build.buildId,
+        task_queue: queue.taskQueue,
+        task_queue_type: queue.type,
+      });
+      written.set(queue, text);
+    }
+    return text;
+  };
+})();
 
 export class Metrics {
   readonly registry: Registry;
@@ -403,23 +426,16 @@ export class Metrics {
     this.backlogSource = figures;
     if (registered) return;
     const source = () => this.backlogSource?.() ?? [];
-    for (const { name, help, figure } of BACKLOG_FIGURES)
-      new ScrapedGauge<BacklogLabel>(
-        { name: `twc_temporal_${name}`, help, labelNames: BACKLOG_LABELS, registers: [this.registry] },
-        () =>
-          source().flatMap((build) =>
-            build.queues.map((queue) => ({
-              labels: {
-                namespace: build.namespace,
-                worker_deployment: build.workerDeployment,
-                build_id: build.buildId,
-                task_queue: queue.taskQueue,
-                task_queue_type: queue.type,
-              },
-              value: figure(queue),
-            })),
-          ),
+    for (const { name, help, figure } of BACKLOG_FIGURES) {
+      const metric = `twc_temporal_${name}`;
+      new WrittenGauge<BacklogLabel>(
+        { name: metric, help, labelNames: BACKLOG_LABELS, registers: [this.registry] },
+        function* () {
+          for (const build of source())
+            for (const queue of build.queues) yield seriesLine(metric, backlogLabels(build, queue), figure(queue));
+        },
       );
+    }
   }
 
   /** Counts one step of a worker deployment judged by its analysis. */

@@ -1,32 +1,16 @@
 // The gauges of each worker deployment's status as last written (status/figures.ts makes the
 // figures): its conditions, builds per state, ramp, versions against their limits and ladder steps.
-// Each worker deployment's series are kept as plain values, replaced together, and listed at each
-// scrape. Kept as prom-client keeps series set (each also under a label string hashed from its
-// labels), they cost 4.2 KiB per worker deployment; as here, 1.9 KiB, and a scrape no more
-// (test/bench/status-gauges.bench.ts).
-import { Gauge, type GaugeConfiguration, type Registry } from 'prom-client';
+// Each worker deployment's series are kept as the lines a scrape writes, replaced together: 1.65 KiB
+// per worker deployment, where prom-client's series (each also under a label string hashed from its
+// labels) cost 4.2 and plain values 1.9 (test/bench/status-gauges.bench.ts); a scrape joins them
+// instead of writing 13 series a worker deployment anew.
+import type { GaugeConfiguration, MetricValue, Registry } from 'prom-client';
 import type { StatusFigures } from '../domain/status-figures.ts';
+import { seriesLines } from './exposition.ts';
+import { WrittenGauge } from './written-gauge.ts';
 
-type Family<T extends string> = Awaited<ReturnType<Gauge<T>['get']>>;
-type Series<T extends string> = Family<T>['values'][number];
+type Series<T extends string> = MetricValue<T>;
 type Owner = { namespace: string; worker_deployment: string };
-
-/** A gauge whose series are set per key, all of a key's at once, and kept as given. */
-class KeyedGauge<T extends string> extends Gauge<T> {
-  private readonly byKey = new Map<string, Series<T>[]>();
-
-  /** The series of `key`, replacing its earlier ones; none takes them away. */
-  setSeries(key: string, series: Series<T>[]): void {
-    if (series.length > 0) this.byKey.set(key, series);
-    else this.byKey.delete(key);
-  }
-
-  override async get(): Promise<Family<T>> {
-    // Its name, help, type and aggregator: nothing is set through prom-client, so no series of its own.
-    const family = await super.get();
-    return { ...family, values: [...this.byKey.values()].flat() };
-  }
-}
 
 /** One status gauge: its name, help and labels, and its series from a worker deployment's figures. */
 interface StatusGauge<T extends string> {
@@ -100,18 +84,24 @@ const STATUS_GAUGES = [
 ];
 
 export class StatusGauges {
-  private readonly gauges: { gauge: KeyedGauge<string>; series: StatusGauge<string>['series'] }[];
+  /** Of each gauge, each worker deployment's lines by `namespace/name`. */
+  private readonly gauges: { name: string; byKey: Map<string, string>; series: StatusGauge<string>['series'] }[];
 
   constructor(registry: Registry) {
-    this.gauges = STATUS_GAUGES.map(({ configuration, series }) => ({
-      gauge: new KeyedGauge({ ...configuration, registers: [registry] }),
-      series,
-    }));
+    this.gauges = STATUS_GAUGES.map(({ configuration, series }) => {
+      const byKey = new Map<string, string>();
+      new WrittenGauge({ ...configuration, registers: [registry] }, () => byKey.values());
+      return { name: configuration.name, byKey, series };
+    });
   }
 
   /** The figures of one worker deployment's status as last written, replacing its earlier ones; undefined (the object gone) takes its series away. */
   set(namespace: string, name: string, figures: StatusFigures | undefined): void {
     const [key, owner] = [`${namespace}/${name}`, { namespace, worker_deployment: name }];
-    for (const { gauge, series } of this.gauges) gauge.setSeries(key, figures ? series(owner, figures) : []);
+    for (const gauge of this.gauges) {
+      const series = figures ? gauge.series(owner, figures) : [];
+      if (series.length > 0) gauge.byKey.set(key, seriesLines(gauge.name, series));
+      else gauge.byKey.delete(key);
+    }
   }
 }

@@ -2,11 +2,12 @@
 // status (runtime/status-gauges.ts) hold and cost to scrape, without the real environment. N
 // worker deployments each have the status of the worker deployment captured in a real run
 // (test/support/captured-objects.json: three conditions, a current build and older ones); the
-// heap they add is measured after a full GC, and a scrape of /metrics by its CPU. Prints figures;
+// heap they add is measured after a full GC, and a scrape of /metrics (as served) by its CPU. Prints figures;
 // asserts nothing.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
+import { exposition } from '../../src/runtime/exposition.ts';
 import { Metrics } from '../../src/runtime/metrics.ts';
 import { statusFigures } from '../../src/status/figures.ts';
 import { CAPTURED_OBJECTS, type CapturedObjects } from './captured-objects.ts';
@@ -30,9 +31,16 @@ gc();
 const heap = process.memoryUsage().heapUsed - before;
 
 const scrapes = 20;
-const text = await metrics.registry.metrics();
+/** The text /metrics serves (runtime/http-server.ts), joined. */
+async function scrape(): Promise<string> {
+  const parts: string[] = [];
+  const names = metrics.registry.getMetricsAsArray().map((metric) => metric.name);
+  for await (const part of exposition(metrics.registry, names)) parts.push(part);
+  return parts.join('');
+}
+const text = await scrape();
 const started = process.cpuUsage();
-for (let i = 0; i < scrapes; i++) await metrics.registry.metrics();
+for (let i = 0; i < scrapes; i++) await scrape();
 const cpu = process.cpuUsage(started);
 const series = text.split('\n').filter((line) => line.includes('worker_deployment="wd-')).length;
 
