@@ -19,27 +19,9 @@ type ConnectionCertificateLabel = 'namespace' | 'connection' | 'secret' | 'key' 
 type BacklogLabel = 'namespace' | 'worker_deployment' | 'build_id' | 'task_queue' | 'task_queue_type';
 const BACKLOG_LABELS: BacklogLabel[] = ['namespace', 'worker_deployment', 'build_id', 'task_queue', 'task_queue_type'];
 
-/**
- * A queue's labels on the backlog gauges, written once for the gauges of a scrape and the scrapes
- * until its figures are read again (which makes new ones).
- */
-const backlogLabels = (() => {
-  const written = new WeakMap<TaskQueueFigures, string>();
-  return (build: BuildBacklog, queue: TaskQueueFigures): string => {
-    let text = written.get(queue);
-    if (text === undefined) {
-      text = labelsText({
-        namespace: build.namespace,
-        worker_deployment: build.workerDeployment,
-        build_id: build.buildId,
-        task_queue: queue.taskQueue,
-        task_queue_type: queue.type,
-      });
-      written.set(queue, text);
-    }
-    return text;
-  };
-})();
+function sameBuild(a: BuildBacklog, b: BuildBacklog): boolean {
+  return a.namespace === b.namespace && a.workerDeployment === b.workerDeployment && a.buildId === b.buildId;
+}
 
 export class Metrics {
   readonly registry: Registry;
@@ -84,6 +66,8 @@ export class Metrics {
   private readonly rolloutWait: Histogram<'on'>;
   /** Where the backlog gauges read their figures at each scrape, once observed. */
   private backlogSource: (() => readonly BuildBacklog[]) | undefined;
+  /** Each queue's labels on the backlog gauges, as last written for its build (see backlogLabels). */
+  private readonly backlogLabelsWritten = new WeakMap<TaskQueueFigures, { build: BuildBacklog; text: string }>();
   /** The builds each worker deployment (`namespace/name`) has a series of pinnedWorkflows for. */
   private readonly pinnedWorkflowBuilds = new Map<string, string[]>();
   private readonly statusGauges: StatusGauges;
@@ -425,17 +409,36 @@ export class Metrics {
     const registered = this.backlogSource !== undefined;
     this.backlogSource = figures;
     if (registered) return;
-    const source = () => this.backlogSource?.() ?? [];
     for (const { name, help, figure } of BACKLOG_FIGURES) {
       const metric = `twc_temporal_${name}`;
       new WrittenGauge<BacklogLabel>(
         { name: metric, help, labelNames: BACKLOG_LABELS, registers: [this.registry] },
-        function* () {
-          for (const build of source())
-            for (const queue of build.queues) yield seriesLine(metric, backlogLabels(build, queue), figure(queue));
-        },
+        () => this.backlogLines(metric, figure),
       );
     }
+  }
+
+  private *backlogLines(metric: string, figure: (queue: TaskQueueFigures) => number): Generator<string> {
+    for (const build of this.backlogSource?.() ?? [])
+      for (const queue of build.queues) yield seriesLine(metric, this.backlogLabels(build, queue), figure(queue));
+  }
+
+  /**
+   * A queue's labels on the backlog gauges, written once for the four gauges of a scrape and the
+   * scrapes until its figures are read again (a read makes new figures): a scrape writes thousands.
+   */
+  private backlogLabels(build: BuildBacklog, queue: TaskQueueFigures): string {
+    const written = this.backlogLabelsWritten.get(queue);
+    if (written && sameBuild(written.build, build)) return written.text;
+    const text = labelsText({
+      namespace: build.namespace,
+      worker_deployment: build.workerDeployment,
+      build_id: build.buildId,
+      task_queue: queue.taskQueue,
+      task_queue_type: queue.type,
+    });
+    this.backlogLabelsWritten.set(queue, { build, text });
+    return text;
   }
 
   /** Counts one step of a worker deployment judged by its analysis. */

@@ -151,3 +151,15 @@ test('the gauges show the figures given at each scrape, and a build left out los
   assert.doesNotMatch(after, /build_id="v1"/);
   assert.match(after, /build_id="v2"/);
 });
+
+test("a queue's figures given for another build are labelled with that build", async () => {
+  const registry = new Registry();
+  const shared = queue('orders', 'workflow', 4);
+  let builds = [{ ...figures[1]!, queues: [shared] }];
+  new Metrics(registry).observeBacklog(() => builds);
+  assert.match(await registry.metrics(), /^twc_temporal_backlog_count\{[^}]*build_id="v2"[^}]*\} 4$/m);
+  builds = [{ ...figures[1]!, buildId: 'v3', queues: [shared] }];
+  const text = await registry.metrics();
+  assert.match(text, /^twc_temporal_backlog_count\{[^}]*build_id="v3"[^}]*\} 4$/m);
+  assert.doesNotMatch(text, /build_id="v2"/);
+});
