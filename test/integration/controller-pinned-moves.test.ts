@@ -4,6 +4,7 @@
 // A v3 whose code does not replay v2's pinned workflow leaves it where it is, named in the status,
 // and it finishes on v2.
 import type { WorkflowHandle } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
@@ -11,8 +12,10 @@ import { temporalDeploymentName } from '../../src/k8s/names.ts';
 import type { RunReport } from '../../dev/sample-worker/workflows.ts';
 import { controlledNamespace, rolledOut } from '../support/controller.ts';
 import { eventually, temporalClient, testNamespace } from '../support/environment.ts';
-import { pinnedWorkflow } from '../support/pinned-workflow.ts';
+import { pinnedWorkflow, waitingOn } from '../support/pinned-workflow.ts';
 import { temporalOperator } from '../support/temporal-operator.ts';
+
+const { VersioningBehavior } = proto.temporal.api.enums.v1;
 
 type Move = NonNullable<
   NonNullable<NonNullable<TemporalWorkerDeployment['status']>['deprecatedVersions']>[number]['pinnedWorkflows']
@@ -122,11 +125,7 @@ test('onAbort: MoveToPrevious moves the pinned workflows that started on an abor
     workflowId: `on-v2-${namespace}`,
     versioningOverride: { pinnedTo: { deploymentName, buildId: v2 } },
   });
-  await eventually('the workflow to run on v2', async () =>
-    (await onV2.describe()).raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId === v2
-      ? true
-      : undefined,
-  );
+  await waitingOn(onV2, v2, VersioningBehavior.VERSIONING_BEHAVIOR_PINNED);
 
   await ns.patchSpec('orders', { rollout: { abort: v2 } });
   const moved = await ns.until(

@@ -8,7 +8,10 @@ import { eventually, uniqueName } from './environment.ts';
 
 const { VersioningBehavior } = proto.temporal.api.enums.v1;
 
-/** Starts it on `taskQueue` and resolves once Temporal says it is pinned to `buildId`. */
+/**
+ * Starts it on `taskQueue` and resolves once its first task and activity ran on `buildId` and it
+ * waits for `finish`.
+ */
 export async function pinnedWorkflow(
   client: Client,
   taskQueue: string,
@@ -21,10 +24,7 @@ export async function pinnedWorkflow(
     workflowId: uniqueName('pinned'),
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
-  await eventually(`the workflow to be pinned to ${buildId}`, async () => {
-    const info = (await workflow.describe()).raw.workflowExecutionInfo?.versioningInfo;
-    return info?.deploymentVersion?.buildId === buildId ? true : undefined;
-  });
+  await waitingOn(workflow, buildId, VersioningBehavior.VERSIONING_BEHAVIOR_PINNED);
   return workflow;
 }
 
@@ -38,17 +38,27 @@ export async function autoUpgradeWorkflow(client: Client, taskQueue: string, bui
     workflowId: uniqueName('auto-upgrade'),
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
-  await eventually(`the auto-upgrade workflow to wait on ${buildId}`, async () => {
+  await waitingOn(workflow, buildId, VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE);
+  return workflow;
+}
+
+/**
+ * Resolves once the sample's workflow waits for `finish` on `buildId` with `behavior`: its first
+ * task ran there and so did the activity that records where it started. Until that activity ran, a
+ * move of the workflow (or an upgrade) would send it to the other build, and its report would say
+ * it started there.
+ */
+export async function waitingOn(
+  workflow: WorkflowHandle,
+  buildId: string,
+  behavior: proto.temporal.api.enums.v1.VersioningBehavior,
+): Promise<void> {
+  await eventually(`the workflow ${workflow.workflowId} to wait on ${buildId}`, async () => {
     const info = (await workflow.describe()).raw.workflowExecutionInfo?.versioningInfo;
     const events = (await workflow.fetchHistory()).events ?? [];
     const waiting =
       events.some((e) => e.activityTaskCompletedEventAttributes) &&
       Boolean(events.at(-1)?.workflowTaskCompletedEventAttributes);
-    return info?.deploymentVersion?.buildId === buildId &&
-      info.behavior === VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE &&
-      waiting
-      ? true
-      : undefined;
+    return info?.deploymentVersion?.buildId === buildId && info.behavior === behavior && waiting ? true : undefined;
   });
-  return workflow;
 }
