@@ -540,6 +540,18 @@ const status = Type.Object(
                 "The task queues of spec.pools when the gates' runs were last read (none without pools): a pass holds only for that layout, so a pool added or removed since has the gates read again, and run on the queues that have no run.",
             }),
           ),
+          gateQueuesListed: Type.Optional(
+            Type.Object(
+              {
+                taskQueues: Type.Array(Type.String(), { description: 'The queues, sorted.' }),
+                since: Type.String({ format: 'date-time', description: 'When the last of them was first listed.' }),
+              },
+              {
+                description:
+                  "The task queues Temporal listed for the target's gates (its workers poll them for workflows and activities), and since when: a gate starts on a queue only some seconds after, since Temporal lists a build's queue before every partition of the queue knows the build, and meanwhile sends the activities of a workflow pinned to the build to the queue's current build.",
+              },
+            ),
+          ),
         },
         { description: 'The build the spec asks for.' },
       ),

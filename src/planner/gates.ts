@@ -164,10 +164,24 @@ export function gateTaskQueues(taskQueues: BuildTaskQueues, pastRegistrationGrac
 
 type TargetStatus = NonNullable<NonNullable<TemporalWorkerDeployment['status']>['targetVersion']>;
 /** What the status remembers of the target's gates. */
-export type GateMemory = Pick<TargetStatus, 'gates' | 'gateFailure' | 'gateRetry' | 'gatePoolQueues'>;
+export type GateMemory = Pick<
+  TargetStatus,
+  'gates' | 'gateFailure' | 'gateRetry' | 'gatePoolQueues' | 'gateQueuesListed'
+>;
+type QueuesListed = NonNullable<TargetStatus['gateQueuesListed']>;
+
+/**
+ * How long after Temporal first lists a build's queue a gate starts on it. Temporal adds the queue
+ * to the build's description at once and tells the queue's partitions after (the root partition
+ * first, the others from it); a partition that does not yet know the build sends the activities of
+ * a workflow pinned to it to the queue's current build, so a gate started then would judge the
+ * build it is to replace. The partitions learn within a second or two on a busy server.
+ */
+export const QUEUE_PROPAGATION_MS = 10_000;
 type GateFailure = NonNullable<TargetStatus['gateFailure']>;
 
 export interface GateContext {
+  now: Date;
   /** The gates before the next routing change, in order (see gateStages). */
   stages: GateStage[];
   /** The rollout as the spec says it now: the gate a remembered failure is judged against. */
@@ -283,6 +297,8 @@ export interface GateDecision {
   failure?: { reason: 'RolloutAborted' | 'GateFailed' | 'GateStuck'; message: string };
   /** Runs found under the gate's workflow IDs that the controller did not start: they count for nothing. */
   foreign?: string;
+  /** When a gate held back until Temporal's queues learned of the build may start. */
+  recheckAt?: Date;
 }
 
 export type RememberedGateRun = NonNullable<GateMemory['gates']>[number];
@@ -305,13 +321,29 @@ export function decideGates(context: GateContext, observed: ObservedGate | undef
   // The layout the remembered runs hold for: this one once runs were read under it, else the one
   // they were read under (a gate waiting for a Deployment to be available reads none).
   const layout = observed?.taskQueues.length ? context.expectedQueues : context.previous?.gatePoolQueues;
-  const decision =
-    decided.memory.gates && layout?.length
-      ? { ...decided, memory: { ...decided.memory, gatePoolQueues: layout } }
-      : decided;
+  const gateQueuesListed = decided.memory.gateQueuesListed ?? context.previous?.gateQueuesListed;
   // The retry asked is acted on by this decision (there may be nothing to retry): once per value.
   const gateRetry = context.retry ?? context.previous?.gateRetry;
-  return gateRetry === undefined ? decision : { ...decision, memory: { ...decision.memory, gateRetry } };
+  return {
+    ...decided,
+    memory: {
+      ...decided.memory,
+      ...(decided.memory.gates && layout?.length ? { gatePoolQueues: layout } : {}),
+      ...(gateQueuesListed ? { gateQueuesListed } : {}),
+      ...(gateRetry === undefined ? {} : { gateRetry }),
+    },
+  };
+}
+
+/**
+ * The queues Temporal lists for the build's gates, and since when the last of them: those the
+ * status remembers, and `fresh` (queues where a gate is to start for the first time) from now.
+ */
+function listedQueues(context: GateContext, fresh: string[]): QueuesListed | undefined {
+  const before = context.previous?.gateQueuesListed;
+  if (fresh.every((q) => before?.taskQueues.includes(q))) return before;
+  const taskQueues = [...new Set([...(before?.taskQueues ?? []), ...fresh])].sort();
+  return { taskQueues, since: context.now.toISOString() };
 }
 
 function decideStages(context: GateContext, observed: ObservedGate | undefined): GateDecision {
@@ -363,7 +395,7 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
         why: `it is not the run the controller started: ${alien.why}`,
       });
   }
-  const verdict = judgeGate({
+  const judged = judgeGate({
     stage: stage.name,
     taskQueues,
     ...(missing ? { missing } : {}),
@@ -372,6 +404,22 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
     retry: previous?.gateFailure !== undefined || retry !== undefined,
     replace: [...replacing.keys()],
   });
+  // A gate's first run on a queue waits until the queue's partitions know the build (see
+  // QUEUE_PROPAGATION_MS); a queue with a run of the controller's own, now or remembered, was listed before.
+  const ranOn = (q: string) =>
+    runs[q] !== undefined || previous?.gates?.some((g) => g.taskQueue === q && g.runID !== undefined);
+  const fresh = judged.state === 'pending' ? judged.start.filter((q) => !ranOn(q)) : [];
+  const listed = listedQueues(context, fresh);
+  const startsAt = listed && new Date(Date.parse(listed.since) + QUEUE_PROPAGATION_MS);
+  const held = startsAt && startsAt > context.now ? fresh : [];
+  const verdict: GateVerdict =
+    judged.state === 'pending' && held.length > 0
+      ? {
+          ...judged,
+          start: judged.start.filter((q) => !held.includes(q)),
+          reason: `gate ${stage.name} starts on ${held.join(', ')} at ${startsAt?.toISOString()}, ${QUEUE_PROPAGATION_MS / 1000} s after Temporal listed the queue for build ${buildId}: until each of the queue's partitions knows the build, Temporal sends the activities of a workflow pinned to it to the current build`,
+        }
+      : judged;
   const starts =
     verdict.state === 'pending'
       ? verdict.start.map((taskQueue) => {
@@ -434,13 +482,14 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
   const reported = foreignReport(stage, foreign);
   return {
     gate: verdict.state,
-    memory: { gates },
+    memory: { gates, ...(listed ? { gateQueuesListed: listed } : {}) },
     starts,
     ...stuck,
     ...(reported ? { foreign: reported } : {}),
     ...(verdict.state === 'passed'
       ? { passed: `${verdict.reason} for build ${buildId}` }
       : { waiting: verdict.reason }),
+    ...(held.length > 0 ? { recheckAt: startsAt } : {}),
   };
 }
 

@@ -366,6 +366,7 @@ export function planReconcile(observation: Observation, config: PlannerConfig): 
     routing.action === 'wait' ? routing.recheckAt : undefined,
     ladder.recheckAt,
     moves.recheckAt,
+    gateDecision.recheckAt,
   ]
     .filter((d): d is Date => d !== undefined)
     .map((d) => Math.max(0, d.getTime() - now.getTime()));

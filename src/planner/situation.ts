@@ -86,6 +86,7 @@ export function situation(observation: Omit<Observation, 'target'>, config: { ro
       promoted,
     },
     gate: {
+      now,
       stages,
       rollout,
       expectedQueues: poolQueues(observation).sort(),

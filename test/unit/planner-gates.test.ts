@@ -7,6 +7,7 @@ import type { Observation } from '../../src/domain/observation.ts';
 import type { GateRun } from '../../src/domain/snapshot.ts';
 import { gateQueues } from '../../src/planner/plan.ts';
 import {
+  QUEUE_PROPAGATION_MS,
   decideGates,
   type GateCheck,
   type GateContext,
@@ -159,6 +160,7 @@ for (const [title, given, expected] of verdicts) {
 }
 
 const twoStages = {
+  now: new Date('2026-11-29T12:00:00Z'),
   stages: [
     { name: 'rollout', gate: gate('smoke') },
     { name: 'step-1', gate: gate('canary-10') },
@@ -173,6 +175,8 @@ const twoStages = {
   temporalName: 'shop/orders',
   generation: 3,
 };
+/** Queue a, listed by Temporal for the build long enough ago that a gate may start on it. */
+const listedBefore = { gateQueuesListed: { taskQueues: ['a'], since: '2026-11-29T11:59:00.000Z' } };
 /** The stages of twoStages by name, with their gates. */
 const stageOf = (name: string) => ({ name, gate: name === 'rollout' ? gate('smoke') : gate('canary-10') });
 const idOn = (name: string, queue: string) => gateWorkflowId('shop/orders', 'v2', stageOf(name), queue);
@@ -753,7 +757,7 @@ test("a run under the gate's workflow ID that the controller did not start passe
   const forged: [string, GateContext, GateRun, RegExp][] = [
     [
       'no run recorded (started by anyone before the controller)',
-      { ...twoStages, previous: undefined },
+      { ...twoStages, previous: listedBefore },
       ownRun('rollout', 'Completed'),
       /the status records no run the controller started under that ID/,
     ],
@@ -781,7 +785,7 @@ test("a run under the gate's workflow ID that the controller did not start passe
       [{ stage: 'rollout', taskQueue: 'a', workflowId: idOn('rollout', 'a'), gate: gate('smoke') }],
       `${what}: the controller's own run starts (a completed run is closed: nothing to terminate)`,
     );
-    assert.deepEqual(decision.memory, { gates: [startedNow('rollout')] }, `${what}: its run ID is not remembered`);
+    assert.deepEqual(decision.memory.gates, [startedNow('rollout')], `${what}: its run ID is not remembered`);
     assert.match(decision.foreign ?? '', why, what);
     assert.match(decision.foreign ?? '', new RegExp(`completed run ${run.runId} of workflow ${idOn('rollout', 'a')}`));
   }
@@ -801,7 +805,7 @@ test("a run under the gate's workflow ID that the controller did not start passe
 
 test('a failed run the controller did not start is run again, unreported: it passes nothing, and an earlier rollout of the build leaves such runs', () => {
   const decision = decideGates(
-    { ...twoStages, previous: undefined },
+    { ...twoStages, previous: listedBefore },
     { stage: 'rollout', taskQueues: ['a'], runs: { a: ownRun('rollout', 'Failed', { message: 'boom' }) } },
   );
   assert.equal(decision.gate, 'pending', 'not failed: the run does not judge this rollout');
@@ -828,4 +832,59 @@ test("the runs remembered stay while the gate cannot be judged (its queues not k
   );
   assert.deepEqual(noQueues.memory.gates, previous.gates);
   assert.deepEqual(decideGates({ ...twoStages, previous }, undefined).memory.gates, previous.gates);
+});
+
+test("a gate's first run on a queue waits until the queue's partitions know the build: QUEUE_PROPAGATION_MS after Temporal first listed it; a pool added later waits for its own queue only", () => {
+  const at = (seconds: number) => new Date(twoStages.now.getTime() + seconds * 1000);
+  const context = { ...twoStages, expectedQueues: ['a', 'b'], previous: undefined };
+  const queues = { stage: 'rollout', taskQueues: ['a', 'b'], runs: {} };
+  const listed = { taskQueues: ['a', 'b'], since: twoStages.now.toISOString() };
+  const first = decideGates(context, queues);
+  assert.deepEqual([first.gate, first.starts, first.memory.gateQueuesListed], ['pending', [], listed]);
+  assert.deepEqual(first.recheckAt, at(QUEUE_PROPAGATION_MS / 1000), 'looked at again when the wait ends');
+  assert.equal(
+    first.waiting,
+    `gate rollout starts on a, b at ${at(10).toISOString()}, 10 s after Temporal listed the queue for build v2: until each of the queue's partitions knows the build, Temporal sends the activities of a workflow pinned to it to the current build`,
+  );
+  const later = decideGates({ ...context, now: at(9), previous: first.memory }, queues);
+  assert.deepEqual(
+    [later.starts, later.memory.gateQueuesListed],
+    [[], listed],
+    'the wait counts from the first listing',
+  );
+  const due = decideGates({ ...context, now: at(10), previous: later.memory }, queues);
+  assert.deepEqual(
+    due.starts.map((s) => s.taskQueue),
+    ['a', 'b'],
+  );
+  assert.equal(due.recheckAt, undefined);
+
+  // Pool c added once the gate passed on a and b: c waits from when it is listed; a and b's runs stand.
+  const passed = {
+    gates: [
+      remembered('rollout', 'Completed'),
+      { ...remembered('rollout', 'Completed'), taskQueue: 'b', workflowID: idOn('rollout', 'b') },
+    ],
+    gatePoolQueues: ['a', 'b'],
+    gateQueuesListed: listed,
+  };
+  const withC = decideGates(
+    { ...context, expectedQueues: ['a', 'b', 'c'], now: at(600), previous: passed },
+    {
+      stage: 'rollout',
+      taskQueues: ['a', 'b', 'c'],
+      runs: {
+        a: ownRun('rollout', 'Completed'),
+        b: ownRun('rollout', 'Completed', { workflowId: idOn('rollout', 'b') }),
+      },
+    },
+  );
+  assert.deepEqual([withC.gate, withC.starts], ['pending', []]);
+  assert.deepEqual(withC.memory.gateQueuesListed, { taskQueues: ['a', 'b', 'c'], since: at(600).toISOString() });
+  assert.deepEqual(
+    withC.memory.gates?.map((g) => `${g.taskQueue} ${g.status} ${g.runID}`),
+    ['a Completed r1', 'b Completed r1', 'c Running undefined'],
+    'c is remembered without a run, so the stage is not complete without it, nor taken for started',
+  );
+  assert.match(withC.waiting ?? '', /^gate rollout starts on c at /);
 });

@@ -668,8 +668,26 @@ const ownRun = (more: Partial<GateRun>): GateRun => ({
   ...more,
 });
 const started = `startGate ${gateId}: started gate rollout (smoke) of build v2 on task queue orders, pinned to the build`;
+/** What the status remembers of target v2 when Temporal listed its queues a minute ago, as much as a gate waits. */
+const listedBefore = (queues = ['orders']) =>
+  ({
+    targetVersion: {
+      buildID: 'v2',
+      status: 'Inactive',
+      gateQueuesListed: { taskQueues: queues, since: ago(60).toISOString() },
+    },
+  }) as TemporalWorkerDeployment['status'];
 const gateCases: [string, Parameters<typeof observed>[0], string[]][] = [
-  ["none run yet: started on the build's queue", { spec: gated, target: gateRead({}) }, [started]],
+  [
+    "none run yet: started on the build's queue",
+    { spec: gated, status: listedBefore(), target: gateRead({}) },
+    [started],
+  ],
+  [
+    'none run yet, the queue first listed now: none starts before its partitions know the build',
+    { spec: gated, target: gateRead({}) },
+    [],
+  ],
   [
     'the target not registered in Temporal: no gate starts, whatever was read',
     { spec: gated, target: gateRead({}), temporal: { versions: [version('v1', 'Current')] } },
@@ -709,8 +727,23 @@ for (const [title, given, expected] of gateCases)
     assert.deepEqual(lines(given), expected);
   });
 
+test("gates: a queue first listed now is looked at again when its gate may start, and the routing's wait says why", () => {
+  const fresh = plan({ spec: gated, target: gateRead({}) });
+  assert.deepEqual([fresh.requeueAfterMs, fresh.requeueFallsDue], [10_000, true]);
+  assert.deepEqual(fresh.gates.gateQueuesListed, { taskQueues: ['orders'], since: now.toISOString() });
+  assert.match(
+    fresh.routing.reason,
+    /gate rollout starts on orders at 2026-11-26T12:00:10.000Z, 10 s after Temporal listed/,
+  );
+});
+
 test('gates: the retry asked by the annotation is remembered once acted on, even with nothing remembered before', () => {
-  const asked = { spec: gated, metadata: { annotations: { [RETRY_GATE_ANNOTATION]: '1' } }, target: gateRead({}) };
+  const asked = {
+    spec: gated,
+    metadata: { annotations: { [RETRY_GATE_ANNOTATION]: '1' } },
+    status: listedBefore(),
+    target: gateRead({}),
+  };
   assert.equal(plan(asked).gates.gateRetry, '1');
   assert.deepEqual(lines(asked), [started]);
 });
@@ -969,7 +1002,7 @@ test('with pools: the target is routable once every pool runs, and a gate passed
   ]);
   const firstRead = {
     ...given,
-    status: undefined,
+    status: listedBefore(queues),
     target: { taskQueues: { workflow: queues, activity: queues }, gateStage: 'rollout', gateRuns: {} },
   };
   assert.deepEqual(

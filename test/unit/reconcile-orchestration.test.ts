@@ -81,6 +81,22 @@ function rolloutWorld(spec: Parameters<typeof workerDeployment>[0] = { buildId: 
   };
 }
 
+/**
+ * The world a minute after Temporal listed the target's queue: a gate's first run may start on it
+ * (see QUEUE_PROPAGATION_MS).
+ */
+function listedBefore(world: World): World {
+  const owner = world.workerDeployment;
+  const listing = { taskQueues: [TASK_QUEUE], since: minutesAgo(1).toISOString() };
+  const targetVersion = {
+    buildID: 'v2',
+    status: 'Inactive',
+    ...owner.status?.targetVersion,
+    gateQueuesListed: listing,
+  };
+  return { ...world, workerDeployment: { ...owner, status: { ...owner.status, targetVersion } } };
+}
+
 const ramping = (percentage: number, changedMinutesAgo: number): TemporalDeploymentState => ({
   ...v1Current,
   rampingBuildId: 'v2',
@@ -652,9 +668,31 @@ const gateStartCalls = (id: string) => [
   'k8s.replaceStatus orders@10',
 ];
 
-test('a gate with no run yet: its task queues and run are read, it starts pinned to the target, and routing waits', async () => {
-  const run = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }));
+test('a gate with no run yet: its task queues and run are read, it starts pinned to the target once the queue was listed 10 s before, and routing waits', async () => {
+  const world = rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } });
   const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
+  const listed = await recordedReconcile(world);
+  assert.deepEqual(listed.calls, [
+    'temporal.describe',
+    'temporal.taskQueues v2',
+    `temporal.readGate ${id}`,
+    'k8s.replaceStatus orders@10',
+  ]);
+  assert.deepEqual(listed.status?.targetVersion?.gateQueuesListed, {
+    taskQueues: [TASK_QUEUE],
+    since: now.toISOString(),
+  });
+  assert.deepEqual(
+    [listed.result?.requeueAfterMs, listed.status?.targetVersion?.gates?.[0]?.runID],
+    [10_000, undefined],
+  );
+  assert.match(
+    listed.status?.conditions?.find((c) => c.type === 'Progressing')?.message ?? '',
+    new RegExp(`gate rollout starts on ${TASK_QUEUE} at 2026-11-23T12:00:10.000Z`),
+  );
+
+  const owner = { ...world.workerDeployment, status: listed.status };
+  const run = await recordedReconcile({ ...world, now: new Date(now.getTime() + 10_000), workerDeployment: owner });
   assert.deepEqual(run.calls, gateStartCalls(id));
   assert.deepEqual(run.status?.targetVersion?.gates, [
     {
@@ -687,7 +725,7 @@ test('a build whose workers poll no activities gets its gate on its workflow que
     /gate rollout waits for the build's workers to register a task queue for workflows and activities/,
   );
 
-  const grown = await recordedReconcile({ ...world, taskQueues: workflowsOnly });
+  const grown = await recordedReconcile(listedBefore({ ...world, taskQueues: workflowsOnly }));
   assert.deepEqual(grown.calls, gateStartCalls(id));
 });
 
@@ -700,11 +738,13 @@ test('a gate run of another spec of the gate, still running, is terminated; the 
     { generation: 2 },
     { targetVersion: { buildID: 'v2', status: 'Inactive', gates: [started] } },
   );
-  const run = await recordedReconcile({
-    ...rolloutWorld(),
-    workerDeployment: owner,
-    gateRuns: { [old]: { workflowId: old, runId: 'run-1', workflowType: 'Old', status: 'Running' } },
-  });
+  const run = await recordedReconcile(
+    listedBefore({
+      ...rolloutWorld(),
+      workerDeployment: owner,
+      gateRuns: { [old]: { workflowId: old, runId: 'run-1', workflowType: 'Old', status: 'Running' } },
+    }),
+  );
   assert.deepEqual(run.calls, [
     'temporal.describe',
     'temporal.taskQueues v2',
@@ -764,7 +804,7 @@ test('a stuck gate run is reported and left alone; the retry annotation replaces
 
 test('a gate input from a ConfigMap is read when the gate starts; a missing one stalls, naming it', async () => {
   const fromConfigMap = { workflowType: 'Smoke', inputFrom: { configMapKeyRef: { name: 'smoke', key: 'input' } } };
-  const world = rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate: fromConfigMap } });
+  const world = listedBefore(rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate: fromConfigMap } }));
   const ok = await recordedReconcile({ ...world, keys: { 'ConfigMap/smoke/input': '{"n":1}' } });
   assert.deepEqual(ok.calls.slice(3), [
     'k8s.readKey ConfigMap/smoke',
@@ -835,7 +875,9 @@ const stepTwoGated = { ...progressive, steps: [progressive.steps[0]!, { ...progr
 const stepTwoGate = gateWorkflowId(temporalName, 'v2', { name: 'step-2', gate }, TASK_QUEUE);
 
 test("a step's gate runs before that step's ramp is set: the ramp of the step before holds meanwhile", async () => {
-  const run = await recordedReconcile(rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 6)));
+  const run = await recordedReconcile(
+    listedBefore(rolloutWorld({ buildId: 'v2', rollout: stepTwoGated }, ramping(10, 6))),
+  );
   assert.deepEqual(run.calls, [
     'temporal.describe',
     'temporal.taskQueues v2',
@@ -897,10 +939,12 @@ test('right after a ramp was aborted, a reconcile whose cache lacks that status 
 
 test('a failed run the status never started (an earlier rollout of the build) is run again, not believed', async () => {
   const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
-  const run = await recordedReconcile({
-    ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
-    gateRuns: { [id]: { workflowId: id, status: 'Failed', message: 'timed out: its workers were scaled away' } },
-  });
+  const run = await recordedReconcile(
+    listedBefore({
+      ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
+      gateRuns: { [id]: { workflowId: id, status: 'Failed', message: 'timed out: its workers were scaled away' } },
+    }),
+  );
   assert.deepEqual(run.calls, gateStartCalls(id));
 });
 
@@ -925,10 +969,12 @@ test("a gate run someone else started and completed under the gate's workflow ID
 
 test('a running gate run the controller did not start is terminated, that very run, before its own starts', async () => {
   const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate }, TASK_QUEUE);
-  const run = await recordedReconcile({
-    ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
-    gateRuns: { [id]: ownGateRun(id, 'Running', { runId: 'forged', workflowType: 'Noop' }) },
-  });
+  const run = await recordedReconcile(
+    listedBefore({
+      ...rolloutWorld({ buildId: 'v2', rollout: { strategy: 'AllAtOnce', gate } }),
+      gateRuns: { [id]: ownGateRun(id, 'Running', { runId: 'forged', workflowType: 'Noop' }) },
+    }),
+  );
   assert.deepEqual(run.calls.slice(2), [
     `temporal.readGate ${id}`,
     `temporal.terminateGate ${id} forged`,

@@ -6,13 +6,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TemporalWorkerDeployment } from '../../src/api/temporal-worker-deployment.ts';
 import type { TemporalVersion } from '../../src/domain/snapshot.ts';
-import { gateWorkflowId } from '../../src/planner/gates.ts';
+import { gateWorkflowId, QUEUE_PROPAGATION_MS } from '../../src/planner/gates.ts';
 import { batchJobId, batchJobIdPrefix } from '../../src/planner/pinned-workflows.ts';
 import {
   connection,
   deployment,
   IDENTITY,
   NAMESPACE,
+  type Recorded,
   recordedReconcile,
   STARTED_GATE_RUN,
   workerDeployment,
@@ -53,6 +54,17 @@ function builds(
     ),
     temporal: { exists: true, currentBuildId, managerIdentity: IDENTITY, versions },
   };
+}
+
+/**
+ * The world when a gate held back after Temporal first listed its queue may start (see
+ * QUEUE_PROPAGATION_MS), with the status `run` wrote.
+ */
+function whenGateMayStart(world: World, run: Recorded): World {
+  const since = run.status?.targetVersion?.gateQueuesListed?.since;
+  assert.ok(since, 'the reconcile held a gate back, remembering when its queue was listed');
+  const now = new Date(Date.parse(since) + QUEUE_PROPAGATION_MS);
+  return { ...world, now, workerDeployment: { ...world.workerDeployment, status: run.status } };
 }
 
 /** v2 promoted (AllAtOnce) `promotedMinutesAgo`, v1 in `v1Status` before it. */
@@ -197,18 +209,19 @@ test('A3: a new template that names a build which failed before is not promoted 
       deprecatedVersions: [{ buildID: 'v2', status: 'Draining', lastCurrentTime: minutesAgo(8).toISOString() }],
     },
   );
-  const run = await recordedReconcile(
-    builds(
-      owner,
-      { v2: 20, v3: 9 },
-      [
-        { buildId: 'v2', status: 'Draining', everActive: true, lastCurrentAt: minutesAgo(8) },
-        { buildId: 'v3', status: 'Current', everActive: true },
-      ],
-      'v3',
-    ),
+  const world = builds(
+    owner,
+    { v2: 20, v3: 9 },
+    [
+      { buildId: 'v2', status: 'Draining', everActive: true, lastCurrentAt: minutesAgo(8) },
+      { buildId: 'v3', status: 'Current', everActive: true },
+    ],
+    'v3',
   );
-  assert.ok(!run.calls.includes('temporal.changeRouting setCurrent v2'), run.calls.join('\n'));
+  const held = await recordedReconcile(world);
+  const run = await recordedReconcile(whenGateMayStart(world, held));
+  for (const { calls } of [held, run])
+    assert.ok(!calls.includes('temporal.changeRouting setCurrent v2'), calls.join('\n'));
   assert.ok(
     run.calls.some((c) => c.startsWith('temporal.startGate v2')),
     `its gate runs again: ${run.calls.join('\n')}`,
@@ -268,7 +281,7 @@ test('A6: a pool added after the gate passed has the gate run on its queue befor
       },
     },
   );
-  const run = await recordedReconcile({
+  const world: World = {
     now,
     workerDeployment: owner,
     connection: connection(),
@@ -296,8 +309,12 @@ test('A6: a pool added after the gate passed has the gate run on its queue befor
         status: 'Completed',
       },
     },
-  });
-  assert.ok(!run.calls.some((c) => c.startsWith('temporal.changeRouting')), run.calls.join('\n'));
+  };
+  const held = await recordedReconcile(world);
+  const run = await recordedReconcile(whenGateMayStart(world, held));
+  for (const { calls } of [held, run])
+    assert.ok(!calls.some((c) => c.startsWith('temporal.changeRouting')), calls.join('\n'));
+  assert.ok(!held.calls.some((c) => c.startsWith('temporal.startGate')), held.calls.join('\n'));
   assert.ok(run.calls.includes('temporal.startGate v2 Smoke on payments'), run.calls.join('\n'));
 });
 
@@ -314,7 +331,7 @@ test('a running gate is not restarted by a new generation that leaves the gate a
     ],
     'v1',
   );
-  const started = await recordedReconcile(base);
+  const started = await recordedReconcile(whenGateMayStart(base, await recordedReconcile(base)));
   assert.ok(started.calls.includes('temporal.startGate v2 Smoke on orders'), started.calls.join('\n'));
   const pinnedTo = { deploymentName: temporalName, buildId: 'v2' };
   const ownRun = {
