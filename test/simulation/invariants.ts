@@ -304,6 +304,7 @@ export class Invariants implements KubernetesHooks, TemporalHooks {
       (w) =>
         w.gate !== undefined &&
         w.build === build &&
+        w.gate.judges === build &&
         w.status === 'Completed' &&
         w.type === gate.workflowType &&
         w.gate.queue === queue &&

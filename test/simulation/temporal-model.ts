@@ -44,6 +44,11 @@ const GATE_TIMEOUT_MS = 3_600_000;
 const BATCH_RATE = 4;
 /** Batches that may run at once in the namespace. */
 const MAX_BATCHES = 3;
+/**
+ * A queue's partitions learn that a build polls it this long after the build's description lists
+ * it; meanwhile the activities of a workflow pinned to the build run on the queue's current build.
+ */
+const PARTITIONS_LEARN_MS = 5_000;
 
 export type Behavior = 'Pinned' | 'AutoUpgrade';
 type WorkflowStatus = 'Running' | 'Completed' | 'Failed' | 'Canceled' | 'Terminated' | 'ContinuedAsNew' | 'TimedOut';
@@ -92,6 +97,8 @@ export interface Workflow {
     queue: string;
     input?: unknown;
     traits: GateTraits;
+    /** The build whose workers ran its activities: the one it judges. */
+    judges: string;
     workedMs: number;
     attempts: number;
     message?: string;
@@ -119,6 +126,8 @@ interface Version {
   drainageReportAt?: number;
   emptySince?: number;
   queues: Set<string>;
+  /** When each queue was first listed. */
+  listedAt: Map<string, number>;
   lastPollAt: number;
 }
 
@@ -261,11 +270,14 @@ export class TemporalModel {
       if (queues.length === 0) continue;
       let v = this.versions.get(buildId);
       if (!v) {
-        v = { buildId, createdAt: now, drainage: 'none', queues: new Set(), lastPollAt: now };
+        v = { buildId, createdAt: now, drainage: 'none', queues: new Set(), listedAt: new Map(), lastPollAt: now };
         this.versions.set(buildId, v);
         this.exists = true;
       }
-      for (const q of queues) v.queues.add(q);
+      for (const q of queues) {
+        v.queues.add(q);
+        if (!v.listedAt.has(q)) v.listedAt.set(q, now);
+      }
       v.lastPollAt = now;
     }
   }
@@ -730,6 +742,8 @@ export class TemporalModel {
     }
     const now = this.clock.now;
     const runId = this.nextId('run');
+    const listedAt = this.versions.get(buildId)?.listedAt.get(gate.taskQueue) ?? -Infinity;
+    const judges = now - listedAt < PARTITIONS_LEARN_MS && this.current ? this.current : buildId;
     const workflow: Workflow = {
       id: gate.workflowId,
       runId,
@@ -745,7 +759,8 @@ export class TemporalModel {
       gate: {
         queue: gate.taskQueue,
         ...(gate.input === undefined ? {} : { input: gate.input }),
-        traits: this.builds.gate(buildId, gate.workflowType),
+        traits: this.builds.gate(judges, gate.workflowType),
+        judges,
         workedMs: 0,
         attempts: 0,
       },
