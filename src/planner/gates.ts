@@ -175,7 +175,8 @@ type QueuesListed = NonNullable<TargetStatus['gateQueuesListed']>;
  * to the build's description at once and tells the queue's partitions after (the root partition
  * first, the others from it); a partition that does not yet know the build sends the activities of
  * a workflow pinned to it to the queue's current build, so a gate started then would judge the
- * build it is to replace. The partitions learn within a second or two on a busy server.
+ * build it is to replace. Temporal states no bound on that delay: this is a margin over it, as
+ * the registration grace is over a worker's start.
  */
 export const QUEUE_PROPAGATION_MS = 10_000;
 type GateFailure = NonNullable<TargetStatus['gateFailure']>;
