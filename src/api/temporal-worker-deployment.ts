@@ -447,7 +447,10 @@ const status = Type.Object(
                         'The run the controller started under that workflow ID: no other run found under it counts (anyone who may start workflows in the Temporal namespace can start one), and a running one is terminated.',
                     }),
                   ),
-                  status: Type.String({ description: 'Running, Completed or Failed.' }),
+                  status: Type.String({
+                    description:
+                      'Running, Completed or Failed; Waiting while its first run waits for the partitions of its task queue to know the build (see gateQueuesListed).',
+                  }),
                   generation: Type.Optional(
                     Type.Integer({ description: 'The generation the run was started for.', format: 'int64' }),
                   ),

@@ -453,7 +453,11 @@ function decideStage(context: GateContext, stage: GateStage, observed: ObservedG
             taskQueue,
             workflowID: idOf(taskQueue),
             ...(runID ? { runID } : {}),
-            status: started.has(taskQueue) ? 'Running' : (runs[taskQueue]?.status ?? 'Running'),
+            status: started.has(taskQueue)
+              ? 'Running'
+              : held.includes(taskQueue)
+                ? 'Waiting'
+                : (runs[taskQueue]?.status ?? 'Running'),
             ...(startedFor === undefined ? {} : { generation: startedFor }),
           };
         });

@@ -842,6 +842,10 @@ test("a gate's first run on a queue waits until the queue's partitions know the 
   const first = decideGates(context, queues);
   assert.deepEqual([first.gate, first.starts, first.memory.gateQueuesListed], ['pending', [], listed]);
   assert.deepEqual(first.recheckAt, at(QUEUE_PROPAGATION_MS / 1000), 'looked at again when the wait ends');
+  assert.deepEqual(
+    first.memory.gates?.map((g) => `${g.taskQueue} ${g.status} ${g.runID}`),
+    ['a Waiting undefined', 'b Waiting undefined'],
+  );
   assert.equal(
     first.waiting,
     `gate rollout starts on a, b at ${at(10).toISOString()}, 10 s after Temporal listed the queue for build v2: until each of the queue's partitions knows the build, Temporal sends the activities of a workflow pinned to it to the current build`,
@@ -883,7 +887,7 @@ test("a gate's first run on a queue waits until the queue's partitions know the 
   assert.deepEqual(withC.memory.gateQueuesListed, { taskQueues: ['a', 'b', 'c'], since: at(600).toISOString() });
   assert.deepEqual(
     withC.memory.gates?.map((g) => `${g.taskQueue} ${g.status} ${g.runID}`),
-    ['a Completed r1', 'b Completed r1', 'c Running undefined'],
+    ['a Completed r1', 'b Completed r1', 'c Waiting undefined'],
     'c is remembered without a run, so the stage is not complete without it, nor taken for started',
   );
   assert.match(withC.waiting ?? '', /^gate rollout starts on c at /);

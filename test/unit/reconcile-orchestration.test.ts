@@ -682,10 +682,8 @@ test('a gate with no run yet: its task queues and run are read, it starts pinned
     taskQueues: [TASK_QUEUE],
     since: now.toISOString(),
   });
-  assert.deepEqual(
-    [listed.result?.requeueAfterMs, listed.status?.targetVersion?.gates?.[0]?.runID],
-    [10_000, undefined],
-  );
+  const waiting = listed.status?.targetVersion?.gates?.[0];
+  assert.deepEqual([listed.result?.requeueAfterMs, waiting?.status, waiting?.runID], [10_000, 'Waiting', undefined]);
   assert.match(
     listed.status?.conditions?.find((c) => c.type === 'Progressing')?.message ?? '',
     new RegExp(`gate rollout starts on ${TASK_QUEUE} at 2026-11-23T12:00:10.000Z`),
