@@ -322,7 +322,7 @@ test('a running gate is not restarted by a new generation that leaves the gate a
   const rollout = { strategy: 'AllAtOnce' as const, gate: { workflowType: 'Smoke' } };
   const id = gateWorkflowId(temporalName, 'v2', { name: 'rollout', gate: smoke }, 'orders');
   const first = workerDeployment({ buildId: 'v2', rollout });
-  const base = builds(
+  const listed = builds(
     first,
     { v1: 120, v2: 5 },
     [
@@ -331,7 +331,9 @@ test('a running gate is not restarted by a new generation that leaves the gate a
     ],
     'v1',
   );
-  const started = await recordedReconcile(whenGateMayStart(base, await recordedReconcile(base)));
+  // The gate's queue was listed 10 s before: its run starts now.
+  const base = whenGateMayStart(listed, await recordedReconcile(listed));
+  const started = await recordedReconcile(base);
   assert.ok(started.calls.includes('temporal.startGate v2 Smoke on orders'), started.calls.join('\n'));
   const pinnedTo = { deploymentName: temporalName, buildId: 'v2' };
   const ownRun = {
